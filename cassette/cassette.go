@@ -1,0 +1,313 @@
+// Package cassette reads and writes lwreplay cassettes: go-vcr v4 cassette
+// files in which every interaction is one HTTP exchange between a Kubernetes
+// client and kube-apiserver (a LIST page, a watch stream, a discovery answer,
+// an error answer).
+//
+// A watch interaction's response body holds the exact wire bytes of the
+// stream: newline-delimited JSON watch events. Two optional response headers
+// carry what go-vcr has no field for:
+//
+//	X-Lwreplay-Started:       when the request was sent (RFC 3339, nanoseconds)
+//	X-Lwreplay-Frame-Offsets: per watch frame, its arrival offset in
+//	                          milliseconds since the response began
+//	                          (comma-separated decimal, one per frame)
+//
+// and every interaction lwreplay writes carries X-Lwreplay-Format with the
+// format version, checked on load. A cassette without these headers (for
+// example one written by go-vcr's own recorder) loads too and replays
+// events back-to-back.
+//
+// Typical use:
+//
+//	files, err := cassette.LoadAll("cassettes/configmaps.yaml")
+//	...
+//	c := cassette.New()
+//	c.Add(cassette.Interaction{Method: "GET", URL: u, Code: 200, Body: body})
+//	err = c.Save("out.yaml")
+package cassette
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v4"
+	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
+)
+
+// FormatVersion is the version of the lwreplay cassette format this package
+// writes and the newest one it reads.
+const FormatVersion = 1
+
+// Header names lwreplay adds to recorded responses.
+const (
+	HeaderFormat       = "X-Lwreplay-Format"
+	HeaderStarted      = "X-Lwreplay-Started"
+	HeaderFrameOffsets = "X-Lwreplay-Frame-Offsets"
+)
+
+// ErrFormat is wrapped by every error about a cassette's content.
+var ErrFormat = errors.New("bad cassette")
+
+// Interaction is one recorded HTTP exchange.
+type Interaction struct {
+	// Method is the request method, e.g. "GET".
+	Method string
+	// URL is the full request URL.
+	URL string
+	// RequestHeader holds the request headers kept in the file.
+	RequestHeader http.Header
+	// Code is the HTTP status code of the answer.
+	Code int
+	// Header holds the response headers (without the lwreplay headers,
+	// which have fields of their own).
+	Header http.Header
+	// Body is the response body: a whole document, or a watch stream's
+	// frames as they arrived.
+	Body []byte
+	// Started is when the request was sent; zero when not recorded.
+	Started time.Time
+	// Duration is how long the response took to complete.
+	Duration time.Duration
+	// FrameOffsets holds, for a watch stream, each frame's arrival offset
+	// since the response began; nil when not recorded.
+	FrameOffsets []time.Duration
+}
+
+// File is a cassette file's interactions, in recorded order.
+type File struct {
+	// Path is where the file was loaded from, or will be saved to.
+	Path string
+	// Interactions holds the exchanges in recorded order.
+	Interactions []Interaction
+}
+
+// New returns an empty cassette.
+func New() *File { return &File{} }
+
+// Add appends an interaction.
+func (f *File) Add(i Interaction) { f.Interactions = append(f.Interactions, i) }
+
+// Load reads one cassette file. Errors name the file and, where it applies,
+// the interaction.
+func Load(path string) (*File, error) {
+	name := strings.TrimSuffix(path, ".yaml")
+	if name == path {
+		return nil, fmt.Errorf("%w: %s: a cassette file name must end in .yaml", ErrFormat, path)
+	}
+	vc, err := loadVCR(name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrFormat, path, err)
+	}
+	f := &File{Path: path, Interactions: make([]Interaction, 0, len(vc.Interactions))}
+	for n, vi := range vc.Interactions {
+		if vi == nil {
+			return nil, fmt.Errorf("%w: %s: interaction %d: empty", ErrFormat, path, n)
+		}
+		i, err := fromVCR(vi)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: interaction %d: %v", ErrFormat, path, n, err)
+		}
+		f.Interactions = append(f.Interactions, i)
+	}
+	return f, nil
+}
+
+// loadVCR calls go-vcr's loader, turning a panic inside its YAML decoder
+// into an error so that no input can crash the caller.
+func loadVCR(name string) (c *vcr.Cassette, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c, err = nil, fmt.Errorf("unreadable YAML: %v", r)
+		}
+	}()
+	return vcr.Load(name)
+}
+
+// LoadAll reads cassette files and directories of them (their *.yaml files in
+// name order), in the order given.
+func LoadAll(paths ...string) ([]*File, error) {
+	var files []*File
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+		}
+		names := []string{p}
+		if st.IsDir() {
+			names, err = filepath.Glob(filepath.Join(p, "*.yaml"))
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %v", ErrFormat, p, err)
+			}
+			sort.Strings(names)
+			if len(names) == 0 {
+				return nil, fmt.Errorf("%w: %s: no *.yaml cassette in directory", ErrFormat, p)
+			}
+		}
+		for _, n := range names {
+			f, err := Load(n)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}
+
+func fromVCR(vi *vcr.Interaction) (Interaction, error) {
+	h := vi.Response.Headers.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	i := Interaction{
+		Method:        vi.Request.Method,
+		URL:           vi.Request.URL,
+		RequestHeader: vi.Request.Headers,
+		Code:          vi.Response.Code,
+		Body:          []byte(vi.Response.Body),
+		Duration:      vi.Response.Duration,
+	}
+	if v := h.Get(HeaderFormat); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return i, fmt.Errorf("header %s: %q is not a format version", HeaderFormat, v)
+		}
+		if n > FormatVersion {
+			return i, fmt.Errorf("format version %d is newer than this lwreplay reads (%d)", n, FormatVersion)
+		}
+	}
+	if v := h.Get(HeaderStarted); v != "" {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return i, fmt.Errorf("header %s: %v", HeaderStarted, err)
+		}
+		i.Started = t
+	}
+	if v := h.Get(HeaderFrameOffsets); v != "" {
+		offs, err := ParseOffsets(v)
+		if err != nil {
+			return i, fmt.Errorf("header %s: %v", HeaderFrameOffsets, err)
+		}
+		i.FrameOffsets = offs
+	}
+	h.Del(HeaderFormat)
+	h.Del(HeaderStarted)
+	h.Del(HeaderFrameOffsets)
+	i.Header = h
+	if i.Method == "" {
+		i.Method = http.MethodGet
+	}
+	if i.URL == "" {
+		return i, errors.New("request has no url")
+	}
+	return i, nil
+}
+
+// ParseOffsets parses a X-Lwreplay-Frame-Offsets value.
+func ParseOffsets(v string) ([]time.Duration, error) {
+	parts := strings.Split(v, ",")
+	out := make([]time.Duration, 0, len(parts))
+	for k, p := range parts {
+		ms, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
+		if err != nil || ms < 0 {
+			return nil, fmt.Errorf("frame %d: %q is not a non-negative millisecond count", k, p)
+		}
+		out = append(out, time.Duration(ms)*time.Millisecond)
+	}
+	return out, nil
+}
+
+// FormatOffsets renders offsets as a X-Lwreplay-Frame-Offsets value.
+func FormatOffsets(offs []time.Duration) string {
+	var b strings.Builder
+	for k, o := range offs {
+		if k > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(o.Milliseconds(), 10))
+	}
+	return b.String()
+}
+
+func toVCR(i Interaction) *vcr.Interaction {
+	h := i.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set(HeaderFormat, strconv.Itoa(FormatVersion))
+	if !i.Started.IsZero() {
+		h.Set(HeaderStarted, i.Started.UTC().Format(time.RFC3339Nano))
+	}
+	if i.FrameOffsets != nil {
+		h.Set(HeaderFrameOffsets, FormatOffsets(i.FrameOffsets))
+	}
+	method := i.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	return &vcr.Interaction{
+		Request: vcr.Request{
+			Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Method: method, URL: i.URL, Headers: i.RequestHeader,
+			Host: hostOf(i.URL),
+		},
+		Response: vcr.Response{
+			Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Code: i.Code, Status: fmt.Sprintf("%d %s", i.Code, http.StatusText(i.Code)),
+			Headers: h, Body: string(i.Body), ContentLength: int64(len(i.Body)),
+			Duration: i.Duration,
+		},
+	}
+}
+
+func hostOf(u string) string {
+	rest, ok := strings.CutPrefix(u, "https://")
+	if !ok {
+		rest, _ = strings.CutPrefix(u, "http://")
+	}
+	if k := strings.IndexByte(rest, '/'); k >= 0 {
+		rest = rest[:k]
+	}
+	return rest
+}
+
+// Save writes the cassette to path (which must end in .yaml) with go-vcr's
+// encoder. The file is written to a temporary name and renamed, so a reader
+// never sees a half-written cassette.
+func (f *File) Save(path string) error {
+	name, ok := strings.CutSuffix(path, ".yaml")
+	if !ok {
+		return fmt.Errorf("%w: %s: a cassette file name must end in .yaml", ErrFormat, path)
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, filepath.Base(name)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("save cassette %s: %w", path, err)
+	}
+	tmpName := tmp.Name()
+	tmp.Close()
+	defer os.Remove(tmpName + ".yaml")
+	defer os.Remove(tmpName)
+	vc := vcr.New(tmpName)
+	vc.MarshalFunc = marshalYAML
+	for _, i := range f.Interactions {
+		vc.AddInteraction(toVCR(i))
+	}
+	if err := vc.Save(); err != nil {
+		return fmt.Errorf("save cassette %s: %w", path, err)
+	}
+	if err := os.Rename(tmpName+".yaml", path); err != nil {
+		return fmt.Errorf("save cassette %s: %w", path, err)
+	}
+	return nil
+}
+
+// marshalYAML is the encoder go-vcr's own recorder uses.
+var marshalYAML vcr.MarshalFunc = yaml.Marshal

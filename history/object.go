@@ -1,0 +1,127 @@
+package history
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Object is one recorded object: its identity and metadata, and its JSON as
+// a list item carries it (without kind and apiVersion).
+type Object struct {
+	// Namespace and Name identify the object.
+	Namespace, Name string
+	// UID is metadata.uid.
+	UID string
+	// ResourceVersion is metadata.resourceVersion.
+	ResourceVersion string
+	// Labels is metadata.labels.
+	Labels map[string]string
+	// Annotations is metadata.annotations.
+	Annotations map[string]string
+	// Raw is the object's JSON without kind and apiVersion.
+	Raw []byte
+}
+
+// Key returns "namespace/name", or "name" for a cluster-scoped object, as
+// client-go's MetaNamespaceKeyFunc does.
+func (o *Object) Key() string {
+	if o.Namespace == "" {
+		return o.Name
+	}
+	return o.Namespace + "/" + o.Name
+}
+
+// WithKind returns the object's JSON with kind and apiVersion first, as a
+// watch event carries it.
+func (o *Object) WithKind(kind, apiVersion string) []byte {
+	var b bytes.Buffer
+	b.Grow(len(o.Raw) + len(kind) + len(apiVersion) + 32)
+	b.WriteString(`{"kind":`)
+	writeJSONString(&b, kind)
+	b.WriteString(`,"apiVersion":`)
+	writeJSONString(&b, apiVersion)
+	if body := bytes.TrimSpace(o.Raw[1:]); len(body) > 0 && body[0] != '}' {
+		b.WriteByte(',')
+	}
+	b.Write(o.Raw[1:])
+	return b.Bytes()
+}
+
+func writeJSONString(b *bytes.Buffer, s string) {
+	enc, _ := json.Marshal(s) // a string always marshals
+	b.Write(enc)
+}
+
+type objectMeta struct {
+	Kind       string `json:"kind"`
+	APIVersion string `json:"apiVersion"`
+	Metadata   struct {
+		Name            string            `json:"name"`
+		Namespace       string            `json:"namespace"`
+		UID             string            `json:"uid"`
+		ResourceVersion string            `json:"resourceVersion"`
+		Labels          map[string]string `json:"labels"`
+		Annotations     map[string]string `json:"annotations"`
+	} `json:"metadata"`
+}
+
+// ParseObject reads an object's JSON (with or without kind and apiVersion)
+// and returns it with its kind and apiVersion.
+func ParseObject(raw []byte) (o *Object, kind, apiVersion string, err error) {
+	var m objectMeta
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, "", "", fmt.Errorf("object: %v", err)
+	}
+	if m.Metadata.Name == "" {
+		return nil, "", "", errors.New("object has no metadata.name")
+	}
+	stripped := raw
+	if m.Kind != "" || m.APIVersion != "" {
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &fields); err != nil {
+			return nil, "", "", fmt.Errorf("object: %v", err)
+		}
+		delete(fields, "kind")
+		delete(fields, "apiVersion")
+		if stripped, err = json.Marshal(fields); err != nil {
+			return nil, "", "", fmt.Errorf("object: %v", err)
+		}
+	} else {
+		stripped = bytes.TrimSpace(append([]byte(nil), raw...))
+	}
+	return &Object{
+		Namespace:       m.Metadata.Namespace,
+		Name:            m.Metadata.Name,
+		UID:             m.Metadata.UID,
+		ResourceVersion: m.Metadata.ResourceVersion,
+		Labels:          m.Metadata.Labels,
+		Annotations:     m.Metadata.Annotations,
+		Raw:             stripped,
+	}, m.Kind, m.APIVersion, nil
+}
+
+// WithResourceVersion returns a copy of o whose metadata.resourceVersion
+// (in its fields and its JSON) is rv.
+func WithResourceVersion(o *Object, rv string) (*Object, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(o.Raw, &fields); err != nil {
+		return nil, fmt.Errorf("object %s: %v", o.Key(), err)
+	}
+	var meta map[string]json.RawMessage
+	if err := json.Unmarshal(fields["metadata"], &meta); err != nil {
+		return nil, fmt.Errorf("object %s: metadata: %v", o.Key(), err)
+	}
+	meta["resourceVersion"], _ = json.Marshal(rv)
+	var err error
+	if fields["metadata"], err = json.Marshal(meta); err != nil {
+		return nil, fmt.Errorf("object %s: %v", o.Key(), err)
+	}
+	c := *o
+	c.ResourceVersion = rv
+	if c.Raw, err = json.Marshal(fields); err != nil {
+		return nil, fmt.Errorf("object %s: %v", o.Key(), err)
+	}
+	return &c, nil
+}

@@ -1,0 +1,168 @@
+package history
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Resource identifies one API resource, as its REST path does.
+type Resource struct {
+	// Group is the API group; "" for the core group.
+	Group string
+	// Version is the API version, e.g. "v1".
+	Version string
+	// Resource is the plural resource name, e.g. "configmaps".
+	Resource string
+	// Kind is the object kind, e.g. "ConfigMap"; "" until learned.
+	Kind string
+	// Namespaced says whether objects live in namespaces.
+	Namespaced bool
+}
+
+// GroupVersion returns "v1" for the core group and "group/version" otherwise.
+func (r Resource) GroupVersion() string {
+	if r.Group == "" {
+		return r.Version
+	}
+	return r.Group + "/" + r.Version
+}
+
+// ID returns the resource's identity without Kind and scope, used as a map key.
+func (r Resource) ID() Resource {
+	return Resource{Group: r.Group, Version: r.Version, Resource: r.Resource}
+}
+
+// String returns "configmaps.v1" or "deployments.v1.apps", kubectl's fully
+// qualified form.
+func (r Resource) String() string {
+	if r.Group == "" {
+		return r.Resource + "." + r.Version
+	}
+	return r.Resource + "." + r.Version + "." + r.Group
+}
+
+// Prefix returns the REST path prefix of the resource's group version:
+// "/api/v1" or "/apis/<group>/<version>".
+func (r Resource) Prefix() string {
+	if r.Group == "" {
+		return "/api/" + r.Version
+	}
+	return "/apis/" + r.Group + "/" + r.Version
+}
+
+// CollectionPath returns the REST path of the resource's collection in
+// namespace ns ("" for all namespaces or a cluster-scoped resource).
+func (r Resource) CollectionPath(ns string) string {
+	if ns != "" && r.Namespaced {
+		return r.Prefix() + "/namespaces/" + ns + "/" + r.Resource
+	}
+	return r.Prefix() + "/" + r.Resource
+}
+
+// Request is a parsed list or watch request, as kube-apiserver reads it.
+type Request struct {
+	// Resource is the resource addressed (Kind and scope unknown).
+	Resource Resource
+	// Namespace is the namespace of a namespaced path; "" for all.
+	Namespace string
+	// Name is the object name of a single-object path.
+	Name string
+	// Subresource is the subresource of a single-object path, e.g. "status".
+	Subresource string
+	// Watch is true for watch=true / watch=1.
+	Watch bool
+	// ResourceVersion is the resourceVersion parameter.
+	ResourceVersion string
+	// ResourceVersionMatch is "", "NotOlderThan" or "Exact".
+	ResourceVersionMatch string
+	// Limit is the page size; 0 for none.
+	Limit int64
+	// Continue is the continue token.
+	Continue string
+	// LabelSelector and FieldSelector are the selectors as sent.
+	LabelSelector, FieldSelector string
+	// TimeoutSeconds is the watch timeout; 0 for none.
+	TimeoutSeconds int64
+	// AllowWatchBookmarks is the allowWatchBookmarks parameter.
+	AllowWatchBookmarks bool
+	// SendInitialEvents is nil when absent, else its value.
+	SendInitialEvents *bool
+}
+
+// IsWatchList reports whether the request asks for a WatchList stream.
+func (q Request) IsWatchList() bool {
+	return q.Watch && q.SendInitialEvents != nil && *q.SendInitialEvents
+}
+
+// ParseRequest parses a resource request path and query. ok is false for
+// paths that address no resource (discovery, /version, /healthz, ...).
+func ParseRequest(u *url.URL) (q Request, ok bool, err error) {
+	segs := strings.Split(strings.Trim(u.Path, "/"), "/")
+	var rest []string
+	switch {
+	case len(segs) >= 3 && segs[0] == "api":
+		q.Resource = Resource{Version: segs[1]}
+		rest = segs[2:]
+	case len(segs) >= 4 && segs[0] == "apis":
+		q.Resource = Resource{Group: segs[1], Version: segs[2]}
+		rest = segs[3:]
+	default:
+		return q, false, nil
+	}
+	if rest[0] == "watch" { // legacy /watch/ prefix
+		q.Watch = true
+		rest = rest[1:]
+		if len(rest) == 0 {
+			return q, false, nil
+		}
+	}
+	if rest[0] == "namespaces" && len(rest) >= 3 {
+		q.Namespace = rest[1]
+		rest = rest[2:]
+	}
+	q.Resource.Resource = rest[0]
+	if len(rest) >= 2 {
+		q.Name = rest[1]
+	}
+	if len(rest) >= 3 {
+		q.Subresource = strings.Join(rest[2:], "/")
+	}
+	v := u.Query()
+	if w := v.Get("watch"); w != "" {
+		b, perr := strconv.ParseBool(w)
+		if perr != nil {
+			return q, true, fmt.Errorf("watch=%q: not a boolean", w)
+		}
+		q.Watch = q.Watch || b
+	}
+	q.ResourceVersion = v.Get("resourceVersion")
+	q.ResourceVersionMatch = v.Get("resourceVersionMatch")
+	q.Continue = v.Get("continue")
+	q.LabelSelector = v.Get("labelSelector")
+	q.FieldSelector = v.Get("fieldSelector")
+	if s := v.Get("limit"); s != "" {
+		if q.Limit, err = strconv.ParseInt(s, 10, 64); err != nil || q.Limit < 0 {
+			return q, true, fmt.Errorf("limit=%q: not a non-negative integer", s)
+		}
+	}
+	if s := v.Get("timeoutSeconds"); s != "" {
+		if q.TimeoutSeconds, err = strconv.ParseInt(s, 10, 64); err != nil || q.TimeoutSeconds < 0 {
+			return q, true, fmt.Errorf("timeoutSeconds=%q: not a non-negative integer", s)
+		}
+	}
+	if s := v.Get("allowWatchBookmarks"); s != "" {
+		if q.AllowWatchBookmarks, err = strconv.ParseBool(s); err != nil {
+			return q, true, fmt.Errorf("allowWatchBookmarks=%q: not a boolean", s)
+		}
+	}
+	if s := v.Get("sendInitialEvents"); s != "" {
+		b, perr := strconv.ParseBool(s)
+		if perr != nil {
+			return q, true, fmt.Errorf("sendInitialEvents=%q: not a boolean", s)
+		}
+		q.SendInitialEvents = &b
+	}
+	return q, true, nil
+}
