@@ -54,6 +54,8 @@ type Event struct {
 	// From is where it was recorded; File is "" for events the history
 	// inferred (from a relist after a gap).
 	From Location
+	// Prev is the object's state before the event; nil for Added.
+	Prev *Object
 }
 
 // RV returns the event's resourceVersion.
@@ -184,8 +186,20 @@ func (l *Log) StateAt(pos int) []*Object {
 func (l *Log) finish() {
 	l.headRV = make([]string, len(l.Events)+1)
 	l.headRV[0] = l.StartRV
-	for i, e := range l.Events {
+	last := make(map[string]*Object, len(l.Initial))
+	for _, o := range l.Initial {
+		last[o.Key()] = o
+	}
+	for i := range l.Events {
+		e := &l.Events[i]
 		l.headRV[i+1] = e.RV()
+		k := e.Object.Key()
+		e.Prev = last[k]
+		if e.Type == Deleted {
+			delete(last, k)
+		} else {
+			last[k] = e.Object
+		}
 	}
 	for _, m := range l.Marks {
 		pos, err := l.positionNoLimit(m.RV)

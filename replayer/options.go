@@ -1,0 +1,112 @@
+package replayer
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// PaceMode says how fast recorded events become available.
+type PaceMode int
+
+const (
+	// PaceMax serves every event at once: no waits (the default).
+	PaceMax PaceMode = iota
+	// PaceRecorded serves events at their recorded offsets, scaled by a
+	// factor.
+	PaceRecorded
+)
+
+// String returns "max" or "recorded".
+func (m PaceMode) String() string {
+	switch m {
+	case PaceMax:
+		return "max"
+	case PaceRecorded:
+		return "recorded"
+	}
+	return fmt.Sprintf("PaceMode(%d)", int(m))
+}
+
+// Pace is how fast recorded time passes on replay.
+type Pace struct {
+	// Mode is max or recorded.
+	Mode PaceMode
+	// Factor speeds recorded time up (2: twice as fast); 0 means 1.
+	Factor float64
+}
+
+func (p Pace) factor() float64 {
+	if p.Factor <= 0 {
+		return 1
+	}
+	return p.Factor
+}
+
+// String renders the pace as ParsePace reads it.
+func (p Pace) String() string {
+	if p.Mode == PaceMax {
+		return "max"
+	}
+	if p.factor() == 1 {
+		return "recorded"
+	}
+	return strconv.FormatFloat(p.factor(), 'g', -1, 64) + "x"
+}
+
+// ParsePace reads "max", "recorded" or a speed factor such as "10x" or "0.5x".
+func ParsePace(s string) (Pace, error) {
+	switch s {
+	case "max", "":
+		return Pace{Mode: PaceMax}, nil
+	case "recorded":
+		return Pace{Mode: PaceRecorded, Factor: 1}, nil
+	}
+	f, err := strconv.ParseFloat(strings.TrimSuffix(s, "x"), 64)
+	if err != nil || !strings.HasSuffix(s, "x") || f <= 0 {
+		return Pace{}, fmt.Errorf("pace %q: want max, recorded or a positive factor such as 10x", s)
+	}
+	return Pace{Mode: PaceRecorded, Factor: f}, nil
+}
+
+// Option configures a Server.
+type Option func(*options)
+
+type options struct {
+	pace              Pace
+	compaction        string // "" means each log's start
+	bookmarkInterval  time.Duration
+	watchTimeout      time.Duration
+	tooLargeWait      time.Duration
+	gitVersion        string
+	pipeBufferedBytes int
+}
+
+func defaults() options {
+	return options{
+		pace:             Pace{Mode: PaceMax},
+		bookmarkInterval: time.Minute,      // kube-apiserver's defaultBookmarkFrequency
+		watchTimeout:     30 * time.Minute, // kube-apiserver's --min-request-timeout
+		tooLargeWait:     3 * time.Second,  // kube-apiserver waits this long before a 504
+		gitVersion:       "v1.37.2",
+	}
+}
+
+// WithPace sets how fast recorded events become available.
+func WithPace(p Pace) Option { return func(o *options) { o.pace = p } }
+
+// WithCompaction sets the compaction point: requests for an older
+// resourceVersion or continue token are answered 410 Expired. By default
+// it is each resource's first recorded resourceVersion.
+func WithCompaction(rv string) Option { return func(o *options) { o.compaction = rv } }
+
+// WithBookmarkInterval sets how often a watch that allows bookmarks gets
+// one (kube-apiserver: every minute, and 2 s before its timeout).
+func WithBookmarkInterval(d time.Duration) Option { return func(o *options) { o.bookmarkInterval = d } }
+
+// WithWatchTimeout sets the timeout of a watch that asks for none.
+func WithWatchTimeout(d time.Duration) Option { return func(o *options) { o.watchTimeout = d } }
+
+// WithVersion sets the gitVersion /version reports.
+func WithVersion(v string) Option { return func(o *options) { o.gitVersion = v } }

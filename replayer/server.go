@@ -1,0 +1,155 @@
+// Package replayer is a model kube-apiserver: it answers any legal LIST or
+// WATCH request from a recorded history, the way kube-apiserver would, so
+// that unmodified client-go reflectors, informers and kubectl run against it
+// and converge to the recorded final state.
+//
+// The same handler has two faces: an http.Handler for a real server
+// (lwreplay serve) and an in-process http.RoundTripper whose bodies are fed
+// through pipes, with no sockets, so that client code can run inside a
+// testing/synctest bubble where timeouts, bookmarks and backoffs pass in
+// virtual time.
+//
+// Typical use:
+//
+//	h, err := history.Build(files...)
+//	srv := replayer.New(h)
+//	cfg := &rest.Config{Host: "http://replay", Transport: srv.Transport()}
+//	client := kubernetes.NewForConfigOrDie(cfg)
+//
+// The server's clock starts at New. Under the default pace (max) no event
+// waits: a watch sends every event after its resourceVersion as fast as the
+// client reads. What a LIST with resourceVersion "" sees is the state at the
+// server's head: the newest position any answer has reached, so a fresh
+// client lists the initial state and then watches every event.
+package replayer
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// Server answers LIST, WATCH and discovery requests from a history.
+// It is safe for concurrent use.
+type Server struct {
+	h     *history.History
+	opts  options
+	start time.Time
+
+	mu    sync.Mutex
+	heads map[*history.Log]int // newest position any answer reached
+}
+
+// New returns a server for h. Its clock (for pace and timeouts) starts now.
+func New(h *history.History, opts ...Option) *Server {
+	o := defaults()
+	for _, fn := range opts {
+		fn(&o)
+	}
+	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}}
+	return s
+}
+
+// History returns the history the server answers from.
+func (s *Server) History() *history.History { return s.h }
+
+// ServeHTTP answers one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		writeStatus(w, r, methodNotAllowed(r))
+		return
+	}
+	q, isResource, err := history.ParseRequest(r.URL)
+	if err != nil {
+		writeStatus(w, r, badRequest(err.Error()))
+		return
+	}
+	if !isResource {
+		s.serveDiscovery(w, r)
+		return
+	}
+	l, ok := s.h.Log(q.Resource)
+	if !ok || (q.Namespace != "" && !l.Resource.Namespaced) {
+		writeStatus(w, r, notFound(r.URL.Path))
+		return
+	}
+	switch {
+	case q.Name != "" && q.Watch:
+		// watch of one object: a watch with a metadata.name field selector
+		q.FieldSelector = joinSelectors(q.FieldSelector, "metadata.name="+q.Name)
+		q.Name = ""
+		s.serveWatch(w, r, q, l)
+	case q.Name != "":
+		s.serveGet(w, r, q, l)
+	case q.IsWatchList():
+		s.serveWatchList(w, r, q, l)
+	case q.Watch:
+		s.serveWatch(w, r, q, l)
+	default:
+		s.serveList(w, r, q, l)
+	}
+}
+
+func joinSelectors(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "," + b
+}
+
+// available returns the newest position of l whose events may be served
+// now, under the server's pace.
+func (s *Server) available(l *history.Log) int {
+	if s.opts.pace.Mode == PaceMax {
+		return l.End()
+	}
+	elapsed := time.Since(s.start)
+	virt := time.Duration(float64(elapsed) * s.opts.pace.factor())
+	n := 0
+	for n < l.End() && l.Events[n].At <= virt {
+		n++
+	}
+	if h := s.head(l); h > n {
+		return h
+	}
+	return n
+}
+
+// nextAt returns how long until event pos becomes available under the
+// pace; 0 if it is available now.
+func (s *Server) nextAt(l *history.Log, pos int) time.Duration {
+	if s.opts.pace.Mode == PaceMax || pos >= l.End() || pos < s.available(l) {
+		return 0
+	}
+	at := time.Duration(float64(l.Events[pos].At) / s.opts.pace.factor())
+	if d := at - time.Since(s.start); d > 0 {
+		return d
+	}
+	return 0
+}
+
+// head returns the newest position any answer reached.
+func (s *Server) head(l *history.Log) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.heads[l]
+}
+
+// advance records that an answer reached pos.
+func (s *Server) advance(l *history.Log, pos int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pos > s.heads[l] {
+		s.heads[l] = pos
+	}
+}
+
+// isJSONAccept reports whether the client accepts JSON (the only encoding
+// the replayer speaks).
+func isJSONAccept(r *http.Request) bool {
+	a := r.Header.Get("Accept")
+	return a == "" || strings.Contains(a, "json") || strings.Contains(a, "*/*")
+}

@@ -1,0 +1,71 @@
+package replayer
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// statusJSON renders a Status as kube-apiserver does.
+func statusJSON(st metav1.Status) []byte {
+	st.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
+	b, err := json.Marshal(st)
+	if err != nil { // a Status always marshals; keep a valid answer regardless
+		return []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","code":500}`)
+	}
+	return b
+}
+
+// writeStatus writes a Status answer with its code.
+func writeStatus(w http.ResponseWriter, _ *http.Request, st metav1.Status) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache, private")
+	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
+	}
+	w.WriteHeader(int(st.Code))
+	w.Write(statusJSON(st))
+	w.Write([]byte("\n"))
+}
+
+func notFound(path string) metav1.Status {
+	return metav1.Status{
+		Status: metav1.StatusFailure, Message: "the server could not find the requested resource",
+		Reason: metav1.StatusReasonNotFound, Details: &metav1.StatusDetails{}, Code: http.StatusNotFound,
+	}
+}
+
+func objectNotFound(gr schema.GroupResource, name string) metav1.Status {
+	return apierrors.NewNotFound(gr, name).ErrStatus
+}
+
+func badRequest(msg string) metav1.Status { return apierrors.NewBadRequest(msg).ErrStatus }
+
+func methodNotAllowed(r *http.Request) metav1.Status {
+	return apierrors.NewMethodNotSupported(schema.GroupResource{Resource: r.URL.Path}, r.Method).ErrStatus
+}
+
+// expired is the 410 kube-apiserver answers for a resourceVersion or
+// continue token older than its compaction point.
+func expired(msg string) metav1.Status {
+	return metav1.Status{Status: metav1.StatusFailure, Message: msg, Reason: metav1.StatusReasonExpired, Code: http.StatusGone}
+}
+
+// tooOldWatch is the ERROR event object for a watch from a compacted RV:
+// "too old resource version: 2 (7)".
+func tooOldWatch(rv, oldest string) metav1.Status {
+	return expired(fmt.Sprintf("too old resource version: %s (%s)", rv, oldest))
+}
+
+// tooLarge is the 504 kube-apiserver answers for a LIST at a
+// resourceVersion beyond its head.
+func tooLarge(rv, current string) metav1.Status {
+	st := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %s, current: %s", rv, current), 1).ErrStatus
+	st.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}
+	return st
+}
