@@ -29,6 +29,7 @@ package cassette
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -103,7 +104,18 @@ func Load(path string) (*File, error) {
 	}
 	vc, err := loadVCR(name)
 	if err != nil {
+		var pe *fs.PathError
+		switch {
+		case errors.As(err, &pe):
+			return nil, fmt.Errorf("%w: %s: %w", ErrFormat, path, pe.Err)
+		case errors.Is(err, vcr.ErrUnsupportedCassetteFormat):
+			return nil, fmt.Errorf("%w: %s: go-vcr cassette format version %s; lwreplay reads version %d", ErrFormat, path, vcrVersion(path), vcr.CassetteFormatVersion)
+		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrFormat, path, err)
+	}
+	if len(vc.Interactions) == 0 && vcrVersion(path) == "missing" {
+		// go-vcr takes an empty document for an empty cassette.
+		return nil, fmt.Errorf("%w: %s: not a go-vcr cassette (no version field)", ErrFormat, path)
 	}
 	f := &File{Path: path, Interactions: make([]Interaction, 0, len(vc.Interactions))}
 	for n, vi := range vc.Interactions {
@@ -128,6 +140,18 @@ func loadVCR(name string) (c *vcr.Cassette, err error) {
 		}
 	}()
 	return vcr.Load(name)
+}
+
+// vcrVersion reads the version field of a cassette go-vcr refused.
+func vcrVersion(path string) string {
+	var v struct {
+		Version any `yaml:"version"`
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || yaml.Unmarshal(data, &v) != nil || v.Version == nil {
+		return "missing"
+	}
+	return fmt.Sprint(v.Version)
 }
 
 // LoadAll reads cassette files and directories of them (their *.yaml files in
@@ -245,7 +269,7 @@ func toVCR(i Interaction) *vcr.Interaction {
 	if !i.Started.IsZero() {
 		h.Set(HeaderStarted, i.Started.UTC().Format(time.RFC3339Nano))
 	}
-	if i.FrameOffsets != nil {
+	if len(i.FrameOffsets) > 0 {
 		h.Set(HeaderFrameOffsets, FormatOffsets(i.FrameOffsets))
 	}
 	method := i.Method
@@ -279,34 +303,64 @@ func hostOf(u string) string {
 }
 
 // Save writes the cassette to path (which must end in .yaml) with go-vcr's
-// encoder. The file is written to a temporary name and renamed, so a reader
-// never sees a half-written cassette.
+// encoder, creating its directory if needed. The file is written under a
+// temporary name (not ending in .yaml, so LoadAll never picks it up) and
+// renamed, so a reader never sees a half-written cassette.
 func (f *File) Save(path string) error {
 	name, ok := strings.CutSuffix(path, ".yaml")
 	if !ok {
 		return fmt.Errorf("%w: %s: a cassette file name must end in .yaml", ErrFormat, path)
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, filepath.Base(name)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("save cassette %s: %w", path, err)
-	}
-	tmpName := tmp.Name()
-	tmp.Close()
-	defer os.Remove(tmpName + ".yaml")
-	defer os.Remove(tmpName)
-	vc := vcr.New(tmpName)
+	vc := vcr.New(name)
 	vc.MarshalFunc = marshalYAML
 	for _, i := range f.Interactions {
 		vc.AddInteraction(toVCR(i))
 	}
-	if err := vc.Save(); err != nil {
-		return fmt.Errorf("save cassette %s: %w", path, err)
-	}
-	if err := os.Rename(tmpName+".yaml", path); err != nil {
+	if err := vc.SaveWithFS(atomicFS{}); err != nil {
 		return fmt.Errorf("save cassette %s: %w", path, err)
 	}
 	return nil
+}
+
+// atomicFS is a go-vcr file system whose writes go to a temporary file in
+// the target's directory, renamed over the target once complete.
+type atomicFS struct{}
+
+func (atomicFS) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }
+
+func (atomicFS) IsFileExists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
+}
+
+func (atomicFS) WriteFile(name string, data []byte) (err error) {
+	dir := filepath.Dir(name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
 }
 
 // marshalYAML is the encoder go-vcr's own recorder uses.

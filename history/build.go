@@ -1,7 +1,6 @@
 package history
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"time"
@@ -12,12 +11,16 @@ import (
 // Build reconstructs the history recorded in cassette files, taken in the
 // order given as one recording. Errors name the file, interaction and event.
 //
-// Per resource, the first list (or WatchList initial events) gives the
+// Per resource, the first list (or WatchList initial events, or the
+// ADDED events that open a watch from resourceVersion "" or "0") gives the
 // initial state, and watch events after it are applied in order; streams
 // that overlap (a re-watch, a relist) are merged, repeats skipped. A relist
 // that lands past the known state (after a 410, say) adds the difference as
-// inferred events. Only traffic with the selectors and namespace of the
-// resource's first request counts; requests with others are left out.
+// inferred events: an object whose UID changed was deleted and created
+// again. Only traffic with the selectors and namespace of the resource's
+// first list or watch counts; requests with others are left out. A
+// resource that has only error answers gets no log: its errors go to
+// History.Errors.
 func Build(files ...*cassette.File) (*History, error) {
 	h := &History{Discovery: map[string][]byte{}}
 	var start, end time.Time
@@ -53,6 +56,9 @@ func Build(files ...*cassette.File) (*History, error) {
 			if r.listRV != "" {
 				appearance = append(appearance, r.listRV)
 			}
+			if rv := r.req.ResourceVersion; r.kind == recWatch && !r.req.IsWatchList() && rv != "" && rv != "0" {
+				appearance = append(appearance, rv)
+			}
 			for _, fr := range r.frames {
 				if fr.rv != "" {
 					appearance = append(appearance, fr.rv)
@@ -78,7 +84,7 @@ func Build(files ...*cassette.File) (*History, error) {
 		id := r.req.Resource.ID()
 		b := builders[id]
 		if b == nil {
-			b = &logBuilder{log: &Log{Resource: id, order: h.order}, view: r.view, cur: map[string]*Object{}, chains: map[string]*chain{}}
+			b = &logBuilder{log: &Log{Resource: id, order: h.order}, first: r.loc, cur: map[string]*Object{}, chains: map[string]*chain{}}
 			builders[id] = b
 			h.Logs = append(h.Logs, b.log)
 		}
@@ -86,13 +92,23 @@ func Build(files ...*cassette.File) (*History, error) {
 			return nil, err
 		}
 	}
+	logs := h.Logs[:0]
 	for _, l := range h.Logs {
-		if !builders[l.Resource.ID()].started {
-			return nil, fmt.Errorf("%w: %s: no complete list or watch was recorded", ErrContradiction, l.Resource)
+		b := builders[l.Resource.ID()]
+		switch {
+		case !b.started && b.log.Lists+b.log.Watches == 0:
+			// Only error answers: there is no history to tell, just the errors.
+			h.Errors = append(h.Errors, l.Errors...)
+			continue
+		case !b.started:
+			return nil, fmt.Errorf("%w: %s: %s: no complete list or watch was recorded", ErrContradiction, b.first, l.Resource)
 		}
 		h.applyDiscovery(l)
 		l.finish()
+		logs = append(logs, l)
 	}
+	h.Logs = logs
+	sortErrors(h.Errors, h.Files)
 	return h, nil
 }
 
@@ -104,7 +120,9 @@ type chain struct {
 
 type logBuilder struct {
 	log     *Log
-	view    string
+	view    string // namespace and selectors of the first list or watch
+	viewSet bool
+	first   Location // the resource's first request
 	started bool
 	cur     map[string]*Object
 	curRV   string
@@ -132,6 +150,9 @@ func (b *logBuilder) add(r *record) error {
 			delete(b.chains, r.req.Continue)
 		}
 		return nil
+	}
+	if !b.viewSet {
+		b.view, b.viewSet = r.view, true
 	}
 	if r.view != b.view {
 		return nil
@@ -163,12 +184,24 @@ func (b *logBuilder) addPage(r *record) error {
 		b.chains[r.next] = c
 		return nil
 	}
-	return b.snapshot(c.rv, c.items, c.at, r.loc)
+	return b.snapshot(c.rv, c.items, c.at, r.loc, "")
 }
 
 // snapshot merges a complete list at rv into the log.
-func (b *logBuilder) snapshot(rv string, items []*Object, at time.Duration, loc Location) error {
+// typ is Bookmark when rv is an initial-events-end bookmark's.
+func (b *logBuilder) snapshot(rv string, items []*Object, at time.Duration, loc Location, typ EventType) error {
 	l := b.log
+	mark := Mark{RV: rv, Type: typ, At: at, From: loc}
+	keys := make(map[string]bool, len(items))
+	for _, o := range items {
+		if l.order.Less(rv, o.ResourceVersion) {
+			return fmt.Errorf("%w: %s: %s has resourceVersion %s, newer than the list's %s", ErrContradiction, loc, o.Key(), o.ResourceVersion, rv)
+		}
+		if keys[o.Key()] {
+			return fmt.Errorf("%w: %s: %s listed twice", ErrContradiction, loc, o.Key())
+		}
+		keys[o.Key()] = true
+	}
 	if !b.started {
 		b.started = true
 		l.StartRV, b.curRV = rv, rv
@@ -177,10 +210,10 @@ func (b *logBuilder) snapshot(rv string, items []*Object, at time.Duration, loc 
 		for _, o := range l.Initial {
 			b.cur[o.Key()] = o
 		}
-		l.Marks = append(l.Marks, Mark{RV: rv, At: at, From: loc})
+		l.Marks = append(l.Marks, mark)
 		return nil
 	}
-	l.Marks = append(l.Marks, Mark{RV: rv, At: at, From: loc})
+	l.Marks = append(l.Marks, mark)
 	if !l.order.Less(b.curRV, rv) {
 		return nil // an older or equal view of what is known
 	}
@@ -193,7 +226,16 @@ func (b *logBuilder) snapshot(rv string, items []*Object, at time.Duration, loc 
 		switch {
 		case !ok:
 			inferred = append(inferred, Event{Type: Added, Object: o, At: at})
-		case old.ResourceVersion != o.ResourceVersion && l.order.Less(b.curRV, o.ResourceVersion):
+		case old.ResourceVersion == o.ResourceVersion || !l.order.Less(b.curRV, o.ResourceVersion):
+		case old.UID != o.UID:
+			// Deleted and created again during the gap: the deletion's
+			// RV is unknown, so it shares the new object's.
+			d, err := WithResourceVersion(old, o.ResourceVersion)
+			if err != nil {
+				return fmt.Errorf("%w: %s: %v", ErrContradiction, loc, err)
+			}
+			inferred = append(inferred, Event{Type: Deleted, Object: d, At: at}, Event{Type: Added, Object: o, At: at})
+		default:
 			inferred = append(inferred, Event{Type: Modified, Object: o, At: at})
 		}
 	}
@@ -232,8 +274,19 @@ func (b *logBuilder) addWatch(r *record) error {
 	l := b.log
 	var initial []*Object
 	inInitial := r.req.IsWatchList()
-	last := ""
-	for _, f := range r.frames {
+	last, fromReq := "", false
+	frames := r.frames
+	switch rv := r.req.ResourceVersion; {
+	case inInitial:
+	case rv == "" || rv == "0":
+		var err error
+		if frames, last, err = b.addSynthetic(r); err != nil {
+			return err
+		}
+	default:
+		last, fromReq = rv, true
+	}
+	for _, f := range frames {
 		b.learn(r, f.obj)
 		if f.typ == Error {
 			l.Errors = append(l.Errors, *f.err)
@@ -247,7 +300,7 @@ func (b *logBuilder) addWatch(r *record) error {
 			case f.typ == Bookmark && f.initialEnd:
 				inInitial = false
 				last = f.rv
-				if err := b.snapshot(f.rv, initial, f.at, f.loc); err != nil {
+				if err := b.snapshot(f.rv, initial, f.at, f.loc, Bookmark); err != nil {
 					return err
 				}
 				continue
@@ -258,11 +311,14 @@ func (b *logBuilder) addWatch(r *record) error {
 		}
 		if last != "" {
 			c, ok := l.order.Compare(f.rv, last)
-			if !ok || c < 0 || (c == 0 && f.typ != Bookmark) {
+			switch {
+			case (!ok || c < 0 || (c == 0 && f.typ != Bookmark)) && fromReq:
+				return fmt.Errorf("%w: %s: resourceVersion %s is not after the watch's resourceVersion %s", ErrContradiction, f.loc, f.rv, last)
+			case !ok || c < 0 || (c == 0 && f.typ != Bookmark):
 				return fmt.Errorf("%w: %s: resourceVersion %s after %s", ErrContradiction, f.loc, f.rv, last)
 			}
 		}
-		last = f.rv
+		last, fromReq = f.rv, false
 		if f.typ == Bookmark {
 			l.Marks = append(l.Marks, Mark{RV: f.rv, Type: Bookmark, At: f.at, From: f.loc})
 			continue
@@ -288,6 +344,42 @@ func (b *logBuilder) addWatch(r *record) error {
 	return nil
 }
 
+// addSynthetic handles the start of a watch from resourceVersion "" or "0"
+// (not a WatchList): kube-apiserver first sends the current state as ADDED
+// events, in key order rather than resourceVersion order, then live
+// events. The leading run of ADDED events is taken as a list at its newest
+// resourceVersion — when the log has not started, or when a later frame
+// shows the run was complete. It returns the frames left to apply and the
+// resourceVersion they must follow ("" when nothing was taken).
+func (b *logBuilder) addSynthetic(r *record) (rest []frame, last string, err error) {
+	n := 0
+	for n < len(r.frames) && r.frames[n].typ == Added {
+		n++
+	}
+	if n == 0 {
+		return r.frames, "", nil
+	}
+	complete := n < len(r.frames) && r.frames[n].typ != Error
+	if b.started && !complete {
+		return r.frames[n:], "", nil // perhaps cut short: not a whole state
+	}
+	items := make([]*Object, 0, n)
+	keys := make(map[string]bool, n)
+	for _, f := range r.frames[:n] {
+		b.learn(r, f.obj)
+		if keys[f.obj.Key()] {
+			return nil, "", fmt.Errorf("%w: %s: ADDED of existing key %s", ErrContradiction, f.loc, f.obj.Key())
+		}
+		keys[f.obj.Key()] = true
+		items = append(items, f.obj)
+		if last == "" || b.log.order.Less(last, f.rv) {
+			last = f.rv
+		}
+	}
+	end := r.frames[n-1]
+	return r.frames[n:], last, b.snapshot(last, items, end.at, end.loc, "")
+}
+
 // startEmpty starts a log whose first traffic is a watch: the initial state
 // is empty, at the watch's resourceVersion.
 func (b *logBuilder) startEmpty(r *record, f frame) error {
@@ -302,25 +394,4 @@ func (b *logBuilder) startEmpty(r *record, f frame) error {
 	b.log.StartRV, b.curRV = rv, rv
 	b.log.Marks = append(b.log.Marks, Mark{RV: rv, At: r.started, From: r.loc})
 	return nil
-}
-
-type apiResourceList struct {
-	Resources []struct {
-		Name       string `json:"name"`
-		Kind       string `json:"kind"`
-		Namespaced bool   `json:"namespaced"`
-	} `json:"resources"`
-}
-
-// applyDiscovery takes Kind and scope from a recorded discovery answer.
-func (h *History) applyDiscovery(l *Log) {
-	var rl apiResourceList
-	if json.Unmarshal(h.Discovery[l.Resource.Prefix()], &rl) != nil {
-		return
-	}
-	for _, r := range rl.Resources {
-		if r.Name == l.Resource.Resource {
-			l.Resource.Kind, l.Resource.Namespaced = r.Kind, r.Namespaced
-		}
-	}
 }

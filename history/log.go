@@ -146,6 +146,9 @@ func (l *Log) Position(rv string) (int, error) {
 // RV the history knows that maps to it (a bookmark's or list's RV can be past
 // the newest object's).
 func (l *Log) RVAt(pos int) string {
+	if len(l.headRV) == 0 {
+		return l.StartRV
+	}
 	if pos < 0 {
 		pos = 0
 	}
@@ -164,9 +167,7 @@ func (l *Log) StateAt(pos int) []*Object {
 	for _, o := range l.Initial {
 		m[o.Key()] = o
 	}
-	if pos > len(l.Events) {
-		pos = len(l.Events)
-	}
+	pos = max(0, min(pos, len(l.Events)))
 	for _, e := range l.Events[:pos] {
 		if e.Type == Deleted {
 			delete(m, e.Object.Key())
@@ -249,4 +250,22 @@ func (h *History) Log(r Resource) (*Log, bool) {
 		}
 	}
 	return nil, false
+}
+
+// sortErrors puts errors in recorded order.
+func sortErrors(errs []RecordedError, files []string) {
+	idx := make(map[string]int, len(files))
+	for k := len(files) - 1; k >= 0; k-- {
+		idx[files[k]] = k
+	}
+	sort.SliceStable(errs, func(i, j int) bool {
+		a, b := errs[i].From, errs[j].From
+		if idx[a.File] != idx[b.File] {
+			return idx[a.File] < idx[b.File]
+		}
+		if a.Interaction != b.Interaction {
+			return a.Interaction < b.Interaction
+		}
+		return a.Event < b.Event
+	})
 }

@@ -79,13 +79,7 @@ func ParseObject(raw []byte) (o *Object, kind, apiVersion string, err error) {
 	}
 	stripped := raw
 	if m.Kind != "" || m.APIVersion != "" {
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &fields); err != nil {
-			return nil, "", "", fmt.Errorf("object: %v", err)
-		}
-		delete(fields, "kind")
-		delete(fields, "apiVersion")
-		if stripped, err = json.Marshal(fields); err != nil {
+		if stripped, err = stripTypeMeta(raw); err != nil {
 			return nil, "", "", fmt.Errorf("object: %v", err)
 		}
 	} else {
@@ -102,6 +96,43 @@ func ParseObject(raw []byte) (o *Object, kind, apiVersion string, err error) {
 	}, m.Kind, m.APIVersion, nil
 }
 
+// stripTypeMeta removes the top-level kind and apiVersion members of a JSON
+// object, keeping the other members' bytes and order.
+func stripTypeMeta(raw []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	var out bytes.Buffer
+	out.Grow(len(raw))
+	out.WriteByte('{')
+	n := 0
+	for dec.More() {
+		start := dec.InputOffset()
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if t == "kind" || t == "apiVersion" {
+			continue
+		}
+		if n > 0 {
+			out.WriteByte(',')
+		}
+		out.Write(bytes.TrimLeft(raw[start:dec.InputOffset()], " \t\r\n,"))
+		n++
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	out.WriteByte('}')
+	return out.Bytes(), nil
+}
+
 // WithResourceVersion returns a copy of o whose metadata.resourceVersion
 // (in its fields and its JSON) is rv.
 func WithResourceVersion(o *Object, rv string) (*Object, error) {
@@ -112,6 +143,9 @@ func WithResourceVersion(o *Object, rv string) (*Object, error) {
 	var meta map[string]json.RawMessage
 	if err := json.Unmarshal(fields["metadata"], &meta); err != nil {
 		return nil, fmt.Errorf("object %s: metadata: %v", o.Key(), err)
+	}
+	if meta == nil { // "metadata": null
+		meta = map[string]json.RawMessage{}
 	}
 	meta["resourceVersion"], _ = json.Marshal(rv)
 	var err error

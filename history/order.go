@@ -1,6 +1,7 @@
 package history
 
 import (
+	"sort"
 	"strconv"
 )
 
@@ -74,3 +75,5 @@ func (o *Order) Less(a, b string) bool {
 	c, ok := o.Compare(a, b)
 	return ok && c < 0
 }
+
+func sortStrings(s []string) { sort.Strings(s) }

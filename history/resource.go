@@ -1,6 +1,7 @@
 package history
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -165,4 +166,25 @@ func ParseRequest(u *url.URL) (q Request, ok bool, err error) {
 		q.SendInitialEvents = &b
 	}
 	return q, true, nil
+}
+
+type apiResourceList struct {
+	Resources []struct {
+		Name       string `json:"name"`
+		Kind       string `json:"kind"`
+		Namespaced bool   `json:"namespaced"`
+	} `json:"resources"`
+}
+
+// applyDiscovery takes Kind and scope from a recorded discovery answer.
+func (h *History) applyDiscovery(l *Log) {
+	var rl apiResourceList
+	if json.Unmarshal(h.Discovery[l.Resource.Prefix()], &rl) != nil {
+		return
+	}
+	for _, r := range rl.Resources {
+		if r.Name == l.Resource.Resource {
+			l.Resource.Kind, l.Resource.Namespaced = r.Kind, r.Namespaced
+		}
+	}
 }

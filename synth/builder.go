@@ -43,6 +43,7 @@ type Builder struct {
 	step      time.Duration
 	now       time.Time
 	resources []*resourceLog
+	snapped   bool // Snapshot was called
 	err       error
 }
 
@@ -99,6 +100,9 @@ func (b *Builder) logFor(obj runtime.Object) (*resourceLog, metav1.Object, bool)
 		}
 	}
 	r := &resourceLog{gvr: gvr, kind: gvk.Kind, namespaced: m.GetNamespace() != "", state: map[string][]byte{}}
+	if b.snapped { // first seen after Snapshot: empty until this change
+		r.snapped, r.snapRV, r.snapshot = true, b.rv, map[string][]byte{}
+	}
 	b.resources = append(b.resources, r)
 	return r, m, true
 }
@@ -184,6 +188,7 @@ func (b *Builder) Delete(obj runtime.Object) { b.record(history.Deleted, obj) }
 // resource first seen after Snapshot starts empty at the RV before its
 // first change.
 func (b *Builder) Snapshot() {
+	b.snapped = true
 	for _, r := range b.resources {
 		if r.snapped {
 			continue

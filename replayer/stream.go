@@ -1,0 +1,206 @@
+package replayer
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// frameWriter writes a watch stream as kube-apiserver's JSON watch encoder
+// does: one {"type":...,"object":...} document and a newline per event,
+// flushed at once.
+type frameWriter struct {
+	w   http.ResponseWriter
+	f   http.Flusher // nil when the writer cannot flush
+	buf bytes.Buffer
+	err error
+}
+
+func newFrameWriter(w http.ResponseWriter) *frameWriter {
+	f, _ := w.(http.Flusher)
+	return &frameWriter{w: w, f: f}
+}
+
+// begin sends the header of a watch answer: 200, JSON, chunked.
+func (fw *frameWriter) begin() {
+	h := fw.w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-cache, private")
+	h.Set("Transfer-Encoding", "chunked")
+	fw.w.WriteHeader(http.StatusOK)
+	fw.flush()
+}
+
+func (fw *frameWriter) flush() {
+	if fw.f != nil {
+		fw.f.Flush()
+	}
+}
+
+// frame writes one event; obj is the event object's JSON. After a failed
+// write (the client is gone) every later call fails at once.
+func (fw *frameWriter) frame(typ history.EventType, obj []byte) error {
+	if fw.err != nil {
+		return fw.err
+	}
+	fw.buf.Reset()
+	fw.buf.WriteString(`{"type":`)
+	fw.buf.WriteString(`"` + string(typ) + `"`)
+	fw.buf.WriteString(`,"object":`)
+	if bytes.IndexByte(obj, '\n') >= 0 {
+		// A frame is one line: compact objects recorded pretty-printed.
+		if err := json.Compact(&fw.buf, obj); err != nil {
+			fw.buf.Write(obj)
+		}
+	} else {
+		fw.buf.Write(obj)
+	}
+	fw.buf.WriteString("}\n")
+	if _, err := fw.w.Write(fw.buf.Bytes()); err != nil {
+		fw.err = err
+		return err
+	}
+	fw.flush()
+	return nil
+}
+
+// errorFrame writes an ERROR event carrying st.
+func (fw *frameWriter) errorFrame(st metav1.Status) error {
+	return fw.frame(history.Error, statusJSON(st))
+}
+
+// bookmarkObject renders the object of a BOOKMARK event as kube-apiserver
+// encodes it: an empty object of the resource's kind carrying only rv (and,
+// for the bookmark that ends a WatchList's initial events, the
+// k8s.io/initial-events-end annotation). Built-in kinds are encoded from
+// their Go types, so a Pod bookmark carries "spec":{"containers":null} as a
+// real one does; other kinds (custom resources) as unstructured objects.
+func bookmarkObject(res history.Resource, rv string, initialEnd bool) []byte {
+	gvk := schema.GroupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind}
+	var ann map[string]string
+	if initialEnd {
+		ann = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
+	}
+	if obj, err := scheme.Scheme.New(gvk); err == nil {
+		if m, ok := obj.(metav1.Object); ok {
+			obj.GetObjectKind().SetGroupVersionKind(gvk)
+			m.SetResourceVersion(rv)
+			m.SetAnnotations(ann)
+			if b, err := json.Marshal(obj); err == nil {
+				return b
+			}
+		}
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	u.SetResourceVersion(rv)
+	if ann != nil {
+		u.SetAnnotations(ann)
+	}
+	b, err := u.MarshalJSON()
+	if err != nil { // a map of strings always marshals; keep a valid frame regardless
+		return []byte(`{"kind":` + jsonQuote(res.Kind) + `,"apiVersion":` + jsonQuote(res.GroupVersion()) +
+			`,"metadata":{"resourceVersion":` + jsonQuote(rv) + `}}`)
+	}
+	return bytes.TrimSpace(b)
+}
+
+func jsonQuote(s string) string {
+	b, _ := json.Marshal(s) // a string always marshals
+	return string(b)
+}
+
+// eventFrame returns what a watch with filter f sends for event e, as the
+// cacher converts it: ADDED when the object enters the selection, MODIFIED
+// while it stays in, DELETED (the previous object at the event's
+// resourceVersion) when it leaves or is deleted; ok is false when the
+// object is out of the selection before and after.
+func eventFrame(e history.Event, f filter, kind, apiVersion string) (typ history.EventType, obj []byte, ok bool) {
+	prev := e.Prev
+	if prev == nil && e.Type == history.Deleted {
+		prev = e.Object
+	}
+	cur := e.Type != history.Deleted && f.match(e.Object)
+	old := f.match(prev)
+	switch {
+	case cur && !old:
+		return history.Added, e.Object.WithKind(kind, apiVersion), true
+	case cur && old:
+		return history.Modified, e.Object.WithKind(kind, apiVersion), true
+	case !cur && old:
+		if e.Type == history.Deleted {
+			// the recorded DELETED object is already the last state at
+			// the deletion's resourceVersion
+			return history.Deleted, e.Object.WithKind(kind, apiVersion), true
+		}
+		return history.Deleted, withRV(prev, e.RV()).WithKind(kind, apiVersion), true
+	}
+	return "", nil, false
+}
+
+// withRV returns o at resourceVersion rv, its JSON otherwise unchanged:
+// the value of metadata.resourceVersion is replaced where it stands, so
+// that fields keep the order kube-apiserver encodes them in.
+func withRV(o *history.Object, rv string) *history.Object {
+	from, to, ok := metadataRVSpan(o.Raw)
+	if !ok {
+		c, err := history.WithResourceVersion(o, rv)
+		if err != nil {
+			return o
+		}
+		return c
+	}
+	c := *o
+	c.ResourceVersion = rv
+	c.Raw = make([]byte, 0, len(o.Raw)+len(rv))
+	c.Raw = append(c.Raw, o.Raw[:from]...)
+	c.Raw = append(c.Raw, jsonQuote(rv)...)
+	c.Raw = append(c.Raw, o.Raw[to:]...)
+	return &c
+}
+
+// metadataRVSpan finds the value of metadata.resourceVersion in an
+// object's JSON: raw[from:to] is the quoted string.
+func metadataRVSpan(raw []byte) (from, to int, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0, 0, false
+	}
+	inMeta := false
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return 0, 0, false
+		}
+		key, _ := t.(string)
+		switch {
+		case !inMeta && key == "metadata":
+			if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+				return 0, 0, false
+			}
+			inMeta = true
+			continue
+		case inMeta && key == "resourceVersion":
+			keyEnd := int(dec.InputOffset())
+			var v string
+			if err := dec.Decode(&v); err != nil {
+				return 0, 0, false
+			}
+			to = int(dec.InputOffset())
+			from = keyEnd + bytes.IndexByte(raw[keyEnd:to], '"')
+			return from, to, from >= keyEnd
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return 0, 0, false
+		}
+	}
+	return 0, 0, false
+}

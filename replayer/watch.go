@@ -1,0 +1,267 @@
+package replayer
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// preTimeoutBookmark is how long before a watch's timeout the cacher sends
+// its last bookmark.
+const preTimeoutBookmark = 2 * time.Second
+
+// serveWatch answers a WATCH, as kube-apiserver 1.37's watch cache does.
+//
+// A watch from resourceVersion "" or "0" that does not say
+// sendInitialEvents is defaulted, as kube-apiserver does while its WatchList
+// feature is on, to sendInitialEvents=true: ADDED for every selected object
+// of the state at the server's head (never older than the compaction
+// point), sorted by key, then (when bookmarks are allowed) the
+// initial-events-end bookmark, then every event after it. With
+// sendInitialEvents=false it sends the events after the head only.
+//
+// A watch from another resourceVersion R sends every event after R, in
+// order. R older than the compaction point gets HTTP 200 and one ERROR
+// event, 410 Expired "too old resource version: R (compaction)". R newer
+// than anything the history holds is accepted, as the cacher accepts it:
+// the cacher sends only events newer than R and none ever comes, so the
+// stream stays silent (no bookmark carries an RV older than R) until its
+// timeout. An R the history cannot place is a 400.
+func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.Request, l *history.Log) {
+	if !isJSONAccept(r) {
+		writeStatus(w, r, notAcceptable())
+		return
+	}
+	f, err := newFilter(q)
+	if err != nil {
+		writeStatus(w, r, badRequest(err.Error()))
+		return
+	}
+	opts, st := watchOptions(q)
+	if st != nil {
+		writeStatus(w, r, *st)
+		return
+	}
+	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
+		s.serveInitialEvents(w, r, l, f, opts.AllowWatchBookmarks, q)
+		return
+	}
+	ws := s.newWatchStream(w, r, l, f, q)
+	defer ws.stop()
+	rv := q.ResourceVersion
+	if rv == "" || rv == "0" {
+		// sendInitialEvents=false: from now, with no initial state
+		ws.pos = s.newestPosition(l)
+		ws.fromRV = l.RVAt(ws.pos)
+		ws.fw.begin()
+		ws.run()
+		return
+	}
+	pos, err := l.Position(rv)
+	floor := s.watchFloor(l)
+	switch {
+	case errors.Is(err, history.ErrUnknownRV):
+		writeStatus(w, r, invalidRV(l, rv))
+		return
+	case errors.Is(err, history.ErrTooOld) || l.Order().Less(rv, floor):
+		ws.fw.begin()
+		ws.fw.errorFrame(tooOldWatch(rv, floor))
+		return
+	case errors.Is(err, history.ErrTooLarge):
+		pos = l.End()
+	case err != nil:
+		writeStatus(w, r, badRequest(err.Error()))
+		return
+	}
+	ws.pos, ws.fromRV = pos, rv
+	ws.fw.begin()
+	ws.run()
+}
+
+// watchFloor returns the compaction point of l: the oldest resourceVersion
+// a watch may start from. It is the server's compaction option, or the
+// log's start when that is later or the option cannot be placed.
+func (s *Server) watchFloor(l *history.Log) string {
+	c := s.opts.compaction
+	if c == "" || !l.Order().Less(l.StartRV, c) {
+		return l.StartRV
+	}
+	return c
+}
+
+// watchTimeout returns how long a watch stays open.
+func (s *Server) watchTimeout(q history.Request) time.Duration {
+	if q.TimeoutSeconds > 0 {
+		return time.Duration(q.TimeoutSeconds) * time.Second
+	}
+	return s.opts.watchTimeout
+}
+
+// watchStream is one open watch: where it is in the log, what it selects
+// and when it ends.
+type watchStream struct {
+	s          *Server
+	l          *history.Log
+	f          filter
+	fw         *frameWriter
+	ctx        context.Context
+	kind, gv   string
+	bookmarks  bool
+	deadline   time.Time        // zero: no timeout
+	expire     <-chan time.Time // fires at deadline
+	timer      *time.Timer
+	pos        int    // the next event to consider
+	fromRV     string // no bookmark carries an older resourceVersion
+	availCache int    // events before it are known to be available
+}
+
+// newWatchStream starts a watch's clock: its timeout runs from here, as
+// kube-apiserver's runs from the start of the request.
+func (s *Server) newWatchStream(w http.ResponseWriter, r *http.Request, l *history.Log, f filter, q history.Request) *watchStream {
+	ws := &watchStream{
+		s: s, l: l, f: f, fw: newFrameWriter(w), ctx: r.Context(),
+		kind: l.Resource.Kind, gv: l.Resource.GroupVersion(),
+		bookmarks: q.AllowWatchBookmarks,
+	}
+	if d := s.watchTimeout(q); d > 0 {
+		ws.deadline = time.Now().Add(d)
+		ws.timer = time.NewTimer(d)
+		ws.expire = ws.timer.C
+	}
+	return ws
+}
+
+func (ws *watchStream) stop() {
+	if ws.timer != nil {
+		ws.timer.Stop()
+	}
+}
+
+// done reports whether the watch must end: the client left or the
+// timeout passed.
+func (ws *watchStream) done() bool {
+	select {
+	case <-ws.ctx.Done():
+		return true
+	case <-ws.expire:
+		return true
+	default:
+		return false
+	}
+}
+
+// nextBookmark returns when the next periodic bookmark is due, by the
+// cacher's rule: every interval, and 2 s before the deadline, never past
+// it; ok is false when no bookmark is left before the deadline.
+func nextBookmark(now, deadline time.Time, every time.Duration) (at time.Time, ok bool) {
+	if deadline.IsZero() {
+		if every <= 0 {
+			return time.Time{}, false
+		}
+		return now.Add(every), true
+	}
+	pre := deadline.Add(-preTimeoutBookmark)
+	at = pre
+	if every > 0 && now.Add(every).Before(pre) {
+		at = now.Add(every)
+	}
+	if !at.After(now) {
+		return time.Time{}, false
+	}
+	return at, true
+}
+
+// run sends the events from ws.pos on as they become available, and
+// bookmarks when allowed, until the client leaves or the timeout passes.
+func (ws *watchStream) run() {
+	var bookmarkC <-chan time.Time
+	schedule := func() {
+		bookmarkC = nil
+		if !ws.bookmarks {
+			return
+		}
+		if at, ok := nextBookmark(time.Now(), ws.deadline, ws.s.opts.bookmarkInterval); ok {
+			bookmarkC = time.After(time.Until(at))
+		}
+	}
+	schedule()
+	for {
+		select {
+		case <-ws.ctx.Done():
+			return
+		case <-ws.expire:
+			return
+		case <-bookmarkC:
+			if ws.bookmark() != nil {
+				return
+			}
+			schedule()
+			continue
+		default:
+		}
+		if ws.available() {
+			if ws.send() != nil {
+				return
+			}
+			continue
+		}
+		var eventC <-chan time.Time
+		if ws.pos < ws.l.End() {
+			d := ws.s.nextAt(ws.l, ws.pos)
+			if d <= 0 { // rounding between available and nextAt: look again soon
+				d = time.Millisecond
+			}
+			eventC = time.After(d)
+		}
+		select {
+		case <-ws.ctx.Done():
+			return
+		case <-ws.expire:
+			return
+		case <-bookmarkC:
+			if ws.bookmark() != nil {
+				return
+			}
+			schedule()
+		case <-eventC:
+		}
+	}
+}
+
+// available reports whether event ws.pos may be sent now.
+func (ws *watchStream) available() bool {
+	if ws.pos >= ws.l.End() {
+		return false
+	}
+	if ws.pos >= ws.availCache {
+		ws.availCache = ws.s.available(ws.l)
+	}
+	return ws.pos < ws.availCache
+}
+
+// send writes event ws.pos if the watch selects it, and moves on.
+func (ws *watchStream) send() error {
+	e := ws.l.Events[ws.pos]
+	if typ, obj, ok := eventFrame(e, ws.f, ws.kind, ws.gv); ok {
+		if err := ws.fw.frame(typ, obj); err != nil {
+			return err
+		}
+	}
+	ws.pos++
+	ws.s.advance(ws.l, ws.pos)
+	return nil
+}
+
+// bookmark writes a BOOKMARK at the watch's position (or at the newest
+// state the pace has reached, if that is older), unless that would carry a
+// resourceVersion older than the watch started from.
+func (ws *watchStream) bookmark() error {
+	rv := ws.l.RVAt(min(ws.pos, ws.s.available(ws.l)))
+	if ws.fromRV != "" && ws.l.Order().Less(rv, ws.fromRV) {
+		return nil
+	}
+	return ws.fw.frame(history.Bookmark, bookmarkObject(ws.l.Resource, rv, false))
+}

@@ -1,0 +1,125 @@
+package replayer
+
+import (
+	"errors"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	"k8s.io/apimachinery/pkg/apis/meta/internalversion/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// watchOptions defaults and validates a watch's options as kube-apiserver
+// does with its WatchList feature on (the default since 1.34): a watch
+// from resourceVersion "" or "0" that sets neither sendInitialEvents nor
+// resourceVersionMatch gets sendInitialEvents=true and NotOlderThan; an
+// invalid combination is the 422 Invalid kube-apiserver answers, e.g.
+// "ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden:
+// sendInitialEvents requires setting resourceVersionMatch to NotOlderThan".
+func watchOptions(q history.Request) (metainternalversion.ListOptions, *metav1.Status) {
+	o := metainternalversion.ListOptions{
+		Watch:                true,
+		ResourceVersion:      q.ResourceVersion,
+		ResourceVersionMatch: metav1.ResourceVersionMatch(q.ResourceVersionMatch),
+		Continue:             q.Continue,
+		AllowWatchBookmarks:  q.AllowWatchBookmarks,
+		SendInitialEvents:    q.SendInitialEvents,
+	}
+	metainternalversion.SetListOptionsDefaults(&o, true)
+	if errs := validation.ValidateListOptions(&o, true); len(errs) > 0 {
+		st := apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}, "", errs).ErrStatus
+		return o, &st
+	}
+	return o, nil
+}
+
+// serveWatchList answers a WatchList request (a watch with
+// sendInitialEvents=true), as kube-apiserver 1.37's watch cache does.
+func (s *Server) serveWatchList(w http.ResponseWriter, r *http.Request, q history.Request, l *history.Log) {
+	if !isJSONAccept(r) {
+		writeStatus(w, r, notAcceptable())
+		return
+	}
+	f, err := newFilter(q)
+	if err != nil {
+		writeStatus(w, r, badRequest(err.Error()))
+		return
+	}
+	opts, st := watchOptions(q)
+	if st != nil {
+		writeStatus(w, r, *st)
+		return
+	}
+	s.serveInitialEvents(w, r, l, f, opts.AllowWatchBookmarks, q)
+}
+
+// serveInitialEvents streams the state at max(resourceVersion, head) as
+// synthetic ADDED events sorted by key, then, when bookmarks are allowed
+// (kube-apiserver sends it only then), a BOOKMARK at that state's
+// resourceVersion annotated k8s.io/initial-events-end, then live events on
+// the same stream as a watch does.
+//
+// The head is the newest state any answer reached, never older than the
+// compaction point. resourceVersion "" and "0" mean the head; an RV older
+// than the history (or the compaction point) is no error under
+// NotOlderThan: the head is newer. An RV the history holds but the pace has not made available yet
+// is waited for; one it never reaches within the server's too-large wait
+// (3 s, as the watch cache's) gets HTTP 200 and one ERROR event, 504
+// Timeout "Too large resource version", that client-go answers by
+// starting over from resourceVersion "".
+func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *history.Log, f filter, endBookmark bool, q history.Request) {
+	ws := s.newWatchStream(w, r, l, f, q)
+	defer ws.stop()
+	pos := s.newestPosition(l)
+	if rv := q.ResourceVersion; rv != "" && rv != "0" {
+		p, err := l.Position(rv)
+		switch {
+		case errors.Is(err, history.ErrUnknownRV):
+			writeStatus(w, r, invalidRV(l, rv))
+			return
+		case errors.Is(err, history.ErrTooOld):
+		case errors.Is(err, history.ErrTooLarge):
+			if !s.sleepCtx(ws.ctx, s.opts.tooLargeWait) {
+				return
+			}
+			ws.fw.begin()
+			ws.fw.errorFrame(tooLarge(rv, l.RVAt(s.available(l))))
+			return
+		case err != nil:
+			writeStatus(w, r, badRequest(err.Error()))
+			return
+		default:
+			if p > pos {
+				pos = p
+			}
+		}
+		if pos > s.available(l) && !s.waitAvailable(ws.ctx, l, pos) {
+			if ws.ctx.Err() == nil {
+				ws.fw.begin()
+				ws.fw.errorFrame(tooLarge(rv, l.RVAt(s.available(l))))
+			}
+			return
+		}
+	}
+	ws.fw.begin()
+	for _, o := range l.StateAt(pos) {
+		if !f.match(o) {
+			continue
+		}
+		if ws.done() || ws.fw.frame(history.Added, o.WithKind(ws.kind, ws.gv)) != nil {
+			return
+		}
+	}
+	ws.pos, ws.fromRV = pos, l.RVAt(pos)
+	s.advance(l, pos)
+	if endBookmark {
+		if ws.fw.frame(history.Bookmark, bookmarkObject(l.Resource, ws.fromRV, true)) != nil {
+			return
+		}
+	}
+	ws.run()
+}
