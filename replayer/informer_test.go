@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -233,6 +234,7 @@ func TestInformerConverges(t *testing.T) {
 		opts      []Option
 		watchList bool
 		first     string // the first request
+		lists     int    // LIST requests wanted (0: any)
 	}{
 		{name: "shared informer - WatchList on, small history - final state - pass", history: smallHistory, watchList: true, first: "WATCHLIST rv="},
 		{name: "shared informer - WatchList off, small history - final state - pass", history: smallHistory, first: "LIST rv=0 limit=500"},
@@ -246,6 +248,9 @@ func TestInformerConverges(t *testing.T) {
 		{name: "shared informer - WatchList off, recorded pace - final state - pass",
 			history: func(t testing.TB) *history.History { return generatedHistory(t, 20, 50, 4) }, first: "LIST rv=0 limit=500",
 			opts: []Option{WithPace(Pace{Mode: PaceRecorded, Factor: 1})}},
+		{name: "shared informer - WatchList off, no watch cache, 1,100 objects - 3 LIST pages - pass",
+			history: func(t testing.TB) *history.History { return generatedHistory(t, 1100, 30, 5) }, first: "LIST rv=0 limit=500",
+			opts: []Option{WithoutWatchCache()}, lists: 3},
 	}
 	quietKlog(t)
 	for _, tt := range tests {
@@ -281,8 +286,20 @@ func TestInformerConverges(t *testing.T) {
 				if got, want := objectsState(inf.GetStore().List()), finalState(l); !equalStrings(got, want) {
 					t.Errorf("informer state:\ngot  %q\nwant %q", got, want)
 				}
-				if got := rl.requests(); len(got) == 0 || got[0] != tt.first {
+				got := rl.requests()
+				if len(got) == 0 || got[0] != tt.first {
 					t.Errorf("requests: got %q, want first %q", got, tt.first)
+				}
+				if tt.lists > 0 {
+					n := 0
+					for _, r := range got {
+						if strings.HasPrefix(r, "LIST ") {
+							n++
+						}
+					}
+					if n != tt.lists {
+						t.Errorf("LIST requests: got %d (%q), want %d", n, got, tt.lists)
+					}
 				}
 			})
 		})

@@ -49,7 +49,7 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, q history.Req
 	// kube-apiserver's watch cache ignores the limit of an RV "0" list
 	// (cacher.computeListLimit): the answer is one page.
 	limit := q.Limit
-	if q.ResourceVersion == "0" {
+	if q.ResourceVersion == "0" && !s.opts.noWatchCache {
 		limit = 0
 	}
 	var snap snapshot

@@ -74,13 +74,13 @@ func ParsePace(s string) (Pace, error) {
 type Option func(*options)
 
 type options struct {
-	pace              Pace
-	compaction        string // "" means each log's start
-	bookmarkInterval  time.Duration
-	watchTimeout      time.Duration
-	tooLargeWait      time.Duration
-	gitVersion        string
-	pipeBufferedBytes int
+	pace             Pace
+	compaction       string // "" means each log's start
+	bookmarkInterval time.Duration
+	watchTimeout     time.Duration
+	tooLargeWait     time.Duration
+	gitVersion       string
+	noWatchCache     bool
 }
 
 func defaults() options {
@@ -107,6 +107,11 @@ func WithBookmarkInterval(d time.Duration) Option { return func(o *options) { o.
 
 // WithWatchTimeout sets the timeout of a watch that asks for none.
 func WithWatchTimeout(d time.Duration) Option { return func(o *options) { o.watchTimeout = d } }
+
+// WithoutWatchCache answers as kube-apiserver with --watch-cache=false
+// does: a LIST at resourceVersion "0" is read from storage, so it honours
+// limit and is paginated (the watch cache ignores limit for it).
+func WithoutWatchCache() Option { return func(o *options) { o.noWatchCache = true } }
 
 // WithVersion sets the gitVersion /version reports.
 func WithVersion(v string) Option { return func(o *options) { o.gitVersion = v } }

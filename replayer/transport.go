@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -16,7 +15,7 @@ var ErrHandlerPanic = errors.New("replayer: handler panicked")
 
 // Transport returns an http.RoundTripper that answers every request
 // in-process, with no sockets: each request runs the server's handler in a
-// goroutine whose answer is fed through an io.Pipe. RoundTrip returns as
+// goroutine whose answer is fed through an in-memory pipe. RoundTrip returns as
 // soon as the handler has written its header, so watches stream; closing
 // the response body (or ending the request's context) ends the handler's
 // request context, and Close returns once the handler has returned, so no
@@ -31,7 +30,8 @@ type transport struct{ h http.Handler }
 // RoundTrip answers req with the server's handler.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithCancel(req.Context())
-	pr, pw := io.Pipe()
+	pipe := newChanPipe()
+	pw := pipe
 	rw := &pipeResponse{header: http.Header{}, pw: pw, ready: make(chan struct{})}
 	hreq := req.Clone(ctx)
 	hreq.RequestURI = req.URL.RequestURI()
@@ -75,7 +75,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		select {
 		case <-rw.ready:
 		default:
-			pr.Close()
+			pipe.CloseRead()
 			if failure == nil {
 				failure = fmt.Errorf("%w: %s %s: no answer", ErrHandlerPanic, req.Method, req.URL)
 			}
@@ -87,7 +87,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		<-done
 		return nil, req.Context().Err()
 	}
-	body := &pipeBody{pr: pr, cancel: cancel, done: done}
+	body := &pipeBody{pr: pipe, cancel: cancel, done: done}
 	resp := &http.Response{
 		Status:        strconv.Itoa(rw.code) + " " + http.StatusText(rw.code),
 		StatusCode:    rw.code,
@@ -118,7 +118,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // RoundTrip when written, the body goes into the pipe.
 type pipeResponse struct {
 	header http.Header
-	pw     *io.PipeWriter
+	pw     *chanPipe
 	ready  chan struct{} // closed when the header is written
 	wrote  bool
 	code   int
@@ -138,8 +138,8 @@ func (p *pipeResponse) WriteHeader(code int) {
 	close(p.ready)
 }
 
-// Write writes body bytes; it blocks until the client reads them and fails
-// once the client has closed the body.
+// Write writes body bytes; it blocks while the pipe is full and fails once
+// the client has closed the body.
 func (p *pipeResponse) Write(b []byte) (int, error) {
 	if !p.wrote {
 		if p.header.Get("Content-Type") == "" && len(b) > 0 {
@@ -161,7 +161,7 @@ func (p *pipeResponse) Flush() {
 // pipeBody is the response body: the pipe's read end. Close ends the
 // handler's request and waits for it to return.
 type pipeBody struct {
-	pr     *io.PipeReader
+	pr     *chanPipe
 	cancel context.CancelFunc
 	done   <-chan struct{}
 	once   sync.Once
@@ -175,7 +175,7 @@ func (b *pipeBody) Read(p []byte) (int, error) { return b.pr.Read(p) }
 func (b *pipeBody) Close() error {
 	b.once.Do(func() {
 		b.cancel()
-		b.pr.Close()
+		b.pr.CloseRead()
 		<-b.done
 	})
 	return nil
