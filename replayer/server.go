@@ -84,8 +84,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveWatch(w, r, q, l)
 	case q.Name != "":
 		s.serveGet(w, r, q, l)
-	case q.IsWatchList():
-		s.serveWatchList(w, r, q, l)
 	case q.Watch:
 		s.serveWatch(w, r, q, l)
 	default:

@@ -37,26 +37,6 @@ func watchOptions(q history.Request) (metainternalversion.ListOptions, *metav1.S
 	return o, nil
 }
 
-// serveWatchList answers a WatchList request (a watch with
-// sendInitialEvents=true), as kube-apiserver 1.37's watch cache does.
-func (s *Server) serveWatchList(w http.ResponseWriter, r *http.Request, q history.Request, l *history.Log) {
-	if !isJSONAccept(r) {
-		writeStatus(w, r, notAcceptable())
-		return
-	}
-	f, err := newFilter(q)
-	if err != nil {
-		writeStatus(w, r, badRequest(err.Error()))
-		return
-	}
-	opts, st := watchOptions(q)
-	if st != nil {
-		writeStatus(w, r, *st)
-		return
-	}
-	s.serveInitialEvents(w, r, l, f, opts.AllowWatchBookmarks, q)
-}
-
 // serveInitialEvents streams the state at max(resourceVersion, head) as
 // synthetic ADDED events sorted by key, then, when bookmarks are allowed
 // (kube-apiserver sends it only then), a BOOKMARK at that state's
