@@ -4,6 +4,7 @@
 //	lwreplay serve CASSETTE... [--addr 127.0.0.1:0] [--write-kubeconfig PATH] [--pace max|recorded|<f>x]
 //	lwreplay inspect CASSETTE... [--json]
 //	lwreplay synth --objects N --events M --seed S -o FILE
+//	lwreplay record --resource R[,R...] -o FILE [--kubeconfig PATH] [--context NAME] [-n NS | -A] [--duration D] ...
 //
 // Each verb is a thin flag layer over the library packages.
 package main
@@ -30,6 +31,7 @@ var verbs = []verb{
 	{"serve", "serve CASSETTE... — answer LIST/WATCH from recorded cassettes over HTTP", runServe},
 	{"inspect", "inspect CASSETTE... — describe what cassettes hold", runInspect},
 	{"synth", "synth -o FILE — write a synthetic cassette of pods and configmaps", runSynth},
+	{"record", "record --resource R[,R...] -o FILE — record a cluster's list/watch traffic through client-go informers", runRecord},
 }
 
 // errUsage marks errors whose message is a usage hint.

@@ -1,0 +1,11 @@
+// Package e2e holds lwreplay's end-to-end tests: they record the list/watch
+// traffic of a real kube-apiserver and etcd (started on loopback by
+// internal/cluster) with `lwreplay record` and the recorder transport,
+// replay every recording with the replayer, and compare what clients see
+// with what the real server holds.
+//
+// The tests skip, loudly, only when the cluster binaries cannot be built on
+// this machine. `go test ./e2e -e2e.ship` also copies the recordings into
+// the repository's cassettes/ directory as real-*.yaml; an ordinary run
+// writes only to temporary directories.
+package e2e
