@@ -1,0 +1,117 @@
+// Package faults defines lwreplay's fault plans: named perturbations of a
+// replay, each either legal (kube-apiserver may do it; a correct client
+// must converge) or breaking (it violates the watch contract; a client may
+// diverge), and the plans that say which decision point gets which fault.
+//
+// Decision points are defined by the replayer: each LIST request, each
+// WATCH request, and each frame boundary of a watch stream, numbered in the
+// order the server reaches them. A plan says what happens at some of them;
+// every other point behaves normally.
+//
+// A plan can be written three ways, all giving the same Plan type: decoded
+// from fuzz bytes (Decode, one byte per decision point), parsed from text
+// (ParseFault: "close-watch:after=5", or a plan file), or built as Go values.
+package faults
+
+import "fmt"
+
+// Class says whether a real kube-apiserver may produce a fault.
+type Class int
+
+const (
+	// Legal faults are behaviour kube-apiserver may show; a correct client
+	// converges despite them.
+	Legal Class = iota
+	// Breaking faults violate the watch contract; a client may diverge.
+	Breaking
+)
+
+// String returns "legal" or "breaking".
+func (c Class) String() string {
+	switch c {
+	case Legal:
+		return "legal"
+	case Breaking:
+		return "breaking"
+	}
+	return fmt.Sprintf("Class(%d)", int(c))
+}
+
+// PointKind is a kind of decision point.
+type PointKind int
+
+const (
+	// ListPoint is a LIST request (each page is one request).
+	ListPoint PointKind = iota
+	// WatchPoint is a WATCH request, when it opens.
+	WatchPoint
+	// FramePoint is a frame boundary of a watch stream: just before a frame
+	// (an event or a bookmark) is sent.
+	FramePoint
+	// RequestPoint is any LIST or WATCH request.
+	RequestPoint
+	// PlanPoint faults apply to the whole replay from its start, wherever
+	// the plan names them.
+	PlanPoint
+)
+
+// String returns the kind's name: "list", "watch", "frame", "request", "plan".
+func (k PointKind) String() string {
+	switch k {
+	case ListPoint:
+		return "list"
+	case WatchPoint:
+		return "watch"
+	case FramePoint:
+		return "frame"
+	case RequestPoint:
+		return "request"
+	case PlanPoint:
+		return "plan"
+	}
+	return fmt.Sprintf("PointKind(%d)", int(k))
+}
+
+// Param is a fault parameter.
+type Param struct {
+	// Name is the parameter's name in the text form ("after", "page").
+	Name string
+	// Doc says what it means.
+	Doc string
+	// Values are the values Decode can choose, in byte order; the first is
+	// the default. Text plans may give any non-negative value.
+	Values []int
+}
+
+// Fault is one named perturbation.
+type Fault struct {
+	// Name is the CLI value, subtest name and report key.
+	Name string
+	// Doc is a one-line description of the wire effect.
+	Doc string
+	// Class is Legal or Breaking.
+	Class Class
+	// Point is the kind of decision point the fault acts at.
+	Point PointKind
+	// Params are the fault's parameters.
+	Params []Param
+}
+
+// Decision is one fault placed in a plan.
+type Decision struct {
+	// Fault is the registry name.
+	Fault string
+	// At is the decision point's number (0-based, in the order the server
+	// reaches points); -1 means every point of the fault's kind that its
+	// parameters select.
+	At int
+	// Params holds parameter values by name; missing ones take defaults.
+	Params map[string]int
+}
+
+// Plan is a deterministic list of decisions.
+type Plan struct {
+	// Decisions in order; at most one decision fires at a point (the
+	// first that applies).
+	Decisions []Decision
+}
