@@ -51,7 +51,23 @@ const (
 	HeaderFormat       = "X-Lwreplay-Format"
 	HeaderStarted      = "X-Lwreplay-Started"
 	HeaderFrameOffsets = "X-Lwreplay-Frame-Offsets"
+	HeaderStreamEnd    = "X-Lwreplay-Stream-End"
+	HeaderReplay       = "X-Lwreplay-Replay"
 )
+
+// How a recorded watch stream ended (Interaction.StreamEnd).
+const (
+	// EndEOF: the server ended the stream (a timeout, a closed watch).
+	EndEOF = "eof"
+	// EndError: the stream broke (a cut connection, a reset).
+	EndError = "error"
+	// EndClosed: the client closed the stream; the server would have gone on.
+	EndClosed = "closed"
+)
+
+// ReplayVerbatim marks an interaction of a reproducer cassette: it is
+// replayed as recorded, in order, rather than modelled from a history.
+const ReplayVerbatim = "verbatim"
 
 // ErrFormat is wrapped by every error about a cassette's content.
 var ErrFormat = errors.New("bad cassette")
@@ -79,6 +95,12 @@ type Interaction struct {
 	// FrameOffsets holds, for a watch stream, each frame's arrival offset
 	// since the response began; nil when not recorded.
 	FrameOffsets []time.Duration
+	// StreamEnd says how a watch stream ended: EndEOF, EndError or
+	// EndClosed; "" when not recorded.
+	StreamEnd string
+	// Replay is ReplayVerbatim for interactions replayed as recorded;
+	// "" for traffic the replayer models from a history.
+	Replay string
 }
 
 // File is a cassette file's interactions, in recorded order.
@@ -221,9 +243,23 @@ func fromVCR(vi *vcr.Interaction) (Interaction, error) {
 		}
 		i.FrameOffsets = offs
 	}
+	switch v := h.Get(HeaderStreamEnd); v {
+	case "", EndEOF, EndError, EndClosed:
+		i.StreamEnd = v
+	default:
+		return i, fmt.Errorf("header %s: %q is not one of %s, %s, %s", HeaderStreamEnd, v, EndEOF, EndError, EndClosed)
+	}
+	switch v := h.Get(HeaderReplay); v {
+	case "", ReplayVerbatim:
+		i.Replay = v
+	default:
+		return i, fmt.Errorf("header %s: %q is not %s", HeaderReplay, v, ReplayVerbatim)
+	}
 	h.Del(HeaderFormat)
 	h.Del(HeaderStarted)
 	h.Del(HeaderFrameOffsets)
+	h.Del(HeaderStreamEnd)
+	h.Del(HeaderReplay)
 	i.Header = h
 	if i.Method == "" {
 		i.Method = http.MethodGet
@@ -271,6 +307,12 @@ func toVCR(i Interaction) *vcr.Interaction {
 	}
 	if len(i.FrameOffsets) > 0 {
 		h.Set(HeaderFrameOffsets, FormatOffsets(i.FrameOffsets))
+	}
+	if i.StreamEnd != "" {
+		h.Set(HeaderStreamEnd, i.StreamEnd)
+	}
+	if i.Replay != "" {
+		h.Set(HeaderReplay, i.Replay)
 	}
 	method := i.Method
 	if method == "" {

@@ -11,6 +11,25 @@
 // A plan can be written three ways, all giving the same Plan type: decoded
 // from fuzz bytes (Decode, one byte per decision point), parsed from text
 // (ParseFault: "close-watch:after=5", or a plan file), or built as Go values.
+//
+// The byte form (Decode, Encode): byte i is the decision at point i alone.
+// A byte below 0x80 is a normal point; a byte b of 0x80 or more picks the
+// (fault, parameter values) pair number (b-0x80) mod N, the N pairs listed
+// in registry order with each fault once per combination of its parameters'
+// Values.
+//
+// The text form: "name" or "name:k=v,...". A decision with "at=N" acts at
+// decision point N; without it, at every point of its fault's kind that the
+// where-parameters "watch", "list", "page" and "frame" select. A plan file is
+// YAML with "version: 1" and a list "faults" of such strings.
+//
+// Plans compare with Plan.Equal, which reads every parameter through
+// Decision.Param (a default given or left out, a nil or empty map: equal).
+// Decode and ParseFault return the canonical form (Decision.Canonical):
+// every parameter of the fault explicit, where-parameters only when set.
+//
+// Describe says a plan in words; Story says in words what the decisions
+// that fired during a replay (Firing) did.
 package faults
 
 import "fmt"

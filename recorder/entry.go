@@ -37,8 +37,9 @@ type entry struct {
 	initial   bool // in a WatchList's initial events
 	synthetic bool // in the leading ADDED run of a watch from resourceVersion "" or "0"
 	counted   int64
-	final     bool // no more bytes are taken
-	kept      bool // final and recorded (not dropped)
+	end       string // how the stream ended (cassette.EndEOF, ...), set once
+	final     bool   // no more bytes are taken
+	kept      bool   // final and recorded (not dropped)
 }
 
 // view is an interaction as a flush or a rotation writes it: for a
@@ -210,6 +211,15 @@ func (e *entry) recount() int64 {
 	return d
 }
 
+// setEnd notes how the answer ended, unless already noted.
+func (e *entry) setEnd(end string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.end == "" && !e.final {
+		e.end = end
+	}
+}
+
 // finish ends the entry: eof says the answer was read to its end. A watch
 // keeps its complete frames (a partial last one is dropped and counted); any
 // other answer is kept when read to its end, or when what was read is a
@@ -223,6 +233,7 @@ func (e *entry) finish(now time.Time, eof bool) int64 {
 	e.final = true
 	st := &e.r.stats
 	if e.watch {
+		e.it.StreamEnd = e.end
 		if len(e.pending) > 0 {
 			st.partial.Add(1)
 		}

@@ -131,6 +131,11 @@ func (b *body) Read(p []byte) (int, error) {
 		}
 	}
 	if err != nil {
+		end := cassette.EndError
+		if err == io.EOF {
+			end = cassette.EndEOF
+		}
+		b.e.setEnd(end)
 		r.finish(b.e, err == io.EOF)
 	}
 	return n, err
@@ -139,6 +144,7 @@ func (b *body) Read(p []byte) (int, error) {
 // Close closes the answer; what was read is recorded.
 func (b *body) Close() error {
 	err := b.rc.Close()
+	b.e.setEnd(cassette.EndClosed)
 	b.e.r.finish(b.e, false)
 	return err
 }

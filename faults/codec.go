@@ -1,0 +1,156 @@
+package faults
+
+import (
+	"fmt"
+	"slices"
+)
+
+// FirstFaultByte is the smallest byte Decode reads as a fault; every byte
+// below it (half of them) is a normal point.
+const FirstFaultByte = 0x80
+
+// maxEncodedPoint bounds At in Encode, so that a stray large At cannot ask
+// for a huge byte string.
+const maxEncodedPoint = 1 << 20
+
+// choices lists what a fault byte can decode to: for each fault in registry
+// order, one decision (At 0, canonical Params) per combination of its
+// parameters' Values, the last parameter varying fastest.
+func choices() []Decision {
+	var out []Decision
+	for _, f := range Registry {
+		combos := []map[string]int{nil}
+		for _, p := range f.Params {
+			var next []map[string]int
+			for _, c := range combos {
+				for _, v := range p.Values {
+					m := make(map[string]int, len(c)+1)
+					for k, x := range c {
+						m[k] = x
+					}
+					m[p.Name] = v
+					next = append(next, m)
+				}
+			}
+			combos = next
+		}
+		for _, c := range combos {
+			out = append(out, Decision{Fault: f.Name, Params: c}.Canonical())
+		}
+	}
+	return out
+}
+
+// Decode turns fuzz bytes into a plan; every byte string is a valid plan.
+// Byte i is the decision for decision point i (At = i), on its own, so
+// changing byte i changes only the decision at point i:
+//
+//	byte b                     decision at point i
+//	b < 0x80 (FirstFaultByte)  none: the point behaves normally
+//	b ≥ 0x80                   choice (b − 0x80) mod N, At = i
+//
+// The N choices are the (fault, parameter values) pairs in registry order:
+// each fault once per combination of its parameters' Values, the last
+// parameter varying fastest ("drop-bookmark", "drop-all-bookmarks",
+// "close-watch:after=0", "close-watch:after=1", …); so byte 0x80+k is
+// choice k. Points past the end of b are normal. A decision whose fault
+// does not fit the kind of point it lands on does nothing. Decisions come
+// out sorted by At, in canonical form (see Decision.Canonical). A byte
+// string's meaning is tied to the registry: adding a fault or a value
+// reshuffles the choices.
+func Decode(b []byte) Plan {
+	var p Plan
+	var table []Decision
+	for i, c := range b {
+		if c < FirstFaultByte {
+			continue
+		}
+		if table == nil {
+			table = choices()
+			if len(table) == 0 {
+				return Plan{}
+			}
+		}
+		d := table[int(c-FirstFaultByte)%len(table)].Canonical() // a fresh Params map
+		d.At = i
+		p.Decisions = append(p.Decisions, d)
+	}
+	return p
+}
+
+// Encode is Decode's inverse: it returns the shortest bytes whose Decode
+// equals p (normal points as byte 0, choice k as byte 0x80+k). It refuses,
+// with ErrNotEncodable, a plan that Decode cannot produce: a decision with
+// At below 0 or above 2^20, decisions not in increasing At order (two at one
+// point included), an unknown fault, a where-parameter or other unknown
+// parameter, or a value not among its parameter's Values.
+func Encode(p Plan) ([]byte, error) {
+	if len(p.Decisions) == 0 {
+		return []byte{}, nil
+	}
+	table := choices()
+	last := p.Decisions[len(p.Decisions)-1].At
+	prev := -1
+	for i, d := range p.Decisions {
+		switch {
+		case d.At < 0:
+			return nil, fmt.Errorf("%w: decision %d (%s): at=%d: only decisions at one point have a byte form", ErrNotEncodable, i, d, d.At)
+		case d.At > maxEncodedPoint:
+			return nil, fmt.Errorf("%w: decision %d (%s): at=%d is past point %d", ErrNotEncodable, i, d, d.At, maxEncodedPoint)
+		case d.At == prev:
+			return nil, fmt.Errorf("%w: decision %d (%s): a second decision at point %d", ErrNotEncodable, i, d, d.At)
+		case d.At < prev:
+			return nil, fmt.Errorf("%w: decision %d (%s): at=%d comes after at=%d; decisions must be in At order", ErrNotEncodable, i, d, d.At, prev)
+		}
+		prev = d.At
+	}
+	b := make([]byte, last+1)
+	for i, d := range p.Decisions {
+		k, err := choiceOf(table, d)
+		if err != nil {
+			return nil, fmt.Errorf("%w: decision %d (%s): %v", ErrNotEncodable, i, d, err)
+		}
+		b[d.At] = byte(FirstFaultByte + k)
+	}
+	return b, nil
+}
+
+// choiceOf returns the index in table of the choice d decodes from.
+func choiceOf(table []Decision, d Decision) (int, error) {
+	f, ok := Lookup(d.Fault)
+	if !ok {
+		return 0, fmt.Errorf("unknown fault %q", d.Fault)
+	}
+	for k := range d.Params {
+		if _, ok := f.param(k); !ok {
+			return 0, fmt.Errorf("parameter %q has no byte form", k)
+		}
+	}
+	probe := Decision{Fault: d.Fault, Params: d.Params}
+	for k, c := range table {
+		if c.Equal(probe) {
+			if k >= 0x100-FirstFaultByte {
+				return 0, fmt.Errorf("choice %d is past the last byte", k)
+			}
+			return k, nil
+		}
+	}
+	for _, p := range f.Params {
+		if v := d.Param(p.Name); !slices.Contains(p.Values, v) {
+			return 0, fmt.Errorf("%s=%d is not among the values Decode chooses (%s)", p.Name, v, ints(p.Values))
+		}
+	}
+	return 0, fmt.Errorf("no byte decodes to it")
+}
+
+// ints renders values as "0, 1, 2".
+func ints(vs []int) string {
+	s := ""
+	for i, v := range vs {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprint(v)
+	}
+	return s
+}

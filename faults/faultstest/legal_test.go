@@ -1,0 +1,169 @@
+package faultstest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/replayer"
+)
+
+// legalCases places every legal fault where it matters, on both client
+// paths; a path where the fault cannot fire is a skip that says why.
+func legalCases() []faultCase {
+	const on, off = true, false
+	noLIST := "the typed informer only LISTs after a refused WatchList"
+	return []faultCase{
+		{fault: "drop-bookmark", watchList: on, situation: "every bookmark of the WatchList stream dropped but the initial-events-end one",
+			plan: "drop-bookmark:watch=1"},
+		{fault: "drop-bookmark", watchList: off, situation: "every bookmark of the first watch dropped",
+			plan: "drop-bookmark:watch=1"},
+
+		{fault: "drop-all-bookmarks", watchList: on, situation: "no watch sends a bookmark but the initial-events-end one",
+			plan: "drop-all-bookmarks"},
+		{fault: "drop-all-bookmarks", watchList: off, situation: "no watch sends a bookmark",
+			plan: "drop-all-bookmarks"},
+
+		{fault: "close-watch", watchList: on, situation: "WatchList closed at once",
+			plan: "close-watch:after=0,watch=1"},
+		{fault: "close-watch", watchList: on, situation: "WatchList closed after 5 initial events",
+			plan: "close-watch:after=5,watch=1"},
+		{fault: "close-watch", watchList: on, situation: "WatchList closed after 5 live events",
+			plan: fmt.Sprintf("close-watch:after=%d,watch=1", initialObjects+5)},
+		{fault: "close-watch", watchList: off, situation: "first watch closed at once",
+			plan: "close-watch:after=0,watch=1"},
+		{fault: "close-watch", watchList: off, situation: "first watch closed after 5 events",
+			plan: "close-watch:after=5,watch=1"},
+
+		{fault: "expire-watch", watchList: on, situation: "WatchList answered 410 at open",
+			plan: "expire-watch:after=0,watch=1"},
+		{fault: "expire-watch", watchList: on, situation: "WatchList answered 410 after 3 initial events",
+			plan: "expire-watch:after=3,watch=1"},
+		{fault: "expire-watch", watchList: on, situation: "WatchList answered 410 after 3 live events",
+			plan: fmt.Sprintf("expire-watch:after=%d,watch=1", initialObjects+3)},
+		{fault: "expire-watch", watchList: off, situation: "first watch answered 410 at open",
+			plan: "expire-watch:after=0,watch=1"},
+		{fault: "expire-watch", watchList: off, situation: "first watch answered 410 after 3 events",
+			plan: "expire-watch:after=3,watch=1"},
+
+		{fault: "expire-continue", watchList: on, situation: "no continue chain",
+			skip: noLIST + ", with limit=500: the cassette's 19 configmaps make no continue chain"},
+		{fault: "expire-continue", watchList: off, situation: "no watch cache, pages of 7, page 2 answered 410",
+			plan: "expire-continue:page=2", opts: []replayer.Option{replayer.WithoutWatchCache()}, pageSize: 7,
+			check: wantRequest("LIST continue limit=7", "LIST rv=0 limit=")},
+
+		{fault: "too-large-rv", watchList: on, situation: "WatchList refused, the fallback LIST answered 504 until the REST client gives up, the reflector lists at RV \"\"",
+			plan: "watchlist-unsupported:watch=1 " + tooLargeLists(1), check: wantRequest("LIST rv=0 limit=500", "LIST rv= limit=500")},
+		{fault: "too-large-rv", watchList: off, situation: "first LIST answered 504 once, the REST client retries it after Retry-After",
+			plan: "too-large-rv:list=1", check: wantRequest("LIST rv=0 limit=500", "LIST rv=0 limit=500")},
+		{fault: "too-large-rv", watchList: off, situation: "first LIST answered 504 until the REST client gives up, the reflector lists at RV \"\"",
+			plan: tooLargeLists(1), check: wantRequest("LIST rv=0 limit=500", "LIST rv= limit=500")},
+		{fault: "too-large-rv", watchList: off, situation: "watch answered 410, the relist at the last RV answered 504 until the REST client gives up",
+			plan: "expire-watch:after=3,watch=1 " + tooLargeLists(2), check: wantRequest("LIST rv=0 limit=500", "WATCH", "LIST rv= limit=500")},
+
+		{fault: "stale-list", watchList: on, situation: "a second informer's WatchList refused, its LIST served 10 changes behind",
+			plan: "watchlist-unsupported:watch=2 stale-list:list=1,back=10", second: true},
+		{fault: "stale-list", watchList: off, situation: "a second informer's LIST served 10 changes behind",
+			plan: "stale-list:list=2,back=10", second: true},
+
+		{fault: "http-error", watchList: on, situation: "WatchList answered 500, the client lists instead",
+			plan: "http-error:code=500,watch=1", check: wantRequest("LIST rv=0")},
+		{fault: "http-error", watchList: on, situation: "WatchList answered 429, the client retries it",
+			plan: "http-error:code=429,watch=1"},
+		{fault: "http-error", watchList: off, situation: "first LIST answered 503",
+			plan: "http-error:code=503,list=1"},
+		{fault: "http-error", watchList: off, situation: "first watch answered 500, the client relists",
+			plan: "http-error:code=500,watch=1"},
+		{fault: "http-error", watchList: off, situation: "first watch answered 429, the client re-watches",
+			plan: "http-error:code=429,watch=1"},
+
+		{fault: "reset", watchList: on, situation: "WatchList cut in initial event 10",
+			plan: "reset:watch=1,frame=10"},
+		{fault: "reset", watchList: on, situation: "WatchList cut in live change 5",
+			plan: fmt.Sprintf("reset:watch=1,frame=%d", liveFrame(on, 5))},
+		{fault: "reset", watchList: off, situation: "first watch cut in change 5",
+			plan: fmt.Sprintf("reset:watch=1,frame=%d", liveFrame(off, 5))},
+
+		{fault: "delay", watchList: on, situation: "initial-events-end bookmark 10 s late",
+			plan: fmt.Sprintf("delay:ms=10000,watch=1,frame=%d", initialObjects+1)},
+		{fault: "delay", watchList: on, situation: "live change 5 65 s late",
+			plan: fmt.Sprintf("delay:ms=65000,watch=1,frame=%d", liveFrame(on, 5))},
+		{fault: "delay", watchList: off, situation: "change 5 65 s late",
+			plan: fmt.Sprintf("delay:ms=65000,watch=1,frame=%d", liveFrame(off, 5))},
+
+		{fault: "watchlist-unsupported", watchList: on, situation: "every WatchList refused, the client lists",
+			plan: "watchlist-unsupported", check: wantRequest("LIST rv=0")},
+		{fault: "watchlist-unsupported", watchList: off, situation: "no WatchList request",
+			skip: "the client never sends a WatchList request"},
+
+		{fault: "opaque-rv", watchList: on, situation: "every resourceVersion opaque",
+			plan: "opaque-rv", check: opaqueRVs},
+		{fault: "opaque-rv", watchList: off, situation: "every resourceVersion opaque",
+			plan: "opaque-rv", check: opaqueRVs},
+
+		{fault: "recreate", watchList: on, situation: "object 1 recreated before the re-watch",
+			plan: "recreate:watch=2,object=1", check: recreated},
+		{fault: "recreate", watchList: off, situation: "object 1 recreated before the re-watch",
+			plan: "recreate:watch=2,object=1", check: recreated},
+	}
+}
+
+// restRetries is how often client-go's REST client retries a request
+// answered 5xx with a Retry-After header (kube-apiserver's 504 for a too
+// large resourceVersion carries one).
+const restRetries = 10
+
+// tooLargeLists answers the LIST requests from the first on 504, as often as
+// client-go's REST client sends one LIST: the reflector sees the error.
+func tooLargeLists(first int) string {
+	var ds []string
+	for n := first; n <= first+restRetries; n++ {
+		ds = append(ds, fmt.Sprintf("too-large-rv:list=%d", n))
+	}
+	return strings.Join(ds, " ")
+}
+
+func TestLegalFaultsConverge(t *testing.T) {
+	runFaultCases(t, faults.Legal, legalCases(), true)
+}
+
+// wantRequest checks that the client sent requests starting with each
+// prefix, in that order.
+func wantRequest(prefixes ...string) func(t *testing.T, o *outcome) {
+	return func(t *testing.T, o *outcome) {
+		t.Helper()
+		i := 0
+		for _, r := range o.requests {
+			if i < len(prefixes) && len(r) >= len(prefixes[i]) && r[:len(prefixes[i])] == prefixes[i] {
+				i++
+			}
+		}
+		if i < len(prefixes) {
+			t.Errorf("requests: got %q, want requests starting with %q in that order", o.requests, prefixes)
+		}
+	}
+}
+
+// opaqueRVs checks that the informer holds no numeric resourceVersion.
+func opaqueRVs(t *testing.T, o *outcome) {
+	t.Helper()
+	for _, s := range o.states[0] {
+		if _, err := strconv.ParseUint(s.RV, 10, 64); err == nil {
+			t.Errorf("%s: got numeric resourceVersion %s, want an opaque one", s.Key, s.RV)
+		}
+	}
+}
+
+// recreated checks that the truth differs from the recording by one
+// object's UID: the recreation is what the informer converged to.
+func recreated(t *testing.T, o *outcome) {
+	t.Helper()
+	rec := truthState(t, configMapLog(t, loadReal(t)))
+	if d := diffStates(o.truth, rec); len(d) == 0 {
+		t.Errorf("truth: got the recorded final state, want one object recreated")
+	} else {
+		t.Logf("truth vs recording: %q", d)
+	}
+}

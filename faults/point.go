@@ -1,0 +1,214 @@
+package faults
+
+import "fmt"
+
+// Point describes a decision point the replayer has reached.
+type Point struct {
+	// Index is the global decision point number, 0-based, in the order the
+	// server reaches points.
+	Index int
+	// Kind is ListPoint, WatchPoint or FramePoint (never RequestPoint or
+	// PlanPoint).
+	Kind PointKind
+	// Request is the 1-based ordinal of this request among the server's
+	// requests of its kind (LISTs, every page counting as one; WATCHes).
+	// For a FramePoint it is the ordinal of the frame's watch.
+	Request int
+	// Page is, for a ListPoint, 1 for a first page and k for the k-th page
+	// of a continue chain.
+	Page int
+	// Frame is, for a FramePoint, the 1-based number of the frame about to
+	// be sent in its stream.
+	Frame int
+	// Bookmark is, for a FramePoint, whether that frame is a BOOKMARK.
+	Bookmark bool
+}
+
+// String names the point as Story does: "LIST #3 page 2", "watch #2",
+// "watch #2 frame 7", "watch #2 frame 8 (BOOKMARK)".
+func (pt Point) String() string {
+	switch pt.Kind {
+	case ListPoint:
+		s := ordinal("LIST", pt.Request)
+		if pt.Page > 1 {
+			s += fmt.Sprintf(" page %d", pt.Page)
+		}
+		return s
+	case WatchPoint:
+		return ordinal("watch", pt.Request)
+	case FramePoint:
+		s := ordinal("watch", pt.Request) + fmt.Sprintf(" frame %d", pt.Frame)
+		if pt.Bookmark {
+			s += " (BOOKMARK)"
+		}
+		return s
+	}
+	return fmt.Sprintf("point %d", pt.Index)
+}
+
+// ordinal is "LIST #3", or "LIST" when the ordinal is unknown (0).
+func ordinal(what string, n int) string {
+	if n <= 0 {
+		return what
+	}
+	return fmt.Sprintf("%s #%d", what, n)
+}
+
+// Where-parameters select points for a decision with At -1. They exist in
+// the text form only (Decode never produces them); a value of 0 is the same
+// as an absent parameter: any point.
+const (
+	// WhereWatch selects the N-th WATCH request and the frames of its stream.
+	WhereWatch = "watch"
+	// WhereList selects the N-th LIST request (each page counts as one).
+	WhereList = "list"
+	// WherePage selects LIST requests for the N-th page of a continue chain.
+	WherePage = "page"
+	// WhereFrame selects the N-th frame of a watch stream.
+	WhereFrame = "frame"
+	// ParamAt is the text form's name for Decision.At.
+	ParamAt = "at"
+)
+
+// whereParams are the where-parameters in text order.
+var whereParams = []string{WhereWatch, WhereList, WherePage, WhereFrame}
+
+// isWhere reports whether name is a where-parameter.
+func isWhere(name string) bool {
+	for _, w := range whereParams {
+		if w == name {
+			return true
+		}
+	}
+	return false
+}
+
+// whereFor lists the where-parameters that can select points of a fault
+// acting at kind k, in text order.
+func whereFor(k PointKind) []string {
+	switch k {
+	case ListPoint:
+		return []string{WhereList, WherePage}
+	case WatchPoint:
+		return []string{WhereWatch}
+	case FramePoint:
+		return []string{WhereWatch, WhereFrame}
+	case RequestPoint:
+		return []string{WhereWatch, WhereList, WherePage}
+	}
+	return nil
+}
+
+// Lookup returns the registered fault of that name.
+func Lookup(name string) (Fault, bool) {
+	for _, f := range Registry {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Fault{}, false
+}
+
+// param returns the fault's parameter of that name.
+func (f Fault) param(name string) (Param, bool) {
+	for _, p := range f.Params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+// Param returns the decision's value for a parameter: the value in Params,
+// else the fault's default (the first of the parameter's Values), else 0
+// (which for a where-parameter means "any").
+func (d Decision) Param(name string) int {
+	if v, ok := d.Params[name]; ok {
+		return v
+	}
+	if f, ok := Lookup(d.Fault); ok {
+		if p, ok := f.param(name); ok && len(p.Values) > 0 {
+			return p.Values[0]
+		}
+	}
+	return 0
+}
+
+// fits reports whether a fault acting at kind k can act at a point of kind
+// pk: the same kind, or RequestPoint for a LIST or a WATCH. PlanPoint faults
+// never act at a point.
+func fits(k, pk PointKind) bool {
+	switch k {
+	case ListPoint, WatchPoint, FramePoint:
+		return k == pk
+	case RequestPoint:
+		return pk == ListPoint || pk == WatchPoint
+	}
+	return false
+}
+
+// applies reports whether d acts at pt.
+func (d Decision) applies(pt Point) bool {
+	f, ok := Lookup(d.Fault)
+	if !ok || !fits(f.Point, pt.Kind) {
+		return false
+	}
+	if d.At >= 0 {
+		return d.At == pt.Index
+	}
+	if d.At != -1 {
+		return false
+	}
+	if n := d.Param(WhereWatch); n > 0 && ((pt.Kind != WatchPoint && pt.Kind != FramePoint) || pt.Request != n) {
+		return false
+	}
+	if n := d.Param(WhereList); n > 0 && (pt.Kind != ListPoint || pt.Request != n) {
+		return false
+	}
+	if n := d.Param(WherePage); n > 0 && (pt.Kind != ListPoint || pt.Page != n) {
+		return false
+	}
+	if n := d.Param(WhereFrame); n > 0 && (pt.Kind != FramePoint || pt.Frame != n) {
+		return false
+	}
+	return true
+}
+
+// Match returns the first decision that applies at pt: its fault is known
+// and its Point kind fits pt.Kind (RequestPoint fits LIST and WATCH points;
+// PlanPoint faults never match, see Has), and either d.At == pt.Index, or
+// d.At == -1 and its where-parameters select pt: "watch"=N a WatchPoint or
+// FramePoint whose Request is N, "list"=N a ListPoint whose Request is N,
+// "page"=N a ListPoint whose Page is N, "frame"=N a FramePoint whose Frame
+// is N; an absent (or 0) where-parameter selects any point.
+func (p Plan) Match(pt Point) (Decision, bool) {
+	for _, d := range p.Decisions {
+		if d.applies(pt) {
+			return d, true
+		}
+	}
+	return Decision{}, false
+}
+
+// Has reports whether some decision names the fault; it is how the replayer
+// asks about PlanPoint faults, which act on the whole replay.
+func (p Plan) Has(name string) bool {
+	for _, d := range p.Decisions {
+		if d.Fault == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Only returns the decisions whose fault is registered with class c, in
+// order.
+func (p Plan) Only(c Class) Plan {
+	var q Plan
+	for _, d := range p.Decisions {
+		if f, ok := Lookup(d.Fault); ok && f.Class == c {
+			q.Decisions = append(q.Decisions, d)
+		}
+	}
+	return q
+}

@@ -1,0 +1,46 @@
+package faults
+
+import (
+	"fmt"
+	"strings"
+)
+
+// actsAt says in words where a fault of each point kind acts.
+var actsAt = map[PointKind]string{
+	ListPoint:    "LIST request",
+	WatchPoint:   "WATCH request",
+	FramePoint:   "watch frame",
+	RequestPoint: "LIST or WATCH request",
+	PlanPoint:    "whole replay",
+}
+
+// RegistryTable renders Registry as a Markdown table, one row per fault in
+// registry order: name | class | acts at | parameters (values) | what it
+// does. README.md carries it between the faults markers; a test keeps the
+// two equal.
+func RegistryTable() string {
+	var b strings.Builder
+	b.WriteString("| name | class | acts at | parameters (values) | what it does |\n")
+	b.WriteString("|---|---|---|---|---|\n")
+	for _, f := range Registry {
+		at, ok := actsAt[f.Point]
+		if !ok {
+			at = f.Point.String()
+		}
+		params := "—"
+		if len(f.Params) > 0 {
+			s := make([]string, len(f.Params))
+			for i, p := range f.Params {
+				s[i] = fmt.Sprintf("`%s` (%s): %s", p.Name, ints(p.Values), p.Doc)
+			}
+			params = strings.Join(s, "; ")
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", f.Name, f.Class, at, cell(params), cell(f.Doc))
+	}
+	return b.String()
+}
+
+// cell escapes text for a Markdown table cell.
+func cell(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ")
+}

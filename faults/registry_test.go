@@ -1,0 +1,101 @@
+package faults
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var kebab = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+
+func TestRegistry(t *testing.T) {
+	readme, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatalf("read %s: got error %v, want none", readmePath, err)
+	}
+	section, err := faultsSection(string(readme))
+	if err != nil {
+		t.Fatalf("README faults section: got error %v, want none", err)
+	}
+	seen := map[string]bool{}
+	for _, f := range Registry {
+		t.Run(f.Name+" - registry entry - pass", func(t *testing.T) {
+			if !kebab.MatchString(f.Name) {
+				t.Errorf("name: got %q, want non-empty kebab-case", f.Name)
+			}
+			if seen[f.Name] {
+				t.Errorf("name: got %q twice, want unique", f.Name)
+			}
+			seen[f.Name] = true
+			if strings.TrimSpace(f.Doc) == "" {
+				t.Errorf("Doc: got empty, want a description")
+			}
+			if f.Class != Legal && f.Class != Breaking {
+				t.Errorf("Class: got %v, want legal or breaking", f.Class)
+			}
+			if f.Point < ListPoint || f.Point > PlanPoint {
+				t.Errorf("Point: got %v, want a PointKind", f.Point)
+			}
+			names := map[string]bool{}
+			for _, p := range f.Params {
+				if !kebab.MatchString(p.Name) || isWhere(p.Name) || p.Name == ParamAt || names[p.Name] {
+					t.Errorf("param name: got %q, want unique kebab-case, not at or a where-parameter", p.Name)
+				}
+				names[p.Name] = true
+				if strings.TrimSpace(p.Doc) == "" {
+					t.Errorf("param %s Doc: got empty, want a description", p.Name)
+				}
+				if len(p.Values) == 0 {
+					t.Errorf("param %s Values: got none, want at least one", p.Name)
+				}
+				vals := map[int]bool{}
+				for _, v := range p.Values {
+					if v < 0 || vals[v] {
+						t.Errorf("param %s Values: got %v, want unique non-negative values", p.Name, p.Values)
+					}
+					vals[v] = true
+				}
+			}
+			if ph, ok := phrases[f.Name]; !ok || ph.do == nil || ph.did == "" || strings.Count(ph.did, "%") > 1 {
+				t.Errorf("phrases: got %+v (present %v), want do and did with at most one %%s", ph, ok)
+			}
+			if row := "| `" + f.Name + "` |"; !strings.Contains(section, row) {
+				t.Errorf("README faults table: got no row starting %q, want one", row)
+			}
+		})
+	}
+	t.Run("phrases - no stray entries - pass", func(t *testing.T) {
+		for name := range phrases {
+			if _, ok := Lookup(name); !ok {
+				t.Errorf("phrases: got entry %q, want only registered faults", name)
+			}
+		}
+	})
+	t.Run("choices - each has a byte - pass", func(t *testing.T) {
+		if n, max := len(choices()), 0x100-FirstFaultByte; n == 0 || n > max {
+			t.Errorf("choices: got %d, want 1..%d", n, max)
+		}
+	})
+}
+
+func TestLookup(t *testing.T) {
+	tests := []struct {
+		name   string
+		fault  string
+		wantOK bool
+	}{
+		{"lookup - registered fault - pass", "close-watch", true},
+		{"lookup - last registered fault - pass", "missing-initial-events-end", true},
+		{"lookup - unknown fault - fail", "close-watches", false},
+		{"lookup - empty name - fail", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, ok := Lookup(tt.fault)
+			if ok != tt.wantOK || (ok && f.Name != tt.fault) {
+				t.Errorf("Lookup(%q): got %q, %v; want ok %v", tt.fault, f.Name, ok, tt.wantOK)
+			}
+		})
+	}
+}
