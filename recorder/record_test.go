@@ -80,6 +80,9 @@ func TestRecordHandMade(t *testing.T) {
 				if got := len(h.Logs[0].Events); got != 2 {
 					t.Errorf("events: got %d, want 2", got)
 				}
+				if got := its[1].StreamEnd; got != cassette.EndError {
+					t.Errorf("stream end: got %q, want %q", got, cassette.EndError)
+				}
 			},
 		},
 		{
@@ -91,6 +94,9 @@ func TestRecordHandMade(t *testing.T) {
 			check: func(t *testing.T, its []cassette.Interaction, h *history.History) {
 				if got := h.Logs[0].Errors; len(got) != 1 || got[0].Code != 410 || got[0].Reason != "Expired" {
 					t.Errorf("history errors: got %+v, want one 410 Expired", got)
+				}
+				if got := its[0].StreamEnd; got != cassette.EndEOF {
+					t.Errorf("stream end: got %q, want %q", got, cassette.EndEOF)
 				}
 			},
 		},
@@ -121,6 +127,9 @@ func TestRecordHandMade(t *testing.T) {
 			check: func(t *testing.T, its []cassette.Interaction, h *history.History) {
 				if got := len(h.Logs[0].Events); got != 2 {
 					t.Errorf("events: got %d, want 2", got)
+				}
+				if got := its[0].StreamEnd; got != cassette.EndClosed {
+					t.Errorf("stream end: got %q, want %q", got, cassette.EndClosed)
 				}
 			},
 		},
