@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -48,7 +49,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.r.finish(e, true)
 		return resp, nil
 	}
-	resp.Body = &body{rc: resp.Body, e: e}
+	resp.Body = &body{rc: resp.Body, e: e, ctx: req.Context()}
 	return resp, nil
 }
 
@@ -117,8 +118,9 @@ func (r *Recorder) register(req *http.Request, resp *http.Response, started time
 
 // body tees a response body into its entry.
 type body struct {
-	rc io.ReadCloser
-	e  *entry
+	rc  io.ReadCloser
+	e   *entry
+	ctx context.Context // the request's: once done, a failed read is the client leaving
 }
 
 // Read reads from the answer and records what it returns.
@@ -132,8 +134,11 @@ func (b *body) Read(p []byte) (int, error) {
 	}
 	if err != nil {
 		end := cassette.EndError
-		if err == io.EOF {
+		switch {
+		case err == io.EOF:
 			end = cassette.EndEOF
+		case b.ctx.Err() != nil:
+			end = cassette.EndClosed // the client gave up, the stream did not break
 		}
 		b.e.setEnd(end)
 		r.finish(b.e, err == io.EOF)

@@ -52,6 +52,9 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, q history.Req
 	if q.ResourceVersion == "0" && !s.opts.noWatchCache {
 		limit = 0
 	}
+	if s.listPoint(w, r, q, l, f, limit) {
+		return
+	}
 	var snap snapshot
 	var st *metav1.Status
 	start := ""

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lwreplay/lwreplay/faults"
 )
 
 // PaceMode says how fast recorded events become available.
@@ -81,6 +83,7 @@ type options struct {
 	tooLargeWait     time.Duration
 	gitVersion       string
 	noWatchCache     bool
+	plan             *faults.Plan // nil: no plan
 }
 
 func defaults() options {

@@ -14,9 +14,13 @@ import (
 
 // Serve answers HTTP requests on l until ctx is done, then ends every open
 // watch and returns nil. Any other end is an error.
-func (s *Server) Serve(ctx context.Context, l net.Listener) error {
+func (s *Server) Serve(ctx context.Context, l net.Listener) error { return ServeHandler(ctx, s, l) }
+
+// ServeHandler answers HTTP requests with h on l until ctx is done, then
+// ends every open request and returns nil, as Server.Serve does.
+func ServeHandler(ctx context.Context, h http.Handler, l net.Listener) error {
 	hs := &http.Server{
-		Handler:           s,
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ErrorLog:          nil,

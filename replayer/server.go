@@ -41,6 +41,8 @@ type Server struct {
 
 	mu    sync.Mutex
 	heads map[*history.Log]int // newest position any answer reached
+
+	fx *faultRun // the fault plan being acted out; nil without one
 }
 
 // New returns a server for h. Its clock (for pace and timeouts) starts now.
@@ -50,10 +52,12 @@ func New(h *history.History, opts ...Option) *Server {
 		fn(&o)
 	}
 	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}}
+	s.startPlan()
 	return s
 }
 
-// History returns the history the server answers from.
+// History returns the history the server was made with; under a fault
+// plan it may serve a transformed one (see Truth).
 func (s *Server) History() *history.History { return s.h }
 
 // ServeHTTP answers one request.
@@ -71,7 +75,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveDiscovery(w, r)
 		return
 	}
-	l, ok := s.h.Log(q.Resource)
+	l, ok := s.served().Log(q.Resource)
 	if !ok || (q.Namespace != "" && !l.Resource.Namespaced) {
 		writeStatus(w, r, notFound(r.URL.Path))
 		return

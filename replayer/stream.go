@@ -50,6 +50,17 @@ func (fw *frameWriter) frame(typ history.EventType, obj []byte) error {
 	if fw.err != nil {
 		return fw.err
 	}
+	fw.encode(typ, obj)
+	if _, err := fw.w.Write(fw.buf.Bytes()); err != nil {
+		fw.err = err
+		return err
+	}
+	fw.flush()
+	return nil
+}
+
+// encode renders one event frame into fw.buf.
+func (fw *frameWriter) encode(typ history.EventType, obj []byte) {
 	fw.buf.Reset()
 	fw.buf.WriteString(`{"type":`)
 	fw.buf.WriteString(`"` + string(typ) + `"`)
@@ -63,12 +74,6 @@ func (fw *frameWriter) frame(typ history.EventType, obj []byte) error {
 		fw.buf.Write(obj)
 	}
 	fw.buf.WriteString("}\n")
-	if _, err := fw.w.Write(fw.buf.Bytes()); err != nil {
-		fw.err = err
-		return err
-	}
-	fw.flush()
-	return nil
 }
 
 // errorFrame writes an ERROR event carrying st.

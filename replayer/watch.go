@@ -45,11 +45,16 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.Re
 		writeStatus(w, r, *st)
 		return
 	}
+	wf, answered := s.watchPoint(w, r, q, l, opts.SendInitialEvents != nil && *opts.SendInitialEvents)
+	if answered {
+		return
+	}
 	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
-		s.serveInitialEvents(w, r, l, f, opts.AllowWatchBookmarks, q)
+		s.serveInitialEvents(w, r, l, f, opts.AllowWatchBookmarks, q, wf)
 		return
 	}
 	ws := s.newWatchStream(w, r, l, f, q)
+	ws.fx = wf
 	defer ws.stop()
 	rv := q.ResourceVersion
 	if rv == "" || rv == "0" {
@@ -116,6 +121,8 @@ type watchStream struct {
 	pos        int    // the next event to consider
 	fromRV     string // no bookmark carries an older resourceVersion
 	availCache int    // events before it are known to be available
+
+	fx *watchFaults // what the fault plan does to it; nil without a plan
 }
 
 // newWatchStream starts a watch's clock: its timeout runs from here, as
@@ -245,14 +252,16 @@ func (ws *watchStream) available() bool {
 // send writes event ws.pos if the watch selects it, and moves on.
 func (ws *watchStream) send() error {
 	e := ws.l.Events[ws.pos]
+	var err error
 	if typ, obj, ok := eventFrame(e, ws.f, ws.kind, ws.gv); ok {
-		if err := ws.fw.frame(typ, obj); err != nil {
-			return err
-		}
+		err = ws.emit(outFrame{typ: typ, obj: obj, rv: e.RV()}, ws.peekLive)
+	}
+	if err != nil && err != errEndAfterFrame {
+		return err
 	}
 	ws.pos++
 	ws.s.advance(ws.l, ws.pos)
-	return nil
+	return err
 }
 
 // bookmark writes a BOOKMARK at the watch's position (or at the newest
@@ -263,5 +272,5 @@ func (ws *watchStream) bookmark() error {
 	if ws.fromRV != "" && ws.l.Order().Less(rv, ws.fromRV) {
 		return nil
 	}
-	return ws.fw.frame(history.Bookmark, bookmarkObject(ws.l.Resource, rv, false))
+	return ws.emit(outFrame{typ: history.Bookmark, obj: bookmarkObject(ws.l.Resource, rv, false), rv: rv}, nil)
 }

@@ -51,8 +51,9 @@ func watchOptions(q history.Request) (metainternalversion.ListOptions, *metav1.S
 // (3 s, as the watch cache's) gets HTTP 200 and one ERROR event, 504
 // Timeout "Too large resource version", that client-go answers by
 // starting over from resourceVersion "".
-func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *history.Log, f filter, endBookmark bool, q history.Request) {
+func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *history.Log, f filter, endBookmark bool, q history.Request, wf *watchFaults) {
 	ws := s.newWatchStream(w, r, l, f, q)
+	ws.fx = wf
 	defer ws.stop()
 	pos := s.newestPosition(l)
 	if rv := q.ResourceVersion; rv != "" && rv != "0" {
@@ -86,20 +87,50 @@ func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *h
 		}
 	}
 	ws.fw.begin()
-	for _, o := range l.StateAt(pos) {
-		if !f.match(o) {
-			continue
-		}
-		if ws.done() || ws.fw.frame(history.Added, o.WithKind(ws.kind, ws.gv)) != nil {
-			return
-		}
+	if ws.initialEvents(l.StateAt(pos)) != nil {
+		return
 	}
 	ws.pos, ws.fromRV = pos, l.RVAt(pos)
 	s.advance(l, pos)
 	if endBookmark {
-		if ws.fw.frame(history.Bookmark, bookmarkObject(l.Resource, ws.fromRV, true)) != nil {
+		end := outFrame{typ: history.Bookmark, obj: bookmarkObject(l.Resource, ws.fromRV, true), rv: ws.fromRV, initialEnd: true}
+		if ws.emit(end, nil) != nil {
 			return
 		}
 	}
 	ws.run()
+}
+
+// initialEvents sends an ADDED event for each object of objs (sorted by
+// key) that the watch selects, until the client leaves or the timeout
+// passes.
+func (ws *watchStream) initialEvents(objs []*history.Object) error {
+	next := 0 // the next object to consider
+	peek := func() (outFrame, func(), bool) {
+		for j := next; j < len(objs); j++ {
+			if ws.f.match(objs[j]) {
+				return ws.addedFrame(objs[j]), func() { next = j + 1 }, true
+			}
+		}
+		return outFrame{}, nil, false
+	}
+	for next < len(objs) {
+		o := objs[next]
+		next++
+		if !ws.f.match(o) {
+			continue
+		}
+		if ws.done() {
+			return errStreamEnd
+		}
+		if err := ws.emit(ws.addedFrame(o), peek); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addedFrame is the ADDED event of an initial object.
+func (ws *watchStream) addedFrame(o *history.Object) outFrame {
+	return outFrame{typ: history.Added, obj: o.WithKind(ws.kind, ws.gv), rv: o.ResourceVersion}
 }

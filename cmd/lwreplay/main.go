@@ -3,6 +3,7 @@
 //
 //	lwreplay serve CASSETTE... [--addr 127.0.0.1:0] [--write-kubeconfig PATH] [--pace max|recorded|<f>x]
 //	lwreplay inspect CASSETTE... [--json]
+//	lwreplay mutate CASSETTE... (--fault F... | --plan FILE) -o OUT
 //	lwreplay synth --objects N --events M --seed S -o FILE
 //	lwreplay record --resource R[,R...] -o FILE [--kubeconfig PATH] [--context NAME] [-n NS | -A] [--duration D] ...
 //
@@ -30,6 +31,7 @@ type verb struct {
 var verbs = []verb{
 	{"serve", "serve CASSETTE... — answer LIST/WATCH from recorded cassettes over HTTP", runServe},
 	{"inspect", "inspect CASSETTE... — describe what cassettes hold", runInspect},
+	{"mutate", "mutate CASSETTE... --fault F|--plan FILE -o OUT — write the perturbed traffic as a reproducer cassette", runMutate},
 	{"synth", "synth -o FILE — write a synthetic cassette of pods and configmaps", runSynth},
 	{"record", "record --resource R[,R...] -o FILE — record a cluster's list/watch traffic through client-go informers", runRecord},
 }

@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 
+	"github.com/lwreplay/lwreplay/cassette"
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
@@ -18,28 +22,67 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	kubeconfig := fs.String("write-kubeconfig", "", "write a kubeconfig for the server here (default: a file in the temp dir, removed on exit)")
 	paceFlag := fs.String("pace", "max", "how fast recorded events come: max, recorded, or a factor such as 10x")
 	compaction := fs.String("compaction", "", "resourceVersion before which requests get 410 Expired (default: each resource's first)")
+	faultFlags := fs.StringArray("fault", nil, "a fault to apply, e.g. close-watch:after=5 (repeatable; see README's fault table)")
+	planFile := fs.String("plan", "", "a fault plan file")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	plan, err := loadPlan(*faultFlags, *planFile)
+	if err != nil {
 		return err
 	}
 	pace, err := replayer.ParsePace(*paceFlag)
 	if err != nil {
 		return fmt.Errorf("%w: --pace: %v", errUsage, err)
 	}
-	h, err := loadHistory(fs.Args())
+	if len(fs.Args()) == 0 {
+		return fmt.Errorf("%w: name at least one cassette file or directory", errUsage)
+	}
+	files, err := cassette.LoadAll(fs.Args()...)
 	if err != nil {
 		return err
 	}
-	opts := []replayer.Option{replayer.WithPace(pace)}
+	if replayer.IsVerbatim(files...) {
+		if len(plan.Decisions) > 0 {
+			return fmt.Errorf("%w: a reproducer cassette replays as recorded; it takes no --fault or --plan", errUsage)
+		}
+		v, err := replayer.NewVerbatim(files...)
+		if err != nil {
+			return err
+		}
+		return serveHandler(ctx, v, *addr, *kubeconfig, "a reproducer, verbatim", "configmaps", stdout)
+	}
+	h, err := history.Build(files...)
+	if err != nil {
+		return err
+	}
+	opts := []replayer.Option{replayer.WithPace(pace), replayer.WithPlan(plan)}
 	if *compaction != "" {
 		opts = append(opts, replayer.WithCompaction(*compaction))
 	}
 	srv := replayer.New(h, opts...)
-	l, err := net.Listen("tcp", *addr)
+	for _, lg := range srv.Truth().Logs {
+		fmt.Fprintf(stdout, "resource %s: %d objects, %d events, resourceVersions %s..%s\n",
+			lg.Resource, len(lg.Initial), lg.End(), lg.StartRV, lg.LastRV())
+	}
+	if len(plan.Decisions) > 0 {
+		fmt.Fprintf(stdout, "plan: %s\n", faults.Describe(plan))
+	}
+	err = serveHandler(ctx, srv, *addr, *kubeconfig, "pace "+pace.String(), firstResource(srv), stdout)
+	if fired := srv.Fired(); len(fired) > 0 {
+		fmt.Fprintf(stdout, "faults fired: %s\n", faults.Story(fired))
+	}
+	return err
+}
+
+// serveHandler serves h on addr until ctx ends, writing a kubeconfig for it.
+func serveHandler(ctx context.Context, h http.Handler, addr, kubeconfig, what, resource string, stdout io.Writer) error {
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("--addr: %w", err)
 	}
 	url := "http://" + l.Addr().String()
-	path := *kubeconfig
+	path := kubeconfig
 	if path == "" {
 		path = filepath.Join(os.TempDir(), "lwreplay-"+strconv.Itoa(os.Getpid())+".kubeconfig")
 		defer os.Remove(path)
@@ -48,18 +91,36 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		l.Close()
 		return err
 	}
-	for _, lg := range h.Logs {
-		fmt.Fprintf(stdout, "resource %s: %d objects, %d events, resourceVersions %s..%s\n",
-			lg.Resource, len(lg.Initial), lg.End(), lg.StartRV, lg.LastRV())
-	}
-	fmt.Fprintf(stdout, "serving on %s (pace %s)\n", url, pace)
+	fmt.Fprintf(stdout, "serving on %s (%s)\n", url, what)
 	fmt.Fprintf(stdout, "kubeconfig: %s\n", path)
-	fmt.Fprintf(stdout, "try: kubectl --kubeconfig %s get %s -A -w\n", path, firstResource(srv))
-	return srv.Serve(ctx, l)
+	fmt.Fprintf(stdout, "try: kubectl --kubeconfig %s get %s -A -w\n", path, resource)
+	return replayer.ServeHandler(ctx, h, l)
+}
+
+// loadPlan reads --fault values and a --plan file into one plan.
+func loadPlan(specs []string, file string) (faults.Plan, error) {
+	var p faults.Plan
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return p, fmt.Errorf("--plan: %w", err)
+		}
+		if p, err = faults.ParsePlan(data); err != nil {
+			return p, fmt.Errorf("--plan %s: %w", file, err)
+		}
+	}
+	for _, s := range specs {
+		d, err := faults.ParseFault(s)
+		if err != nil {
+			return p, fmt.Errorf("%w: --fault %q: %v", errUsage, s, err)
+		}
+		p.Decisions = append(p.Decisions, d)
+	}
+	return p, nil
 }
 
 func firstResource(s *replayer.Server) string {
-	if logs := s.History().Logs; len(logs) > 0 {
+	if logs := s.Truth().Logs; len(logs) > 0 {
 		if r := logs[0].Resource; r.Group != "" {
 			return r.Resource + "." + r.Group
 		}

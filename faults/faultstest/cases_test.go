@@ -6,6 +6,7 @@ import (
 	"testing/synctest"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
@@ -41,6 +42,9 @@ type faultCase struct {
 	plan string
 	// skip, when set, says why the fault cannot fire on this path.
 	skip string
+	// history, when set, builds the history replayed instead of the real
+	// cassette's.
+	history func(t testing.TB) *history.History
 	// opts, pageSize, second and cut shape the scenario (see scenario).
 	opts     []replayer.Option
 	pageSize int64
@@ -51,9 +55,14 @@ type faultCase struct {
 	check func(t *testing.T, o *outcome)
 }
 
-// name is the subtest name: "<fault> - WatchList on - <situation> - pass".
+// name is the subtest name: "<fault> - WatchList on - <situation> - pass";
+// a legal fault's situation ends ", converges".
 func (c faultCase) name() string {
-	return c.fault + " - " + pathName(c.watchList) + " - " + c.situation + " - pass"
+	s := c.situation
+	if f, ok := faults.Lookup(c.fault); ok && f.Class == faults.Legal && c.skip == "" {
+		s += ", converges"
+	}
+	return c.fault + " - " + pathName(c.watchList) + " - " + s + " - pass"
 }
 
 func pathName(watchList bool) string {
@@ -78,10 +87,22 @@ func casesFor(cases []faultCase, fault string) []faultCase {
 	return out
 }
 
+// firedAt checks that fault fired at the frame of the n-th watch.
+func firedAt(fault string, watch, frame int) func(t *testing.T, o *outcome) {
+	return func(t *testing.T, o *outcome) {
+		t.Helper()
+		for _, f := range o.fired {
+			if f.Fault == fault && f.Point.Kind == faults.FramePoint && f.Point.Request == watch && f.Point.Frame == frame {
+				return
+			}
+		}
+		t.Errorf("%s: got firings %s, want one at watch #%d frame %d", fault, faults.Story(o.fired), watch, frame)
+	}
+}
+
 // runFaultCases runs, for every fault of class in the registry, its cases;
 // converge says whether each informer must end with the truth.
 func runFaultCases(t *testing.T, class faults.Class, cases []faultCase, converge bool) {
-	quietKlog(t)
 	for _, f := range faults.Registry {
 		if f.Class != class {
 			continue
@@ -94,7 +115,11 @@ func runFaultCases(t *testing.T, class faults.Class, cases []faultCase, converge
 				if c.watchList {
 					requireWatchList(t)
 				}
-				h := loadReal(t)
+				build := loadReal
+				if c.history != nil {
+					build = c.history
+				}
+				h := build(t)
 				synctest.Test(t, func(t *testing.T) {
 					o := run(t, h, c.scenario())
 					requireFired(t, o, c.fault)

@@ -2,9 +2,9 @@ package faultstest
 
 import (
 	"context"
+	"flag"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -15,7 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -28,8 +28,9 @@ import (
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
-// realCassette is the recorded cassette every scenario replays: a WatchList
-// stream of 19 configmaps and 38 changes from a real kube-apiserver.
+// realCassette is the recorded cassette the scenarios replay (all but one,
+// which needs a history of more than 500 objects): a WatchList stream of 19
+// configmaps and 38 changes from a real kube-apiserver.
 const realCassette = "../../cassettes/real-configmaps-pods-watchlist.yaml"
 
 // configMaps is the resource the informers watch.
@@ -40,11 +41,24 @@ var configMaps = history.Resource{Version: "v1", Resource: "configmaps"}
 // (10 min) and a relist's backoff, so that every scenario has re-watched.
 const settle = 15 * time.Minute
 
-// quietKlog silences client-go's logging for the test.
-func quietKlog(t *testing.T) {
-	klog.LogToStderr(false)
+func TestMain(m *testing.M) {
+	quietKlog()
+	// apimachinery's HandleError, which client-go's reflector calls for a
+	// failed LIST or WATCH, sleeps until a minimum period has passed since
+	// the last error, measured from a time taken at package init; inside a
+	// synctest bubble, whose clock starts in 2000, the first such error
+	// would freeze the reflector for decades of virtual time.
+	utilruntime.ErrorHandlers = nil
+	os.Exit(m.Run())
+}
+
+// quietKlog silences client-go's logging, errors included.
+func quietKlog() {
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	fs.Set("logtostderr", "false")
+	fs.Set("stderrthreshold", "FATAL")
 	klog.SetOutput(io.Discard)
-	t.Cleanup(func() { klog.LogToStderr(true) })
 }
 
 // requireWatchList skips a scenario that needs client-go's WatchList client
@@ -269,120 +283,6 @@ func rvOf(obj any) string {
 		return m.GetResourceVersion()
 	}
 	return "?"
-}
-
-// noWatchList is the ListWatch of a client that does not support WatchList
-// semantics: a reflector over it lists and then watches. A non-zero
-// pageSize replaces the limit of paginated LISTs, as a reflector's
-// WatchListPageSize would.
-type noWatchList struct {
-	*cache.ListWatch
-	pageSize int64
-}
-
-// IsWatchListSemanticsUnSupported opts the reflector out of WatchList.
-func (noWatchList) IsWatchListSemanticsUnSupported() bool { return true }
-
-// ListWithContext lists, with the scenario's page size.
-func (lw *noWatchList) ListWithContext(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-	if lw.pageSize > 0 && o.Limit > 0 {
-		o.Limit = lw.pageSize
-	}
-	return lw.ListWatch.ListWithContext(ctx, o)
-}
-
-// List lists, with the scenario's page size.
-func (lw *noWatchList) List(o metav1.ListOptions) (runtime.Object, error) {
-	return lw.ListWithContext(context.Background(), o)
-}
-
-// requestLog wraps a RoundTripper and notes every LIST and WATCH request;
-// cut ends the answer to the n-th watch (1-based) after that many lines.
-type requestLog struct {
-	rt  http.RoundTripper
-	cut map[int]int
-
-	mu      sync.Mutex
-	reqs    []string
-	watches int
-}
-
-// RoundTrip notes the request and forwards it.
-func (l *requestLog) RoundTrip(req *http.Request) (*http.Response, error) {
-	if !strings.HasSuffix(req.URL.Path, "/configmaps") {
-		return l.rt.RoundTrip(req)
-	}
-	q := req.URL.Query()
-	watch := q.Get("watch") == "true" || q.Get("watch") == "1"
-	l.mu.Lock()
-	l.reqs = append(l.reqs, describe(q))
-	n := 0
-	if watch {
-		l.watches++
-		n = l.watches
-	}
-	lines := l.cut[n]
-	l.mu.Unlock()
-	resp, err := l.rt.RoundTrip(req)
-	if err == nil && watch && lines > 0 {
-		resp.Body = &cutBody{rc: resp.Body, left: lines}
-	}
-	return resp, err
-}
-
-// describe renders a request: "LIST rv=0 limit=500", "LIST continue",
-// "WATCHLIST rv=", "WATCH rv=142".
-func describe(q url.Values) string {
-	switch {
-	case q.Get("sendInitialEvents") == "true":
-		return "WATCHLIST rv=" + q.Get("resourceVersion")
-	case q.Get("watch") != "":
-		return "WATCH rv=" + q.Get("resourceVersion")
-	case q.Get("continue") != "":
-		return "LIST continue limit=" + q.Get("limit")
-	}
-	return "LIST rv=" + q.Get("resourceVersion") + " limit=" + q.Get("limit")
-}
-
-func (l *requestLog) list() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.reqs...)
-}
-
-// cutBody ends a body after a number of lines.
-type cutBody struct {
-	rc   io.ReadCloser
-	left int
-}
-
-func (c *cutBody) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		return 0, io.EOF
-	}
-	n, err := c.rc.Read(p)
-	for i := 0; i < n; i++ {
-		if p[i] == '\n' {
-			c.left--
-			if c.left == 0 {
-				return i + 1, nil
-			}
-		}
-	}
-	return n, err
-}
-
-func (c *cutBody) Close() error { return c.rc.Close() }
-
-// count returns how many requests start with prefix.
-func count(reqs []string, prefix string) int {
-	n := 0
-	for _, r := range reqs {
-		if strings.HasPrefix(r, prefix) {
-			n++
-		}
-	}
-	return n
 }
 
 // firedCount returns how many times fault fired.

@@ -7,14 +7,15 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/replayer"
+	"github.com/lwreplay/lwreplay/synth"
 )
 
 // legalCases places every legal fault where it matters, on both client
 // paths; a path where the fault cannot fire is a skip that says why.
 func legalCases() []faultCase {
 	const on, off = true, false
-	noLIST := "the typed informer only LISTs after a refused WatchList"
 	return []faultCase{
 		{fault: "drop-bookmark", watchList: on, situation: "every bookmark of the WatchList stream dropped but the initial-events-end one",
 			plan: "drop-bookmark:watch=1"},
@@ -48,8 +49,9 @@ func legalCases() []faultCase {
 		{fault: "expire-watch", watchList: off, situation: "first watch answered 410 after 3 events",
 			plan: "expire-watch:after=3,watch=1"},
 
-		{fault: "expire-continue", watchList: on, situation: "no continue chain",
-			skip: noLIST + ", with limit=500: the cassette's 19 configmaps make no continue chain"},
+		{fault: "expire-continue", watchList: on, situation: "1,100 generated configmaps, no watch cache, WatchList refused, page 2 of the fallback LIST answered 410",
+			history: largeHistory, plan: "watchlist-unsupported:watch=1 expire-continue:page=2", opts: []replayer.Option{replayer.WithoutWatchCache()},
+			check: wantRequest("WATCHLIST", "LIST rv=0 limit=500", "LIST continue limit=500", "LIST rv=0 limit=")},
 		{fault: "expire-continue", watchList: off, situation: "no watch cache, pages of 7, page 2 answered 410",
 			plan: "expire-continue:page=2", opts: []replayer.Option{replayer.WithoutWatchCache()}, pageSize: 7,
 			check: wantRequest("LIST continue limit=7", "LIST rv=0 limit=")},
@@ -61,7 +63,7 @@ func legalCases() []faultCase {
 		{fault: "too-large-rv", watchList: off, situation: "first LIST answered 504 until the REST client gives up, the reflector lists at RV \"\"",
 			plan: tooLargeLists(1), check: wantRequest("LIST rv=0 limit=500", "LIST rv= limit=500")},
 		{fault: "too-large-rv", watchList: off, situation: "watch answered 410, the relist at the last RV answered 504 until the REST client gives up",
-			plan: "expire-watch:after=3,watch=1 " + tooLargeLists(2), check: wantRequest("LIST rv=0 limit=500", "WATCH", "LIST rv= limit=500")},
+			plan: "expire-watch:after=3,watch=1 " + tooLargeLists(2), check: wantRequest("LIST rv=0 limit=500", "WATCH", "LIST rv= limit=")},
 
 		{fault: "stale-list", watchList: on, situation: "a second informer's WatchList refused, its LIST served 10 changes behind",
 			plan: "watchlist-unsupported:watch=2 stale-list:list=1,back=10", second: true},
@@ -85,6 +87,9 @@ func legalCases() []faultCase {
 			plan: fmt.Sprintf("reset:watch=1,frame=%d", liveFrame(on, 5))},
 		{fault: "reset", watchList: off, situation: "first watch cut in change 5",
 			plan: fmt.Sprintf("reset:watch=1,frame=%d", liveFrame(off, 5))},
+		// points: LIST #1 is 0, watch #1 is 1, its k-th frame is k+1
+		{fault: "reset", watchList: off, situation: "decision point 6 (change 5) cut",
+			plan: fmt.Sprintf("reset:at=%d", liveFrame(off, 5)+1), check: firedAt("reset", 1, liveFrame(off, 5))},
 
 		{fault: "delay", watchList: on, situation: "initial-events-end bookmark 10 s late",
 			plan: fmt.Sprintf("delay:ms=10000,watch=1,frame=%d", initialObjects+1)},
@@ -108,6 +113,21 @@ func legalCases() []faultCase {
 		{fault: "recreate", watchList: off, situation: "object 1 recreated before the re-watch",
 			plan: "recreate:watch=2,object=1", check: recreated},
 	}
+}
+
+// largeHistory is a generated history of 1,100 configmaps and 30 changes:
+// a LIST of it in pages of client-go's 500 is a continue chain.
+func largeHistory(t testing.TB) *history.History {
+	t.Helper()
+	f, err := synth.Generate(synth.GenerateOptions{Objects: 1100, Events: 30, Seed: 7, Kinds: []string{"configmaps"}})
+	if err != nil {
+		t.Fatalf("generate: got error %v, want none", err)
+	}
+	h, err := history.Build(f)
+	if err != nil {
+		t.Fatalf("build history: got error %v, want none", err)
+	}
+	return h
 }
 
 // restRetries is how often client-go's REST client retries a request

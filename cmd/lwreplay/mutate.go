@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/lwreplay/lwreplay/cassette"
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/mutate"
+	"github.com/lwreplay/lwreplay/recorder/capture"
+)
+
+func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("mutate", stderr)
+	faultFlags := fs.StringArray("fault", nil, "a fault to apply, e.g. close-watch:after=5 (repeatable)")
+	planFile := fs.String("plan", "", "a fault plan file")
+	out := fs.StringP("output", "o", "", "reproducer cassette to write (must end in .yaml)")
+	watchList := fs.String("watchlist", "auto", "how the reference client starts: auto, on or off")
+	timeout := fs.Duration("timeout", 2*time.Minute, "give up when the reference client has not settled by then")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return fmt.Errorf("%w: -o FILE is required", errUsage)
+	}
+	if fs.NArg() == 0 {
+		return fmt.Errorf("%w: name at least one cassette file or directory", errUsage)
+	}
+	mode, err := capture.ParseWatchListMode(*watchList)
+	if err != nil {
+		return fmt.Errorf("%w: --watchlist: %v", errUsage, err)
+	}
+	plan, err := loadPlan(*faultFlags, *planFile)
+	if err != nil {
+		return err
+	}
+	files, err := cassette.LoadAll(fs.Args()...)
+	if err != nil {
+		return err
+	}
+	res, err := mutate.Run(ctx, files, *out, mutate.Options{Plan: plan, WatchList: mode, Timeout: *timeout})
+	if len(res.Fired) > 0 {
+		fmt.Fprintf(stdout, "faults fired: %s\n", faults.Story(res.Fired))
+	} else if len(plan.Decisions) > 0 {
+		fmt.Fprintf(stdout, "no fault of the plan fired\n")
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %v: %d interactions, replayed verbatim by lwreplay serve\n", res.Files, res.Interactions)
+	return nil
+}

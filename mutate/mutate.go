@@ -1,0 +1,239 @@
+// Package mutate turns a cassette and a fault plan into a reproducer: a
+// standalone cassette of the perturbed traffic, which replays the same with
+// no plan.
+//
+// It runs a reference client — one real client-go informer per recorded
+// resource, exactly as lwreplay record drives them — against the replayer
+// with the plan, records what the client was sent, and marks every
+// interaction to be replayed verbatim (replayer.Verbatim): traffic that
+// breaks the watch contract on purpose cannot be modelled as a history, so
+// the reproducer replays it byte for byte, in order.
+//
+// Typical use:
+//
+//	res, err := mutate.Run(ctx, files, "repro.yaml", mutate.Options{Plan: plan})
+//	fmt.Println(faults.Story(res.Fired))
+package mutate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/lwreplay/lwreplay/cassette"
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/recorder"
+	"github.com/lwreplay/lwreplay/recorder/capture"
+	"github.com/lwreplay/lwreplay/replayer"
+)
+
+// ErrUnsupported says a plan holds a fault whose traffic a reproducer
+// cannot carry.
+var ErrUnsupported = errors.New("not supported by mutate")
+
+// ErrNotSettled says the reference client had not caught up with the end of
+// the history when the timeout passed.
+var ErrNotSettled = errors.New("the reference client did not settle")
+
+// Options shape a mutation.
+type Options struct {
+	// Plan is the fault plan to apply.
+	Plan faults.Plan
+	// WatchList is how the reference client starts (default: client-go's).
+	WatchList capture.WatchListMode
+	// Settle is how long the replay must stay quiet, with the history
+	// served to its end and every informer synced, before the run ends
+	// (default 5 s: longer than client-go's first backoffs, so that a
+	// client recovering from a fault has asked again before the run ends).
+	Settle time.Duration
+	// Timeout bounds the run (default 2 min).
+	Timeout time.Duration
+	// Poll is how often the run looks at its progress (default 50 ms).
+	Poll time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	d := Options{Settle: 5 * time.Second, Timeout: 2 * time.Minute, Poll: 50 * time.Millisecond}
+	if o.Settle > 0 {
+		d.Settle = o.Settle
+	}
+	if o.Timeout > 0 {
+		d.Timeout = o.Timeout
+	}
+	if o.Poll > 0 {
+		d.Poll = o.Poll
+	}
+	d.Plan, d.WatchList = o.Plan, o.WatchList
+	return d
+}
+
+// Result says what a mutation did.
+type Result struct {
+	// Fired lists the plan's decisions that fired, in order.
+	Fired []faults.Firing
+	// Files are the reproducer files written.
+	Files []string
+	// Interactions counts the recorded exchanges.
+	Interactions int
+}
+
+// Run replays files under o.Plan to a reference client and writes the
+// traffic it was sent to out (a .yaml path) as a reproducer.
+func Run(ctx context.Context, files []*cassette.File, out string, o Options) (Result, error) {
+	// The recorder keeps whole JSON documents only: a garbled frame, and
+	// the stream after it, would not reach the reproducer.
+	if o.Plan.Has("garble-frame") {
+		return Result{}, fmt.Errorf("%w: garble-frame: a frame that is not JSON cannot be recorded", ErrUnsupported)
+	}
+	h, err := history.Build(files...)
+	if err != nil {
+		return Result{}, err
+	}
+	srv := replayer.New(h, replayer.WithPlan(o.Plan))
+	var resources []string
+	for _, l := range h.Logs {
+		resources = append(resources, resourceArg(l.Resource))
+	}
+	res, err := record(ctx, srv, resources, out, o)
+	res.Fired = srv.Fired()
+	if err != nil {
+		return res, err
+	}
+	res.Interactions, err = markVerbatim(res.Files)
+	return res, err
+}
+
+// Replay runs the same reference client against a reproducer, replayed
+// verbatim with no plan, and records what it was sent to out: the traffic
+// equals the reproducer's when the reproducer replays the same.
+func Replay(ctx context.Context, files []*cassette.File, out string, o Options) (Result, error) {
+	v, err := replayer.NewVerbatim(files...)
+	if err != nil {
+		return Result{}, err
+	}
+	seen := map[string]bool{}
+	var resources []string
+	for _, f := range files {
+		for _, i := range f.Interactions {
+			u, err := url.Parse(i.URL)
+			if err != nil {
+				continue // NewVerbatim has refused such a file already
+			}
+			if q, ok, err := history.ParseRequest(u); ok && err == nil && !seen[resourceArg(q.Resource)] {
+				seen[resourceArg(q.Resource)] = true
+				resources = append(resources, resourceArg(q.Resource))
+			}
+		}
+	}
+	return record(ctx, v, resources, out, o)
+}
+
+// resourceArg names r as kubectl takes it: "configmaps", "deployments.apps".
+func resourceArg(r history.Resource) string {
+	if r.Group == "" {
+		return r.Resource
+	}
+	return r.Resource + "." + r.Group
+}
+
+// target is a replay a reference client can run against.
+type target interface {
+	Transport() http.RoundTripper
+	Exhausted() bool
+}
+
+// record runs the reference client against t until the replay is
+// exhausted and quiet, recording what it was sent to out.
+func record(ctx context.Context, t target, resources []string, out string, o Options) (Result, error) {
+	o = o.withDefaults()
+	rec, err := recorder.New(out, recorder.WithFlushInterval(time.Hour))
+	if err != nil {
+		return Result{}, err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	settled := make(chan struct{})
+	var quietSince time.Time
+	var lastStats recorder.Stats
+	progress := func(p capture.Progress) {
+		synced := len(p.Resources) > 0
+		for _, r := range p.Resources {
+			synced = synced && r.Synced
+		}
+		busy := p.Stats.Events != lastStats.Events || p.Stats.Interactions != lastStats.Interactions || p.Stats.Watches != lastStats.Watches
+		lastStats = p.Stats
+		if !synced || !t.Exhausted() || busy {
+			quietSince = time.Time{}
+			return
+		}
+		if quietSince.IsZero() {
+			quietSince = time.Now()
+		}
+		if time.Since(quietSince) >= o.Settle {
+			select {
+			case <-settled:
+			default:
+				close(settled)
+			}
+		}
+	}
+	cfg := &rest.Config{Host: "http://replay.invalid", Transport: t.Transport(), QPS: -1}
+	done := make(chan error, 1)
+	go func() {
+		_, err := capture.Run(runCtx, capture.Config{
+			RestConfig: cfg, Resources: resources, WatchList: o.WatchList, Recorder: rec,
+			Progress: progress, ProgressInterval: o.Poll,
+		})
+		done <- err
+	}()
+	var runErr error
+	timeout := time.NewTimer(o.Timeout)
+	defer timeout.Stop()
+	select {
+	case <-settled:
+	case <-timeout.C:
+		runErr = fmt.Errorf("%w within %s", ErrNotSettled, o.Timeout)
+	case <-ctx.Done():
+		runErr = ctx.Err()
+	case err := <-done:
+		done <- err // for the wait below
+		runErr = errors.New("the reference client stopped early")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		runErr = errors.Join(runErr, err)
+	}
+	closeErr := rec.Close()
+	res := Result{Files: rec.Stats().Files}
+	return res, errors.Join(runErr, closeErr)
+}
+
+// markVerbatim marks every interaction of the files to be replayed as
+// recorded.
+func markVerbatim(paths []string) (int, error) {
+	n := 0
+	for _, p := range paths {
+		f, err := cassette.Load(p)
+		if err != nil {
+			return n, err
+		}
+		for i := range f.Interactions {
+			f.Interactions[i].Replay = cassette.ReplayVerbatim
+		}
+		n += len(f.Interactions)
+		if err := f.Save(p); err != nil {
+			return n, err
+		}
+	}
+	if len(paths) == 0 {
+		return 0, fmt.Errorf("mutate: no file written: %w", os.ErrNotExist)
+	}
+	return n, nil
+}

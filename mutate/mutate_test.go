@@ -1,0 +1,164 @@
+package mutate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/url"
+	"path/filepath"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"github.com/lwreplay/lwreplay/cassette"
+	"github.com/lwreplay/lwreplay/faults"
+)
+
+const realCassette = "../cassettes/real-configmaps-pods-watchlist.yaml"
+
+func quietKlog(t *testing.T) {
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
+	t.Cleanup(func() { klog.LogToStderr(true) })
+}
+
+func mustPlan(t *testing.T, specs ...string) faults.Plan {
+	t.Helper()
+	var p faults.Plan
+	for _, s := range specs {
+		d, err := faults.ParseFault(s)
+		if err != nil {
+			t.Fatalf("ParseFault(%q): %v", s, err)
+		}
+		p.Decisions = append(p.Decisions, d)
+	}
+	return p
+}
+
+// requestKey is what identifies a request for verbatim replay.
+func requestKey(t *testing.T, i cassette.Interaction) string {
+	u, err := url.Parse(i.URL)
+	if err != nil {
+		t.Fatalf("url %q: %v", i.URL, err)
+	}
+	q := u.Query()
+	q.Del("timeoutSeconds")
+	return i.Method + " " + u.Path + "?" + q.Encode()
+}
+
+func loadAll(t *testing.T, paths []string) []cassette.Interaction {
+	t.Helper()
+	var out []cassette.Interaction
+	for _, p := range paths {
+		f, err := cassette.Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, f.Interactions...)
+	}
+	return out
+}
+
+// byRequest groups interactions by request, in order.
+func byRequest(t *testing.T, its []cassette.Interaction) map[string][]cassette.Interaction {
+	m := map[string][]cassette.Interaction{}
+	for _, i := range its {
+		k := requestKey(t, i)
+		m[k] = append(m[k], i)
+	}
+	return m
+}
+
+func TestMutateReplaysTheSame(t *testing.T) {
+	quietKlog(t)
+	tests := []struct {
+		name  string
+		plan  []string
+		fires bool
+	}{
+		{"mutate - no fault - reproducer replays the same - pass", nil, false},
+		{"mutate - legal close-watch - reproducer replays the same - pass", []string{"close-watch:after=2,watch=1"}, true},
+		{"mutate - breaking drop-event - reproducer replays the same - pass", []string{"drop-event:frame=3,watch=1"}, true},
+	}
+	files, err := cassette.LoadAll(realCassette)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			synctest.Test(t, func(t *testing.T) {
+				ctx := context.Background()
+				res, err := Run(ctx, files, filepath.Join(dir, "repro.yaml"), Options{Plan: mustPlan(t, tc.plan...), Timeout: 10 * time.Minute, Settle: time.Minute})
+				if err != nil {
+					t.Fatalf("Run: got error %v, want none", err)
+				}
+				if got := len(res.Fired) > 0; got != tc.fires {
+					t.Fatalf("fired: got %v (%v), want %v", got, res.Fired, tc.fires)
+				}
+				repro, err := cassette.LoadAll(res.Files...)
+				if err != nil {
+					t.Fatalf("load reproducer: %v", err)
+				}
+				for _, f := range repro {
+					for n, i := range f.Interactions {
+						if i.Replay != cassette.ReplayVerbatim {
+							t.Fatalf("reproducer interaction %d: got replay mode %q, want %q", n, i.Replay, cassette.ReplayVerbatim)
+						}
+					}
+				}
+				again, err := Replay(ctx, repro, filepath.Join(dir, "again.yaml"), Options{Timeout: 10 * time.Minute, Settle: time.Minute})
+				if err != nil {
+					for k, v := range byRequest(t, loadAll(t, res.Files)) {
+						t.Logf("reproducer: %d × %s", len(v), k)
+					}
+					for k, v := range byRequest(t, loadAll(t, again.Files)) {
+						t.Logf("replay: %d × %s", len(v), k)
+					}
+					t.Fatalf("Replay: got error %v, want none", err)
+				}
+				want := byRequest(t, loadAll(t, res.Files))
+				got := byRequest(t, loadAll(t, again.Files))
+				if len(want) < 3 {
+					t.Fatalf("reproducer: got %d distinct requests, want discovery, lists and watches", len(want))
+				}
+				if len(got) != len(want) {
+					t.Errorf("distinct requests: got %d, want %d", len(got), len(want))
+				}
+				for k, ws := range want {
+					gs := got[k]
+					if len(gs) != len(ws) {
+						t.Errorf("%s: got %d answers, want %d", k, len(gs), len(ws))
+						continue
+					}
+					for n := range ws {
+						if gs[n].Code != ws[n].Code || !bytes.Equal(gs[n].Body, ws[n].Body) {
+							t.Errorf("%s answer %d: got %d %q, want %d %q", k, n, gs[n].Code, clip(gs[n].Body), ws[n].Code, clip(ws[n].Body))
+						}
+					}
+				}
+			})
+		})
+	}
+}
+
+func TestMutateRefusesGarbleFrame(t *testing.T) {
+	files, err := cassette.LoadAll(realCassette)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), files, filepath.Join(t.TempDir(), "r.yaml"), Options{Plan: mustPlan(t, "garble-frame:frame=3")})
+	if !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("mutate - garble-frame plan - fail: got error %v, want %v", err, ErrUnsupported)
+	}
+}
+
+func clip(b []byte) string {
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
+}

@@ -1,0 +1,138 @@
+package replayer
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// listPoint reaches the decision point of a valid LIST request and acts
+// out the decision that fires there; it reports whether it answered the
+// request. limit is the page size the answer would have.
+func (s *Server) listPoint(w http.ResponseWriter, r *http.Request, q history.Request, l *history.Log, f filter, limit int64) bool {
+	if s.fx == nil {
+		return false
+	}
+	pt := faults.Point{Kind: faults.ListPoint, Page: 1}
+	var tok continueToken
+	if q.Continue != "" {
+		var err error
+		if tok, err = decodeContinue(q.Continue); err != nil || (q.ResourceVersion != "" && q.ResourceVersion != "0") {
+			return false // answered 400 as usual, not a point
+		}
+		pt.Page = continuePage(l, f, q.Namespace, tok, limit)
+	}
+	var stalePos int
+	pt, d, ok := s.reach(pt, func(d faults.Decision) bool {
+		switch d.Fault {
+		case "http-error":
+			_, ok := httpError(d.Param("code"))
+			return ok
+		case "expire-continue":
+			return q.Continue != "" && !tok.consistent
+		case "too-large-rv":
+			return true
+		case "stale-list":
+			var ok bool
+			stalePos, ok = s.stalePosition(l, q, d.Param("back"))
+			return ok
+		}
+		return false
+	})
+	if !ok {
+		return false
+	}
+	switch d.Fault {
+	case "http-error":
+		st, _ := httpError(d.Param("code"))
+		s.fire(pt, d.Fault, fmt.Sprint(st.Code))
+		writeStatus(w, r, st)
+	case "expire-continue":
+		st := expired(continueTooOldMsg)
+		st.ListMeta.Continue = continueToken{consistent: true, start: tok.start}.encode()
+		s.fire(pt, d.Fault, "rv "+tok.rv)
+		writeStatus(w, r, st)
+	case "too-large-rv":
+		want := q.ResourceVersion
+		if want == "" || want == "0" || q.Continue != "" {
+			want = l.LastRV()
+		}
+		s.fire(pt, d.Fault, "rv "+want)
+		writeStatus(w, r, tooLarge(want, l.RVAt(s.newestPosition(l))))
+	case "stale-list":
+		rv := l.RVAt(stalePos)
+		s.fire(pt, d.Fault, fmt.Sprintf("rv %s, %d events back", rv, s.newestPosition(l)-stalePos))
+		p := paginate(l.StateAt(stalePos), f, q.Namespace, "", limit)
+		writeJSONAnswer(w, r, "application/json", listBody(l.Resource, rv, p))
+	}
+	return true
+}
+
+// continuePage derives which page of its chain a continue token asks for:
+// the selected objects listed before its start key, in pages of limit, as
+// the chain's earlier pages would have held them.
+func continuePage(l *history.Log, f filter, ns string, tok continueToken, limit int64) int {
+	if limit <= 0 {
+		return 2
+	}
+	pos := l.End()
+	if !tok.consistent {
+		if p, err := l.Position(tok.rv); err == nil {
+			pos = p
+		}
+	}
+	before := int64(0)
+	for _, o := range l.StateAt(pos) {
+		if (ns == "" || o.Namespace == ns) && relativeKey(o, ns) < tok.start && f.match(o) {
+			before++
+		}
+	}
+	return max(2, int(before/limit)+1)
+}
+
+// stalePosition returns the position a stale-list fault serves a LIST at
+// resourceVersion "0" from: back events before the newest position, not
+// before the compaction point; ok is false when that is no older than the
+// newest position or the LIST is not at "0".
+func (s *Server) stalePosition(l *history.Log, q history.Request, back int) (pos int, ok bool) {
+	if q.ResourceVersion != "0" || q.Continue != "" || back <= 0 {
+		return 0, false
+	}
+	newest := s.newestPosition(l)
+	floor, err := l.Position(s.watchFloor(l))
+	if err != nil {
+		floor = 0
+	}
+	pos = max(newest-back, floor, 0)
+	return pos, pos < newest
+}
+
+// httpError is the Status an http-error fault answers with code: 429
+// without Retry-After, 500, 503, or any other 4xx or 5xx as
+// kube-apiserver words it; ok is false for a code that is no error.
+func httpError(code int) (metav1.Status, bool) {
+	switch code {
+	case http.StatusTooManyRequests:
+		return metav1.Status{
+			Status: metav1.StatusFailure, Code: http.StatusTooManyRequests, Reason: metav1.StatusReasonTooManyRequests,
+			Message: "Too many requests, please try again later.",
+		}, true
+	case http.StatusInternalServerError:
+		return apierrors.NewInternalError(errors.New("etcdserver: request timed out")).ErrStatus, true
+	case http.StatusServiceUnavailable:
+		return apierrors.NewServiceUnavailable("the server is currently unable to handle the request").ErrStatus, true
+	}
+	if code < 400 || code > 599 {
+		return metav1.Status{}, false
+	}
+	st := apierrors.NewGenericServerResponse(code, "", schema.GroupResource{}, "", "", 0, false).ErrStatus
+	st.Details = nil
+	return st, true
+}

@@ -1,0 +1,146 @@
+package replayer
+
+import (
+	"sync"
+
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// WithPlan makes the server act out a fault plan. Decision points are
+// numbered in the order the server reaches them: each LIST request (every
+// page counting as one), each WATCH request when it opens, and each frame
+// of a watch stream just before it is sent. At each point the first
+// decision that matches it (see faults.Plan.Match) and can act there fires;
+// a decision that cannot (drop-bookmark at an event, expire-continue at a
+// first page, ...) lets the next one try, and a point where none fires
+// behaves as without a plan. Frames that a watch-level fault suppresses
+// (drop-all-bookmarks, missing-initial-events-end) reach no point; the
+// event a reorder sends early takes its frame number along. Plan-level
+// faults (opaque-rv) act from the start. Fired reports what fired; Truth
+// the history actually served.
+func WithPlan(p faults.Plan) Option {
+	return func(o *options) {
+		c := p
+		o.plan = &c
+	}
+}
+
+// effects names every fault the replayer acts out, with the kind of point
+// it acts at. Every registry fault has an effect here.
+var effects = map[string]faults.PointKind{
+	"drop-bookmark":              faults.FramePoint,
+	"drop-all-bookmarks":         faults.WatchPoint,
+	"close-watch":                faults.WatchPoint,
+	"expire-watch":               faults.WatchPoint,
+	"expire-continue":            faults.ListPoint,
+	"too-large-rv":               faults.ListPoint,
+	"stale-list":                 faults.ListPoint,
+	"http-error":                 faults.RequestPoint,
+	"reset":                      faults.FramePoint,
+	"delay":                      faults.FramePoint,
+	"watchlist-unsupported":      faults.WatchPoint,
+	"opaque-rv":                  faults.PlanPoint,
+	"recreate":                   faults.WatchPoint,
+	"reorder":                    faults.FramePoint,
+	"duplicate":                  faults.FramePoint,
+	"drop-event":                 faults.FramePoint,
+	"rv-regress":                 faults.FramePoint,
+	"bookmark-regress":           faults.FramePoint,
+	"garble-frame":               faults.FramePoint,
+	"missing-initial-events-end": faults.WatchPoint,
+}
+
+// planPoint is the point of a Firing of a plan-level fault.
+var planPoint = faults.Point{Index: -1, Kind: faults.PlanPoint}
+
+// faultRun is a plan being acted out: the points reached so far, what
+// fired, and the history served.
+type faultRun struct {
+	plan faults.Plan
+
+	mu      sync.Mutex
+	next    int // the next point's index
+	lists   int // LIST requests reached
+	watches int // WATCH requests reached
+	fired   []faults.Firing
+	truth   *history.History
+}
+
+// startPlan sets up the server's plan, if it has one, and applies its
+// plan-level faults.
+func (s *Server) startPlan() {
+	if s.opts.plan == nil {
+		return
+	}
+	s.fx = &faultRun{plan: *s.opts.plan, truth: s.h}
+	if s.fx.plan.Has("opaque-rv") {
+		s.opaqueRVs()
+	}
+}
+
+// Fired returns the decisions of the server's plan that fired so far, in
+// order, each with its point and a detail ("rv 1005", "after event 2, rv
+// 1005", "503"); nil without a plan.
+func (s *Server) Fired() []faults.Firing {
+	if s.fx == nil {
+		return nil
+	}
+	s.fx.mu.Lock()
+	defer s.fx.mu.Unlock()
+	return append([]faults.Firing(nil), s.fx.fired...)
+}
+
+// Truth returns the history the server serves: its history after the
+// plan's transforms (opaque-rv rewrites every resourceVersion, recreate
+// adds a delete and a create). A client that converges ends with its final
+// state. Without a plan it is History().
+func (s *Server) Truth() *history.History { return s.served() }
+
+// served returns the history requests are answered from.
+func (s *Server) served() *history.History {
+	if s.fx == nil {
+		return s.h
+	}
+	s.fx.mu.Lock()
+	defer s.fx.mu.Unlock()
+	return s.fx.truth
+}
+
+// reach numbers a decision point of kind pt.Kind (assigning its Index,
+// and its Request for a LIST or WATCH point) and returns the first
+// decision of the plan that matches it and that can act there. Without a
+// plan it returns ok false.
+func (s *Server) reach(pt faults.Point, can func(faults.Decision) bool) (faults.Point, faults.Decision, bool) {
+	if s.fx == nil {
+		return pt, faults.Decision{}, false
+	}
+	s.fx.mu.Lock()
+	pt.Index = s.fx.next
+	s.fx.next++
+	switch pt.Kind {
+	case faults.ListPoint:
+		s.fx.lists++
+		pt.Request = s.fx.lists
+	case faults.WatchPoint:
+		s.fx.watches++
+		pt.Request = s.fx.watches
+	}
+	s.fx.mu.Unlock()
+	for _, d := range s.fx.plan.Decisions {
+		if _, ok := (faults.Plan{Decisions: []faults.Decision{d}}).Match(pt); !ok {
+			continue
+		}
+		if _, known := effects[d.Fault]; known && can(d) {
+			return pt, d, true
+		}
+	}
+	return pt, faults.Decision{}, false
+}
+
+// fire records that fault fired at pt.
+func (s *Server) fire(pt faults.Point, fault, detail string) {
+	s.fx.mu.Lock()
+	defer s.fx.mu.Unlock()
+	s.fx.fired = append(s.fx.fired, faults.Firing{Point: pt, Fault: fault, Detail: detail})
+}

@@ -1,0 +1,160 @@
+package replayer
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lwreplay/lwreplay/cassette"
+)
+
+// Verbatim answers requests with recorded interactions as they were
+// recorded, in order, as a reproducer cassette asks (lwreplay mutate writes
+// them): its traffic may break the watch contract on purpose, so it is not
+// modelled as a history. The n-th request with a given method, path and
+// query (timeoutSeconds aside, which clients choose at random) gets the n-th
+// recorded answer to such a request. A watch stream that the client had
+// closed when it was recorded stays open after its frames, silent, until
+// the request ends or its timeout; one the server ended, ends; one that
+// broke, breaks. A request with no recorded answer left gets a 404 Status
+// naming it.
+type Verbatim struct {
+	mu     sync.Mutex
+	queues map[string][]cassette.Interaction
+}
+
+// IsVerbatim reports whether files hold a reproducer, to be replayed
+// verbatim: every interaction is marked so.
+func IsVerbatim(files ...*cassette.File) bool {
+	n := 0
+	for _, f := range files {
+		for _, i := range f.Interactions {
+			if i.Replay != cassette.ReplayVerbatim {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
+// NewVerbatim returns a handler replaying files' interactions verbatim.
+func NewVerbatim(files ...*cassette.File) (*Verbatim, error) {
+	v := &Verbatim{queues: map[string][]cassette.Interaction{}}
+	for _, f := range files {
+		for n, i := range f.Interactions {
+			u, err := url.Parse(i.URL)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: interaction %d: url: %v", cassette.ErrFormat, f.Path, n, err)
+			}
+			k := verbatimKey(i.Method, u)
+			v.queues[k] = append(v.queues[k], i)
+		}
+	}
+	return v, nil
+}
+
+// Transport returns an in-process RoundTripper for the handler, as
+// Server.Transport does.
+func (v *Verbatim) Transport() http.RoundTripper { return &transport{h: v} }
+
+func verbatimKey(method string, u *url.URL) string {
+	q := u.Query()
+	q.Del("timeoutSeconds")
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString(strings.ToUpper(method) + " " + u.Path + "?")
+	for _, k := range keys {
+		b.WriteString(url.QueryEscape(k) + "=" + url.QueryEscape(strings.Join(q[k], ",")) + "&")
+	}
+	return b.String()
+}
+
+// ServeHTTP answers with the next recorded answer to the request.
+func (v *Verbatim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	method := r.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	k := verbatimKey(method, r.URL)
+	v.mu.Lock()
+	q := v.queues[k]
+	var it cassette.Interaction
+	ok := len(q) > 0
+	if ok {
+		it, v.queues[k] = q[0], q[1:]
+	}
+	v.mu.Unlock()
+	if !ok {
+		st := notFound(r.URL.Path)
+		st.Message = "lwreplay: the reproducer holds no answer left for " + method + " " + r.URL.RequestURI()
+		writeStatus(w, r, st)
+		return
+	}
+	for name, vals := range it.Header {
+		if name == "Content-Length" || name == "Transfer-Encoding" {
+			continue
+		}
+		w.Header()[name] = vals
+	}
+	w.WriteHeader(it.Code)
+	if it.FrameOffsets == nil && it.StreamEnd == "" {
+		w.Write(it.Body)
+		return
+	}
+	flusher, _ := w.(http.Flusher)
+	if flusher != nil {
+		flusher.Flush()
+	}
+	for _, frame := range bytes.SplitAfter(it.Body, []byte("\n")) {
+		if len(frame) == 0 {
+			continue
+		}
+		if _, err := w.Write(frame); err != nil {
+			return
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	switch it.StreamEnd {
+	case cassette.EndEOF:
+		return
+	case cassette.EndError:
+		panic(http.ErrAbortHandler) // the stream broke: so does the replay
+	}
+	timeout := 30 * time.Minute
+	if s := r.URL.Query().Get("timeoutSeconds"); s != "" {
+		var n int
+		if _, err := fmt.Sscan(s, &n); err == nil && n > 0 {
+			timeout = time.Duration(n) * time.Second
+		}
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-r.Context().Done():
+	case <-t.C:
+	}
+}
+
+// Exhausted reports whether every recorded answer has been given.
+func (v *Verbatim) Exhausted() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, q := range v.queues {
+		if len(q) > 0 {
+			return false
+		}
+	}
+	return true
+}
