@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer"
 )
 
 const shipped = "../../cassettes/synthetic-configmaps-pods.yaml"
@@ -40,6 +42,10 @@ func TestCLIErrors(t *testing.T) {
 		{"inspect - unknown flag - fail", []string{"inspect", "--frob", shipped}, 2, "unknown flag: --frob"},
 		{"serve - bad pace - fail", []string{"serve", "--pace", "fast", shipped}, 2, `pace "fast"`},
 		{"serve - address in use or invalid - fail", []string{"serve", "--addr", "256.0.0.1:99999", shipped}, 1, "--addr"},
+		{"serve - unknown fault - fail", []string{"serve", "--fault", "frobnicate", shipped}, 2, `unknown fault: "frobnicate"`},
+		{"serve - missing plan file - fail", []string{"serve", "--plan", filepath.Join(dir, "none.yaml"), shipped}, 1, "none.yaml"},
+		{"mutate - no output - fail", []string{"mutate", "--fault", "close-watch", shipped}, 2, "-o FILE is required"},
+		{"mutate - garble-frame cannot be carried - fail", []string{"mutate", "--fault", "garble-frame", "-o", filepath.Join(dir, "g.yaml"), shipped}, 1, "not supported by mutate"},
 		{"synth - no output - fail", []string{"synth"}, 2, "-o FILE is required"},
 		{"synth - negative events - fail", []string{"synth", "--events", "-1", "-o", filepath.Join(dir, "x.yaml")}, 2, "must not be negative"},
 		{"synth - output not yaml - fail", []string{"synth", "-o", filepath.Join(dir, "x.json")}, 1, "must end in .yaml"},
@@ -86,6 +92,27 @@ func TestInspect(t *testing.T) {
 			t.Errorf("summary: got %d resources and %d events, want 2 and 100", len(s.Resources), events)
 		}
 	})
+}
+
+func TestMutate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the reference client to settle")
+	}
+	out := filepath.Join(t.TempDir(), "repro.yaml")
+	code, stdout, stderr := runCLI("mutate", "--fault", "close-watch:after=2,watch=1", "-o", out, "../../cassettes/real-configmaps-pods-watchlist.yaml")
+	if code != 0 {
+		t.Fatalf("mutate: exit code %d, want 0; stderr %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "faults fired: watch #1 closed") {
+		t.Errorf("mutate output: got %q, want the story of the close", stdout)
+	}
+	files, err := cassette.LoadAll(out)
+	if err != nil {
+		t.Fatalf("load reproducer: %v", err)
+	}
+	if !replayer.IsVerbatim(files...) {
+		t.Errorf("reproducer: got interactions not marked verbatim, want all marked")
+	}
 }
 
 func TestSynth(t *testing.T) {
