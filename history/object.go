@@ -136,6 +136,27 @@ func stripTypeMeta(raw []byte) ([]byte, error) {
 // WithResourceVersion returns a copy of o whose metadata.resourceVersion
 // (in its fields and its JSON) is rv.
 func WithResourceVersion(o *Object, rv string) (*Object, error) {
+	c, err := withMetadata(o, "resourceVersion", rv)
+	if err != nil {
+		return nil, err
+	}
+	c.ResourceVersion = rv
+	return c, nil
+}
+
+// WithUID returns a copy of o whose metadata.uid (in its fields and its
+// JSON) is uid.
+func WithUID(o *Object, uid string) (*Object, error) {
+	c, err := withMetadata(o, "uid", uid)
+	if err != nil {
+		return nil, err
+	}
+	c.UID = uid
+	return c, nil
+}
+
+// withMetadata returns a copy of o whose JSON has metadata.<field> = value.
+func withMetadata(o *Object, field, value string) (*Object, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(o.Raw, &fields); err != nil {
 		return nil, fmt.Errorf("object %s: %v", o.Key(), err)
@@ -147,13 +168,12 @@ func WithResourceVersion(o *Object, rv string) (*Object, error) {
 	if meta == nil { // "metadata": null
 		meta = map[string]json.RawMessage{}
 	}
-	meta["resourceVersion"], _ = json.Marshal(rv)
+	meta[field], _ = json.Marshal(value) // a string always marshals
 	var err error
 	if fields["metadata"], err = json.Marshal(meta); err != nil {
 		return nil, fmt.Errorf("object %s: %v", o.Key(), err)
 	}
 	c := *o
-	c.ResourceVersion = rv
 	if c.Raw, err = json.Marshal(fields); err != nil {
 		return nil, fmt.Errorf("object %s: %v", o.Key(), err)
 	}

@@ -2,7 +2,6 @@ package replayer
 
 import (
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -118,7 +117,7 @@ func (s *Server) recreate(res history.Resource, rv string, k int) (newRV, detail
 	if err != nil {
 		return "", "", err
 	}
-	born, err := withUID(obj, uid)
+	born, err := history.WithUID(obj, uid)
 	if err == nil {
 		born, err = history.WithResourceVersion(born, rv2)
 	}
@@ -137,7 +136,7 @@ func (s *Server) recreate(res history.Resource, rv string, k int) (newRV, detail
 	same := true // events of the recreated object
 	for _, e := range l.Events[p:] {
 		if same && e.Object.Key() == obj.Key() {
-			if e.Object, err = withUID(e.Object, uid); err != nil {
+			if e.Object, err = history.WithUID(e.Object, uid); err != nil {
 				return "", "", err
 			}
 			same = e.Type != history.Deleted
@@ -184,31 +183,4 @@ func newUID(old, rv string) string {
 	b[6] = b[6]&0x0f | 0x50
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
-
-// withUID returns a copy of o whose metadata.uid (in its fields and its
-// JSON) is uid.
-func withUID(o *history.Object, uid string) (*history.Object, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(o.Raw, &fields); err != nil {
-		return nil, fmt.Errorf("object %s: %v", o.Key(), err)
-	}
-	var meta map[string]json.RawMessage
-	if err := json.Unmarshal(fields["metadata"], &meta); err != nil {
-		return nil, fmt.Errorf("object %s: metadata: %v", o.Key(), err)
-	}
-	if meta == nil {
-		meta = map[string]json.RawMessage{}
-	}
-	meta["uid"], _ = json.Marshal(uid)
-	var err error
-	if fields["metadata"], err = json.Marshal(meta); err != nil {
-		return nil, fmt.Errorf("object %s: %v", o.Key(), err)
-	}
-	c := *o
-	c.UID = uid
-	if c.Raw, err = json.Marshal(fields); err != nil {
-		return nil, fmt.Errorf("object %s: %v", o.Key(), err)
-	}
-	return &c, nil
 }
