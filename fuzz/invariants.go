@@ -1,0 +1,314 @@
+package fuzz
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// Invariant is a named property every run of a correct target has, judged
+// on what the run observed.
+type Invariant struct {
+	// Name is the kebab-case name: the CLI value, subtest name and report key.
+	Name string
+	// Doc says in one line what the invariant checks.
+	Doc string
+	// Guarantee is the client-go promise the invariant guards, and where
+	// client-go v0.37.2 (tools/cache) makes it.
+	Guarantee string
+	// Check returns nil when the invariant holds, otherwise an error
+	// wrapping the invariant's sentinel error (several joined with
+	// errors.Join).
+	Check func(o *Observation) error
+}
+
+// Errors the invariants return, one per invariant, wrapped with detail.
+var (
+	// ErrNotConverged says the store differs from the truth's final state.
+	ErrNotConverged = errors.New("store not converged")
+	// ErrLostDelete says a deleted object's deletion never reached the handler.
+	ErrLostDelete = errors.New("delete lost")
+	// ErrTimeTravel says a key was delivered at an older resourceVersion
+	// after a newer one.
+	ErrTimeTravel = errors.New("resource version went back")
+	// ErrSyncedEarly says HasSynced was true before the initial state was
+	// delivered.
+	ErrSyncedEarly = errors.New("synced before the initial state was delivered")
+	// ErrNotLive says the target did not converge within LiveBound of the
+	// last fault.
+	ErrNotLive = errors.New("not live")
+	// ErrBookmarkObject says a bookmark object reached the handler or the store.
+	ErrBookmarkObject = errors.New("bookmark object delivered")
+	// ErrUncleanStop says the target panicked or left goroutines running.
+	ErrUncleanStop = errors.New("unclean stop")
+	// ErrUnknownInvariant says Check was asked for an invariant that does
+	// not exist.
+	ErrUnknownInvariant = errors.New("unknown invariant")
+	// ErrNoObservation says there was nothing to judge: a nil Observation,
+	// or one without the Truth an invariant needs.
+	ErrNoObservation = errors.New("no observation")
+)
+
+// LiveBound is how long, in virtual time after the last fault fired (or
+// after the start when none did), a target may take to converge.
+var LiveBound = 10 * time.Minute
+
+// Invariants lists every invariant, in report order.
+var Invariants = []Invariant{
+	{Name: "converged", Check: checkConverged,
+		Doc: "at the end the store holds exactly the truth's final state: same keys, resourceVersions and content",
+		Guarantee: `shared_informer.go, SharedInformer doc: "if a collection of objects is henceforth unchanging, ` +
+			`a SharedInformer is created that links to that collection, and that SharedInformer is Run() then that ` +
+			`SharedInformer's cache eventually holds an exact copy of that collection"`},
+	{Name: "no-lost-delete", Check: checkNoLostDelete,
+		Doc: "every key the handler saw that is gone from the truth's final state got a delete or tombstone after its last add or update",
+		Guarantee: `shared_informer.go, SharedInformer doc: "if the local cache ever holds a non-absent state for some ` +
+			`object ID and the object is eventually removed from the authoritative state then eventually the object is ` +
+			`removed from the local cache", and "for every update to the SharedInformer's local cache ... the client is ` +
+			`notified of the update"; controller.go, ResourceEventHandler doc: "OnDelete will get the final state of the ` +
+			`item if it is known, otherwise it will get an object of type DeletedFinalStateUnknown"`},
+	{Name: "no-time-travel", Check: checkNoTimeTravel,
+		Doc: "per key, the resourceVersions delivered never go back in the truth's order",
+		Guarantee: `shared_informer.go, SharedInformer doc: "the sequence of states that appears in the informer's cache ` +
+			`is a subsequence of the states authoritatively associated with X ... ordering among the appearing states is ` +
+			`correct", and "For a given SharedInformer, client, and object ID, the notifications are delivered in order"`},
+	{Name: "synced-after-initial", Check: checkSyncedAfterInitial,
+		Doc: "HasSynced turns true only once every key of the state the target synced to was delivered",
+		Guarantee: `shared_informer.go, SharedInformer.HasSynced: "the shared informer's store has been informed by at ` +
+			`least one full LIST of the authoritative state"; delta_fifo.go and the_real_fifo.go, HasSynced: true once ` +
+			`"the first batch of items inserted by Replace() has been popped"`},
+	{Name: "live", Check: checkLive,
+		Doc: "the store converges, within LiveBound of virtual time after the last fault fired",
+		Guarantee: `shared_informer.go, SharedInformer doc: the cache "is eventually consistent with the authoritative ` +
+			`state ... unless prevented by persistent communication problems"; a legal fault is not a persistent problem`},
+	{Name: "no-bookmark-object", Check: checkNoBookmarkObject,
+		Doc: "no bookmark object reaches the handler, and the store holds no object with an empty key",
+		Guarantee: `reflector.go, watchHandler: "A Bookmark means watch has synced here, just update the resourceVersion" ` +
+			`(a bookmark only moves the resourceVersion; it is never added to the store nor handed to a handler)`},
+	{Name: "clean-stop", Check: checkCleanStop,
+		Doc: "the target never panicked, and after stop no goroutine of the run is left",
+		Guarantee: `shared_informer.go, SharedInformer.Run: "starts and runs the shared informer, returning after it ` +
+			`stops"; controller.go, Controller.RunWithContext: "blocks; call via go" (everything a run starts ends with it)`},
+}
+
+// Lookup returns the invariant named name.
+func Lookup(name string) (Invariant, bool) {
+	for _, inv := range Invariants {
+		if inv.Name == name {
+			return inv, true
+		}
+	}
+	return Invariant{}, false
+}
+
+// Check runs the named invariants, or all of them when no name is given,
+// on o and returns each one's result by name: nil when it holds. A name
+// that is not an invariant's maps to an error wrapping ErrUnknownInvariant.
+func Check(o *Observation, names ...string) map[string]error {
+	run := Invariants
+	out := make(map[string]error, max(len(names), len(Invariants)))
+	if len(names) > 0 {
+		run = nil
+		for _, n := range names {
+			inv, ok := Lookup(n)
+			if !ok {
+				out[n] = fmt.Errorf("%w: %q", ErrUnknownInvariant, n)
+				continue
+			}
+			run = append(run, inv)
+		}
+	}
+	for _, inv := range run {
+		if o == nil {
+			out[inv.Name] = fmt.Errorf("%w: nil observation", ErrNoObservation)
+			continue
+		}
+		out[inv.Name] = inv.Check(o)
+	}
+	return out
+}
+
+// needTruth returns an error when o or its Truth is missing.
+func needTruth(o *Observation, sentinel error) error {
+	if o == nil || o.Truth == nil {
+		return fmt.Errorf("%w: %w: no truth to judge against", sentinel, ErrNoObservation)
+	}
+	return nil
+}
+
+func checkConverged(o *Observation) error {
+	if err := needTruth(o, ErrNotConverged); err != nil {
+		return err
+	}
+	var errs []error
+	for _, d := range storeDiff(o.Store, o.Truth.StateAt(o.Truth.End())) {
+		errs = append(errs, fmt.Errorf("%w: %s", ErrNotConverged, d))
+	}
+	return errors.Join(errs...)
+}
+
+func checkNoLostDelete(o *Observation) error {
+	if err := needTruth(o, ErrLostDelete); err != nil {
+		return err
+	}
+	final := map[string]bool{}
+	for _, obj := range o.Truth.StateAt(o.Truth.End()) {
+		final[obj.Key()] = true
+	}
+	gone := map[string]string{} // key -> RV of its deletion in the truth
+	for _, e := range o.Truth.Events {
+		if k := e.Object.Key(); e.Type == history.Deleted && !final[k] {
+			gone[k] = e.RV()
+		}
+	}
+	// per key: index of the last add/update delivery, and whether a delete
+	// came after it
+	last := map[string]int{}
+	deleted := map[string]bool{}
+	for i, d := range o.Deliveries {
+		switch d.Op {
+		case OpAdd, OpUpdate:
+			last[d.Key], deleted[d.Key] = i, false
+		case OpDelete, OpTombstone:
+			deleted[d.Key] = true
+		}
+	}
+	var errs []error
+	for _, k := range sortedKeys(gone) {
+		i, seen := last[k]
+		if !seen || deleted[k] {
+			continue
+		}
+		d := o.Deliveries[i]
+		errs = append(errs, fmt.Errorf("%w: key %s: deleted at rv %s, last delivered as %s at rv %s with no delete after",
+			ErrLostDelete, k, gone[k], d.Op, d.RV))
+	}
+	return errors.Join(errs...)
+}
+
+func checkNoTimeTravel(o *Observation) error {
+	if err := needTruth(o, ErrTimeTravel); err != nil {
+		return err
+	}
+	order := o.Truth.Order()
+	newest := map[string]string{}
+	var errs []error
+	for i, d := range o.Deliveries {
+		if d.Bookmark || d.RV == "" {
+			continue
+		}
+		prev, ok := newest[d.Key]
+		if !ok {
+			newest[d.Key] = d.RV
+			continue
+		}
+		c, placed := order.Compare(d.RV, prev)
+		switch {
+		case !placed: // an RV the truth cannot place: nothing to judge
+		case c < 0:
+			errs = append(errs, fmt.Errorf("%w: key %s: delivery %d (%s): rv %s after %s", ErrTimeTravel, d.Key, i, d.Op, d.RV, prev))
+		default:
+			newest[d.Key] = d.RV
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkSyncedAfterInitial compares InitialDelivered with the number of keys
+// of the state the target synced to: the state at SyncedRV when the truth
+// can place it, otherwise the smallest state the truth ever had (a lower
+// bound: it never fires falsely, but may miss an early sync).
+func checkSyncedAfterInitial(o *Observation) error {
+	if err := needTruth(o, ErrSyncedEarly); err != nil {
+		return err
+	}
+	if o.SyncedAt < 0 {
+		return nil // never synced: nothing to judge (live judges progress)
+	}
+	want, at := minStateSize(o.Truth), "the smallest state of the truth"
+	if o.SyncedRV != "" {
+		if pos, err := o.Truth.Position(o.SyncedRV); err == nil {
+			want, at = len(o.Truth.StateAt(pos)), "the state at rv "+o.SyncedRV
+		}
+	}
+	if o.InitialDelivered < want {
+		return fmt.Errorf("%w: synced at %v with %d keys delivered, want at least %d (%s)",
+			ErrSyncedEarly, o.SyncedAt, o.InitialDelivered, want, at)
+	}
+	return nil
+}
+
+// minStateSize returns the fewest keys any state of l holds.
+func minStateSize(l *history.Log) int {
+	present := map[string]bool{}
+	for _, obj := range l.Initial {
+		present[obj.Key()] = true
+	}
+	least := len(present)
+	for _, e := range l.Events {
+		if e.Type == history.Deleted {
+			delete(present, e.Object.Key())
+		} else {
+			present[e.Object.Key()] = true
+		}
+		least = min(least, len(present))
+	}
+	return least
+}
+
+func checkLive(o *Observation) error {
+	if o == nil {
+		return fmt.Errorf("%w: %w: nil observation", ErrNotLive, ErrNoObservation)
+	}
+	if o.ConvergedAt < 0 {
+		return fmt.Errorf("%w: never converged (last fault at %v)", ErrNotLive, o.LastFaultAt)
+	}
+	from := max(o.LastFaultAt, 0)
+	if took := o.ConvergedAt - from; took > LiveBound {
+		return fmt.Errorf("%w: converged at %v, %v after the last fault at %v, want at most %v",
+			ErrNotLive, o.ConvergedAt, took, from, LiveBound)
+	}
+	return nil
+}
+
+func checkNoBookmarkObject(o *Observation) error {
+	if o == nil {
+		return fmt.Errorf("%w: %w: nil observation", ErrBookmarkObject, ErrNoObservation)
+	}
+	var errs []error
+	for i, d := range o.Deliveries {
+		if d.Bookmark {
+			errs = append(errs, fmt.Errorf("%w: delivery %d: %s of a bookmark at rv %s", ErrBookmarkObject, i, d.Op, d.RV))
+		}
+	}
+	if obj, ok := o.Store[""]; ok {
+		errs = append(errs, fmt.Errorf("%w: store holds an object with an empty key (rv %s)", ErrBookmarkObject, rvOf(obj)))
+	}
+	return errors.Join(errs...)
+}
+
+func checkCleanStop(o *Observation) error {
+	if o == nil {
+		return fmt.Errorf("%w: %w: nil observation", ErrUncleanStop, ErrNoObservation)
+	}
+	var errs []error
+	for _, p := range o.Panics {
+		errs = append(errs, fmt.Errorf("%w: panic: %s", ErrUncleanStop, p))
+	}
+	if o.LeftGoroutines != 0 {
+		errs = append(errs, fmt.Errorf("%w: %d goroutines left after stop, want 0", ErrUncleanStop, o.LeftGoroutines))
+	}
+	return errors.Join(errs...)
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,284 @@
+package fuzz
+
+import (
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/synth"
+)
+
+func configMap(name string, data map[string]string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}, Data: data}
+}
+
+// truth builds a log: ns/a, ns/b, ns/c initially (RVs 1001-1003); then a
+// updated (1004), b deleted (1005), d added (1006).
+func truth(t *testing.T) *history.Log {
+	t.Helper()
+	b := synth.NewBuilder()
+	a := configMap("a", map[string]string{"v": "1"})
+	bb := configMap("b", nil)
+	b.Add(a)
+	b.Add(bb)
+	b.Add(configMap("c", nil))
+	b.Snapshot()
+	a.Data["v"] = "2"
+	b.Update(a)
+	b.Delete(bb)
+	b.Add(configMap("d", nil))
+	h, err := b.History()
+	if err != nil {
+		t.Fatalf("History: got error %v, want nil", err)
+	}
+	return h.Logs[0]
+}
+
+// goodObservation returns what a correct target observes on truth(t).
+func goodObservation(t *testing.T) *Observation {
+	t.Helper()
+	l := truth(t)
+	store := map[string]*history.Object{}
+	for _, o := range l.StateAt(l.End()) {
+		store[o.Key()] = o
+	}
+	return &Observation{
+		Resource: l.Resource,
+		Truth:    l,
+		Store:    store,
+		Deliveries: []Delivery{
+			{Op: OpAdd, Key: "ns/a", RV: "1001", At: 1 * time.Second},
+			{Op: OpAdd, Key: "ns/b", RV: "1002", At: 1 * time.Second},
+			{Op: OpAdd, Key: "ns/c", RV: "1003", At: 1 * time.Second},
+			{Op: OpUpdate, Key: "ns/a", RV: "1004", At: 2 * time.Second, Synced: true},
+			{Op: OpDelete, Key: "ns/b", RV: "1005", At: 3 * time.Second, Synced: true},
+			{Op: OpAdd, Key: "ns/d", RV: "1006", At: 4 * time.Second, Synced: true},
+		},
+		SyncedAt:         time.Second,
+		InitialDelivered: 3,
+		SyncedRV:         "1003",
+		LastFaultAt:      -1,
+		ConvergedAt:      4 * time.Second,
+	}
+}
+
+func TestInvariantsAreDocumented(t *testing.T) {
+	kebab := regexp.MustCompile(`^[a-z]+(-[a-z]+)*$`)
+	seen := map[string]bool{}
+	for _, inv := range Invariants {
+		t.Run(inv.Name+" - registry entry - pass", func(t *testing.T) {
+			if seen[inv.Name] {
+				t.Errorf("name %q: got a duplicate, want unique", inv.Name)
+			}
+			seen[inv.Name] = true
+			if !kebab.MatchString(inv.Name) {
+				t.Errorf("name %q: got not kebab-case, want kebab-case", inv.Name)
+			}
+			if inv.Doc == "" || strings.Contains(inv.Doc, "\n") {
+				t.Errorf("Doc: got %q, want one non-empty line", inv.Doc)
+			}
+			if !strings.Contains(inv.Guarantee, ".go") {
+				t.Errorf("Guarantee: got %q, want a promise naming its client-go file", inv.Guarantee)
+			}
+			if inv.Check == nil {
+				t.Errorf("Check: got nil, want a function")
+			}
+			if got, ok := Lookup(inv.Name); !ok || got.Name != inv.Name {
+				t.Errorf("Lookup(%q): got %q, %v, want it, true", inv.Name, got.Name, ok)
+			}
+		})
+	}
+	want := []string{"converged", "no-lost-delete", "no-time-travel", "synced-after-initial", "live", "no-bookmark-object", "clean-stop"}
+	if len(Invariants) != len(want) {
+		t.Errorf("Invariants: got %d, want %d", len(Invariants), len(want))
+	}
+	for _, n := range want {
+		if !seen[n] {
+			t.Errorf("Invariants: got no %q, want it", n)
+		}
+	}
+}
+
+func TestInvariants(t *testing.T) {
+	withObject := func(l *history.Log, key string) *history.Object {
+		for _, o := range l.StateAt(l.End()) {
+			if o.Key() == key {
+				return o
+			}
+		}
+		return nil
+	}
+	tests := []struct {
+		name      string
+		invariant string
+		mutate    func(o *Observation)
+		want      error // nil: holds
+		wantText  string
+	}{
+		{name: "converged - store equals the final state - pass", invariant: "converged"},
+		{name: "converged - store missing a key - fail", invariant: "converged", want: ErrNotConverged,
+			mutate: func(o *Observation) { delete(o.Store, "ns/c") }, wantText: "missing ns/c (want rv 1003)"},
+		{name: "converged - store holds a deleted key - fail", invariant: "converged", want: ErrNotConverged,
+			mutate: func(o *Observation) {
+				o.Store["ns/b"] = &history.Object{Namespace: "ns", Name: "b", ResourceVersion: "1002", Raw: []byte(`{}`)}
+			}, wantText: "extra ns/b (rv 1002)"},
+		{name: "converged - store at an older rv - fail", invariant: "converged", want: ErrNotConverged,
+			mutate: func(o *Observation) { o.Store["ns/a"] = o.Truth.Initial[0] }, wantText: "ns/a: rv got 1001, want 1004"},
+		{name: "converged - same rv, other content - fail", invariant: "converged", want: ErrNotConverged,
+			mutate: func(o *Observation) {
+				c := *withObject(o.Truth, "ns/d")
+				c.Raw = []byte(`{"metadata":{"name":"d","namespace":"ns","resourceVersion":"1006"}}`)
+				o.Store["ns/d"] = &c
+			}, wantText: "ns/d: content differs at rv 1006"},
+		{name: "converged - same content, other key order and spacing - pass", invariant: "converged",
+			mutate: func(o *Observation) {
+				c := *withObject(o.Truth, "ns/a")
+				var v map[string]any
+				if err := json.Unmarshal(c.Raw, &v); err != nil {
+					t.Fatalf("decode: got %v, want nil", err)
+				}
+				raw, _ := json.MarshalIndent(v, "", "  ") // keys sorted: data before metadata
+				if string(raw) == string(c.Raw) {
+					t.Fatalf("re-encoded JSON: got the same bytes, want different ones")
+				}
+				c.Raw = raw
+				o.Store["ns/a"] = &c
+			}},
+		{name: "converged - no truth - fail", invariant: "converged", want: ErrNoObservation,
+			mutate: func(o *Observation) { o.Truth = nil }},
+
+		{name: "no-lost-delete - delete delivered - pass", invariant: "no-lost-delete"},
+		{name: "no-lost-delete - tombstone delivered - pass", invariant: "no-lost-delete",
+			mutate: func(o *Observation) { o.Deliveries[4] = Delivery{Op: OpTombstone, Key: "ns/b"} }},
+		{name: "no-lost-delete - key never seen - pass", invariant: "no-lost-delete",
+			mutate: func(o *Observation) { o.Deliveries = append(o.Deliveries[:1], o.Deliveries[2:4]...) }},
+		{name: "no-lost-delete - delete never delivered - fail", invariant: "no-lost-delete", want: ErrLostDelete,
+			mutate:   func(o *Observation) { o.Deliveries = append(o.Deliveries[:4], o.Deliveries[5:]...) },
+			wantText: "key ns/b: deleted at rv 1005"},
+		{name: "no-lost-delete - add after the delete - fail", invariant: "no-lost-delete", want: ErrLostDelete,
+			mutate: func(o *Observation) {
+				o.Deliveries = append(o.Deliveries, Delivery{Op: OpUpdate, Key: "ns/b", RV: "1002"})
+			}},
+
+		{name: "no-time-travel - rvs move forward - pass", invariant: "no-time-travel"},
+		{name: "no-time-travel - same rv again on relist - pass", invariant: "no-time-travel",
+			mutate: func(o *Observation) {
+				o.Deliveries = append(o.Deliveries, Delivery{Op: OpUpdate, Key: "ns/a", RV: "1004"})
+			}},
+		{name: "no-time-travel - tombstone without rv - pass", invariant: "no-time-travel",
+			mutate: func(o *Observation) { o.Deliveries[4] = Delivery{Op: OpTombstone, Key: "ns/b"} }},
+		{name: "no-time-travel - rv goes back - fail", invariant: "no-time-travel", want: ErrTimeTravel,
+			mutate: func(o *Observation) {
+				o.Deliveries = append(o.Deliveries, Delivery{Op: OpUpdate, Key: "ns/a", RV: "1001"})
+			}, wantText: "key ns/a: delivery 6 (update): rv 1001 after 1004"},
+
+		{name: "synced-after-initial - every initial key delivered - pass", invariant: "synced-after-initial"},
+		{name: "synced-after-initial - never synced - pass", invariant: "synced-after-initial",
+			mutate: func(o *Observation) { o.SyncedAt, o.InitialDelivered = -1, 0 }},
+		{name: "synced-after-initial - synced with one key missing - fail", invariant: "synced-after-initial", want: ErrSyncedEarly,
+			mutate: func(o *Observation) { o.InitialDelivered = 2 }, wantText: "want at least 3 (the state at rv 1003)"},
+		{name: "synced-after-initial - unknown synced rv, lower bound met - pass", invariant: "synced-after-initial",
+			mutate: func(o *Observation) { o.SyncedRV, o.InitialDelivered = "", 2 }},
+		{name: "synced-after-initial - unknown synced rv, nothing delivered - fail", invariant: "synced-after-initial", want: ErrSyncedEarly,
+			mutate: func(o *Observation) { o.SyncedRV, o.InitialDelivered = "", 0 }, wantText: "the smallest state of the truth"},
+
+		{name: "live - converged right after the last fault - pass", invariant: "live",
+			mutate: func(o *Observation) { o.LastFaultAt, o.ConvergedAt = time.Hour, time.Hour+LiveBound }},
+		{name: "live - never converged - fail", invariant: "live", want: ErrNotLive,
+			mutate: func(o *Observation) { o.ConvergedAt = -1 }},
+		{name: "live - converged too long after the last fault - fail", invariant: "live", want: ErrNotLive,
+			mutate: func(o *Observation) { o.LastFaultAt, o.ConvergedAt = time.Hour, time.Hour+LiveBound+time.Second }},
+
+		{name: "no-bookmark-object - only objects delivered - pass", invariant: "no-bookmark-object"},
+		{name: "no-bookmark-object - bookmark delivered - fail", invariant: "no-bookmark-object", want: ErrBookmarkObject,
+			mutate: func(o *Observation) {
+				o.Deliveries = append(o.Deliveries, Delivery{Op: OpAdd, RV: "1007", Bookmark: true})
+			}, wantText: "delivery 6: add of a bookmark at rv 1007"},
+		{name: "no-bookmark-object - empty key in the store - fail", invariant: "no-bookmark-object", want: ErrBookmarkObject,
+			mutate: func(o *Observation) { o.Store[""] = &history.Object{ResourceVersion: "1007", Raw: []byte(`{}`)} }},
+
+		{name: "clean-stop - no panic, no goroutine left - pass", invariant: "clean-stop"},
+		{name: "clean-stop - handler panicked - fail", invariant: "clean-stop", want: ErrUncleanStop,
+			mutate: func(o *Observation) { o.Panics = []string{"runtime error: nil map"} }, wantText: "panic: runtime error: nil map"},
+		{name: "clean-stop - goroutines left - fail", invariant: "clean-stop", want: ErrUncleanStop,
+			mutate: func(o *Observation) { o.LeftGoroutines = 2 }, wantText: "2 goroutines left"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inv, ok := Lookup(tt.invariant)
+			if !ok {
+				t.Fatalf("Lookup(%q): got false, want true", tt.invariant)
+			}
+			o := goodObservation(t)
+			if tt.mutate != nil {
+				tt.mutate(o)
+			}
+			err := inv.Check(o)
+			switch {
+			case tt.want == nil && err != nil:
+				t.Fatalf("Check: got %v, want nil", err)
+			case tt.want != nil && !errors.Is(err, tt.want):
+				t.Fatalf("Check: got %v, want an error wrapping %v", err, tt.want)
+			}
+			if tt.wantText != "" && !strings.Contains(err.Error(), tt.wantText) {
+				t.Errorf("Check: got %q, want it to contain %q", err, tt.wantText)
+			}
+		})
+	}
+}
+
+func TestCheck(t *testing.T) {
+	t.Run("check - correct observation, all invariants - pass", func(t *testing.T) {
+		got := Check(goodObservation(t))
+		if len(got) != len(Invariants) {
+			t.Errorf("results: got %d, want %d", len(got), len(Invariants))
+		}
+		for _, inv := range Invariants {
+			if err, ok := got[inv.Name]; !ok || err != nil {
+				t.Errorf("%s: got %v (present %v), want nil, present", inv.Name, err, ok)
+			}
+		}
+	})
+	t.Run("check - named invariants only - pass", func(t *testing.T) {
+		o := goodObservation(t)
+		o.Panics = []string{"boom"}
+		got := Check(o, "live", "clean-stop")
+		if len(got) != 2 || got["live"] != nil || !errors.Is(got["clean-stop"], ErrUncleanStop) {
+			t.Errorf("results: got %v, want live: nil, clean-stop: %v", got, ErrUncleanStop)
+		}
+	})
+	t.Run("check - unknown name - fail", func(t *testing.T) {
+		got := Check(goodObservation(t), "no-such")
+		if !errors.Is(got["no-such"], ErrUnknownInvariant) {
+			t.Errorf("no-such: got %v, want %v", got["no-such"], ErrUnknownInvariant)
+		}
+	})
+	t.Run("check - nil observation - fail", func(t *testing.T) {
+		for name, err := range Check(nil) {
+			if !errors.Is(err, ErrNoObservation) {
+				t.Errorf("%s: got %v, want %v", name, err, ErrNoObservation)
+			}
+		}
+	})
+	t.Run("check - several differences joined - fail", func(t *testing.T) {
+		o := goodObservation(t)
+		delete(o.Store, "ns/a")
+		delete(o.Store, "ns/c")
+		err := Check(o, "converged")["converged"]
+		if got := strings.Count(err.Error(), "missing"); got != 2 {
+			t.Errorf("missing lines: got %d in %q, want 2", got, err)
+		}
+	})
+	t.Run("lookup - unknown name - fail", func(t *testing.T) {
+		if _, ok := Lookup("no-such"); ok {
+			t.Errorf("Lookup: got true, want false")
+		}
+	})
+}

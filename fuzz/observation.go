@@ -1,0 +1,75 @@
+// Package fuzz runs real client-go code — Reflector+DeltaFIFO,
+// Reflector+RealFIFO, SharedIndexInformer, or a user's own target — against
+// replays perturbed by fault plans, and checks named invariants on what it
+// observed.
+package fuzz
+
+import (
+	"time"
+
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// Op is what a target's handler saw happen to one key.
+type Op string
+
+// Handler operations as client-go delivers them.
+const (
+	OpAdd    Op = "add"
+	OpUpdate Op = "update"
+	OpDelete Op = "delete"
+	// OpTombstone is a delete delivered as a DeletedFinalStateUnknown.
+	OpTombstone Op = "tombstone"
+)
+
+// Delivery is one notification a target's handler received.
+type Delivery struct {
+	// Op is what happened.
+	Op Op
+	// Key is the object's namespace/name key.
+	Key string
+	// RV is the resourceVersion of the object delivered (for a tombstone:
+	// of its last known state; "" if unknown).
+	RV string
+	// UID is the object's UID.
+	UID string
+	// Bookmark is true when the object delivered was a bookmark object
+	// (no name, only a resourceVersion): a bug in any case.
+	Bookmark bool
+	// At is when it was delivered (virtual time since the run started).
+	At time.Duration
+	// Synced says whether the target reported HasSynced before this
+	// delivery.
+	Synced bool
+}
+
+// Observation is what a run of a target saw, for the invariants to judge.
+type Observation struct {
+	// Resource is the resource the target watched.
+	Resource history.Resource
+	// Truth is the history the replayer actually served (after plan-level
+	// faults), whose final state a converging target must reach.
+	Truth *history.Log
+	// Store is the target's store at the end: objects by key.
+	Store map[string]*history.Object
+	// Deliveries are the handler notifications, in order.
+	Deliveries []Delivery
+	// SyncedAt is when HasSynced first returned true (negative: never).
+	SyncedAt time.Duration
+	// InitialDelivered is how many distinct keys had been delivered when
+	// HasSynced first returned true.
+	InitialDelivered int
+	// SyncedRV is the resourceVersion of the state the target synced to
+	// (its first LIST's, or its WatchList's initial-events-end bookmark's);
+	// "" when unknown.
+	SyncedRV string
+	// LastFaultAt is when the plan's last decision fired (negative: none).
+	LastFaultAt time.Duration
+	// ConvergedAt is when the store first equalled the truth's final state
+	// (negative: never).
+	ConvergedAt time.Duration
+	// Panics holds panics recovered from the target.
+	Panics []string
+	// LeftGoroutines counts goroutines of the run still alive after stop.
+	LeftGoroutines int
+}
