@@ -1,0 +1,202 @@
+package fuzz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// Target is client-go code a run drives against a replay.
+type Target struct {
+	// Name names the target ("informer").
+	Name string
+	// Doc says what the target is, in a sentence.
+	Doc string
+	// Run lists and watches res through cfg until ctx is done, telling rec
+	// of every handler notification and registering its store and
+	// HasSynced with rec; it returns once every goroutine it started has
+	// ended.
+	Run func(ctx context.Context, cfg *rest.Config, res history.Resource, rec *Recorder) error
+}
+
+// ErrTarget is returned when a target cannot be set up.
+var ErrTarget = errors.New("target setup failed")
+
+// Targets are the built-in targets.
+var Targets = []Target{
+	{
+		Name: "informer",
+		Doc:  "a SharedIndexInformer whose event handler records what it is told",
+		Run:  runInformer,
+	},
+	{
+		Name: "reflector-deltafifo",
+		Doc:  "a Reflector feeding a DeltaFIFO whose deltas a Pop loop applies to an indexer, as a hand-built controller does",
+		Run: func(ctx context.Context, cfg *rest.Config, res history.Resource, rec *Recorder) error {
+			return runPopLoop(ctx, cfg, res, rec, func(known cache.KeyListerGetter) fifo {
+				return cache.NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{KnownObjects: known, EmitDeltaTypeReplaced: true})
+			})
+		},
+	},
+	{
+		Name: "reflector-realfifo",
+		Doc:  "a Reflector feeding a RealFIFO whose deltas a Pop loop applies to an indexer",
+		Run: func(ctx context.Context, cfg *rest.Config, res history.Resource, rec *Recorder) error {
+			return runPopLoop(ctx, cfg, res, rec, func(known cache.KeyListerGetter) fifo {
+				return cache.NewRealFIFOWithOptions(cache.RealFIFOOptions{KnownObjects: known})
+			})
+		},
+	},
+}
+
+// LookupTarget returns the built-in target called name.
+func LookupTarget(name string) (Target, bool) {
+	for _, t := range Targets {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Target{}, false
+}
+
+// noWatchList is a ListWatch whose client does not support WatchList
+// semantics: a reflector over it lists and then watches.
+type noWatchList struct {
+	*cache.ListWatch
+}
+
+// IsWatchListSemanticsUnSupported opts the reflector out of WatchList.
+func (noWatchList) IsWatchListSemanticsUnSupported() bool { return true }
+
+// listWatch returns a dynamic ListWatch of res in all namespaces through
+// cfg; with watchList false, one that opts out of WatchList.
+func listWatch(cfg *rest.Config, res history.Resource, watchList bool) (cache.ListerWatcher, error) {
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: dynamic client: %v", ErrTarget, err)
+	}
+	ri := dc.Resource(schema.GroupVersionResource{Group: res.Group, Version: res.Version, Resource: res.Resource})
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return ri.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return ri.Watch(ctx, o)
+		},
+	}
+	if !watchList {
+		return noWatchList{lw}, nil
+	}
+	return lw, nil
+}
+
+// runInformer runs a SharedIndexInformer over res.
+func runInformer(ctx context.Context, cfg *rest.Config, res history.Resource, rec *Recorder) error {
+	lw, err := listWatch(cfg, res, rec.WatchList())
+	if err != nil {
+		return err
+	}
+	inf := cache.NewSharedIndexInformer(lw, &unstructured.Unstructured{}, 0, cache.Indexers{})
+	var synced func() bool
+	var mu sync.Mutex
+	hasSynced := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return synced != nil && synced()
+	}
+	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc:    func(obj any, initial bool) { rec.Add(obj, !initial) },
+		UpdateFunc: func(_, obj any) { rec.Update(obj, hasSynced()) },
+		DeleteFunc: func(obj any) { rec.Delete(obj, hasSynced()) },
+	})
+	if err != nil {
+		return fmt.Errorf("%w: add event handler: %v", ErrTarget, err)
+	}
+	mu.Lock()
+	synced = func() bool { return inf.HasSynced() && reg.HasSynced() }
+	mu.Unlock()
+	rec.SetSynced(hasSynced)
+	rec.SetStore(inf.GetStore().List)
+	inf.RunWithContext(ctx)
+	return nil
+}
+
+// fifo is what a Pop loop needs of a DeltaFIFO or RealFIFO.
+type fifo interface {
+	cache.ReflectorStore
+	Pop(process cache.PopProcessFunc) (any, error)
+	HasSynced() bool
+	Close()
+}
+
+// runPopLoop runs a Reflector into the queue newQueue makes and a loop that
+// pops its deltas, applies them to an indexer and records them.
+func runPopLoop(ctx context.Context, cfg *rest.Config, res history.Resource, rec *Recorder, newQueue func(cache.KeyListerGetter) fifo) error {
+	lw, err := listWatch(cfg, res, rec.WatchList())
+	if err != nil {
+		return err
+	}
+	indexer := cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{})
+	q := newQueue(indexer)
+	r := cache.NewReflectorWithOptions(lw, &unstructured.Unstructured{}, q, cache.ReflectorOptions{})
+	rec.SetSynced(q.HasSynced)
+	rec.SetStore(indexer.List)
+	var wg sync.WaitGroup
+	wg.Go(func() { r.RunWithContext(ctx) })
+	wg.Go(func() {
+		<-ctx.Done()
+		q.Close()
+	})
+	defer wg.Wait()
+	for {
+		_, err := q.Pop(func(obj any, initial bool) error {
+			return applyDeltas(indexer, rec, obj, !initial)
+		})
+		if errors.Is(err, cache.ErrFIFOClosed) {
+			return nil
+		}
+	}
+}
+
+// applyDeltas applies a popped Deltas to indexer and records each as a
+// handler would be told of it.
+func applyDeltas(indexer cache.Indexer, rec *Recorder, obj any, synced bool) error {
+	deltas, ok := obj.(cache.Deltas)
+	if !ok {
+		return fmt.Errorf("%w: popped %T, want Deltas", ErrTarget, obj)
+	}
+	for _, d := range deltas {
+		switch d.Type {
+		case cache.Sync, cache.Replaced, cache.Added, cache.Updated:
+			if _, exists, err := indexer.Get(d.Object); err == nil && exists {
+				if err := indexer.Update(d.Object); err != nil {
+					return err
+				}
+				rec.Update(d.Object, synced)
+				continue
+			}
+			if err := indexer.Add(d.Object); err != nil {
+				return err
+			}
+			rec.Add(d.Object, synced)
+		case cache.Deleted:
+			if err := indexer.Delete(d.Object); err != nil {
+				return err
+			}
+			rec.Delete(d.Object, synced)
+		}
+	}
+	return nil
+}
