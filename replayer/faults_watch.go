@@ -85,6 +85,7 @@ func (s *Server) watchPoint(w http.ResponseWriter, r *http.Request, q history.Re
 		}
 		if d.Fault == "expire-watch" {
 			s.fire(pt, d.Fault, "at open, "+from)
+			s.moveOn(l)
 			answerError(w, expired(watchExpiredMessage))
 		} else {
 			s.fire(pt, d.Fault, "before any event, "+from)
@@ -137,10 +138,20 @@ func (ws *watchStream) afterEvents() error {
 		return errEndAfterFrame
 	case "expire-watch":
 		ws.s.fire(x.point, x.fault, detail)
+		ws.s.moveOn(ws.l)
 		ws.fw.errorFrame(expired(watchExpiredMessage))
 		return errEndAfterFrame
 	}
 	return nil
+}
+
+// moveOn advances the server's head to the newest state the pace allows:
+// a 410 Expired says the server has moved past the client's
+// resourceVersion (its history was compacted), so what the client lists
+// next is the newest state, and changes in between reach it only as the
+// difference, as on a real apiserver.
+func (s *Server) moveOn(l *history.Log) {
+	s.advance(l, s.available(l))
 }
 
 // errEndAfterFrame ends a watch stream right after a frame was sent: the
