@@ -7,6 +7,7 @@ package fuzz
 import (
 	"time"
 
+	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -63,6 +64,8 @@ type Observation struct {
 	// (its first LIST's, or its WatchList's initial-events-end bookmark's);
 	// "" when unknown.
 	SyncedRV string
+	// Fired are the plan's decisions that fired, in order.
+	Fired []faults.Firing
 	// LastFaultAt is when the plan's last decision fired (negative: none).
 	LastFaultAt time.Duration
 	// ConvergedAt is when the store first equalled the truth's final state

@@ -136,6 +136,7 @@ func runInBubble(t *testing.T, h *history.History, res history.Resource, plan fa
 		t.Errorf("target %s: got error %v, want none", target.Name, runErr)
 	}
 	obs.Deliveries = rec.Deliveries()
+	obs.Fired = srv.Fired()
 	initial := map[string]bool{}
 	for _, d := range obs.Deliveries {
 		if !d.Synced {
