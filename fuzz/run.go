@@ -51,7 +51,7 @@ func RunOnce(t *testing.T, h *history.History, plan faults.Plan, target Target, 
 // RunResource is RunOnce for the resource res.
 func RunResource(t *testing.T, h *history.History, res history.Resource, plan faults.Plan, target Target, watchList bool) *Observation {
 	t.Helper()
-	quietClientGo()
+	QuietClientGo()
 	var obs *Observation
 	synctest.Test(t, func(t *testing.T) {
 		obs = runInBubble(t, h, res, plan, target, watchList)
@@ -61,12 +61,12 @@ func RunResource(t *testing.T, h *history.History, res history.Resource, plan fa
 
 var quietOnce sync.Once
 
-// quietClientGo silences client-go's logging and turns off apimachinery's
+// QuietClientGo silences client-go's logging and turns off apimachinery's
 // error handlers: HandleError sleeps until a minimum period has passed
 // since a time taken at package init, and inside a synctest bubble, whose
 // clock starts in 2000, the first error would freeze the reflector for
 // decades of virtual time.
-func quietClientGo() {
+func QuietClientGo() {
 	quietOnce.Do(func() {
 		fs := flag.NewFlagSet("klog", flag.ContinueOnError)
 		klog.InitFlags(fs)

@@ -3,8 +3,6 @@ package tombstone
 import (
 	"context"
 	"encoding/json"
-	"flag"
-	"io"
 	"maps"
 	"os"
 	"runtime"
@@ -16,14 +14,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/klog/v2"
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/replayer"
 )
@@ -46,15 +43,7 @@ const settle = 15 * time.Minute
 const relistAcrossDelete = "expire-watch:after=56,watch=1"
 
 func TestMain(m *testing.M) {
-	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(fs)
-	fs.Set("logtostderr", "false")
-	fs.Set("stderrthreshold", "FATAL")
-	klog.SetOutput(io.Discard)
-	// apimachinery's HandleError sleeps out a rate limit measured from a
-	// time taken at package init; inside a synctest bubble, whose clock
-	// starts in 2000, that would freeze the reflector after a failed watch.
-	utilruntime.ErrorHandlers = nil
+	fuzz.QuietClientGo() // client-go inside synctest bubbles: see its doc
 	os.Exit(m.Run())
 }
 

@@ -2,8 +2,6 @@ package faultstest
 
 import (
 	"context"
-	"flag"
-	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -15,15 +13,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/klog/v2"
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/replayer"
 )
@@ -42,23 +39,8 @@ var configMaps = history.Resource{Version: "v1", Resource: "configmaps"}
 const settle = 15 * time.Minute
 
 func TestMain(m *testing.M) {
-	quietKlog()
-	// apimachinery's HandleError, which client-go's reflector calls for a
-	// failed LIST or WATCH, sleeps until a minimum period has passed since
-	// the last error, measured from a time taken at package init; inside a
-	// synctest bubble, whose clock starts in 2000, the first such error
-	// would freeze the reflector for decades of virtual time.
-	utilruntime.ErrorHandlers = nil
+	fuzz.QuietClientGo() // client-go inside synctest bubbles: see its doc
 	os.Exit(m.Run())
-}
-
-// quietKlog silences client-go's logging, errors included.
-func quietKlog() {
-	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(fs)
-	fs.Set("logtostderr", "false")
-	fs.Set("stderrthreshold", "FATAL")
-	klog.SetOutput(io.Discard)
 }
 
 // requireWatchList skips a scenario that needs client-go's WatchList client
