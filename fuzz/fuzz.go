@@ -1,8 +1,10 @@
 package fuzz
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -33,12 +35,20 @@ type Options struct {
 	Invariants []string
 	// Resource is the resource to watch; zero means core v1 configmaps.
 	Resource history.Resource
+	// Extra are the user's own invariants, checked after the built-in
+	// ones (see NewInvariant); Invariants may name them too.
+	Extra []Invariant
+	// Level is the level exploration runs at; zero means Typed, whose
+	// violations are confirmed at the wire level before they are
+	// reported.
+	Level Level
 }
 
 // fuzzCassette is one cassette loaded for a fuzz run.
 type fuzzCassette struct {
-	path string
-	h    *history.History
+	path    string
+	h       *history.History
+	decoded *decoded
 }
 
 // input is what one fuzz input means.
@@ -54,38 +64,179 @@ type input struct {
 
 // Run fuzzes o.Target against the cassettes o.Cassettes names. It loads
 // every cassette once, adds seeds per cassette (that cassette, no fault;
-// one per WatchList path when o.WatchList is nil) and then runs the target once per input: data[0] picks the cassette
-// (modulo their count), data[1] the WatchList path when o.WatchList is nil
-// (odd or absent: on; even: off), and data[2:] decode with faults.Decode to
-// the fault plan. A run that breaks an invariant fails with a report that
-// names the invariant, cassette, path, plan and what fired, and gives the
-// input to replay; when a breaking fault fired the violation is only
-// logged.
+// one per WatchList path when o.WatchList is nil) and then runs the target
+// once per input (see Campaign.Check for what an input means). A run that
+// breaks an invariant fails with a report that names the invariant,
+// cassette, path, plan and what fired, gives the input to replay, and
+// points at the report files and reproducer written for it; when a
+// breaking fault fired the violation is only logged.
 func Run(f *testing.F, o Options) {
 	f.Helper()
-	cassettes := loadCassettes(f, o)
-	for i := range cassettes {
-		f.Add([]byte{byte(i)})
-		if o.WatchList == nil {
-			f.Add([]byte{byte(i), 0})
-		}
+	c, err := NewCampaign(o)
+	if err != nil {
+		f.Fatal(err)
 	}
-	target := o.Target
-	if target.Run == nil {
-		target, _ = LookupTarget("informer")
+	for _, seed := range c.Seeds() {
+		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in := decodeInput(data, len(cassettes), o)
-		c := cassettes[in.cassette]
-		obs := RunResource(t, c.h, resourceOf(o), in.plan, target, in.watchList)
-		if report := violations(obs, o.Invariants, c.path, in, data); report != "" {
-			if broke := firedBreaking(obs); len(broke) > 0 {
-				t.Logf("expected under breaking fault %s:\n%s", strings.Join(broke, ", "), report)
-				return
-			}
-			t.Fatalf("target %s broke invariants:\n%s", target.Name, report)
+		out := c.Check(t, data)
+		switch {
+		case out.Report == "":
+		case out.Expected:
+			t.Logf("expected under breaking fault %s:\n%s", strings.Join(out.Breaking, ", "), out.Report)
+		default:
+			c.Fail(t, out)
 		}
 	})
+}
+
+// Campaign is a fuzzing campaign: a target, the cassettes it replays and
+// the invariants it is held to. Run drives one from go test -fuzz; the
+// lwreplay fuzz command drives one from random inputs. It is safe for
+// concurrent use.
+type Campaign struct {
+	opts      Options
+	target    Target
+	res       history.Resource
+	cassettes []fuzzCassette
+}
+
+// NewCampaign loads and builds every cassette o.Cassettes names and
+// returns a campaign over them; the error names the cassette that does not
+// load, does not build or lacks the resource.
+func NewCampaign(o Options) (*Campaign, error) {
+	c := &Campaign{opts: o, target: o.Target, res: resourceOf(o)}
+	if c.target.Run == nil {
+		c.target, _ = LookupTarget("informer")
+	}
+	if c.target.Name == "" {
+		return nil, fmt.Errorf("%w: a target needs a name", ErrTarget)
+	}
+	seen := map[string]bool{}
+	for _, inv := range o.Extra {
+		if _, builtin := Lookup(inv.Name); builtin || seen[inv.Name] || inv.Name == "" || inv.Check == nil {
+			return nil, fmt.Errorf("%w: user invariant %q: want a unique name and a check", ErrUnknownInvariant, inv.Name)
+		}
+		seen[inv.Name] = true
+	}
+	for _, name := range o.Invariants {
+		if _, ok := c.invariant(name); !ok {
+			return nil, fmt.Errorf("%w: %q", ErrUnknownInvariant, name)
+		}
+	}
+	var err error
+	c.cassettes, err = loadCassettes(o.Cassettes, c.res)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Target returns the campaign's target.
+func (c *Campaign) Target() Target { return c.target }
+
+// Cassettes returns the paths of the campaign's cassettes, in input order.
+func (c *Campaign) Cassettes() []string {
+	out := make([]string, len(c.cassettes))
+	for i, fc := range c.cassettes {
+		out[i] = fc.path
+	}
+	return out
+}
+
+// Seeds returns the seed inputs: per cassette, no fault, on each WatchList
+// path the options leave open.
+func (c *Campaign) Seeds() [][]byte {
+	var out [][]byte
+	for i := range c.cassettes {
+		out = append(out, []byte{byte(i)})
+		if c.opts.WatchList == nil {
+			out = append(out, []byte{byte(i), 0})
+		}
+	}
+	return out
+}
+
+// Outcome is what one input's run came to.
+type Outcome struct {
+	// Input is the fuzz input.
+	Input []byte
+	// Cassette is the path of the cassette replayed.
+	Cassette string
+	// WatchList is the client path.
+	WatchList bool
+	// Plan is the fault plan acted out.
+	Plan faults.Plan
+	// Level is the level of the run Observation and Results come from: the
+	// wire level when a typed-level violation was confirmed there.
+	Level Level
+	// Observation is what the run saw.
+	Observation *Observation
+	// Results holds each checked invariant's result, by name (nil: held).
+	Results map[string]error
+	// Report is the human-readable report of the broken invariants; ""
+	// when all held.
+	Report string
+	// Breaking names the breaking faults that fired, each once.
+	Breaking []string
+	// Expected is true when an invariant broke after a breaking fault
+	// fired: the violation is the fault's doing, not a bug.
+	Expected bool
+	// Unconfirmed is the report of a typed-level violation that the wire
+	// level did not repeat ("" otherwise); it is not a failure.
+	Unconfirmed string
+}
+
+// Failed reports whether the outcome is a bug: an invariant broke under
+// legal faults only.
+func (o *Outcome) Failed() bool { return o.Report != "" && !o.Expected }
+
+// Check runs the target once on data and judges it. data[0] picks the
+// cassette (modulo their count), data[1] the WatchList path when
+// Options.WatchList is nil (odd or absent: on; even: off), and data[2:]
+// decode with faults.Decode to the fault plan. The run is at
+// Options.Level; a violation found at the typed level is run again at the
+// wire level, and only a violation the wire level repeats is reported.
+func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
+	t.Helper()
+	in := decodeInput(data, len(c.cassettes), c.opts)
+	fc := c.cassettes[in.cassette]
+	spec := c.spec(in)
+	out := &Outcome{Input: append([]byte(nil), data...), Cassette: fc.path, WatchList: in.watchList, Plan: in.plan, Level: spec.Level}
+	c.judge(out, Replay(t, spec))
+	if out.Report != "" && spec.Level == Typed {
+		typed := out.Report
+		spec.Level = Wire
+		out.Level = Wire
+		c.judge(out, Replay(t, spec))
+		if out.Report == "" {
+			out.Unconfirmed = typed
+		}
+	}
+	return out
+}
+
+// spec is the run an input asks for.
+func (c *Campaign) spec(in input) Spec {
+	fc := c.cassettes[in.cassette]
+	return Spec{History: fc.h, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList,
+		Level: c.opts.Level, decoded: fc.decoded}
+}
+
+// judge checks the campaign's invariants on obs into out.
+func (c *Campaign) judge(out *Outcome, obs *Observation) {
+	out.Observation = obs
+	out.Results = c.results(obs)
+	out.Report = c.report(out)
+	out.Breaking = firedBreaking(obs)
+	out.Expected = out.Report != "" && len(out.Breaking) > 0
+}
+
+// Fail fails t with out's report, after writing the report files.
+func (c *Campaign) Fail(t *testing.T, out *Outcome) {
+	t.Helper()
+	t.Fatalf("target %s broke invariants:\n%s", c.target.Name, out.Report)
 }
 
 // resourceOf is the resource o asks for.
@@ -96,39 +247,40 @@ func resourceOf(o Options) history.Resource {
 	return o.Resource
 }
 
-// loadCassettes loads and builds every cassette matching o.Cassettes,
-// failing f when none matches or one does not load or lacks the resource.
-func loadCassettes(f *testing.F, o Options) []fuzzCassette {
-	f.Helper()
-	paths, err := filepath.Glob(o.Cassettes)
+// loadCassettes loads and builds every cassette matching glob, failing
+// when none matches or one does not load or lacks res.
+func loadCassettes(glob string, res history.Resource) ([]fuzzCassette, error) {
+	paths, err := filepath.Glob(glob)
 	if err != nil {
-		f.Fatalf("cassettes %q: got error %v, want a valid glob", o.Cassettes, err)
+		return nil, fmt.Errorf("cassettes %q: %w", glob, err)
 	}
 	if len(paths) == 0 {
-		f.Fatalf("cassettes %q: got no file, want at least one", o.Cassettes)
+		return nil, fmt.Errorf("cassettes %q: %w: no file matches", glob, ErrNoCassette)
 	}
 	if len(paths) > 256 {
-		f.Fatalf("cassettes %q: got %d files, want at most 256 (one input byte picks one)", o.Cassettes, len(paths))
+		return nil, fmt.Errorf("cassettes %q: %w: %d files, at most 256 (one input byte picks one)", glob, ErrNoCassette, len(paths))
 	}
 	sort.Strings(paths)
-	res := resourceOf(o)
 	out := make([]fuzzCassette, 0, len(paths))
 	for _, p := range paths {
 		files, err := cassette.LoadAll(p)
 		if err != nil {
-			f.Fatalf("cassette %s: load: got error %v, want none", p, err)
+			return nil, fmt.Errorf("cassette %s: %w", p, err)
 		}
 		h, err := history.Build(files...)
 		if err != nil {
-			f.Fatalf("cassette %s: build history: got error %v, want none", p, err)
+			return nil, fmt.Errorf("cassette %s: %w", p, err)
 		}
 		if _, ok := h.Log(res); !ok {
-			f.Fatalf("cassette %s: got no %s, want a log of it", p, res.Resource)
+			return nil, fmt.Errorf("cassette %s: %w: no %s recorded", p, ErrNoCassette, res.Resource)
 		}
-		out = append(out, fuzzCassette{path: p, h: h})
+		out = append(out, fuzzCassette{path: p, h: h, decoded: newDecoded()})
 	}
-	return out
+	return out, nil
 }
+
+// ErrNoCassette says a campaign has no usable cassette.
+var ErrNoCassette = errors.New("no usable cassette")
 
 // decodeInput reads a fuzz input over n cassettes (see Run).
 func decodeInput(data []byte, n int, o Options) input {
@@ -153,13 +305,25 @@ func decodeInput(data []byte, n int, o Options) input {
 	return in
 }
 
-// violations checks the named invariants on obs and returns a report of
-// those broken ("" when none is).
-func violations(obs *Observation, names []string, path string, in input, data []byte) string {
-	results := Check(obs, names...)
+// results checks the campaign's invariants on obs.
+func (c *Campaign) results(obs *Observation) map[string]error {
+	out := map[string]error{}
+	if names := c.builtinNames(); len(names) > 0 {
+		out = Check(obs, names...)
+	}
+	for _, inv := range c.opts.Extra {
+		if len(c.opts.Invariants) == 0 || slices.Contains(c.opts.Invariants, inv.Name) {
+			out[inv.Name] = checkOne(inv, obs)
+		}
+	}
+	return out
+}
+
+// report renders the broken invariants of out ("" when none broke).
+func (c *Campaign) report(out *Outcome) string {
 	var b strings.Builder
-	for _, name := range invariantOrder(results) {
-		if err := results[name]; err != nil {
+	for _, name := range invariantOrder(out.Results) {
+		if err := out.Results[name]; err != nil {
 			fmt.Fprintf(&b, "invariant %s: %v\n", name, err)
 		}
 	}
@@ -167,18 +331,19 @@ func violations(obs *Observation, names []string, path string, in input, data []
 		return ""
 	}
 	wl := "off"
-	if in.watchList {
+	if out.WatchList {
 		wl = "on"
 	}
 	var fired []faults.Firing
-	if obs != nil {
-		fired = obs.Fired
+	if out.Observation != nil {
+		fired = out.Observation.Fired
 	}
-	fmt.Fprintf(&b, "cassette: %s\n", path)
+	fmt.Fprintf(&b, "cassette: %s\n", out.Cassette)
 	fmt.Fprintf(&b, "WatchList: %s\n", wl)
-	fmt.Fprintf(&b, "plan: %s\n", planText(in.plan))
+	fmt.Fprintf(&b, "level: %s\n", out.Level)
+	fmt.Fprintf(&b, "plan: %s\n", planText(out.Plan))
 	fmt.Fprintf(&b, "fired: %s\n", faults.Story(fired))
-	fmt.Fprintf(&b, "input: []byte(%q)", data)
+	fmt.Fprintf(&b, "input: []byte(%q)", out.Input)
 	return b.String()
 }
 

@@ -104,7 +104,10 @@ func TestViolations(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := violations(tc.obs, tc.names, "c.yaml", tc.in, []byte{1, 1, 0x80})
+			c := &Campaign{opts: Options{Invariants: tc.names}}
+			out := &Outcome{Input: []byte{1, 1, 0x80}, Cassette: "c.yaml", WatchList: tc.in.watchList, Plan: tc.in.plan}
+			c.judge(out, tc.obs)
+			got := out.Report
 			if len(tc.want) == 0 && got != "" {
 				t.Errorf("report: got %q, want empty", got)
 			}

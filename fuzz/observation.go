@@ -73,6 +73,9 @@ type Observation struct {
 	ConvergedAt time.Duration
 	// Panics holds panics recovered from the target.
 	Panics []string
+	// Exposed is what the target handed to Recorder.Expose (nil if
+	// nothing), for user invariants.
+	Exposed any
 	// LeftGoroutines counts goroutines of the run still alive after stop.
 	LeftGoroutines int
 }

@@ -2,7 +2,6 @@ package fuzz
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -33,28 +32,49 @@ var ConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "
 // relist's backoff, so that every run has re-watched at least once.
 const Settle = 15 * time.Minute
 
-// Tick is how often, in virtual time, a run looks at the target's state.
+// Tick is how often, in virtual time, a run looks at the target's state
+// while the target is busy.
 const Tick = 100 * time.Millisecond
+
+// MaxTick is the longest a run goes, in virtual time, without looking at
+// the target's state, once nothing has changed for a while.
+const MaxTick = 30 * time.Second
 
 // replayHost is the host a target's client is pointed at; the transport
 // never dials it.
 const replayHost = "http://replay.invalid"
 
-// RunOnce runs target against a replay of h's configmaps perturbed by plan,
-// inside a testing/synctest bubble, and returns what it observed. watchList
-// picks the client path (WatchList on or off).
-func RunOnce(t *testing.T, h *history.History, plan faults.Plan, target Target, watchList bool) *Observation {
-	t.Helper()
-	return RunResource(t, h, ConfigMaps, plan, target, watchList)
+// Spec says what one run replays and what it runs.
+type Spec struct {
+	// History is the recorded history to replay.
+	History *history.History
+	// Resource is the resource the target watches; zero means ConfigMaps.
+	Resource history.Resource
+	// Plan is the fault plan the replayer acts out.
+	Plan faults.Plan
+	// Target is the client-go code to run.
+	Target Target
+	// WatchList is the client path: true, WatchList; false, LIST+WATCH.
+	WatchList bool
+	// Level is how the target's ListerWatcher reaches the replay.
+	Level Level
+
+	decoded *decoded // decoded answers shared by runs of one history
 }
 
-// RunResource is RunOnce for the resource res.
-func RunResource(t *testing.T, h *history.History, res history.Resource, plan faults.Plan, target Target, watchList bool) *Observation {
+// Replay runs s.Target against a replay of s.History perturbed by s.Plan,
+// inside a testing/synctest bubble, and returns what it observed. The run
+// lasts Settle in virtual time, which costs real time only for what the
+// target and the replayer compute.
+func Replay(t *testing.T, s Spec) *Observation {
 	t.Helper()
 	QuietClientGo()
+	if s.Resource == (history.Resource{}) {
+		s.Resource = ConfigMaps
+	}
 	var obs *Observation
 	synctest.Test(t, func(t *testing.T) {
-		obs = runInBubble(t, h, res, plan, target, watchList)
+		obs = runInBubble(t, s)
 	})
 	return obs
 }
@@ -85,12 +105,20 @@ type storeSnapshot struct {
 }
 
 // runInBubble is RunResource's body; it must run inside a synctest bubble.
-func runInBubble(t *testing.T, h *history.History, res history.Resource, plan faults.Plan, target Target, watchList bool) *Observation {
+func runInBubble(t *testing.T, s Spec) *Observation {
 	t.Helper()
-	srv := replayer.New(h, replayer.WithPlan(plan))
-	cfg := &rest.Config{Host: replayHost, Transport: srv.Transport()}
+	srv := replayer.New(s.History, replayer.WithPlan(s.Plan))
 	start := time.Now()
-	rec := newRecorder(start, watchList)
+	rec := newRecorder(start, s.WatchList)
+	env := &Env{
+		Config:    &rest.Config{Host: replayHost, Transport: srv.Transport()},
+		Resource:  s.Resource,
+		Recorder:  rec,
+		WatchList: s.WatchList,
+		Level:     s.Level,
+		decoded:   s.decoded,
+	}
+	res, target := s.Resource, s.Target
 	obs := &Observation{Resource: res, SyncedAt: -1, LastFaultAt: -1, ConvergedAt: -1}
 
 	ctx, cancel := context.WithCancel(t.Context())
@@ -104,25 +132,41 @@ func runInBubble(t *testing.T, h *history.History, res history.Resource, plan fa
 				obs.Panics = append(obs.Panics, fmt.Sprint(p))
 			}
 		}()
-		runErr = target.Run(ctx, cfg, res, rec)
+		runErr = target.Run(ctx, env)
 	}()
 
-	fired := 0
+	fired, delivered := 0, 0
 	var snaps []storeSnapshot
-	for elapsed := time.Duration(0); elapsed <= Settle; elapsed += Tick {
+	step := Tick
+	for time.Since(start) <= Settle {
 		synctest.Wait()
 		now := time.Since(start)
+		changed := false
 		if obs.SyncedAt < 0 && rec.HasSynced() {
 			obs.SyncedAt = now
+			changed = true
 		}
-		if n := len(srv.Fired()); n > fired {
+		if n := srv.FiredCount(); n > fired {
 			fired = n
 			obs.LastFaultAt = now
+			changed = true
+		}
+		if n := rec.deliveryCount(); n != delivered {
+			delivered = n
+			changed = true
 		}
 		if rvs, err := rec.storeRVs(); err == nil && (len(snaps) == 0 || !maps.Equal(snaps[len(snaps)-1].rvs, rvs)) {
 			snaps = append(snaps, storeSnapshot{at: now, rvs: rvs})
+			changed = true
 		}
-		time.Sleep(Tick)
+		// Look often while the target is busy, and ever less often while
+		// nothing happens: a quiet run costs tens of looks, not thousands.
+		if changed {
+			step = Tick
+		} else {
+			step = min(2*step, MaxTick)
+		}
+		time.Sleep(min(step, Settle-now+Tick))
 	}
 	synctest.Wait()
 	store, err := rec.Store()
@@ -151,15 +195,18 @@ func runInBubble(t *testing.T, h *history.History, res history.Resource, plan fa
 		return obs
 	}
 	obs.Truth = truth
+	rec.mu.Lock()
+	obs.Panics = append(obs.Panics, rec.panics...)
+	obs.Exposed = rec.exposed
+	rec.mu.Unlock()
 	final := map[string]string{}
 	for _, o := range truth.StateAt(truth.End()) {
 		final[o.Key()] = o.ResourceVersion
 	}
-	for _, s := range snaps {
-		if maps.Equal(s.rvs, final) {
-			obs.ConvergedAt = s.at
-			break
-		}
+	// Converged at the start of the final stretch in which the store
+	// equals the truth's final state.
+	for i := len(snaps) - 1; i >= 0 && maps.Equal(snaps[i].rvs, final); i-- {
+		obs.ConvergedAt = snaps[i].at
 	}
 	return obs
 }
@@ -174,6 +221,25 @@ type Recorder struct {
 	deliveries []Delivery
 	synced     func() bool
 	store      func() []any
+	panics     []string
+	exposed    any
+}
+
+// Expose hands v (say, the target's own cache) to the run's Observation,
+// for user invariants to judge.
+func (r *Recorder) Expose(v any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.exposed = v
+}
+
+// Panic records a panic the target recovered in one of its own handlers,
+// for the clean-stop invariant (a handler panic in client-go's goroutines
+// would otherwise end the process).
+func (r *Recorder) Panic(v any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.panics = append(r.panics, fmt.Sprint(v))
 }
 
 func newRecorder(start time.Time, watchList bool) *Recorder {
@@ -236,6 +302,13 @@ func (r *Recorder) append(d Delivery, synced bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.deliveries = append(r.deliveries, d)
+}
+
+// deliveryCount returns how many deliveries there were so far.
+func (r *Recorder) deliveryCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.deliveries)
 }
 
 // Deliveries returns the deliveries so far, in order.
@@ -306,17 +379,4 @@ func keyOf(m metav1.Object) string {
 		return m.GetName()
 	}
 	return m.GetNamespace() + "/" + m.GetName()
-}
-
-// objectOf turns a stored object into a history object.
-func objectOf(obj any) (*history.Object, error) {
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %T: %v", ErrNotAnObject, obj, err)
-	}
-	o, _, _, err := history.ParseObject(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %T: %v", ErrNotAnObject, obj, err)
-	}
-	return o, nil
 }

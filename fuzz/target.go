@@ -6,16 +6,8 @@ import (
 	"fmt"
 	"sync"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
-
-	"github.com/lwreplay/lwreplay/history"
 )
 
 // Target is client-go code a run drives against a replay.
@@ -24,11 +16,12 @@ type Target struct {
 	Name string
 	// Doc says what the target is, in a sentence.
 	Doc string
-	// Run lists and watches res through cfg until ctx is done, telling rec
-	// of every handler notification and registering its store and
-	// HasSynced with rec; it returns once every goroutine it started has
-	// ended.
-	Run func(ctx context.Context, cfg *rest.Config, res history.Resource, rec *Recorder) error
+	// Run lists and watches env.Resource until ctx is done, through
+	// env.ListerWatcher (either level) or env.Config (wire level only),
+	// telling env.Recorder of every handler notification and registering
+	// its store and HasSynced there; it returns once every goroutine it
+	// started has ended.
+	Run func(ctx context.Context, env *Env) error
 }
 
 // ErrTarget is returned when a target cannot be set up.
@@ -44,8 +37,8 @@ var Targets = []Target{
 	{
 		Name: "reflector-deltafifo",
 		Doc:  "a Reflector feeding a DeltaFIFO whose deltas a Pop loop applies to an indexer, as a hand-built controller does",
-		Run: func(ctx context.Context, cfg *rest.Config, res history.Resource, rec *Recorder) error {
-			return runPopLoop(ctx, cfg, res, rec, func(known cache.KeyListerGetter) fifo {
+		Run: func(ctx context.Context, env *Env) error {
+			return runPopLoop(ctx, env, func(known cache.KeyListerGetter) fifo {
 				return cache.NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{KnownObjects: known, EmitDeltaTypeReplaced: true})
 			})
 		},
@@ -53,8 +46,8 @@ var Targets = []Target{
 	{
 		Name: "reflector-realfifo",
 		Doc:  "a Reflector feeding a RealFIFO whose deltas a Pop loop applies to an indexer",
-		Run: func(ctx context.Context, cfg *rest.Config, res history.Resource, rec *Recorder) error {
-			return runPopLoop(ctx, cfg, res, rec, func(known cache.KeyListerGetter) fifo {
+		Run: func(ctx context.Context, env *Env) error {
+			return runPopLoop(ctx, env, func(known cache.KeyListerGetter) fifo {
 				return cache.NewRealFIFOWithOptions(cache.RealFIFOOptions{KnownObjects: known})
 			})
 		},
@@ -71,40 +64,10 @@ func LookupTarget(name string) (Target, bool) {
 	return Target{}, false
 }
 
-// noWatchList is a ListWatch whose client does not support WatchList
-// semantics: a reflector over it lists and then watches.
-type noWatchList struct {
-	*cache.ListWatch
-}
-
-// IsWatchListSemanticsUnSupported opts the reflector out of WatchList.
-func (noWatchList) IsWatchListSemanticsUnSupported() bool { return true }
-
-// listWatch returns a dynamic ListWatch of res in all namespaces through
-// cfg; with watchList false, one that opts out of WatchList.
-func listWatch(cfg *rest.Config, res history.Resource, watchList bool) (cache.ListerWatcher, error) {
-	dc, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("%w: dynamic client: %v", ErrTarget, err)
-	}
-	ri := dc.Resource(schema.GroupVersionResource{Group: res.Group, Version: res.Version, Resource: res.Resource})
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return ri.List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			return ri.Watch(ctx, o)
-		},
-	}
-	if !watchList {
-		return noWatchList{lw}, nil
-	}
-	return lw, nil
-}
-
 // runInformer runs a SharedIndexInformer over res.
-func runInformer(ctx context.Context, cfg *rest.Config, res history.Resource, rec *Recorder) error {
-	lw, err := listWatch(cfg, res, rec.WatchList())
+func runInformer(ctx context.Context, env *Env) error {
+	rec := env.Recorder
+	lw, err := env.ListerWatcher(&unstructured.Unstructured{})
 	if err != nil {
 		return err
 	}
@@ -143,8 +106,9 @@ type fifo interface {
 
 // runPopLoop runs a Reflector into the queue newQueue makes and a loop that
 // pops its deltas, applies them to an indexer and records them.
-func runPopLoop(ctx context.Context, cfg *rest.Config, res history.Resource, rec *Recorder, newQueue func(cache.KeyListerGetter) fifo) error {
-	lw, err := listWatch(cfg, res, rec.WatchList())
+func runPopLoop(ctx context.Context, env *Env, newQueue func(cache.KeyListerGetter) fifo) error {
+	rec := env.Recorder
+	lw, err := env.ListerWatcher(&unstructured.Unstructured{})
 	if err != nil {
 		return err
 	}

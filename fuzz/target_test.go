@@ -30,54 +30,56 @@ func loadTargetHistory(t *testing.T) *history.History {
 
 func TestTargetsConverge(t *testing.T) {
 	for _, target := range Targets {
-		for _, watchList := range []bool{true, false} {
-			path := "WatchList off"
-			if watchList {
-				path = "WatchList on"
+		for _, level := range []Level{Typed, Wire} {
+			for _, watchList := range []bool{true, false} {
+				path := "WatchList off"
+				if watchList {
+					path = "WatchList on"
+				}
+				t.Run(target.Name+" - "+level.String()+", "+path+" - no faults, store equals truth - pass", func(t *testing.T) {
+					if watchList && os.Getenv("KUBE_FEATURE_WatchListClient") == "false" {
+						t.Skip("KUBE_FEATURE_WatchListClient=false")
+					}
+					obs := Replay(t, Spec{History: loadTargetHistory(t), Target: target, WatchList: watchList, Level: level})
+					if obs == nil || obs.Truth == nil {
+						t.Fatalf("observation: got %+v, want one with a truth", obs)
+					}
+					want := obs.Truth.StateAt(obs.Truth.End())
+					if len(obs.Store) != len(want) {
+						t.Errorf("store size: got %d, want %d", len(obs.Store), len(want))
+					}
+					for _, o := range want {
+						got, ok := obs.Store[o.Key()]
+						switch {
+						case !ok:
+							t.Errorf("store %s: got missing, want rv %s", o.Key(), o.ResourceVersion)
+						case got.ResourceVersion != o.ResourceVersion:
+							t.Errorf("store %s: got rv %s, want rv %s", o.Key(), got.ResourceVersion, o.ResourceVersion)
+						}
+					}
+					if obs.SyncedAt < 0 {
+						t.Errorf("SyncedAt: got %v, want ≥ 0", obs.SyncedAt)
+					}
+					if obs.ConvergedAt < 0 {
+						t.Errorf("ConvergedAt: got %v, want ≥ 0", obs.ConvergedAt)
+					}
+					if len(obs.Deliveries) == 0 {
+						t.Errorf("deliveries: got none, want some")
+					}
+					if obs.InitialDelivered == 0 {
+						t.Errorf("InitialDelivered: got 0, want > 0")
+					}
+					if obs.LastFaultAt >= 0 {
+						t.Errorf("LastFaultAt: got %v, want < 0 (no plan)", obs.LastFaultAt)
+					}
+					for _, d := range obs.Deliveries {
+						if d.Bookmark {
+							t.Errorf("delivery %+v: got a bookmark object, want none", d)
+						}
+					}
+					t.Logf("synced at %v, converged at %v, %d deliveries, %d initial, %d stored", obs.SyncedAt, obs.ConvergedAt, len(obs.Deliveries), obs.InitialDelivered, len(obs.Store))
+				})
 			}
-			t.Run(target.Name+" - "+path+" - no faults, store equals truth - pass", func(t *testing.T) {
-				if watchList && os.Getenv("KUBE_FEATURE_WatchListClient") == "false" {
-					t.Skip("KUBE_FEATURE_WatchListClient=false")
-				}
-				obs := RunOnce(t, loadTargetHistory(t), faults.Plan{}, target, watchList)
-				if obs == nil || obs.Truth == nil {
-					t.Fatalf("observation: got %+v, want one with a truth", obs)
-				}
-				want := obs.Truth.StateAt(obs.Truth.End())
-				if len(obs.Store) != len(want) {
-					t.Errorf("store size: got %d, want %d", len(obs.Store), len(want))
-				}
-				for _, o := range want {
-					got, ok := obs.Store[o.Key()]
-					switch {
-					case !ok:
-						t.Errorf("store %s: got missing, want rv %s", o.Key(), o.ResourceVersion)
-					case got.ResourceVersion != o.ResourceVersion:
-						t.Errorf("store %s: got rv %s, want rv %s", o.Key(), got.ResourceVersion, o.ResourceVersion)
-					}
-				}
-				if obs.SyncedAt < 0 {
-					t.Errorf("SyncedAt: got %v, want ≥ 0", obs.SyncedAt)
-				}
-				if obs.ConvergedAt < 0 {
-					t.Errorf("ConvergedAt: got %v, want ≥ 0", obs.ConvergedAt)
-				}
-				if len(obs.Deliveries) == 0 {
-					t.Errorf("deliveries: got none, want some")
-				}
-				if obs.InitialDelivered == 0 {
-					t.Errorf("InitialDelivered: got 0, want > 0")
-				}
-				if obs.LastFaultAt >= 0 {
-					t.Errorf("LastFaultAt: got %v, want < 0 (no plan)", obs.LastFaultAt)
-				}
-				for _, d := range obs.Deliveries {
-					if d.Bookmark {
-						t.Errorf("delivery %+v: got a bookmark object, want none", d)
-					}
-				}
-				t.Logf("synced at %v, converged at %v, %d deliveries, %d initial, %d stored", obs.SyncedAt, obs.ConvergedAt, len(obs.Deliveries), obs.InitialDelivered, len(obs.Store))
-			})
 		}
 	}
 }
@@ -92,26 +94,28 @@ func TestTargetsClientPath(t *testing.T) {
 	}
 	plan := faults.Plan{Decisions: []faults.Decision{d}}
 	for _, target := range Targets {
-		for _, c := range []struct {
-			watchList  bool
-			situation  string
-			wantSynced bool
-		}{
-			{watchList: true, situation: "WatchList on - initial events never end, never syncs", wantSynced: false},
-			{watchList: false, situation: "WatchList off - no WatchList request, syncs", wantSynced: true},
-		} {
-			t.Run(target.Name+" - "+c.situation+" - pass", func(t *testing.T) {
-				if c.watchList && os.Getenv("KUBE_FEATURE_WatchListClient") == "false" {
-					t.Skip("KUBE_FEATURE_WatchListClient=false")
-				}
-				obs := RunOnce(t, loadTargetHistory(t), plan, target, c.watchList)
-				if got := obs.SyncedAt >= 0; got != c.wantSynced {
-					t.Errorf("synced: got %v (at %v), want %v", got, obs.SyncedAt, c.wantSynced)
-				}
-				if got := obs.LastFaultAt >= 0; got != c.watchList {
-					t.Errorf("fault fired: got %v (at %v), want %v", got, obs.LastFaultAt, c.watchList)
-				}
-			})
+		for _, level := range []Level{Typed, Wire} {
+			for _, c := range []struct {
+				watchList  bool
+				situation  string
+				wantSynced bool
+			}{
+				{watchList: true, situation: "WatchList on - initial events never end, never syncs", wantSynced: false},
+				{watchList: false, situation: "WatchList off - no WatchList request, syncs", wantSynced: true},
+			} {
+				t.Run(target.Name+" - "+level.String()+", "+c.situation+" - pass", func(t *testing.T) {
+					if c.watchList && os.Getenv("KUBE_FEATURE_WatchListClient") == "false" {
+						t.Skip("KUBE_FEATURE_WatchListClient=false")
+					}
+					obs := Replay(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: target, WatchList: c.watchList, Level: level})
+					if got := obs.SyncedAt >= 0; got != c.wantSynced {
+						t.Errorf("synced: got %v (at %v), want %v", got, obs.SyncedAt, c.wantSynced)
+					}
+					if got := obs.LastFaultAt >= 0; got != c.watchList {
+						t.Errorf("fault fired: got %v (at %v), want %v", got, obs.LastFaultAt, c.watchList)
+					}
+				})
+			}
 		}
 	}
 }

@@ -91,6 +91,16 @@ func (s *Server) Fired() []faults.Firing {
 	return append([]faults.Firing(nil), s.fx.fired...)
 }
 
+// FiredCount returns how many times the server's plan fired so far.
+func (s *Server) FiredCount() int {
+	if s.fx == nil {
+		return 0
+	}
+	s.fx.mu.Lock()
+	defer s.fx.mu.Unlock()
+	return len(s.fx.fired)
+}
+
 // Truth returns the history the server serves: its history after the
 // plan's transforms (opaque-rv rewrites every resourceVersion, recreate
 // adds a delete and a create). A client that converges ends with its final

@@ -67,6 +67,20 @@ func New(client kubernetes.Interface, opts ...Option) *Mirror {
 	return m
 }
 
+// NewFromListerWatcher returns a mirror of the configmaps lw lists and
+// watches (objects of type *corev1.ConfigMap), for tests that drive the
+// mirror without a clientset.
+func NewFromListerWatcher(lw cache.ListerWatcher, opts ...Option) *Mirror {
+	m := &Mirror{
+		informer: cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, cache.Indexers{}),
+		data:     map[string]map[string]string{},
+	}
+	for _, o := range opts {
+		o(m)
+	}
+	return m
+}
+
 // Run registers the mirror's handlers, starts its informer and blocks
 // until ctx is done and the informer has stopped.
 func (m *Mirror) Run(ctx context.Context) error {
@@ -84,6 +98,10 @@ func (m *Mirror) Run(ctx context.Context) error {
 	})
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrRegister, err)
+	}
+	if m.factory == nil {
+		m.informer.RunWithContext(ctx)
+		return nil
 	}
 	m.factory.Start(ctx.Done())
 	<-ctx.Done()

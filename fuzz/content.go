@@ -1,0 +1,94 @@
+package fuzz
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"runtime"
+	"sync"
+	"weak"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// Comparing a target's store with the truth is the last step of every run,
+// so it must cost little: a stored unstructured object is encoded once
+// with sorted keys, the truth's object is encoded the same way once per
+// history (cached while the object lives), and only when the bytes differ
+// are both decoded and compared value by value.
+
+// canonicalJSON returns raw re-encoded with sorted keys and no spacing;
+// ok is false when raw is not JSON.
+func canonicalJSON(raw []byte) (out []byte, ok bool) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, false
+	}
+	out, err := json.Marshal(v)
+	return out, err == nil
+}
+
+var canonCache = struct {
+	sync.Mutex
+	m map[weak.Pointer[history.Object]][]byte
+}{m: map[weak.Pointer[history.Object]][]byte{}}
+
+// canonicalOf returns o's content in canonical form (nil when it is not
+// JSON), computed once while o lives.
+func canonicalOf(o *history.Object) []byte {
+	wp := weak.Make(o)
+	canonCache.Lock()
+	b, ok := canonCache.m[wp]
+	canonCache.Unlock()
+	if ok {
+		return b
+	}
+	b, _ = canonicalJSON(o.Raw)
+	canonCache.Lock()
+	defer canonCache.Unlock()
+	if _, ok := canonCache.m[wp]; !ok {
+		canonCache.m[wp] = b
+		runtime.AddCleanup(o, func(wp weak.Pointer[history.Object]) {
+			canonCache.Lock()
+			defer canonCache.Unlock()
+			delete(canonCache.m, wp)
+		}, wp)
+	}
+	return b
+}
+
+// sameContent reports whether stored content got equals want's.
+func sameContent(got []byte, want *history.Object) bool {
+	if c := canonicalOf(want); c != nil && bytes.Equal(got, c) {
+		return true
+	}
+	return sameJSON(got, want.Raw)
+}
+
+// objectOf turns a stored object into a history object; an unstructured
+// one is encoded directly, in canonical form.
+func objectOf(obj any) (*history.Object, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok && u != nil && u.GetName() != "" {
+		m := maps.Clone(u.Object)
+		delete(m, "kind")
+		delete(m, "apiVersion")
+		raw, err := json.Marshal(m)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %T: %v", ErrNotAnObject, obj, err)
+		}
+		return &history.Object{Namespace: u.GetNamespace(), Name: u.GetName(), UID: string(u.GetUID()),
+			ResourceVersion: u.GetResourceVersion(), Labels: u.GetLabels(), Annotations: u.GetAnnotations(), Raw: raw}, nil
+	}
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %T: %v", ErrNotAnObject, obj, err)
+	}
+	o, _, _, err := history.ParseObject(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %T: %v", ErrNotAnObject, obj, err)
+	}
+	return o, nil
+}

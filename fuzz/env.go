@@ -1,0 +1,98 @@
+package fuzz
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// Level is how a run's client reaches the replay.
+type Level int
+
+const (
+	// Typed serves the replay's answers through a ListerWatcher whose
+	// objects were decoded once per cassette: every fault still acts as the
+	// error or stream end the wire would have produced, but no event is
+	// JSON-decoded twice. Exploration runs at this level.
+	Typed Level = iota
+	// Wire sends every request through the in-process HTTP transport and
+	// client-go's own REST client and decoders: full fidelity. Every
+	// failure found at the typed level is confirmed here.
+	Wire
+)
+
+// String returns "typed" or "wire".
+func (l Level) String() string {
+	switch l {
+	case Typed:
+		return "typed"
+	case Wire:
+		return "wire"
+	}
+	return fmt.Sprintf("Level(%d)", int(l))
+}
+
+// ParseLevel returns the level called s ("typed" or "wire").
+func ParseLevel(s string) (Level, error) {
+	for _, l := range []Level{Typed, Wire} {
+		if l.String() == s {
+			return l, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: level %q (want typed or wire)", ErrTarget, s)
+}
+
+// Env is what a target gets to run against one replay.
+type Env struct {
+	// Config reaches the replay through the in-process transport: any
+	// client built from it (clientset, dynamic, REST) runs at the wire
+	// level whatever the run's Level.
+	Config *rest.Config
+	// Resource is the resource the run watches.
+	Resource history.Resource
+	// Recorder collects the target's notifications, store and HasSynced.
+	Recorder *Recorder
+	// WatchList is the client path the run asks for: true, a reflector
+	// that streams its initial state; false, LIST then WATCH.
+	WatchList bool
+	// Level is the run's level; ListerWatcher honours it.
+	Level Level
+
+	decoded *decoded
+}
+
+// ListerWatcher returns a ListerWatcher of Resource in all namespaces whose
+// objects have example's Go type: *unstructured.Unstructured, or a type
+// registered in client-go's scheme such as *corev1.ConfigMap. At the wire
+// level it is client-go's REST client; at the typed level it serves the
+// same answers with objects decoded once per cassette. With WatchList
+// false it opts its reflector out of WatchList.
+func (e *Env) ListerWatcher(example runtime.Object) (cache.ListerWatcher, error) {
+	var lw *cache.ListWatch
+	var err error
+	if e.Level == Typed {
+		lw, err = typedListWatch(e, example)
+	} else {
+		lw, err = wireListWatch(e.Config, e.Resource, example)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !e.WatchList {
+		return noWatchList{lw}, nil
+	}
+	return lw, nil
+}
+
+// noWatchList is a ListWatch whose client does not support WatchList
+// semantics: a reflector over it lists and then watches.
+type noWatchList struct {
+	*cache.ListWatch
+}
+
+// IsWatchListSemanticsUnSupported opts the reflector out of WatchList.
+func (noWatchList) IsWatchListSemanticsUnSupported() bool { return true }

@@ -1,0 +1,323 @@
+package fuzz
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
+	"k8s.io/apimachinery/pkg/util/framer"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/scheme"
+	restclientwatch "k8s.io/client-go/rest/watch"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// The typed level asks the same replayer the same requests as the wire
+// level and reads the same bytes, but keeps every decoded LIST body and
+// watch frame, keyed by its bytes, for the cassette's later runs: a frame
+// seen before costs a map lookup and a deep copy instead of a JSON decode.
+// Bytes a fault garbled decode, once, to the same error client-go's
+// decoders give; HTTP errors and retries follow client-go's REST client.
+
+// maxMemo caps how many distinct bodies and frames one cassette keeps.
+const maxMemo = 1 << 16
+
+// maxRetries is how often client-go's REST client retries a request the
+// server asked it to retry (rest.Request's default).
+const maxRetries = 10
+
+// decoded holds a cassette's decoded answers, per Go type of object. It is
+// safe for concurrent use.
+type decoded struct {
+	mu     sync.Mutex
+	byType map[reflect.Type]*memo
+}
+
+// newDecoded returns an empty cache of decoded answers.
+func newDecoded() *decoded { return &decoded{byType: map[reflect.Type]*memo{}} }
+
+// memo is the decoded answers for one Go type of object.
+type memo struct {
+	objects runtime.Decoder // decodes one object (or list) of the type
+	events  runtime.Decoder // decodes a watch frame's envelope
+
+	mu     sync.Mutex
+	frames map[string]decodedEvent
+	lists  map[string]decodedList
+}
+
+type decodedEvent struct {
+	typ watch.EventType
+	obj runtime.Object
+	err error
+}
+
+type decodedList struct {
+	obj runtime.Object
+	err error
+}
+
+// memoFor returns the memo for objects of example's type.
+func (d *decoded) memoFor(example runtime.Object) (*memo, error) {
+	t := reflect.TypeOf(example)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if m, ok := d.byType[t]; ok {
+		return m, nil
+	}
+	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.WithoutConversion().SupportedMediaTypes(), runtime.ContentTypeJSON)
+	if !ok || info.StreamSerializer == nil {
+		return nil, fmt.Errorf("%w: client-go's scheme has no JSON stream serializer", ErrTarget)
+	}
+	m := &memo{events: info.StreamSerializer.Serializer, frames: map[string]decodedEvent{}, lists: map[string]decodedList{}}
+	switch example.(type) {
+	case *unstructured.Unstructured:
+		m.objects = unstructured.UnstructuredJSONScheme
+	default:
+		if _, _, err := scheme.Scheme.ObjectKinds(example); err != nil {
+			return nil, fmt.Errorf("%w: %T is not in client-go's scheme: %v", ErrTarget, example, err)
+		}
+		m.objects = scheme.Codecs.UniversalDeserializer()
+	}
+	d.byType[t] = m
+	return m, nil
+}
+
+// event decodes one watch frame as client-go's watch decoder does.
+func (m *memo) event(frame []byte) (watch.EventType, runtime.Object, error) {
+	m.mu.Lock()
+	e, ok := m.frames[string(frame)]
+	m.mu.Unlock()
+	if !ok {
+		d := restclientwatch.NewDecoder(streaming.NewDecoder(framer.NewJSONFramedReader(io.NopCloser(bytes.NewReader(frame))), m.events), m.objects)
+		e.typ, e.obj, e.err = d.Decode()
+		m.mu.Lock()
+		if len(m.frames) < maxMemo {
+			m.frames[string(frame)] = e
+		}
+		m.mu.Unlock()
+	}
+	if e.err != nil {
+		return e.typ, nil, e.err
+	}
+	return e.typ, e.obj.DeepCopyObject(), nil
+}
+
+// list decodes one LIST body.
+func (m *memo) list(body []byte) (runtime.Object, error) {
+	m.mu.Lock()
+	l, ok := m.lists[string(body)]
+	m.mu.Unlock()
+	if !ok {
+		l.obj, l.err = runtime.Decode(m.objects, body)
+		m.mu.Lock()
+		if len(m.lists) < maxMemo {
+			m.lists[string(body)] = l
+		}
+		m.mu.Unlock()
+	}
+	if l.err != nil {
+		return nil, l.err
+	}
+	return l.obj.DeepCopyObject(), nil
+}
+
+// typedListWatch returns the typed level's ListWatch of e.Resource.
+func typedListWatch(e *Env, example runtime.Object) (*cache.ListWatch, error) {
+	if e.decoded == nil {
+		e.decoded = newDecoded()
+	}
+	m, err := e.decoded.memoFor(example)
+	if err != nil {
+		return nil, err
+	}
+	c := &typedClient{rt: e.Config.Transport, base: e.Config.Host + resourcePath(e.Resource), memo: m,
+		gr: schema.GroupResource{Group: e.Resource.Group, Resource: e.Resource.Resource}}
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			body, err := c.get(ctx, o)
+			if err != nil {
+				return nil, err
+			}
+			return m.list(body)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.Watch = true
+			resp, err := c.do(ctx, o)
+			if err != nil {
+				return nil, err
+			}
+			dec := &frameDecoder{body: resp.Body, lines: bufio.NewReaderSize(resp.Body, 4096), memo: m}
+			return watch.NewStreamWatcher(dec, apierrors.NewClientErrorReporter(http.StatusInternalServerError, http.MethodGet, "ClientWatchDecoding")), nil
+		},
+	}, nil
+}
+
+// resourcePath is the URL path of res in all namespaces.
+func resourcePath(res history.Resource) string {
+	if res.Group == "" {
+		return "/api/" + res.Version + "/" + res.Resource
+	}
+	return "/apis/" + res.Group + "/" + res.Version + "/" + res.Resource
+}
+
+// typedClient sends the typed level's requests to the replay.
+type typedClient struct {
+	rt   http.RoundTripper
+	base string
+	memo *memo
+	gr   schema.GroupResource
+}
+
+// get sends a LIST and returns its body.
+func (c *typedClient) get(ctx context.Context, o metav1.ListOptions) ([]byte, error) {
+	resp, err := c.do(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	return body, nil
+}
+
+// do sends one GET with o's parameters, retrying as client-go's REST client
+// does (a retryable connection error or a 429/5xx with Retry-After, up to
+// ten times), and returns a 200 answer or the error client-go would.
+func (c *typedClient) do(ctx context.Context, o metav1.ListOptions) (*http.Response, error) {
+	q, err := metav1.ParameterCodec.EncodeParameters(&o, metav1.SchemeGroupVersion)
+	if err != nil {
+		return nil, err
+	}
+	u := c.base
+	if enc := url.Values(q).Encode(); enc != "" {
+		u += "?" + enc
+	}
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Accept", "application/json")
+		resp, err := c.rt.RoundTrip(req)
+		wait, retry := time.Duration(0), false
+		switch {
+		case err != nil:
+			if utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err) {
+				wait, retry = time.Second, true
+			}
+			err = &url.Error{Op: "Get", URL: u, Err: err}
+		case resp.StatusCode == http.StatusOK:
+			return resp, nil
+		default:
+			if s, ok := retryAfter(resp); ok && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500) {
+				wait, retry = time.Duration(s)*time.Second, true
+			}
+			err = c.statusError(resp)
+		}
+		if !retry || attempt >= maxRetries {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// retryAfter reads a response's Retry-After seconds.
+func retryAfter(resp *http.Response) (int, bool) {
+	v := resp.Header.Get("Retry-After")
+	if v == "" {
+		return 0, false
+	}
+	s, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, false
+	}
+	return s, true
+}
+
+// statusError reads a non-200 answer and returns the error client-go's
+// REST client makes of it: the Status it carries, or a generic one.
+func (c *typedClient) statusError(resp *http.Response) error {
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	var st metav1.Status
+	if json.Unmarshal(body, &st) == nil && st.Kind == "Status" && st.Status != metav1.StatusSuccess {
+		if st.Code == 0 {
+			st.Code = int32(resp.StatusCode)
+		}
+		return &apierrors.StatusError{ErrStatus: st}
+	}
+	message := "unknown"
+	if ct := resp.Header.Get("Content-Type"); ct == "" || strings.HasPrefix(ct, "text/") {
+		message = strings.TrimSpace(string(body))
+	}
+	s, _ := retryAfter(resp)
+	return apierrors.NewGenericServerResponse(resp.StatusCode, http.MethodGet, c.gr, "", message, s, true)
+}
+
+// frameDecoder reads a watch body one line at a time — the replayer ends
+// every frame with a newline — and decodes each through the memo. A body
+// that ends inside a frame ends the stream as client-go's JSON framer
+// does: io.ErrUnexpectedEOF, or the error that cut it.
+type frameDecoder struct {
+	body  io.Closer
+	lines *bufio.Reader
+	memo  *memo
+	buf   []byte
+}
+
+// Decode returns the next event, or the error reading it.
+func (d *frameDecoder) Decode() (watch.EventType, runtime.Object, error) {
+	for {
+		d.buf = d.buf[:0]
+		var err error
+		for {
+			var line []byte
+			line, err = d.lines.ReadSlice('\n')
+			d.buf = append(d.buf, line...)
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				break
+			}
+		}
+		frame := bytes.TrimSpace(d.buf)
+		switch {
+		case err == nil && len(frame) == 0:
+			continue
+		case err == nil:
+			return d.memo.event(frame)
+		case errors.Is(err, io.EOF) && len(frame) > 0:
+			return "", nil, io.ErrUnexpectedEOF
+		default:
+			return "", nil, err
+		}
+	}
+}
+
+// Close closes the body.
+func (d *frameDecoder) Close() { _ = d.body.Close() }
