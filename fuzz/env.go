@@ -72,10 +72,17 @@ type Env struct {
 // same answers with objects decoded once per cassette. With WatchList
 // false it opts its reflector out of WatchList.
 func (e *Env) ListerWatcher(example runtime.Object) (cache.ListerWatcher, error) {
+	return e.listerWatcher(example, false)
+}
+
+// listerWatcher is ListerWatcher; with shared true, the typed level hands
+// out the decoded objects themselves, not copies: only for targets that,
+// as client-go's own code, never change an object they are given.
+func (e *Env) listerWatcher(example runtime.Object, shared bool) (cache.ListerWatcher, error) {
 	var lw *cache.ListWatch
 	var err error
 	if e.Level == Typed {
-		lw, err = typedListWatch(e, example)
+		lw, err = typedListWatch(e, example, shared)
 	} else {
 		lw, err = wireListWatch(e.Config, e.Resource, example)
 	}

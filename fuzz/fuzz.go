@@ -3,6 +3,7 @@ package fuzz
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -12,6 +13,7 @@ import (
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer"
 )
 
 // Options configure Run. The zero value (with Cassettes set) fuzzes the
@@ -49,6 +51,10 @@ type fuzzCassette struct {
 	path    string
 	h       *history.History
 	decoded *decoded
+	// reproducer holds the files of a reproducer (replayed verbatim, with
+	// no plan, on the client path it was recorded on); nil otherwise.
+	reproducer []*cassette.File
+	watchList  bool // a reproducer's client path
 }
 
 // input is what one fuzz input means.
@@ -202,6 +208,9 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 	t.Helper()
 	in := decodeInput(data, len(c.cassettes), c.opts)
 	fc := c.cassettes[in.cassette]
+	if fc.reproducer != nil {
+		in.plan, in.watchList = faults.Plan{}, fc.watchList
+	}
 	spec := c.spec(in)
 	out := &Outcome{Input: append([]byte(nil), data...), Cassette: fc.path, WatchList: in.watchList, Plan: in.plan, Level: spec.Level}
 	c.judge(out, Replay(t, spec))
@@ -221,7 +230,7 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 func (c *Campaign) spec(in input) Spec {
 	fc := c.cassettes[in.cassette]
 	return Spec{History: fc.h, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList,
-		Level: c.opts.Level, decoded: fc.decoded}
+		Level: c.opts.Level, Reproducer: fc.reproducer, decoded: fc.decoded}
 }
 
 // judge checks the campaign's invariants on obs into out.
@@ -233,10 +242,19 @@ func (c *Campaign) judge(out *Outcome, obs *Observation) {
 	out.Expected = out.Report != "" && len(out.Breaking) > 0
 }
 
-// Fail fails t with out's report, after writing the report files.
+// Fail minimizes and saves out (see Save) and fails t with the report.
 func (c *Campaign) Fail(t *testing.T, out *Outcome) {
 	t.Helper()
-	t.Fatalf("target %s broke invariants:\n%s", c.target.Name, out.Report)
+	saved, err := c.Save(t, out, artifactDir(t, c.target.Name, out))
+	if saved == nil {
+		t.Fatalf("target %s broke invariants:\n%s\n(no report written: %v)", c.target.Name, out.Report, err)
+	}
+	note := ""
+	if err != nil {
+		note = fmt.Sprintf("\n(report incomplete: %v)", err)
+	}
+	t.Fatalf("target %s broke invariants:\n%s\nreport: %s\nreproducer: %s%s", c.target.Name, saved.Outcome.Report,
+		filepath.Join(saved.Dir, ReportFile), filepath.Join(saved.Dir, ReproducerFile), note)
 }
 
 // resourceOf is the resource o asks for.
@@ -274,9 +292,26 @@ func loadCassettes(glob string, res history.Resource) ([]fuzzCassette, error) {
 		if _, ok := h.Log(res); !ok {
 			return nil, fmt.Errorf("cassette %s: %w: no %s recorded", p, ErrNoCassette, res.Resource)
 		}
-		out = append(out, fuzzCassette{path: p, h: h, decoded: newDecoded()})
+		fc := fuzzCassette{path: p, h: h, decoded: newDecoded()}
+		if replayer.IsVerbatim(files...) {
+			fc.reproducer, fc.watchList = files, recordedWatchList(files)
+		}
+		out = append(out, fc)
 	}
 	return out, nil
+}
+
+// recordedWatchList reports whether the traffic in files was a WatchList
+// client's: some request asked for initial events.
+func recordedWatchList(files []*cassette.File) bool {
+	for _, f := range files {
+		for _, i := range f.Interactions {
+			if u, err := url.Parse(i.URL); err == nil && u.Query().Get("sendInitialEvents") == "true" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ErrNoCassette says a campaign has no usable cassette.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -19,8 +20,10 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/recorder"
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
@@ -58,8 +61,45 @@ type Spec struct {
 	WatchList bool
 	// Level is how the target's ListerWatcher reaches the replay.
 	Level Level
+	// Reproducer, when set, holds a reproducer's files (every interaction
+	// marked verbatim): the run replays them as recorded, in order, with
+	// no plan, and History is the history they build.
+	Reproducer []*cassette.File
 
-	decoded *decoded // decoded answers shared by runs of one history
+	decoded  *decoded // decoded answers shared by runs of one history
+	recordTo string   // when set, the target's traffic is recorded there
+}
+
+// replay is the server side of a run: the model apiserver or a
+// reproducer's verbatim answers.
+type replay interface {
+	Transport() http.RoundTripper
+	FiredCount() int
+	Fired() []faults.Firing
+	Truth() *history.History
+}
+
+// verbatimReplay replays a reproducer; its truth is the history the
+// reproducer builds, and no fault fires.
+type verbatimReplay struct {
+	*replayer.Verbatim
+	truth *history.History
+}
+
+func (v verbatimReplay) FiredCount() int         { return 0 }
+func (v verbatimReplay) Fired() []faults.Firing  { return nil }
+func (v verbatimReplay) Truth() *history.History { return v.truth }
+
+// newReplay returns the replay s asks for.
+func newReplay(s Spec) (replay, error) {
+	if s.Reproducer == nil {
+		return replayer.New(s.History, replayer.WithPlan(s.Plan)), nil
+	}
+	v, err := replayer.NewVerbatim(s.Reproducer...)
+	if err != nil {
+		return nil, err
+	}
+	return verbatimReplay{Verbatim: v, truth: s.History}, nil
 }
 
 // Replay runs s.Target against a replay of s.History perturbed by s.Plan,
@@ -107,11 +147,32 @@ type storeSnapshot struct {
 // runInBubble is RunResource's body; it must run inside a synctest bubble.
 func runInBubble(t *testing.T, s Spec) *Observation {
 	t.Helper()
-	srv := replayer.New(s.History, replayer.WithPlan(s.Plan))
+	srv, err := newReplay(s)
+	if err != nil {
+		t.Errorf("replay: got error %v, want none", err)
+		return nil
+	}
+	transport := srv.Transport()
+	if s.recordTo != "" {
+		traffic, err := recorder.New(s.recordTo, recorder.WithFlushInterval(time.Hour))
+		if err != nil {
+			t.Errorf("record %s: got error %v, want none", s.recordTo, err)
+			return nil
+		}
+		defer func() {
+			if err := traffic.Close(); err != nil {
+				t.Errorf("record %s: close: got error %v, want none", s.recordTo, err)
+			}
+		}()
+		transport = traffic.Wrap(transport)
+	}
 	start := time.Now()
 	rec := newRecorder(start, s.WatchList)
+	if s.decoded != nil && s.Level == Typed {
+		rec.known = s.decoded.known
+	}
 	env := &Env{
-		Config:    &rest.Config{Host: replayHost, Transport: srv.Transport()},
+		Config:    &rest.Config{Host: replayHost, Transport: transport},
 		Resource:  s.Resource,
 		Recorder:  rec,
 		WatchList: s.WatchList,
@@ -151,12 +212,18 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 			obs.LastFaultAt = now
 			changed = true
 		}
-		if n := rec.deliveryCount(); n != delivered {
-			delivered = n
-			changed = true
+		// A target that reports its deliveries changes its store only with
+		// one (every goroutine is blocked here, so every notification of a
+		// change has been made); one that does not is looked at each time.
+		n := rec.deliveryCount()
+		if n != delivered || n == 0 {
+			if rvs, err := rec.storeRVs(); err == nil && (len(snaps) == 0 || !maps.Equal(snaps[len(snaps)-1].rvs, rvs)) {
+				snaps = append(snaps, storeSnapshot{at: now, rvs: rvs})
+				changed = true
+			}
 		}
-		if rvs, err := rec.storeRVs(); err == nil && (len(snaps) == 0 || !maps.Equal(snaps[len(snaps)-1].rvs, rvs)) {
-			snaps = append(snaps, storeSnapshot{at: now, rvs: rvs})
+		if n != delivered {
+			delivered = n
 			changed = true
 		}
 		// Look often while the target is busy, and ever less often while
@@ -223,6 +290,9 @@ type Recorder struct {
 	store      func() []any
 	panics     []string
 	exposed    any
+	// known returns the history object of a stored object the typed level
+	// decoded and shared (nil: none is known).
+	known func(any) (*history.Object, bool)
 }
 
 // Expose hands v (say, the target's own cache) to the run's Observation,
@@ -329,6 +399,12 @@ func (r *Recorder) Store() (map[string]*history.Object, error) {
 	}
 	out := map[string]*history.Object{}
 	for _, obj := range fn() {
+		if r.known != nil {
+			if o, ok := r.known(obj); ok {
+				out[o.Key()] = o
+				continue
+			}
+		}
 		o, err := objectOf(obj)
 		if err != nil {
 			return nil, err

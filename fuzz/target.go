@@ -67,7 +67,7 @@ func LookupTarget(name string) (Target, bool) {
 // runInformer runs a SharedIndexInformer over res.
 func runInformer(ctx context.Context, env *Env) error {
 	rec := env.Recorder
-	lw, err := env.ListerWatcher(&unstructured.Unstructured{})
+	lw, err := env.listerWatcher(&unstructured.Unstructured{}, true)
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ type fifo interface {
 // pops its deltas, applies them to an indexer and records them.
 func runPopLoop(ctx context.Context, env *Env, newQueue func(cache.KeyListerGetter) fifo) error {
 	rec := env.Recorder
-	lw, err := env.ListerWatcher(&unstructured.Unstructured{})
+	lw, err := env.listerWatcher(&unstructured.Unstructured{}, true)
 	if err != nil {
 		return err
 	}

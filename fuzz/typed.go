@@ -51,13 +51,58 @@ const maxRetries = 10
 type decoded struct {
 	mu     sync.Mutex
 	byType map[reflect.Type]*memo
+	// objects are the history objects of the decoded unstructured objects,
+	// by the address of their content map: the memo keeps every such map
+	// alive, so no other map can have its address while it lives.
+	objects map[uintptr]*history.Object
 }
 
 // newDecoded returns an empty cache of decoded answers.
-func newDecoded() *decoded { return &decoded{byType: map[reflect.Type]*memo{}} }
+func newDecoded() *decoded {
+	return &decoded{byType: map[reflect.Type]*memo{}, objects: map[uintptr]*history.Object{}}
+}
+
+// remember keeps the history object of a decoded object (a watch event's,
+// or a list's items).
+func (d *decoded) remember(obj runtime.Object) {
+	var items []map[string]any
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		items = append(items, o.Object)
+	case *unstructured.UnstructuredList:
+		for _, it := range o.Items {
+			items = append(items, it.Object)
+		}
+	}
+	for _, m := range items {
+		ho, err := objectOf(&unstructured.Unstructured{Object: m})
+		if err != nil {
+			continue
+		}
+		d.mu.Lock()
+		if len(d.objects) < maxMemo {
+			d.objects[reflect.ValueOf(m).Pointer()] = ho
+		}
+		d.mu.Unlock()
+	}
+}
+
+// known returns the history object of obj when obj's content is a decoded
+// object's own (shared, unchanged by contract).
+func (d *decoded) known(obj any) (*history.Object, bool) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || u == nil || u.Object == nil {
+		return nil, false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	o, ok := d.objects[reflect.ValueOf(u.Object).Pointer()]
+	return o, ok
+}
 
 // memo is the decoded answers for one Go type of object.
 type memo struct {
+	owner   *decoded
 	objects runtime.Decoder // decodes one object (or list) of the type
 	events  runtime.Decoder // decodes a watch frame's envelope
 
@@ -89,7 +134,7 @@ func (d *decoded) memoFor(example runtime.Object) (*memo, error) {
 	if !ok || info.StreamSerializer == nil {
 		return nil, fmt.Errorf("%w: client-go's scheme has no JSON stream serializer", ErrTarget)
 	}
-	m := &memo{events: info.StreamSerializer.Serializer, frames: map[string]decodedEvent{}, lists: map[string]decodedList{}}
+	m := &memo{owner: d, events: info.StreamSerializer.Serializer, frames: map[string]decodedEvent{}, lists: map[string]decodedList{}}
 	switch example.(type) {
 	case *unstructured.Unstructured:
 		m.objects = unstructured.UnstructuredJSONScheme
@@ -103,14 +148,18 @@ func (d *decoded) memoFor(example runtime.Object) (*memo, error) {
 	return m, nil
 }
 
-// event decodes one watch frame as client-go's watch decoder does.
-func (m *memo) event(frame []byte) (watch.EventType, runtime.Object, error) {
+// event decodes one watch frame as client-go's watch decoder does; the
+// object is a copy unless shared.
+func (m *memo) event(frame []byte, shared bool) (watch.EventType, runtime.Object, error) {
 	m.mu.Lock()
 	e, ok := m.frames[string(frame)]
 	m.mu.Unlock()
 	if !ok {
 		d := restclientwatch.NewDecoder(streaming.NewDecoder(framer.NewJSONFramedReader(io.NopCloser(bytes.NewReader(frame))), m.events), m.objects)
 		e.typ, e.obj, e.err = d.Decode()
+		if e.err == nil && e.typ != watch.Error && e.typ != watch.Bookmark {
+			m.owner.remember(e.obj)
+		}
 		m.mu.Lock()
 		if len(m.frames) < maxMemo {
 			m.frames[string(frame)] = e
@@ -120,16 +169,23 @@ func (m *memo) event(frame []byte) (watch.EventType, runtime.Object, error) {
 	if e.err != nil {
 		return e.typ, nil, e.err
 	}
+	if shared {
+		return e.typ, e.obj, nil
+	}
 	return e.typ, e.obj.DeepCopyObject(), nil
 }
 
-// list decodes one LIST body.
-func (m *memo) list(body []byte) (runtime.Object, error) {
+// list decodes one LIST body; the list is a copy unless shared (a shared
+// list is copied shallowly: the reflector keeps its items, not the list).
+func (m *memo) list(body []byte, shared bool) (runtime.Object, error) {
 	m.mu.Lock()
 	l, ok := m.lists[string(body)]
 	m.mu.Unlock()
 	if !ok {
 		l.obj, l.err = runtime.Decode(m.objects, body)
+		if l.err == nil {
+			m.owner.remember(l.obj)
+		}
 		m.mu.Lock()
 		if len(m.lists) < maxMemo {
 			m.lists[string(body)] = l
@@ -139,11 +195,14 @@ func (m *memo) list(body []byte) (runtime.Object, error) {
 	if l.err != nil {
 		return nil, l.err
 	}
+	if shared {
+		return l.obj, nil
+	}
 	return l.obj.DeepCopyObject(), nil
 }
 
 // typedListWatch returns the typed level's ListWatch of e.Resource.
-func typedListWatch(e *Env, example runtime.Object) (*cache.ListWatch, error) {
+func typedListWatch(e *Env, example runtime.Object, shared bool) (*cache.ListWatch, error) {
 	if e.decoded == nil {
 		e.decoded = newDecoded()
 	}
@@ -159,7 +218,7 @@ func typedListWatch(e *Env, example runtime.Object) (*cache.ListWatch, error) {
 			if err != nil {
 				return nil, err
 			}
-			return m.list(body)
+			return m.list(body, shared)
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 			o.Watch = true
@@ -167,7 +226,7 @@ func typedListWatch(e *Env, example runtime.Object) (*cache.ListWatch, error) {
 			if err != nil {
 				return nil, err
 			}
-			dec := &frameDecoder{body: resp.Body, lines: bufio.NewReaderSize(resp.Body, 4096), memo: m}
+			dec := &frameDecoder{body: resp.Body, lines: bufio.NewReaderSize(resp.Body, 4096), memo: m, shared: shared}
 			return watch.NewStreamWatcher(dec, apierrors.NewClientErrorReporter(http.StatusInternalServerError, http.MethodGet, "ClientWatchDecoding")), nil
 		},
 	}, nil
@@ -286,10 +345,11 @@ func (c *typedClient) statusError(resp *http.Response) error {
 // that ends inside a frame ends the stream as client-go's JSON framer
 // does: io.ErrUnexpectedEOF, or the error that cut it.
 type frameDecoder struct {
-	body  io.Closer
-	lines *bufio.Reader
-	memo  *memo
-	buf   []byte
+	body   io.Closer
+	lines  *bufio.Reader
+	memo   *memo
+	shared bool
+	buf    []byte
 }
 
 // Decode returns the next event, or the error reading it.
@@ -310,7 +370,7 @@ func (d *frameDecoder) Decode() (watch.EventType, runtime.Object, error) {
 		case err == nil && len(frame) == 0:
 			continue
 		case err == nil:
-			return d.memo.event(frame)
+			return d.memo.event(frame, d.shared)
 		case errors.Is(err, io.EOF) && len(frame) > 0:
 			return "", nil, io.ErrUnexpectedEOF
 		default:

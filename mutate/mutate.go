@@ -106,7 +106,7 @@ func Run(ctx context.Context, files []*cassette.File, out string, o Options) (Re
 	if err != nil {
 		return res, err
 	}
-	res.Interactions, err = markVerbatim(res.Files)
+	res.Interactions, err = MarkVerbatim(res.Files...)
 	return res, err
 }
 
@@ -215,9 +215,10 @@ func record(ctx context.Context, t target, resources []string, out string, o Opt
 	return res, errors.Join(runErr, closeErr)
 }
 
-// markVerbatim marks every interaction of the files to be replayed as
-// recorded.
-func markVerbatim(paths []string) (int, error) {
+// MarkVerbatim marks every interaction of the cassette files at paths to
+// be replayed as recorded (replayer.Verbatim), turning recorded traffic
+// into a reproducer, and returns how many it marked.
+func MarkVerbatim(paths ...string) (int, error) {
 	n := 0
 	for _, p := range paths {
 		f, err := cassette.Load(p)

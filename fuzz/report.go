@@ -1,0 +1,194 @@
+package fuzz
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/mutate"
+)
+
+// ArtifactsEnv names the environment variable that says where failure
+// reports go; unset, they go to the test's artifact directory
+// (testing.T.ArtifactDir: kept with go test -artifacts, else temporary).
+const ArtifactsEnv = "LWREPLAY_ARTIFACTS"
+
+// Report files, inside a failure's directory.
+const (
+	// ReportFile is the human-readable report.
+	ReportFile = "report.txt"
+	// ReproducerFile is the reproducer cassette: the failing run's traffic,
+	// replayed verbatim with no plan.
+	ReproducerFile = "reproducer.yaml"
+	// PlanFile is the minimized fault plan (lwreplay serve --plan).
+	PlanFile = "plan.yaml"
+	// InputFile is the fuzz input, in go test's corpus format.
+	InputFile = "input"
+)
+
+// Saved says where a failure's report went.
+type Saved struct {
+	// Dir is the failure's directory.
+	Dir string
+	// Outcome is the minimized failure the files describe.
+	Outcome *Outcome
+	// Reproduced says whether the run that recorded the reproducer broke
+	// the same invariants.
+	Reproduced bool
+}
+
+// ErrReport is returned when a failure report cannot be written.
+var ErrReport = errors.New("failure report")
+
+// Minimize drops the decisions of out's plan, one at a time, while the
+// run (at the wire level) still breaks the first invariant out broke, and
+// returns the smallest failing outcome found (out itself when no decision
+// can go).
+func (c *Campaign) Minimize(t *testing.T, out *Outcome) *Outcome {
+	t.Helper()
+	first := firstBroken(out)
+	if first == "" || len(out.Plan.Decisions) == 0 {
+		return out
+	}
+	best := out
+	for i := 0; i < len(best.Plan.Decisions); {
+		plan := faults.Plan{Decisions: slices.Delete(slices.Clone(best.Plan.Decisions), i, i+1)}
+		try := c.checkPlan(t, best, plan)
+		if try.Results[first] != nil && !try.Expected {
+			best = try
+			continue
+		}
+		i++
+	}
+	return best
+}
+
+// checkPlan runs out's cassette and path under plan, at the wire level.
+func (c *Campaign) checkPlan(t *testing.T, out *Outcome, plan faults.Plan) *Outcome {
+	t.Helper()
+	in := input{cassette: c.index(out.Cassette), watchList: out.WatchList, plan: plan}
+	spec := c.spec(in)
+	spec.Level = Wire
+	try := &Outcome{Input: inputFor(in, out.Input), Cassette: out.Cassette, WatchList: out.WatchList, Plan: plan, Level: Wire}
+	c.judge(try, Replay(t, spec))
+	return try
+}
+
+// inputFor returns the fuzz input that means in (old when in's plan does
+// not encode).
+func inputFor(in input, old []byte) []byte {
+	enc, err := faults.Encode(in.plan)
+	if err != nil {
+		return old
+	}
+	wl := byte(0)
+	if in.watchList {
+		wl = 1
+	}
+	return append([]byte{byte(in.cassette), wl}, enc...)
+}
+
+// index returns the input index of the cassette at path.
+func (c *Campaign) index(path string) int {
+	for i, fc := range c.cassettes {
+		if fc.path == path {
+			return i
+		}
+	}
+	return 0
+}
+
+// firstBroken names the first invariant out broke, in report order.
+func firstBroken(out *Outcome) string {
+	for _, name := range invariantOrder(out.Results) {
+		if out.Results[name] != nil {
+			return name
+		}
+	}
+	return ""
+}
+
+// Save minimizes out's plan and writes the failure to dir: the report,
+// the reproducer cassette (the minimized run's own traffic, recorded at
+// the wire level and marked to be replayed verbatim), the plan and the
+// input.
+func (c *Campaign) Save(t *testing.T, out *Outcome, dir string) (*Saved, error) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrReport, err)
+	}
+	min := c.Minimize(t, out)
+	repro := filepath.Join(dir, ReproducerFile)
+	in := input{cassette: c.index(min.Cassette), watchList: min.WatchList, plan: min.Plan}
+	spec := c.spec(in)
+	spec.Level, spec.recordTo = Wire, repro
+	recorded := &Outcome{Input: min.Input, Cassette: min.Cassette, WatchList: min.WatchList, Plan: min.Plan, Level: Wire}
+	c.judge(recorded, Replay(t, spec))
+	saved := &Saved{Dir: dir, Outcome: recorded, Reproduced: sameBroken(recorded, min)}
+	if !saved.Reproduced {
+		// The recording run went another way (scheduling); report what the
+		// minimized run saw, and say so.
+		saved.Outcome = min
+	}
+	var errs []error
+	if _, err := mutate.MarkVerbatim(repro); err != nil {
+		errs = append(errs, fmt.Errorf("%w: reproducer: %v", ErrReport, err))
+	}
+	errs = append(errs, writeFile(dir, PlanFile, faults.FormatPlan(min.Plan)))
+	errs = append(errs, writeFile(dir, InputFile, []byte(fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", out.Input))))
+	errs = append(errs, writeFile(dir, ReportFile, []byte(c.story(out, saved))))
+	return saved, errors.Join(errs...)
+}
+
+// sameBroken reports whether a and b broke the same invariants.
+func sameBroken(a, b *Outcome) bool {
+	for name := range a.Results {
+		if (a.Results[name] == nil) != (b.Results[name] == nil) {
+			return false
+		}
+	}
+	return len(a.Results) == len(b.Results)
+}
+
+func writeFile(dir, name string, data []byte) error {
+	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		return fmt.Errorf("%w: %v", ErrReport, err)
+	}
+	return nil
+}
+
+// story is the report file's text.
+func (c *Campaign) story(orig *Outcome, s *Saved) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "lwreplay fuzz failure: target %s\n\n", c.target.Name)
+	b.WriteString(s.Outcome.Report + "\n\n")
+	fmt.Fprintf(&b, "story: %s\n", faults.Describe(s.Outcome.Plan))
+	if len(orig.Plan.Decisions) != len(s.Outcome.Plan.Decisions) {
+		fmt.Fprintf(&b, "minimized from: %s\n", planText(orig.Plan))
+	}
+	fmt.Fprintf(&b, "seed input: []byte(%q)\n", orig.Input)
+	fmt.Fprintf(&b, "reproducer: %s (replays the failing run's traffic verbatim, no plan)\n", filepath.Join(s.Dir, ReproducerFile))
+	if !s.Reproduced {
+		b.WriteString("note: the run that recorded the reproducer broke other invariants than the minimized run\n")
+	}
+	fmt.Fprintf(&b, "plan file: %s (lwreplay serve %s --plan %s)\n", filepath.Join(s.Dir, PlanFile), orig.Cassette, filepath.Join(s.Dir, PlanFile))
+	return b.String()
+}
+
+// artifactDir is where t's failure for out is saved: under
+// $LWREPLAY_ARTIFACTS when set, else in t's artifact directory.
+func artifactDir(t *testing.T, target string, out *Outcome) string {
+	sum := sha256.Sum256(out.Input)
+	name := target + "-" + hex.EncodeToString(sum[:6])
+	if root := os.Getenv(ArtifactsEnv); root != "" {
+		return filepath.Join(root, name)
+	}
+	return filepath.Join(t.ArtifactDir(), name)
+}

@@ -1,0 +1,121 @@
+package fuzz
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// errTombstone is what noTombstone returns.
+var errTombstone = errors.New("tombstone delivered")
+
+// noTombstone is a deliberately strict user invariant: it fails a run whose
+// handler was ever given a DeletedFinalStateUnknown — which client-go does,
+// legally, when a relist misses a delete. It gives the report tests a
+// failure that a legal plan provokes.
+var noTombstone = NewInvariant("no-tombstone", "the handler never gets a DeletedFinalStateUnknown",
+	func(_ *history.Log, o *Observation) error {
+		for _, d := range o.Deliveries {
+			if d.Op == OpTombstone {
+				return fmt.Errorf("%w: %s at %v", errTombstone, d.Key, d.At)
+			}
+		}
+		return nil
+	})
+
+// tombstoneInput returns a campaign over the paged LIST cassette and an
+// input whose plan — a failed first LIST, then a watch that expires after
+// three events, so that the relist skips deletes — makes an informer see
+// tombstones; with a dead decision added in front, for minimization.
+func tombstoneInput(t *testing.T) (*Campaign, []byte) {
+	t.Helper()
+	c, err := NewCampaign(Options{Cassettes: "../cassettes/real-configmaps-pods-list-pages.yaml",
+		Invariants: []string{"converged", "no-tombstone"}, Extra: []Invariant{noTombstone}})
+	if err != nil {
+		t.Fatalf("NewCampaign: got error %v, want none", err)
+	}
+	plan, err := faults.ParseText("http-error:code=500,at=0 expire-watch:after=3,at=2 close-watch:after=5,at=60")
+	if err != nil {
+		t.Fatalf("plan: got error %v, want none", err)
+	}
+	enc, err := faults.Encode(plan)
+	if err != nil {
+		t.Fatalf("encode: got error %v, want none", err)
+	}
+	return c, append([]byte{0, 0}, enc...)
+}
+
+func TestSaveReproducerReplays(t *testing.T) {
+	c, data := tombstoneInput(t)
+	out := c.Check(t, data)
+	if !out.Failed() || !errors.Is(out.Results["no-tombstone"], errTombstone) {
+		t.Fatalf("check: got failed=%v results=%v, want no-tombstone broken", out.Failed(), out.Results)
+	}
+	if out.Level != Wire {
+		t.Errorf("level: got %s, want wire (a typed-level violation is confirmed at the wire)", out.Level)
+	}
+	dir := t.TempDir()
+	saved, err := c.Save(t, out, dir)
+	if err != nil {
+		t.Fatalf("Save: got error %v, want none", err)
+	}
+	if got, want := len(saved.Outcome.Plan.Decisions), 2; got != want {
+		t.Errorf("minimized plan: got %d decisions (%s), want %d", got, saved.Outcome.Plan, want)
+	}
+	for _, name := range []string{ReportFile, ReproducerFile, PlanFile, InputFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s: got error %v, want the file", name, err)
+		}
+	}
+	report, _ := os.ReadFile(filepath.Join(dir, ReportFile))
+	for _, want := range []string{"invariant no-tombstone:", "minimized from:", "reproducer:", "story:"} {
+		if !strings.Contains(string(report), want) {
+			t.Errorf("report: got %q, want it to contain %q", report, want)
+		}
+	}
+
+	// The reproducer, replayed with no plan, breaks the same invariant.
+	r, err := NewCampaign(Options{Cassettes: filepath.Join(dir, ReproducerFile),
+		Invariants: []string{"converged", "no-tombstone"}, Extra: []Invariant{noTombstone}})
+	if err != nil {
+		t.Fatalf("reproducer campaign: got error %v, want none", err)
+	}
+	for _, seed := range r.Seeds() {
+		got := r.Check(t, seed)
+		if !errors.Is(got.Results["no-tombstone"], errTombstone) {
+			t.Errorf("reproducer, input %q: got results %v, want no-tombstone broken", seed, got.Results)
+		}
+		if got.Results["converged"] != nil {
+			t.Errorf("reproducer, input %q: converged: got %v, want it to hold as in the original", seed, got.Results["converged"])
+		}
+		if len(got.Plan.Decisions) != 0 {
+			t.Errorf("reproducer, input %q: plan: got %s, want none", seed, got.Plan)
+		}
+	}
+}
+
+func TestMinimize(t *testing.T) {
+	c, data := tombstoneInput(t)
+	tests := []struct {
+		name string
+		out  *Outcome
+		want int
+	}{
+		{name: "minimize - a dead decision - dropped - pass", out: c.Check(t, data), want: 2},
+		{name: "minimize - nothing broken - unchanged - pass", out: &Outcome{Plan: faults.Decode(data[2:])}, want: 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := c.Minimize(t, tc.out)
+			if len(got.Plan.Decisions) != tc.want {
+				t.Errorf("decisions: got %d (%s), want %d", len(got.Plan.Decisions), got.Plan, tc.want)
+			}
+		})
+	}
+}
