@@ -6,6 +6,8 @@
 //	lwreplay mutate CASSETTE... (--fault F... | --plan FILE) -o OUT
 //	lwreplay synth --objects N --events M --seed S -o FILE
 //	lwreplay record --resource R[,R...] -o FILE [--kubeconfig PATH] [--context NAME] [-n NS | -A] [--duration D] ...
+//	lwreplay fuzz CASSETTE... [--target informer|reflector-deltafifo|reflector-realfifo] [--duration 60s] [--seed N]
+//	                         [--artifacts DIR] [--level typed|wire] [--watchlist auto|on|off] [--breaking]
 //
 // Each verb is a thin flag layer over the library packages.
 package main
@@ -34,6 +36,7 @@ var verbs = []verb{
 	{"mutate", "mutate CASSETTE... --fault F|--plan FILE -o OUT — write the perturbed traffic as a reproducer cassette", runMutate},
 	{"synth", "synth -o FILE — write a synthetic cassette of pods and configmaps", runSynth},
 	{"record", "record --resource R[,R...] -o FILE — record a cluster's list/watch traffic through client-go informers", runRecord},
+	{"fuzz", "fuzz CASSETTE... [--target T] [--duration D] [--seed N] — fuzz client-go code against fault plans, saving a report per failure", runFuzz},
 }
 
 // errUsage marks errors whose message is a usage hint.

@@ -1,0 +1,333 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/internal/bubble"
+)
+
+// defaultArtifacts is where failure reports go when neither --artifacts
+// nor $LWREPLAY_ARTIFACTS says.
+const defaultArtifacts = "lwreplay-artifacts"
+
+// maxPlanBytes is the most plan bytes a random input carries.
+const maxPlanBytes = 8
+
+func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("fuzz", stderr)
+	targetName := fs.String("target", "informer", "the client-go code to fuzz: "+targetNames())
+	duration := fs.Duration("duration", 60*time.Second, "how long to fuzz (wall clock)")
+	seed := fs.Uint64("seed", 0, "seed of the random inputs (default: time-based, printed at start)")
+	artifacts := fs.String("artifacts", "", "where failure reports go (default $"+fuzz.ArtifactsEnv+", else ./"+defaultArtifacts+")")
+	levelName := fs.String("level", "typed", "level runs explore at: typed or wire")
+	watchList := fs.String("watchlist", "auto", "client path: auto (the input picks), on or off")
+	breaking := fs.Bool("breaking", false, "keep breaking faults (violations after one fired are expected, not failures)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return fmt.Errorf("%w: name at least one cassette file or directory", errUsage)
+	}
+	target, ok := fuzz.LookupTarget(*targetName)
+	if !ok {
+		return fmt.Errorf("%w: --target: unknown target %q (want %s)", errUsage, *targetName, targetNames())
+	}
+	level, err := fuzz.ParseLevel(*levelName)
+	if err != nil {
+		return fmt.Errorf("%w: --level: got %q, want typed or wire", errUsage, *levelName)
+	}
+	wl, err := parseWatchList(*watchList)
+	if err != nil {
+		return err
+	}
+	if *duration <= 0 {
+		return fmt.Errorf("%w: --duration: got %v, want a positive duration", errUsage, *duration)
+	}
+	if !fs.Changed("seed") {
+		*seed = uint64(time.Now().UnixNano())
+	}
+	root := *artifacts
+	if root == "" {
+		root = os.Getenv(fuzz.ArtifactsEnv)
+	}
+	if root == "" {
+		root = defaultArtifacts
+	}
+
+	paths, err := cassettePaths(fs.Args())
+	if err != nil {
+		return err
+	}
+	glob, links, cleanup, err := cassetteGlob(paths)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: glob, Target: target, WatchList: wl, AllowBreaking: *breaking, Level: level})
+	if err != nil {
+		return unlink(err, links)
+	}
+	f := &fuzzer{c: c, links: links, root: root, out: stdout, tally: newTally()}
+	fmt.Fprintf(stdout, "fuzz: target %s, %d cassette(s), level %s, watchlist %s, breaking faults %s, seed %d (repeat with --seed %d)\n",
+		target.Name, len(paths), level, *watchList, onOff(*breaking), *seed, *seed)
+	f.loop(ctx, newInputs(c.Seeds(), *seed), *duration)
+	f.tally.write(stdout)
+	t := f.tally
+	fmt.Fprintf(stdout, "seed %d: %d runs, %d failures, %d expected (breaking fault), %d unconfirmed at wire level, %d harness errors\n",
+		*seed, t.runs, t.failures, t.expected, t.unconfirmed, t.harness)
+	if t.failures > 0 || t.harness > 0 {
+		return fmt.Errorf("%d failures, %d harness errors (reports under %s)", t.failures, t.harness, root)
+	}
+	return nil
+}
+
+// targetNames lists the built-in targets' names.
+func targetNames() string {
+	var names []string
+	for _, t := range fuzz.Targets {
+		names = append(names, t.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// parseWatchList reads --watchlist: auto (nil), on or off.
+func parseWatchList(s string) (*bool, error) {
+	switch s {
+	case "auto":
+		return nil, nil
+	case "on", "off":
+		v := s == "on"
+		return &v, nil
+	}
+	return nil, fmt.Errorf("%w: --watchlist: got %q, want auto, on or off", errUsage, s)
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// cassettePaths expands args to cassette files: a file as is, a directory
+// to its *.yaml files, a pattern that names no file to its matches. The
+// error names the arg that gives none.
+func cassettePaths(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		switch {
+		case err == nil && st.IsDir():
+			names, _ := filepath.Glob(filepath.Join(a, "*.yaml"))
+			if len(names) == 0 {
+				return nil, fmt.Errorf("cassette %s: no *.yaml cassette in directory", a)
+			}
+			out = append(out, names...)
+		case err == nil:
+			out = append(out, a)
+		default:
+			names, gerr := filepath.Glob(a)
+			if gerr != nil || len(names) == 0 {
+				return nil, fmt.Errorf("cassette %s: %v", a, err)
+			}
+			out = append(out, names...)
+		}
+	}
+	return out, nil
+}
+
+// cassetteGlob returns a glob naming exactly paths, in order: a temporary
+// directory of symlinks 000-<base>, 001-<base>, ... to each. links maps
+// each symlink back to its path; cleanup removes the directory.
+func cassetteGlob(paths []string) (glob string, links map[string]string, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "lwreplay-fuzz-")
+	if err != nil {
+		return "", nil, func() {}, fmt.Errorf("cassettes: %w", err)
+	}
+	cleanup = func() { _ = os.RemoveAll(dir) }
+	links = map[string]string{}
+	for i, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			cleanup()
+			return "", nil, func() {}, fmt.Errorf("cassette %s: %w", p, err)
+		}
+		base := filepath.Base(p)
+		if !strings.HasSuffix(base, ".yaml") {
+			cleanup()
+			return "", nil, func() {}, fmt.Errorf("cassette %s: a cassette file name must end in .yaml", p)
+		}
+		link := filepath.Join(dir, fmt.Sprintf("%03d-%s", i, base))
+		if err := os.Symlink(abs, link); err != nil {
+			cleanup()
+			return "", nil, func() {}, fmt.Errorf("cassette %s: %w", p, err)
+		}
+		links[link] = p
+	}
+	return filepath.Join(dir, "*.yaml"), links, cleanup, nil
+}
+
+// unlink rewrites symlink paths in err's message to the paths they stand
+// for.
+func unlink(err error, links map[string]string) error {
+	msg := unlinkText(err.Error(), links)
+	if msg == err.Error() {
+		return err
+	}
+	return errors.New(msg)
+}
+
+// unlinkText rewrites symlink paths in s to the paths they stand for.
+func unlinkText(s string, links map[string]string) string {
+	for link, p := range links {
+		s = strings.ReplaceAll(s, link, p)
+	}
+	return s
+}
+
+// inputs yields fuzz inputs: the campaign's seeds, then random inputs from
+// one PCG source.
+type inputs struct {
+	seeds [][]byte
+	r     *rand.Rand
+}
+
+// newInputs returns the inputs seeds and then the random ones of seed.
+func newInputs(seeds [][]byte, seed uint64) *inputs {
+	return &inputs{seeds: seeds, r: rand.New(rand.NewPCG(seed, 0x6c777265706c6179))}
+}
+
+// next returns the next input: a seed while any is left, else a random
+// cassette byte, a random WatchList byte and 0 to maxPlanBytes random plan
+// bytes (faults.Decode reads one decision per byte).
+func (in *inputs) next() []byte {
+	if len(in.seeds) > 0 {
+		s := in.seeds[0]
+		in.seeds = in.seeds[1:]
+		return s
+	}
+	b := make([]byte, 2+in.r.IntN(maxPlanBytes+1))
+	for i := range b {
+		b[i] = byte(in.r.UintN(256))
+	}
+	return b
+}
+
+// fuzzer drives a campaign from the command line.
+type fuzzer struct {
+	c     *fuzz.Campaign
+	links map[string]string
+	root  string
+	out   io.Writer
+	tally *tally
+}
+
+// loop runs inputs until d has passed or ctx is done, printing progress
+// about once a second and a note per failure.
+func (f *fuzzer) loop(ctx context.Context, in *inputs, d time.Duration) {
+	start := time.Now()
+	lastLine, lastRuns := start, 0
+	for time.Since(start) < d && ctx.Err() == nil {
+		f.one(in.next())
+		if now := time.Now(); now.Sub(lastLine) >= time.Second {
+			lastLine, lastRuns = now, f.tally.runs
+			f.progress(now.Sub(start))
+		}
+	}
+	if f.tally.runs != lastRuns || lastRuns == 0 {
+		f.progress(time.Since(start))
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintf(f.out, "fuzz: interrupted\n")
+	}
+}
+
+// one runs data, saves it when it fails, and counts it.
+func (f *fuzzer) one(data []byte) {
+	var out *fuzz.Outcome
+	var saved *fuzz.Saved
+	var saveErr error
+	var dir string
+	hostErr := bubble.Host(func(t *testing.T) {
+		out = f.c.Check(t, data)
+		if out.Failed() {
+			dir = f.nextDir()
+			saved, saveErr = f.c.Save(t, out, dir)
+		}
+	})
+	if out == nil {
+		f.tally.harness++
+		fmt.Fprintf(f.out, "fuzz: harness error on input []byte(%q): %v\n", data, hostErr)
+		return
+	}
+	f.tally.add(out)
+	if hostErr != nil {
+		f.tally.harness++
+		fmt.Fprintf(f.out, "fuzz: harness error (replay or target setup) on input []byte(%q); rerun it under go test to see why\n", data)
+	}
+	if !out.Failed() {
+		return
+	}
+	fmt.Fprintf(f.out, "fuzz: FAILURE %d:\n%s\n", f.tally.failures, indent(unlinkText(out.Report, f.links)))
+	if saved != nil {
+		f.rewriteReport(filepath.Join(dir, fuzz.ReportFile))
+		fmt.Fprintf(f.out, "fuzz: report %s\n", filepath.Join(dir, fuzz.ReportFile))
+	}
+	if saveErr != nil {
+		fmt.Fprintf(f.out, "fuzz: report incomplete: %v\n", saveErr)
+	}
+}
+
+// nextDir returns the first unused <root>/<target>-<n> for the failure
+// being counted.
+func (f *fuzzer) nextDir() string {
+	for n := f.tally.failures + 1; ; n++ {
+		dir := filepath.Join(f.root, fmt.Sprintf("%s-%d", f.c.Target().Name, n))
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			return dir
+		}
+	}
+}
+
+// rewriteReport puts the cassette paths the user gave in place of the
+// temporary symlinks in a saved report.
+func (f *fuzzer) rewriteReport(path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	if s := unlinkText(string(data), f.links); s != string(data) {
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			fmt.Fprintf(f.out, "fuzz: report %s: %v\n", path, err)
+		}
+	}
+}
+
+// progress prints one progress line.
+func (f *fuzzer) progress(elapsed time.Duration) {
+	t := f.tally
+	rate := 0.0
+	if s := elapsed.Seconds(); s > 0 {
+		rate = float64(t.runs) / s
+	}
+	fmt.Fprintf(f.out, "fuzz: %s, %d runs (%.0f/s), %d/%d faults exercised, %d failures\n",
+		elapsed.Truncate(time.Second), t.runs, rate, len(t.fired), len(faults.Registry), t.failures)
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+// noneColumn is the table column of runs in which no fault fired.
+const noneColumn = "none"

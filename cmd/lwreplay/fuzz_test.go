@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz"
+)
+
+const watchlistCassette = "../../cassettes/real-configmaps-pods-watchlist.yaml"
+
+func TestFuzzRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fuzzes for two seconds")
+	}
+	artifacts := t.TempDir()
+	code, out, stderr := runCLI("fuzz", "--duration", "2s", "--seed", "1", "--artifacts", artifacts, watchlistCassette)
+	if code != 0 {
+		t.Fatalf("fuzz - short run - pass: exit code: got %d, want 0; stdout:\n%s\nstderr: %s", code, out, stderr)
+	}
+	progress := regexp.MustCompile(`(?m)^fuzz: \d+s, [1-9]\d* runs \(\d+/s\), \d+/` + fmt.Sprint(len(faults.Registry)) + ` faults exercised, 0 failures$`)
+	checks := []struct {
+		name string
+		ok   bool
+		want string
+	}{
+		{"fuzz - short run prints the seed - pass", strings.Contains(out, "seed 1 (repeat with --seed 1)"), "the seed at start"},
+		{"fuzz - short run prints progress - pass", progress.MatchString(out), "a progress line"},
+		{"fuzz - short run prints the table header - pass", strings.Contains(out, "INVARIANT \\ FAULT") && strings.Contains(out, noneColumn), "a table header with a none column"},
+		{"fuzz - short run prints the summary - pass", regexp.MustCompile(`(?m)^seed 1: [1-9]\d* runs, 0 failures`).MatchString(out), "a summary naming seed 1 and the runs"},
+	}
+	for _, inv := range fuzz.Invariants {
+		row := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(inv.Name) + `\s+\d+/\d+`)
+		checks = append(checks, struct {
+			name string
+			ok   bool
+			want string
+		}{"fuzz - table row " + inv.Name + " - pass", row.MatchString(out), "a table row for invariant " + inv.Name})
+	}
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) {
+			if !c.ok {
+				t.Errorf("output: got\n%s\nwant %s", out, c.want)
+			}
+		})
+	}
+}
+
+func TestFuzzErrors(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantErr  string // substring of stderr
+	}{
+		{"fuzz - no cassette - fail", []string{"fuzz"}, 2, "name at least one cassette"},
+		{"fuzz - unknown target - fail", []string{"fuzz", "--target", "frob", watchlistCassette}, 2, `--target: unknown target "frob"`},
+		{"fuzz - bad level - fail", []string{"fuzz", "--level", "deep", watchlistCassette}, 2, `--level: got "deep", want typed or wire`},
+		{"fuzz - bad watchlist - fail", []string{"fuzz", "--watchlist", "maybe", watchlistCassette}, 2, `--watchlist: got "maybe"`},
+		{"fuzz - zero duration - fail", []string{"fuzz", "--duration", "0s", watchlistCassette}, 2, "--duration"},
+		{"fuzz - unknown flag - fail", []string{"fuzz", "--frob", watchlistCassette}, 2, "unknown flag: --frob"},
+		{"fuzz - missing file - fail", []string{"fuzz", filepath.Join(dir, "nope.yaml")}, 1, "nope.yaml"},
+		{"fuzz - directory without cassettes - fail", []string{"fuzz", empty}, 1, "empty: no *.yaml cassette"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(tc.args...)
+			if code != tc.wantCode {
+				t.Errorf("exit code: got %d, want %d (stderr %q)", code, tc.wantCode, stderr)
+			}
+			if !strings.Contains(stderr, tc.wantErr) {
+				t.Errorf("stderr: got %q, want it to contain %q", stderr, tc.wantErr)
+			}
+		})
+	}
+}
+
+// take returns the first n inputs of in.
+func take(in *inputs, n int) [][]byte {
+	out := make([][]byte, n)
+	for i := range out {
+		out[i] = in.next()
+	}
+	return out
+}
+
+func TestFuzzInputs(t *testing.T) {
+	seeds := [][]byte{{0}, {0, 0}}
+	a := take(newInputs(seeds, 7), 200)
+	tests := []struct {
+		name string
+		ok   bool
+		got  string
+		want string
+	}{
+		{"inputs - seeds come first - pass", bytes.Equal(a[0], seeds[0]) && bytes.Equal(a[1], seeds[1]),
+			fmt.Sprintf("%q %q", a[0], a[1]), fmt.Sprintf("%q %q", seeds[0], seeds[1])},
+		{"inputs - same seed - pass", equalInputs(a, take(newInputs(seeds, 7), 200)), "a different sequence", "the same sequence"},
+		{"inputs - other seed - pass", !equalInputs(a, take(newInputs(seeds, 8), 200)), "the same sequence", "a different sequence"},
+	}
+	lengths := map[int]bool{}
+	faultBytes := 0
+	for _, in := range a[2:] {
+		lengths[len(in)] = true
+		for _, b := range in[min(2, len(in)):] {
+			if b >= faults.FirstFaultByte {
+				faultBytes++
+			}
+		}
+	}
+	okLen := len(lengths) == maxPlanBytes+1
+	for n := range lengths {
+		okLen = okLen && n >= 2 && n <= 2+maxPlanBytes
+	}
+	tests = append(tests,
+		struct {
+			name string
+			ok   bool
+			got  string
+			want string
+		}{"inputs - lengths span 2 to 2+maxPlanBytes - pass", okLen, fmt.Sprint(lengths), fmt.Sprintf("every length 2..%d", 2+maxPlanBytes)},
+		struct {
+			name string
+			ok   bool
+			got  string
+			want string
+		}{"inputs - some plan bytes are faults - pass", faultBytes > 0, fmt.Sprint(faultBytes), "some"},
+	)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if !tc.ok {
+				t.Errorf("got %s, want %s", tc.got, tc.want)
+			}
+		})
+	}
+}
+
+func equalInputs(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestFuzzTally(t *testing.T) {
+	broke := errors.New("broke")
+	fired := func(names ...string) *fuzz.Observation {
+		obs := &fuzz.Observation{}
+		for _, n := range names {
+			obs.Fired = append(obs.Fired, faults.Firing{Fault: n})
+		}
+		return obs
+	}
+	tl := newTally()
+	tl.add(&fuzz.Outcome{Observation: fired(), Results: map[string]error{"converged": nil, "live": nil}})
+	tl.add(&fuzz.Outcome{Observation: fired("delay", "reset", "delay"), Results: map[string]error{"converged": broke, "live": nil}, Report: "x"})
+	tl.add(&fuzz.Outcome{Observation: fired("delay"), Results: map[string]error{"converged": nil, "live": broke}, Report: "y", Expected: true})
+	tests := []struct {
+		name string
+		got  any
+		want any
+	}{
+		{"tally - runs - pass", tl.runs, 3},
+		{"tally - failures - pass", tl.failures, 1},
+		{"tally - expected - pass", tl.expected, 1},
+		{"tally - columns in registry order - pass", fmt.Sprint(tl.columns()), fmt.Sprint([]string{"reset", "delay", noneColumn})},
+		{"tally - converged × delay - pass", *tl.cells["converged"]["delay"], cell{runs: 2, broken: 1}},
+		{"tally - converged × reset - pass", *tl.cells["converged"]["reset"], cell{runs: 1, broken: 1}},
+		{"tally - live × delay - pass", *tl.cells["live"]["delay"], cell{runs: 2, broken: 1}},
+		{"tally - converged × none - pass", *tl.cells["converged"][noneColumn], cell{runs: 1, broken: 0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.got != tc.want {
+				t.Errorf("got %v, want %v", tc.got, tc.want)
+			}
+		})
+	}
+	t.Run("tally - table cells - pass", func(t *testing.T) {
+		var b bytes.Buffer
+		tl.write(&b)
+		row := regexp.MustCompile(`(?m)^converged\s+1/1\s+2/1\s+1/0$`)
+		if !row.MatchString(b.String()) {
+			t.Errorf("table: got\n%s\nwant a row converged 1/1 2/1 1/0", b.String())
+		}
+	})
+}
+
+// forgetful is a target that lists once and then shows an empty store: it
+// breaks the converged invariant on every run.
+var forgetful = fuzz.Target{Name: "forgetful", Doc: "lists once, keeps nothing", Run: func(ctx context.Context, env *fuzz.Env) error {
+	lw, err := env.ListerWatcher(&unstructured.Unstructured{})
+	if err != nil {
+		return err
+	}
+	if _, err := lw.List(metav1.ListOptions{}); err != nil {
+		return err
+	}
+	env.Recorder.SetStore(func() []any { return nil })
+	env.Recorder.SetSynced(func() bool { return true })
+	<-ctx.Done()
+	return nil
+}}
+
+func TestFuzzFailureSaved(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs, minimizes and records a failing run")
+	}
+	glob, links, cleanup, err := cassetteGlob([]string{watchlistCassette})
+	if err != nil {
+		t.Fatalf("cassetteGlob: got error %v, want none", err)
+	}
+	defer cleanup()
+	c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: glob, Target: forgetful})
+	if err != nil {
+		t.Fatalf("NewCampaign: got error %v, want none", err)
+	}
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "forgetful-1"), 0o755); err != nil {
+		t.Fatal(err) // an earlier session's report, not to be overwritten
+	}
+	var out bytes.Buffer
+	f := &fuzzer{c: c, links: links, root: root, out: &out, tally: newTally()}
+	f.one([]byte{0, 1})
+	report, readErr := os.ReadFile(filepath.Join(root, "forgetful-2", fuzz.ReportFile))
+	tests := []struct {
+		name string
+		ok   bool
+		got  string
+		want string
+	}{
+		{"failure - counted - pass", f.tally.failures == 1 && f.tally.runs == 1,
+			fmt.Sprintf("%d failures in %d runs", f.tally.failures, f.tally.runs), "1 failure in 1 run"},
+		{"failure - printed with its report path - pass",
+			strings.Contains(out.String(), "FAILURE 1") && strings.Contains(out.String(), filepath.Join(root, "forgetful-2", fuzz.ReportFile)),
+			out.String(), "FAILURE 1 and the report path under forgetful-2"},
+		{"failure - report written next to an earlier one - pass", readErr == nil, fmt.Sprint(readErr), "a readable report.txt"},
+		{"failure - report names the invariant - pass", strings.Contains(string(report), "invariant converged"), string(report), "invariant converged"},
+		{"failure - report names the cassette given, not the symlink - pass",
+			strings.Contains(string(report), "cassette: "+watchlistCassette) && !strings.Contains(string(report), filepath.Dir(glob)),
+			string(report), "cassette: " + watchlistCassette + " and no temporary path"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if !tc.ok {
+				t.Errorf("got %s, want %s", tc.got, tc.want)
+			}
+		})
+	}
+}
