@@ -190,6 +190,24 @@ func (p Plan) Match(pt Point) (Decision, bool) {
 	return Decision{}, false
 }
 
+// Spent reports whether no decision of p can act any more once the server
+// has reached points decision points: each acts on the whole replay (a
+// PlanPoint fault, applied at the start) or is placed at a point below
+// points. A decision placed by its where-parameters alone (At -1) is never
+// spent.
+func (p Plan) Spent(points int) bool {
+	for _, d := range p.Decisions {
+		f, ok := Lookup(d.Fault)
+		if ok && f.Point == PlanPoint {
+			continue
+		}
+		if d.At < 0 || d.At >= points {
+			return false
+		}
+	}
+	return true
+}
+
 // Has reports whether some decision names the fault; it is how the replayer
 // asks about PlanPoint faults, which act on the whole replay.
 func (p Plan) Has(name string) bool {

@@ -71,6 +71,11 @@ type Observation struct {
 	// ConvergedAt is when the store first equalled the truth's final state
 	// (negative: never).
 	ConvergedAt time.Duration
+	// EndedAt is when the run stopped the target (virtual time).
+	EndedAt time.Duration
+	// EndedEarly says the run ended before Watchdog: the target had caught
+	// up with an exhausted replay whose plan could fire no more.
+	EndedEarly bool
 	// Panics holds panics recovered from the target.
 	Panics []string
 	// Exposed is what the target handed to Recorder.Expose (nil if

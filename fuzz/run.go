@@ -30,10 +30,11 @@ import (
 // ConfigMaps is the resource RunOnce watches: core v1 configmaps.
 var ConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
 
-// Settle is how long, in virtual time, a run lasts before the target is
-// stopped: longer than client-go's longest watch timeout (10 min) and a
-// relist's backoff, so that every run has re-watched at least once.
-const Settle = 15 * time.Minute
+// Watchdog is the longest a run lasts, in virtual time: longer than
+// client-go's longest watch timeout (10 min) and a relist's backoff. A run
+// ends sooner once the replay is exhausted, the plan can fire no more, and
+// the target has synced and its store holds the truth's final state.
+const Watchdog = 15 * time.Minute
 
 // Tick is how often, in virtual time, a run looks at the target's state
 // while the target is busy.
@@ -77,6 +78,8 @@ type replay interface {
 	FiredCount() int
 	Fired() []faults.Firing
 	Truth() *history.History
+	Exhausted() bool
+	Spent() bool
 }
 
 // verbatimReplay replays a reproducer; its truth is the history the
@@ -89,6 +92,7 @@ type verbatimReplay struct {
 func (v verbatimReplay) FiredCount() int         { return 0 }
 func (v verbatimReplay) Fired() []faults.Firing  { return nil }
 func (v verbatimReplay) Truth() *history.History { return v.truth }
+func (v verbatimReplay) Spent() bool             { return true }
 
 // newReplay returns the replay s asks for.
 func newReplay(s Spec) (replay, error) {
@@ -104,7 +108,8 @@ func newReplay(s Spec) (replay, error) {
 
 // Replay runs s.Target against a replay of s.History perturbed by s.Plan,
 // inside a testing/synctest bubble, and returns what it observed. The run
-// lasts Settle in virtual time, which costs real time only for what the
+// lasts until the target has caught up with an exhausted replay, or
+// Watchdog in virtual time, which costs real time only for what the
 // target and the replayer compute.
 func Replay(t *testing.T, s Spec) *Observation {
 	t.Helper()
@@ -196,10 +201,20 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 		runErr = target.Run(ctx, env)
 	}()
 
+	// The truth can change during the run (a recreate fault adds events
+	// when it fires): its final state is taken anew when it does.
+	var truthSeen *history.History
+	final := map[string]string{}
+	finalState := func() map[string]string {
+		if h := srv.Truth(); h != truthSeen {
+			truthSeen, final = h, finalRVs(h, res)
+		}
+		return final
+	}
 	fired, delivered := 0, 0
 	var snaps []storeSnapshot
 	step := Tick
-	for time.Since(start) <= Settle {
+	for time.Since(start) <= Watchdog {
 		synctest.Wait()
 		now := time.Since(start)
 		changed := false
@@ -226,6 +241,10 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 			delivered = n
 			changed = true
 		}
+		if obs.SyncedAt >= 0 && len(snaps) > 0 && maps.Equal(snaps[len(snaps)-1].rvs, finalState()) && srv.Exhausted() && srv.Spent() {
+			obs.EndedEarly = true
+			break
+		}
 		// Look often while the target is busy, and ever less often while
 		// nothing happens: a quiet run costs tens of looks, not thousands.
 		if changed {
@@ -233,7 +252,7 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 		} else {
 			step = min(2*step, MaxTick)
 		}
-		time.Sleep(min(step, Settle-now+Tick))
+		time.Sleep(min(step, Watchdog-now+Tick))
 	}
 	synctest.Wait()
 	store, err := rec.Store()
@@ -266,16 +285,26 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 	obs.Panics = append(obs.Panics, rec.panics...)
 	obs.Exposed = rec.exposed
 	rec.mu.Unlock()
-	final := map[string]string{}
-	for _, o := range truth.StateAt(truth.End()) {
-		final[o.Key()] = o.ResourceVersion
-	}
+	obs.EndedAt = time.Since(start)
+	final = finalState()
 	// Converged at the start of the final stretch in which the store
 	// equals the truth's final state.
 	for i := len(snaps) - 1; i >= 0 && maps.Equal(snaps[i].rvs, final); i-- {
 		obs.ConvergedAt = snaps[i].at
 	}
 	return obs
+}
+
+// finalRVs returns the final state of h's log of res, as key →
+// resourceVersion.
+func finalRVs(h *history.History, res history.Resource) map[string]string {
+	out := map[string]string{}
+	if l, ok := h.Log(res); ok {
+		for _, o := range l.StateAt(l.End()) {
+			out[o.Key()] = o.ResourceVersion
+		}
+	}
+	return out
 }
 
 // Recorder collects what a target's handler was told and gives the run a

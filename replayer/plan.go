@@ -91,6 +91,18 @@ func (s *Server) Fired() []faults.Firing {
 	return append([]faults.Firing(nil), s.fx.fired...)
 }
 
+// Spent reports whether the server's plan can no longer fire: every
+// decision's point has been passed (see faults.Plan.Spent). True without a
+// plan.
+func (s *Server) Spent() bool {
+	if s.fx == nil {
+		return true
+	}
+	s.fx.mu.Lock()
+	defer s.fx.mu.Unlock()
+	return s.fx.plan.Spent(s.fx.next)
+}
+
 // FiredCount returns how many times the server's plan fired so far.
 func (s *Server) FiredCount() int {
 	if s.fx == nil {
