@@ -78,7 +78,7 @@ type replay interface {
 	FiredCount() int
 	Fired() []faults.Firing
 	Truth() *history.History
-	Exhausted() bool
+	ExhaustedOf(res history.Resource) bool
 	Spent() bool
 }
 
@@ -93,6 +93,9 @@ func (v verbatimReplay) FiredCount() int         { return 0 }
 func (v verbatimReplay) Fired() []faults.Firing  { return nil }
 func (v verbatimReplay) Truth() *history.History { return v.truth }
 func (v verbatimReplay) Spent() bool             { return true }
+
+// ExhaustedOf reports whether every recorded answer has been given.
+func (v verbatimReplay) ExhaustedOf(history.Resource) bool { return v.Exhausted() }
 
 // newReplay returns the replay s asks for.
 func newReplay(s Spec) (replay, error) {
@@ -241,7 +244,7 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 			delivered = n
 			changed = true
 		}
-		if obs.SyncedAt >= 0 && len(snaps) > 0 && maps.Equal(snaps[len(snaps)-1].rvs, finalState()) && srv.Exhausted() && srv.Spent() {
+		if obs.SyncedAt >= 0 && len(snaps) > 0 && maps.Equal(snaps[len(snaps)-1].rvs, finalState()) && srv.ExhaustedOf(res) && srv.Spent() {
 			obs.EndedEarly = true
 			break
 		}

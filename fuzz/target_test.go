@@ -119,3 +119,36 @@ func TestTargetsClientPath(t *testing.T) {
 		}
 	}
 }
+
+func TestRunEnds(t *testing.T) {
+	target, _ := LookupTarget("informer")
+	tests := []struct {
+		name      string
+		plan      string
+		wantEarly bool
+	}{
+		{name: "run end - no plan - ends once caught up - pass", plan: "", wantEarly: true},
+		{name: "run end - decision at a point never reached - runs to the watchdog - pass", plan: "close-watch:after=1,at=100000", wantEarly: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := faults.ParseText(tc.plan)
+			if err != nil {
+				t.Fatalf("plan: got error %v, want none", err)
+			}
+			obs := Replay(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: target, WatchList: true})
+			if obs.EndedEarly != tc.wantEarly {
+				t.Errorf("ended early: got %v (at %v), want %v", obs.EndedEarly, obs.EndedAt, tc.wantEarly)
+			}
+			if tc.wantEarly && obs.EndedAt >= Watchdog {
+				t.Errorf("ended at: got %v, want before the watchdog (%v)", obs.EndedAt, Watchdog)
+			}
+			if !tc.wantEarly && obs.EndedAt < Watchdog {
+				t.Errorf("ended at: got %v, want at least the watchdog (%v)", obs.EndedAt, Watchdog)
+			}
+			if obs.ConvergedAt < 0 {
+				t.Errorf("converged: got never, want converged")
+			}
+		})
+	}
+}

@@ -1,5 +1,7 @@
 package replayer
 
+import "github.com/lwreplay/lwreplay/history"
+
 // Exhausted reports whether every resource's history has been served to
 // its end: some answer has reached every resource's last event.
 func (s *Server) Exhausted() bool {
@@ -9,4 +11,11 @@ func (s *Server) Exhausted() bool {
 		}
 	}
 	return true
+}
+
+// ExhaustedOf reports whether res's history has been served to its end
+// (true for a resource the server does not have).
+func (s *Server) ExhaustedOf(res history.Resource) bool {
+	l, ok := s.served().Log(res)
+	return !ok || s.head(l) >= l.End()
 }
