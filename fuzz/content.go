@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"runtime"
-	"sync"
-	"weak"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -31,33 +28,15 @@ func canonicalJSON(raw []byte) (out []byte, ok bool) {
 	return out, err == nil
 }
 
-var canonCache = struct {
-	sync.Mutex
-	m map[weak.Pointer[history.Object]][]byte
-}{m: map[weak.Pointer[history.Object]][]byte{}}
+var canonCache weakCache[history.Object, []byte]
 
 // canonicalOf returns o's content in canonical form (nil when it is not
 // JSON), computed once while o lives.
 func canonicalOf(o *history.Object) []byte {
-	wp := weak.Make(o)
-	canonCache.Lock()
-	b, ok := canonCache.m[wp]
-	canonCache.Unlock()
-	if ok {
+	return canonCache.get(o, func(o *history.Object) []byte {
+		b, _ := canonicalJSON(o.Raw)
 		return b
-	}
-	b, _ = canonicalJSON(o.Raw)
-	canonCache.Lock()
-	defer canonCache.Unlock()
-	if _, ok := canonCache.m[wp]; !ok {
-		canonCache.m[wp] = b
-		runtime.AddCleanup(o, func(wp weak.Pointer[history.Object]) {
-			canonCache.Lock()
-			defer canonCache.Unlock()
-			delete(canonCache.m, wp)
-		}, wp)
-	}
-	return b
+	})
 }
 
 // sameContent reports whether stored content got equals want's.

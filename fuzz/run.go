@@ -298,14 +298,24 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 	return obs
 }
 
+// finalCache holds each log's final state.
+var finalCache weakCache[history.Log, map[string]string]
+
 // finalRVs returns the final state of h's log of res, as key →
-// resourceVersion.
+// resourceVersion (shared: not to be changed).
 func finalRVs(h *history.History, res history.Resource) map[string]string {
+	l, ok := h.Log(res)
+	if !ok {
+		return map[string]string{}
+	}
+	return finalCache.get(l, finalOf)
+}
+
+// finalOf computes l's final state as key → resourceVersion.
+func finalOf(l *history.Log) map[string]string {
 	out := map[string]string{}
-	if l, ok := h.Log(res); ok {
-		for _, o := range l.StateAt(l.End()) {
-			out[o.Key()] = o.ResourceVersion
-		}
+	for _, o := range l.StateAt(l.End()) {
+		out[o.Key()] = o.ResourceVersion
 	}
 	return out
 }

@@ -22,11 +22,16 @@ type Object struct {
 	Annotations map[string]string
 	// Raw is the object's JSON without kind and apiVersion.
 	Raw []byte
+
+	key string // Key, computed once by ParseObject
 }
 
 // Key returns "namespace/name", or "name" for a cluster-scoped object, as
 // client-go's MetaNamespaceKeyFunc does.
 func (o *Object) Key() string {
+	if o.key != "" {
+		return o.key
+	}
 	if o.Namespace == "" {
 		return o.Name
 	}
@@ -85,7 +90,7 @@ func ParseObject(raw []byte) (o *Object, kind, apiVersion string, err error) {
 	} else {
 		stripped = bytes.TrimSpace(append([]byte(nil), raw...))
 	}
-	return &Object{
+	o = &Object{
 		Namespace:       m.Metadata.Namespace,
 		Name:            m.Metadata.Name,
 		UID:             m.Metadata.UID,
@@ -93,7 +98,9 @@ func ParseObject(raw []byte) (o *Object, kind, apiVersion string, err error) {
 		Labels:          m.Metadata.Labels,
 		Annotations:     m.Metadata.Annotations,
 		Raw:             stripped,
-	}, m.Kind, m.APIVersion, nil
+	}
+	o.key = o.Key()
+	return o, m.Kind, m.APIVersion, nil
 }
 
 // stripTypeMeta removes the top-level kind and apiVersion members of a JSON

@@ -136,14 +136,14 @@ func eventFrame(e history.Event, f filter, kind, apiVersion string) (typ history
 	old := f.match(prev)
 	switch {
 	case cur && !old:
-		return history.Added, e.Object.WithKind(kind, apiVersion), true
+		return history.Added, withKind(e.Object, kind, apiVersion), true
 	case cur && old:
-		return history.Modified, e.Object.WithKind(kind, apiVersion), true
+		return history.Modified, withKind(e.Object, kind, apiVersion), true
 	case !cur && old:
 		if e.Type == history.Deleted {
 			// the recorded DELETED object is already the last state at
 			// the deletion's resourceVersion
-			return history.Deleted, e.Object.WithKind(kind, apiVersion), true
+			return history.Deleted, withKind(e.Object, kind, apiVersion), true
 		}
 		return history.Deleted, withRV(prev, e.RV()).WithKind(kind, apiVersion), true
 	}

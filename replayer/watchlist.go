@@ -132,5 +132,5 @@ func (ws *watchStream) initialEvents(objs []*history.Object) error {
 
 // addedFrame is the ADDED event of an initial object.
 func (ws *watchStream) addedFrame(o *history.Object) outFrame {
-	return outFrame{typ: history.Added, obj: o.WithKind(ws.kind, ws.gv), rv: o.ResourceVersion}
+	return outFrame{typ: history.Added, obj: withKind(o, ws.kind, ws.gv), rv: o.ResourceVersion}
 }
