@@ -54,7 +54,11 @@ func Host(f func(t *testing.T)) error {
 	os.Stdout = null
 	defer func() { os.Stdout = out }()
 	defer override()()
-	m := testing.MainStart(deps{}, []testing.InternalTest{{Name: "lwreplay", F: f}}, nil, nil, nil)
+	// Inside a test binary run with -cpu a,b, testing runs each test once
+	// per listed value, and that list is global: f runs on the first only.
+	var once sync.Once
+	run := func(t *testing.T) { once.Do(func() { f(t) }) }
+	m := testing.MainStart(deps{}, []testing.InternalTest{{Name: "lwreplay", F: run}}, nil, nil, nil)
 	if code := m.Run(); code != 0 {
 		return ErrFailed
 	}
@@ -65,7 +69,7 @@ func Host(f func(t *testing.T)) error {
 // test binary it runs in: it runs once, is never skipped, shuffled or
 // fuzzed, and writes no profile over the outer test's.
 var overrides = map[string]string{
-	"test.count": "1", "test.skip": "", "test.list": "", "test.shuffle": "off", "test.failfast": "false",
+	"test.count": "1", "test.cpu": "", "test.skip": "", "test.list": "", "test.shuffle": "off", "test.failfast": "false",
 	"test.fuzz": "", "test.run": "", "test.bench": "", "test.cpuprofile": "", "test.memprofile": "",
 	"test.blockprofile": "", "test.mutexprofile": "", "test.trace": "", "test.coverprofile": "",
 }
