@@ -67,11 +67,15 @@ func Host(f func(t *testing.T)) error {
 
 // overrides are the go test flags a hosted run must not inherit from a
 // test binary it runs in: it runs once, is never skipped, shuffled or
-// fuzzed, and writes no profile over the outer test's.
+// fuzzed, sets no alarm of its own, and opens no profile, trace, coverage
+// or test log file over the outer test's (testing keeps such files in
+// globals, and closes them when a run ends).
 var overrides = map[string]string{
 	"test.count": "1", "test.cpu": "", "test.skip": "", "test.list": "", "test.shuffle": "off", "test.failfast": "false",
 	"test.fuzz": "", "test.run": "", "test.bench": "", "test.cpuprofile": "", "test.memprofile": "",
 	"test.blockprofile": "", "test.mutexprofile": "", "test.trace": "", "test.coverprofile": "",
+	"test.testlogfile": "", "test.gocoverdir": "", "test.fuzzworker": "false", "test.fuzzcachedir": "",
+	"test.timeout": "0",
 }
 
 // override sets the overrides and returns a func restoring the flags.
