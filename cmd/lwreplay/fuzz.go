@@ -8,7 +8,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,6 +35,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	levelName := fs.String("level", "typed", "level runs explore at: typed or wire")
 	watchList := fs.String("watchlist", "auto", "client path: auto (the input picks), on or off")
 	breaking := fs.Bool("breaking", false, "keep breaking faults (violations after one fired are expected, not failures)")
+	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at a time")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -50,6 +53,9 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	wl, err := parseWatchList(*watchList)
 	if err != nil {
 		return err
+	}
+	if *parallel < 1 {
+		return fmt.Errorf("%w: --parallel: got %d, want at least 1", errUsage, *parallel)
 	}
 	if *duration <= 0 {
 		return fmt.Errorf("%w: --duration: got %v, want a positive duration", errUsage, *duration)
@@ -81,7 +87,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f := &fuzzer{c: c, links: links, root: root, out: stdout, tally: newTally()}
 	fmt.Fprintf(stdout, "fuzz: target %s, %d cassette(s), level %s, watchlist %s, breaking faults %s, seed %d (repeat with --seed %d)\n",
 		target.Name, len(paths), level, *watchList, onOff(*breaking), *seed, *seed)
-	f.loop(ctx, newInputs(c.Seeds(), *seed), *duration)
+	f.loop(ctx, newInputs(c.Seeds(), *seed), *duration, *parallel)
 	f.tally.write(stdout)
 	t := f.tally
 	fmt.Fprintf(stdout, "seed %d: %d runs, %d failures, %d expected (breaking fault), %d unconfirmed at wire level, %d harness errors\n",
@@ -229,23 +235,43 @@ type fuzzer struct {
 	c     *fuzz.Campaign
 	links map[string]string
 	root  string
+
+	mu    sync.Mutex // guards out, tally, inputs and report directories
 	out   io.Writer
 	tally *tally
 }
 
-// loop runs inputs until d has passed or ctx is done, printing progress
-// about once a second and a note per failure.
-func (f *fuzzer) loop(ctx context.Context, in *inputs, d time.Duration) {
+// loop runs inputs on workers goroutines until d has passed or ctx is
+// done, printing progress about once a second and a note per failure. All
+// runs share one hosted test; each worker runs its inputs in a subtest, so
+// that a run that fails its test (a harness error: the replay or the
+// target could not be set up) ends only that subtest, and is counted.
+func (f *fuzzer) loop(ctx context.Context, in *inputs, d time.Duration, workers int) {
 	start := time.Now()
-	lastLine, lastRuns := start, 0
-	for time.Since(start) < d && ctx.Err() == nil {
-		f.one(in.next())
-		if now := time.Now(); now.Sub(lastLine) >= time.Second {
-			lastLine, lastRuns = now, f.tally.runs
-			f.progress(now.Sub(start))
+	stop := func() bool { return time.Since(start) >= d || ctx.Err() != nil }
+	lastRuns := -1
+	_ = bubble.Host(func(t *testing.T) {
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() { f.worker(t, w, in, stop) })
 		}
-	}
-	if f.tally.runs != lastRuns || lastRuns == 0 {
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				lastRuns = f.progress(time.Since(start))
+			}
+		}
+	})
+	f.mu.Lock()
+	runs := f.tally.runs
+	f.mu.Unlock()
+	if runs != lastRuns || runs == 0 {
 		f.progress(time.Since(start))
 	}
 	if ctx.Err() != nil {
@@ -253,29 +279,51 @@ func (f *fuzzer) loop(ctx context.Context, in *inputs, d time.Duration) {
 	}
 }
 
+// worker runs inputs until stop says so, in subtests of t numbered from 1;
+// a subtest that ends mid-run counts that run as a harness error, and the
+// worker goes on in a new one.
+func (f *fuzzer) worker(t *testing.T, id int, in *inputs, stop func() bool) {
+	for n := 1; !stop(); n++ {
+		var cur []byte
+		t.Run(fmt.Sprintf("worker-%d-%d", id, n), func(t *testing.T) {
+			for !stop() {
+				f.mu.Lock()
+				cur = in.next()
+				f.mu.Unlock()
+				f.one(t, cur)
+				cur = nil
+			}
+		})
+		if cur != nil {
+			f.mu.Lock()
+			f.tally.runs++
+			f.tally.harness++
+			fmt.Fprintf(f.out, "fuzz: harness error (replay or target setup) on input []byte(%q); rerun it under go test to see why\n", cur)
+			f.mu.Unlock()
+		}
+	}
+}
+
 // one runs data, saves it when it fails, and counts it.
-func (f *fuzzer) one(data []byte) {
-	var out *fuzz.Outcome
+func (f *fuzzer) one(t *testing.T, data []byte) {
+	out := f.c.Check(t, data)
 	var saved *fuzz.Saved
 	var saveErr error
 	var dir string
-	hostErr := bubble.Host(func(t *testing.T) {
-		out = f.c.Check(t, data)
-		if out.Failed() {
-			dir = f.nextDir()
+	if out.Failed() {
+		f.mu.Lock()
+		dir = f.nextDir()
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			saveErr = err
+		}
+		f.mu.Unlock()
+		if saveErr == nil {
 			saved, saveErr = f.c.Save(t, out, dir)
 		}
-	})
-	if out == nil {
-		f.tally.harness++
-		fmt.Fprintf(f.out, "fuzz: harness error on input []byte(%q): %v\n", data, hostErr)
-		return
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.tally.add(out)
-	if hostErr != nil {
-		f.tally.harness++
-		fmt.Fprintf(f.out, "fuzz: harness error (replay or target setup) on input []byte(%q); rerun it under go test to see why\n", data)
-	}
 	if !out.Failed() {
 		return
 	}
@@ -289,8 +337,8 @@ func (f *fuzzer) one(data []byte) {
 	}
 }
 
-// nextDir returns the first unused <root>/<target>-<n> for the failure
-// being counted.
+// nextDir returns the first unused <root>/<target>-<n> (f.mu held; the
+// caller creates it).
 func (f *fuzzer) nextDir() string {
 	for n := f.tally.failures + 1; ; n++ {
 		dir := filepath.Join(f.root, fmt.Sprintf("%s-%d", f.c.Target().Name, n))
@@ -314,8 +362,10 @@ func (f *fuzzer) rewriteReport(path string) {
 	}
 }
 
-// progress prints one progress line.
-func (f *fuzzer) progress(elapsed time.Duration) {
+// progress prints one progress line and returns the run count it gave.
+func (f *fuzzer) progress(elapsed time.Duration) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	t := f.tally
 	rate := 0.0
 	if s := elapsed.Seconds(); s > 0 {
@@ -323,6 +373,7 @@ func (f *fuzzer) progress(elapsed time.Duration) {
 	}
 	fmt.Fprintf(f.out, "fuzz: %s, %d runs (%.0f/s), %d/%d faults exercised, %d failures\n",
 		elapsed.Truncate(time.Second), t.runs, rate, len(t.fired), len(faults.Registry), t.failures)
+	return t.runs
 }
 
 func indent(s string) string {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/internal/bubble"
 )
 
 const watchlistCassette = "../../cassettes/real-configmaps-pods-watchlist.yaml"
@@ -242,7 +243,9 @@ func TestFuzzFailureSaved(t *testing.T) {
 	}
 	var out bytes.Buffer
 	f := &fuzzer{c: c, links: links, root: root, out: &out, tally: newTally()}
-	f.one([]byte{0, 1})
+	if err := bubble.Host(func(t *testing.T) { f.one(t, []byte{0, 1}) }); err != nil {
+		t.Fatalf("host: got error %v, want none", err)
+	}
 	report, readErr := os.ReadFile(filepath.Join(root, "forgetful-2", fuzz.ReportFile))
 	tests := []struct {
 		name string
