@@ -295,8 +295,18 @@ func checkCleanStop(o *Observation) error {
 		return fmt.Errorf("%w: %w: nil observation", ErrUncleanStop, ErrNoObservation)
 	}
 	var errs []error
+	count := map[string]int{}
 	for _, p := range o.Panics {
-		errs = append(errs, fmt.Errorf("%w: panic: %s", ErrUncleanStop, p))
+		count[p]++
+	}
+	for _, p := range o.Panics { // in order, each message once
+		switch n := count[p]; {
+		case n == 1:
+			errs = append(errs, fmt.Errorf("%w: panic: %s", ErrUncleanStop, p))
+		case n > 1:
+			errs = append(errs, fmt.Errorf("%w: panic (%d times): %s", ErrUncleanStop, n, p))
+		}
+		count[p] = 0
 	}
 	if o.LeftGoroutines != 0 {
 		errs = append(errs, fmt.Errorf("%w: %d goroutines left after stop, want 0", ErrUncleanStop, o.LeftGoroutines))

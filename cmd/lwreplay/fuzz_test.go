@@ -75,6 +75,7 @@ func TestFuzzErrors(t *testing.T) {
 		{"fuzz - bad level - fail", []string{"fuzz", "--level", "deep", watchlistCassette}, 2, `--level: got "deep", want typed or wire`},
 		{"fuzz - bad watchlist - fail", []string{"fuzz", "--watchlist", "maybe", watchlistCassette}, 2, `--watchlist: got "maybe"`},
 		{"fuzz - zero duration - fail", []string{"fuzz", "--duration", "0s", watchlistCassette}, 2, "--duration"},
+		{"fuzz - zero parallel runs - fail", []string{"fuzz", "--parallel", "0", watchlistCassette}, 2, "--parallel: got 0"},
 		{"fuzz - unknown flag - fail", []string{"fuzz", "--frob", watchlistCassette}, 2, "unknown flag: --frob"},
 		{"fuzz - missing file - fail", []string{"fuzz", filepath.Join(dir, "nope.yaml")}, 1, "nope.yaml"},
 		{"fuzz - directory without cassettes - fail", []string{"fuzz", empty}, 1, "empty: no *.yaml cassette"},
