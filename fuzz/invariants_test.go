@@ -208,7 +208,7 @@ func TestInvariants(t *testing.T) {
 		{name: "clean-stop - handler panicked - fail", invariant: "clean-stop", want: ErrUncleanStop,
 			mutate: func(o *Observation) { o.Panics = []string{"runtime error: nil map"} }, wantText: "panic: runtime error: nil map"},
 		{name: "clean-stop - one panic three times - fail, said once with a count", invariant: "clean-stop", want: ErrUncleanStop,
-			mutate: func(o *Observation) { o.Panics = []string{"boom", "other", "boom", "boom"} },
+			mutate:   func(o *Observation) { o.Panics = []string{"boom", "other", "boom", "boom"} },
 			wantText: "unclean stop: panic (3 times): boom\nunclean stop: panic: other"},
 		{name: "clean-stop - goroutines left - fail", invariant: "clean-stop", want: ErrUncleanStop,
 			mutate: func(o *Observation) { o.LeftGoroutines = 2 }, wantText: "2 goroutines left"},

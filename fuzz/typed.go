@@ -107,17 +107,12 @@ type memo struct {
 	events  runtime.Decoder // decodes a watch frame's envelope
 
 	mu     sync.Mutex
-	frames map[string]decodedEvent
-	lists  map[string]decodedList
+	frames map[string]decodedEvent // watch frames
+	lists  map[string]decodedEvent // LIST bodies (typ unset)
 }
 
 type decodedEvent struct {
 	typ watch.EventType
-	obj runtime.Object
-	err error
-}
-
-type decodedList struct {
 	obj runtime.Object
 	err error
 }
@@ -134,7 +129,7 @@ func (d *decoded) memoFor(example runtime.Object) (*memo, error) {
 	if !ok || info.StreamSerializer == nil {
 		return nil, fmt.Errorf("%w: client-go's scheme has no JSON stream serializer", ErrTarget)
 	}
-	m := &memo{owner: d, events: info.StreamSerializer.Serializer, frames: map[string]decodedEvent{}, lists: map[string]decodedList{}}
+	m := &memo{owner: d, events: info.StreamSerializer.Serializer, frames: map[string]decodedEvent{}, lists: map[string]decodedEvent{}}
 	switch example.(type) {
 	case *unstructured.Unstructured:
 		m.objects = unstructured.UnstructuredJSONScheme
@@ -151,54 +146,58 @@ func (d *decoded) memoFor(example runtime.Object) (*memo, error) {
 // event decodes one watch frame as client-go's watch decoder does; the
 // object is a copy unless shared.
 func (m *memo) event(frame []byte, shared bool) (watch.EventType, runtime.Object, error) {
-	m.mu.Lock()
-	e, ok := m.frames[string(frame)]
-	m.mu.Unlock()
-	if !ok {
+	e := m.cached(m.frames, frame, func() (e decodedEvent) {
 		d := restclientwatch.NewDecoder(streaming.NewDecoder(framer.NewJSONFramedReader(io.NopCloser(bytes.NewReader(frame))), m.events), m.objects)
 		e.typ, e.obj, e.err = d.Decode()
 		if e.err == nil && e.typ != watch.Error && e.typ != watch.Bookmark {
 			m.owner.remember(e.obj)
 		}
-		m.mu.Lock()
-		if len(m.frames) < maxMemo {
-			m.frames[string(frame)] = e
-		}
-		m.mu.Unlock()
-	}
-	if e.err != nil {
-		return e.typ, nil, e.err
-	}
-	if shared {
-		return e.typ, e.obj, nil
-	}
-	return e.typ, e.obj.DeepCopyObject(), nil
+		return e
+	})
+	obj, err := e.hand(shared)
+	return e.typ, obj, err
 }
 
-// list decodes one LIST body; the list is a copy unless shared (a shared
-// list is copied shallowly: the reflector keeps its items, not the list).
+// list decodes one LIST body; the list is a copy unless shared (then it is
+// the decoded list itself: the reflector reads its items and keeps them,
+// changing neither).
 func (m *memo) list(body []byte, shared bool) (runtime.Object, error) {
+	e := m.cached(m.lists, body, func() (e decodedEvent) {
+		e.obj, e.err = runtime.Decode(m.objects, body)
+		if e.err == nil {
+			m.owner.remember(e.obj)
+		}
+		return e
+	})
+	return e.hand(shared)
+}
+
+// cached returns table's entry for key, decoding it on the first call.
+func (m *memo) cached(table map[string]decodedEvent, key []byte, decode func() decodedEvent) decodedEvent {
 	m.mu.Lock()
-	l, ok := m.lists[string(body)]
+	e, ok := table[string(key)]
 	m.mu.Unlock()
-	if !ok {
-		l.obj, l.err = runtime.Decode(m.objects, body)
-		if l.err == nil {
-			m.owner.remember(l.obj)
-		}
-		m.mu.Lock()
-		if len(m.lists) < maxMemo {
-			m.lists[string(body)] = l
-		}
-		m.mu.Unlock()
+	if ok {
+		return e
 	}
-	if l.err != nil {
-		return nil, l.err
+	e = decode()
+	m.mu.Lock()
+	if len(table) < maxMemo {
+		table[string(key)] = e
 	}
-	if shared {
-		return l.obj, nil
+	m.mu.Unlock()
+	return e
+}
+
+// hand returns e's object (a copy unless shared) or its error.
+func (e decodedEvent) hand(shared bool) (runtime.Object, error) {
+	switch {
+	case e.err != nil:
+		return nil, e.err
+	case shared:
+		return e.obj, nil
 	}
-	return l.obj.DeepCopyObject(), nil
+	return e.obj.DeepCopyObject(), nil
 }
 
 // typedListWatch returns the typed level's ListWatch of e.Resource.

@@ -28,12 +28,7 @@ func TestCLIErrors(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("version: 2\ninteractions:\n  - request: {url: 'http://x/api/v1/configmaps?watch=true', method: GET}\n    response: {code: 200, body: \"{not json\\n\"}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		name     string
-		args     []string
-		wantCode int
-		wantErr  string // substring of stderr
-	}{
+	tests := []errorCase{
 		{"cli - no command - fail", nil, 2, "usage: lwreplay"},
 		{"cli - unknown command - fail", []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{"inspect - no cassette - fail", []string{"inspect"}, 2, "name at least one cassette"},
@@ -50,17 +45,7 @@ func TestCLIErrors(t *testing.T) {
 		{"synth - negative events - fail", []string{"synth", "--events", "-1", "-o", filepath.Join(dir, "x.yaml")}, 2, "must not be negative"},
 		{"synth - output not yaml - fail", []string{"synth", "-o", filepath.Join(dir, "x.json")}, 1, "must end in .yaml"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := runCLI(tc.args...)
-			if code != tc.wantCode {
-				t.Errorf("exit code: got %d, want %d (stderr %q)", code, tc.wantCode, stderr)
-			}
-			if !strings.Contains(stderr, tc.wantErr) {
-				t.Errorf("stderr: got %q, want it to contain %q", stderr, tc.wantErr)
-			}
-		})
-	}
+	runErrorCases(t, tests)
 }
 
 func TestInspect(t *testing.T) {
@@ -148,5 +133,30 @@ func TestSynth(t *testing.T) {
 	}
 	if objects != 10 || events != 20 {
 		t.Errorf("synth output: got %d objects and %d events, want 10 and 20", objects, events)
+	}
+}
+
+// errorCase is a command line that must fail: its exit code and a part of
+// what it writes to stderr.
+type errorCase struct {
+	name     string
+	args     []string
+	wantCode int
+	wantErr  string // substring of stderr
+}
+
+// runErrorCases runs each case as a subtest.
+func runErrorCases(t *testing.T, tests []errorCase) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(tc.args...)
+			if code != tc.wantCode {
+				t.Errorf("exit code: got %d, want %d (stderr %q)", code, tc.wantCode, stderr)
+			}
+			if !strings.Contains(stderr, tc.wantErr) {
+				t.Errorf("stderr: got %q, want it to contain %q", stderr, tc.wantErr)
+			}
+		})
 	}
 }

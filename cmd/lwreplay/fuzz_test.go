@@ -64,12 +64,7 @@ func TestFuzzErrors(t *testing.T) {
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		name     string
-		args     []string
-		wantCode int
-		wantErr  string // substring of stderr
-	}{
+	tests := []errorCase{
 		{"fuzz - no cassette - fail", []string{"fuzz"}, 2, "name at least one cassette"},
 		{"fuzz - unknown target - fail", []string{"fuzz", "--target", "frob", watchlistCassette}, 2, `--target: unknown target "frob"`},
 		{"fuzz - bad level - fail", []string{"fuzz", "--level", "deep", watchlistCassette}, 2, `--level: got "deep", want typed or wire`},
@@ -80,17 +75,7 @@ func TestFuzzErrors(t *testing.T) {
 		{"fuzz - missing file - fail", []string{"fuzz", filepath.Join(dir, "nope.yaml")}, 1, "nope.yaml"},
 		{"fuzz - directory without cassettes - fail", []string{"fuzz", empty}, 1, "empty: no *.yaml cassette"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := runCLI(tc.args...)
-			if code != tc.wantCode {
-				t.Errorf("exit code: got %d, want %d (stderr %q)", code, tc.wantCode, stderr)
-			}
-			if !strings.Contains(stderr, tc.wantErr) {
-				t.Errorf("stderr: got %q, want it to contain %q", stderr, tc.wantErr)
-			}
-		})
-	}
+	runErrorCases(t, tests)
 }
 
 // take returns the first n inputs of in.

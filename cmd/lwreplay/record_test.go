@@ -197,12 +197,7 @@ func TestRecordErrors(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.yaml")
 	base := []string{"record", "--kubeconfig", kubeconfig, "--duration", "1ms"}
-	tests := []struct {
-		name     string
-		args     []string
-		wantCode int
-		wantErr  string // substring of stderr
-	}{
+	tests := []errorCase{
 		{"record - no resource - fail", []string{"record", "-o", out}, 2, "--resource R[,R...] is required"},
 		{"record - no output - fail", []string{"record", "--resource", "pods"}, 2, "-o FILE is required"},
 		{"record - positional argument - fail", []string{"record", "--resource", "pods", "-o", out, "pods"}, 2, "unexpected arguments"},
@@ -225,17 +220,7 @@ func TestRecordErrors(t *testing.T) {
 		{"record - unknown resource - fail", append(base, "--resource", "pods,frobs", "-o", out), 1, `unknown resource: "frobs": the server has no resource or kind of that name`},
 		{"record - output not yaml - fail", append(base, "--resource", "pods", "-o", filepath.Join(dir, "out.json")), 1, "out.json"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := runCLI(tc.args...)
-			if code != tc.wantCode {
-				t.Errorf("exit code: got %d, want %d (stderr %q)", code, tc.wantCode, stderr)
-			}
-			if !strings.Contains(stderr, tc.wantErr) {
-				t.Errorf("stderr: got %q, want it to contain %q", stderr, tc.wantErr)
-			}
-		})
-	}
+	runErrorCases(t, tests)
 }
 
 func TestFormatBytes(t *testing.T) {

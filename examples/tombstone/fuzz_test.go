@@ -17,21 +17,23 @@ import (
 // exploring, the real REST client when a failure is confirmed), a panic
 // in its delete handler is reported to the run instead of ending the
 // process, and the mirror itself is exposed for mirrorMatchesTruth.
-var mirrorTarget = fuzz.Target{
-	Name: "configmap-mirror",
-	Doc:  "the planted configmap mirror of this example",
-	Run: func(ctx context.Context, env *fuzz.Env) error {
+var mirrorTarget = newMirrorTarget("configmap-mirror", "the planted configmap mirror of this example")
+
+// newMirrorTarget returns a target running a mirror made with opts.
+func newMirrorTarget(name, doc string, opts ...Option) fuzz.Target {
+	return fuzz.Target{Name: name, Doc: doc, Run: func(ctx context.Context, env *fuzz.Env) error {
 		lw, err := env.ListerWatcher(&corev1.ConfigMap{})
 		if err != nil {
 			return err
 		}
 		rec := env.Recorder
-		m := NewFromListerWatcher(lw, WithPanicHandler(func(v, obj any) { rec.Panic(fmt.Sprintf("%v (object %T)", v, obj)) }))
+		onPanic := WithPanicHandler(func(v, obj any) { rec.Panic(fmt.Sprintf("%v (object %T)", v, obj)) })
+		m := NewFromListerWatcher(lw, append([]Option{onPanic}, opts...)...)
 		rec.SetSynced(m.HasSynced)
 		rec.SetStore(m.informer.GetStore().List)
 		rec.Expose(m)
 		return m.Run(ctx)
-	},
+	}}
 }
 
 // mirrorMatchesTruth is a user invariant: at the end the mirror holds the
@@ -77,21 +79,7 @@ func FuzzMirror(f *testing.F) {
 var foundByFuzzing = []byte("000\x86")
 
 // fixedMirrorTarget is mirrorTarget with the fixed delete handler.
-var fixedMirrorTarget = fuzz.Target{
-	Name: "configmap-mirror-fixed",
-	Doc:  "the configmap mirror of this example, with HandleDelete",
-	Run: func(ctx context.Context, env *fuzz.Env) error {
-		lw, err := env.ListerWatcher(&corev1.ConfigMap{})
-		if err != nil {
-			return err
-		}
-		m := NewFromListerWatcher(lw, WithFixedDelete())
-		env.Recorder.SetSynced(m.HasSynced)
-		env.Recorder.SetStore(m.informer.GetStore().List)
-		env.Recorder.Expose(m)
-		return m.Run(ctx)
-	},
-}
+var fixedMirrorTarget = newMirrorTarget("configmap-mirror-fixed", "the configmap mirror of this example, with HandleDelete", WithFixedDelete())
 
 func TestFoundInput(t *testing.T) {
 	tests := []struct {
