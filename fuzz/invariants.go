@@ -308,8 +308,11 @@ func checkCleanStop(o *Observation) error {
 		}
 		count[p] = 0
 	}
+	if o.NotStopped {
+		errs = append(errs, fmt.Errorf("%w: Run did not return within %v of its context being cancelled", ErrUncleanStop, stopGrace))
+	}
 	if o.LeftGoroutines != 0 {
-		errs = append(errs, fmt.Errorf("%w: %d goroutines left after stop, want 0", ErrUncleanStop, o.LeftGoroutines))
+		errs = append(errs, fmt.Errorf("%w: %d goroutines left after stop, want 0; the first:\n%s", ErrUncleanStop, o.LeftGoroutines, o.LeftStack))
 	}
 	return errors.Join(errs...)
 }

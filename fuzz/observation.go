@@ -81,6 +81,12 @@ type Observation struct {
 	// Exposed is what the target handed to Recorder.Expose (nil if
 	// nothing), for user invariants.
 	Exposed any
-	// LeftGoroutines counts goroutines of the run still alive after stop.
+	// NotStopped says the target's Run had not returned a minute (virtual)
+	// after its context was cancelled.
+	NotStopped bool
+	// LeftGoroutines counts the run's goroutines still blocked a minute
+	// (virtual) after the target was stopped and returned.
 	LeftGoroutines int
+	// LeftStack is the stack of the first of them.
+	LeftStack string
 }

@@ -121,9 +121,23 @@ func Replay(t *testing.T, s Spec) *Observation {
 		s.Resource = ConfigMaps
 	}
 	var obs *Observation
-	synctest.Test(t, func(t *testing.T) {
-		obs = runInBubble(t, s)
-	})
+	var bubble string
+	func() {
+		defer func() {
+			p := recover()
+			switch {
+			case p == nil:
+			case isLeftGoroutines(p) && obs != nil:
+				obs.LeftGoroutines, obs.LeftStack = leftIn(bubble)
+			default:
+				panic(p)
+			}
+		}()
+		synctest.Test(t, func(t *testing.T) {
+			bubble = bubbleID()
+			obs = runInBubble(t, s)
+		})
+	}()
 	return obs
 }
 
@@ -194,13 +208,10 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 	defer cancel()
 	done := make(chan struct{})
 	var runErr error
+	var runPanic any
 	go func() {
 		defer close(done)
-		defer func() {
-			if p := recover(); p != nil {
-				obs.Panics = append(obs.Panics, fmt.Sprint(p))
-			}
-		}()
+		defer func() { runPanic = recover() }()
 		runErr = target.Run(ctx, env)
 	}()
 
@@ -264,9 +275,20 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 	}
 	obs.Store = store
 	cancel()
-	<-done
-	if runErr != nil && !errors.Is(runErr, context.Canceled) {
-		t.Errorf("target %s: got error %v, want none", target.Name, runErr)
+	select {
+	case <-done:
+		// Give the goroutines the target started (and the replayer's) a
+		// moment of virtual time to end; those still blocked after it are
+		// left over, and counted when the bubble ends.
+		time.Sleep(stopGrace)
+		if runPanic != nil {
+			obs.Panics = append(obs.Panics, fmt.Sprint(runPanic))
+		}
+		if runErr != nil && !errors.Is(runErr, context.Canceled) {
+			t.Errorf("target %s: got error %v, want none", target.Name, runErr)
+		}
+	case <-time.After(stopGrace):
+		obs.NotStopped = true
 	}
 	obs.Deliveries = rec.Deliveries()
 	obs.Fired = srv.Fired()

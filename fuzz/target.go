@@ -20,7 +20,10 @@ type Target struct {
 	// env.ListerWatcher (either level) or env.Config (wire level only),
 	// telling env.Recorder of every handler notification and registering
 	// its store and HasSynced there; it returns once every goroutine it
-	// started has ended.
+	// started has ended. It runs inside the run's synctest bubble: what it
+	// waits on must belong to the run (channels and timers made inside
+	// it); a goroutine blocked on something from outside — a channel made
+	// before the run, a real socket — keeps the run from ending.
 	Run func(ctx context.Context, env *Env) error
 }
 

@@ -1,0 +1,84 @@
+package fuzz
+
+import (
+	"bytes"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// A run's goroutines live in its synctest bubble. When the bubble's main
+// goroutine returns while some of them are still blocked — goroutines the
+// target left behind — testing/synctest panics with a deadlock error; the
+// run recovers it and counts those goroutines from a full stack dump, in
+// which each goroutine's header names its bubble.
+
+// deadlockPrefix starts the message of synctest's panic for goroutines
+// left blocked in a bubble whose main goroutine has returned.
+const deadlockPrefix = "deadlock: main bubble goroutine has exited"
+
+// stopGrace is how long, in virtual time, a stopped target has to end its
+// goroutines (a goroutine waiting on a timer within it is not left over).
+const stopGrace = time.Minute
+
+// isLeftGoroutines reports whether a recovered panic is synctest's report
+// of goroutines left in a bubble.
+func isLeftGoroutines(p any) bool {
+	err, ok := p.(error)
+	return ok && strings.HasPrefix(err.Error(), deadlockPrefix)
+}
+
+// bubbleID returns the id of the calling goroutine's synctest bubble, as
+// its stack header gives it ("synctest bubble 7"); "" outside a bubble.
+func bubbleID() string {
+	buf := make([]byte, 512)
+	buf = buf[:runtime.Stack(buf, false)]
+	header, _, _ := bytes.Cut(buf, []byte("\n"))
+	_, id, ok := bytes.Cut(header, []byte("synctest bubble "))
+	if !ok {
+		return ""
+	}
+	end := bytes.IndexAny(id, ",]")
+	if end < 0 {
+		return ""
+	}
+	return string(id[:end])
+}
+
+// leftIn counts the goroutines of bubble id that are still alive and
+// returns the stack of the first, for the report.
+func leftIn(id string) (n int, first string) {
+	if id == "" {
+		return 0, ""
+	}
+	buf := make([]byte, 1<<20)
+	for {
+		m := runtime.Stack(buf, true)
+		if m < len(buf) {
+			buf = buf[:m]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	mark := "synctest bubble " + id + "]"
+	mark2 := "synctest bubble " + id + ","
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		header, _, _ := strings.Cut(g, "\n")
+		if strings.Contains(header, mark) || strings.Contains(header, mark2) {
+			if n == 0 {
+				first = trimStack(g)
+			}
+			n++
+		}
+	}
+	return n, first
+}
+
+// trimStack keeps a goroutine's header and its first frames.
+func trimStack(g string) string {
+	lines := strings.Split(g, "\n")
+	if len(lines) > 9 {
+		lines = append(lines[:9], "\t...")
+	}
+	return strings.Join(lines, "\n")
+}
