@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"os"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -116,7 +117,7 @@ func newReplay(s Spec) (replay, error) {
 // target and the replayer compute.
 func Replay(t *testing.T, s Spec) *Observation {
 	t.Helper()
-	QuietClientGo()
+	defer QuietClientGo()()
 	if s.Resource == (history.Resource{}) {
 		s.Resource = ConfigMaps
 	}
@@ -141,22 +142,63 @@ func Replay(t *testing.T, s Spec) *Observation {
 	return obs
 }
 
-var quietOnce sync.Once
+// quiet holds what QuietClientGo changed, while any caller holds it.
+var quiet struct {
+	sync.Mutex
+	holders  int
+	handlers []utilruntime.ErrorHandler
+	klog     map[string]string
+}
+
+// klogFlags are the klog settings QuietClientGo changes, with the values
+// it sets.
+var klogFlags = map[string]string{"logtostderr": "false", "alsologtostderr": "false", "stderrthreshold": "FATAL"}
 
 // QuietClientGo silences client-go's logging and turns off apimachinery's
-// error handlers: HandleError sleeps until a minimum period has passed
-// since a time taken at package init, and inside a synctest bubble, whose
-// clock starts in 2000, the first error would freeze the reflector for
-// decades of virtual time.
-func QuietClientGo() {
-	quietOnce.Do(func() {
+// error handlers until every caller has called the restore func it
+// returns (a test binary that never does stays quiet). The handlers must
+// go: HandleError sleeps until a minimum period has passed since a time
+// taken at package init, and inside a synctest bubble, whose clock starts
+// in 2000, the first error would freeze the reflector for decades of
+// virtual time. Replay holds it for each run.
+func QuietClientGo() (restore func()) {
+	quiet.Lock()
+	defer quiet.Unlock()
+	if quiet.holders == 0 {
+		quiet.handlers = utilruntime.ErrorHandlers
+		utilruntime.ErrorHandlers = nil
 		fs := flag.NewFlagSet("klog", flag.ContinueOnError)
 		klog.InitFlags(fs)
-		_ = fs.Set("logtostderr", "false")
-		_ = fs.Set("stderrthreshold", "FATAL")
+		quiet.klog = map[string]string{}
+		for name, v := range klogFlags {
+			if f := fs.Lookup(name); f != nil {
+				quiet.klog[name] = f.Value.String()
+				_ = f.Value.Set(v)
+			}
+		}
 		klog.SetOutput(io.Discard)
-		utilruntime.ErrorHandlers = nil
-	})
+	}
+	quiet.holders++
+	var once sync.Once
+	return func() { once.Do(unquiet) }
+}
+
+// unquiet gives up one hold of QuietClientGo, restoring client-go's
+// settings with the last.
+func unquiet() {
+	quiet.Lock()
+	defer quiet.Unlock()
+	quiet.holders--
+	if quiet.holders > 0 {
+		return
+	}
+	utilruntime.ErrorHandlers = quiet.handlers
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	for name, v := range quiet.klog {
+		_ = fs.Set(name, v)
+	}
+	klog.SetOutput(os.Stderr)
 }
 
 // storeSnapshot is the target's store, as key → resourceVersion, from a
