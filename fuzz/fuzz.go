@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -40,6 +41,11 @@ type Options struct {
 	// Extra are the user's own invariants, checked after the built-in
 	// ones (see NewInvariant); Invariants may name them too.
 	Extra []Invariant
+	// Plans is a glob naming saved plan files (faults.ParsePlan's YAML, as
+	// a failure report's plan.yaml): each becomes a seed on every cassette
+	// and client path. A plan must be one fuzz bytes can say (decisions
+	// placed with at=, see faults.Encode). Empty: none.
+	Plans string
 	// Level is the level exploration runs at; zero means Typed, whose
 	// violations are confirmed at the wire level before they are
 	// reported.
@@ -106,6 +112,7 @@ type Campaign struct {
 	target    Target
 	res       history.Resource
 	cassettes []fuzzCassette
+	plans     [][]byte // saved plans, encoded as input bytes 2 on
 }
 
 // NewCampaign loads and builds every cassette o.Cassettes names and
@@ -136,7 +143,39 @@ func NewCampaign(o Options) (*Campaign, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.plans, err = loadPlans(o.Plans); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// loadPlans reads and encodes the plan files glob names.
+func loadPlans(glob string) ([][]byte, error) {
+	if glob == "" {
+		return nil, nil
+	}
+	paths, err := filepath.Glob(glob)
+	if err != nil {
+		return nil, fmt.Errorf("plans %q: %w", glob, err)
+	}
+	sort.Strings(paths)
+	var out [][]byte
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("plan %s: %w", p, err)
+		}
+		plan, err := faults.ParsePlan(data)
+		if err != nil {
+			return nil, fmt.Errorf("plan %s: %w", p, err)
+		}
+		enc, err := faults.Encode(plan)
+		if err != nil {
+			return nil, fmt.Errorf("plan %s: %w", p, err)
+		}
+		out = append(out, enc)
+	}
+	return out, nil
 }
 
 // Target returns the campaign's target.
@@ -151,14 +190,21 @@ func (c *Campaign) Cassettes() []string {
 	return out
 }
 
-// Seeds returns the seed inputs: per cassette, no fault, on each WatchList
-// path the options leave open.
+// Seeds returns the seed inputs: per cassette, no fault and then each
+// saved plan (Options.Plans), on each WatchList path the options leave
+// open.
 func (c *Campaign) Seeds() [][]byte {
 	var out [][]byte
 	for i := range c.cassettes {
 		out = append(out, []byte{byte(i)})
 		if c.opts.WatchList == nil {
 			out = append(out, []byte{byte(i), 0})
+		}
+		for _, p := range c.plans {
+			out = append(out, append([]byte{byte(i), 1}, p...))
+			if c.opts.WatchList == nil {
+				out = append(out, append([]byte{byte(i), 0}, p...))
+			}
 		}
 	}
 	return out

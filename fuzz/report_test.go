@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -117,5 +118,54 @@ func TestMinimize(t *testing.T) {
 				t.Errorf("decisions: got %d (%s), want %d", len(got.Plan.Decisions), got.Plan, tc.want)
 			}
 		})
+	}
+}
+
+func TestSavedPlansAreSeeds(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "a-plan.yaml")
+	plan, _ := faults.ParseText("expire-watch:after=3,at=2")
+	if err := os.WriteFile(good, faults.FormatPlan(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	enc, _ := faults.Encode(plan)
+	tests := []struct {
+		name      string
+		plans     string
+		wantSeeds int
+		wantErr   string
+	}{
+		{name: "plans - none - two seeds per cassette - pass", plans: "", wantSeeds: 2},
+		{name: "plans - one saved plan - two more seeds - pass", plans: good, wantSeeds: 4},
+		{name: "plans - bad glob - fail", plans: "[", wantErr: "plans"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := NewCampaign(Options{Cassettes: "../cassettes/real-configmaps-pods-list-pages.yaml", Plans: tc.plans})
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("NewCampaign: got error %v, want one naming %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("NewCampaign: got error %v, want none", err)
+			}
+			seeds := c.Seeds()
+			if len(seeds) != tc.wantSeeds {
+				t.Fatalf("seeds: got %d (%q), want %d", len(seeds), seeds, tc.wantSeeds)
+			}
+			if tc.plans != "" && !bytes.Equal(seeds[2][2:], enc) {
+				t.Errorf("seed 2: got plan bytes %q, want %q", seeds[2][2:], enc)
+			}
+		})
+	}
+	bad := filepath.Join(dir, "b-where.yaml")
+	where, _ := faults.ParseText("close-watch:after=1,watch=2")
+	if err := os.WriteFile(bad, faults.FormatPlan(where), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewCampaign(Options{Cassettes: "../cassettes/real-configmaps-pods-list-pages.yaml", Plans: bad}); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("plan placed by where-parameters: got error %v, want one naming %s", err, bad)
 	}
 }
