@@ -311,7 +311,7 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 		time.Sleep(min(step, Watchdog-now+Tick))
 	}
 	synctest.Wait()
-	store, err := rec.Store()
+	store, err := rec.storeAgainst(finalObjects(srv.Truth(), res))
 	if err != nil {
 		t.Errorf("target %s store: got error %v, want none", target.Name, err)
 	}
@@ -373,6 +373,25 @@ func finalRVs(h *history.History, res history.Resource) map[string]string {
 		return map[string]string{}
 	}
 	return finalCache.get(l, finalOf)
+}
+
+// finalObjectsCache holds each log's final objects by key.
+var finalObjectsCache weakCache[history.Log, map[string]*history.Object]
+
+// finalObjects returns the final state of h's log of res by key (shared:
+// not to be changed).
+func finalObjects(h *history.History, res history.Resource) map[string]*history.Object {
+	l, ok := h.Log(res)
+	if !ok {
+		return nil
+	}
+	return finalObjectsCache.get(l, func(l *history.Log) map[string]*history.Object {
+		out := map[string]*history.Object{}
+		for _, o := range l.StateAt(l.End()) {
+			out[o.Key()] = o
+		}
+		return out
+	})
 }
 
 // finalOf computes l's final state as key → resourceVersion.
@@ -497,6 +516,13 @@ func (r *Recorder) Deliveries() []Delivery {
 // Store returns the target's store by key (nil when no store is
 // registered).
 func (r *Recorder) Store() (map[string]*history.Object, error) {
+	return r.storeAgainst(nil)
+}
+
+// storeAgainst is Store, where a stored unstructured object equal to
+// want's object of its key (same resourceVersion, same content) is given
+// as want's object itself: comparing is cheaper than encoding.
+func (r *Recorder) storeAgainst(want map[string]*history.Object) (map[string]*history.Object, error) {
 	r.mu.Lock()
 	fn := r.store
 	r.mu.Unlock()
@@ -510,6 +536,10 @@ func (r *Recorder) Store() (map[string]*history.Object, error) {
 				out[o.Key()] = o
 				continue
 			}
+		}
+		if w, ok := sameAsWanted(obj, want); ok {
+			out[w.Key()] = w
+			continue
 		}
 		o, err := objectOf(obj)
 		if err != nil {
