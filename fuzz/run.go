@@ -438,7 +438,7 @@ func (r *Recorder) Panic(v any) {
 }
 
 func newRecorder(start time.Time, watchList bool) *Recorder {
-	return &Recorder{start: start, watchList: watchList}
+	return &Recorder{start: start, watchList: watchList, deliveries: make([]Delivery, 0, 256)}
 }
 
 // WatchList says which client path the run asks for: true, a reflector

@@ -254,11 +254,14 @@ func (c *typedClient) get(ctx context.Context, o metav1.ListOptions) ([]byte, er
 		return nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
+	if resp.ContentLength > 0 && resp.ContentLength < 1<<30 {
+		body := make([]byte, resp.ContentLength)
+		if _, err := io.ReadFull(resp.Body, body); err != nil {
+			return nil, err
+		}
+		return body, nil
 	}
-	return body, nil
+	return io.ReadAll(resp.Body)
 }
 
 // do sends one GET with o's parameters, retrying as client-go's REST client

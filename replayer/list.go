@@ -190,6 +190,11 @@ func relativeKey(o *history.Object, ns string) string {
 // kube-apiserver's are.
 func listBody(res history.Resource, rv string, p page) []byte {
 	var b bytes.Buffer
+	size := 256
+	for _, o := range p.items {
+		size += len(o.Raw) + 1
+	}
+	b.Grow(size)
 	b.WriteString(`{"kind":`)
 	writeJSONStr(&b, res.Kind+"List")
 	b.WriteString(`,"apiVersion":`)
