@@ -1,0 +1,49 @@
+package fuzz
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/lwreplay/lwreplay/faults"
+)
+
+// TestLevelsAgree runs every fault of the registry, placed at a few early
+// decision points, at both levels and compares what the invariants say
+// and what fired: the typed level must stand for the wire level.
+func TestLevelsAgree(t *testing.T) {
+	target, _ := LookupTarget("reflector-deltafifo")
+	h := loadTargetHistory(t)
+	d := newDecoded()
+	for _, f := range faults.Registry {
+		for _, at := range []int{0, 1, 3} {
+			for _, watchList := range []bool{true, false} {
+				text := fmt.Sprintf("%s:at=%d", f.Name, at)
+				name := fmt.Sprintf("levels agree - %s, WatchList %v - pass", text, watchList)
+				t.Run(name, func(t *testing.T) {
+					plan, err := faults.ParseText(text)
+					if err != nil {
+						t.Skipf("plan %q: %v", text, err)
+					}
+					var got [2]map[string]bool
+					var fired [2]string
+					for i, level := range []Level{Typed, Wire} {
+						obs := Replay(t, Spec{History: h, Plan: plan, Target: target, WatchList: watchList, Level: level, decoded: d})
+						got[i] = map[string]bool{}
+						for name, err := range Check(obs) {
+							got[i][name] = err == nil
+						}
+						fired[i] = faults.Story(obs.Fired)
+					}
+					for name := range got[1] {
+						if got[0][name] != got[1][name] {
+							t.Errorf("%s: got held=%v at the typed level, want held=%v as at the wire level", name, got[0][name], got[1][name])
+						}
+					}
+					if fired[0] != fired[1] {
+						t.Errorf("fired: got %q at the typed level, want %q as at the wire level", fired[0], fired[1])
+					}
+				})
+			}
+		}
+	}
+}
