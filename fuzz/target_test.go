@@ -1,12 +1,18 @@
 package fuzz
 
 import (
+	"context"
+	"fmt"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 )
 
 // targetCassette is the recorded cassette the target tests replay: a
@@ -148,6 +154,61 @@ func TestRunEnds(t *testing.T) {
 			}
 			if obs.ConvergedAt < 0 {
 				t.Errorf("converged: got never, want converged")
+			}
+		})
+	}
+}
+
+// clientsetTarget is a user target as most controllers are written: a
+// clientset made from the run's rest.Config and a shared informer factory.
+var clientsetTarget = Target{Name: "clientset", Doc: "a typed configmap informer from a clientset",
+	Run: func(ctx context.Context, env *Env) error {
+		cs, err := kubernetes.NewForConfig(env.Config)
+		if err != nil {
+			return err
+		}
+		factory := informers.NewSharedInformerFactory(cs, 0)
+		inf := factory.Core().V1().ConfigMaps().Informer()
+		// The handler's registration says when the handler has been told
+		// of the initial state; the informer's HasSynced says only that its
+		// store has it (reporting that one breaks synced-after-initial).
+		var reg cache.ResourceEventHandlerRegistration
+		var mu sync.Mutex
+		synced := func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return reg != nil && reg.HasSynced()
+		}
+		r, err := inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+			AddFunc:    func(obj any, initial bool) { env.Recorder.Add(obj, !initial) },
+			UpdateFunc: func(_, obj any) { env.Recorder.Update(obj, synced()) },
+			DeleteFunc: func(obj any) { env.Recorder.Delete(obj, synced()) },
+		})
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		reg = r
+		mu.Unlock()
+		env.Recorder.SetSynced(synced)
+		env.Recorder.SetStore(inf.GetStore().List)
+		factory.Start(ctx.Done())
+		<-ctx.Done()
+		factory.Shutdown()
+		return nil
+	}}
+
+func TestUserTargetWithClientset(t *testing.T) {
+	for _, watchList := range []bool{true, false} {
+		t.Run(fmt.Sprintf("user target - clientset from env.Config, WatchList %v - every invariant holds - pass", watchList), func(t *testing.T) {
+			obs := Replay(t, Spec{History: loadTargetHistory(t), Target: clientsetTarget, WatchList: watchList})
+			for name, err := range Check(obs) {
+				if err != nil {
+					t.Errorf("%s: got %v, want it to hold", name, err)
+				}
+			}
+			if len(obs.Store) == 0 {
+				t.Errorf("store: got empty, want the final configmaps")
 			}
 		})
 	}
