@@ -3,23 +3,14 @@ package fuzz
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
-	"os"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/cache"
-	"k8s.io/klog/v2"
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
@@ -28,7 +19,8 @@ import (
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
-// ConfigMaps is the resource RunOnce watches: core v1 configmaps.
+// ConfigMaps, core v1 configmaps, is the resource a run watches when its
+// Spec (or Options) names none.
 var ConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
 
 // Watchdog is the longest a run lasts, in virtual time: longer than
@@ -140,65 +132,6 @@ func Replay(t *testing.T, s Spec) *Observation {
 		})
 	}()
 	return obs
-}
-
-// quiet holds what QuietClientGo changed, while any caller holds it.
-var quiet struct {
-	sync.Mutex
-	holders  int
-	handlers []utilruntime.ErrorHandler
-	klog     map[string]string
-}
-
-// klogFlags are the klog settings QuietClientGo changes, with the values
-// it sets.
-var klogFlags = map[string]string{"logtostderr": "false", "alsologtostderr": "false", "stderrthreshold": "FATAL"}
-
-// QuietClientGo silences client-go's logging and turns off apimachinery's
-// error handlers until every caller has called the restore func it
-// returns (a test binary that never does stays quiet). The handlers must
-// go: HandleError sleeps until a minimum period has passed since a time
-// taken at package init, and inside a synctest bubble, whose clock starts
-// in 2000, the first error would freeze the reflector for decades of
-// virtual time. Replay holds it for each run.
-func QuietClientGo() (restore func()) {
-	quiet.Lock()
-	defer quiet.Unlock()
-	if quiet.holders == 0 {
-		quiet.handlers = utilruntime.ErrorHandlers
-		utilruntime.ErrorHandlers = nil
-		fs := flag.NewFlagSet("klog", flag.ContinueOnError)
-		klog.InitFlags(fs)
-		quiet.klog = map[string]string{}
-		for name, v := range klogFlags {
-			if f := fs.Lookup(name); f != nil {
-				quiet.klog[name] = f.Value.String()
-				_ = f.Value.Set(v)
-			}
-		}
-		klog.SetOutput(io.Discard)
-	}
-	quiet.holders++
-	var once sync.Once
-	return func() { once.Do(unquiet) }
-}
-
-// unquiet gives up one hold of QuietClientGo, restoring client-go's
-// settings with the last.
-func unquiet() {
-	quiet.Lock()
-	defer quiet.Unlock()
-	quiet.holders--
-	if quiet.holders > 0 {
-		return
-	}
-	utilruntime.ErrorHandlers = quiet.handlers
-	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(fs)
-	for name, v := range quiet.klog {
-		_ = fs.Set(name, v)
-	}
-	klog.SetOutput(os.Stderr)
 }
 
 // storeSnapshot is the target's store, as key → resourceVersion, from a
@@ -401,194 +334,4 @@ func finalOf(l *history.Log) map[string]string {
 		out[o.Key()] = o.ResourceVersion
 	}
 	return out
-}
-
-// Recorder collects what a target's handler was told and gives the run a
-// view of the target's store and sync state. It is safe for concurrent use.
-type Recorder struct {
-	start     time.Time
-	watchList bool
-
-	mu         sync.Mutex
-	deliveries []Delivery
-	synced     func() bool
-	store      func() []any
-	panics     []string
-	exposed    any
-	// known returns the history object of a stored object the typed level
-	// decoded and shared (nil: none is known).
-	known func(any) (*history.Object, bool)
-}
-
-// Expose hands v (say, the target's own cache) to the run's Observation,
-// for user invariants to judge.
-func (r *Recorder) Expose(v any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.exposed = v
-}
-
-// Panic records a panic the target recovered in one of its own handlers,
-// for the clean-stop invariant (a handler panic in client-go's goroutines
-// would otherwise end the process).
-func (r *Recorder) Panic(v any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.panics = append(r.panics, fmt.Sprint(v))
-}
-
-func newRecorder(start time.Time, watchList bool) *Recorder {
-	return &Recorder{start: start, watchList: watchList, deliveries: make([]Delivery, 0, 256)}
-}
-
-// WatchList says which client path the run asks for: true, a reflector
-// that streams its initial list (WatchList); false, one that lists and
-// then watches.
-func (r *Recorder) WatchList() bool { return r.watchList }
-
-// SetSynced registers the target's HasSynced.
-func (r *Recorder) SetSynced(fn func() bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.synced = fn
-}
-
-// SetStore registers the target's store lister (a cache.Store's List).
-func (r *Recorder) SetStore(fn func() []any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.store = fn
-}
-
-// HasSynced calls the registered HasSynced (false when none is).
-func (r *Recorder) HasSynced() bool {
-	r.mu.Lock()
-	fn := r.synced
-	r.mu.Unlock()
-	return fn != nil && fn()
-}
-
-// Add records an add of obj; synced says whether the target had reported
-// HasSynced before it.
-func (r *Recorder) Add(obj any, synced bool) { r.record(OpAdd, obj, synced) }
-
-// Update records an update to obj.
-func (r *Recorder) Update(obj any, synced bool) { r.record(OpUpdate, obj, synced) }
-
-// Delete records a delete of obj; a cache.DeletedFinalStateUnknown is
-// recorded as a tombstone.
-func (r *Recorder) Delete(obj any, synced bool) {
-	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		dv := deliveryOf(OpTombstone, d.Obj)
-		dv.Key = d.Key
-		r.append(dv, synced)
-		return
-	}
-	r.record(OpDelete, obj, synced)
-}
-
-func (r *Recorder) record(op Op, obj any, synced bool) {
-	r.append(deliveryOf(op, obj), synced)
-}
-
-func (r *Recorder) append(d Delivery, synced bool) {
-	d.At = time.Since(r.start)
-	d.Synced = synced
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.deliveries = append(r.deliveries, d)
-}
-
-// deliveryCount returns how many deliveries there were so far.
-func (r *Recorder) deliveryCount() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.deliveries)
-}
-
-// Deliveries returns the deliveries so far, in order.
-func (r *Recorder) Deliveries() []Delivery {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]Delivery(nil), r.deliveries...)
-}
-
-// Store returns the target's store by key (nil when no store is
-// registered).
-func (r *Recorder) Store() (map[string]*history.Object, error) {
-	return r.storeAgainst(nil)
-}
-
-// storeAgainst is Store, where a stored unstructured object equal to
-// want's object of its key (same resourceVersion, same content) is given
-// as want's object itself: comparing is cheaper than encoding.
-func (r *Recorder) storeAgainst(want map[string]*history.Object) (map[string]*history.Object, error) {
-	r.mu.Lock()
-	fn := r.store
-	r.mu.Unlock()
-	if fn == nil {
-		return nil, nil
-	}
-	out := map[string]*history.Object{}
-	for _, obj := range fn() {
-		if r.known != nil {
-			if o, ok := r.known(obj); ok {
-				out[o.Key()] = o
-				continue
-			}
-		}
-		if w, ok := sameAsWanted(obj, want); ok {
-			out[w.Key()] = w
-			continue
-		}
-		o, err := objectOf(obj)
-		if err != nil {
-			return nil, err
-		}
-		out[o.Key()] = o
-	}
-	return out, nil
-}
-
-// storeRVs returns the target's store as key → resourceVersion.
-func (r *Recorder) storeRVs() (map[string]string, error) {
-	r.mu.Lock()
-	fn := r.store
-	r.mu.Unlock()
-	out := map[string]string{}
-	if fn == nil {
-		return out, nil
-	}
-	for _, obj := range fn() {
-		m, err := meta.Accessor(obj)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %T", ErrNotAnObject, obj)
-		}
-		out[keyOf(m)] = m.GetResourceVersion()
-	}
-	return out, nil
-}
-
-// ErrNotAnObject is returned for a stored item with no object metadata.
-var ErrNotAnObject = errors.New("not a Kubernetes object")
-
-// deliveryOf describes obj (which may be nil or not an object).
-func deliveryOf(op Op, obj any) Delivery {
-	d := Delivery{Op: op}
-	m, err := meta.Accessor(obj)
-	if err != nil || m == nil {
-		return d
-	}
-	d.Key = keyOf(m)
-	d.RV = m.GetResourceVersion()
-	d.UID = string(m.GetUID())
-	d.Bookmark = m.GetName() == ""
-	return d
-}
-
-func keyOf(m metav1.Object) string {
-	if m.GetNamespace() == "" {
-		return m.GetName()
-	}
-	return m.GetNamespace() + "/" + m.GetName()
 }

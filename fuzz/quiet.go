@@ -1,0 +1,70 @@
+package fuzz
+
+import (
+	"flag"
+	"io"
+	"os"
+	"sync"
+
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/klog/v2"
+)
+
+// quiet holds what QuietClientGo changed, while any caller holds it.
+var quiet struct {
+	sync.Mutex
+	holders  int
+	handlers []utilruntime.ErrorHandler
+	klog     map[string]string
+}
+
+// klogFlags are the klog settings QuietClientGo changes, with the values
+// it sets.
+var klogFlags = map[string]string{"logtostderr": "false", "alsologtostderr": "false", "stderrthreshold": "FATAL"}
+
+// QuietClientGo silences client-go's logging and turns off apimachinery's
+// error handlers until every caller has called the restore func it
+// returns (a test binary that never does stays quiet). The handlers must
+// go: HandleError sleeps until a minimum period has passed since a time
+// taken at package init, and inside a synctest bubble, whose clock starts
+// in 2000, the first error would freeze the reflector for decades of
+// virtual time. Replay holds it for each run.
+func QuietClientGo() (restore func()) {
+	quiet.Lock()
+	defer quiet.Unlock()
+	if quiet.holders == 0 {
+		quiet.handlers = utilruntime.ErrorHandlers
+		utilruntime.ErrorHandlers = nil
+		fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+		klog.InitFlags(fs)
+		quiet.klog = map[string]string{}
+		for name, v := range klogFlags {
+			if f := fs.Lookup(name); f != nil {
+				quiet.klog[name] = f.Value.String()
+				_ = f.Value.Set(v)
+			}
+		}
+		klog.SetOutput(io.Discard)
+	}
+	quiet.holders++
+	var once sync.Once
+	return func() { once.Do(unquiet) }
+}
+
+// unquiet gives up one hold of QuietClientGo, restoring client-go's
+// settings with the last.
+func unquiet() {
+	quiet.Lock()
+	defer quiet.Unlock()
+	quiet.holders--
+	if quiet.holders > 0 {
+		return
+	}
+	utilruntime.ErrorHandlers = quiet.handlers
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	for name, v := range quiet.klog {
+		_ = fs.Set(name, v)
+	}
+	klog.SetOutput(os.Stderr)
+}

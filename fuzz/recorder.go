@@ -1,0 +1,204 @@
+package fuzz
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// Recorder collects what a target's handler was told and gives the run a
+// view of the target's store and sync state. It is safe for concurrent use.
+type Recorder struct {
+	start     time.Time
+	watchList bool
+
+	mu         sync.Mutex
+	deliveries []Delivery
+	synced     func() bool
+	store      func() []any
+	panics     []string
+	exposed    any
+	// known returns the history object of a stored object the typed level
+	// decoded and shared (nil: none is known).
+	known func(any) (*history.Object, bool)
+}
+
+// Expose hands v (say, the target's own cache) to the run's Observation,
+// for user invariants to judge.
+func (r *Recorder) Expose(v any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.exposed = v
+}
+
+// Panic records a panic the target recovered in one of its own handlers,
+// for the clean-stop invariant (a handler panic in client-go's goroutines
+// would otherwise end the process).
+func (r *Recorder) Panic(v any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.panics = append(r.panics, fmt.Sprint(v))
+}
+
+func newRecorder(start time.Time, watchList bool) *Recorder {
+	return &Recorder{start: start, watchList: watchList, deliveries: make([]Delivery, 0, 256)}
+}
+
+// WatchList says which client path the run asks for: true, a reflector
+// that streams its initial list (WatchList); false, one that lists and
+// then watches.
+func (r *Recorder) WatchList() bool { return r.watchList }
+
+// SetSynced registers the target's HasSynced.
+func (r *Recorder) SetSynced(fn func() bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.synced = fn
+}
+
+// SetStore registers the target's store lister (a cache.Store's List).
+func (r *Recorder) SetStore(fn func() []any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.store = fn
+}
+
+// HasSynced calls the registered HasSynced (false when none is).
+func (r *Recorder) HasSynced() bool {
+	r.mu.Lock()
+	fn := r.synced
+	r.mu.Unlock()
+	return fn != nil && fn()
+}
+
+// Add records an add of obj; synced says whether the target had reported
+// HasSynced before it.
+func (r *Recorder) Add(obj any, synced bool) { r.record(OpAdd, obj, synced) }
+
+// Update records an update to obj.
+func (r *Recorder) Update(obj any, synced bool) { r.record(OpUpdate, obj, synced) }
+
+// Delete records a delete of obj; a cache.DeletedFinalStateUnknown is
+// recorded as a tombstone.
+func (r *Recorder) Delete(obj any, synced bool) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		dv := deliveryOf(OpTombstone, d.Obj)
+		dv.Key = d.Key
+		r.append(dv, synced)
+		return
+	}
+	r.record(OpDelete, obj, synced)
+}
+
+func (r *Recorder) record(op Op, obj any, synced bool) {
+	r.append(deliveryOf(op, obj), synced)
+}
+
+func (r *Recorder) append(d Delivery, synced bool) {
+	d.At = time.Since(r.start)
+	d.Synced = synced
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.deliveries = append(r.deliveries, d)
+}
+
+// deliveryCount returns how many deliveries there were so far.
+func (r *Recorder) deliveryCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.deliveries)
+}
+
+// Deliveries returns the deliveries so far, in order.
+func (r *Recorder) Deliveries() []Delivery {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Delivery(nil), r.deliveries...)
+}
+
+// Store returns the target's store by key (nil when no store is
+// registered).
+func (r *Recorder) Store() (map[string]*history.Object, error) {
+	return r.storeAgainst(nil)
+}
+
+// storeAgainst is Store, where a stored unstructured object equal to
+// want's object of its key (same resourceVersion, same content) is given
+// as want's object itself: comparing is cheaper than encoding.
+func (r *Recorder) storeAgainst(want map[string]*history.Object) (map[string]*history.Object, error) {
+	r.mu.Lock()
+	fn := r.store
+	r.mu.Unlock()
+	if fn == nil {
+		return nil, nil
+	}
+	out := map[string]*history.Object{}
+	for _, obj := range fn() {
+		if r.known != nil {
+			if o, ok := r.known(obj); ok {
+				out[o.Key()] = o
+				continue
+			}
+		}
+		if w, ok := sameAsWanted(obj, want); ok {
+			out[w.Key()] = w
+			continue
+		}
+		o, err := objectOf(obj)
+		if err != nil {
+			return nil, err
+		}
+		out[o.Key()] = o
+	}
+	return out, nil
+}
+
+// storeRVs returns the target's store as key → resourceVersion.
+func (r *Recorder) storeRVs() (map[string]string, error) {
+	r.mu.Lock()
+	fn := r.store
+	r.mu.Unlock()
+	out := map[string]string{}
+	if fn == nil {
+		return out, nil
+	}
+	for _, obj := range fn() {
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %T", ErrNotAnObject, obj)
+		}
+		out[keyOf(m)] = m.GetResourceVersion()
+	}
+	return out, nil
+}
+
+// ErrNotAnObject is returned for a stored item with no object metadata.
+var ErrNotAnObject = errors.New("not a Kubernetes object")
+
+// deliveryOf describes obj (which may be nil or not an object).
+func deliveryOf(op Op, obj any) Delivery {
+	d := Delivery{Op: op}
+	m, err := meta.Accessor(obj)
+	if err != nil || m == nil {
+		return d
+	}
+	d.Key = keyOf(m)
+	d.RV = m.GetResourceVersion()
+	d.UID = string(m.GetUID())
+	d.Bookmark = m.GetName() == ""
+	return d
+}
+
+func keyOf(m metav1.Object) string {
+	if m.GetNamespace() == "" {
+		return m.GetName()
+	}
+	return m.GetNamespace() + "/" + m.GetName()
+}
