@@ -1,7 +1,21 @@
 // Package fuzz runs real client-go code — Reflector+DeltaFIFO,
 // Reflector+RealFIFO, SharedIndexInformer, or a user's own target — against
-// replays perturbed by fault plans, and checks named invariants on what it
-// observed.
+// replays perturbed by fault plans, in testing/synctest virtual time, and
+// checks named invariants on what it observed. A failure is minimized and
+// saved with a reproducer cassette.
+//
+// Typical use, in a _test.go file:
+//
+//	func FuzzMyController(f *testing.F) {
+//		fuzz.Run(f, fuzz.Options{Cassettes: "testdata/cassettes/*.yaml", Target: myTarget})
+//	}
+//
+// where myTarget is a Target whose Run builds the controller from
+// env.ListerWatcher(&corev1.ConfigMap{}) (or a clientset from env.Config)
+// and reports its handler calls, store and HasSynced to env.Recorder.
+// go test replays the seeds and the saved inputs; go test -fuzz explores.
+// Campaign is the same engine without testing.F (the lwreplay fuzz
+// command), and Replay runs one Spec.
 package fuzz
 
 import (
