@@ -87,6 +87,8 @@ func Run(f *testing.F, o Options) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		out := c.Check(t, data)
 		switch {
+		case out.Unconfirmed != "":
+			t.Logf("a typed-level violation the wire level did not repeat (not a failure):\n%s", out.Unconfirmed)
 		case out.Report == "":
 		case out.Expected:
 			t.Logf("expected under breaking fault %s:\n%s", strings.Join(out.Breaking, ", "), out.Report)
