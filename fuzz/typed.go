@@ -49,7 +49,7 @@ const maxRetries = 10
 // decoded holds a cassette's decoded answers, per Go type of object. It is
 // safe for concurrent use.
 type decoded struct {
-	mu     sync.Mutex
+	mu     sync.RWMutex
 	byType map[reflect.Type]*memo
 	// objects are the history objects of the decoded unstructured objects,
 	// by the address of their content map: the memo keeps every such map
@@ -94,8 +94,8 @@ func (d *decoded) known(obj any) (*history.Object, bool) {
 	if !ok || u == nil || u.Object == nil {
 		return nil, false
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.mu.RLock()
+	defer d.mu.RUnlock()
 	o, ok := d.objects[reflect.ValueOf(u.Object).Pointer()]
 	return o, ok
 }
@@ -106,7 +106,7 @@ type memo struct {
 	objects runtime.Decoder // decodes one object (or list) of the type
 	events  runtime.Decoder // decodes a watch frame's envelope
 
-	mu     sync.Mutex
+	mu     sync.RWMutex
 	frames map[string]decodedEvent // watch frames
 	lists  map[string]decodedEvent // LIST bodies (typ unset)
 }
@@ -174,9 +174,9 @@ func (m *memo) list(body []byte, shared bool) (runtime.Object, error) {
 
 // cached returns table's entry for key, decoding it on the first call.
 func (m *memo) cached(table map[string]decodedEvent, key []byte, decode func() decodedEvent) decodedEvent {
-	m.mu.Lock()
+	m.mu.RLock()
 	e, ok := table[string(key)]
-	m.mu.Unlock()
+	m.mu.RUnlock()
 	if ok {
 		return e
 	}
