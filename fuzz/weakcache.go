@@ -10,16 +10,16 @@ import (
 // campaign share histories and objects, so what is derived from them once
 // serves every run. Values are shared and must not be changed.
 type weakCache[K, V any] struct {
-	mu sync.Mutex
+	mu sync.RWMutex
 	m  map[weak.Pointer[K]]V
 }
 
 // get returns the value for k, computing it with fn on the first call.
 func (c *weakCache[K, V]) get(k *K, fn func(*K) V) V {
 	wp := weak.Make(k)
-	c.mu.Lock()
+	c.mu.RLock()
 	v, ok := c.m[wp]
-	c.mu.Unlock()
+	c.mu.RUnlock()
 	if ok {
 		return v
 	}

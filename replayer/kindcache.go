@@ -18,7 +18,7 @@ type withKindEntry struct {
 }
 
 var withKindCache = struct {
-	sync.Mutex
+	sync.RWMutex
 	m map[weak.Pointer[history.Object]]withKindEntry
 }{m: map[weak.Pointer[history.Object]]withKindEntry{}}
 
@@ -26,9 +26,9 @@ var withKindCache = struct {
 // The bytes are shared: callers must not change them.
 func withKind(o *history.Object, kind, apiVersion string) []byte {
 	wp := weak.Make(o)
-	withKindCache.Lock()
+	withKindCache.RLock()
 	e, ok := withKindCache.m[wp]
-	withKindCache.Unlock()
+	withKindCache.RUnlock()
 	if ok && e.kind == kind && e.apiVersion == apiVersion {
 		return e.raw
 	}
