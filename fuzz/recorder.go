@@ -98,6 +98,13 @@ func (r *Recorder) Delete(obj any, synced bool) {
 }
 
 func (r *Recorder) record(op Op, obj any, synced bool) {
+	if r.known != nil {
+		// A shared decoded object: its key and versions are known.
+		if o, ok := r.known(obj); ok {
+			r.append(Delivery{Op: op, Key: o.Key(), RV: o.ResourceVersion, UID: o.UID, Bookmark: o.Name == ""}, synced)
+			return
+		}
+	}
 	r.append(deliveryOf(op, obj), synced)
 }
 
