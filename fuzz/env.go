@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -43,8 +44,11 @@ func ParseLevel(s string) (Level, error) {
 			return l, nil
 		}
 	}
-	return 0, fmt.Errorf("%w: level %q (want typed or wire)", ErrTarget, s)
+	return 0, fmt.Errorf("%w: %q (want typed or wire)", ErrLevel, s)
 }
+
+// ErrLevel is returned for a level name that is not one.
+var ErrLevel = errors.New("unknown level")
 
 // Env is what a target gets to run against one replay.
 type Env struct {

@@ -16,8 +16,7 @@ import (
 // Recorder collects what a target's handler was told and gives the run a
 // view of the target's store and sync state. It is safe for concurrent use.
 type Recorder struct {
-	start     time.Time
-	watchList bool
+	start time.Time
 
 	mu         sync.Mutex
 	deliveries []Delivery
@@ -47,14 +46,9 @@ func (r *Recorder) Panic(v any) {
 	r.panics = append(r.panics, fmt.Sprint(v))
 }
 
-func newRecorder(start time.Time, watchList bool) *Recorder {
-	return &Recorder{start: start, watchList: watchList, deliveries: make([]Delivery, 0, 256)}
+func newRecorder(start time.Time) *Recorder {
+	return &Recorder{start: start, deliveries: make([]Delivery, 0, 256)}
 }
-
-// WatchList says which client path the run asks for: true, a reflector
-// that streams its initial list (WatchList); false, one that lists and
-// then watches.
-func (r *Recorder) WatchList() bool { return r.watchList }
 
 // SetSynced registers the target's HasSynced.
 func (r *Recorder) SetSynced(fn func() bool) {

@@ -164,7 +164,7 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 		transport = traffic.Wrap(transport)
 	}
 	start := time.Now()
-	rec := newRecorder(start, s.WatchList)
+	rec := newRecorder(start)
 	if s.decoded != nil && s.Level == Typed {
 		rec.known = s.decoded.known
 	}
@@ -295,17 +295,15 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 	return obs
 }
 
-// finalCache holds each log's final state.
-var finalCache weakCache[history.Log, map[string]string]
-
 // finalRVs returns the final state of h's log of res, as key →
-// resourceVersion (shared: not to be changed).
+// resourceVersion.
 func finalRVs(h *history.History, res history.Resource) map[string]string {
-	l, ok := h.Log(res)
-	if !ok {
-		return map[string]string{}
+	objs := finalObjects(h, res)
+	out := make(map[string]string, len(objs))
+	for k, o := range objs {
+		out[k] = o.ResourceVersion
 	}
-	return finalCache.get(l, finalOf)
+	return out
 }
 
 // finalObjectsCache holds each log's final objects by key.
@@ -325,13 +323,4 @@ func finalObjects(h *history.History, res history.Resource) map[string]*history.
 		}
 		return out
 	})
-}
-
-// finalOf computes l's final state as key → resourceVersion.
-func finalOf(l *history.Log) map[string]string {
-	out := map[string]string{}
-	for _, o := range l.StateAt(l.End()) {
-		out[o.Key()] = o.ResourceVersion
-	}
-	return out
 }

@@ -209,7 +209,7 @@ func typedListWatch(e *Env, example runtime.Object, shared bool) (*cache.ListWat
 	if err != nil {
 		return nil, err
 	}
-	c := &typedClient{rt: e.Config.Transport, base: e.Config.Host + resourcePath(e.Resource), memo: m,
+	c := &typedClient{rt: e.Config.Transport, base: e.Config.Host + resourcePath(e.Resource),
 		gr: schema.GroupResource{Group: e.Resource.Group, Resource: e.Resource.Resource}}
 	return &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
@@ -243,7 +243,6 @@ func resourcePath(res history.Resource) string {
 type typedClient struct {
 	rt   http.RoundTripper
 	base string
-	memo *memo
 	gr   schema.GroupResource
 }
 
@@ -254,13 +253,6 @@ func (c *typedClient) get(ctx context.Context, o metav1.ListOptions) ([]byte, er
 		return nil, err
 	}
 	defer resp.Body.Close()
-	if resp.ContentLength > 0 && resp.ContentLength < 1<<30 {
-		body := make([]byte, resp.ContentLength)
-		if _, err := io.ReadFull(resp.Body, body); err != nil {
-			return nil, err
-		}
-		return body, nil
-	}
 	return io.ReadAll(resp.Body)
 }
 
