@@ -69,6 +69,27 @@ const (
 // replayed as recorded, in order, rather than modelled from a history.
 const ReplayVerbatim = "verbatim"
 
+// MarkVerbatim marks i to be replayed as recorded (Replay =
+// ReplayVerbatim). Given to a recorder as its before-save hook
+// (recorder.WithBeforeSave), it makes the recording a reproducer as it is
+// written.
+func MarkVerbatim(i *Interaction) { i.Replay = ReplayVerbatim }
+
+// IsVerbatim reports whether files hold a reproducer, to be replayed
+// verbatim: they have interactions, and every one is marked so.
+func IsVerbatim(files ...*File) bool {
+	n := 0
+	for _, f := range files {
+		for _, i := range f.Interactions {
+			if i.Replay != ReplayVerbatim {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
 // ErrFormat is wrapped by every error about a cassette's content.
 var ErrFormat = errors.New("bad cassette")
 

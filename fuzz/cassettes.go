@@ -11,7 +11,6 @@ import (
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
-	"github.com/lwreplay/lwreplay/replayer"
 )
 
 // loadPlans reads and encodes the plan files glob names.
@@ -71,7 +70,7 @@ func loadCassettes(glob string, res history.Resource) ([]fuzzCassette, error) {
 			return nil, fmt.Errorf("cassette %s: %w: no %s recorded", p, ErrNoCassette, res.Resource)
 		}
 		fc := fuzzCassette{path: p, h: h, decoded: newDecoded()}
-		if replayer.IsVerbatim(files...) {
+		if cassette.IsVerbatim(files...) {
 			fc.reproducer, fc.watchList = files, recordedWatchList(files)
 		}
 		out = append(out, fc)

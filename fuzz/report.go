@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/faults"
-	"github.com/lwreplay/lwreplay/mutate"
 )
 
 // ArtifactsEnv names the environment variable that says where failure
@@ -138,9 +137,6 @@ func (c *Campaign) Save(t *testing.T, out *Outcome, dir string) (*Saved, error) 
 		saved.Outcome = min
 	}
 	var errs []error
-	if _, err := mutate.MarkVerbatim(repro); err != nil {
-		errs = append(errs, fmt.Errorf("%w: reproducer: %v", ErrReport, err))
-	}
 	errs = append(errs, writeFile(dir, PlanFile, faults.FormatPlan(min.Plan)))
 	errs = append(errs, writeFile(dir, InputFile, []byte(fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", out.Input))))
 	errs = append(errs, writeFile(dir, ReportFile, []byte(c.story(out, saved))))

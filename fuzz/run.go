@@ -61,7 +61,7 @@ type Spec struct {
 	Reproducer []*cassette.File
 
 	decoded  *decoded // decoded answers shared by runs of one history
-	recordTo string   // when set, the target's traffic is recorded there
+	recordTo string   // when set, the target's traffic is recorded there as a reproducer
 }
 
 // replay is the server side of a run: the model apiserver or a
@@ -151,7 +151,7 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 	}
 	transport := srv.Transport()
 	if s.recordTo != "" {
-		traffic, err := recorder.New(s.recordTo, recorder.WithFlushInterval(time.Hour))
+		traffic, err := recorder.New(s.recordTo, recorder.WithFlushInterval(time.Hour), recorder.WithBeforeSave(cassette.MarkVerbatim))
 		if err != nil {
 			t.Errorf("record %s: got error %v, want none", s.recordTo, err)
 			return nil

@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -101,12 +100,8 @@ func Run(ctx context.Context, files []*cassette.File, out string, o Options) (Re
 	for _, l := range h.Logs {
 		resources = append(resources, resourceArg(l.Resource))
 	}
-	res, err := record(ctx, srv, resources, out, o)
+	res, err := record(ctx, srv, resources, out, o, recorder.WithBeforeSave(cassette.MarkVerbatim))
 	res.Fired = srv.Fired()
-	if err != nil {
-		return res, err
-	}
-	res.Interactions, err = MarkVerbatim(res.Files...)
 	return res, err
 }
 
@@ -150,10 +145,11 @@ type target interface {
 }
 
 // record runs the reference client against t until the replay is
-// exhausted and quiet, recording what it was sent to out.
-func record(ctx context.Context, t target, resources []string, out string, o Options) (Result, error) {
+// exhausted and quiet, recording what it was sent to out with the
+// recorder options given.
+func record(ctx context.Context, t target, resources []string, out string, o Options, ropts ...recorder.Option) (Result, error) {
 	o = o.withDefaults()
-	rec, err := recorder.New(out, recorder.WithFlushInterval(time.Hour))
+	rec, err := recorder.New(out, append([]recorder.Option{recorder.WithFlushInterval(time.Hour)}, ropts...)...)
 	if err != nil {
 		return Result{}, err
 	}
@@ -211,30 +207,7 @@ func record(ctx context.Context, t target, resources []string, out string, o Opt
 		runErr = errors.Join(runErr, err)
 	}
 	closeErr := rec.Close()
-	res := Result{Files: rec.Stats().Files}
+	st := rec.Stats()
+	res := Result{Files: st.Files, Interactions: st.Interactions}
 	return res, errors.Join(runErr, closeErr)
-}
-
-// MarkVerbatim marks every interaction of the cassette files at paths to
-// be replayed as recorded (replayer.Verbatim), turning recorded traffic
-// into a reproducer, and returns how many it marked.
-func MarkVerbatim(paths ...string) (int, error) {
-	n := 0
-	for _, p := range paths {
-		f, err := cassette.Load(p)
-		if err != nil {
-			return n, err
-		}
-		for i := range f.Interactions {
-			f.Interactions[i].Replay = cassette.ReplayVerbatim
-		}
-		n += len(f.Interactions)
-		if err := f.Save(p); err != nil {
-			return n, err
-		}
-	}
-	if len(paths) == 0 {
-		return 0, fmt.Errorf("mutate: no file written: %w", os.ErrNotExist)
-	}
-	return n, nil
 }

@@ -82,6 +82,7 @@ type options struct {
 	redactSecrets     bool
 	redactFields      []string
 	keepManagedFields bool
+	beforeSave        []func(*cassette.Interaction)
 }
 
 func defaults() options {
@@ -125,6 +126,15 @@ func WithRedactFields(paths ...string) Option {
 
 // WithKeepManagedFields keeps (default) or drops metadata.managedFields.
 func WithKeepManagedFields(keep bool) Option { return func(o *options) { o.keepManagedFields = keep } }
+
+// WithBeforeSave adds a hook run on every interaction as it is written, in
+// the order given, as go-vcr's BeforeSaveHook: it may change what is
+// written (cassette.MarkVerbatim turns the recording into a reproducer),
+// never what the client gets. It runs at every flush and rotation, on a
+// copy of what was recorded so far.
+func WithBeforeSave(hook func(*cassette.Interaction)) Option {
+	return func(o *options) { o.beforeSave = append(o.beforeSave, hook) }
+}
 
 // Stats counts what a Recorder has captured so far.
 type Stats struct {

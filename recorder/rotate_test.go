@@ -194,3 +194,62 @@ func TestRotationMovesUnsplittable(t *testing.T) {
 		})
 	}
 }
+
+func TestBeforeSave(t *testing.T) {
+	tests := []struct {
+		name    string
+		hooks   []func(*cassette.Interaction)
+		want    string // every interaction's Replay in every file
+		rotates bool
+	}{
+		{name: "before save - no hook - interactions unmarked - pass", want: ""},
+		{name: "before save - MarkVerbatim - every interaction of every rotated file marked - pass",
+			hooks: []func(*cassette.Interaction){cassette.MarkVerbatim}, want: cassette.ReplayVerbatim, rotates: true},
+		{name: "before save - hooks in order - the last word stays - pass",
+			hooks: []func(*cassette.Interaction){cassette.MarkVerbatim, func(i *cassette.Interaction) { i.Replay = "" }}, want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			answers, _ := rotationUpstream(t, watchURI, nil, true)
+			dir := t.TempDir()
+			opts := []Option{WithFlushInterval(0), WithMaxSize(900)}
+			for _, h := range tt.hooks {
+				opts = append(opts, WithBeforeSave(h))
+			}
+			rec, err := New(filepath.Join(dir, "incident.yaml"), opts...)
+			if err != nil {
+				t.Fatalf("New: got error %v, want none", err)
+			}
+			rt := rec.Wrap(&upstream{answers: answers})
+			readAll(t, get(t, rt, listURI, nil), 512)
+			resp := get(t, rt, watchURI, nil)
+			readN(t, resp.Body, len(answers[watchURI].parts), 4096)
+			if err := rec.Flush(); err != nil {
+				t.Fatalf("Flush: got error %v, want none", err)
+			}
+			if err := rec.Close(); err != nil {
+				t.Fatalf("Close: got error %v, want none", err)
+			}
+			resp.Body.Close()
+			files, _ := loadDir(t, dir)
+			if tt.rotates && len(files) < 2 {
+				t.Errorf("files: got %d, want a rotation (at least 2)", len(files))
+			}
+			n := 0
+			for _, f := range files {
+				for k, it := range f.Interactions {
+					n++
+					if it.Replay != tt.want {
+						t.Errorf("%s: interaction %d: Replay got %q, want %q", f.Path, k, it.Replay, tt.want)
+					}
+				}
+			}
+			if n == 0 {
+				t.Errorf("interactions: got none, want the recorded traffic")
+			}
+			if got, want := cassette.IsVerbatim(files...), tt.want == cassette.ReplayVerbatim; got != want {
+				t.Errorf("IsVerbatim: got %v, want %v", got, want)
+			}
+		})
+	}
+}

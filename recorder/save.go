@@ -75,7 +75,7 @@ func (r *Recorder) rotateLocked() error {
 	r.cur = rotatedName(r.path, r.index)
 	r.gen.Add(1)
 	r.mu.Unlock()
-	sealed := fileOf(path, views)
+	sealed := r.fileOf(path, views)
 	var errs []error
 	if err := r.save(sealed); err != nil {
 		r.mu.Lock()
@@ -138,7 +138,7 @@ func (r *Recorder) flushLocked() error {
 		}
 	}
 	r.mu.Unlock()
-	if err := r.save(fileOf(path, views)); err != nil {
+	if err := r.save(r.fileOf(path, views)); err != nil {
 		errs = append(errs, err)
 	} else {
 		r.saved = gen
@@ -146,11 +146,16 @@ func (r *Recorder) flushLocked() error {
 	return errors.Join(errs...)
 }
 
-// fileOf returns the cassette file at path holding views.
-func fileOf(path string, views []view) *cassette.File {
+// fileOf returns the cassette file at path holding views, each
+// interaction passed through the before-save hooks.
+func (r *Recorder) fileOf(path string, views []view) *cassette.File {
 	f := &cassette.File{Path: path, Interactions: make([]cassette.Interaction, 0, len(views))}
 	for _, v := range views {
-		f.Add(v.interaction())
+		i := v.interaction()
+		for _, hook := range r.opts.beforeSave {
+			hook(&i)
+		}
+		f.Add(i)
 	}
 	return f
 }

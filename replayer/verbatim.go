@@ -28,21 +28,6 @@ type Verbatim struct {
 	queues map[string][]cassette.Interaction
 }
 
-// IsVerbatim reports whether files hold a reproducer, to be replayed
-// verbatim: every interaction is marked so.
-func IsVerbatim(files ...*cassette.File) bool {
-	n := 0
-	for _, f := range files {
-		for _, i := range f.Interactions {
-			if i.Replay != cassette.ReplayVerbatim {
-				return false
-			}
-			n++
-		}
-	}
-	return n > 0
-}
-
 // NewVerbatim returns a handler replaying files' interactions verbatim.
 func NewVerbatim(files ...*cassette.File) (*Verbatim, error) {
 	v := &Verbatim{queues: map[string][]cassette.Interaction{}}

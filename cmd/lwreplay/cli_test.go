@@ -11,7 +11,6 @@ import (
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/history"
-	"github.com/lwreplay/lwreplay/replayer"
 )
 
 const shipped = "../../cassettes/synthetic-configmaps-pods.yaml"
@@ -95,7 +94,7 @@ func TestMutate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("load reproducer: %v", err)
 	}
-	if !replayer.IsVerbatim(files...) {
+	if !cassette.IsVerbatim(files...) {
 		t.Errorf("reproducer: got interactions not marked verbatim, want all marked")
 	}
 }

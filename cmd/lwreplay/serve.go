@@ -42,7 +42,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if replayer.IsVerbatim(files...) {
+	if cassette.IsVerbatim(files...) {
 		if len(plan.Decisions) > 0 {
 			return fmt.Errorf("%w: a reproducer cassette replays as recorded; it takes no --fault or --plan", errUsage)
 		}
