@@ -95,6 +95,9 @@ type Outcome struct {
 	Input []byte
 	// Cassette is the path of the cassette replayed.
 	Cassette string
+	// CassetteIndex is that cassette's index in the campaign's
+	// Options.Cassettes (the input's byte 0, modulo their count).
+	CassetteIndex int
 	// WatchList is the client path.
 	WatchList bool
 	// Plan is the fault plan acted out.
@@ -137,7 +140,7 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 		in.plan, in.watchList = faults.Plan{}, fc.watchList
 	}
 	spec := c.spec(in)
-	out := &Outcome{Input: append([]byte(nil), data...), Cassette: fc.path, WatchList: in.watchList, Plan: in.plan, Level: spec.Level}
+	out := &Outcome{Input: append([]byte(nil), data...), Cassette: fc.path, CassetteIndex: in.cassette, WatchList: in.watchList, Plan: in.plan, Level: spec.Level}
 	c.judge(out, Replay(t, spec))
 	if out.Report != "" && spec.Level == Typed {
 		typed := out.Report

@@ -13,16 +13,27 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// loadPlans reads and encodes the plan files glob names.
-func loadPlans(glob string) ([][]byte, error) {
-	if glob == "" {
-		return nil, nil
+// Glob returns the files patterns name (filepath.Glob), each pattern's
+// sorted, in the order of the patterns: a campaign's Options.Cassettes or
+// Plans from test files ("../cassettes/real-*.yaml"). A pattern that is
+// malformed or matches nothing is returned as it is, so that the campaign
+// loading it fails with an error naming it.
+func Glob(patterns ...string) []string {
+	var out []string
+	for _, p := range patterns {
+		names, err := filepath.Glob(p)
+		if err != nil || len(names) == 0 {
+			out = append(out, p)
+			continue
+		}
+		sort.Strings(names)
+		out = append(out, names...)
 	}
-	paths, err := filepath.Glob(glob)
-	if err != nil {
-		return nil, fmt.Errorf("plans %q: %w", glob, err)
-	}
-	sort.Strings(paths)
+	return out
+}
+
+// loadPlans reads and encodes the plan files at paths.
+func loadPlans(paths []string) ([][]byte, error) {
 	var out [][]byte
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
@@ -42,20 +53,16 @@ func loadPlans(glob string) ([][]byte, error) {
 	return out, nil
 }
 
-// loadCassettes loads and builds every cassette matching glob, failing
-// when none matches or one does not load or lacks res.
-func loadCassettes(glob string, res history.Resource) ([]fuzzCassette, error) {
-	paths, err := filepath.Glob(glob)
-	if err != nil {
-		return nil, fmt.Errorf("cassettes %q: %w", glob, err)
-	}
+// loadCassettes loads and builds the cassette at each path, in order,
+// failing when there is none or more than an input byte can pick, or one
+// does not load or lacks res.
+func loadCassettes(paths []string, res history.Resource) ([]fuzzCassette, error) {
 	if len(paths) == 0 {
-		return nil, fmt.Errorf("cassettes %q: %w: no file matches", glob, ErrNoCassette)
+		return nil, fmt.Errorf("%w: no cassette named", ErrNoCassette)
 	}
 	if len(paths) > 256 {
-		return nil, fmt.Errorf("cassettes %q: %w: %d files, at most 256 (one input byte picks one)", glob, ErrNoCassette, len(paths))
+		return nil, fmt.Errorf("%w: %d cassettes, at most 256 (one input byte picks one)", ErrNoCassette, len(paths))
 	}
-	sort.Strings(paths)
 	out := make([]fuzzCassette, 0, len(paths))
 	for _, p := range paths {
 		files, err := cassette.LoadAll(p)

@@ -14,9 +14,10 @@ import (
 // informer target over configmaps, both WatchList paths, legal faults only,
 // and checks every invariant.
 type Options struct {
-	// Cassettes is a glob naming the cassettes to replay, one history per
-	// file ("testdata/cassettes/*.yaml").
-	Cassettes string
+	// Cassettes are the paths of the cassettes to replay, one history per
+	// file, in input order (byte 0 of an input picks one); Glob lists the
+	// files of patterns.
+	Cassettes []string
 	// Target is the client-go code to run; zero means the "informer"
 	// target.
 	Target Target
@@ -34,11 +35,11 @@ type Options struct {
 	// Extra are the user's own invariants, checked after the built-in
 	// ones (see NewInvariant); Invariants may name them too.
 	Extra []Invariant
-	// Plans is a glob naming saved plan files (faults.ParsePlan's YAML, as
+	// Plans are the paths of saved plan files (faults.ParsePlan's YAML, as
 	// a failure report's plan.yaml): each becomes a seed on every cassette
 	// and client path. A plan must be one fuzz bytes can say (decisions
-	// placed with at=, see faults.Encode). Empty: none.
-	Plans string
+	// placed with at=, see faults.Encode).
+	Plans []string
 	// Level is the level exploration runs at; zero means Typed, whose
 	// violations are confirmed at the wire level before they are
 	// reported.

@@ -8,7 +8,7 @@ import (
 )
 
 // realCassettes are the recorded cassettes the fuzz tests replay.
-const realCassettes = "../cassettes/real-*.yaml"
+var realCassettes = Glob("../cassettes/real-*.yaml")
 
 func FuzzInformer(f *testing.F) {
 	Run(f, Options{Cassettes: realCassettes})

@@ -7,7 +7,7 @@
 // Typical use, in a _test.go file:
 //
 //	func FuzzMyController(f *testing.F) {
-//		fuzz.Run(f, fuzz.Options{Cassettes: "testdata/cassettes/*.yaml", Target: myTarget})
+//		fuzz.Run(f, fuzz.Options{Cassettes: fuzz.Glob("testdata/cassettes/*.yaml"), Target: myTarget})
 //	}
 //
 // where myTarget is a Target whose Run builds the controller from

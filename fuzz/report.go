@@ -72,10 +72,10 @@ func (c *Campaign) Minimize(t *testing.T, out *Outcome) *Outcome {
 // checkPlan runs out's cassette and path under plan, at the wire level.
 func (c *Campaign) checkPlan(t *testing.T, out *Outcome, plan faults.Plan) *Outcome {
 	t.Helper()
-	in := input{cassette: c.index(out.Cassette), watchList: out.WatchList, plan: plan}
+	in := input{cassette: out.CassetteIndex, watchList: out.WatchList, plan: plan}
 	spec := c.spec(in)
 	spec.Level = Wire
-	try := &Outcome{Input: inputFor(in, out.Input), Cassette: out.Cassette, WatchList: out.WatchList, Plan: plan, Level: Wire}
+	try := &Outcome{Input: inputFor(in, out.Input), Cassette: out.Cassette, CassetteIndex: out.CassetteIndex, WatchList: out.WatchList, Plan: plan, Level: Wire}
 	c.judge(try, Replay(t, spec))
 	return try
 }
@@ -92,16 +92,6 @@ func inputFor(in input, old []byte) []byte {
 		wl = 1
 	}
 	return append([]byte{byte(in.cassette), wl}, enc...)
-}
-
-// index returns the input index of the cassette at path.
-func (c *Campaign) index(path string) int {
-	for i, fc := range c.cassettes {
-		if fc.path == path {
-			return i
-		}
-	}
-	return 0
 }
 
 // firstBroken names the first invariant out broke, in report order.
@@ -125,10 +115,10 @@ func (c *Campaign) Save(t *testing.T, out *Outcome, dir string) (*Saved, error) 
 	}
 	min := c.Minimize(t, out)
 	repro := filepath.Join(dir, ReproducerFile)
-	in := input{cassette: c.index(min.Cassette), watchList: min.WatchList, plan: min.Plan}
+	in := input{cassette: min.CassetteIndex, watchList: min.WatchList, plan: min.Plan}
 	spec := c.spec(in)
 	spec.Level, spec.recordTo = Wire, repro
-	recorded := &Outcome{Input: min.Input, Cassette: min.Cassette, WatchList: min.WatchList, Plan: min.Plan, Level: Wire}
+	recorded := &Outcome{Input: min.Input, Cassette: min.Cassette, CassetteIndex: min.CassetteIndex, WatchList: min.WatchList, Plan: min.Plan, Level: Wire}
 	c.judge(recorded, Replay(t, spec))
 	saved := &Saved{Dir: dir, Outcome: recorded, Reproduced: sameBroken(recorded, min)}
 	if !saved.Reproduced {

@@ -36,7 +36,7 @@ var noTombstone = NewInvariant("no-tombstone", "the handler never gets a Deleted
 // tombstones; with a dead decision added in front, for minimization.
 func tombstoneInput(t *testing.T) (*Campaign, []byte) {
 	t.Helper()
-	c, err := NewCampaign(Options{Cassettes: "../cassettes/real-configmaps-pods-list-pages.yaml",
+	c, err := NewCampaign(Options{Cassettes: []string{"../cassettes/real-configmaps-pods-list-pages.yaml"},
 		Invariants: []string{"converged", "no-tombstone"}, Extra: []Invariant{noTombstone}})
 	if err != nil {
 		t.Fatalf("NewCampaign: got error %v, want none", err)
@@ -82,7 +82,7 @@ func TestSaveReproducerReplays(t *testing.T) {
 	}
 
 	// The reproducer, replayed with no plan, breaks the same invariant.
-	r, err := NewCampaign(Options{Cassettes: filepath.Join(dir, ReproducerFile),
+	r, err := NewCampaign(Options{Cassettes: []string{filepath.Join(dir, ReproducerFile)},
 		Invariants: []string{"converged", "no-tombstone"}, Extra: []Invariant{noTombstone}})
 	if err != nil {
 		t.Fatalf("reproducer campaign: got error %v, want none", err)
@@ -131,17 +131,18 @@ func TestSavedPlansAreSeeds(t *testing.T) {
 	enc, _ := faults.Encode(plan)
 	tests := []struct {
 		name      string
-		plans     string
+		plans     []string
 		wantSeeds int
 		wantErr   string
 	}{
-		{name: "plans - none - two seeds per cassette - pass", plans: "", wantSeeds: 2},
-		{name: "plans - one saved plan - two more seeds - pass", plans: good, wantSeeds: 4},
-		{name: "plans - bad glob - fail", plans: "[", wantErr: "plans"},
+		{name: "plans - none - two seeds per cassette - pass", plans: nil, wantSeeds: 2},
+		{name: "plans - one saved plan - two more seeds - pass", plans: []string{good}, wantSeeds: 4},
+		{name: "plans - by a glob - two more seeds - pass", plans: Glob(filepath.Join(dir, "a-*.yaml")), wantSeeds: 4},
+		{name: "plans - missing file - fail", plans: []string{filepath.Join(dir, "missing.yaml")}, wantErr: "missing.yaml"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := NewCampaign(Options{Cassettes: "../cassettes/real-configmaps-pods-list-pages.yaml", Plans: tc.plans})
+			c, err := NewCampaign(Options{Cassettes: []string{"../cassettes/real-configmaps-pods-list-pages.yaml"}, Plans: tc.plans})
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("NewCampaign: got error %v, want one naming %q", err, tc.wantErr)
@@ -155,7 +156,7 @@ func TestSavedPlansAreSeeds(t *testing.T) {
 			if len(seeds) != tc.wantSeeds {
 				t.Fatalf("seeds: got %d (%q), want %d", len(seeds), seeds, tc.wantSeeds)
 			}
-			if tc.plans != "" && !bytes.Equal(seeds[2][2:], enc) {
+			if len(tc.plans) > 0 && !bytes.Equal(seeds[2][2:], enc) {
 				t.Errorf("seed 2: got plan bytes %q, want %q", seeds[2][2:], enc)
 			}
 		})
@@ -165,7 +166,7 @@ func TestSavedPlansAreSeeds(t *testing.T) {
 	if err := os.WriteFile(bad, faults.FormatPlan(where), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewCampaign(Options{Cassettes: "../cassettes/real-configmaps-pods-list-pages.yaml", Plans: bad}); err == nil || !strings.Contains(err.Error(), bad) {
+	if _, err := NewCampaign(Options{Cassettes: []string{"../cassettes/real-configmaps-pods-list-pages.yaml"}, Plans: []string{bad}}); err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("plan placed by where-parameters: got error %v, want one naming %s", err, bad)
 	}
 }

@@ -75,16 +75,11 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	glob, links, cleanup, err := cassetteGlob(paths)
+	c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: paths, Target: target, WatchList: wl, AllowBreaking: *breaking, Level: level})
 	if err != nil {
 		return err
 	}
-	defer cleanup()
-	c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: glob, Target: target, WatchList: wl, AllowBreaking: *breaking, Level: level})
-	if err != nil {
-		return unlink(err, links)
-	}
-	f := &fuzzer{c: c, links: links, root: root, out: stdout, tally: newTally()}
+	f := &fuzzer{c: c, root: root, out: stdout, tally: newTally()}
 	fmt.Fprintf(stdout, "fuzz: target %s, %d cassette(s), level %s, watchlist %s, breaking faults %s, seed %d (repeat with --seed %d)\n",
 		target.Name, len(paths), level, *watchList, onOff(*breaking), *seed, *seed)
 	f.loop(ctx, newInputs(c.Seeds(), *seed), *duration, *parallel)
@@ -153,55 +148,6 @@ func cassettePaths(args []string) ([]string, error) {
 	return out, nil
 }
 
-// cassetteGlob returns a glob naming exactly paths, in order: a temporary
-// directory of symlinks 000-<base>, 001-<base>, ... to each. links maps
-// each symlink back to its path; cleanup removes the directory.
-func cassetteGlob(paths []string) (glob string, links map[string]string, cleanup func(), err error) {
-	dir, err := os.MkdirTemp("", "lwreplay-fuzz-")
-	if err != nil {
-		return "", nil, func() {}, fmt.Errorf("cassettes: %w", err)
-	}
-	cleanup = func() { _ = os.RemoveAll(dir) }
-	links = map[string]string{}
-	for i, p := range paths {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			cleanup()
-			return "", nil, func() {}, fmt.Errorf("cassette %s: %w", p, err)
-		}
-		base := filepath.Base(p)
-		if !strings.HasSuffix(base, ".yaml") {
-			cleanup()
-			return "", nil, func() {}, fmt.Errorf("cassette %s: a cassette file name must end in .yaml", p)
-		}
-		link := filepath.Join(dir, fmt.Sprintf("%03d-%s", i, base))
-		if err := os.Symlink(abs, link); err != nil {
-			cleanup()
-			return "", nil, func() {}, fmt.Errorf("cassette %s: %w", p, err)
-		}
-		links[link] = p
-	}
-	return filepath.Join(dir, "*.yaml"), links, cleanup, nil
-}
-
-// unlink rewrites symlink paths in err's message to the paths they stand
-// for.
-func unlink(err error, links map[string]string) error {
-	msg := unlinkText(err.Error(), links)
-	if msg == err.Error() {
-		return err
-	}
-	return errors.New(msg)
-}
-
-// unlinkText rewrites symlink paths in s to the paths they stand for.
-func unlinkText(s string, links map[string]string) string {
-	for link, p := range links {
-		s = strings.ReplaceAll(s, link, p)
-	}
-	return s
-}
-
 // inputs yields fuzz inputs: the campaign's seeds, then random inputs from
 // one PCG source.
 type inputs struct {
@@ -232,9 +178,8 @@ func (in *inputs) next() []byte {
 
 // fuzzer drives a campaign from the command line.
 type fuzzer struct {
-	c     *fuzz.Campaign
-	links map[string]string
-	root  string
+	c    *fuzz.Campaign
+	root string
 
 	mu    sync.Mutex // guards out, tally, inputs and report directories
 	out   io.Writer
@@ -327,9 +272,8 @@ func (f *fuzzer) one(t *testing.T, data []byte) {
 	if !out.Failed() {
 		return
 	}
-	fmt.Fprintf(f.out, "fuzz: FAILURE %d:\n%s\n", f.tally.failures, indent(unlinkText(out.Report, f.links)))
+	fmt.Fprintf(f.out, "fuzz: FAILURE %d:\n%s\n", f.tally.failures, indent(out.Report))
 	if saved != nil {
-		f.rewriteReport(filepath.Join(dir, fuzz.ReportFile))
 		fmt.Fprintf(f.out, "fuzz: report %s\n", filepath.Join(dir, fuzz.ReportFile))
 	}
 	if saveErr != nil {
@@ -344,20 +288,6 @@ func (f *fuzzer) nextDir() string {
 		dir := filepath.Join(f.root, fmt.Sprintf("%s-%d", f.c.Target().Name, n))
 		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 			return dir
-		}
-	}
-}
-
-// rewriteReport puts the cassette paths the user gave in place of the
-// temporary symlinks in a saved report.
-func (f *fuzzer) rewriteReport(path string) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return
-	}
-	if s := unlinkText(string(data), f.links); s != string(data) {
-		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-			fmt.Fprintf(f.out, "fuzz: report %s: %v\n", path, err)
 		}
 	}
 }

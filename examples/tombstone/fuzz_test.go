@@ -66,7 +66,7 @@ var mirrorMatchesTruth = fuzz.NewInvariant("mirror-matches-truth",
 // `go test -fuzz FuzzMirror ./examples/tombstone` finds the planted bug.
 func FuzzMirror(f *testing.F) {
 	fuzz.Run(f, fuzz.Options{
-		Cassettes:  "../../cassettes/real-configmaps-pods-*.yaml",
+		Cassettes:  fuzz.Glob("../../cassettes/real-configmaps-pods-*.yaml"),
 		Target:     mirrorTarget,
 		Invariants: []string{"converged", "clean-stop", "mirror-matches-truth"},
 		Extra:      []fuzz.Invariant{mirrorMatchesTruth},
@@ -93,7 +93,7 @@ func TestFoundInput(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := fuzz.NewCampaign(fuzz.Options{
-				Cassettes:  "../../cassettes/real-configmaps-pods-*.yaml",
+				Cassettes:  fuzz.Glob("../../cassettes/real-configmaps-pods-*.yaml"),
 				Target:     tc.target,
 				Invariants: []string{"converged", "clean-stop", "mirror-matches-truth"},
 				Extra:      []fuzz.Invariant{mirrorMatchesTruth},
