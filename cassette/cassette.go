@@ -258,7 +258,7 @@ func fromVCR(vi *vcr.Interaction) (Interaction, error) {
 		i.Started = t
 	}
 	if v := h.Get(HeaderFrameOffsets); v != "" {
-		offs, err := ParseOffsets(v)
+		offs, err := parseOffsets(v)
 		if err != nil {
 			return i, fmt.Errorf("header %s: %v", HeaderFrameOffsets, err)
 		}
@@ -291,8 +291,8 @@ func fromVCR(vi *vcr.Interaction) (Interaction, error) {
 	return i, nil
 }
 
-// ParseOffsets parses a X-Lwreplay-Frame-Offsets value.
-func ParseOffsets(v string) ([]time.Duration, error) {
+// parseOffsets parses a X-Lwreplay-Frame-Offsets value.
+func parseOffsets(v string) ([]time.Duration, error) {
 	parts := strings.Split(v, ",")
 	out := make([]time.Duration, 0, len(parts))
 	for k, p := range parts {
@@ -305,8 +305,8 @@ func ParseOffsets(v string) ([]time.Duration, error) {
 	return out, nil
 }
 
-// FormatOffsets renders offsets as a X-Lwreplay-Frame-Offsets value.
-func FormatOffsets(offs []time.Duration) string {
+// formatOffsets renders offsets as a X-Lwreplay-Frame-Offsets value.
+func formatOffsets(offs []time.Duration) string {
 	var b strings.Builder
 	for k, o := range offs {
 		if k > 0 {
@@ -327,7 +327,7 @@ func toVCR(i Interaction) *vcr.Interaction {
 		h.Set(HeaderStarted, i.Started.UTC().Format(time.RFC3339Nano))
 	}
 	if len(i.FrameOffsets) > 0 {
-		h.Set(HeaderFrameOffsets, FormatOffsets(i.FrameOffsets))
+		h.Set(HeaderFrameOffsets, formatOffsets(i.FrameOffsets))
 	}
 	if i.StreamEnd != "" {
 		h.Set(HeaderStreamEnd, i.StreamEnd)

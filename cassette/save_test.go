@@ -83,7 +83,7 @@ func TestOffsets_FormatParse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseOffsets(tt.in)
+			got, err := parseOffsets(tt.in)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("ParseOffsets(%q): got error %v, want error %v", tt.in, err, tt.wantErr)
 			}
@@ -91,7 +91,7 @@ func TestOffsets_FormatParse(t *testing.T) {
 				t.Errorf("ParseOffsets(%q): got %v, want %v", tt.in, got, tt.want)
 			}
 			if err == nil {
-				if again, _ := ParseOffsets(FormatOffsets(got)); !reflect.DeepEqual(again, got) {
+				if again, _ := parseOffsets(formatOffsets(got)); !reflect.DeepEqual(again, got) {
 					t.Errorf("ParseOffsets(FormatOffsets(%v)): got %v, want the same", got, again)
 				}
 			}

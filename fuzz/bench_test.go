@@ -57,11 +57,11 @@ func BenchmarkRun(b *testing.B) {
 				b.Run(target.Name+"/"+level.String()+"/"+path, func(b *testing.B) {
 					spec := Spec{History: h, Target: target, WatchList: watchList, Level: level, decoded: newDecoded()}
 					err := bubble.Host(func(t *testing.T) {
-						Replay(t, spec) // warm the decoded answers
+						Observe(t, spec) // warm the decoded answers
 						b.ResetTimer()
 						b.RunParallel(func(pb *testing.PB) {
 							for pb.Next() {
-								if obs := Replay(t, spec); obs == nil || obs.ConvergedAt < 0 {
+								if obs := Observe(t, spec); obs == nil || obs.ConvergedAt < 0 {
 									t.Errorf("run: got no convergence, want one")
 								}
 							}

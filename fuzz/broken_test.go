@@ -31,7 +31,7 @@ func TestInvariantsFireOnBrokenReplays(t *testing.T) {
 	// syncedAtOnce says it has synced before it lists, then hands the
 	// listed objects to its handler one by one.
 	syncedAtOnce := Target{Name: "synced-at-once", Doc: "a lister that claims to have synced first", Run: func(ctx context.Context, env *Env) error {
-		env.Recorder.SetSynced(func() bool { return true })
+		env.Probe.SetSynced(func() bool { return true })
 		lw, err := env.ListerWatcher(&unstructured.Unstructured{})
 		if err != nil {
 			return err
@@ -41,19 +41,19 @@ func TestInvariantsFireOnBrokenReplays(t *testing.T) {
 			return err
 		}
 		store := cache.NewStore(cache.MetaNamespaceKeyFunc)
-		env.Recorder.SetStore(store.List)
+		env.Probe.SetStore(store.List)
 		for _, item := range list.(*unstructured.UnstructuredList).Items {
 			if err := store.Add(&item); err != nil {
 				return err
 			}
-			env.Recorder.Add(&item, true)
+			env.Probe.Add(&item, true)
 		}
 		<-ctx.Done()
 		return nil
 	}}
 	bookmarkAsObject := informerThen("bookmark-as-object", func(env *Env) {
 		bm := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"resourceVersion": "140"}}}
-		env.Recorder.Add(bm, false)
+		env.Probe.Add(bm, false)
 	})
 	tests := []struct {
 		name      string
@@ -83,8 +83,8 @@ func TestInvariantsFireOnBrokenReplays(t *testing.T) {
 				if err != nil {
 					t.Fatalf("plan %q: got error %v, want none", tc.plan, err)
 				}
-				obs := Replay(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: true, Level: level})
-				results := Check(obs)
+				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: true, Level: level})
+				results := Judge(obs)
 				for _, inv := range Invariants {
 					err := results[inv.Name]
 					switch {

@@ -36,7 +36,7 @@ func NewCampaign(o Options) (*Campaign, error) {
 	}
 	seen := map[string]bool{}
 	for _, inv := range o.Extra {
-		if _, builtin := Lookup(inv.Name); builtin || seen[inv.Name] || inv.Name == "" || inv.Check == nil {
+		if _, builtin := LookupInvariant(inv.Name); builtin || seen[inv.Name] || inv.Name == "" || inv.Check == nil {
 			return nil, fmt.Errorf("%w: user invariant %q: want a unique name and a check", ErrUnknownInvariant, inv.Name)
 		}
 		seen[inv.Name] = true
@@ -141,12 +141,12 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 	}
 	spec := c.spec(in)
 	out := &Outcome{Input: append([]byte(nil), data...), Cassette: fc.path, CassetteIndex: in.cassette, WatchList: in.watchList, Plan: in.plan, Level: spec.Level}
-	c.judge(out, Replay(t, spec))
+	c.judge(out, Observe(t, spec))
 	if out.Report != "" && spec.Level == Typed {
 		typed := out.Report
 		spec.Level = Wire
 		out.Level = Wire
-		c.judge(out, Replay(t, spec))
+		c.judge(out, Observe(t, spec))
 		if out.Report == "" {
 			out.Unconfirmed = typed
 		}
@@ -158,7 +158,7 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 func (c *Campaign) spec(in input) Spec {
 	fc := c.cassettes[in.cassette]
 	return Spec{History: fc.h, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList,
-		Level: c.opts.Level, Reproducer: fc.reproducer, decoded: fc.decoded}
+		Level: c.opts.Level, LiveBound: c.opts.LiveBound, Reproducer: fc.reproducer, decoded: fc.decoded}
 }
 
 // judge checks the campaign's invariants on obs into out.
@@ -189,7 +189,7 @@ func (c *Campaign) Fail(t *testing.T, out *Outcome) {
 func (c *Campaign) results(obs *Observation) map[string]error {
 	out := map[string]error{}
 	if names := c.builtinNames(); len(names) > 0 {
-		out = Check(obs, names...)
+		out = Judge(obs, names...)
 	}
 	for _, inv := range c.opts.Extra {
 		if len(c.opts.Invariants) == 0 || slices.Contains(c.opts.Invariants, inv.Name) {

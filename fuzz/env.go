@@ -58,8 +58,8 @@ type Env struct {
 	Config *rest.Config
 	// Resource is the resource the run watches.
 	Resource history.Resource
-	// Recorder collects the target's notifications, store and HasSynced.
-	Recorder *Recorder
+	// Probe collects the target's notifications, store and HasSynced.
+	Probe *Probe
 	// WatchList is the client path the run asks for: true, a reflector
 	// that streams its initial state; false, LIST then WATCH.
 	WatchList bool

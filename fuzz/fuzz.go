@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
@@ -40,6 +41,10 @@ type Options struct {
 	// and client path. A plan must be one fuzz bytes can say (decisions
 	// placed with at=, see faults.Encode).
 	Plans []string
+	// LiveBound is how long, in virtual time after the last fault fired,
+	// the target may take to converge before the live invariant breaks;
+	// zero means 10 minutes (client-go's longest watch timeout).
+	LiveBound time.Duration
 	// Level is the level exploration runs at; zero means Typed, whose
 	// violations are confirmed at the wire level before they are
 	// reported.

@@ -37,14 +37,14 @@ var (
 	// ErrSyncedEarly says HasSynced was true before the initial state was
 	// delivered.
 	ErrSyncedEarly = errors.New("synced before the initial state was delivered")
-	// ErrNotLive says the target did not converge within LiveBound of the
-	// last fault.
+	// ErrNotLive says the target did not converge within its live bound
+	// (Observation.LiveBound) of the last fault.
 	ErrNotLive = errors.New("not live")
 	// ErrBookmarkObject says a bookmark object reached the handler or the store.
 	ErrBookmarkObject = errors.New("bookmark object delivered")
 	// ErrUncleanStop says the target panicked or left goroutines running.
 	ErrUncleanStop = errors.New("unclean stop")
-	// ErrUnknownInvariant says Check was asked for an invariant that does
+	// ErrUnknownInvariant says Judge was asked for an invariant that does
 	// not exist.
 	ErrUnknownInvariant = errors.New("unknown invariant")
 	// ErrNoObservation says there was nothing to judge: a nil Observation,
@@ -52,9 +52,10 @@ var (
 	ErrNoObservation = errors.New("no observation")
 )
 
-// LiveBound is how long, in virtual time after the last fault fired (or
-// after the start when none did), a target may take to converge.
-var LiveBound = 10 * time.Minute
+// defaultLiveBound is how long, in virtual time after the last fault fired
+// (or after the start when none did), a target may take to converge when
+// Options.LiveBound does not say.
+const defaultLiveBound = 10 * time.Minute
 
 // Invariants lists every invariant, in report order.
 var Invariants = []Invariant{
@@ -81,7 +82,7 @@ var Invariants = []Invariant{
 			`least one full LIST of the authoritative state"; delta_fifo.go and the_real_fifo.go, HasSynced: true once ` +
 			`"the first batch of items inserted by Replace() has been popped"`},
 	{Name: "live", Check: checkLive,
-		Doc: "the store converges, within LiveBound of virtual time after the last fault fired",
+		Doc: "the store converges, within the live bound (Options.LiveBound, 10 minutes) of virtual time after the last fault fired",
 		Guarantee: `shared_informer.go, SharedInformer doc: the cache "is eventually consistent with the authoritative ` +
 			`state ... unless prevented by persistent communication problems"; a legal fault is not a persistent problem`},
 	{Name: "no-bookmark-object", Check: checkNoBookmarkObject,
@@ -94,8 +95,8 @@ var Invariants = []Invariant{
 			`stops"; controller.go, Controller.RunWithContext: "blocks; call via go" (everything a run starts ends with it)`},
 }
 
-// Lookup returns the invariant named name.
-func Lookup(name string) (Invariant, bool) {
+// LookupInvariant returns the invariant named name.
+func LookupInvariant(name string) (Invariant, bool) {
 	for _, inv := range Invariants {
 		if inv.Name == name {
 			return inv, true
@@ -104,16 +105,16 @@ func Lookup(name string) (Invariant, bool) {
 	return Invariant{}, false
 }
 
-// Check runs the named invariants, or all of them when no name is given,
+// Judge runs the named invariants, or all of them when no name is given,
 // on o and returns each one's result by name: nil when it holds. A name
 // that is not an invariant's maps to an error wrapping ErrUnknownInvariant.
-func Check(o *Observation, names ...string) map[string]error {
+func Judge(o *Observation, names ...string) map[string]error {
 	run := Invariants
 	out := make(map[string]error, max(len(names), len(Invariants)))
 	if len(names) > 0 {
 		run = nil
 		for _, n := range names {
-			inv, ok := Lookup(n)
+			inv, ok := LookupInvariant(n)
 			if !ok {
 				out[n] = fmt.Errorf("%w: %q", ErrUnknownInvariant, n)
 				continue
@@ -267,9 +268,13 @@ func checkLive(o *Observation) error {
 		return fmt.Errorf("%w: never converged (last fault at %v)", ErrNotLive, o.LastFaultAt)
 	}
 	from := max(o.LastFaultAt, 0)
-	if took := o.ConvergedAt - from; took > LiveBound {
+	bound := o.LiveBound
+	if bound <= 0 {
+		bound = defaultLiveBound
+	}
+	if took := o.ConvergedAt - from; took > bound {
 		return fmt.Errorf("%w: converged at %v, %v after the last fault at %v, want at most %v",
-			ErrNotLive, o.ConvergedAt, took, from, LiveBound)
+			ErrNotLive, o.ConvergedAt, took, from, bound)
 	}
 	return nil
 }

@@ -90,7 +90,7 @@ func TestInvariantsAreDocumented(t *testing.T) {
 			if inv.Check == nil {
 				t.Errorf("Check: got nil, want a function")
 			}
-			if got, ok := Lookup(inv.Name); !ok || got.Name != inv.Name {
+			if got, ok := LookupInvariant(inv.Name); !ok || got.Name != inv.Name {
 				t.Errorf("Lookup(%q): got %q, %v, want it, true", inv.Name, got.Name, ok)
 			}
 		})
@@ -100,7 +100,7 @@ func TestInvariantsAreDocumented(t *testing.T) {
 		t.Errorf("Invariants: got %d, want %d", len(Invariants), len(want))
 	}
 	for _, n := range want {
-		if _, ok := Lookup(n); !ok {
+		if _, ok := LookupInvariant(n); !ok {
 			t.Errorf("Invariants: got no %q, want it", n)
 		}
 	}
@@ -190,11 +190,20 @@ func TestInvariants(t *testing.T) {
 			mutate: func(o *Observation) { o.SyncedRV, o.InitialDelivered = "", 0 }, wantText: "the smallest state of the truth"},
 
 		{name: "live - converged right after the last fault - pass", invariant: "live",
-			mutate: func(o *Observation) { o.LastFaultAt, o.ConvergedAt = time.Hour, time.Hour+LiveBound }},
+			mutate: func(o *Observation) { o.LastFaultAt, o.ConvergedAt = time.Hour, time.Hour+defaultLiveBound }},
 		{name: "live - never converged - fail", invariant: "live", want: ErrNotLive,
 			mutate: func(o *Observation) { o.ConvergedAt = -1 }},
 		{name: "live - converged too long after the last fault - fail", invariant: "live", want: ErrNotLive,
-			mutate: func(o *Observation) { o.LastFaultAt, o.ConvergedAt = time.Hour, time.Hour+LiveBound+time.Second }},
+			mutate: func(o *Observation) { o.LastFaultAt, o.ConvergedAt = time.Hour, time.Hour+defaultLiveBound+time.Second }},
+		{name: "live - a bound of one minute, converged after two - fail", invariant: "live", want: ErrNotLive,
+			mutate: func(o *Observation) {
+				o.LastFaultAt, o.ConvergedAt, o.LiveBound = time.Hour, time.Hour+2*time.Minute, time.Minute
+			},
+			wantText: "want at most 1m0s"},
+		{name: "live - a bound of one hour, converged after twenty minutes - pass", invariant: "live",
+			mutate: func(o *Observation) {
+				o.LastFaultAt, o.ConvergedAt, o.LiveBound = time.Hour, time.Hour+20*time.Minute, time.Hour
+			}},
 
 		{name: "no-bookmark-object - only objects delivered - pass", invariant: "no-bookmark-object"},
 		{name: "no-bookmark-object - bookmark delivered - fail", invariant: "no-bookmark-object", want: ErrBookmarkObject,
@@ -215,7 +224,7 @@ func TestInvariants(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			inv, ok := Lookup(tt.invariant)
+			inv, ok := LookupInvariant(tt.invariant)
 			if !ok {
 				t.Fatalf("Lookup(%q): got false, want true", tt.invariant)
 			}
@@ -239,7 +248,7 @@ func TestInvariants(t *testing.T) {
 
 func TestCheck(t *testing.T) {
 	t.Run("check - correct observation, all invariants - pass", func(t *testing.T) {
-		got := Check(goodObservation(t))
+		got := Judge(goodObservation(t))
 		if len(got) != len(Invariants) {
 			t.Errorf("results: got %d, want %d", len(got), len(Invariants))
 		}
@@ -252,19 +261,19 @@ func TestCheck(t *testing.T) {
 	t.Run("check - named invariants only - pass", func(t *testing.T) {
 		o := goodObservation(t)
 		o.Panics = []string{"boom"}
-		got := Check(o, "live", "clean-stop")
+		got := Judge(o, "live", "clean-stop")
 		if len(got) != 2 || got["live"] != nil || !errors.Is(got["clean-stop"], ErrUncleanStop) {
 			t.Errorf("results: got %v, want live: nil, clean-stop: %v", got, ErrUncleanStop)
 		}
 	})
 	t.Run("check - unknown name - fail", func(t *testing.T) {
-		got := Check(goodObservation(t), "no-such")
+		got := Judge(goodObservation(t), "no-such")
 		if !errors.Is(got["no-such"], ErrUnknownInvariant) {
 			t.Errorf("no-such: got %v, want %v", got["no-such"], ErrUnknownInvariant)
 		}
 	})
 	t.Run("check - nil observation - fail", func(t *testing.T) {
-		for name, err := range Check(nil) {
+		for name, err := range Judge(nil) {
 			if !errors.Is(err, ErrNoObservation) {
 				t.Errorf("%s: got %v, want %v", name, err, ErrNoObservation)
 			}
@@ -274,13 +283,13 @@ func TestCheck(t *testing.T) {
 		o := goodObservation(t)
 		delete(o.Store, "ns/a")
 		delete(o.Store, "ns/c")
-		err := Check(o, "converged")["converged"]
+		err := Judge(o, "converged")["converged"]
 		if got := strings.Count(err.Error(), "missing"); got != 2 {
 			t.Errorf("missing lines: got %d in %q, want 2", got, err)
 		}
 	})
 	t.Run("lookup - unknown name - fail", func(t *testing.T) {
-		if _, ok := Lookup("no-such"); ok {
+		if _, ok := LookupInvariant("no-such"); ok {
 			t.Errorf("Lookup: got true, want false")
 		}
 	})

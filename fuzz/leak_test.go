@@ -34,8 +34,8 @@ func TestCleanStopOnRealRuns(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			obs := Replay(t, Spec{History: loadTargetHistory(t), Target: tc.target, WatchList: true})
-			err := Check(obs, "clean-stop")["clean-stop"]
+			obs := Observe(t, Spec{History: loadTargetHistory(t), Target: tc.target, WatchList: true})
+			err := Judge(obs, "clean-stop")["clean-stop"]
 			switch {
 			case tc.wantText == "" && err != nil:
 				t.Fatalf("clean-stop: got %v, want it to hold", err)
@@ -47,7 +47,7 @@ func TestCleanStopOnRealRuns(t *testing.T) {
 			if tc.wantText != "" && obs.LeftGoroutines > 0 && !strings.Contains(obs.LeftStack, "synctest bubble") {
 				t.Errorf("left stack: got %q, want a goroutine of the run's bubble", obs.LeftStack)
 			}
-			if c := Check(obs, "converged")["converged"]; c != nil {
+			if c := Judge(obs, "converged")["converged"]; c != nil {
 				t.Errorf("converged: got %v, want it to hold (the target did its job before stopping badly)", c)
 			}
 		})

@@ -27,9 +27,9 @@ func TestLevelsAgree(t *testing.T) {
 					var got [2]map[string]bool
 					var fired [2]string
 					for i, level := range []Level{Typed, Wire} {
-						obs := Replay(t, Spec{History: h, Plan: plan, Target: target, WatchList: watchList, Level: level, decoded: d})
+						obs := Observe(t, Spec{History: h, Plan: plan, Target: target, WatchList: watchList, Level: level, decoded: d})
 						got[i] = map[string]bool{}
-						for name, err := range Check(obs) {
+						for name, err := range Judge(obs) {
 							got[i][name] = err == nil
 						}
 						fired[i] = faults.Story(obs.Fired)

@@ -12,10 +12,10 @@
 //
 // where myTarget is a Target whose Run builds the controller from
 // env.ListerWatcher(&corev1.ConfigMap{}) (or a clientset from env.Config)
-// and reports its handler calls, store and HasSynced to env.Recorder.
+// and reports its handler calls, store and HasSynced to env.Probe.
 // go test replays the seeds and the saved inputs; go test -fuzz explores.
 // Campaign is the same engine without testing.F (the lwreplay fuzz
-// command), and Replay runs one Spec.
+// command), and Observe runs one Spec.
 package fuzz
 
 import (
@@ -82,17 +82,20 @@ type Observation struct {
 	Fired []faults.Firing
 	// LastFaultAt is when the plan's last decision fired (negative: none).
 	LastFaultAt time.Duration
+	// LiveBound is how long after LastFaultAt (or the start) the store may
+	// take to converge: Spec.LiveBound, or 10 minutes.
+	LiveBound time.Duration
 	// ConvergedAt is when the store first equalled the truth's final state
 	// (negative: never).
 	ConvergedAt time.Duration
 	// EndedAt is when the run stopped the target (virtual time).
 	EndedAt time.Duration
-	// EndedEarly says the run ended before Watchdog: the target had caught
+	// EndedEarly says the run ended before the watchdog (15 minutes, virtual): the target had caught
 	// up with an exhausted replay whose plan could fire no more.
 	EndedEarly bool
 	// Panics holds panics recovered from the target.
 	Panics []string
-	// Exposed is what the target handed to Recorder.Expose (nil if
+	// Exposed is what the target handed to Probe.Expose (nil if
 	// nothing), for user invariants.
 	Exposed any
 	// NotStopped says the target's Run had not returned a minute (virtual)

@@ -76,7 +76,7 @@ func (c *Campaign) checkPlan(t *testing.T, out *Outcome, plan faults.Plan) *Outc
 	spec := c.spec(in)
 	spec.Level = Wire
 	try := &Outcome{Input: inputFor(in, out.Input), Cassette: out.Cassette, CassetteIndex: out.CassetteIndex, WatchList: out.WatchList, Plan: plan, Level: Wire}
-	c.judge(try, Replay(t, spec))
+	c.judge(try, Observe(t, spec))
 	return try
 }
 
@@ -119,7 +119,7 @@ func (c *Campaign) Save(t *testing.T, out *Outcome, dir string) (*Saved, error) 
 	spec := c.spec(in)
 	spec.Level, spec.recordTo = Wire, repro
 	recorded := &Outcome{Input: min.Input, Cassette: min.Cassette, CassetteIndex: min.CassetteIndex, WatchList: min.WatchList, Plan: min.Plan, Level: Wire}
-	c.judge(recorded, Replay(t, spec))
+	c.judge(recorded, Observe(t, spec))
 	saved := &Saved{Dir: dir, Outcome: recorded, Reproduced: sameBroken(recorded, min)}
 	if !saved.Reproduced {
 		// The recording run went another way (scheduling); report what the

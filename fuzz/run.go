@@ -23,19 +23,19 @@ import (
 // Spec (or Options) names none.
 var ConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
 
-// Watchdog is the longest a run lasts, in virtual time: longer than
+// watchdog is the longest a run lasts, in virtual time: longer than
 // client-go's longest watch timeout (10 min) and a relist's backoff. A run
 // ends sooner once the replay is exhausted, the plan can fire no more, and
 // the target has synced and its store holds the truth's final state.
-const Watchdog = 15 * time.Minute
+const watchdog = 15 * time.Minute
 
-// Tick is how often, in virtual time, a run looks at the target's state
+// tick is how often, in virtual time, a run looks at the target's state
 // while the target is busy.
-const Tick = 100 * time.Millisecond
+const tick = 100 * time.Millisecond
 
-// MaxTick is the longest a run goes, in virtual time, without looking at
+// maxTick is the longest a run goes, in virtual time, without looking at
 // the target's state, once nothing has changed for a while.
-const MaxTick = 30 * time.Second
+const maxTick = 30 * time.Second
 
 // replayHost is the host a target's client is pointed at; the transport
 // never dials it.
@@ -55,6 +55,9 @@ type Spec struct {
 	WatchList bool
 	// Level is how the target's ListerWatcher reaches the replay.
 	Level Level
+	// LiveBound is how long after the last fault fired the target may take
+	// to converge (the live invariant); zero means 10 minutes.
+	LiveBound time.Duration
 	// Reproducer, when set, holds a reproducer's files (every interaction
 	// marked verbatim): the run replays them as recorded, in order, with
 	// no plan, and History is the history they build.
@@ -102,12 +105,12 @@ func newReplay(s Spec) (replay, error) {
 	return verbatimReplay{Verbatim: v, truth: s.History}, nil
 }
 
-// Replay runs s.Target against a replay of s.History perturbed by s.Plan,
+// Observe runs s.Target against a replay of s.History perturbed by s.Plan,
 // inside a testing/synctest bubble, and returns what it observed. The run
 // lasts until the target has caught up with an exhausted replay, or
-// Watchdog in virtual time, which costs real time only for what the
+// the watchdog (15 minutes) in virtual time, which costs real time only for what the
 // target and the replayer compute.
-func Replay(t *testing.T, s Spec) *Observation {
+func Observe(t *testing.T, s Spec) *Observation {
 	t.Helper()
 	defer QuietClientGo()()
 	if s.Resource == (history.Resource{}) {
@@ -164,20 +167,23 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 		transport = traffic.Wrap(transport)
 	}
 	start := time.Now()
-	rec := newRecorder(start)
+	rec := newProbe(start)
 	if s.decoded != nil && s.Level == Typed {
 		rec.known = s.decoded.known
 	}
 	env := &Env{
 		Config:    &rest.Config{Host: replayHost, Transport: transport},
 		Resource:  s.Resource,
-		Recorder:  rec,
+		Probe:     rec,
 		WatchList: s.WatchList,
 		Level:     s.Level,
 		decoded:   s.decoded,
 	}
 	res, target := s.Resource, s.Target
-	obs := &Observation{Resource: res, SyncedAt: -1, LastFaultAt: -1, ConvergedAt: -1}
+	obs := &Observation{Resource: res, SyncedAt: -1, LastFaultAt: -1, ConvergedAt: -1, LiveBound: s.LiveBound}
+	if obs.LiveBound <= 0 {
+		obs.LiveBound = defaultLiveBound
+	}
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -202,8 +208,8 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 	}
 	fired, delivered := 0, 0
 	var snaps []storeSnapshot
-	step := Tick
-	for time.Since(start) <= Watchdog {
+	step := tick
+	for time.Since(start) <= watchdog {
 		synctest.Wait()
 		now := time.Since(start)
 		changed := false
@@ -237,11 +243,11 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 		// Look often while the target is busy, and ever less often while
 		// nothing happens: a quiet run costs tens of looks, not thousands.
 		if changed {
-			step = Tick
+			step = tick
 		} else {
-			step = min(2*step, MaxTick)
+			step = min(2*step, maxTick)
 		}
-		time.Sleep(min(step, Watchdog-now+Tick))
+		time.Sleep(min(step, watchdog-now+tick))
 	}
 	synctest.Wait()
 	store, err := rec.storeAgainst(finalObjects(srv.Truth(), res))

@@ -18,7 +18,7 @@ type Target struct {
 	Doc string
 	// Run lists and watches env.Resource until ctx is done, through
 	// env.ListerWatcher (either level) or env.Config (wire level only),
-	// telling env.Recorder of every handler notification and registering
+	// telling env.Probe of every handler notification and registering
 	// its store and HasSynced there; it returns once every goroutine it
 	// started has ended. It runs inside the run's synctest bubble: what it
 	// waits on must belong to the run (channels and timers made inside
@@ -69,7 +69,7 @@ func LookupTarget(name string) (Target, bool) {
 
 // runInformer runs a SharedIndexInformer over res.
 func runInformer(ctx context.Context, env *Env) error {
-	rec := env.Recorder
+	rec := env.Probe
 	lw, err := env.listerWatcher(&unstructured.Unstructured{}, true)
 	if err != nil {
 		return err
@@ -110,7 +110,7 @@ type fifo interface {
 // runPopLoop runs a Reflector into the queue newQueue makes and a loop that
 // pops its deltas, applies them to an indexer and records them.
 func runPopLoop(ctx context.Context, env *Env, newQueue func(cache.KeyListerGetter) fifo) error {
-	rec := env.Recorder
+	rec := env.Probe
 	lw, err := env.listerWatcher(&unstructured.Unstructured{}, true)
 	if err != nil {
 		return err
@@ -139,7 +139,7 @@ func runPopLoop(ctx context.Context, env *Env, newQueue func(cache.KeyListerGett
 
 // applyDeltas applies a popped Deltas to indexer and records each as a
 // handler would be told of it.
-func applyDeltas(indexer cache.Indexer, rec *Recorder, obj any, synced bool) error {
+func applyDeltas(indexer cache.Indexer, rec *Probe, obj any, synced bool) error {
 	deltas, ok := obj.(cache.Deltas)
 	if !ok {
 		return fmt.Errorf("%w: popped %T, want Deltas", ErrTarget, obj)

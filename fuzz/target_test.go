@@ -46,7 +46,7 @@ func TestTargetsConverge(t *testing.T) {
 					if watchList && os.Getenv("KUBE_FEATURE_WatchListClient") == "false" {
 						t.Skip("KUBE_FEATURE_WatchListClient=false")
 					}
-					obs := Replay(t, Spec{History: loadTargetHistory(t), Target: target, WatchList: watchList, Level: level})
+					obs := Observe(t, Spec{History: loadTargetHistory(t), Target: target, WatchList: watchList, Level: level})
 					if obs == nil || obs.Truth == nil {
 						t.Fatalf("observation: got %+v, want one with a truth", obs)
 					}
@@ -113,7 +113,7 @@ func TestTargetsClientPath(t *testing.T) {
 					if c.watchList && os.Getenv("KUBE_FEATURE_WatchListClient") == "false" {
 						t.Skip("KUBE_FEATURE_WatchListClient=false")
 					}
-					obs := Replay(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: target, WatchList: c.watchList, Level: level})
+					obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: target, WatchList: c.watchList, Level: level})
 					if got := obs.SyncedAt >= 0; got != c.wantSynced {
 						t.Errorf("synced: got %v (at %v), want %v", got, obs.SyncedAt, c.wantSynced)
 					}
@@ -142,15 +142,15 @@ func TestRunEnds(t *testing.T) {
 			if err != nil {
 				t.Fatalf("plan: got error %v, want none", err)
 			}
-			obs := Replay(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: target, WatchList: true})
+			obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: target, WatchList: true})
 			if obs.EndedEarly != tc.wantEarly {
 				t.Errorf("ended early: got %v (at %v), want %v", obs.EndedEarly, obs.EndedAt, tc.wantEarly)
 			}
-			if tc.wantEarly && obs.EndedAt >= Watchdog {
-				t.Errorf("ended at: got %v, want before the watchdog (%v)", obs.EndedAt, Watchdog)
+			if tc.wantEarly && obs.EndedAt >= watchdog {
+				t.Errorf("ended at: got %v, want before the watchdog (%v)", obs.EndedAt, watchdog)
 			}
-			if !tc.wantEarly && obs.EndedAt < Watchdog {
-				t.Errorf("ended at: got %v, want at least the watchdog (%v)", obs.EndedAt, Watchdog)
+			if !tc.wantEarly && obs.EndedAt < watchdog {
+				t.Errorf("ended at: got %v, want at least the watchdog (%v)", obs.EndedAt, watchdog)
 			}
 			if obs.ConvergedAt < 0 {
 				t.Errorf("converged: got never, want converged")
@@ -180,9 +180,9 @@ var clientsetTarget = Target{Name: "clientset", Doc: "a typed configmap informer
 			return reg != nil && reg.HasSynced()
 		}
 		r, err := inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
-			AddFunc:    func(obj any, initial bool) { env.Recorder.Add(obj, !initial) },
-			UpdateFunc: func(_, obj any) { env.Recorder.Update(obj, synced()) },
-			DeleteFunc: func(obj any) { env.Recorder.Delete(obj, synced()) },
+			AddFunc:    func(obj any, initial bool) { env.Probe.Add(obj, !initial) },
+			UpdateFunc: func(_, obj any) { env.Probe.Update(obj, synced()) },
+			DeleteFunc: func(obj any) { env.Probe.Delete(obj, synced()) },
 		})
 		if err != nil {
 			return err
@@ -190,8 +190,8 @@ var clientsetTarget = Target{Name: "clientset", Doc: "a typed configmap informer
 		mu.Lock()
 		reg = r
 		mu.Unlock()
-		env.Recorder.SetSynced(synced)
-		env.Recorder.SetStore(inf.GetStore().List)
+		env.Probe.SetSynced(synced)
+		env.Probe.SetStore(inf.GetStore().List)
 		factory.Start(ctx.Done())
 		<-ctx.Done()
 		factory.Shutdown()
@@ -201,8 +201,8 @@ var clientsetTarget = Target{Name: "clientset", Doc: "a typed configmap informer
 func TestUserTargetWithClientset(t *testing.T) {
 	for _, watchList := range []bool{true, false} {
 		t.Run(fmt.Sprintf("user target - clientset from env.Config, WatchList %v - every invariant holds - pass", watchList), func(t *testing.T) {
-			obs := Replay(t, Spec{History: loadTargetHistory(t), Target: clientsetTarget, WatchList: watchList})
-			for name, err := range Check(obs) {
+			obs := Observe(t, Spec{History: loadTargetHistory(t), Target: clientsetTarget, WatchList: watchList})
+			for name, err := range Judge(obs) {
 				if err != nil {
 					t.Errorf("%s: got %v, want it to hold", name, err)
 				}

@@ -13,7 +13,7 @@ var ErrUserInvariant = errors.New("user invariant broken")
 
 // NewInvariant returns a user invariant for Options.Extra: check gets the
 // history the replayer served (the truth) and what the run observed,
-// including what the target exposed with Recorder.Expose, and returns nil
+// including what the target exposed with Probe.Expose, and returns nil
 // when the property holds. Its error is reported wrapped in
 // ErrUserInvariant; a panic in check is reported as its failure.
 //
@@ -48,7 +48,7 @@ func checkOne(inv Invariant, o *Observation) (err error) {
 
 // invariant returns the built-in or user invariant called name.
 func (c *Campaign) invariant(name string) (Invariant, bool) {
-	if inv, ok := Lookup(name); ok {
+	if inv, ok := LookupInvariant(name); ok {
 		return inv, true
 	}
 	for _, inv := range c.opts.Extra {

@@ -204,8 +204,8 @@ var forgetful = fuzz.Target{Name: "forgetful", Doc: "lists once, keeps nothing",
 	if _, err := lw.List(metav1.ListOptions{}); err != nil {
 		return err
 	}
-	env.Recorder.SetStore(func() []any { return nil })
-	env.Recorder.SetSynced(func() bool { return true })
+	env.Probe.SetStore(func() []any { return nil })
+	env.Probe.SetSynced(func() bool { return true })
 	<-ctx.Done()
 	return nil
 }}

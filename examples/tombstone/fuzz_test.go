@@ -26,12 +26,12 @@ func newMirrorTarget(name, doc string, opts ...Option) fuzz.Target {
 		if err != nil {
 			return err
 		}
-		rec := env.Recorder
-		onPanic := WithPanicHandler(func(v, obj any) { rec.Panic(fmt.Sprintf("%v (object %T)", v, obj)) })
+		probe := env.Probe
+		onPanic := WithPanicHandler(func(v, obj any) { probe.Panic(fmt.Sprintf("%v (object %T)", v, obj)) })
 		m := NewFromListerWatcher(lw, append([]Option{onPanic}, opts...)...)
-		rec.SetSynced(m.HasSynced)
-		rec.SetStore(m.informer.GetStore().List)
-		rec.Expose(m)
+		probe.SetSynced(m.HasSynced)
+		probe.SetStore(m.informer.GetStore().List)
+		probe.Expose(m)
 		return m.Run(ctx)
 	}}
 }

@@ -13,9 +13,9 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// Recorder collects what a target's handler was told and gives the run a
+// Probe collects what a target's handler was told and gives the run a
 // view of the target's store and sync state. It is safe for concurrent use.
-type Recorder struct {
+type Probe struct {
 	start time.Time
 
 	mu         sync.Mutex
@@ -31,7 +31,7 @@ type Recorder struct {
 
 // Expose hands v (say, the target's own cache) to the run's Observation,
 // for user invariants to judge.
-func (r *Recorder) Expose(v any) {
+func (r *Probe) Expose(v any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.exposed = v
@@ -40,32 +40,32 @@ func (r *Recorder) Expose(v any) {
 // Panic records a panic the target recovered in one of its own handlers,
 // for the clean-stop invariant (a handler panic in client-go's goroutines
 // would otherwise end the process).
-func (r *Recorder) Panic(v any) {
+func (r *Probe) Panic(v any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.panics = append(r.panics, fmt.Sprint(v))
 }
 
-func newRecorder(start time.Time) *Recorder {
-	return &Recorder{start: start, deliveries: make([]Delivery, 0, 256)}
+func newProbe(start time.Time) *Probe {
+	return &Probe{start: start, deliveries: make([]Delivery, 0, 256)}
 }
 
 // SetSynced registers the target's HasSynced.
-func (r *Recorder) SetSynced(fn func() bool) {
+func (r *Probe) SetSynced(fn func() bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.synced = fn
 }
 
 // SetStore registers the target's store lister (a cache.Store's List).
-func (r *Recorder) SetStore(fn func() []any) {
+func (r *Probe) SetStore(fn func() []any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.store = fn
 }
 
 // HasSynced calls the registered HasSynced (false when none is).
-func (r *Recorder) HasSynced() bool {
+func (r *Probe) HasSynced() bool {
 	r.mu.Lock()
 	fn := r.synced
 	r.mu.Unlock()
@@ -74,14 +74,14 @@ func (r *Recorder) HasSynced() bool {
 
 // Add records an add of obj; synced says whether the target had reported
 // HasSynced before it.
-func (r *Recorder) Add(obj any, synced bool) { r.record(OpAdd, obj, synced) }
+func (r *Probe) Add(obj any, synced bool) { r.record(OpAdd, obj, synced) }
 
 // Update records an update to obj.
-func (r *Recorder) Update(obj any, synced bool) { r.record(OpUpdate, obj, synced) }
+func (r *Probe) Update(obj any, synced bool) { r.record(OpUpdate, obj, synced) }
 
 // Delete records a delete of obj; a cache.DeletedFinalStateUnknown is
 // recorded as a tombstone.
-func (r *Recorder) Delete(obj any, synced bool) {
+func (r *Probe) Delete(obj any, synced bool) {
 	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		dv := deliveryOf(OpTombstone, d.Obj)
 		dv.Key = d.Key
@@ -91,7 +91,7 @@ func (r *Recorder) Delete(obj any, synced bool) {
 	r.record(OpDelete, obj, synced)
 }
 
-func (r *Recorder) record(op Op, obj any, synced bool) {
+func (r *Probe) record(op Op, obj any, synced bool) {
 	if r.known != nil {
 		// A shared decoded object: its key and versions are known.
 		if o, ok := r.known(obj); ok {
@@ -102,7 +102,7 @@ func (r *Recorder) record(op Op, obj any, synced bool) {
 	r.append(deliveryOf(op, obj), synced)
 }
 
-func (r *Recorder) append(d Delivery, synced bool) {
+func (r *Probe) append(d Delivery, synced bool) {
 	d.At = time.Since(r.start)
 	d.Synced = synced
 	r.mu.Lock()
@@ -111,14 +111,14 @@ func (r *Recorder) append(d Delivery, synced bool) {
 }
 
 // deliveryCount returns how many deliveries there were so far.
-func (r *Recorder) deliveryCount() int {
+func (r *Probe) deliveryCount() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.deliveries)
 }
 
 // Deliveries returns the deliveries so far, in order.
-func (r *Recorder) Deliveries() []Delivery {
+func (r *Probe) Deliveries() []Delivery {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]Delivery(nil), r.deliveries...)
@@ -126,14 +126,14 @@ func (r *Recorder) Deliveries() []Delivery {
 
 // Store returns the target's store by key (nil when no store is
 // registered).
-func (r *Recorder) Store() (map[string]*history.Object, error) {
+func (r *Probe) Store() (map[string]*history.Object, error) {
 	return r.storeAgainst(nil)
 }
 
 // storeAgainst is Store, where a stored unstructured object equal to
 // want's object of its key (same resourceVersion, same content) is given
 // as want's object itself: comparing is cheaper than encoding.
-func (r *Recorder) storeAgainst(want map[string]*history.Object) (map[string]*history.Object, error) {
+func (r *Probe) storeAgainst(want map[string]*history.Object) (map[string]*history.Object, error) {
 	r.mu.Lock()
 	fn := r.store
 	r.mu.Unlock()
@@ -162,7 +162,7 @@ func (r *Recorder) storeAgainst(want map[string]*history.Object) (map[string]*hi
 }
 
 // storeRVs returns the target's store as key → resourceVersion.
-func (r *Recorder) storeRVs() (map[string]string, error) {
+func (r *Probe) storeRVs() (map[string]string, error) {
 	r.mu.Lock()
 	fn := r.store
 	r.mu.Unlock()
