@@ -90,7 +90,7 @@ var Invariants = []Invariant{
 		Guarantee: `reflector.go, watchHandler: "A Bookmark means watch has synced here, just update the resourceVersion" ` +
 			`(a bookmark only moves the resourceVersion; it is never added to the store nor handed to a handler)`},
 	{Name: "clean-stop", Check: checkCleanStop,
-		Doc: "the target never panicked, and after stop no goroutine of the run is left",
+		Doc: "the target never panicked nor recorded an error (Probe.Error), and after stop no goroutine of the run is left",
 		Guarantee: `shared_informer.go, SharedInformer.Run: "starts and runs the shared informer, returning after it ` +
 			`stops"; controller.go, Controller.RunWithContext: "blocks; call via go" (everything a run starts ends with it)`},
 }
@@ -312,6 +312,13 @@ func checkCleanStop(o *Observation) error {
 			errs = append(errs, fmt.Errorf("%w: panic (%d times): %s", ErrUncleanStop, n, p))
 		}
 		count[p] = 0
+	}
+	for i, e := range o.Errors {
+		if i == 3 {
+			errs = append(errs, fmt.Errorf("%w: %d more target errors", ErrUncleanStop, len(o.Errors)-i))
+			break
+		}
+		errs = append(errs, fmt.Errorf("%w: target error: %s", ErrUncleanStop, e))
 	}
 	if o.NotStopped {
 		errs = append(errs, fmt.Errorf("%w: Run did not return within %v of its context being cancelled", ErrUncleanStop, stopGrace))

@@ -219,6 +219,12 @@ func TestInvariants(t *testing.T) {
 		{name: "clean-stop - one panic three times - fail, said once with a count", invariant: "clean-stop", want: ErrUncleanStop,
 			mutate:   func(o *Observation) { o.Panics = []string{"boom", "other", "boom", "boom"} },
 			wantText: "unclean stop: panic (3 times): boom\nunclean stop: panic: other"},
+		{name: "clean-stop - target recorded an error - fail", invariant: "clean-stop", want: ErrUncleanStop,
+			mutate: func(o *Observation) { o.Errors = []string{"Added delta: indexer get: broken"} },
+			wantText: "unclean stop: target error: Added delta: indexer get: broken"},
+		{name: "clean-stop - five target errors - fail, three said and a count", invariant: "clean-stop", want: ErrUncleanStop,
+			mutate:   func(o *Observation) { o.Errors = []string{"e1", "e2", "e3", "e4", "e5"} },
+			wantText: "target error: e3\nunclean stop: 2 more target errors"},
 		{name: "clean-stop - goroutines left - fail", invariant: "clean-stop", want: ErrUncleanStop,
 			mutate: func(o *Observation) { o.LeftGoroutines = 2 }, wantText: "2 goroutines left"},
 	}

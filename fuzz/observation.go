@@ -85,8 +85,11 @@ type Observation struct {
 	// LiveBound is how long after LastFaultAt (or the start) the store may
 	// take to converge: Spec.LiveBound, or 10 minutes.
 	LiveBound time.Duration
-	// ConvergedAt is when the store first equalled the truth's final state
-	// (negative: never).
+	// ConvergedAt is the start of the final stretch in which the store
+	// equalled the truth's final state: when it came to equal it for the
+	// last time and stayed equal to the end of the run (negative: the
+	// store did not equal it at the end). An earlier equal stretch that
+	// a later change broke does not count.
 	ConvergedAt time.Duration
 	// EndedAt is when the run stopped the target (virtual time).
 	EndedAt time.Duration
@@ -95,6 +98,9 @@ type Observation struct {
 	EndedEarly bool
 	// Panics holds panics recovered from the target.
 	Panics []string
+	// Errors holds the errors the target recorded with Probe.Error, in
+	// order.
+	Errors []string
 	// Exposed is what the target handed to Probe.Expose (nil if
 	// nothing), for user invariants.
 	Exposed any

@@ -23,6 +23,7 @@ type Probe struct {
 	synced     func() bool
 	store      func() []any
 	panics     []string
+	errs       []string
 	exposed    any
 	// known returns the history object of a stored object the typed level
 	// decoded and shared (nil: none is known).
@@ -44,6 +45,18 @@ func (r *Probe) Panic(v any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.panics = append(r.panics, fmt.Sprint(v))
+}
+
+// Error records an error the target met and went on from (a delta it
+// could not apply, a handler that could not do its work), for the
+// clean-stop invariant.
+func (r *Probe) Error(err error) {
+	if err == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errs = append(r.errs, err.Error())
 }
 
 func newProbe(start time.Time) *Probe {

@@ -3,7 +3,6 @@ package fuzz
 import (
 	"flag"
 	"io"
-	"os"
 	"sync"
 
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -15,7 +14,7 @@ var quiet struct {
 	sync.Mutex
 	holders  int
 	handlers []utilruntime.ErrorHandler
-	klog     map[string]string
+	klog     klog.State
 }
 
 // klogFlags are the klog settings QuietClientGo changes, with the values
@@ -28,21 +27,19 @@ var klogFlags = map[string]string{"logtostderr": "false", "alsologtostderr": "fa
 // go: HandleError sleeps until a minimum period has passed since a time
 // taken at package init, and inside a synctest bubble, whose clock starts
 // in 2000, the first error would freeze the reflector for decades of
-// virtual time. Replay holds it for each run.
+// virtual time. Observe holds it for each run. The last restore puts back
+// the handlers and every klog setting as they were (flags and outputs).
 func QuietClientGo() (restore func()) {
 	quiet.Lock()
 	defer quiet.Unlock()
 	if quiet.holders == 0 {
 		quiet.handlers = utilruntime.ErrorHandlers
 		utilruntime.ErrorHandlers = nil
+		quiet.klog = klog.CaptureState()
 		fs := flag.NewFlagSet("klog", flag.ContinueOnError)
 		klog.InitFlags(fs)
-		quiet.klog = map[string]string{}
 		for name, v := range klogFlags {
-			if f := fs.Lookup(name); f != nil {
-				quiet.klog[name] = f.Value.String()
-				_ = f.Value.Set(v)
-			}
+			_ = fs.Set(name, v)
 		}
 		klog.SetOutput(io.Discard)
 	}
@@ -61,10 +58,5 @@ func unquiet() {
 		return
 	}
 	utilruntime.ErrorHandlers = quiet.handlers
-	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(fs)
-	for name, v := range quiet.klog {
-		_ = fs.Set(name, v)
-	}
-	klog.SetOutput(os.Stderr)
+	quiet.klog.Restore()
 }

@@ -289,12 +289,13 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 	obs.Truth = truth
 	rec.mu.Lock()
 	obs.Panics = append(obs.Panics, rec.panics...)
+	obs.Errors = append(obs.Errors, rec.errs...)
 	obs.Exposed = rec.exposed
 	rec.mu.Unlock()
 	obs.EndedAt = time.Since(start)
 	final = finalState()
 	// Converged at the start of the final stretch in which the store
-	// equals the truth's final state.
+	// equals the truth's final state (Observation.ConvergedAt).
 	for i := len(snaps) - 1; i >= 0 && maps.Equal(snaps[i].rvs, final); i-- {
 		obs.ConvergedAt = snaps[i].at
 	}

@@ -131,8 +131,11 @@ func runPopLoop(ctx context.Context, env *Env, newQueue func(cache.KeyListerGett
 		_, err := q.Pop(func(obj any, initial bool) error {
 			return applyDeltas(indexer, rec, obj, !initial)
 		})
-		if errors.Is(err, cache.ErrFIFOClosed) {
+		switch {
+		case errors.Is(err, cache.ErrFIFOClosed):
 			return nil
+		case err != nil:
+			rec.Error(err) // as client-go's controller, go on with the next item
 		}
 	}
 }
@@ -147,7 +150,11 @@ func applyDeltas(indexer cache.Indexer, rec *Probe, obj any, synced bool) error 
 	for _, d := range deltas {
 		switch d.Type {
 		case cache.Sync, cache.Replaced, cache.Added, cache.Updated:
-			if _, exists, err := indexer.Get(d.Object); err == nil && exists {
+			_, exists, err := indexer.Get(d.Object)
+			if err != nil {
+				return fmt.Errorf("%s delta: indexer get: %w", d.Type, err)
+			}
+			if exists {
 				if err := indexer.Update(d.Object); err != nil {
 					return err
 				}

@@ -2,14 +2,18 @@ package fuzz
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -209,6 +213,51 @@ func TestUserTargetWithClientset(t *testing.T) {
 			}
 			if len(obs.Store) == 0 {
 				t.Errorf("store: got empty, want the final configmaps")
+			}
+		})
+	}
+}
+
+// brokenIndexer is an indexer whose Get, Add, Update and Delete fail.
+type brokenIndexer struct{ cache.Indexer }
+
+var errBrokenIndexer = errors.New("broken indexer")
+
+func (brokenIndexer) Get(any) (any, bool, error) { return nil, false, errBrokenIndexer }
+func (brokenIndexer) Add(any) error              { return errBrokenIndexer }
+func (brokenIndexer) Update(any) error           { return errBrokenIndexer }
+func (brokenIndexer) Delete(any) error           { return errBrokenIndexer }
+
+func TestApplyDeltasErrors(t *testing.T) {
+	obj := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "a", "namespace": "ns", "resourceVersion": "5"}}}
+	good := cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{})
+	tests := []struct {
+		name    string
+		indexer cache.Indexer
+		deltas  any
+		wantErr string // "" for none
+		wantOps int
+	}{
+		{name: "apply - added to a working indexer - recorded - pass", indexer: good,
+			deltas: cache.Deltas{{Type: cache.Added, Object: obj}}, wantOps: 1},
+		{name: "apply - indexer get fails - error returned, nothing recorded - fail", indexer: brokenIndexer{},
+			deltas: cache.Deltas{{Type: cache.Added, Object: obj}}, wantErr: "Added delta: indexer get: broken indexer"},
+		{name: "apply - indexer delete fails - error returned - fail", indexer: brokenIndexer{},
+			deltas: cache.Deltas{{Type: cache.Deleted, Object: obj}}, wantErr: "broken indexer"},
+		{name: "apply - not deltas - error returned - fail", indexer: good, deltas: obj, wantErr: "want Deltas"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			probe := newProbe(time.Now())
+			err := applyDeltas(tc.indexer, probe, tc.deltas, true)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("applyDeltas: got error %v, want none", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("applyDeltas: got error %v, want one containing %q", err, tc.wantErr)
+			}
+			if got := len(probe.Deliveries()); got != tc.wantOps {
+				t.Errorf("deliveries: got %d, want %d", got, tc.wantOps)
 			}
 		})
 	}
