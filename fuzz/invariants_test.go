@@ -220,7 +220,7 @@ func TestInvariants(t *testing.T) {
 			mutate:   func(o *Observation) { o.Panics = []string{"boom", "other", "boom", "boom"} },
 			wantText: "unclean stop: panic (3 times): boom\nunclean stop: panic: other"},
 		{name: "clean-stop - target recorded an error - fail", invariant: "clean-stop", want: ErrUncleanStop,
-			mutate: func(o *Observation) { o.Errors = []string{"Added delta: indexer get: broken"} },
+			mutate:   func(o *Observation) { o.Errors = []string{"Added delta: indexer get: broken"} },
 			wantText: "unclean stop: target error: Added delta: indexer get: broken"},
 		{name: "clean-stop - five target errors - fail, three said and a count", invariant: "clean-stop", want: ErrUncleanStop,
 			mutate:   func(o *Observation) { o.Errors = []string{"e1", "e2", "e3", "e4", "e5"} },
