@@ -51,9 +51,11 @@ const maxRetries = 10
 type decoded struct {
 	mu     sync.RWMutex
 	byType map[reflect.Type]*memo
-	// objects are the history objects of the decoded unstructured objects,
-	// by the address of their content map: the memo keeps every such map
-	// alive, so no other map can have its address while it lives.
+	// objects are the history objects of the decoded unstructured objects
+	// the memo stores, by the address of their content map: the memo keeps
+	// every such map alive for good, so no other map can take its address.
+	// A decode the memo does not store (it lost a race to another worker,
+	// or the memo was full) is never remembered: its map may be collected.
 	objects map[uintptr]*history.Object
 }
 
@@ -149,9 +151,6 @@ func (m *memo) event(frame []byte, shared bool) (watch.EventType, runtime.Object
 	e := m.cached(m.frames, frame, func() (e decodedEvent) {
 		d := restclientwatch.NewDecoder(streaming.NewDecoder(framer.NewJSONFramedReader(io.NopCloser(bytes.NewReader(frame))), m.events), m.objects)
 		e.typ, e.obj, e.err = d.Decode()
-		if e.err == nil && e.typ != watch.Error && e.typ != watch.Bookmark {
-			m.owner.remember(e.obj)
-		}
 		return e
 	})
 	obj, err := e.hand(shared)
@@ -164,15 +163,16 @@ func (m *memo) event(frame []byte, shared bool) (watch.EventType, runtime.Object
 func (m *memo) list(body []byte, shared bool) (runtime.Object, error) {
 	e := m.cached(m.lists, body, func() (e decodedEvent) {
 		e.obj, e.err = runtime.Decode(m.objects, body)
-		if e.err == nil {
-			m.owner.remember(e.obj)
-		}
 		return e
 	})
 	return e.hand(shared)
 }
 
 // cached returns table's entry for key, decoding it on the first call.
+// The first decode stored wins: a worker whose decode lost the race gets
+// the winner's entry. Only a stored entry's objects are remembered (see
+// decoded.objects); one decoded while the table is full is handed out as
+// it is.
 func (m *memo) cached(table map[string]decodedEvent, key []byte, decode func() decodedEvent) decodedEvent {
 	m.mu.RLock()
 	e, ok := table[string(key)]
@@ -182,10 +182,17 @@ func (m *memo) cached(table map[string]decodedEvent, key []byte, decode func() d
 	}
 	e = decode()
 	m.mu.Lock()
-	if len(table) < maxMemo {
-		table[string(key)] = e
+	defer m.mu.Unlock()
+	if won, ok := table[string(key)]; ok {
+		return won
 	}
-	m.mu.Unlock()
+	if len(table) >= maxMemo {
+		return e
+	}
+	table[string(key)] = e
+	if e.err == nil && e.typ != watch.Error && e.typ != watch.Bookmark {
+		m.owner.remember(e.obj)
+	}
 	return e
 }
 
