@@ -124,6 +124,10 @@ type Fault struct {
 	// with the point (Point.String): "%s closed". Empty means Story says
 	// the point and the name.
 	Did string
+	// Unrecordable says a reproducer cannot carry the fault: it sends a
+	// frame that is not JSON, and the recorder keeps whole JSON documents
+	// only, so the frame and the stream after it would be lost.
+	Unrecordable bool
 }
 
 // Decision is one fault placed in a plan.
