@@ -73,6 +73,18 @@ func TestFaultEffectsCoverRegistry(t *testing.T) {
 		{"effects - a request fault at LIST points only - fail", []faults.Fault{{Name: "x", Point: faults.RequestPoint}}, map[string]effect{"x": {list: b}}, 1},
 		{"effects - a behaviour at another kind too - fail", []faults.Fault{{Name: "x", Point: faults.ListPoint}}, map[string]effect{"x": {list: b, plan: b}}, 1},
 	}
+	for _, f := range faults.Registry {
+		one := map[string]effect{}
+		if e, ok := effects[f.Name]; ok {
+			one[f.Name] = e
+		}
+		tests = append(tests, struct {
+			name     string
+			registry []faults.Fault
+			table    map[string]effect
+			want     int
+		}{"effects - " + f.Name + " acts at " + f.Point.String() + " points - pass", []faults.Fault{f}, one, 0})
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := effectProblems(tt.registry, tt.table); len(got) != tt.want {
