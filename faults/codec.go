@@ -51,8 +51,8 @@ func choices() []Decision {
 //
 // The N choices are the (fault, parameter values) pairs in registry order:
 // each fault once per combination of its parameters' Values, the last
-// parameter varying fastest ("drop-bookmark", "drop-all-bookmarks",
-// "close-watch:after=0", "close-watch:after=1", …); so byte 0x80+k is
+// parameter varying fastest (a fault without parameters is one choice, one
+// with a parameter of four Values is four in a row); so byte 0x80+k is
 // choice k. Points past the end of b are normal. A decision whose fault
 // does not fit the kind of point it lands on does nothing. Decisions come
 // out sorted by At, in canonical form (see Decision.Canonical). A byte

@@ -17,71 +17,6 @@ type Firing struct {
 	Detail string
 }
 
-// phrase is how a fault reads in words.
-type phrase struct {
-	// do is the action in the imperative, for Describe: "close the watch
-	// after 5 events".
-	do func(d Decision) string
-	// did is a past-tense sentence for Story, with at most one %s for the
-	// point (Point.String): "%s closed".
-	did string
-}
-
-// phrases holds a phrase for every registered fault.
-var phrases = map[string]phrase{
-	"drop-bookmark":      {do: fixed("drop the frame if it is a BOOKMARK"), did: "%s dropped"},
-	"drop-all-bookmarks": {do: fixed("send no BOOKMARK but the initial-events-end one"), did: "%s sent without BOOKMARKs"},
-	"close-watch": {do: func(d Decision) string {
-		if n := d.Param("after"); n > 0 {
-			return "close the watch after " + count(n, "event")
-		}
-		return "close the watch before any event"
-	}, did: "%s closed"},
-	"expire-watch": {do: func(d Decision) string {
-		if n := d.Param("after"); n > 0 {
-			return "send a 410 Expired ERROR after " + count(n, "event")
-		}
-		return "answer 410 Expired at open"
-	}, did: "%s answered 410 Expired"},
-	"expire-continue": {do: fixed("answer 410 Expired"), did: "%s answered 410 Expired"},
-	"too-large-rv":    {do: fixed("answer 504 Timeout, ResourceVersionTooLarge"), did: "%s answered 504 ResourceVersionTooLarge"},
-	"stale-list": {do: func(d Decision) string {
-		return `serve a LIST at resourceVersion "0" from a snapshot ` + count(d.Param("back"), "event") + " old"
-	}, did: "%s served from a stale snapshot"},
-	"http-error": {do: func(d Decision) string {
-		return fmt.Sprintf("answer HTTP %d", d.Param("code"))
-	}, did: "%s answered an HTTP error"},
-	"reset": {do: fixed("cut the connection mid-frame"), did: "%s cut mid-frame"},
-	"delay": {do: func(d Decision) string {
-		return fmt.Sprintf("pause %d ms", d.Param("ms"))
-	}, did: "%s delayed"},
-	"watchlist-unsupported": {do: fixed("refuse WatchList as on etcd 3.4 (ERROR 500)"), did: "%s refused WatchList"},
-	"opaque-rv":             {do: fixed("rewrite every resourceVersion to an opaque string"), did: "every resourceVersion rewritten to an opaque string"},
-	"recreate": {do: func(d Decision) string {
-		return fmt.Sprintf("delete and recreate object %d (key order) under a new UID while the client is away", d.Param("object"))
-	}, did: "object recreated before %s"},
-	"reorder":                    {do: fixed("swap the next two events"), did: "%s swapped with the next event"},
-	"duplicate":                  {do: fixed("send the event twice"), did: "%s sent twice"},
-	"drop-event":                 {do: fixed("drop the event"), did: "%s dropped"},
-	"rv-regress":                 {do: fixed("send the event with an older resourceVersion"), did: "%s sent with an older resourceVersion"},
-	"bookmark-regress":           {do: fixed("insert a BOOKMARK with an older resourceVersion"), did: "older BOOKMARK inserted before %s"},
-	"garble-frame":               {do: fixed("send invalid JSON in its place"), did: "%s garbled"},
-	"missing-initial-events-end": {do: fixed("never send the initial-events-end BOOKMARK"), did: "%s sent no initial-events-end BOOKMARK"},
-}
-
-// fixed is a do func for a fault without parameters.
-func fixed(s string) func(Decision) string {
-	return func(Decision) string { return s }
-}
-
-// count renders "1 event", "5 events".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 // Describe returns the plan in words, one clause per decision in order,
 // where then what: "at point 3: close the watch after 5 events; every LIST
 // page 2: answer 410 Expired". An empty plan is "no faults".
@@ -103,8 +38,8 @@ func describe(d Decision) string {
 		return fmt.Sprintf("unknown fault %q (never fires)", d.Fault)
 	}
 	what := f.Doc
-	if ph, ok := phrases[d.Fault]; ok && ph.do != nil {
-		what = ph.do(d)
+	if f.Do != nil {
+		what = f.Do(d.Canonical())
 	}
 	return where(d, f) + ": " + what
 }
@@ -157,11 +92,11 @@ func Story(fired []Firing) string {
 	}
 	s := make([]string, len(fired))
 	for i, f := range fired {
-		switch ph, ok := phrases[f.Fault]; {
-		case ok && strings.Contains(ph.did, "%s"):
-			s[i] = fmt.Sprintf(ph.did, f.Point)
-		case ok && ph.did != "":
-			s[i] = ph.did
+		switch fault, ok := Lookup(f.Fault); {
+		case ok && strings.Contains(fault.Did, "%s"):
+			s[i] = fmt.Sprintf(fault.Did, f.Point)
+		case ok && fault.Did != "":
+			s[i] = fault.Did
 		default:
 			s[i] = fmt.Sprintf("%s: %s", f.Point, f.Fault)
 		}

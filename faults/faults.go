@@ -114,6 +114,20 @@ type Fault struct {
 	Point PointKind
 	// Params are the fault's parameters.
 	Params []Param
+	// Do says what the decision does, in the imperative, for Describe:
+	// "close the watch after 5 events". Describe passes the decision in
+	// canonical form (Decision.Canonical), every parameter explicit, so Do
+	// reads d.Params (Decision.Param looks the fault up in Registry, which
+	// Registry's own entries cannot refer to). Nil means Doc.
+	Do func(d Decision) string
+	// Did is a past-tense sentence for Story, with at most one %s, filled
+	// with the point (Point.String): "%s closed". Empty means Story says
+	// the point and the name.
+	Did string
+	// Unrecordable says a reproducer cannot carry the fault: it sends a
+	// frame that is not JSON, and the recorder keeps whole JSON documents
+	// only, so the frame and the stream after it would be lost.
+	Unrecordable bool
 }
 
 // Decision is one fault placed in a plan.

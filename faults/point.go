@@ -147,8 +147,14 @@ func fits(k, pk PointKind) bool {
 	return false
 }
 
-// applies reports whether d acts at pt.
-func (d Decision) applies(pt Point) bool {
+// Applies reports whether d acts at pt: its fault is known and its Point
+// kind fits pt.Kind (RequestPoint fits LIST and WATCH points; PlanPoint
+// faults act at no point, see Has), and either d.At == pt.Index, or d.At ==
+// -1 and its where-parameters select pt: "watch"=N a WatchPoint or
+// FramePoint whose Request is N, "list"=N a ListPoint whose Request is N,
+// "page"=N a ListPoint whose Page is N, "frame"=N a FramePoint whose Frame
+// is N; an absent (or 0) where-parameter selects any point.
+func (d Decision) Applies(pt Point) bool {
 	f, ok := Lookup(d.Fault)
 	if !ok || !fits(f.Point, pt.Kind) {
 		return false
@@ -174,16 +180,11 @@ func (d Decision) applies(pt Point) bool {
 	return true
 }
 
-// Match returns the first decision that applies at pt: its fault is known
-// and its Point kind fits pt.Kind (RequestPoint fits LIST and WATCH points;
-// PlanPoint faults never match, see Has), and either d.At == pt.Index, or
-// d.At == -1 and its where-parameters select pt: "watch"=N a WatchPoint or
-// FramePoint whose Request is N, "list"=N a ListPoint whose Request is N,
-// "page"=N a ListPoint whose Page is N, "frame"=N a FramePoint whose Frame
-// is N; an absent (or 0) where-parameter selects any point.
+// Match returns the first decision that applies at pt (see
+// Decision.Applies).
 func (p Plan) Match(pt Point) (Decision, bool) {
 	for _, d := range p.Decisions {
-		if d.applies(pt) {
+		if d.Applies(pt) {
 			return d, true
 		}
 	}
@@ -208,8 +209,7 @@ func (p Plan) Spent(points int) bool {
 	return true
 }
 
-// Has reports whether some decision names the fault; it is how the replayer
-// asks about PlanPoint faults, which act on the whole replay.
+// Has reports whether some decision names the fault.
 func (p Plan) Has(name string) bool {
 	for _, d := range p.Decisions {
 		if d.Fault == name {

@@ -79,6 +79,9 @@ func TestMatchGoValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.d.Applies(tt.pt); got != tt.wantOK {
+				t.Errorf("Applies(%+v) for %+v: got %v, want %v", tt.pt, tt.d, got, tt.wantOK)
+			}
 			_, ok := Plan{Decisions: []Decision{tt.d}}.Match(tt.pt)
 			if ok != tt.wantOK {
 				t.Errorf("Match(%+v) for %+v: got %v, want %v", tt.pt, tt.d, ok, tt.wantOK)

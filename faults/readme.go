@@ -14,11 +14,11 @@ var actsAt = map[PointKind]string{
 	PlanPoint:    "whole replay",
 }
 
-// RegistryTable renders Registry as a Markdown table, one row per fault in
+// registryTable renders Registry as a Markdown table, one row per fault in
 // registry order: name | class | acts at | parameters (values) | what it
 // does. README.md carries it between the faults markers; a test keeps the
 // two equal.
-func RegistryTable() string {
+func registryTable() string {
 	var b strings.Builder
 	b.WriteString("| name | class | acts at | parameters (values) | what it does |\n")
 	b.WriteString("|---|---|---|---|---|\n")

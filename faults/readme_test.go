@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite README.md's faults section from RegistryTable")
+var update = flag.Bool("update", false, "rewrite README.md's faults section from registryTable")
 
 // readmePath is the project README, which carries the registry table.
 const readmePath = "../README.md"
@@ -49,7 +49,7 @@ func TestReadmeTable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("read %s: got error %v, want none", readmePath, err)
 	}
-	want := RegistryTable()
+	want := registryTable()
 	if *update {
 		out, err := replaceSection(string(data), want)
 		if err != nil {
@@ -70,7 +70,7 @@ func TestReadmeTable(t *testing.T) {
 }
 
 func TestRegistryTable(t *testing.T) {
-	table := RegistryTable()
+	table := registryTable()
 	lines := strings.Split(strings.TrimSuffix(table, "\n"), "\n")
 	tests := []struct {
 		name string

@@ -1,55 +1,114 @@
 package faults
 
+import "fmt"
+
 // Registry holds every fault lwreplay knows, legal ones first. The name is
-// the CLI value, subtest name and report key.
+// the CLI value, subtest name and report key. An entry is all there is to
+// say about a fault but how the replayer acts it out: its class, the kind of
+// point it acts at, its parameters, and how Describe and Story say it.
 var Registry = []Fault{
 	// legal: kube-apiserver may do this; a correct client converges
 	{Name: "drop-bookmark", Class: Legal, Point: FramePoint,
-		Doc: "a BOOKMARK frame is not sent (bookmarks are best-effort; the initial-events-end bookmark is never dropped)"},
+		Doc: "a BOOKMARK frame is not sent (bookmarks are best-effort; the initial-events-end bookmark is never dropped)",
+		Do:  fixed("drop the frame if it is a BOOKMARK"), Did: "%s dropped"},
 	{Name: "drop-all-bookmarks", Class: Legal, Point: WatchPoint,
-		Doc: "the watch sends no BOOKMARK at all but the initial-events-end one"},
+		Doc: "the watch sends no BOOKMARK at all but the initial-events-end one",
+		Do:  fixed("send no BOOKMARK but the initial-events-end one"), Did: "%s sent without BOOKMARKs"},
 	{Name: "close-watch", Class: Legal, Point: WatchPoint,
 		Doc:    "the watch stream ends cleanly after some events, as at a timeout or an apiserver restart",
-		Params: []Param{{Name: "after", Doc: "events sent before the close (0: none)", Values: []int{0, 1, 2, 5}}}},
+		Params: []Param{{Name: "after", Doc: "events sent before the close (0: none)", Values: []int{0, 1, 2, 5}}},
+		Do: func(d Decision) string {
+			if n := d.Params["after"]; n > 0 {
+				return "close the watch after " + count(n, "event")
+			}
+			return "close the watch before any event"
+		},
+		Did: "%s closed"},
 	{Name: "expire-watch", Class: Legal, Point: WatchPoint,
 		Doc:    "the watch is answered with one ERROR event, 410 Expired: when it opens, or mid-stream after some events",
-		Params: []Param{{Name: "after", Doc: "events sent before the ERROR (0: at open)", Values: []int{0, 1, 3}}}},
+		Params: []Param{{Name: "after", Doc: "events sent before the ERROR (0: at open)", Values: []int{0, 1, 3}}},
+		Do: func(d Decision) string {
+			if n := d.Params["after"]; n > 0 {
+				return "send a 410 Expired ERROR after " + count(n, "event")
+			}
+			return "answer 410 Expired at open"
+		},
+		Did: "%s answered 410 Expired"},
 	{Name: "expire-continue", Class: Legal, Point: ListPoint,
-		Doc: "a LIST page requested with a continue token is answered 410 Expired (the token is past compaction)"},
+		Doc: "a LIST page requested with a continue token is answered 410 Expired (the token is past compaction)",
+		Do:  fixed("answer 410 Expired"), Did: "%s answered 410 Expired"},
 	{Name: "too-large-rv", Class: Legal, Point: ListPoint,
-		Doc: "the LIST is answered 504 Timeout, cause ResourceVersionTooLarge, as by an apiserver whose cache lags"},
+		Doc: "the LIST is answered 504 Timeout, cause ResourceVersionTooLarge, as by an apiserver whose cache lags",
+		Do:  fixed("answer 504 Timeout, ResourceVersionTooLarge"), Did: "%s answered 504 ResourceVersionTooLarge"},
 	{Name: "stale-list", Class: Legal, Point: ListPoint,
 		Doc:    `a LIST at resourceVersion "0" is served from an older snapshot of the history (a lagging watch cache)`,
-		Params: []Param{{Name: "back", Doc: "events the snapshot lags behind (stops at the compaction point)", Values: []int{1, 3, 10}}}},
+		Params: []Param{{Name: "back", Doc: "events the snapshot lags behind (stops at the compaction point)", Values: []int{1, 3, 10}}},
+		Do: func(d Decision) string {
+			return `serve a LIST at resourceVersion "0" from a snapshot ` + count(d.Params["back"], "event") + " old"
+		},
+		Did: "%s served from a stale snapshot"},
 	{Name: "http-error", Class: Legal, Point: RequestPoint,
 		Doc:    "the request is answered with an HTTP error Status: 429 without Retry-After, 500 or 503",
-		Params: []Param{{Name: "code", Doc: "the HTTP status code", Values: []int{429, 500, 503}}}},
+		Params: []Param{{Name: "code", Doc: "the HTTP status code", Values: []int{429, 500, 503}}},
+		Do:     func(d Decision) string { return fmt.Sprintf("answer HTTP %d", d.Params["code"]) },
+		Did:    "%s answered an HTTP error"},
 	{Name: "reset", Class: Legal, Point: FramePoint,
-		Doc: "the connection is cut in the middle of the frame, as by a proxy or a network fault"},
+		Doc: "the connection is cut in the middle of the frame, as by a proxy or a network fault",
+		Do:  fixed("cut the connection mid-frame"), Did: "%s cut mid-frame"},
 	{Name: "delay", Class: Legal, Point: FramePoint,
 		Doc:    "the stream pauses before the frame, in virtual time",
-		Params: []Param{{Name: "ms", Doc: "the pause in milliseconds", Values: []int{100, 1000, 10000, 65000}}}},
+		Params: []Param{{Name: "ms", Doc: "the pause in milliseconds", Values: []int{100, 1000, 10000, 65000}}},
+		Do:     func(d Decision) string { return fmt.Sprintf("pause %d ms", d.Params["ms"]) },
+		Did:    "%s delayed"},
 	{Name: "watchlist-unsupported", Class: Legal, Point: WatchPoint,
-		Doc: "a WatchList request is answered as by an apiserver on etcd 3.4: one ERROR event, 500, RequestWatchProgress disabled"},
+		Doc: "a WatchList request is answered as by an apiserver on etcd 3.4: one ERROR event, 500, RequestWatchProgress disabled",
+		Do:  fixed("refuse WatchList as on etcd 3.4 (ERROR 500)"), Did: "%s refused WatchList"},
 	{Name: "opaque-rv", Class: Legal, Point: PlanPoint,
-		Doc: "every resourceVersion is rewritten to a non-numeric string, order kept (RVs are opaque by contract)"},
+		Doc: "every resourceVersion is rewritten to a non-numeric string, order kept (RVs are opaque by contract)",
+		Do:  fixed("rewrite every resourceVersion to an opaque string"), Did: "every resourceVersion rewritten to an opaque string"},
 	{Name: "recreate", Class: Legal, Point: WatchPoint,
 		Doc:    "while the client is away, an object is deleted and created again under its name with a new UID; the re-watch gets 410 and the relist shows only the result",
-		Params: []Param{{Name: "object", Doc: "which object of the state, by key order (modulo its size)", Values: []int{0, 1, 7}}}},
+		Params: []Param{{Name: "object", Doc: "which object of the state, by key order (modulo its size)", Values: []int{0, 1, 7}}},
+		Do: func(d Decision) string {
+			return fmt.Sprintf("delete and recreate object %d (key order) under a new UID while the client is away", d.Params["object"])
+		},
+		Did: "object recreated before %s"},
 
 	// breaking: violates the watch contract; a client may diverge
 	{Name: "reorder", Class: Breaking, Point: FramePoint,
-		Doc: "the next two events are sent in swapped order"},
+		Doc: "the next two events are sent in swapped order",
+		Do:  fixed("swap the next two events"), Did: "%s swapped with the next event"},
 	{Name: "duplicate", Class: Breaking, Point: FramePoint,
-		Doc: "the event is sent twice"},
+		Doc: "the event is sent twice",
+		Do:  fixed("send the event twice"), Did: "%s sent twice"},
 	{Name: "drop-event", Class: Breaking, Point: FramePoint,
-		Doc: "the event is not sent; the stream goes on"},
+		Doc: "the event is not sent; the stream goes on",
+		Do:  fixed("drop the event"), Did: "%s dropped"},
 	{Name: "rv-regress", Class: Breaking, Point: FramePoint,
-		Doc: "the event carries a resourceVersion older than the one before it"},
+		Doc: "the event carries a resourceVersion older than the one before it",
+		Do:  fixed("send the event with an older resourceVersion"), Did: "%s sent with an older resourceVersion"},
 	{Name: "bookmark-regress", Class: Breaking, Point: FramePoint,
-		Doc: "a BOOKMARK with a resourceVersion older than the last sent is inserted before the frame"},
+		Doc: "a BOOKMARK with a resourceVersion older than the last sent is inserted before the frame",
+		Do:  fixed("insert a BOOKMARK with an older resourceVersion"), Did: "older BOOKMARK inserted before %s"},
 	{Name: "garble-frame", Class: Breaking, Point: FramePoint,
-		Doc: "an invalid JSON frame is sent in place of the frame"},
+		Doc: "an invalid JSON frame is sent in place of the frame",
+		Do:  fixed("send invalid JSON in its place"), Did: "%s garbled",
+		Unrecordable: true},
 	{Name: "missing-initial-events-end", Class: Breaking, Point: WatchPoint,
-		Doc: "a WatchList stream never sends its initial-events-end bookmark"},
+		Doc: "a WatchList stream never sends its initial-events-end bookmark",
+		Do:  fixed("never send the initial-events-end BOOKMARK"), Did: "%s sent no initial-events-end BOOKMARK"},
+}
+
+// fixed is a Do func for a fault whose words do not depend on its
+// parameters.
+func fixed(s string) func(Decision) string {
+	return func(Decision) string { return s }
+}
+
+// count renders "1 event", "5 events".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

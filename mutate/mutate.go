@@ -86,10 +86,12 @@ type Result struct {
 // Run replays files under o.Plan to a reference client and writes the
 // traffic it was sent to out (a .yaml path) as a reproducer.
 func Run(ctx context.Context, files []*cassette.File, out string, o Options) (Result, error) {
-	// The recorder keeps whole JSON documents only: a garbled frame, and
-	// the stream after it, would not reach the reproducer.
-	if o.Plan.Has("garble-frame") {
-		return Result{}, fmt.Errorf("%w: garble-frame: a frame that is not JSON cannot be recorded", ErrUnsupported)
+	// The recorder keeps whole JSON documents only: a frame that is not
+	// JSON, and the stream after it, would not reach the reproducer.
+	for _, d := range o.Plan.Decisions {
+		if f, ok := faults.Lookup(d.Fault); ok && f.Unrecordable {
+			return Result{}, fmt.Errorf("%w: %s: a frame that is not JSON cannot be recorded", ErrUnsupported, d.Fault)
+		}
 	}
 	h, err := history.Build(files...)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -145,14 +146,35 @@ func TestMutateReplaysTheSame(t *testing.T) {
 	}
 }
 
-func TestMutateRefusesGarbleFrame(t *testing.T) {
+func TestMutateRefusesUnrecordable(t *testing.T) {
 	files, err := cassette.LoadAll(realCassette)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Run(context.Background(), files, filepath.Join(t.TempDir(), "r.yaml"), Options{Plan: mustPlan(t, "garble-frame:frame=3")})
-	if !errors.Is(err, ErrUnsupported) {
-		t.Fatalf("mutate - garble-frame plan - fail: got error %v, want %v", err, ErrUnsupported)
+	tests := []struct {
+		name  string
+		specs []string
+		fault string // the fault the error names
+	}{
+		{"mutate - garble-frame at frame 3 - fail", []string{"garble-frame:frame=3"}, "garble-frame"},
+		{"mutate - garble-frame after a recordable fault - fail", []string{"delay:ms=100,at=9", "garble-frame:at=12"}, "garble-frame"},
+	}
+	for _, f := range faults.Registry {
+		if f.Unrecordable {
+			tests = append(tests, struct {
+				name  string
+				specs []string
+				fault string
+			}{"mutate - unrecordable " + f.Name + " - fail", []string{f.Name}, f.Name})
+		}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Run(context.Background(), files, filepath.Join(t.TempDir(), "r.yaml"), Options{Plan: mustPlan(t, tt.specs...)})
+			if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), tt.fault+":") {
+				t.Errorf("error: got %v, want %v naming %s", err, ErrUnsupported, tt.fault)
+			}
+		})
 	}
 }
 

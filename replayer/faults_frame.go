@@ -33,109 +33,154 @@ type outFrame struct {
 type peekFunc func() (f outFrame, skip func(), ok bool)
 
 // emit sends frame f, acting out the decision that fires at its frame
-// point. peek finds the next event frame (for reorder); it may be nil.
+// point, then runs the watch's end hook. peek finds the next event frame
+// (for reorder); it may be nil.
 func (ws *watchStream) emit(f outFrame, peek peekFunc) error {
 	x := ws.fx
 	if x == nil {
 		return ws.fw.frame(f.typ, f.obj)
 	}
-	bookmark := f.typ == history.Bookmark
-	switch {
-	case bookmark && f.initialEnd && x.fault == "missing-initial-events-end",
-		bookmark && !f.initialEnd && x.fault == "drop-all-bookmarks":
+	if x.skip != nil && x.skip(f) {
 		return nil // not sent: no frame point
 	}
 	x.frames++
-	var older string
-	pt := faults.Point{Kind: faults.FramePoint, Request: x.point.Request, Frame: x.frames, Bookmark: bookmark}
-	pt, d, ok := ws.s.reach(pt, func(d faults.Decision) bool {
-		switch d.Fault {
-		case "reset", "delay", "garble-frame":
-			return true
-		case "drop-bookmark":
-			return bookmark && !f.initialEnd
-		case "duplicate", "drop-event":
-			return !bookmark
-		case "reorder":
-			if bookmark || peek == nil {
-				return false
-			}
-			_, _, ok := peek()
-			return ok
-		case "rv-regress", "bookmark-regress":
-			if bookmark && d.Fault == "rv-regress" {
-				return false
-			}
-			var ok bool
-			older, ok = ws.olderRV()
-			return ok
-		}
-		return false
-	})
+	pt := faults.Point{Kind: faults.FramePoint, Request: x.point.Request, Frame: x.frames, Bookmark: f.typ == history.Bookmark}
+	c := &pointCtx{s: ws.s, pt: pt, ws: ws, frame: f, peek: peek}
+	act, ok := ws.s.reach(c)
 	if !ok {
-		if err := ws.write(f); err != nil {
-			return err
-		}
-		return ws.afterEvents()
+		act = func() error { return ws.write(f) }
 	}
-	at := "rv " + f.rv
-	switch d.Fault {
-	case "drop-bookmark", "drop-event":
-		ws.s.fire(pt, d.Fault, at)
+	if err := act(); err != nil {
+		return err
+	}
+	if x.end != nil {
+		return x.end(ws)
+	}
+	return nil
+}
+
+// dropBookmark sends nothing in place of a BOOKMARK but the
+// initial-events-end one (drop-bookmark).
+func dropBookmark(c *pointCtx, d faults.Decision) (func() error, bool) {
+	if !c.bookmark() || c.frame.initialEnd {
+		return nil, false
+	}
+	return dropped(c, d), true
+}
+
+// dropEvent sends nothing in place of an event (drop-event).
+func dropEvent(c *pointCtx, d faults.Decision) (func() error, bool) {
+	if c.bookmark() {
+		return nil, false
+	}
+	return dropped(c, d), true
+}
+
+// dropped fires d at the frame and sends nothing.
+func dropped(c *pointCtx, d faults.Decision) func() error {
+	return func() error {
+		c.s.fire(c.pt, d.Fault, c.frameRV())
 		return nil
-	case "garble-frame":
-		ws.s.fire(pt, d.Fault, at)
-		return ws.fw.raw([]byte(garbledFrame))
-	case "reset":
-		ws.s.fire(pt, d.Fault, at)
-		ws.fw.cut(f)
+	}
+}
+
+// garbleFrame sends invalid JSON in place of the frame (garble-frame).
+func garbleFrame(c *pointCtx, d faults.Decision) (func() error, bool) {
+	return func() error {
+		c.s.fire(c.pt, d.Fault, c.frameRV())
+		return c.ws.fw.raw([]byte(garbledFrame))
+	}, true
+}
+
+// resetFrame cuts the connection in the middle of the frame (reset).
+func resetFrame(c *pointCtx, d faults.Decision) (func() error, bool) {
+	return func() error {
+		c.s.fire(c.pt, d.Fault, c.frameRV())
+		c.ws.fw.cut(c.frame)
 		return errStreamEnd
-	case "delay":
+	}, true
+}
+
+// delayFrame pauses "ms" milliseconds before the frame (delay).
+func delayFrame(c *pointCtx, d faults.Decision) (func() error, bool) {
+	return func() error {
 		ms := d.Param("ms")
-		ws.s.fire(pt, d.Fault, fmt.Sprintf("%d ms before %s", ms, at))
-		if !ws.pause(time.Duration(ms) * time.Millisecond) {
+		c.s.fire(c.pt, d.Fault, fmt.Sprintf("%d ms before %s", ms, c.frameRV()))
+		if !c.ws.pause(time.Duration(ms) * time.Millisecond) {
 			return errStreamEnd
 		}
-		if err := ws.write(f); err != nil {
-			return err
-		}
-	case "duplicate":
-		ws.s.fire(pt, d.Fault, at)
-		if err := ws.write(f); err != nil {
-			return err
-		}
-		if err := ws.write(f); err != nil {
-			return err
-		}
-	case "reorder":
-		next, skip, _ := peek()
-		skip()
-		x.frames++ // the next event's frame is sent here
-		ws.s.fire(pt, d.Fault, fmt.Sprintf("%s sent after rv %s", at, next.rv))
-		if err := ws.write(next); err != nil {
-			return err
-		}
-		if err := ws.write(f); err != nil {
-			return err
-		}
-	case "rv-regress":
-		ws.s.fire(pt, d.Fault, fmt.Sprintf("%s sent as %s", at, older))
-		g := f
-		g.obj, g.rv = replaceRV(f.obj, older), older
-		if err := ws.write(g); err != nil {
-			return err
-		}
-	case "bookmark-regress":
-		ws.s.fire(pt, d.Fault, fmt.Sprintf("rv %s before %s", older, at))
-		b := outFrame{typ: history.Bookmark, obj: bookmarkObject(ws.l.Resource, older, false), rv: older}
-		if err := ws.write(b); err != nil {
-			return err
-		}
-		if err := ws.write(f); err != nil {
-			return err
-		}
+		return c.ws.write(c.frame)
+	}, true
+}
+
+// duplicateEvent sends an event twice (duplicate).
+func duplicateEvent(c *pointCtx, d faults.Decision) (func() error, bool) {
+	if c.bookmark() {
+		return nil, false
 	}
-	return ws.afterEvents()
+	return func() error {
+		c.s.fire(c.pt, d.Fault, c.frameRV())
+		if err := c.ws.write(c.frame); err != nil {
+			return err
+		}
+		return c.ws.write(c.frame)
+	}, true
+}
+
+// reorderEvents sends the next event the stream has now before this one
+// (reorder); the next event's frame number goes with it.
+func reorderEvents(c *pointCtx, d faults.Decision) (func() error, bool) {
+	if c.bookmark() || c.peek == nil {
+		return nil, false
+	}
+	if _, _, ok := c.peek(); !ok {
+		return nil, false
+	}
+	return func() error {
+		next, skip, _ := c.peek()
+		skip()
+		c.ws.fx.frames++ // the next event's frame is sent here
+		c.s.fire(c.pt, d.Fault, fmt.Sprintf("%s sent after rv %s", c.frameRV(), next.rv))
+		if err := c.ws.write(next); err != nil {
+			return err
+		}
+		return c.ws.write(c.frame)
+	}, true
+}
+
+// regressRV sends an event carrying a resourceVersion older than the last
+// frame's (rv-regress).
+func regressRV(c *pointCtx, d faults.Decision) (func() error, bool) {
+	if c.bookmark() {
+		return nil, false
+	}
+	older, ok := c.ws.olderRV()
+	if !ok {
+		return nil, false
+	}
+	return func() error {
+		c.s.fire(c.pt, d.Fault, fmt.Sprintf("%s sent as %s", c.frameRV(), older))
+		g := c.frame
+		g.obj, g.rv = replaceRV(c.frame.obj, older), older
+		return c.ws.write(g)
+	}, true
+}
+
+// regressBookmark sends a BOOKMARK older than the last frame before the
+// frame (bookmark-regress).
+func regressBookmark(c *pointCtx, d faults.Decision) (func() error, bool) {
+	older, ok := c.ws.olderRV()
+	if !ok {
+		return nil, false
+	}
+	return func() error {
+		c.s.fire(c.pt, d.Fault, fmt.Sprintf("rv %s before %s", older, c.frameRV()))
+		b := outFrame{typ: history.Bookmark, obj: bookmarkObject(c.ws.l.Resource, older, false), rv: older}
+		if err := c.ws.write(b); err != nil {
+			return err
+		}
+		return c.ws.write(c.frame)
+	}, true
 }
 
 // write sends f and counts it.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -16,12 +17,21 @@ var errNoRecreate = errors.New("nothing to recreate")
 // opaqueWidth is the least number of base-36 digits of an opaque RV.
 const opaqueWidth = 6
 
+// opaqueRV makes the server serve opaque resourceVersions from the start
+// (opaque-rv; see opaqueRVs).
+func opaqueRV(c *pointCtx, d faults.Decision) (func() error, bool) {
+	return func() error {
+		c.s.fire(c.pt, d.Fault, c.s.opaqueRVs())
+		return nil
+	}, true
+}
+
 // opaqueRVs makes the server serve its history with every resourceVersion
 // rewritten to "r" and the zero-padded base-36 rank of the RV (r000000,
-// r000001, ...): the order is kept and no RV parses as an integer
-// (opaque-rv). The compaction point moves to the rewritten RV of its
-// position.
-func (s *Server) opaqueRVs() {
+// r000001, ...): the order is kept and no RV parses as an integer. The
+// compaction point moves to the rewritten RV of its position. It returns
+// a detail for the fired log: what it rewrote, or why it could not.
+func (s *Server) opaqueRVs() (detail string) {
 	rvs, err := s.h.RVs()
 	var out *history.History
 	names := make(map[string]string, len(rvs))
@@ -34,8 +44,7 @@ func (s *Server) opaqueRVs() {
 		out, err = history.RewriteRVs(s.h, func(rv string) string { return names[rv] })
 	}
 	if err != nil {
-		s.fire(planPoint, "opaque-rv", "not applied: "+err.Error())
-		return
+		return "not applied: " + err.Error()
 	}
 	if c := s.opts.compaction; c != "" {
 		// the newest RV of the history at or before the compaction point
@@ -51,7 +60,7 @@ func (s *Server) opaqueRVs() {
 	if len(rvs) > 0 {
 		last = rvs[len(rvs)-1]
 	}
-	s.fire(planPoint, "opaque-rv", fmt.Sprintf("%d rvs, newest %s as %s", len(rvs), last, names[last]))
+	return fmt.Sprintf("%d rvs, newest %s as %s", len(rvs), last, names[last])
 }
 
 // canRecreate reports whether a recreate fault can act at a watch of res

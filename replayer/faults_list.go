@@ -29,50 +29,69 @@ func (s *Server) listPoint(w http.ResponseWriter, r *http.Request, q history.Req
 		}
 		pt.Page = continuePage(l, f, q.Namespace, tok, limit)
 	}
-	var stalePos int
-	pt, d, ok := s.reach(pt, func(d faults.Decision) bool {
-		switch d.Fault {
-		case "http-error":
-			_, ok := httpError(d.Param("code"))
-			return ok
-		case "expire-continue":
-			return q.Continue != "" && !tok.consistent
-		case "too-large-rv":
-			return true
-		case "stale-list":
-			var ok bool
-			stalePos, ok = s.stalePosition(l, q, d.Param("back"))
-			return ok
-		}
-		return false
-	})
+	c := &pointCtx{s: s, pt: pt, w: w, r: r, q: q, l: l, filter: f, limit: limit, tok: tok}
+	act, ok := s.reach(c)
+	return ok && errors.Is(act(), errAnswered)
+}
+
+// answerHTTPError answers a LIST or WATCH request with the HTTP error
+// Status of the decision's code (http-error).
+func answerHTTPError(c *pointCtx, d faults.Decision) (func() error, bool) {
+	st, ok := httpError(d.Param("code"))
 	if !ok {
-		return false
+		return nil, false
 	}
-	switch d.Fault {
-	case "http-error":
-		st, _ := httpError(d.Param("code"))
-		s.fire(pt, d.Fault, fmt.Sprint(st.Code))
-		writeStatus(w, r, st)
-	case "expire-continue":
+	return func() error {
+		c.s.fire(c.pt, d.Fault, fmt.Sprint(st.Code))
+		writeStatus(c.w, c.r, st)
+		return errAnswered
+	}, true
+}
+
+// expireContinue answers a LIST page asked for with a continue token 410
+// Expired, with a token that goes on from the same key at the newest state
+// (expire-continue); a first page or a consistent token cannot expire.
+func expireContinue(c *pointCtx, d faults.Decision) (func() error, bool) {
+	if c.q.Continue == "" || c.tok.consistent {
+		return nil, false
+	}
+	return func() error {
 		st := expired(continueTooOldMsg)
-		st.ListMeta.Continue = continueToken{consistent: true, start: tok.start}.encode()
-		s.fire(pt, d.Fault, "rv "+tok.rv)
-		writeStatus(w, r, st)
-	case "too-large-rv":
-		want := q.ResourceVersion
-		if want == "" || want == "0" || q.Continue != "" {
-			want = l.LastRV()
+		st.ListMeta.Continue = continueToken{consistent: true, start: c.tok.start}.encode()
+		c.s.fire(c.pt, d.Fault, "rv "+c.tok.rv)
+		writeStatus(c.w, c.r, st)
+		return errAnswered
+	}, true
+}
+
+// tooLargeRV answers a LIST 504 Timeout, ResourceVersionTooLarge, for the
+// RV it asked for or, without one, the history's last (too-large-rv).
+func tooLargeRV(c *pointCtx, d faults.Decision) (func() error, bool) {
+	return func() error {
+		want := c.q.ResourceVersion
+		if want == "" || want == "0" || c.q.Continue != "" {
+			want = c.l.LastRV()
 		}
-		s.fire(pt, d.Fault, "rv "+want)
-		writeStatus(w, r, tooLarge(want, l.RVAt(s.newestPosition(l))))
-	case "stale-list":
-		rv := l.RVAt(stalePos)
-		s.fire(pt, d.Fault, fmt.Sprintf("rv %s, %d events back", rv, s.newestPosition(l)-stalePos))
-		p := paginate(l.StateAt(stalePos), f, q.Namespace, "", limit)
-		writeJSONAnswer(w, r, "application/json", listBody(l.Resource, rv, p))
+		c.s.fire(c.pt, d.Fault, "rv "+want)
+		writeStatus(c.w, c.r, tooLarge(want, c.l.RVAt(c.s.newestPosition(c.l))))
+		return errAnswered
+	}, true
+}
+
+// staleList answers a LIST at resourceVersion "0" from an older state
+// (stale-list; see stalePosition).
+func staleList(c *pointCtx, d faults.Decision) (func() error, bool) {
+	pos, ok := c.s.stalePosition(c.l, c.q, d.Param("back"))
+	if !ok {
+		return nil, false
 	}
-	return true
+	return func() error {
+		rv := c.l.RVAt(pos)
+		c.s.fire(c.pt, d.Fault, fmt.Sprintf("rv %s, %d events back", rv, c.s.newestPosition(c.l)-pos))
+		p := paginate(c.l.StateAt(pos), c.filter, c.q.Namespace, "", c.limit)
+		writeJSONAnswer(c.w, c.r, "application/json", listBody(c.l.Resource, rv, p))
+		return errAnswered
+	}, true
 }
 
 // continuePage derives which page of its chain a continue token asks for:

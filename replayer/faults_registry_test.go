@@ -2,6 +2,8 @@ package replayer
 
 import (
 	"bytes"
+	"fmt"
+	"sort"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -9,22 +11,86 @@ import (
 	"github.com/lwreplay/lwreplay/faults"
 )
 
-func TestFaultEffectsCoverRegistry(t *testing.T) {
-	for _, f := range faults.Registry {
-		t.Run("effects - "+f.Name+" - pass", func(t *testing.T) {
-			k, ok := effects[f.Name]
-			if !ok {
-				t.Fatalf("effect of %s: got none, want one", f.Name)
+// pointKinds are the kinds of point an effect has a behaviour for.
+var pointKinds = []faults.PointKind{faults.ListPoint, faults.WatchPoint, faults.FramePoint, faults.PlanPoint}
+
+// actsAt reports whether a fault registered at kind p acts at points of
+// kind k: a RequestPoint fault at LIST and WATCH points, any other at its
+// own kind.
+func actsAt(p, k faults.PointKind) bool {
+	if p == faults.RequestPoint {
+		return k == faults.ListPoint || k == faults.WatchPoint
+	}
+	return p == k
+}
+
+// effectProblems lists what keeps table from matching registry: a fault
+// with no effect, an effect of no fault, an effect with no behaviour at a
+// kind of point its fault acts at or with one at a kind it does not.
+func effectProblems(registry []faults.Fault, table map[string]effect) []string {
+	var out []string
+	known := map[string]bool{}
+	for _, f := range registry {
+		known[f.Name] = true
+		e, ok := table[f.Name]
+		if !ok {
+			out = append(out, fmt.Sprintf("%s: no effect", f.Name))
+			continue
+		}
+		for _, k := range pointKinds {
+			switch has, want := e.at(k) != nil, actsAt(f.Point, k); {
+			case want && !has:
+				out = append(out, fmt.Sprintf("%s: no behaviour at a %s point, where it acts (%s)", f.Name, k, f.Point))
+			case has && !want:
+				out = append(out, fmt.Sprintf("%s: a behaviour at a %s point, where it does not act (%s)", f.Name, k, f.Point))
 			}
-			if k != f.Point {
-				t.Errorf("effect of %s: got at %s points, want %s", f.Name, k, f.Point)
+		}
+	}
+	for name := range table {
+		if !known[name] {
+			out = append(out, fmt.Sprintf("%s: an effect of no registered fault", name))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestFaultEffectsCoverRegistry(t *testing.T) {
+	var b behaviour = func(*pointCtx, faults.Decision) (func() error, bool) { return nil, false }
+	tests := []struct {
+		name     string
+		registry []faults.Fault
+		table    map[string]effect
+		want     int // problems
+	}{
+		{"effects - the replayer's table and faults.Registry - pass", faults.Registry, effects, 0},
+		{"effects - a LIST fault with a LIST behaviour - pass", []faults.Fault{{Name: "x", Point: faults.ListPoint}}, map[string]effect{"x": {list: b}}, 0},
+		{"effects - a request fault at LIST and WATCH points - pass", []faults.Fault{{Name: "x", Point: faults.RequestPoint}}, map[string]effect{"x": {list: b, watch: b}}, 0},
+		{"effects - a plan fault at the start - pass", []faults.Fault{{Name: "x", Point: faults.PlanPoint}}, map[string]effect{"x": {plan: b}}, 0},
+		{"effects - a fault with no effect - fail", []faults.Fault{{Name: "x", Point: faults.FramePoint}}, map[string]effect{}, 1},
+		{"effects - an effect of no fault - fail", nil, map[string]effect{"x": {frame: b}}, 1},
+		{"effects - no behaviour at the fault's kind - fail", []faults.Fault{{Name: "x", Point: faults.WatchPoint}}, map[string]effect{"x": {frame: b}}, 2},
+		{"effects - a request fault at LIST points only - fail", []faults.Fault{{Name: "x", Point: faults.RequestPoint}}, map[string]effect{"x": {list: b}}, 1},
+		{"effects - a behaviour at another kind too - fail", []faults.Fault{{Name: "x", Point: faults.ListPoint}}, map[string]effect{"x": {list: b, plan: b}}, 1},
+	}
+	for _, f := range faults.Registry {
+		one := map[string]effect{}
+		if e, ok := effects[f.Name]; ok {
+			one[f.Name] = e
+		}
+		tests = append(tests, struct {
+			name     string
+			registry []faults.Fault
+			table    map[string]effect
+			want     int
+		}{"effects - " + f.Name + " acts at " + f.Point.String() + " points - pass", []faults.Fault{f}, one, 0})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := effectProblems(tt.registry, tt.table); len(got) != tt.want {
+				t.Errorf("problems: got %d %q, want %d", len(got), got, tt.want)
 			}
 		})
-	}
-	for name := range effects {
-		if _, ok := faults.Lookup(name); !ok {
-			t.Errorf("effect %s: got no registry fault, want one", name)
-		}
 	}
 }
 

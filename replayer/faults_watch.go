@@ -1,6 +1,7 @@
 package replayer
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -18,15 +19,16 @@ const (
 )
 
 // watchFaults is what a fault plan does to one watch stream: the watch's
-// point, the watch-level fault acting on the stream, and what the stream
-// has sent so far.
+// point, the hooks a watch-level fault put on the stream, and what the
+// stream has sent so far.
 type watchFaults struct {
 	point faults.Point // the WATCH point; Request is the watch's ordinal
-	// fault is the watch-level fault acting on the stream:
-	// drop-all-bookmarks, close-watch, expire-watch,
-	// missing-initial-events-end, or "".
-	fault  string
-	after  int    // close-watch, expire-watch: events sent before the end
+	// skip, when set, says a frame is not sent; it reaches no point.
+	skip func(outFrame) bool
+	// end, when set, runs after each frame point that did not end the
+	// stream (the frame sent, or what a fault did in its place); an error
+	// ends the stream.
+	end    func(*watchStream) error
 	frames int    // frame points reached
 	events int    // event frames sent (not bookmarks)
 	lastRV string // the resourceVersion of the last frame sent
@@ -40,72 +42,122 @@ func (s *Server) watchPoint(w http.ResponseWriter, r *http.Request, q history.Re
 	if s.fx == nil {
 		return nil, false
 	}
-	// kube-apiserver's isListWatchRequest: initial events and an
-	// initial-events-end bookmark
-	listWatch := watchList && q.AllowWatchBookmarks
-	resumes := !watchList && q.ResourceVersion != "" && q.ResourceVersion != "0"
-	pt, d, ok := s.reach(faults.Point{Kind: faults.WatchPoint}, func(d faults.Decision) bool {
-		switch d.Fault {
-		case "http-error":
-			_, ok := httpError(d.Param("code"))
-			return ok
-		case "drop-all-bookmarks":
-			return q.AllowWatchBookmarks
-		case "close-watch", "expire-watch":
-			return true
-		case "watchlist-unsupported", "missing-initial-events-end":
-			return listWatch
-		case "recreate":
-			return resumes && s.canRecreate(l.Resource, q.ResourceVersion)
-		}
-		return false
-	})
-	wf := &watchFaults{point: pt}
-	if !ok {
-		return wf, false
-	}
-	from := fmt.Sprintf("rv %q", q.ResourceVersion)
-	if q.ResourceVersion != "" {
-		from = "rv " + q.ResourceVersion
-	}
-	switch d.Fault {
-	case "http-error":
-		st, _ := httpError(d.Param("code"))
-		s.fire(pt, d.Fault, fmt.Sprint(st.Code))
-		writeStatus(w, r, st)
+	c := &pointCtx{s: s, pt: faults.Point{Kind: faults.WatchPoint}, w: w, r: r, q: q, l: l, watchList: watchList, wf: &watchFaults{}}
+	act, ok := s.reach(c)
+	c.wf.point = c.pt
+	if ok && errors.Is(act(), errAnswered) {
 		return nil, true
-	case "watchlist-unsupported":
-		s.fire(pt, d.Fault, "ERROR 500")
-		answerError(w, watchListUnsupported())
-		return nil, true
-	case "close-watch", "expire-watch":
+	}
+	return c.wf, false
+}
+
+// dropAllBookmarks makes a watch that allows bookmarks send none but the
+// initial-events-end one (drop-all-bookmarks).
+func dropAllBookmarks(c *pointCtx, d faults.Decision) (func() error, bool) {
+	if !c.q.AllowWatchBookmarks {
+		return nil, false
+	}
+	return func() error {
+		c.s.fire(c.pt, d.Fault, c.watchFrom())
+		c.wf.skip = func(f outFrame) bool { return f.typ == history.Bookmark && !f.initialEnd }
+		return nil
+	}, true
+}
+
+// withholdInitialEventsEnd makes a WatchList stream never send its
+// initial-events-end bookmark (missing-initial-events-end).
+func withholdInitialEventsEnd(c *pointCtx, d faults.Decision) (func() error, bool) {
+	if !c.listWatch() {
+		return nil, false
+	}
+	return func() error {
+		c.s.fire(c.pt, d.Fault, c.watchFrom())
+		c.wf.skip = func(f outFrame) bool { return f.typ == history.Bookmark && f.initialEnd }
+		return nil
+	}, true
+}
+
+// closeWatch ends the watch cleanly after "after" events, or answers it
+// with an empty stream when that is 0 (close-watch).
+func closeWatch(c *pointCtx, d faults.Decision) (func() error, bool) {
+	return func() error {
 		if n := d.Param("after"); n > 0 {
-			wf.fault, wf.after = d.Fault, n
-			return wf, false
+			c.wf.end = endAfter(n, d.Fault, nil)
+			return nil
 		}
-		if d.Fault == "expire-watch" {
-			s.fire(pt, d.Fault, "at open, "+from)
-			s.moveOn(l)
-			answerError(w, expired(watchExpiredMessage))
-		} else {
-			s.fire(pt, d.Fault, "before any event, "+from)
-			newFrameWriter(w).begin()
+		c.s.fire(c.pt, d.Fault, "before any event, "+c.watchFrom())
+		newFrameWriter(c.w).begin()
+		return errAnswered
+	}, true
+}
+
+// expireWatch ends the watch with an ERROR event, 410 Expired, after
+// "after" events, or answers it with one when that is 0 (expire-watch).
+// Either way the server moves on (see moveOn).
+func expireWatch(c *pointCtx, d faults.Decision) (func() error, bool) {
+	return func() error {
+		if n := d.Param("after"); n > 0 {
+			c.wf.end = endAfter(n, d.Fault, func(ws *watchStream) {
+				ws.s.moveOn(ws.l)
+				ws.fw.errorFrame(expired(watchExpiredMessage))
+			})
+			return nil
 		}
-		return nil, true
-	case "drop-all-bookmarks", "missing-initial-events-end":
-		s.fire(pt, d.Fault, from)
-		wf.fault = d.Fault
-	case "recreate":
-		newRV, detail, err := s.recreate(l.Resource, q.ResourceVersion, d.Param("object"))
-		if err != nil {
-			s.fire(pt, d.Fault, "not applied: "+err.Error())
-			return wf, false
+		c.s.fire(c.pt, d.Fault, "at open, "+c.watchFrom())
+		c.s.moveOn(c.l)
+		answerError(c.w, expired(watchExpiredMessage))
+		return errAnswered
+	}, true
+}
+
+// endAfter is an end hook: once the stream has sent n events it fires fault
+// at the watch's point, writes what last writes (nothing if nil) and ends
+// the stream.
+func endAfter(n int, fault string, last func(*watchStream)) func(*watchStream) error {
+	return func(ws *watchStream) error {
+		x := ws.fx
+		if x.events < n {
+			return nil
 		}
-		s.fire(pt, d.Fault, detail)
-		answerError(w, tooOldWatch(q.ResourceVersion, newRV))
-		return nil, true
+		ws.s.fire(x.point, fault, fmt.Sprintf("after event %d, rv %s", x.events, x.lastRV))
+		if last != nil {
+			last(ws)
+		}
+		return errEndAfterFrame
 	}
-	return wf, false
+}
+
+// refuseWatchList answers a WatchList request as an apiserver on etcd 3.4
+// does (watchlist-unsupported).
+func refuseWatchList(c *pointCtx, d faults.Decision) (func() error, bool) {
+	if !c.listWatch() {
+		return nil, false
+	}
+	return func() error {
+		c.s.fire(c.pt, d.Fault, "ERROR 500")
+		answerError(c.w, watchListUnsupported())
+		return errAnswered
+	}, true
+}
+
+// recreateObject deletes and creates again an object of the state a
+// resuming watch starts from, then answers the watch 410 Expired
+// (recreate); if the served history cannot take it, it fires "not
+// applied" and the watch goes on.
+func recreateObject(c *pointCtx, d faults.Decision) (func() error, bool) {
+	if !c.resumes() || !c.s.canRecreate(c.l.Resource, c.q.ResourceVersion) {
+		return nil, false
+	}
+	return func() error {
+		newRV, detail, err := c.s.recreate(c.l.Resource, c.q.ResourceVersion, d.Param("object"))
+		if err != nil {
+			c.s.fire(c.pt, d.Fault, "not applied: "+err.Error())
+			return nil
+		}
+		c.s.fire(c.pt, d.Fault, detail)
+		answerError(c.w, tooOldWatch(c.q.ResourceVersion, newRV))
+		return errAnswered
+	}, true
 }
 
 // answerError answers a watch with HTTP 200 and one ERROR event.
@@ -122,27 +174,6 @@ func watchListUnsupported() metav1.Status {
 		Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError,
 		Message: watchListUnsupportedMsg,
 	}
-}
-
-// afterEvents ends the stream once a close-watch or expire-watch fault has
-// let its events through: cleanly, or with an ERROR 410 Expired event.
-func (ws *watchStream) afterEvents() error {
-	x := ws.fx
-	if x.after <= 0 || x.events < x.after {
-		return nil
-	}
-	detail := fmt.Sprintf("after event %d, rv %s", x.events, x.lastRV)
-	switch x.fault {
-	case "close-watch":
-		ws.s.fire(x.point, x.fault, detail)
-		return errEndAfterFrame
-	case "expire-watch":
-		ws.s.fire(x.point, x.fault, detail)
-		ws.s.moveOn(ws.l)
-		ws.fw.errorFrame(expired(watchExpiredMessage))
-		return errEndAfterFrame
-	}
-	return nil
 }
 
 // moveOn advances the server's head to the newest state the pace allows:

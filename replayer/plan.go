@@ -11,10 +11,10 @@ import (
 // numbered in the order the server reaches them: each LIST request (every
 // page counting as one), each WATCH request when it opens, and each frame
 // of a watch stream just before it is sent. At each point the first
-// decision that matches it (see faults.Plan.Match) and can act there fires;
-// a decision that cannot (drop-bookmark at an event, expire-continue at a
-// first page, ...) lets the next one try, and a point where none fires
-// behaves as without a plan. Frames that a watch-level fault suppresses
+// decision that applies there (see faults.Decision.Applies) and can act
+// there fires; a decision that cannot (drop-bookmark at an event,
+// expire-continue at a first page, ...) lets the next one try, and a point
+// where none fires behaves as without a plan. Frames that a watch-level fault suppresses
 // (drop-all-bookmarks, missing-initial-events-end) reach no point; the
 // event a reorder sends early takes its frame number along. Plan-level
 // faults (opaque-rv) act from the start. Fired reports what fired; Truth
@@ -24,31 +24,6 @@ func WithPlan(p faults.Plan) Option {
 		c := p
 		o.plan = &c
 	}
-}
-
-// effects names every fault the replayer acts out, with the kind of point
-// it acts at. Every registry fault has an effect here.
-var effects = map[string]faults.PointKind{
-	"drop-bookmark":              faults.FramePoint,
-	"drop-all-bookmarks":         faults.WatchPoint,
-	"close-watch":                faults.WatchPoint,
-	"expire-watch":               faults.WatchPoint,
-	"expire-continue":            faults.ListPoint,
-	"too-large-rv":               faults.ListPoint,
-	"stale-list":                 faults.ListPoint,
-	"http-error":                 faults.RequestPoint,
-	"reset":                      faults.FramePoint,
-	"delay":                      faults.FramePoint,
-	"watchlist-unsupported":      faults.WatchPoint,
-	"opaque-rv":                  faults.PlanPoint,
-	"recreate":                   faults.WatchPoint,
-	"reorder":                    faults.FramePoint,
-	"duplicate":                  faults.FramePoint,
-	"drop-event":                 faults.FramePoint,
-	"rv-regress":                 faults.FramePoint,
-	"bookmark-regress":           faults.FramePoint,
-	"garble-frame":               faults.FramePoint,
-	"missing-initial-events-end": faults.WatchPoint,
 }
 
 // planPoint is the point of a Firing of a plan-level fault.
@@ -68,14 +43,23 @@ type faultRun struct {
 }
 
 // startPlan sets up the server's plan, if it has one, and applies its
-// plan-level faults.
+// plan-level faults, in plan order, each once however many decisions name
+// it.
 func (s *Server) startPlan() {
 	if s.opts.plan == nil {
 		return
 	}
 	s.fx = &faultRun{plan: *s.opts.plan, truth: s.h}
-	if s.fx.plan.Has("opaque-rv") {
-		s.opaqueRVs()
+	started := map[string]bool{}
+	for _, d := range s.fx.plan.Decisions {
+		b := effects[d.Fault].at(faults.PlanPoint)
+		if b == nil || started[d.Fault] {
+			continue
+		}
+		started[d.Fault] = true
+		if act, ok := b(&pointCtx{s: s, pt: planPoint}, d); ok {
+			_ = act() // it reports through Fired
+		}
 	}
 }
 
@@ -129,35 +113,37 @@ func (s *Server) served() *history.History {
 	return s.fx.truth
 }
 
-// reach numbers a decision point of kind pt.Kind (assigning its Index,
-// and its Request for a LIST or WATCH point) and returns the first
-// decision of the plan that matches it and that can act there. Without a
-// plan it returns ok false.
-func (s *Server) reach(pt faults.Point, can func(faults.Decision) bool) (faults.Point, faults.Decision, bool) {
+// reach numbers the decision point c.pt (assigning its Index, and its
+// Request for a LIST or WATCH point) and returns what the first decision of
+// the plan that applies there and can act there does (see behaviour).
+// Without a plan it returns ok false.
+func (s *Server) reach(c *pointCtx) (act func() error, ok bool) {
 	if s.fx == nil {
-		return pt, faults.Decision{}, false
+		return nil, false
 	}
 	s.fx.mu.Lock()
-	pt.Index = s.fx.next
+	c.pt.Index = s.fx.next
 	s.fx.next++
-	switch pt.Kind {
+	switch c.pt.Kind {
 	case faults.ListPoint:
 		s.fx.lists++
-		pt.Request = s.fx.lists
+		c.pt.Request = s.fx.lists
 	case faults.WatchPoint:
 		s.fx.watches++
-		pt.Request = s.fx.watches
+		c.pt.Request = s.fx.watches
 	}
 	s.fx.mu.Unlock()
 	for _, d := range s.fx.plan.Decisions {
-		if _, ok := (faults.Plan{Decisions: []faults.Decision{d}}).Match(pt); !ok {
+		if !d.Applies(c.pt) {
 			continue
 		}
-		if _, known := effects[d.Fault]; known && can(d) {
-			return pt, d, true
+		if b := effects[d.Fault].at(c.pt.Kind); b != nil {
+			if act, ok := b(c, d); ok {
+				return act, true
+			}
 		}
 	}
-	return pt, faults.Decision{}, false
+	return nil, false
 }
 
 // fire records that fault fired at pt.

@@ -1,0 +1,131 @@
+package replayer
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// effects holds how the replayer acts out every fault of faults.Registry,
+// by name: a behaviour at each kind of point the registry entry says the
+// fault acts at, and none at any other. It is the one place in the
+// replayer a fault's name is written; a test keeps it and the registry
+// equal.
+var effects = map[string]effect{
+	"drop-bookmark":              {frame: dropBookmark},
+	"drop-all-bookmarks":         {watch: dropAllBookmarks},
+	"close-watch":                {watch: closeWatch},
+	"expire-watch":               {watch: expireWatch},
+	"expire-continue":            {list: expireContinue},
+	"too-large-rv":               {list: tooLargeRV},
+	"stale-list":                 {list: staleList},
+	"http-error":                 {list: answerHTTPError, watch: answerHTTPError},
+	"reset":                      {frame: resetFrame},
+	"delay":                      {frame: delayFrame},
+	"watchlist-unsupported":      {watch: refuseWatchList},
+	"opaque-rv":                  {plan: opaqueRV},
+	"recreate":                   {watch: recreateObject},
+	"reorder":                    {frame: reorderEvents},
+	"duplicate":                  {frame: duplicateEvent},
+	"drop-event":                 {frame: dropEvent},
+	"rv-regress":                 {frame: regressRV},
+	"bookmark-regress":           {frame: regressBookmark},
+	"garble-frame":               {frame: garbleFrame},
+	"missing-initial-events-end": {watch: withholdInitialEventsEnd},
+}
+
+// effect is how the replayer acts out one fault: its behaviour at each
+// kind of point, nil where it does not act.
+type effect struct {
+	list  behaviour // at a LIST request
+	watch behaviour // at a WATCH request, when it opens
+	frame behaviour // at a frame boundary of a watch stream
+	plan  behaviour // at the start of the replay (a plan-level fault)
+}
+
+// at returns e's behaviour at a point of kind k; nil if it has none.
+func (e effect) at(k faults.PointKind) behaviour {
+	switch k {
+	case faults.ListPoint:
+		return e.list
+	case faults.WatchPoint:
+		return e.watch
+	case faults.FramePoint:
+		return e.frame
+	case faults.PlanPoint:
+		return e.plan
+	}
+	return nil
+}
+
+// behaviour is what a fault does at a point that decision d applies to. ok
+// false says it cannot act there (drop-bookmark at an event, ...): the next
+// decision that applies may. Otherwise act does it, firing d as it sees
+// fit; it returns errAnswered when it has answered the request, another
+// error when the watch stream must end, nil to go on.
+type behaviour func(c *pointCtx, d faults.Decision) (act func() error, ok bool)
+
+// errAnswered says a fault answered a LIST or WATCH request itself.
+var errAnswered = errors.New("request answered by a fault")
+
+// pointCtx is what a decision point sees. Fields that are not of the
+// point's kind are zero.
+type pointCtx struct {
+	s  *Server
+	pt faults.Point // numbered by reach
+
+	// at a LIST or WATCH point: the request
+	w http.ResponseWriter
+	r *http.Request
+	q history.Request
+	l *history.Log
+
+	// at a LIST point
+	filter filter
+	limit  int64         // the page size the answer would have
+	tok    continueToken // the request's continue token, if it has one
+
+	// at a WATCH point
+	watchList bool         // the request asks for initial events
+	wf        *watchFaults // the stream's fault state, for hooks
+
+	// at a frame point
+	ws    *watchStream
+	frame outFrame // the frame about to be sent
+	peek  peekFunc // the next event frame; nil where there is none
+}
+
+// listWatch reports whether the WATCH request gets initial events and an
+// initial-events-end bookmark (kube-apiserver's isListWatchRequest).
+func (c *pointCtx) listWatch() bool {
+	return c.watchList && c.q.AllowWatchBookmarks
+}
+
+// resumes reports whether the WATCH request resumes from a
+// resourceVersion rather than starting from the state.
+func (c *pointCtx) resumes() bool {
+	return !c.watchList && c.q.ResourceVersion != "" && c.q.ResourceVersion != "0"
+}
+
+// watchFrom names the resourceVersion a WATCH request starts from, for a
+// firing's detail: `rv 140`, `rv ""`.
+func (c *pointCtx) watchFrom() string {
+	if c.q.ResourceVersion == "" {
+		return fmt.Sprintf("rv %q", c.q.ResourceVersion)
+	}
+	return "rv " + c.q.ResourceVersion
+}
+
+// bookmark reports whether the frame about to be sent is a BOOKMARK.
+func (c *pointCtx) bookmark() bool {
+	return c.frame.typ == history.Bookmark
+}
+
+// frameRV names the resourceVersion of the frame about to be sent, for a
+// firing's detail: "rv 140".
+func (c *pointCtx) frameRV() string {
+	return "rv " + c.frame.rv
+}
