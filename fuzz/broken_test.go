@@ -3,13 +3,16 @@ package fuzz
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/synth"
 )
 
 // informerThen returns the informer target with before run ahead of it.
@@ -93,6 +96,81 @@ func TestInvariantsFireOnBrokenReplays(t *testing.T) {
 					case inv.Name == tc.invariant && !errors.Is(err, tc.want):
 						t.Errorf("%s: got %v, want %v", inv.Name, err, tc.want)
 					}
+				}
+			})
+		}
+	}
+}
+
+// TestSyncedRVOnRealRuns shows that a run records the state its target
+// synced to — the first complete listing the replay served — and that
+// synced-after-initial fires, on a real run, for a target that reports
+// synced before it holds that state, even where the truth's weakest bound
+// (its smallest state: empty, here) would let it pass.
+func TestSyncedRVOnRealRuns(t *testing.T) {
+	b := synth.NewBuilder()
+	cms := []*corev1.ConfigMap{configMap("a", nil), configMap("b", nil), configMap("c", nil)}
+	for _, cm := range cms {
+		b.Add(cm)
+	}
+	b.Snapshot()
+	snapRV := b.RV()
+	for _, cm := range cms {
+		b.Delete(cm)
+	}
+	h, err := b.History()
+	if err != nil {
+		t.Fatalf("History: got error %v, want none", err)
+	}
+	informer, _ := LookupTarget("informer")
+	// syncedAfterOne lists, then says it has synced once the first listed
+	// object reached its handler.
+	syncedAfterOne := Target{Name: "synced-after-one", Doc: "a lister that claims to have synced after one object", Run: func(ctx context.Context, env *Env) error {
+		var delivered atomic.Int32
+		env.Probe.SetSynced(func() bool { return delivered.Load() > 0 })
+		lw, err := env.ListerWatcher(&unstructured.Unstructured{})
+		if err != nil {
+			return err
+		}
+		list, err := lw.List(metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		store := cache.NewStore(cache.MetaNamespaceKeyFunc)
+		env.Probe.SetStore(store.List)
+		for _, item := range list.(*unstructured.UnstructuredList).Items {
+			if err := store.Add(&item); err != nil {
+				return err
+			}
+			env.Probe.Add(&item, delivered.Load() > 0)
+			delivered.Add(1)
+		}
+		<-ctx.Done()
+		return nil
+	}}
+	tests := []struct {
+		name      string
+		target    Target
+		watchList bool
+		want      error
+	}{
+		{name: "synced rv - informer, WatchList - the initial-events-end bookmark's rv, holds - pass", target: informer, watchList: true},
+		{name: "synced rv - informer, LIST - the LIST's rv, holds - pass", target: informer, watchList: false},
+		{name: "synced rv - synced after one of three objects - fail", target: syncedAfterOne, want: ErrSyncedEarly},
+	}
+	for _, level := range []Level{Typed, Wire} {
+		for _, tc := range tests {
+			t.Run(level.String()+" "+tc.name, func(t *testing.T) {
+				obs := Observe(t, Spec{History: h, Target: tc.target, WatchList: tc.watchList, Level: level})
+				if obs.SyncedRV != snapRV {
+					t.Errorf("SyncedRV: got %q, want %q (the snapshot the replay listed first)", obs.SyncedRV, snapRV)
+				}
+				if got := minStateSize(obs.Truth); got != 0 {
+					t.Fatalf("smallest state: got %d keys, want 0 (so that only SyncedRV can catch the lie)", got)
+				}
+				err := Judge(obs, "synced-after-initial")["synced-after-initial"]
+				if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+					t.Errorf("synced-after-initial: got %v, want %v", err, tc.want)
 				}
 			})
 		}

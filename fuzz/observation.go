@@ -74,9 +74,11 @@ type Observation struct {
 	// InitialDelivered is how many distinct keys had been delivered when
 	// HasSynced first returned true.
 	InitialDelivered int
-	// SyncedRV is the resourceVersion of the state the target synced to
-	// (its first LIST's, or its WatchList's initial-events-end bookmark's);
-	// "" when unknown.
+	// SyncedRV is the resourceVersion of the state the target synced to:
+	// the first complete listing the replay served (the last page of a
+	// LIST chain, or a WatchList's initial-events-end bookmark), whose
+	// store.Replace is the one HasSynced waits for; "" when the target
+	// never synced or no listing was completed.
 	SyncedRV string
 	// Fired are the plan's decisions that fired, in order.
 	Fired []faults.Firing

@@ -76,6 +76,7 @@ type replay interface {
 	Truth() *history.History
 	ExhaustedOf(res history.Resource) bool
 	Spent() bool
+	FirstListing(res history.Resource) (rv string, ok bool)
 }
 
 // verbatimReplay replays a reproducer; its truth is the history the
@@ -293,6 +294,11 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 	obs.Exposed = rec.exposed
 	rec.mu.Unlock()
 	obs.EndedAt = time.Since(start)
+	if obs.SyncedAt >= 0 {
+		// The target's first store.Replace was of the first complete
+		// listing the replay served: that is the state it synced to.
+		obs.SyncedRV, _ = srv.FirstListing(res)
+	}
 	final = finalState()
 	// Converged at the start of the final stretch in which the store
 	// equals the truth's final state (Observation.ConvergedAt).

@@ -38,7 +38,7 @@ type peekFunc func() (f outFrame, skip func(), ok bool)
 func (ws *watchStream) emit(f outFrame, peek peekFunc) error {
 	x := ws.fx
 	if x == nil {
-		return ws.fw.frame(f.typ, f.obj)
+		return ws.sent(f, ws.fw.frame(f.typ, f.obj))
 	}
 	if x.skip != nil && x.skip(f) {
 		return nil // not sent: no frame point
@@ -185,7 +185,7 @@ func regressBookmark(c *pointCtx, d faults.Decision) (func() error, bool) {
 
 // write sends f and counts it.
 func (ws *watchStream) write(f outFrame) error {
-	if err := ws.fw.frame(f.typ, f.obj); err != nil {
+	if err := ws.sent(f, ws.fw.frame(f.typ, f.obj)); err != nil {
 		return err
 	}
 	if f.typ != history.Bookmark {

@@ -88,8 +88,7 @@ func staleList(c *pointCtx, d faults.Decision) (func() error, bool) {
 	return func() error {
 		rv := c.l.RVAt(pos)
 		c.s.fire(c.pt, d.Fault, fmt.Sprintf("rv %s, %d events back", rv, c.s.newestPosition(c.l)-pos))
-		p := paginate(c.l.StateAt(pos), c.filter, c.q.Namespace, "", c.limit)
-		writeJSONAnswer(c.w, c.r, "application/json", listBody(c.l.Resource, rv, p))
+		c.s.answerList(c.w, c.r, c.l, rv, paginate(c.l.StateAt(pos), c.filter, c.q.Namespace, "", c.limit))
 		return errAnswered
 	}, true
 }

@@ -77,8 +77,7 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, q history.Req
 		writeStatus(w, r, *st)
 		return
 	}
-	p := paginate(l.StateAt(snap.pos), f, q.Namespace, start, limit)
-	writeJSONAnswer(w, r, "application/json", listBody(l.Resource, snap.rv, p))
+	s.answerList(w, r, l, snap.rv, paginate(l.StateAt(snap.pos), f, q.Namespace, start, limit))
 }
 
 // validateList checks the list options as kube-apiserver's

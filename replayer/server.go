@@ -41,6 +41,9 @@ type Server struct {
 
 	mu    sync.Mutex
 	heads map[*history.Log]int // newest position any answer reached
+	// listings holds each resource's first complete listing's RV, by
+	// Resource.ID (see FirstListing).
+	listings map[history.Resource]string
 
 	fx *faultRun // the fault plan being acted out; nil without one
 }
@@ -51,7 +54,7 @@ func New(h *history.History, opts ...Option) *Server {
 	for _, fn := range opts {
 		fn(&o)
 	}
-	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}}
+	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}, listings: map[history.Resource]string{}}
 	s.startPlan()
 	return s
 }

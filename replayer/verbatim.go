@@ -2,6 +2,7 @@ package replayer
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/cassette"
+	"github.com/lwreplay/lwreplay/history"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Verbatim answers requests with recorded interactions as they were
@@ -26,6 +29,9 @@ import (
 type Verbatim struct {
 	mu     sync.Mutex
 	queues map[string][]cassette.Interaction
+	// listings holds each resource's first complete listing's RV, by
+	// Resource.ID (see FirstListing).
+	listings map[history.Resource]string
 }
 
 // NewVerbatim returns a handler replaying files' interactions verbatim.
@@ -93,7 +99,9 @@ func (v *Verbatim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(it.Code)
 	if it.FrameOffsets == nil && it.StreamEnd == "" {
-		w.Write(it.Body)
+		if _, err := w.Write(it.Body); err == nil {
+			v.noteList(r.URL, it)
+		}
 		return
 	}
 	flusher, _ := w.(http.Flusher)
@@ -107,6 +115,7 @@ func (v *Verbatim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if _, err := w.Write(frame); err != nil {
 			return
 		}
+		v.noteFrame(r.URL, frame)
 		if flusher != nil {
 			flusher.Flush()
 		}
@@ -142,4 +151,69 @@ func (v *Verbatim) Exhausted() bool {
 		}
 	}
 	return true
+}
+
+// FirstListing returns the resourceVersion of the first complete listing
+// of res the reproducer has served (see Server.FirstListing): a 200 LIST
+// answer without a continue token, or a watch frame that is an
+// initial-events-end BOOKMARK.
+func (v *Verbatim) FirstListing(res history.Resource) (rv string, ok bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	rv, ok = v.listings[res.ID()]
+	return rv, ok
+}
+
+// noteList notes a LIST answer it served, if it is a last page.
+func (v *Verbatim) noteList(u *url.URL, it cassette.Interaction) {
+	q, ok, err := history.ParseRequest(u)
+	if !ok || err != nil || q.Watch || q.Name != "" || it.Code != http.StatusOK {
+		return
+	}
+	var list struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+			Continue        string `json:"continue"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(it.Body, &list) != nil || list.Metadata.Continue != "" {
+		return
+	}
+	v.listed(q.Resource, list.Metadata.ResourceVersion)
+}
+
+// noteFrame notes a watch frame it served, if it ends initial events.
+func (v *Verbatim) noteFrame(u *url.URL, frame []byte) {
+	if !bytes.Contains(frame, []byte(metav1.InitialEventsAnnotationKey)) {
+		return
+	}
+	q, ok, err := history.ParseRequest(u)
+	if !ok || err != nil {
+		return
+	}
+	var ev struct {
+		Type   string `json:"type"`
+		Object struct {
+			Metadata struct {
+				ResourceVersion string            `json:"resourceVersion"`
+				Annotations     map[string]string `json:"annotations"`
+			} `json:"metadata"`
+		} `json:"object"`
+	}
+	if json.Unmarshal(frame, &ev) != nil || ev.Type != "BOOKMARK" || ev.Object.Metadata.Annotations[metav1.InitialEventsAnnotationKey] != "true" {
+		return
+	}
+	v.listed(q.Resource, ev.Object.Metadata.ResourceVersion)
+}
+
+// listed notes a complete listing of res at rv; the first one stays.
+func (v *Verbatim) listed(res history.Resource, rv string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.listings == nil {
+		v.listings = map[history.Resource]string{}
+	}
+	if _, ok := v.listings[res.ID()]; !ok {
+		v.listings[res.ID()] = rv
+	}
 }

@@ -1,0 +1,49 @@
+package replayer
+
+import (
+	"net/http"
+
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// FirstListing returns the resourceVersion of the first complete listing
+// of res the server served: the last page of a LIST chain (an answer with
+// no continue token; a one-page LIST is its own last page), or the
+// initial-events-end BOOKMARK of a WatchList stream. A client's first
+// store.Replace is of that state, so it is the state a client that
+// reports synced must hold. ok is false while no listing of res has been
+// completed.
+func (s *Server) FirstListing(res history.Resource) (rv string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rv, ok = s.listings[res.ID()]
+	return rv, ok
+}
+
+// listed notes that a complete listing of l's resource at rv was served;
+// the first one stays.
+func (s *Server) listed(l *history.Log, rv string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.listings[l.Resource.ID()]; !ok {
+		s.listings[l.Resource.ID()] = rv
+	}
+}
+
+// answerList answers a LIST with page p of l's state at rv, noting a last
+// page as a complete listing.
+func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l *history.Log, rv string, p page) {
+	writeJSONAnswer(w, r, "application/json", listBody(l.Resource, rv, p))
+	if p.next == "" {
+		s.listed(l, rv)
+	}
+}
+
+// sent notes a frame the stream has sent (err is the sending's result,
+// returned as it is): an initial-events-end BOOKMARK completes a listing.
+func (ws *watchStream) sent(f outFrame, err error) error {
+	if err == nil && f.initialEnd {
+		ws.s.listed(ws.l, f.rv)
+	}
+	return err
+}
