@@ -288,6 +288,11 @@ func fromVCR(vi *vcr.Interaction) (Interaction, error) {
 	if i.URL == "" {
 		return i, errors.New("request has no url")
 	}
+	if i.Code == 0 {
+		// Every HTTP answer has a status code, and go-vcr writes it after
+		// the body: a file cut short inside its last interaction lacks it.
+		return i, errors.New("response has no status code (is the file truncated?)")
+	}
 	return i, nil
 }
 

@@ -31,27 +31,43 @@ func checkBuildErr(t *testing.T, err, sentinel error, where string) {
 	}
 }
 
+// malformedDir holds the malformed cassettes shared across the project
+// (testdata/README.md lists them).
+const malformedDir = "../testdata/malformed/"
+
+// malformedFixture is a file of malformedDir, the sentinel its refusal
+// wraps and where the error must point.
+type malformedFixture struct {
+	name     string
+	file     string
+	sentinel error
+	where    string
+}
+
+// malformedFixtures holds every file of malformedDir.
+var malformedFixtures = []malformedFixture{
+	{"bad YAML - fail", "bad_yaml.yaml", cassette.ErrFormat, "malformed/bad_yaml.yaml: yaml:"},
+	{"unparsable frame - fail", "bad_frame.yaml", cassette.ErrFormat, "malformed/bad_frame.yaml: interaction 1: event 2: unparsable frame"},
+	{"RV backwards in a stream - fail", "rv_backwards.yaml", history.ErrContradiction, "malformed/rv_backwards.yaml: interaction 1: event 1: resourceVersion 11 after 12"},
+	{"MODIFIED of an unknown key - fail", "modified_unknown.yaml", history.ErrContradiction, "malformed/modified_unknown.yaml: interaction 1: event 1: MODIFIED of unknown key ns/zz"},
+	{"broken continue chain - fail", "broken_continue.yaml", history.ErrContradiction, "malformed/broken_continue.yaml: interaction 1: continue token"},
+	{"list without resourceVersion - fail", "list_no_rv.yaml", cassette.ErrFormat, "malformed/list_no_rv.yaml: interaction 0: list has no metadata.resourceVersion"},
+	{"newer lwreplay format - fail", "newer_format.yaml", cassette.ErrFormat, "malformed/newer_format.yaml: interaction 1: format version 2 is newer than this lwreplay reads (1)"},
+	{"go-vcr format version 1 - fail", "old_vcr_version.yaml", cassette.ErrFormat, "malformed/old_vcr_version.yaml: go-vcr cassette format version 1; lwreplay reads version 2"},
+	{"file cut inside its last watch - fail", "truncated.yaml", cassette.ErrFormat, "malformed/truncated.yaml: interaction 3: response has no status code"},
+}
+
 func TestBuild_MalformedFixtures(t *testing.T) {
-	tests := []struct {
-		name     string
-		file     string
-		sentinel error
-		where    string
-	}{
-		{"bad YAML - fail", "testdata/bad_yaml.yaml", cassette.ErrFormat, "bad_yaml.yaml: yaml:"},
-		{"unparsable frame - fail", "testdata/bad_frame.yaml", cassette.ErrFormat, "bad_frame.yaml: interaction 1: event 2: unparsable frame"},
-		{"RV backwards in a stream - fail", "testdata/rv_backwards.yaml", history.ErrContradiction, "rv_backwards.yaml: interaction 1: event 1: resourceVersion 11 after 12"},
-		{"MODIFIED of an unknown key - fail", "testdata/modified_unknown.yaml", history.ErrContradiction, "modified_unknown.yaml: interaction 1: event 1: MODIFIED of unknown key ns/zz"},
-		{"broken continue chain - fail", "testdata/broken_continue.yaml", history.ErrContradiction, "broken_continue.yaml: interaction 1: continue token"},
-		{"list without resourceVersion - fail", "testdata/list_no_rv.yaml", cassette.ErrFormat, "list_no_rv.yaml: interaction 0: list has no metadata.resourceVersion"},
-		{"missing file - fail", "testdata/none.yaml", cassette.ErrFormat, "none.yaml"},
-	}
-	for _, tt := range tests {
+	for _, tt := range malformedFixtures {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := loadAndBuild(tt.file)
+			_, err := loadAndBuild(malformedDir + tt.file)
 			checkBuildErr(t, err, tt.sentinel, tt.where)
 		})
 	}
+	t.Run("missing file - fail", func(t *testing.T) {
+		_, err := loadAndBuild(malformedDir + "none.yaml")
+		checkBuildErr(t, err, cassette.ErrFormat, "none.yaml")
+	})
 }
 
 func TestBuild_Malformed(t *testing.T) {

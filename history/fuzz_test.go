@@ -15,9 +15,13 @@ import (
 // must never panic, must fail only with the package sentinels, and a history
 // they accept must keep its invariants.
 func FuzzLoad(f *testing.F) {
-	fixtures, err := filepath.Glob("testdata/*.yaml")
-	if err != nil {
-		f.Fatal(err)
+	var fixtures []string
+	for _, glob := range []string{"testdata/*.yaml", "../testdata/*/*.yaml"} { // this package's and the shared ones
+		paths, err := filepath.Glob(glob)
+		if err != nil {
+			f.Fatal(err)
+		}
+		fixtures = append(fixtures, paths...)
 	}
 	for _, p := range fixtures {
 		data, err := os.ReadFile(p)

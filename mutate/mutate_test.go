@@ -122,27 +122,33 @@ func TestMutateReplaysTheSame(t *testing.T) {
 					t.Fatalf("Replay: got error %v, want none", err)
 				}
 				want := byRequest(t, loadAll(t, res.Files))
-				got := byRequest(t, loadAll(t, again.Files))
 				if len(want) < 3 {
 					t.Fatalf("reproducer: got %d distinct requests, want discovery, lists and watches", len(want))
 				}
-				if len(got) != len(want) {
-					t.Errorf("distinct requests: got %d, want %d", len(got), len(want))
-				}
-				for k, ws := range want {
-					gs := got[k]
-					if len(gs) != len(ws) {
-						t.Errorf("%s: got %d answers, want %d", k, len(gs), len(ws))
-						continue
-					}
-					for n := range ws {
-						if gs[n].Code != ws[n].Code || !bytes.Equal(gs[n].Body, ws[n].Body) {
-							t.Errorf("%s answer %d: got %d %q, want %d %q", k, n, gs[n].Code, clip(gs[n].Body), ws[n].Code, clip(ws[n].Body))
-						}
-					}
-				}
+				checkSameAnswers(t, byRequest(t, loadAll(t, again.Files)), want)
 			})
 		})
+	}
+}
+
+// checkSameAnswers checks that got holds the same requests as want, each
+// answered the same (code and body), in the same order.
+func checkSameAnswers(t *testing.T, got, want map[string][]cassette.Interaction) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("distinct requests: got %d, want %d", len(got), len(want))
+	}
+	for k, ws := range want {
+		gs := got[k]
+		if len(gs) != len(ws) {
+			t.Errorf("%s: got %d answers, want %d", k, len(gs), len(ws))
+			continue
+		}
+		for n := range ws {
+			if gs[n].Code != ws[n].Code || !bytes.Equal(gs[n].Body, ws[n].Body) {
+				t.Errorf("%s answer %d: got %d %q, want %d %q", k, n, gs[n].Code, clip(gs[n].Body), ws[n].Code, clip(ws[n].Body))
+			}
+		}
 	}
 }
 

@@ -26,7 +26,7 @@ var errInvalidContinue = errors.New("continue key is not valid")
 // {"v":"meta.k8s.io/v1","rv":136,"start":"/ns/name\u0000"}. The start key is
 // relative to the listed collection and is the last returned key followed by
 // a NUL byte, so that items at or after it are the ones not yet returned.
-// RVs that are not decimal integers travel as JSON strings.
+// RVs that are not decimal integers an int64 holds travel as JSON strings.
 type continueToken struct {
 	// rv is the snapshot's resourceVersion; "" when consistent.
 	rv string
@@ -55,11 +55,13 @@ func (t continueToken) encode() string {
 	return base64.RawURLEncoding.EncodeToString(b.Bytes())
 }
 
-// isDecimalRV reports whether rv is a decimal integer in canonical form, as
-// etcd revisions are.
+// isDecimalRV reports whether rv is a decimal integer in canonical form
+// that kube-apiserver's token field (an int64) holds, as etcd revisions
+// are. A larger one (the history orders RVs up to the largest uint64)
+// travels as a JSON string, so that the token still decodes.
 func isDecimalRV(rv string) bool {
-	n, err := strconv.ParseUint(rv, 10, 64)
-	return err == nil && strconv.FormatUint(n, 10) == rv
+	n, err := strconv.ParseInt(rv, 10, 64)
+	return err == nil && n >= 0 && strconv.FormatInt(n, 10) == rv
 }
 
 func writeJSONStr(b *bytes.Buffer, s string) {

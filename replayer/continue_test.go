@@ -59,6 +59,7 @@ func TestContinueToken(t *testing.T) {
 		{name: "continue token - numeric rv - pass", tok: continueToken{rv: "136", start: "/ns/a\x00"}, wire: `{"v":"meta.k8s.io/v1","rv":136,"start":"/ns/a\u0000"}`},
 		{name: "continue token - opaque rv - pass", tok: continueToken{rv: "x-7", start: "/a\x00"}, wire: `{"v":"meta.k8s.io/v1","rv":"x-7","start":"/a\u0000"}`},
 		{name: "continue token - leading zero rv - pass", tok: continueToken{rv: "007", start: "/a"}, wire: `{"v":"meta.k8s.io/v1","rv":"007","start":"/a"}`},
+		{name: "continue token - decimal rv past int64 - pass", tok: continueToken{rv: "9223372036854775808", start: "/a\x00"}, wire: `{"v":"meta.k8s.io/v1","rv":"9223372036854775808","start":"/a\u0000"}`},
 		{name: "continue token - consistent - pass", tok: continueToken{consistent: true, start: "/a\x00"}, wire: `{"v":"meta.k8s.io/v1","rv":-1,"start":"/a\u0000"}`},
 	}
 	for _, tt := range tests {

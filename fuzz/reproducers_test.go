@@ -1,0 +1,79 @@
+package fuzz
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// sharedReproducers holds the project's regression reproducers
+// (testdata/README.md).
+const sharedReproducers = "../testdata/reproducers/"
+
+// reproducerCase is a shared reproducer and what a correct client sees
+// replaying it.
+type reproducerCase struct {
+	file       string
+	tombstones bool // the traffic makes a correct client see tombstones
+}
+
+// TestSharedReproducersConverge replays each shared reproducer, verbatim
+// and with no plan, to every built-in target: they are correct clients, so
+// every invariant holds — each ends holding the final state the
+// reproducer's traffic builds, whatever fault that traffic carries.
+func TestSharedReproducersConverge(t *testing.T) {
+	tests := []reproducerCase{
+		{"tombstone_fuzz.yaml", true},
+		{"tombstone_mutate.yaml", true},
+	}
+	paths, err := filepath.Glob(sharedReproducers + "*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		if !slices.ContainsFunc(tests, func(tt reproducerCase) bool { return tt.file == filepath.Base(p) }) {
+			t.Errorf("reproducer %s: got no row in this test, want one", p)
+		}
+	}
+	for _, target := range Targets {
+		for _, tt := range tests {
+			t.Run(target.Name+" - "+tt.file+" - pass", func(t *testing.T) {
+				c, err := NewCampaign(Options{Cassettes: []string{sharedReproducers + tt.file}, Target: target})
+				if err != nil {
+					t.Fatalf("NewCampaign: got error %v, want none", err)
+				}
+				if c.cassettes[0].reproducer == nil {
+					t.Fatalf("reproducer: got a cassette modelled from its history, want one replayed verbatim")
+				}
+				out := c.Check(t, []byte{0})
+				if len(out.Plan.Decisions) != 0 {
+					t.Errorf("plan: got %s, want none", out.Plan)
+				}
+				if out.Report != "" {
+					t.Errorf("invariants: got broken\n%s\nwant all held", out.Report)
+				}
+				if got := len(out.Results); got != len(Invariants) {
+					t.Errorf("invariants checked: got %d, want all %d", got, len(Invariants))
+				}
+				obs := out.Observation
+				if final := obs.Truth.StateAt(obs.Truth.End()); len(obs.Store) != len(final) || len(final) == 0 {
+					t.Errorf("store: got %d objects, want the %d of the final state", len(obs.Store), len(final))
+				}
+				if got := countOp(obs, OpTombstone) > 0; got != tt.tombstones {
+					t.Errorf("tombstones delivered: got %v, want %v", got, tt.tombstones)
+				}
+			})
+		}
+	}
+}
+
+// countOp counts the deliveries of op in obs.
+func countOp(obs *Observation, op Op) int {
+	n := 0
+	for _, d := range obs.Deliveries {
+		if d.Op == op {
+			n++
+		}
+	}
+	return n
+}
