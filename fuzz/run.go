@@ -37,6 +37,12 @@ const tick = 100 * time.Millisecond
 // the target's state, once nothing has changed for a while.
 const maxTick = 30 * time.Second
 
+// watchCap is the longest a run's replay keeps a watch open: client-go's
+// shortest watch timeout (its Reflector asks for 5 to 10 minutes, drawn at
+// random), so that when a watch ends, and which frames and decision points
+// it carries, do not depend on that draw.
+const watchCap = 5 * time.Minute
+
 // replayHost is the host a target's client is pointed at; the transport
 // never dials it.
 const replayHost = "http://replay.invalid"
@@ -97,7 +103,7 @@ func (v verbatimReplay) ExhaustedOf(history.Resource) bool { return v.Exhausted(
 // newReplay returns the replay s asks for.
 func newReplay(s Spec) (replay, error) {
 	if s.Reproducer == nil {
-		return replayer.New(s.History, replayer.WithPlan(s.Plan)), nil
+		return replayer.New(s.History, replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(watchCap)), nil
 	}
 	v, err := replayer.NewVerbatim(s.Reproducer...)
 	if err != nil {

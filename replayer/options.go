@@ -83,7 +83,8 @@ type options struct {
 	tooLargeWait     time.Duration
 	gitVersion       string
 	noWatchCache     bool
-	plan             *faults.Plan // nil: no plan
+	maxWatchTimeout  time.Duration // 0: no cap
+	plan             *faults.Plan  // nil: no plan
 }
 
 func defaults() options {
@@ -110,6 +111,16 @@ func WithBookmarkInterval(d time.Duration) Option { return func(o *options) { o.
 
 // WithWatchTimeout sets the timeout of a watch that asks for none.
 func WithWatchTimeout(d time.Duration) Option { return func(o *options) { o.watchTimeout = d } }
+
+// WithMaxWatchTimeout caps every watch's timeout at d (0: no cap): a watch
+// asking for a longer timeoutSeconds is ended cleanly after d, with its
+// bookmark 2 s before, as a server closing watches early may (a client
+// re-watches from its last resourceVersion). Clients pick their timeout
+// at random (client-go: 5 to 10 minutes); under a cap no longer than the
+// shortest they pick, when a watch ends and how many bookmarks it carries
+// no longer depend on that draw, so the same requests get the same
+// answers run after run.
+func WithMaxWatchTimeout(d time.Duration) Option { return func(o *options) { o.maxWatchTimeout = d } }
 
 // WithoutWatchCache answers as kube-apiserver with --watch-cache=false
 // does: a LIST at resourceVersion "0" is read from storage, so it honours

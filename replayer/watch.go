@@ -97,12 +97,17 @@ func (s *Server) watchFloor(l *history.Log) string {
 	return c
 }
 
-// watchTimeout returns how long a watch stays open.
+// watchTimeout returns how long a watch stays open: what it asks for, or
+// the server's default, within the server's cap.
 func (s *Server) watchTimeout(q history.Request) time.Duration {
+	d := s.opts.watchTimeout
 	if q.TimeoutSeconds > 0 {
-		return time.Duration(q.TimeoutSeconds) * time.Second
+		d = time.Duration(q.TimeoutSeconds) * time.Second
 	}
-	return s.opts.watchTimeout
+	if c := s.opts.maxWatchTimeout; c > 0 && (d <= 0 || d > c) {
+		d = c
+	}
+	return d
 }
 
 // watchStream is one open watch: where it is in the log, what it selects

@@ -52,6 +52,27 @@ func TestWatchTiming(t *testing.T) {
 			wantEnd: 5 * time.Minute,
 		},
 		{
+			name:    "watch with timeoutSeconds=450 under a 3 min cap - ends at the cap, bookmark 2 s before - pass",
+			opts:    []Option{WithMaxWatchTimeout(3 * time.Minute)},
+			target:  "/api/v1/configmaps?watch=true&resourceVersion=1009&allowWatchBookmarks=true&timeoutSeconds=450",
+			want:    []string{"+1m0s BOOKMARK@1009", "+2m0s BOOKMARK@1009", "+2m58s BOOKMARK@1009"},
+			wantEnd: 3 * time.Minute,
+		},
+		{
+			name:    "watch with timeoutSeconds=150 under a 3 min cap - its own timeout - pass",
+			opts:    []Option{WithMaxWatchTimeout(3 * time.Minute)},
+			target:  "/api/v1/configmaps?watch=true&resourceVersion=1009&allowWatchBookmarks=true&timeoutSeconds=150",
+			want:    []string{"+1m0s BOOKMARK@1009", "+2m0s BOOKMARK@1009", "+2m28s BOOKMARK@1009"},
+			wantEnd: 150 * time.Second,
+		},
+		{
+			name:    "watch without timeoutSeconds under a 3 min cap - ends at the cap, not the server's 30 min - pass",
+			opts:    []Option{WithMaxWatchTimeout(3 * time.Minute)},
+			target:  "/api/v1/configmaps?watch=true&resourceVersion=1009&timeoutSeconds=0",
+			want:    []string{},
+			wantEnd: 3 * time.Minute,
+		},
+		{
 			name:    "watch with timeoutSeconds=1 - no time for a bookmark - pass",
 			target:  "/api/v1/configmaps?watch=true&resourceVersion=1009&allowWatchBookmarks=true&timeoutSeconds=1",
 			want:    []string{},
