@@ -59,9 +59,11 @@ func TestMain(m *testing.M) {
 }
 
 // sharedCluster returns the shared cluster (default flags), starting it on
-// first use. It skips t loudly when the binaries cannot be built.
+// first use. It skips t quietly under -short, and loudly when the binaries
+// cannot be built.
 func sharedCluster(t *testing.T) *cluster.Cluster {
 	t.Helper()
+	cluster.SkipShort(t)
 	shared.once.Do(func() {
 		shared.c, shared.err = cluster.Start(context.Background())
 	})
