@@ -4,26 +4,17 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"net/url"
 	"path/filepath"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"k8s.io/klog/v2"
-
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 )
 
 const realCassette = "../cassettes/real-configmaps-pods-watchlist.yaml"
-
-func quietKlog(t *testing.T) {
-	klog.LogToStderr(false)
-	klog.SetOutput(io.Discard)
-	t.Cleanup(func() { klog.LogToStderr(true) })
-}
 
 func mustPlan(t *testing.T, specs ...string) faults.Plan {
 	t.Helper()
@@ -73,7 +64,6 @@ func byRequest(t *testing.T, its []cassette.Interaction) map[string][]cassette.I
 }
 
 func TestMutateReplaysTheSame(t *testing.T) {
-	quietKlog(t)
 	tests := []struct {
 		name  string
 		plan  []string

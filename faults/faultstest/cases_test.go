@@ -7,6 +7,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
@@ -113,7 +114,7 @@ func runFaultCases(t *testing.T, class faults.Class, cases []faultCase, converge
 					t.Skip(c.skip)
 				}
 				if c.watchList {
-					requireWatchList(t)
+					testutil.RequireWatchList(t)
 				}
 				build := loadReal
 				if c.history != nil {
