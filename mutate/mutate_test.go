@@ -64,6 +64,7 @@ func byRequest(t *testing.T, its []cassette.Interaction) map[string][]cassette.I
 }
 
 func TestMutateReplaysTheSame(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		plan  []string
@@ -136,6 +137,7 @@ func TestMutateReplaysTheSame(t *testing.T) {
 }
 
 func TestMutateRefusesGarbleFrame(t *testing.T) {
+	t.Parallel()
 	files, err := cassette.LoadAll(realCassette)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 )
 
 func TestRecordOverHTTP(t *testing.T) {
+	t.Parallel()
 	h := testutil.GeneratedHistory(t, 30, 120, 9, testutil.EscapedData)
 	l := h.Logs[0]
 	tests := []struct {

@@ -91,6 +91,7 @@ func finalLine(l *history.Log) string {
 }
 
 func TestRecordInformers(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		watchList bool
@@ -142,6 +143,7 @@ func TestRecordInformers(t *testing.T) {
 }
 
 func TestRecordFlushWhileInformerWatches(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		watchList bool
@@ -187,6 +189,7 @@ func TestRecordFlushWhileInformerWatches(t *testing.T) {
 }
 
 func TestRecordConcurrentInformers(t *testing.T) {
+	t.Parallel()
 	testutil.RequireWatchList(t)
 	f, err := synth.Generate(synth.GenerateOptions{Objects: 120, Events: 600, Seed: 3})
 	if err != nil {

@@ -47,6 +47,7 @@ func secretHistory(t *testing.T) *history.History {
 }
 
 func TestRecordRedactsSecrets(t *testing.T) {
+	t.Parallel()
 	h := secretHistory(t)
 	tests := []struct {
 		name      string

@@ -10,6 +10,7 @@ import (
 )
 
 func TestFaultEffectsCoverRegistry(t *testing.T) {
+	t.Parallel()
 	for _, f := range faults.Registry {
 		t.Run("effects - "+f.Name+" - pass", func(t *testing.T) {
 			k, ok := effects[f.Name]
@@ -56,6 +57,7 @@ func wireOf(t *testing.T, opts ...Option) []byte {
 }
 
 func TestFaultUnfired(t *testing.T) {
+	t.Parallel()
 	want := wireOf(t)
 	for _, f := range faults.Registry {
 		if f.Point == faults.PlanPoint {
@@ -77,6 +79,7 @@ func TestFaultUnfired(t *testing.T) {
 }
 
 func TestFaultNoPlan(t *testing.T) {
+	t.Parallel()
 	h := smallHistory(t)
 	srv := New(h)
 	if got := srv.Fired(); got != nil {
@@ -88,6 +91,7 @@ func TestFaultNoPlan(t *testing.T) {
 }
 
 func TestFaultHTTPErrorStatus(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		code   int

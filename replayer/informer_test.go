@@ -119,6 +119,7 @@ func finalState(l *history.Log) []string {
 }
 
 func TestInformerConverges(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		history   func(testing.TB) *history.History
@@ -207,6 +208,7 @@ func TestInformerConverges(t *testing.T) {
 }
 
 func TestInformerRewatchesAfterTimeout(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		watchList bool

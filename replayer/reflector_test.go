@@ -70,6 +70,7 @@ func historyOps(l *history.Log) []string {
 }
 
 func TestReflectorResumesCutWatch(t *testing.T) {
+	t.Parallel()
 	small := smallHistory(t)
 	gen := testutil.GeneratedHistory(t, 30, 200, 5, testutil.LabelFlips)
 	tests := []struct {
@@ -135,6 +136,7 @@ func TestReflectorResumesCutWatch(t *testing.T) {
 }
 
 func TestReflectorRelistsAfterTooOld(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		opts      []Option

@@ -151,6 +151,7 @@ func requireConverged(t *testing.T, o *outcome) {
 }
 
 func TestCassetteShape(t *testing.T) {
+	t.Parallel()
 	l := configMapLog(t, loadReal(t))
 	if got := len(l.StateAt(0)); got != initialObjects {
 		t.Errorf("initial configmaps: got %d, want %d", got, initialObjects)
@@ -178,6 +179,7 @@ func TestCassetteShape(t *testing.T) {
 }
 
 func TestScenariosCoverRegistry(t *testing.T) {
+	t.Parallel()
 	tables := []struct {
 		class faults.Class
 		cases []faultCase
