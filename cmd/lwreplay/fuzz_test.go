@@ -211,9 +211,6 @@ var forgetful = fuzz.Target{Name: "forgetful", Doc: "lists once, keeps nothing",
 }}
 
 func TestFuzzFailureSaved(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs, minimizes and records a failing run")
-	}
 	glob, links, cleanup, err := cassetteGlob([]string{watchlistCassette})
 	if err != nil {
 		t.Fatalf("cassetteGlob: got error %v, want none", err)
