@@ -45,8 +45,9 @@ func TestMain(m *testing.M) {
 }
 
 // startRealCluster starts, once per process, a real cluster holding the
-// configmaps of configmapCassette.
+// configmaps of configmapCassette; under -short it skips b instead.
 func startRealCluster(b *testing.B) *cluster.Cluster {
+	cluster.SkipShort(b)
 	rc := &realCluster
 	rc.once.Do(func() {
 		h := loadHistory(b, configmapCassette(b))

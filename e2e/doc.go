@@ -4,8 +4,10 @@
 // replay every recording with the replayer, and compare what clients see
 // with what the real server holds.
 //
-// The tests skip, loudly, only when the cluster binaries cannot be built on
-// this machine. `go test ./e2e -e2e.ship` also copies the recordings into
+// The tests that need the cluster skip, loudly, only when its binaries
+// cannot be built on this machine; under `go test -short` they skip
+// quietly, and TestShippedCassettes, which needs none, still runs.
+// `go test ./e2e -e2e.ship` also copies the recordings into
 // the repository's cassettes/ directory as real-*.yaml; an ordinary run
 // writes only to temporary directories.
 package e2e

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,9 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"k8s.io/klog/v2"
-
 	"github.com/lwreplay/lwreplay/internal/cluster"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
 // ship makes the tests copy their recordings into the repository's
@@ -43,8 +41,7 @@ var binary struct {
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	klog.LogToStderr(false)
-	klog.SetOutput(io.Discard)
+	testutil.QuietKlog()
 	code := m.Run()
 	if shared.c != nil {
 		if err := shared.c.Stop(); err != nil {
@@ -59,9 +56,11 @@ func TestMain(m *testing.M) {
 }
 
 // sharedCluster returns the shared cluster (default flags), starting it on
-// first use. It skips t loudly when the binaries cannot be built.
+// first use. It skips t quietly under -short, and loudly when the binaries
+// cannot be built.
 func sharedCluster(t *testing.T) *cluster.Cluster {
 	t.Helper()
+	cluster.SkipShort(t)
 	shared.once.Do(func() {
 		shared.c, shared.err = cluster.Start(context.Background())
 	})

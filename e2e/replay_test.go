@@ -22,18 +22,13 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
-// noWatchList is a client without WatchList semantics: a reflector over
-// it lists, then watches.
-type noWatchList struct{}
-
-func (noWatchList) IsWatchListSemanticsUnSupported() bool { return true }
-
 // watchListClient says whether client-go's WatchList client is on in this
 // process (it is by default; the environment can turn it off).
-func watchListClient() bool { return os.Getenv("KUBE_FEATURE_WatchListClient") != "false" }
+func watchListClient() bool { return os.Getenv(testutil.WatchListEnv) != "false" }
 
 // requestLog notes the query of every request it passes on.
 type requestLog struct {
@@ -91,7 +86,7 @@ func replayInformer(t *testing.T, h *history.History, l *history.Log, watchList 
 		}
 		var lwi cache.ListerWatcher = lw
 		if !watchList {
-			lwi = cache.ToListWatcherWithWatchListSemantics(lw, noWatchList{})
+			lwi = cache.ToListWatcherWithWatchListSemantics(lw, testutil.NoWatchList{})
 		}
 		inf := cache.NewSharedIndexInformer(lwi, &unstructured.Unstructured{}, 0, cache.Indexers{})
 		ctx, cancel := context.WithCancel(t.Context())

@@ -30,6 +30,7 @@ func informerThen(name string, before func(env *Env)) Target {
 // shows each invariant firing on what a real run observed (clean-stop:
 // TestCleanStopOnRealRuns).
 func TestInvariantsFireOnBrokenReplays(t *testing.T) {
+	t.Parallel()
 	informer, _ := LookupTarget("informer")
 	// syncedAtOnce says it has synced before it lists, then hands the
 	// listed objects to its handler one by one.

@@ -10,6 +10,7 @@ import (
 )
 
 func TestSameAsWanted(t *testing.T) {
+	t.Parallel()
 	raw := []byte(`{"metadata":{"name":"a","namespace":"ns","resourceVersion":"7"},"data":{"k":"v"},"n":3,"f":1.5,"l":[true,null,"x"]}`)
 	w, _, _, err := history.ParseObject(raw)
 	if err != nil {

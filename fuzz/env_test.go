@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseLevel(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		in      string

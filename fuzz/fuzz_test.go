@@ -46,6 +46,7 @@ func faultBytes(t *testing.T) (legal, breaking byte) {
 }
 
 func TestDecodeInput(t *testing.T) {
+	t.Parallel()
 	legal, breaking := faultBytes(t)
 	on, off := true, false
 	tests := []struct {
@@ -82,6 +83,7 @@ func TestDecodeInput(t *testing.T) {
 }
 
 func TestViolations(t *testing.T) {
+	t.Parallel()
 	legal := faults.Plan{Decisions: []faults.Decision{{Fault: "close-watch", At: 3, Params: map[string]int{"after": 1}}}}
 	fired := []faults.Firing{{Point: faults.Point{Index: 3, Kind: faults.WatchPoint, Request: 2}, Fault: "close-watch", Detail: "after event 1"}}
 	tests := []struct {
@@ -121,6 +123,7 @@ func TestViolations(t *testing.T) {
 }
 
 func TestFiredBreaking(t *testing.T) {
+	t.Parallel()
 	_, breakingByte := faultBytes(t)
 	breaking := faults.Decode([]byte{breakingByte}).Decisions[0].Fault
 	tests := []struct {

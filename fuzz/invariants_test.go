@@ -70,6 +70,7 @@ func goodObservation(t *testing.T) *Observation {
 }
 
 func TestInvariantsAreDocumented(t *testing.T) {
+	t.Parallel()
 	kebab := regexp.MustCompile(`^[a-z]+(-[a-z]+)*$`)
 	seen := map[string]bool{}
 	for _, inv := range Invariants {
@@ -107,6 +108,7 @@ func TestInvariantsAreDocumented(t *testing.T) {
 }
 
 func TestInvariants(t *testing.T) {
+	t.Parallel()
 	withObject := func(l *history.Log, key string) *history.Object {
 		for _, o := range l.StateAt(l.End()) {
 			if o.Key() == key {
@@ -253,6 +255,7 @@ func TestInvariants(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	t.Run("check - correct observation, all invariants - pass", func(t *testing.T) {
 		got := Judge(goodObservation(t))
 		if len(got) != len(Invariants) {

@@ -21,6 +21,7 @@ func withStop(name string, change func()) Target {
 }
 
 func TestCleanStopOnRealRuns(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		target   Target

@@ -11,6 +11,7 @@ import (
 // decision points, at both levels and compares what the invariants say
 // and what fired: the typed level must stand for the wire level.
 func TestLevelsAgree(t *testing.T) {
+	t.Parallel()
 	target, _ := LookupTarget("reflector-deltafifo")
 	h := loadTargetHistory(t)
 	d := newDecoded()

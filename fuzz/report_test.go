@@ -53,6 +53,7 @@ func tombstoneInput(t *testing.T) (*Campaign, []byte) {
 }
 
 func TestSaveReproducerReplays(t *testing.T) {
+	t.Parallel()
 	c, data := tombstoneInput(t)
 	out := c.Check(t, data)
 	if !out.Failed() || !errors.Is(out.Results["no-tombstone"], errTombstone) {
@@ -102,6 +103,7 @@ func TestSaveReproducerReplays(t *testing.T) {
 }
 
 func TestMinimize(t *testing.T) {
+	t.Parallel()
 	c, data := tombstoneInput(t)
 	tests := []struct {
 		name string
@@ -122,6 +124,7 @@ func TestMinimize(t *testing.T) {
 }
 
 func TestSavedPlansAreSeeds(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := filepath.Join(dir, "a-plan.yaml")
 	plan, _ := faults.ParseText("expire-watch:after=3,at=2")

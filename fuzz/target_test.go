@@ -39,6 +39,7 @@ func loadTargetHistory(t *testing.T) *history.History {
 }
 
 func TestTargetsConverge(t *testing.T) {
+	t.Parallel()
 	for _, target := range Targets {
 		for _, level := range []Level{Typed, Wire} {
 			for _, watchList := range []bool{true, false} {
@@ -98,6 +99,7 @@ func TestTargetsConverge(t *testing.T) {
 // client: a plan that never ends a WatchList stream's initial events keeps
 // a WatchList client from syncing and leaves a LIST-then-WATCH one alone.
 func TestTargetsClientPath(t *testing.T) {
+	t.Parallel()
 	d, err := faults.ParseFault("missing-initial-events-end")
 	if err != nil {
 		t.Fatalf("ParseFault: got error %v, want none", err)
@@ -131,6 +133,7 @@ func TestTargetsClientPath(t *testing.T) {
 }
 
 func TestRunEnds(t *testing.T) {
+	t.Parallel()
 	target, _ := LookupTarget("informer")
 	tests := []struct {
 		name      string
@@ -203,6 +206,7 @@ var clientsetTarget = Target{Name: "clientset", Doc: "a typed configmap informer
 	}}
 
 func TestUserTargetWithClientset(t *testing.T) {
+	t.Parallel()
 	for _, watchList := range []bool{true, false} {
 		t.Run(fmt.Sprintf("user target - clientset from env.Config, WatchList %v - every invariant holds - pass", watchList), func(t *testing.T) {
 			obs := Observe(t, Spec{History: loadTargetHistory(t), Target: clientsetTarget, WatchList: watchList})

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -12,19 +11,11 @@ import (
 	"testing/synctest"
 	"time"
 
-	"k8s.io/klog/v2"
-
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 )
 
 const realCassette = "../cassettes/real-configmaps-pods-watchlist.yaml"
-
-func quietKlog(t *testing.T) {
-	klog.LogToStderr(false)
-	klog.SetOutput(io.Discard)
-	t.Cleanup(func() { klog.LogToStderr(true) })
-}
 
 func mustPlan(t *testing.T, specs ...string) faults.Plan {
 	t.Helper()
@@ -74,7 +65,7 @@ func byRequest(t *testing.T, its []cassette.Interaction) map[string][]cassette.I
 }
 
 func TestMutateReplaysTheSame(t *testing.T) {
-	quietKlog(t)
+	t.Parallel()
 	tests := []struct {
 		name  string
 		plan  []string
@@ -153,6 +144,7 @@ func checkSameAnswers(t *testing.T, got, want map[string][]cassette.Interaction)
 }
 
 func TestMutateRefusesUnrecordable(t *testing.T) {
+	t.Parallel()
 	files, err := cassette.LoadAll(realCassette)
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,7 @@ const sharedReproducers = "../testdata/reproducers/"
 // discovery answers the reference client asks for first; the fuzz
 // package replays those to its targets.)
 func TestSharedReproducersReplayVerbatim(t *testing.T) {
-	quietKlog(t)
+	t.Parallel()
 	tests := []struct {
 		name string
 		file string

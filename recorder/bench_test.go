@@ -85,7 +85,6 @@ func syncInformer(b *testing.B, h *history.History, wrap func(http.RoundTripper)
 // recorder's final write at Close is outside the timer and reported as
 // close-ms/op.
 func BenchmarkInformerSync(b *testing.B) {
-	quietKlog(b)
 	h := benchHistory(b, 10000)
 	b.Run("recorder=off", func(b *testing.B) {
 		b.ReportAllocs()
@@ -121,7 +120,6 @@ func BenchmarkInformerSync(b *testing.B) {
 // (on/off; the recorder's final write at Close is outside both):
 // alternating keeps the noise of a shared machine out of the ratios.
 func BenchmarkRecorderOverhead(b *testing.B) {
-	quietKlog(b)
 	h := benchHistory(b, 10000)
 	dir := b.TempDir()
 	var off, on, cpuOff, cpuOn time.Duration
@@ -156,7 +154,6 @@ func BenchmarkRecorderOverhead(b *testing.B) {
 // file's sealable bytes (what rotation bounds). With rotation both stay
 // flat in the number of events.
 func BenchmarkRecorderMemory(b *testing.B) {
-	quietKlog(b)
 	for _, events := range []int{10000, 20000} {
 		h := benchHistory(b, events)
 		for _, on := range []bool{false, true} {

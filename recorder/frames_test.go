@@ -69,6 +69,7 @@ func chunk(s string, n int) []string {
 }
 
 func TestSplitter(t *testing.T) {
+	t.Parallel()
 	tricky := fixture(t, "tricky_frames.json")
 	tests := []struct {
 		name   string
@@ -114,6 +115,7 @@ func TestSplitter(t *testing.T) {
 }
 
 func TestSplitterPartial(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		input    string
@@ -150,6 +152,7 @@ func TestSplitterPartial(t *testing.T) {
 }
 
 func TestCountItems(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		body string
@@ -176,6 +179,7 @@ func TestCountItems(t *testing.T) {
 }
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		frame string

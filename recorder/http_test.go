@@ -11,11 +11,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lwreplay/lwreplay/internal/testutil"
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
 func TestRecordOverHTTP(t *testing.T) {
-	h := generatedHistory(t, 30, 120, 9)
+	t.Parallel()
+	h := testutil.GeneratedHistory(t, 30, 120, 9, testutil.EscapedData)
 	l := h.Logs[0]
 	tests := []struct {
 		name string

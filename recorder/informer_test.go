@@ -2,13 +2,8 @@ package recorder
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"math/rand"
 	"net/http"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -16,82 +11,20 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/klog/v2"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 	"github.com/lwreplay/lwreplay/replayer"
 	"github.com/lwreplay/lwreplay/synth"
 )
 
 // bearerToken is the client's credential: it must reach no file.
 const bearerToken = "bearer-7d1e-must-not-be-recorded"
-
-// quietKlog silences client-go's logging for the test.
-func quietKlog(t testing.TB) {
-	klog.LogToStderr(false)
-	klog.SetOutput(io.Discard)
-	t.Cleanup(func() { klog.LogToStderr(true) })
-}
-
-// requireWatchList skips a test that needs client-go's WatchList client
-// when the environment turns it off (it is on by default).
-func requireWatchList(t *testing.T) {
-	if os.Getenv("KUBE_FEATURE_WatchListClient") == "false" {
-		t.Skip("KUBE_FEATURE_WatchListClient=false")
-	}
-}
-
-// noWatchList makes a ListerWatcher list and then watch.
-type noWatchList struct{}
-
-func (noWatchList) IsWatchListSemanticsUnSupported() bool { return true }
-
-// generatedHistory is a seeded history of n configmaps followed by m
-// random changes.
-func generatedHistory(t testing.TB, n, m int, seed int64) *history.History {
-	t.Helper()
-	rnd := rand.New(rand.NewSource(seed))
-	b := synth.NewBuilder()
-	var live []*corev1.ConfigMap
-	next := 0
-	add := func() {
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: fmt.Sprintf("ns%d", next%2), Name: fmt.Sprintf("cm-%04d", next),
-			Labels: map[string]string{"app": []string{"x", "y"}[rnd.Intn(2)]}}, Data: map[string]string{"k": "{\"json\": \"}\"}"}}
-		next++
-		b.Add(cm)
-		live = append(live, cm)
-	}
-	for range n {
-		add()
-	}
-	b.Snapshot()
-	for i := range m {
-		switch k := rnd.Intn(10); {
-		case k < 2 || len(live) == 0:
-			add()
-		case k < 4:
-			j := rnd.Intn(len(live))
-			b.Delete(live[j])
-			live = append(live[:j], live[j+1:]...)
-		default:
-			cm := live[rnd.Intn(len(live))]
-			cm.Data = map[string]string{"n": fmt.Sprint(i), "quote": `"\`}
-			b.Update(cm)
-		}
-	}
-	h, err := b.History()
-	if err != nil {
-		t.Fatalf("generated history: got error %v, want none", err)
-	}
-	return h
-}
 
 // recordedClient returns a clientset reaching srv through the recorder,
 // with a bearer token.
@@ -127,7 +60,7 @@ func runInformers(t *testing.T, h *history.History, srv *replayer.Server, rec *R
 		base := cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), in.resource, "", fields.Everything())
 		var lw cache.ListerWatcher = base
 		if !in.watchList {
-			lw = cache.ToListWatcherWithWatchListSemantics(base, noWatchList{})
+			lw = cache.ToListWatcherWithWatchListSemantics(base, testutil.NoWatchList{})
 		}
 		inf := cache.NewSharedIndexInformer(lw, in.obj, 0, cache.Indexers{})
 		all = append(all, inf)
@@ -145,27 +78,11 @@ func runInformers(t *testing.T, h *history.History, srv *replayer.Server, rec *R
 	}
 	states := map[string][]string{}
 	for k, inf := range all {
-		states[infs[k].resource] = objectsState(inf.GetStore().List())
+		states[infs[k].resource] = testutil.ObjectsState(inf.GetStore().List())
 	}
 	cancel()
 	wg.Wait()
 	return states
-}
-
-// objectsState renders objects as sorted "key@rv" strings.
-func objectsState(objs []any) []string {
-	out := make([]string, 0, len(objs))
-	for _, o := range objs {
-		m, err := meta.Accessor(o)
-		if err != nil {
-			out = append(out, fmt.Sprintf("%T", o))
-			continue
-		}
-		k, _ := cache.MetaNamespaceKeyFunc(o)
-		out = append(out, k+"@"+m.GetResourceVersion())
-	}
-	sort.Strings(out)
-	return out
 }
 
 func finalLine(l *history.Log) string {
@@ -174,6 +91,7 @@ func finalLine(l *history.Log) string {
 }
 
 func TestRecordInformers(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		watchList bool
@@ -187,13 +105,12 @@ func TestRecordInformers(t *testing.T) {
 		{name: "record informer - WatchList off, 4 KiB max size - rotated files build the upstream history - pass",
 			opts: []Option{WithMaxSize(4 << 10)}, files: 5},
 	}
-	quietKlog(t)
-	h := generatedHistory(t, 60, 400, 1)
+	h := testutil.GeneratedHistory(t, 60, 400, 1, testutil.EscapedData)
 	want := h.Logs[0]
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.watchList {
-				requireWatchList(t)
+				testutil.RequireWatchList(t)
 			}
 			synctest.Test(t, func(t *testing.T) {
 				dir := t.TempDir()
@@ -226,6 +143,7 @@ func TestRecordInformers(t *testing.T) {
 }
 
 func TestRecordFlushWhileInformerWatches(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		watchList bool
@@ -233,12 +151,11 @@ func TestRecordFlushWhileInformerWatches(t *testing.T) {
 		{name: "flush - WatchList stream open - the file holds every event so far - pass", watchList: true},
 		{name: "flush - watch open after LIST - the file holds every event so far - pass"},
 	}
-	quietKlog(t)
-	h := generatedHistory(t, 20, 100, 2)
+	h := testutil.GeneratedHistory(t, 20, 100, 2, testutil.EscapedData)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.watchList {
-				requireWatchList(t)
+				testutil.RequireWatchList(t)
 			}
 			synctest.Test(t, func(t *testing.T) {
 				dir := t.TempDir()
@@ -272,8 +189,8 @@ func TestRecordFlushWhileInformerWatches(t *testing.T) {
 }
 
 func TestRecordConcurrentInformers(t *testing.T) {
-	quietKlog(t)
-	requireWatchList(t)
+	t.Parallel()
+	testutil.RequireWatchList(t)
 	f, err := synth.Generate(synth.GenerateOptions{Objects: 120, Events: 600, Seed: 3})
 	if err != nil {
 		t.Fatalf("generate: got error %v, want none", err)

@@ -38,6 +38,7 @@ func readAll(t *testing.T, resp *http.Response, bufSize int) string {
 }
 
 func TestRecordHandMade(t *testing.T) {
+	t.Parallel()
 	tricky := fixture(t, "tricky_frames.json")
 	list := cmList("10", cmItem("ns", "a", "8", "}{"), cmItem("ns", "b", "9", `"q"`))
 	tests := []struct {
@@ -243,6 +244,7 @@ func statsEqual(a, b Stats) bool {
 }
 
 func TestRecordRedactsCredentials(t *testing.T) {
+	t.Parallel()
 	const (
 		bearer = "Bearer tok-3f9a-authz"
 		cookie = "session=cookie-77ab"
@@ -302,6 +304,7 @@ func TestRecordRedactsCredentials(t *testing.T) {
 }
 
 func TestRecordPrefersJSON(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		accept string
@@ -331,6 +334,7 @@ func TestRecordPrefersJSON(t *testing.T) {
 }
 
 func TestNewOptions(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tests := []struct {
 		name string

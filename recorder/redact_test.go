@@ -11,6 +11,7 @@ import (
 )
 
 func TestParseFieldPath(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		path  string
@@ -69,6 +70,7 @@ const podJSON = `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespa
 	`{"name":"c2","env":[{"name":"TOKEN","valueFrom":{"secretKeyRef":{"name":"s","key":"k"}}}]}]}}`
 
 func TestRedactObject(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		fields    []string
@@ -119,6 +121,7 @@ func TestRedactObject(t *testing.T) {
 }
 
 func TestRedactSecrets(t *testing.T) {
+	t.Parallel()
 	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 	list := `{"kind":"SecretList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[` +
 		`{"metadata":{"name":"s1","namespace":"ns","resourceVersion":"5","annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"data\":{\"pw\":\"aHVudGVyMg==\"}}"}},"data":{"pw":"` + b64("hunter2") + `","user":"` + b64("admin") + `"}},` +
@@ -155,6 +158,7 @@ func TestRedactSecrets(t *testing.T) {
 }
 
 func TestRequestURL(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   string
@@ -180,6 +184,7 @@ func TestRequestURL(t *testing.T) {
 }
 
 func TestHeaders(t *testing.T) {
+	t.Parallel()
 	req := http.Header{"Authorization": {"Bearer s3cr3t"}, "Proxy-Authorization": {"Basic x"}, "Cookie": {"c=1"},
 		"Impersonate-User": {"admin"}, "Impersonate-Extra-Scopes": {"x"}, "Accept": {"application/json"}, "User-Agent": {"test"}}
 	resp := http.Header{"Set-Cookie": {"sess=1"}, "Content-Type": {"application/json"}, "Content-Length": {"12"}, "Audit-Id": {"a"}}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestRotatedName(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		n    int
@@ -66,6 +67,7 @@ func rotationUpstream(t *testing.T, watchURI string, lead []string, withList boo
 }
 
 func TestRotation(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		uri  string
@@ -138,6 +140,7 @@ func (r *Recorder) rotateNow() error {
 }
 
 func TestRotationMovesUnsplittable(t *testing.T) {
+	t.Parallel()
 	other := "/api/v1/secrets?limit=500&resourceVersion=0"
 	tests := []struct {
 		name  string

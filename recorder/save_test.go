@@ -16,6 +16,7 @@ import (
 )
 
 func TestFlushWhileWatchOpen(t *testing.T) {
+	t.Parallel()
 	parts := []string{
 		event("ADDED", cmObject("ns", "a", "11", "x")), event("ADDED", cmObject("ns", "b", "12", "x")),
 		event("MODIFIED", cmObject("ns", "a", "13", "y")), event("DELETED", cmObject("ns", "b", "14", "x")),
@@ -78,6 +79,7 @@ func TestFlushWhileWatchOpen(t *testing.T) {
 // rotationUpstream returns answers for a LIST and a watch of many events,
 // and the history they make as one file (with the LIST when withList).
 func TestUnwritableOutput(t *testing.T) {
+	t.Parallel()
 	list := cmList("10", cmItem("ns", "a", "8", "x"))
 	tests := []struct {
 		name   string
@@ -172,6 +174,7 @@ func TestUnwritableOutput(t *testing.T) {
 
 // rotateNow rotates whatever the size.
 func TestRecordConcurrentStress(t *testing.T) {
+	t.Parallel()
 	const streams, frames = 8, 300
 	tests := []struct {
 		name string
@@ -257,6 +260,7 @@ func (s *syncUpstream) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func TestFlushSpacing(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		interval time.Duration

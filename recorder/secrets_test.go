@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 	"github.com/lwreplay/lwreplay/replayer"
 	"github.com/lwreplay/lwreplay/synth"
 )
@@ -46,7 +47,7 @@ func secretHistory(t *testing.T) *history.History {
 }
 
 func TestRecordRedactsSecrets(t *testing.T) {
-	quietKlog(t)
+	t.Parallel()
 	h := secretHistory(t)
 	tests := []struct {
 		name      string
@@ -58,7 +59,7 @@ func TestRecordRedactsSecrets(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.watchList {
-				requireWatchList(t)
+				testutil.RequireWatchList(t)
 			}
 			synctest.Test(t, func(t *testing.T) {
 				dir := t.TempDir()
@@ -71,7 +72,7 @@ func TestRecordRedactsSecrets(t *testing.T) {
 				base := cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), "secrets", "", fields.Everything())
 				var lw cache.ListerWatcher = base
 				if !tt.watchList {
-					lw = cache.ToListWatcherWithWatchListSemantics(base, noWatchList{})
+					lw = cache.ToListWatcherWithWatchListSemantics(base, testutil.NoWatchList{})
 				}
 				inf := cache.NewSharedIndexInformer(lw, &corev1.Secret{}, 0, cache.Indexers{})
 				ctx, cancel := context.WithCancel(t.Context())

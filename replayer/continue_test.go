@@ -11,6 +11,7 @@ import (
 )
 
 func TestPaginate(t *testing.T) {
+	t.Parallel()
 	h := listHistory(t)
 	l, _ := h.Log(history.Resource{Version: "v1", Resource: "configmaps"})
 	all, err := newFilter(history.Request{})
@@ -51,6 +52,7 @@ func TestPaginate(t *testing.T) {
 }
 
 func TestContinueToken(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		tok  continueToken
@@ -80,6 +82,7 @@ func TestContinueToken(t *testing.T) {
 }
 
 func TestDecodeContinue(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		wire string // the token's JSON

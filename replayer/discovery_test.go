@@ -44,6 +44,7 @@ func (p *pathRecorder) asked() []string {
 }
 
 func TestDiscoveryClient(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		legacy bool
@@ -113,6 +114,7 @@ const (
 )
 
 func TestDiscoveryPaths(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		recorded    map[string]string
@@ -194,6 +196,7 @@ func TestDiscoveryPaths(t *testing.T) {
 }
 
 func TestWantsAggregated(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		accept string

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
 // uidState renders objects as sorted "key@rv uid" strings.
@@ -55,7 +56,6 @@ func TestFaultInformerConverges(t *testing.T) {
 		{name: "recreate - informer converges - pass", plan: "recreate:object=0,watch=1"},
 		{name: "recreate - WatchList informer converges - pass", plan: "recreate:object=1,watch=2", watchList: true},
 	}
-	quietKlog(t)
 	// utilruntime's error handlers include a backoff whose clock started
 	// outside the bubble: a reflector's first list error there would sleep
 	// for years of virtual time.
@@ -65,7 +65,7 @@ func TestFaultInformerConverges(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.watchList {
-				requireWatchList(t)
+				testutil.RequireWatchList(t)
 			}
 			plan, err := faults.ParseText(tt.plan)
 			if err != nil {

@@ -56,6 +56,7 @@ func effectProblems(registry []faults.Fault, table map[string]effect) []string {
 }
 
 func TestFaultEffectsCoverRegistry(t *testing.T) {
+	t.Parallel()
 	var b behaviour = func(*pointCtx, faults.Decision) (func() error, bool) { return nil, false }
 	tests := []struct {
 		name     string
@@ -122,6 +123,7 @@ func wireOf(t *testing.T, opts ...Option) []byte {
 }
 
 func TestFaultUnfired(t *testing.T) {
+	t.Parallel()
 	want := wireOf(t)
 	for _, f := range faults.Registry {
 		if f.Point == faults.PlanPoint {
@@ -143,6 +145,7 @@ func TestFaultUnfired(t *testing.T) {
 }
 
 func TestFaultNoPlan(t *testing.T) {
+	t.Parallel()
 	h := smallHistory(t)
 	srv := New(h)
 	if got := srv.Fired(); got != nil {
@@ -154,6 +157,7 @@ func TestFaultNoPlan(t *testing.T) {
 }
 
 func TestFaultHTTPErrorStatus(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		code   int

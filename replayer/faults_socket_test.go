@@ -15,6 +15,7 @@ import (
 // TestFaultRealServer checks effects over a socket: the reset cuts the
 // connection mid-frame and nothing is logged.
 func TestFaultRealServer(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		plan    string

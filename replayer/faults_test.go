@@ -193,6 +193,7 @@ func runFaultCase(t *testing.T, tc faultCase) {
 }
 
 func TestFaultWire(t *testing.T) {
+	t.Parallel()
 	tests := []faultCase{
 		{name: "drop-bookmark - a periodic bookmark - pass", plan: "drop-bookmark:frame=7", target: fWatchB,
 			want: with(watchFrames, "EOF"), fired: []string{"watch #1 frame 7 (BOOKMARK) drop-bookmark: rv 1009"}},

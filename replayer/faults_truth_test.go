@@ -20,6 +20,7 @@ func stateOf(l *history.Log) []string {
 }
 
 func TestFaultTruth(t *testing.T) {
+	t.Parallel()
 	const a, b = "00000000-0000-4000-8000-000000001001", "00000000-0000-4000-8000-000000001002"
 	tests := []struct {
 		name   string
@@ -62,6 +63,7 @@ func TestFaultTruth(t *testing.T) {
 }
 
 func TestFaultRecreateEvents(t *testing.T) {
+	t.Parallel()
 	const a = "00000000-0000-4000-8000-000000001001"
 	synctest.Test(t, func(t *testing.T) {
 		plan := faults.Plan{Decisions: []faults.Decision{{Fault: "recreate", At: -1}}}

@@ -9,6 +9,7 @@ import (
 )
 
 func TestGet(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		before     string // a request made first

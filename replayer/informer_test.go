@@ -2,12 +2,8 @@ package replayer
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"math/rand"
 	"net/http"
 	"net/url"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -16,75 +12,15 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/klog/v2"
 
 	"github.com/lwreplay/lwreplay/history"
-	"github.com/lwreplay/lwreplay/synth"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 )
-
-// quietKlog silences client-go's logging for the test.
-func quietKlog(t *testing.T) {
-	klog.LogToStderr(false)
-	klog.SetOutput(io.Discard)
-	t.Cleanup(func() { klog.LogToStderr(true) })
-}
-
-// requireWatchList skips a test that needs client-go's WatchList client
-// when the environment turns it off (it is on by default).
-func requireWatchList(t *testing.T) {
-	if v := os.Getenv("KUBE_FEATURE_WatchListClient"); v == "false" {
-		t.Skip("KUBE_FEATURE_WatchListClient=false")
-	}
-}
-
-// generatedHistory is a seeded history of n configmaps in two namespaces
-// followed by m random changes (label flips, data updates, adds, deletes).
-func generatedHistory(t testing.TB, n, m int, seed int64) *history.History {
-	t.Helper()
-	rnd := rand.New(rand.NewSource(seed))
-	b := synth.NewBuilder()
-	var live []*corev1.ConfigMap
-	next := 0
-	add := func() {
-		cm := configMap(fmt.Sprintf("ns%d", next%2), fmt.Sprintf("cm-%04d", next), map[string]string{"app": []string{"x", "y"}[rnd.Intn(2)]})
-		next++
-		b.Add(cm)
-		live = append(live, cm)
-	}
-	for range n {
-		add()
-	}
-	b.Snapshot()
-	for i := range m {
-		switch k := rnd.Intn(10); {
-		case k < 2 || len(live) == 0:
-			add()
-		case k < 4:
-			j := rnd.Intn(len(live))
-			b.Delete(live[j])
-			live = append(live[:j], live[j+1:]...)
-		case k < 6:
-			cm := live[rnd.Intn(len(live))]
-			cm.Labels = map[string]string{"app": []string{"x", "y"}[rnd.Intn(2)]}
-			b.Update(cm)
-		default:
-			cm := live[rnd.Intn(len(live))]
-			cm.Data = map[string]string{"n": fmt.Sprint(i)}
-			b.Update(cm)
-		}
-	}
-	h, err := b.History()
-	if err != nil {
-		t.Fatalf("generated history: got error %v, want none", err)
-	}
-	return h
-}
 
 // requestLog wraps a RoundTripper and notes every request; cut, when set,
 // says after how many frames the answer to the n-th watch request (from 0)
@@ -121,7 +57,7 @@ func (l *requestLog) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	if frames := l.cut(n, q); frames > 0 {
-		resp.Body = &cutBody{rc: resp.Body, left: frames}
+		resp.Body = testutil.CutBody(resp.Body, frames)
 	}
 	return resp, err
 }
@@ -151,36 +87,6 @@ func (l *requestLog) watchCount() int {
 	return l.watches
 }
 
-// cutBody ends a body after a number of frames (lines).
-type cutBody struct {
-	rc   io.ReadCloser
-	left int
-}
-
-func (c *cutBody) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		return 0, io.EOF
-	}
-	n, err := c.rc.Read(p)
-	for i := 0; i < n; i++ {
-		if p[i] == '\n' {
-			c.left--
-			if c.left == 0 {
-				return i + 1, nil
-			}
-		}
-	}
-	return n, err
-}
-
-func (c *cutBody) Close() error { return c.rc.Close() }
-
-// noWatchList is a client that does not support WatchList semantics: a
-// reflector over it lists and then watches.
-type noWatchList struct{}
-
-func (noWatchList) IsWatchListSemanticsUnSupported() bool { return true }
-
 // clientFor returns a clientset that reaches srv through rt.
 func clientFor(t *testing.T, rt http.RoundTripper) *kubernetes.Clientset {
 	t.Helper()
@@ -198,26 +104,11 @@ func listWatch(cs *kubernetes.Clientset, watchList bool) cache.ListerWatcher {
 	if watchList {
 		return lw
 	}
-	return cache.ToListWatcherWithWatchListSemantics(lw, noWatchList{})
+	return cache.ToListWatcherWithWatchListSemantics(lw, testutil.NoWatchList{})
 }
 
-// objectsState renders objects as sorted "key@rv" strings.
-func objectsState(objs []any) []string {
-	out := make([]string, 0, len(objs))
-	for _, o := range objs {
-		m, err := meta.Accessor(o)
-		if err != nil {
-			out = append(out, fmt.Sprintf("%T", o))
-			continue
-		}
-		k, _ := cache.MetaNamespaceKeyFunc(o)
-		out = append(out, k+"@"+m.GetResourceVersion())
-	}
-	sort.Strings(out)
-	return out
-}
-
-// finalState renders the history's final state as objectsState does.
+// finalState renders the history's final state as testutil.ObjectsState
+// does.
 func finalState(l *history.Log) []string {
 	var out []string
 	for _, o := range l.StateAt(l.End()) {
@@ -228,6 +119,7 @@ func finalState(l *history.Log) []string {
 }
 
 func TestInformerConverges(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		history   func(testing.TB) *history.History
@@ -239,26 +131,35 @@ func TestInformerConverges(t *testing.T) {
 		{name: "shared informer - WatchList on, small history - final state - pass", history: smallHistory, watchList: true, first: "WATCHLIST rv="},
 		{name: "shared informer - WatchList off, small history - final state - pass", history: smallHistory, first: "LIST rv=0 limit=500"},
 		{name: "shared informer - WatchList on, generated history - final state - pass",
-			history: func(t testing.TB) *history.History { return generatedHistory(t, 60, 400, 1) }, watchList: true, first: "WATCHLIST rv="},
+			history: func(t testing.TB) *history.History {
+				return testutil.GeneratedHistory(t, 60, 400, 1, testutil.LabelFlips)
+			}, watchList: true, first: "WATCHLIST rv="},
 		{name: "shared informer - WatchList off, generated history - final state - pass",
-			history: func(t testing.TB) *history.History { return generatedHistory(t, 60, 400, 2) }, first: "LIST rv=0 limit=500"},
+			history: func(t testing.TB) *history.History {
+				return testutil.GeneratedHistory(t, 60, 400, 2, testutil.LabelFlips)
+			}, first: "LIST rv=0 limit=500"},
 		{name: "shared informer - WatchList on, recorded pace x10 - final state - pass",
-			history: func(t testing.TB) *history.History { return generatedHistory(t, 20, 100, 3) }, watchList: true, first: "WATCHLIST rv=",
+			history: func(t testing.TB) *history.History {
+				return testutil.GeneratedHistory(t, 20, 100, 3, testutil.LabelFlips)
+			}, watchList: true, first: "WATCHLIST rv=",
 			opts: []Option{WithPace(Pace{Mode: PaceRecorded, Factor: 10})}},
 		{name: "shared informer - WatchList off, recorded pace - final state - pass",
-			history: func(t testing.TB) *history.History { return generatedHistory(t, 20, 50, 4) }, first: "LIST rv=0 limit=500",
+			history: func(t testing.TB) *history.History {
+				return testutil.GeneratedHistory(t, 20, 50, 4, testutil.LabelFlips)
+			}, first: "LIST rv=0 limit=500",
 			opts: []Option{WithPace(Pace{Mode: PaceRecorded, Factor: 1})}},
 		{name: "shared informer - WatchList off, no watch cache, 1,100 objects - 3 LIST pages - pass",
-			history: func(t testing.TB) *history.History { return generatedHistory(t, 1100, 30, 5) }, first: "LIST rv=0 limit=500",
+			history: func(t testing.TB) *history.History {
+				return testutil.GeneratedHistory(t, 1100, 30, 5, testutil.LabelFlips)
+			}, first: "LIST rv=0 limit=500",
 			opts: []Option{WithoutWatchCache()}, lists: 3},
 	}
-	quietKlog(t)
 	for _, tt := range tests {
 		h := tt.history(t)
 		l := h.Logs[0]
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.watchList {
-				requireWatchList(t)
+				testutil.RequireWatchList(t)
 			}
 			synctest.Test(t, func(t *testing.T) {
 				srv := New(h, tt.opts...)
@@ -283,7 +184,7 @@ func TestInformerConverges(t *testing.T) {
 				}
 				time.Sleep(h.Span + time.Second) // every event recorded is now available
 				synctest.Wait()
-				if got, want := objectsState(inf.GetStore().List()), finalState(l); !equalStrings(got, want) {
+				if got, want := testutil.ObjectsState(inf.GetStore().List()), finalState(l); !equalStrings(got, want) {
 					t.Errorf("informer state:\ngot  %q\nwant %q", got, want)
 				}
 				got := rl.requests()
@@ -307,6 +208,7 @@ func TestInformerConverges(t *testing.T) {
 }
 
 func TestInformerRewatchesAfterTimeout(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		watchList bool
@@ -317,12 +219,11 @@ func TestInformerRewatchesAfterTimeout(t *testing.T) {
 		{name: "shared informer - WatchList off - watch timeouts re-watch from the last RV - pass",
 			want: []string{"LIST rv=0 limit=500", "WATCH rv=1003", "WATCH rv=1009", "WATCH rv=1009"}},
 	}
-	quietKlog(t)
 	h := smallHistory(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.watchList {
-				requireWatchList(t)
+				testutil.RequireWatchList(t)
 			}
 			synctest.Test(t, func(t *testing.T) {
 				start := time.Now()
@@ -348,7 +249,7 @@ func TestInformerRewatchesAfterTimeout(t *testing.T) {
 				if d := time.Since(start); d < 10*time.Minute {
 					t.Errorf("virtual time: got %s, want at least 10m", d)
 				}
-				if got, want := objectsState(inf.GetStore().List()), finalState(h.Logs[0]); !equalStrings(got, want) {
+				if got, want := testutil.ObjectsState(inf.GetStore().List()), finalState(h.Logs[0]); !equalStrings(got, want) {
 					t.Errorf("informer state:\ngot  %q\nwant %q", got, want)
 				}
 			})

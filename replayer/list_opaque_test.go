@@ -30,6 +30,7 @@ func opaqueHistory(t *testing.T) *history.History {
 }
 
 func TestListOpaqueRVs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		steps []step

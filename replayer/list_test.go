@@ -113,6 +113,7 @@ func (a answer) keys() []string {
 var initialKeys = []string{"a/one", "a/three", "a/two", "b/one", "b/two"}
 
 func TestListGolden(t *testing.T) {
+	t.Parallel()
 	oldToken := continueToken{rv: "1008", start: "/a/three\x00"}.encode()
 	tests := []struct {
 		name    string
@@ -152,6 +153,7 @@ func TestListGolden(t *testing.T) {
 }
 
 func TestListTooLarge(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		target string
@@ -200,6 +202,7 @@ type step struct {
 }
 
 func TestListSnapshots(t *testing.T) {
+	t.Parallel()
 	afterDelete := []string{"a/one", "a/three", "a/two", "b/one"}
 	final := []string{"a/four", "a/one", "a/three", "a/two", "b/one"}
 	tests := []struct {
@@ -313,6 +316,7 @@ func TestListSnapshots(t *testing.T) {
 }
 
 func TestListSelectors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		target    string

@@ -7,6 +7,7 @@ import (
 )
 
 func TestChanPipe(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("boom")
 	tests := []struct {
 		name     string
@@ -51,6 +52,7 @@ func TestChanPipe(t *testing.T) {
 }
 
 func TestChanPipe_ReaderGone(t *testing.T) {
+	t.Parallel()
 	p := newChanPipe()
 	// fill the queue so that the next write blocks, then close the reader
 	for range pipeDepth {

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
 // recordingStore is a reflector's store that notes every change it gets.
@@ -33,7 +34,7 @@ func newRecordingStore() *recordingStore {
 func (s *recordingStore) note(op string, obj any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.ops = append(s.ops, op+" "+objectsState([]any{obj})[0])
+	s.ops = append(s.ops, op+" "+testutil.ObjectsState([]any{obj})[0])
 }
 
 func (s *recordingStore) Add(obj any) error    { s.note("ADDED", obj); return s.Store.Add(obj) }
@@ -42,7 +43,7 @@ func (s *recordingStore) Delete(obj any) error { s.note("DELETED", obj); return 
 
 func (s *recordingStore) Replace(objs []any, rv string) error {
 	s.mu.Lock()
-	s.ops = append(s.ops, "REPLACE@"+rv+" "+strings.Join(objectsState(objs), " "))
+	s.ops = append(s.ops, "REPLACE@"+rv+" "+strings.Join(testutil.ObjectsState(objs), " "))
 	s.mu.Unlock()
 	return s.Store.Replace(objs, rv)
 }
@@ -69,8 +70,9 @@ func historyOps(l *history.Log) []string {
 }
 
 func TestReflectorResumesCutWatch(t *testing.T) {
+	t.Parallel()
 	small := smallHistory(t)
-	gen := generatedHistory(t, 30, 200, 5)
+	gen := testutil.GeneratedHistory(t, 30, 200, 5, testutil.LabelFlips)
 	tests := []struct {
 		name      string
 		h         *history.History
@@ -94,11 +96,10 @@ func TestReflectorResumesCutWatch(t *testing.T) {
 		{name: "reflector - WatchList off, every watch cut after 3 frames - no loss, no duplicate - pass", h: gen,
 			cut: func(int, url.Values) int { return 3 }},
 	}
-	quietKlog(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.watchList {
-				requireWatchList(t)
+				testutil.RequireWatchList(t)
 			}
 			synctest.Test(t, func(t *testing.T) {
 				srv := New(tt.h)
@@ -135,6 +136,7 @@ func TestReflectorResumesCutWatch(t *testing.T) {
 }
 
 func TestReflectorRelistsAfterTooOld(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		opts      []Option
@@ -149,12 +151,11 @@ func TestReflectorRelistsAfterTooOld(t *testing.T) {
 		{name: "reflector - WatchList off, watch from before the history - 410, relist - pass", rewriteTo: "1000",
 			wantErr: "too old resource version: 1000 (1003)"},
 	}
-	quietKlog(t)
 	h := smallHistory(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.watchList {
-				requireWatchList(t)
+				testutil.RequireWatchList(t)
 			}
 			synctest.Test(t, func(t *testing.T) {
 				srv := New(h, tt.opts...)
@@ -194,7 +195,7 @@ func TestReflectorRelistsAfterTooOld(t *testing.T) {
 				for _, o := range store.List() {
 					keys = append(keys, o)
 				}
-				if got, want := objectsState(keys), finalState(h.Logs[0]); !equalStrings(got, want) {
+				if got, want := testutil.ObjectsState(keys), finalState(h.Logs[0]); !equalStrings(got, want) {
 					t.Errorf("reflector state:\ngot  %q\nwant %q", got, want)
 				}
 			})

@@ -166,6 +166,7 @@ func wireResponse(target string, resp *http.Response, body []byte) []byte {
 }
 
 func TestBookmarkObject(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		res        history.Resource
@@ -191,6 +192,7 @@ func TestBookmarkObject(t *testing.T) {
 }
 
 func TestEventFrame(t *testing.T) {
+	t.Parallel()
 	obj := func(raw string) *history.Object {
 		o, _, _, err := history.ParseObject([]byte(raw))
 		if err != nil {

@@ -19,6 +19,7 @@ type rtResult struct {
 }
 
 func TestTransport(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		method  string
@@ -246,6 +247,7 @@ func TestTransport(t *testing.T) {
 }
 
 func TestTransportBodyCloseCancelsHandler(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		reads int // bytes read before the close

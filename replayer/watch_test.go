@@ -59,6 +59,7 @@ func smallHistory(t testing.TB) *history.History {
 }
 
 func TestWatchWire(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		opts   []Option
@@ -120,6 +121,7 @@ func TestWatchWire(t *testing.T) {
 // TestWatchWireRealServer checks that a real HTTP server carries the same
 // answer as the in-process transport, chunked.
 func TestWatchWireRealServer(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		opts   []Option
@@ -158,6 +160,7 @@ func TestWatchWireRealServer(t *testing.T) {
 }
 
 func TestWatchEvents(t *testing.T) {
+	t.Parallel()
 	const (
 		all   = "/api/v1/configmaps?watch=true&timeoutSeconds=1"
 		wl    = "/api/v1/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1"

@@ -13,6 +13,7 @@ import (
 )
 
 func TestWatchTiming(t *testing.T) {
+	t.Parallel()
 	h := smallHistory(t)
 	l := h.Logs[0]
 	// events under the recorded pace, at their recorded offsets / factor
@@ -158,6 +159,7 @@ func TestWatchTiming(t *testing.T) {
 }
 
 func TestNextBookmark(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name     string
@@ -202,6 +204,7 @@ func (f *flushRecorder) Write(b []byte) (int, error) {
 }
 
 func TestWatchStops(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		target string
@@ -275,6 +278,7 @@ func TestWatchStops(t *testing.T) {
 // TestWatchHandlerStops runs the handler with no transport between: a
 // cancelled request context ends ServeHTTP.
 func TestWatchHandlerStops(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		target string

@@ -10,6 +10,7 @@ import (
 )
 
 func TestBuilder_ResourceFirstSeenAfterSnapshot(t *testing.T) {
+	t.Parallel()
 	b := synth.NewBuilder()
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}}
 	b.Add(cm) // 1001

@@ -49,6 +49,7 @@ func generated(t testing.TB, o synth.GenerateOptions) *history.History {
 }
 
 func TestGenerate_Determinism(t *testing.T) {
+	t.Parallel()
 	base := synth.GenerateOptions{Objects: 30, Events: 120, Seed: 7, PageSize: 8, BookmarkEvery: 10}
 	other := base
 	other.Seed = 8
@@ -82,6 +83,7 @@ func TestGenerate_Determinism(t *testing.T) {
 }
 
 func TestGenerate_Counts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		o         synth.GenerateOptions
@@ -145,6 +147,7 @@ func equalStrings(a, b []string) bool {
 }
 
 func TestGenerate_BadOptions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		o    synth.GenerateOptions

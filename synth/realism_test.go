@@ -61,6 +61,7 @@ func checkPod(t *testing.T, o *history.Object) {
 }
 
 func TestGenerate_Realism(t *testing.T) {
+	t.Parallel()
 	h := generated(t, synth.GenerateOptions{Objects: 40, Events: 400, Seed: 11})
 	counts := map[string]int{}
 	for _, l := range h.Logs {

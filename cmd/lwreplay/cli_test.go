@@ -79,9 +79,6 @@ func TestInspect(t *testing.T) {
 }
 
 func TestMutate(t *testing.T) {
-	if testing.Short() {
-		t.Skip("waits for the reference client to settle")
-	}
 	out := filepath.Join(t.TempDir(), "repro.yaml")
 	code, stdout, stderr := runCLI("mutate", "--fault", "close-watch:after=2,watch=1", "-o", out, "../../cassettes/real-configmaps-pods-watchlist.yaml")
 	if code != 0 {

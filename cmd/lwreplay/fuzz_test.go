@@ -211,9 +211,6 @@ var forgetful = fuzz.Target{Name: "forgetful", Doc: "lists once, keeps nothing",
 }}
 
 func TestFuzzFailureSaved(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs, minimizes and records a failing run")
-	}
 	c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: []string{watchlistCassette}, Target: forgetful})
 	if err != nil {
 		t.Fatalf("NewCampaign: got error %v, want none", err)

@@ -82,6 +82,7 @@ var foundByFuzzing = []byte("000\x86")
 var fixedMirrorTarget = newMirrorTarget("configmap-mirror-fixed", "the configmap mirror of this example, with HandleDelete", WithFixedDelete())
 
 func TestFoundInput(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		target     fuzz.Target

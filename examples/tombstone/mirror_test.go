@@ -48,6 +48,7 @@ func TestMain(m *testing.M) {
 }
 
 func TestMirrorUnderRelist(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		plan       string // decisions in text form, space-separated

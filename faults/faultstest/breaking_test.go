@@ -56,6 +56,7 @@ func breakingCases() []faultCase {
 }
 
 func TestBreakingFaultsDiverge(t *testing.T) {
+	t.Parallel()
 	runFaultCases(t, faults.Breaking, breakingCases(), false)
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
@@ -113,7 +114,7 @@ func runFaultCases(t *testing.T, class faults.Class, cases []faultCase, converge
 					t.Skip(c.skip)
 				}
 				if c.watchList {
-					requireWatchList(t)
+					testutil.RequireWatchList(t)
 				}
 				build := loadReal
 				if c.history != nil {
@@ -150,6 +151,7 @@ func requireConverged(t *testing.T, o *outcome) {
 }
 
 func TestCassetteShape(t *testing.T) {
+	t.Parallel()
 	l := configMapLog(t, loadReal(t))
 	if got := len(l.StateAt(0)); got != initialObjects {
 		t.Errorf("initial configmaps: got %d, want %d", got, initialObjects)
@@ -177,6 +179,7 @@ func TestCassetteShape(t *testing.T) {
 }
 
 func TestScenariosCoverRegistry(t *testing.T) {
+	t.Parallel()
 	tables := []struct {
 		class faults.Class
 		cases []faultCase

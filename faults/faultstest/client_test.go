@@ -2,7 +2,6 @@ package faultstest
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
 // noWatchList is the ListWatch of a client that does not support WatchList
@@ -67,7 +68,7 @@ func (l *requestLog) RoundTrip(req *http.Request) (*http.Response, error) {
 	l.mu.Unlock()
 	resp, err := l.rt.RoundTrip(req)
 	if err == nil && watch && lines > 0 {
-		resp.Body = &cutBody{rc: resp.Body, left: lines}
+		resp.Body = testutil.CutBody(resp.Body, lines)
 	}
 	return resp, err
 }
@@ -91,30 +92,6 @@ func (l *requestLog) list() []string {
 	defer l.mu.Unlock()
 	return append([]string(nil), l.reqs...)
 }
-
-// cutBody ends a body after a number of lines.
-type cutBody struct {
-	rc   io.ReadCloser
-	left int
-}
-
-func (c *cutBody) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		return 0, io.EOF
-	}
-	n, err := c.rc.Read(p)
-	for i := 0; i < n; i++ {
-		if p[i] == '\n' {
-			c.left--
-			if c.left == 0 {
-				return i + 1, nil
-			}
-		}
-	}
-	return n, err
-}
-
-func (c *cutBody) Close() error { return c.rc.Close() }
 
 // count returns how many requests start with prefix.
 func count(reqs []string, prefix string) int {

@@ -43,14 +43,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// requireWatchList skips a scenario that needs client-go's WatchList client
-// when the environment turns it off (it is on by default).
-func requireWatchList(t *testing.T) {
-	if os.Getenv("KUBE_FEATURE_WatchListClient") == "false" {
-		t.Skip("KUBE_FEATURE_WatchListClient=false")
-	}
-}
-
 var (
 	realOnce  sync.Once
 	realFiles []*cassette.File

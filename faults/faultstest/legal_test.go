@@ -146,6 +146,7 @@ func tooLargeLists(first int) string {
 }
 
 func TestLegalFaultsConverge(t *testing.T) {
+	t.Parallel()
 	runFaultCases(t, faults.Legal, legalCases(), true)
 }
 

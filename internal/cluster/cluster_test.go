@@ -100,6 +100,7 @@ func TestCluster(t *testing.T) {
 }
 
 func TestStartFailure(t *testing.T) {
+	SkipShort(t)
 	tests := []struct {
 		name    string
 		opts    []Option
@@ -171,7 +172,8 @@ func TestBinariesIn(t *testing.T) {
 	}
 }
 
-// skipRecorder is a testing.TB that records Skipf instead of skipping.
+// skipRecorder is a testing.TB that records Skip and Skipf instead of
+// skipping.
 type skipRecorder struct {
 	testing.TB
 	skipped string
@@ -180,6 +182,8 @@ type skipRecorder struct {
 func (r *skipRecorder) Helper() {}
 
 func (r *skipRecorder) Skipf(format string, args ...any) { r.skipped = fmt.Sprintf(format, args...) }
+
+func (r *skipRecorder) Skip(args ...any) { r.skipped = fmt.Sprint(args...) }
 
 func TestSkip(t *testing.T) {
 	tests := []struct {
@@ -201,6 +205,29 @@ func TestSkip(t *testing.T) {
 			}
 			if tt.wantSkip && !strings.HasPrefix(r.skipped, "SKIPPED: cannot build/start kube-apiserver") {
 				t.Errorf("skip message: got %q, want the loud prefix", r.skipped)
+			}
+		})
+	}
+}
+
+func TestSkipShort(t *testing.T) {
+	tests := []struct {
+		name     string
+		short    bool
+		wantSkip string
+	}{
+		{name: "skip short - -short set - skips quietly - pass", short: true, wantSkip: shortSkip},
+		{name: "skip short - full tier - runs - pass"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &skipRecorder{TB: t}
+			skipShort(r, tt.short)
+			if r.skipped != tt.wantSkip {
+				t.Fatalf("skip message: got %q, want %q", r.skipped, tt.wantSkip)
+			}
+			if strings.Contains(r.skipped, "SKIPPED") {
+				t.Errorf("skip message: got %q, want no loud SKIPPED (the short tier skips on purpose)", r.skipped)
 			}
 		})
 	}

@@ -61,7 +61,6 @@ func isNextPageOf7(q url.Values) bool {
 // TestRun runs informers against a replayed history, without a recorder,
 // in virtual time, and checks what they asked and where they ended.
 func TestRun(t *testing.T) {
-	quietKlog(t)
 	tests := []struct {
 		name     string
 		mode     WatchListMode
@@ -110,7 +109,6 @@ func TestRun(t *testing.T) {
 // TestRunRecorded records informers' traffic and checks the cassette's
 // history ends in the upstream's final state.
 func TestRunRecorded(t *testing.T) {
-	quietKlog(t)
 	tests := []struct {
 		name      string
 		mode      WatchListMode
@@ -169,7 +167,6 @@ func TestRunRecorded(t *testing.T) {
 }
 
 func TestRunErrors(t *testing.T) {
-	quietKlog(t)
 	srv := replayer.New(mixedHistory(t))
 	tests := []struct {
 		name    string

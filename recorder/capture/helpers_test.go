@@ -2,7 +2,6 @@ package capture
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -14,20 +13,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/klog/v2"
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/replayer"
 	"github.com/lwreplay/lwreplay/synth"
 )
-
-// quietKlog silences client-go's logging for the test.
-func quietKlog(t *testing.T) {
-	klog.LogToStderr(false)
-	klog.SetOutput(io.Discard)
-	t.Cleanup(func() { klog.LogToStderr(true) })
-}
 
 // restConfigFor returns a rest config that reaches srv in-process.
 func restConfigFor(srv *replayer.Server) *rest.Config {

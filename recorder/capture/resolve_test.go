@@ -14,7 +14,6 @@ import (
 )
 
 func TestResolve(t *testing.T) {
-	quietKlog(t)
 	srv := replayer.New(mixedHistory(t))
 	dc, err := discovery.NewDiscoveryClientForConfig(restConfigFor(srv))
 	if err != nil {

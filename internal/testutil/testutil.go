@@ -1,0 +1,98 @@
+// Package testutil holds the helpers that several of lwreplay's test
+// packages share: quiet client-go logging, the WatchList switches, a
+// seeded configmap history, a cut watch body and a rendering of informer
+// state. It is imported by tests only.
+//
+// It must not import replayer, recorder or any package whose own tests
+// import it: an internal test cannot import a package that imports the
+// package under test.
+package testutil
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+)
+
+// QuietKlog sends klog's output, which client-go logs to, nowhere for the
+// rest of the process. A TestMain calls it before m.Run, so that no test
+// changes this process-wide setting and tests may run in parallel.
+func QuietKlog() {
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
+}
+
+// WatchListEnv is the client-go environment variable that turns its
+// WatchList client on or off (it is on unless set to "false").
+const WatchListEnv = "KUBE_FEATURE_WatchListClient"
+
+// RequireWatchList skips t, a test that needs client-go's WatchList
+// client, when the environment turns that client off.
+func RequireWatchList(t testing.TB) {
+	t.Helper()
+	if os.Getenv(WatchListEnv) == "false" {
+		t.Skip(WatchListEnv + "=false")
+	}
+}
+
+// NoWatchList is a client that does not support WatchList semantics: a
+// reflector over cache.ToListWatcherWithWatchListSemantics(lw,
+// NoWatchList{}) lists and then watches.
+type NoWatchList struct{}
+
+// IsWatchListSemanticsUnSupported opts the reflector out of WatchList.
+func (NoWatchList) IsWatchListSemanticsUnSupported() bool { return true }
+
+// ObjectsState renders objects, an informer's store for instance, as
+// sorted "namespace/name@resourceVersion" strings (the type's name for an
+// object without metadata).
+func ObjectsState(objs []any) []string {
+	out := make([]string, 0, len(objs))
+	for _, o := range objs {
+		m, err := meta.Accessor(o)
+		if err != nil {
+			out = append(out, fmt.Sprintf("%T", o))
+			continue
+		}
+		k, _ := cache.MetaNamespaceKeyFunc(o)
+		out = append(out, k+"@"+m.GetResourceVersion())
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CutBody returns rc ending after lines lines (watch frames) have been
+// read, as if the connection had dropped there; closing it closes rc.
+func CutBody(rc io.ReadCloser, lines int) io.ReadCloser {
+	return &cutBody{rc: rc, left: lines}
+}
+
+// cutBody ends a body after a number of lines.
+type cutBody struct {
+	rc   io.ReadCloser
+	left int
+}
+
+func (c *cutBody) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, io.EOF
+	}
+	n, err := c.rc.Read(p)
+	for i := 0; i < n; i++ {
+		if p[i] == '\n' {
+			c.left--
+			if c.left == 0 {
+				return i + 1, nil
+			}
+		}
+	}
+	return n, err
+}
+
+func (c *cutBody) Close() error { return c.rc.Close() }
