@@ -3,6 +3,7 @@ package fuzz
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -175,5 +176,61 @@ func TestSyncedRVOnRealRuns(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestTargetOutputIsEvidence shows that what a target leaves behind —
+// a bookmark object in its store, an item that is no object, an error
+// from its Run — is judged by the invariant it breaks, with the run
+// observed to its end, never by aborting the test.
+func TestTargetOutputIsEvidence(t *testing.T) {
+	// storing runs an informer whose store, as it hands it to the probe,
+	// holds extra besides the informer's objects.
+	storing := func(name string, extra any) Target {
+		return Target{Name: name, Doc: "an informer with " + name + " in its store", Run: func(ctx context.Context, env *Env) error {
+			lw, err := env.ListerWatcher(&unstructured.Unstructured{})
+			if err != nil {
+				return err
+			}
+			inf := cache.NewSharedIndexInformer(lw, &unstructured.Unstructured{}, 0, cache.Indexers{})
+			reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{})
+			if err != nil {
+				return err
+			}
+			env.Probe.SetSynced(reg.HasSynced)
+			env.Probe.SetStore(func() []any { return append(inf.GetStore().List(), extra) })
+			inf.RunWithContext(ctx)
+			return nil
+		}}
+	}
+	bookmark := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"resourceVersion": "140"}}}
+	failing := Target{Name: "run-fails", Doc: "a target whose Run fails at once", Run: func(context.Context, *Env) error {
+		return errors.New("controller: cannot start: quota")
+	}}
+	tests := []struct {
+		name      string
+		target    Target
+		invariant string
+		want      error
+		wantText  string
+	}{
+		{name: "evidence - a bookmark object in the store - no-bookmark-object, fail", target: storing("a bookmark object", bookmark),
+			invariant: "no-bookmark-object", want: ErrBookmarkObject, wantText: "store holds an object with an empty key (rv 140)"},
+		{name: "evidence - an item that is no object in the store - converged, fail", target: storing("a string", "not an object"),
+			invariant: "converged", want: ErrNotConverged, wantText: "store item"},
+		{name: "evidence - Run returns an error - clean-stop, fail", target: failing,
+			invariant: "clean-stop", want: ErrUncleanStop, wantText: "target error: Run returned: controller: cannot start: quota"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			obs := Observe(t, Spec{History: loadTargetHistory(t), Target: tc.target, WatchList: true, Level: Typed})
+			if obs == nil || obs.EndedAt <= 0 {
+				t.Fatalf("observation: got %v, want a run observed to its end", obs)
+			}
+			err := Judge(obs, tc.invariant)[tc.invariant]
+			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.wantText) {
+				t.Errorf("%s: got %v, want %v containing %q", tc.invariant, err, tc.want, tc.wantText)
+			}
+		})
 	}
 }

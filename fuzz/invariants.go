@@ -148,6 +148,9 @@ func checkConverged(o *Observation) error {
 	for _, d := range storeDiff(o.Store, o.Truth.StateAt(o.Truth.End())) {
 		errs = append(errs, fmt.Errorf("%w: %s", ErrNotConverged, d))
 	}
+	for _, b := range o.BadStore {
+		errs = append(errs, fmt.Errorf("%w: store %s", ErrNotConverged, b))
+	}
 	return errors.Join(errs...)
 }
 

@@ -65,8 +65,12 @@ type Observation struct {
 	// Truth is the history the replayer actually served (after plan-level
 	// faults), whose final state a converging target must reach.
 	Truth *history.Log
-	// Store is the target's store at the end: objects by key.
+	// Store is the target's store at the end: objects by key; an object
+	// without a name (a bookmark's) is under the empty key.
 	Store map[string]*history.Object
+	// BadStore describes the items of the target's store that are no
+	// Kubernetes object (left out of Store), in store order.
+	BadStore []string
 	// Deliveries are the handler notifications, in order.
 	Deliveries []Delivery
 	// SyncedAt is when HasSynced first returned true (negative: never).
@@ -100,8 +104,9 @@ type Observation struct {
 	EndedEarly bool
 	// Panics holds panics recovered from the target.
 	Panics []string
-	// Errors holds the errors the target recorded with Probe.Error, in
-	// order.
+	// Errors holds the errors the target recorded with Probe.Error and
+	// the error its Run returned (other than the run's own cancellation),
+	// in order.
 	Errors []string
 	// Exposed is what the target handed to Probe.Expose (nil if
 	// nothing), for user invariants.

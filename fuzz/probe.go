@@ -138,15 +138,17 @@ func (r *Probe) Deliveries() []Delivery {
 }
 
 // Store returns the target's store by key (nil when no store is
-// registered).
-func (r *Probe) Store() (map[string]*history.Object, error) {
+// registered). An object without a name (a bookmark's) is under the empty
+// key; items that are no Kubernetes object are left out and described in
+// bad, in store order.
+func (r *Probe) Store() (store map[string]*history.Object, bad []string) {
 	return r.storeAgainst(nil)
 }
 
 // storeAgainst is Store, where a stored unstructured object equal to
 // want's object of its key (same resourceVersion, same content) is given
 // as want's object itself: comparing is cheaper than encoding.
-func (r *Probe) storeAgainst(want map[string]*history.Object) (map[string]*history.Object, error) {
+func (r *Probe) storeAgainst(want map[string]*history.Object) (store map[string]*history.Object, bad []string) {
 	r.mu.Lock()
 	fn := r.store
 	r.mu.Unlock()
@@ -154,7 +156,7 @@ func (r *Probe) storeAgainst(want map[string]*history.Object) (map[string]*histo
 		return nil, nil
 	}
 	out := map[string]*history.Object{}
-	for _, obj := range fn() {
+	for i, obj := range fn() {
 		if r.known != nil {
 			if o, ok := r.known(obj); ok {
 				out[o.Key()] = o
@@ -165,13 +167,19 @@ func (r *Probe) storeAgainst(want map[string]*history.Object) (map[string]*histo
 			out[w.Key()] = w
 			continue
 		}
+		if m, err := meta.Accessor(obj); err == nil && m != nil && m.GetName() == "" {
+			// evidence for no-bookmark-object, not an error of the run
+			out[""] = &history.Object{Namespace: m.GetNamespace(), UID: string(m.GetUID()), ResourceVersion: m.GetResourceVersion()}
+			continue
+		}
 		o, err := objectOf(obj)
 		if err != nil {
-			return nil, err
+			bad = append(bad, fmt.Sprintf("item %d: %v", i, err))
+			continue
 		}
 		out[o.Key()] = o
 	}
-	return out, nil
+	return out, bad
 }
 
 // storeRVs returns the target's store as key → resourceVersion.

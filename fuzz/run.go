@@ -257,11 +257,7 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 		time.Sleep(min(step, watchdog-now+tick))
 	}
 	synctest.Wait()
-	store, err := rec.storeAgainst(finalObjects(srv.Truth(), res))
-	if err != nil {
-		t.Errorf("target %s store: got error %v, want none", target.Name, err)
-	}
-	obs.Store = store
+	obs.Store, obs.BadStore = rec.storeAgainst(finalObjects(srv.Truth(), res))
 	cancel()
 	select {
 	case <-done:
@@ -273,7 +269,7 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 			obs.Panics = append(obs.Panics, fmt.Sprint(runPanic))
 		}
 		if runErr != nil && !errors.Is(runErr, context.Canceled) {
-			t.Errorf("target %s: got error %v, want none", target.Name, runErr)
+			obs.Errors = append(obs.Errors, fmt.Sprintf("Run returned: %v", runErr))
 		}
 	case <-time.After(stopGrace):
 		obs.NotStopped = true
