@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -64,6 +65,7 @@ func TestInvariantsFireOnBrokenReplays(t *testing.T) {
 		name      string
 		plan      string
 		target    Target
+		liveBound time.Duration
 		invariant string
 		want      error
 	}{
@@ -74,8 +76,8 @@ func TestInvariantsFireOnBrokenReplays(t *testing.T) {
 			invariant: "no-lost-delete", want: ErrLostDelete},
 		{name: "no-time-travel - two changes of one key swapped - fail", plan: "reorder:watch=1,frame=27", target: informer,
 			invariant: "no-time-travel", want: ErrTimeTravel},
-		{name: "live - initial events never end - fail", plan: "missing-initial-events-end", target: informer,
-			invariant: "live", want: ErrNotLive},
+		{name: "live - a change held back 65 s, a live bound of 30 s - fail", plan: "delay:ms=65000,watch=1,frame=57", target: informer,
+			liveBound: 30 * time.Second, invariant: "live", want: ErrNotLive},
 		{name: "synced-after-initial - HasSynced true from the start - fail", target: syncedAtOnce,
 			invariant: "synced-after-initial", want: ErrSyncedEarly},
 		{name: "no-bookmark-object - a bookmark handed to the handler - fail", target: bookmarkAsObject,
@@ -88,7 +90,7 @@ func TestInvariantsFireOnBrokenReplays(t *testing.T) {
 				if err != nil {
 					t.Fatalf("plan %q: got error %v, want none", tc.plan, err)
 				}
-				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: true, Level: level})
+				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: true, Level: level, LiveBound: tc.liveBound})
 				results := Judge(obs)
 				for _, inv := range Invariants {
 					err := results[inv.Name]

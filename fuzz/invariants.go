@@ -141,7 +141,7 @@ func needTruth(o *Observation, sentinel error) error {
 }
 
 func checkConverged(o *Observation) error {
-	if err := needTruth(o, ErrNotConverged); err != nil {
+	if err := needTruth(o, ErrNotConverged); err != nil || o.Unsettled {
 		return err
 	}
 	var errs []error
@@ -155,7 +155,7 @@ func checkConverged(o *Observation) error {
 }
 
 func checkNoLostDelete(o *Observation) error {
-	if err := needTruth(o, ErrLostDelete); err != nil {
+	if err := needTruth(o, ErrLostDelete); err != nil || o.Unsettled {
 		return err
 	}
 	final := map[string]bool{}
@@ -266,6 +266,9 @@ func minStateSize(l *history.Log) int {
 func checkLive(o *Observation) error {
 	if o == nil {
 		return fmt.Errorf("%w: %w: nil observation", ErrNotLive, ErrNoObservation)
+	}
+	if o.Unsettled {
+		return nil // not judged: see Observation.Unsettled
 	}
 	if o.ConvergedAt < 0 {
 		return fmt.Errorf("%w: never converged (last fault at %v)", ErrNotLive, o.LastFaultAt)

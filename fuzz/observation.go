@@ -99,6 +99,12 @@ type Observation struct {
 	ConvergedAt time.Duration
 	// EndedAt is when the run stopped the target (virtual time).
 	EndedAt time.Duration
+	// Unsettled says the run ended less than LiveBound after its last
+	// fault fired (a plan that kept firing until the run's hard end, the
+	// watchdog plus the live bound): whether the target would have
+	// converged is unknown, so converged, live and no-lost-delete are not
+	// judged.
+	Unsettled bool
 	// EndedEarly says the run ended before the watchdog (15 minutes, virtual): the target had caught
 	// up with an exhausted replay whose plan could fire no more.
 	EndedEarly bool

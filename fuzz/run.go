@@ -23,10 +23,13 @@ import (
 // Spec (or Options) names none.
 var ConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
 
-// watchdog is the longest a run lasts, in virtual time: longer than
-// client-go's longest watch timeout (10 min) and a relist's backoff. A run
-// ends sooner once the replay is exhausted, the plan can fire no more, and
-// the target has synced and its store holds the truth's final state.
+// watchdog is how long a run lasts, in virtual time, when no fault fires
+// late: longer than client-go's longest watch timeout (10 min) and a
+// relist's backoff. A run ends sooner once the replay is exhausted, the
+// plan can fire no more, and the target has synced and its store holds the
+// truth's final state; it goes on past the watchdog until the live bound
+// has passed since the last fault fired, but never past the watchdog plus
+// the live bound (see Observation.Unsettled).
 const watchdog = 15 * time.Minute
 
 // tick is how often, in virtual time, a run looks at the target's state
@@ -69,8 +72,9 @@ type Spec struct {
 	// no plan, and History is the history they build.
 	Reproducer []*cassette.File
 
-	decoded  *decoded // decoded answers shared by runs of one history
-	recordTo string   // when set, the target's traffic is recorded there as a reproducer
+	decoded  *decoded      // decoded answers shared by runs of one history
+	recordTo string        // when set, the target's traffic is recorded there as a reproducer
+	watchdog time.Duration // when set, the run's watchdog (tests)
 }
 
 // replay is the server side of a run: the model apiserver or a
@@ -216,9 +220,23 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 	fired, delivered := 0, 0
 	var snaps []storeSnapshot
 	step := tick
-	for time.Since(start) <= watchdog {
+	dog := watchdog
+	if s.watchdog > 0 {
+		dog = s.watchdog
+	}
+	// end is when the run stops looking: the watchdog, or the live bound
+	// after the last fault fired, within the watchdog plus the live bound.
+	end := func() time.Duration {
+		if obs.LastFaultAt < 0 {
+			return dog
+		}
+		return min(max(dog, obs.LastFaultAt+obs.LiveBound), dog+obs.LiveBound)
+	}
+	var lookedAt time.Duration
+	for {
 		synctest.Wait()
 		now := time.Since(start)
+		lookedAt = now
 		changed := false
 		if obs.SyncedAt < 0 && rec.HasSynced() {
 			obs.SyncedAt = now
@@ -247,6 +265,9 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 			obs.EndedEarly = true
 			break
 		}
+		if now >= end() {
+			break // looked last at or after the end
+		}
 		// Look often while the target is busy, and ever less often while
 		// nothing happens: a quiet run costs tens of looks, not thousands.
 		if changed {
@@ -254,9 +275,9 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 		} else {
 			step = min(2*step, maxTick)
 		}
-		time.Sleep(min(step, watchdog-now+tick))
+		time.Sleep(min(step, end()-now))
 	}
-	synctest.Wait()
+	obs.Unsettled = !obs.EndedEarly && obs.LastFaultAt >= 0 && lookedAt-obs.LastFaultAt < obs.LiveBound
 	obs.Store, obs.BadStore = rec.storeAgainst(finalObjects(srv.Truth(), res))
 	cancel()
 	select {
