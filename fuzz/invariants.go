@@ -42,6 +42,8 @@ var (
 	ErrNotLive = errors.New("not live")
 	// ErrBookmarkObject says a bookmark object reached the handler or the store.
 	ErrBookmarkObject = errors.New("bookmark object delivered")
+	// ErrHotLoop says the target made more requests than the run allows.
+	ErrHotLoop = errors.New("hot loop")
 	// ErrUncleanStop says the target panicked or left goroutines running.
 	ErrUncleanStop = errors.New("unclean stop")
 	// ErrUnknownInvariant says Judge was asked for an invariant that does
@@ -89,6 +91,11 @@ var Invariants = []Invariant{
 		Doc: "no bookmark object reaches the handler, and the store holds no object with an empty key",
 		Guarantee: `reflector.go, watchHandler: "A Bookmark means watch has synced here, just update the resourceVersion" ` +
 			`(a bookmark only moves the resourceVersion; it is never added to the store nor handed to a handler)`},
+	{Name: "no-hot-loop", Check: checkNoHotLoop,
+		Doc: "the target makes at most the run's request bound (Options.MaxRequests, 1,000) of requests: a client that retries at once, forever, is a hot loop (virtual time stands still while it spins; the bound is what ends the run)",
+		Guarantee: `reflector.go: "We used to make the call every 1sec (1 QPS), the goal here is to achieve ~98% traffic ` +
+			`reduction when API server is not healthy. With these parameters, backoff will stop at [30,60) sec interval ` +
+			`which is 0.22 QPS."`},
 	{Name: "clean-stop", Check: checkCleanStop,
 		Doc: "the target never panicked nor recorded an error (Probe.Error), and after stop no goroutine of the run is left",
 		Guarantee: `shared_informer.go, SharedInformer.Run: "starts and runs the shared informer, returning after it ` +
@@ -299,6 +306,17 @@ func checkNoBookmarkObject(o *Observation) error {
 		errs = append(errs, fmt.Errorf("%w: store holds an object with an empty key (rv %s)", ErrBookmarkObject, rvOf(obj)))
 	}
 	return errors.Join(errs...)
+}
+
+func checkNoHotLoop(o *Observation) error {
+	if o == nil {
+		return fmt.Errorf("%w: %w: nil observation", ErrHotLoop, ErrNoObservation)
+	}
+	if o.HotLoop == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: more than %d requests by %v of virtual time (%s); the goroutine whose request crossed the bound:\n%s",
+		ErrHotLoop, o.HotLoop.Bound, o.HotLoop.At, requestCounts(o.Requests), o.HotLoop.Stack)
 }
 
 func checkCleanStop(o *Observation) error {

@@ -99,6 +99,13 @@ type Observation struct {
 	ConvergedAt time.Duration
 	// EndedAt is when the run stopped the target (virtual time).
 	EndedAt time.Duration
+	// Requests counts the target's requests by resource ("configmaps",
+	// "deployments.apps"; a path for anything else, such as discovery).
+	Requests map[string]int
+	// HotLoop is set when the target crossed the run's request bound:
+	// virtual time stands still while a goroutine loops without blocking,
+	// so the run held the target's requests from then on and ended.
+	HotLoop *HotLoop
 	// Unsettled says the run ended less than LiveBound after its last
 	// fault fired (a plan that kept firing until the run's hard end, the
 	// watchdog plus the live bound): whether the target would have

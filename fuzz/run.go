@@ -67,6 +67,9 @@ type Spec struct {
 	// LiveBound is how long after the last fault fired the target may take
 	// to converge (the live invariant); zero means 10 minutes.
 	LiveBound time.Duration
+	// MaxRequests is the most requests the target may make in the run
+	// (the no-hot-loop invariant); zero means 1,000.
+	MaxRequests int
 	// Reproducer, when set, holds a reproducer's files (every interaction
 	// marked verbatim): the run replays them as recorded, in order, with
 	// no plan, and History is the history they build.
@@ -178,6 +181,9 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 		transport = traffic.Wrap(transport)
 	}
 	start := time.Now()
+	stopped := make(chan struct{}) // closed when the run stops the target
+	bound := newRequestBound(transport, s.MaxRequests, start, stopped)
+	transport = bound
 	rec := newProbe(start)
 	if s.decoded != nil && s.Level == Typed {
 		rec.known = s.decoded.known
@@ -265,8 +271,8 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 			obs.EndedEarly = true
 			break
 		}
-		if now >= end() {
-			break // looked last at or after the end
+		if now >= end() || bound.tripped() {
+			break // looked last at or after the end, or a hot loop
 		}
 		// Look often while the target is busy, and ever less often while
 		// nothing happens: a quiet run costs tens of looks, not thousands.
@@ -279,7 +285,9 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 	}
 	obs.Unsettled = !obs.EndedEarly && obs.LastFaultAt >= 0 && lookedAt-obs.LastFaultAt < obs.LiveBound
 	obs.Store, obs.BadStore = rec.storeAgainst(finalObjects(srv.Truth(), res))
+	obs.Requests, obs.HotLoop = bound.report()
 	cancel()
+	close(stopped)
 	select {
 	case <-done:
 		// Give the goroutines the target started (and the replayer's) a

@@ -1,0 +1,81 @@
+package fuzz
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/lwreplay/lwreplay/faults"
+)
+
+// TestHotLoopEndsTheRun shows a bound a hot loop cannot escape: a target
+// that reconnects without ever blocking — virtual time stands still, so
+// before the bound the run never ended — and client-go's own reflector
+// restarting WatchList streams that close before their initial events end
+// (kubernetes/kubernetes#140890) are stopped at the request bound and
+// judged by no-hot-loop, with the requests per resource and the stack of
+// the looping goroutine.
+func TestHotLoopEndsTheRun(t *testing.T) {
+	informer, _ := LookupTarget("informer")
+	// reconnecting watches, closes its watch at once and watches again,
+	// never waiting.
+	reconnecting := Target{Name: "reconnecting", Doc: "a consumer that re-watches in a loop", Run: func(ctx context.Context, env *Env) error {
+		lw, err := env.ListerWatcher(&unstructured.Unstructured{})
+		if err != nil {
+			return err
+		}
+		env.Probe.SetStore(func() []any { return nil })
+		for ctx.Err() == nil {
+			w, err := lw.Watch(metav1.ListOptions{ResourceVersion: "0"})
+			if err == nil {
+				w.Stop()
+			}
+		}
+		return nil
+	}}
+	tests := []struct {
+		name      string
+		target    Target
+		plan      string
+		watchList bool
+		wantHot   bool
+		wantStack string // a frame the looping goroutine's stack shows
+	}{
+		{name: "hot loop - a consumer re-watching without blocking - no-hot-loop, fail", target: reconnecting,
+			wantHot: true, wantStack: "fuzz.TestHotLoopEndsTheRun"},
+		{name: "hot loop - informer, WatchList, every watch closed after 3 events - no-hot-loop, fail", target: informer,
+			plan: "close-watch:after=3", watchList: true, wantHot: true, wantStack: "cache.(*Reflector).watchList"},
+		{name: "hot loop - informer, LIST+WATCH, every watch closed after 3 events - holds - pass", target: informer,
+			plan: "close-watch:after=3", watchList: false},
+	}
+	for _, level := range []Level{Typed, Wire} {
+		for _, tc := range tests {
+			t.Run(level.String()+" "+tc.name, func(t *testing.T) {
+				plan, err := faults.ParseText(tc.plan)
+				if err != nil {
+					t.Fatalf("plan %q: got error %v, want none", tc.plan, err)
+				}
+				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: tc.watchList, Level: level})
+				err = Judge(obs, "no-hot-loop")["no-hot-loop"]
+				if !tc.wantHot {
+					if err != nil {
+						t.Errorf("no-hot-loop: got %v, want it to hold", err)
+					}
+					return
+				}
+				if !errors.Is(err, ErrHotLoop) {
+					t.Fatalf("no-hot-loop: got %v, want %v", err, ErrHotLoop)
+				}
+				for _, want := range []string{"more than 1000 requests", "configmaps: 1001", tc.wantStack} {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("no-hot-loop: got %.600q, want it to say %q", err, want)
+					}
+				}
+			})
+		}
+	}
+}
