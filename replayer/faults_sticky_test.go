@@ -29,6 +29,7 @@ const sListLegacyExact = "/api/v1/configmaps?resourceVersion=1005&limit=2"
 // the refused resourceVersion for the rest of the run. Each case here
 // answered normally before it was.
 func TestFaultStickyExpiry(t *testing.T) {
+	t.Parallel()
 	expireAt1005 := []string{sWatch1005} // watch #1, answered 410 at open
 	openFired := []string{"watch #1 expire-watch: at open, rv 1005, compacted to rv 1006"}
 	tests := []faultCase{
@@ -135,6 +136,7 @@ var recreatedA = []string{"watch #1 recreate: ns1/a deleted at rv 1004, created 
 // A fault that refuses no resourceVersion as expired moves no compaction
 // point: the watch resumes from where it was.
 func TestFaultStickyOnlyExpiry(t *testing.T) {
+	t.Parallel()
 	tests := []faultCase{
 		{name: "close-watch - after 2 events - the watch resumes - pass", plan: "close-watch:after=2,watch=1",
 			before: []string{fWatch}, target: sWatch1005, want: with(watchFrames[2:], "EOF"),
