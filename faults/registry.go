@@ -25,7 +25,7 @@ var Registry = []Fault{
 		},
 		Did: "%s closed"},
 	{Name: "expire-watch", Class: Legal, Point: WatchPoint,
-		Doc:    "the watch is answered with one ERROR event, 410 Expired: when it opens, or mid-stream after some events",
+		Doc:    "the watch is answered with one ERROR event, 410 Expired: when it opens, or mid-stream after some events; the 410 is sticky: the resourceVersion refused and every older one stay expired",
 		Params: []Param{{Name: "after", Doc: "events sent before the ERROR (0: at open)", Values: []int{0, 1, 3}}},
 		Do: func(d Decision) string {
 			if n := d.Params["after"]; n > 0 {
@@ -35,7 +35,7 @@ var Registry = []Fault{
 		},
 		Did: "%s answered 410 Expired"},
 	{Name: "expire-continue", Class: Legal, Point: ListPoint,
-		Doc: "a LIST page requested with a continue token is answered 410 Expired (the token is past compaction)",
+		Doc: "a LIST page requested with a continue token is answered 410 Expired (the token is past compaction); the 410 is sticky: the token's resourceVersion and every older one stay expired",
 		Do:  fixed("answer 410 Expired"), Did: "%s answered 410 Expired"},
 	{Name: "too-large-rv", Class: Legal, Point: ListPoint,
 		Doc: "the LIST is answered 504 Timeout, cause ResourceVersionTooLarge, as by an apiserver whose cache lags",
@@ -67,7 +67,7 @@ var Registry = []Fault{
 		Doc: "every resourceVersion is rewritten to a non-numeric string, order kept (RVs are opaque by contract)",
 		Do:  fixed("rewrite every resourceVersion to an opaque string"), Did: "every resourceVersion rewritten to an opaque string"},
 	{Name: "recreate", Class: Legal, Point: WatchPoint,
-		Doc:    "while the client is away, an object is deleted and created again under its name with a new UID; the re-watch gets 410 and the relist shows only the result",
+		Doc:    "while the client is away, an object is deleted and created again under its name with a new UID; the re-watch gets 410 (sticky: every resourceVersion before the new object's stays expired) and the relist shows only the result",
 		Params: []Param{{Name: "object", Doc: "which object of the state, by key order (modulo its size)", Values: []int{0, 1, 7}}},
 		Do: func(d Decision) string {
 			return fmt.Sprintf("delete and recreate object %d (key order) under a new UID while the client is away", d.Params["object"])

@@ -80,7 +80,8 @@ func (s *Server) canRecreate(res history.Resource, rv string) bool {
 // under its name with a new UID, just after rv and before the next event;
 // the object's later events carry the new UID. A numeric history makes
 // room by moving every RV after rv up by 2; an opaque one gets new RVs
-// placed in its order. The heads move so that a relist sees the result. It
+// placed in its order. The heads move so that a relist sees the result,
+// and the compaction points a fault moved move with the RVs. It
 // returns the RV of the new object and a detail for the fired log.
 func (s *Server) recreate(res history.Resource, rv string, k int) (newRV, detail string, err error) {
 	s.fx.mu.Lock()
@@ -105,13 +106,15 @@ func (s *Server) recreate(res history.Resource, rv string, k int) (newRV, detail
 	}
 	work := truth
 	var rv1, rv2 string
+	moveUp := func(r string) string { return r } // how an RV of truth is renamed
 	if n, perr := strconv.ParseUint(base, 10, 64); l.Order().Numeric() && perr == nil {
-		work, err = history.RewriteRVs(truth, func(r string) string {
+		moveUp = func(r string) string {
 			if v, err := strconv.ParseUint(r, 10, 64); err == nil && v > n {
 				return strconv.FormatUint(v+2, 10)
 			}
 			return r
-		})
+		}
+		work, err = history.RewriteRVs(truth, moveUp)
 		if err != nil {
 			return "", "", err
 		}
@@ -166,6 +169,9 @@ func (s *Server) recreate(res history.Resource, rv string, k int) (newRV, detail
 			h = max(h, p+2)
 		}
 		s.heads[next.Logs[i]] = max(s.heads[next.Logs[i]], h)
+	}
+	for id, f := range s.floors {
+		s.floors[id] = moveUp(f)
 	}
 	s.mu.Unlock()
 	s.fx.truth = next

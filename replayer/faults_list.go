@@ -50,7 +50,9 @@ func answerHTTPError(c *pointCtx, d faults.Decision) (func() error, bool) {
 
 // expireContinue answers a LIST page asked for with a continue token 410
 // Expired, with a token that goes on from the same key at the newest state
-// (expire-continue); a first page or a consistent token cannot expire.
+// (expire-continue); a first page or a consistent token cannot expire. The
+// 410 is sticky: the token's resourceVersion and every older one stay
+// expired (see compactThrough).
 func expireContinue(c *pointCtx, d faults.Decision) (func() error, bool) {
 	if c.q.Continue == "" || c.tok.consistent {
 		return nil, false
@@ -58,7 +60,7 @@ func expireContinue(c *pointCtx, d faults.Decision) (func() error, bool) {
 	return func() error {
 		st := expired(continueTooOldMsg)
 		st.ListMeta.Continue = continueToken{consistent: true, start: c.tok.start}.encode()
-		c.s.fire(c.pt, d.Fault, "rv "+c.tok.rv)
+		c.s.fire(c.pt, d.Fault, "rv "+c.tok.rv+compactedTo(c.s.compactThrough(c.l.Resource, c.tok.rv)))
 		writeStatus(c.w, c.r, st)
 		return errAnswered
 	}, true

@@ -93,35 +93,49 @@ func closeWatch(c *pointCtx, d faults.Decision) (func() error, bool) {
 
 // expireWatch ends the watch with an ERROR event, 410 Expired, after
 // "after" events, or answers it with one when that is 0 (expire-watch).
-// Either way the server moves on (see moveOn).
+// Either way the server moves on (see moveOn) and the 410 is sticky: the
+// resourceVersion refused (the one the watch asked for, or the last one it
+// sent) and every older one stay expired (see compactThrough). A stream
+// still sending a WatchList's initial events has sent no resourceVersion
+// a client could resume from.
 func expireWatch(c *pointCtx, d faults.Decision) (func() error, bool) {
 	return func() error {
 		if n := d.Param("after"); n > 0 {
-			c.wf.end = endAfter(n, d.Fault, func(ws *watchStream) {
+			c.wf.end = endAfter(n, d.Fault, func(ws *watchStream, fire func(string)) {
 				ws.s.moveOn(ws.l)
+				refused := ws.fx.lastRV
+				if ws.fromRV == "" { // in the initial events
+					refused = ""
+				}
+				fire(compactedTo(ws.s.compactThrough(ws.l.Resource, refused)))
 				ws.fw.errorFrame(expired(watchExpiredMessage))
 			})
 			return nil
 		}
-		c.s.fire(c.pt, d.Fault, "at open, "+c.watchFrom())
 		c.s.moveOn(c.l)
+		c.s.fire(c.pt, d.Fault, "at open, "+c.watchFrom()+compactedTo(c.s.compactThrough(c.l.Resource, c.q.ResourceVersion)))
 		answerError(c.w, expired(watchExpiredMessage))
 		return errAnswered
 	}, true
 }
 
-// endAfter is an end hook: once the stream has sent n events it fires fault
-// at the watch's point, writes what last writes (nothing if nil) and ends
-// the stream.
-func endAfter(n int, fault string, last func(*watchStream)) func(*watchStream) error {
+// endAfter is an end hook: once the stream has sent n events it ends the
+// stream, after last, which fires fault at the watch's point through fire
+// (with more detail, if any) and writes what the stream ends with; a nil
+// last only fires.
+func endAfter(n int, fault string, last func(ws *watchStream, fire func(more string))) func(*watchStream) error {
 	return func(ws *watchStream) error {
 		x := ws.fx
 		if x.events < n {
 			return nil
 		}
-		ws.s.fire(x.point, fault, fmt.Sprintf("after event %d, rv %s", x.events, x.lastRV))
-		if last != nil {
-			last(ws)
+		fire := func(more string) {
+			ws.s.fire(x.point, fault, fmt.Sprintf("after event %d, rv %s", x.events, x.lastRV)+more)
+		}
+		if last == nil {
+			fire("")
+		} else {
+			last(ws, fire)
 		}
 		return errEndAfterFrame
 	}
@@ -142,7 +156,8 @@ func refuseWatchList(c *pointCtx, d faults.Decision) (func() error, bool) {
 
 // recreateObject deletes and creates again an object of the state a
 // resuming watch starts from, then answers the watch 410 Expired
-// (recreate); if the served history cannot take it, it fires "not
+// (recreate), compacted to the new object's resourceVersion for the rest
+// of the run; if the served history cannot take it, it fires "not
 // applied" and the watch goes on.
 func recreateObject(c *pointCtx, d faults.Decision) (func() error, bool) {
 	if !c.resumes() || !c.s.canRecreate(c.l.Resource, c.q.ResourceVersion) {
@@ -153,6 +168,9 @@ func recreateObject(c *pointCtx, d faults.Decision) (func() error, bool) {
 		if err != nil {
 			c.s.fire(c.pt, d.Fault, "not applied: "+err.Error())
 			return nil
+		}
+		if l, ok := c.s.served().Log(c.l.Resource); ok { // recreate made a new one
+			detail += compactedTo(c.s.raiseFloor(l, newRV))
 		}
 		c.s.fire(c.pt, d.Fault, detail)
 		answerError(c.w, tooOldWatch(c.q.ResourceVersion, newRV))

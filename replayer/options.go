@@ -102,7 +102,10 @@ func WithPace(p Pace) Option { return func(o *options) { o.pace = p } }
 
 // WithCompaction sets the compaction point: requests for an older
 // resourceVersion or continue token are answered 410 Expired. By default
-// it is each resource's first recorded resourceVersion.
+// it is each resource's first recorded resourceVersion. Under a fault
+// plan it only moves forward: a fault's 410 Expired (expire-watch,
+// expire-continue, recreate) moves it past the resourceVersion refused for
+// the rest of the run.
 func WithCompaction(rv string) Option { return func(o *options) { o.compaction = rv } }
 
 // WithBookmarkInterval sets how often a watch that allows bookmarks gets

@@ -44,6 +44,9 @@ type Server struct {
 	// listings holds each resource's first complete listing's RV, by
 	// Resource.ID (see FirstListing).
 	listings map[history.Resource]string
+	// floors holds the compaction point a fault's 410 Expired moved each
+	// resource's to, by Resource.ID (see compactThrough).
+	floors map[history.Resource]string
 
 	fx *faultRun // the fault plan being acted out; nil without one
 }
@@ -54,7 +57,7 @@ func New(h *history.History, opts ...Option) *Server {
 	for _, fn := range opts {
 		fn(&o)
 	}
-	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}, listings: map[history.Resource]string{}}
+	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}, listings: map[history.Resource]string{}, floors: map[history.Resource]string{}}
 	s.startPlan()
 	return s
 }

@@ -60,10 +60,8 @@ type snapshot struct {
 // than the compaction point, which no watch could start from.
 func (s *Server) newestPosition(l *history.Log) int {
 	pos := s.head(l)
-	if s.opts.compaction != "" {
-		if c, err := l.Position(s.opts.compaction); err == nil && c > pos {
-			pos = c
-		}
+	if c, err := l.Position(s.watchFloor(l)); err == nil && c > pos {
+		pos = c
 	}
 	return pos
 }
@@ -117,16 +115,6 @@ func (s *Server) pickSnapshot(r *http.Request, l *history.Log, m readMode, rv st
 	}
 	s.advance(l, snap.pos)
 	return snap, nil
-}
-
-// compacted reports whether rv is older than the compaction point (by
-// default the log's start) and so can no longer be read exactly.
-func (s *Server) compacted(l *history.Log, rv string) bool {
-	if _, err := l.Position(rv); errors.Is(err, history.ErrTooOld) {
-		return true
-	}
-	c, ok := l.Order().Compare(rv, s.opts.compaction)
-	return s.opts.compaction != "" && ok && c < 0
 }
 
 // invalidRV is kube-apiserver's 400 for a resourceVersion it cannot parse.

@@ -86,17 +86,6 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.Re
 	ws.run()
 }
 
-// watchFloor returns the compaction point of l: the oldest resourceVersion
-// a watch may start from. It is the server's compaction option, or the
-// log's start when that is later or the option cannot be placed.
-func (s *Server) watchFloor(l *history.Log) string {
-	c := s.opts.compaction
-	if c == "" || !l.Order().Less(l.StartRV, c) {
-		return l.StartRV
-	}
-	return c
-}
-
 // watchTimeout returns how long a watch stays open: what it asks for, or
 // the server's default, within the server's cap.
 func (s *Server) watchTimeout(q history.Request) time.Duration {

@@ -48,6 +48,10 @@ func legalCases() []faultCase {
 			plan: "expire-watch:after=0,watch=1"},
 		{fault: "expire-watch", watchList: off, situation: "first watch answered 410 after 3 events",
 			plan: "expire-watch:after=3,watch=1"},
+		{fault: "expire-watch", watchList: off, situation: "no watch cache, pages of 7, first watch answered 410 after 3 events, " +
+			"the paginated relist at its last RV is exact and answered 410 (the 410 is sticky), the reflector lists at RV \"\"",
+			plan: "expire-watch:after=3,watch=1", opts: []replayer.Option{replayer.WithoutWatchCache()}, pageSize: 7,
+			check: wantRequest("LIST rv=0 limit=7", "WATCH", "LIST rv= limit=7")},
 
 		{fault: "expire-continue", watchList: on, situation: "1,100 generated configmaps, no watch cache, WatchList refused, page 2 of the fallback LIST answered 410",
 			history: largeHistory, plan: "watchlist-unsupported:watch=1 expire-continue:page=2", opts: []replayer.Option{replayer.WithoutWatchCache()},
