@@ -35,10 +35,10 @@ type requestBound struct {
 	start time.Time
 	stop  <-chan struct{} // closed when the run ends
 
-	mu      sync.Mutex
-	total   int
-	per     map[string]int // by resource ("configmaps", "deployments.apps"), or path
-	trip    string         // the stack of the goroutine that crossed the bound
+	mu        sync.Mutex
+	total     int
+	per       map[string]int // by resource ("configmaps", "deployments.apps"), or path
+	trip      string         // the stack of the goroutine that crossed the bound
 	trippedAt time.Duration
 }
 
