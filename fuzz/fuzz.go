@@ -93,6 +93,7 @@ func Run(f *testing.F, o Options) {
 	for _, seed := range c.Seeds() {
 		f.Add(seed)
 	}
+	mode, start := currentMode(), time.Now()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		out := c.Check(t, data)
 		switch {
@@ -101,10 +102,17 @@ func Run(f *testing.F, o Options) {
 		case out.Report == "":
 		case out.Expected:
 			t.Logf("expected under breaking fault %s:\n%s", strings.Join(out.Breaking, ", "), out.Report)
+		case mode == workerMode:
+			// The engine re-runs and minimizes this input, or drops it:
+			// the report is written for the input it keeps.
+			t.Fatalf("target %s broke invariants:\n%s\n(lwreplay writes the report once go test has minimized and saved the input)", c.target.Name, out.Report)
 		default:
 			c.Fail(t, out)
 		}
 	})
+	if mode == coordinatorMode && f.Failed() {
+		c.reportSaved(f, start)
+	}
 }
 
 // resourceOf is the resource o asks for.

@@ -169,8 +169,10 @@ func (c *Campaign) story(orig *Outcome, s *Saved) string {
 }
 
 // artifactDir is where t's failure for out is saved: under
-// $LWREPLAY_ARTIFACTS when set, else in t's artifact directory.
-func artifactDir(t *testing.T, target string, out *Outcome) string {
+// $LWREPLAY_ARTIFACTS when set, else in t's artifact directory. The name
+// is the target's and the input's, so the same failure goes to the same
+// place.
+func artifactDir(t testing.TB, target string, out *Outcome) string {
 	sum := sha256.Sum256(out.Input)
 	name := target + "-" + hex.EncodeToString(sum[:6])
 	if root := os.Getenv(ArtifactsEnv); root != "" {
