@@ -1,0 +1,78 @@
+package fuzz
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/lwreplay/lwreplay/faults"
+)
+
+// rerunsEnv sets how often TestDeterminism re-runs each input (default 3;
+// the closing figure of the determinism work is 100).
+const rerunsEnv = "LWREPLAY_RERUNS"
+
+// verdict is what must repeat: the story of what fired and the report.
+func verdict(out *Outcome) string {
+	return fmt.Sprintf("failed %v, expected %v\nfired: %s\nreport: %s", out.Failed(), out.Expected, faults.Story(out.Observation.Fired), out.Report)
+}
+
+// TestDeterminism re-runs inputs — ones that find or reproduce failures,
+// and random long plans of legal and breaking faults — and wants the same
+// verdict and the same story every time, at both levels: a run is a
+// function of its input.
+func TestDeterminism(t *testing.T) {
+	reruns := 3
+	if n, err := strconv.Atoi(os.Getenv(rerunsEnv)); err == nil && n > 0 {
+		reruns = n
+	}
+	if testing.Short() {
+		reruns = 2
+	}
+	type input struct {
+		name string
+		data []byte
+	}
+	inputs := []input{
+		{"tombstone finding (paged LIST, first watch 410 at open)", []byte("000\x86")},
+		{"no fault, WatchList", []byte{0, 1}},
+		{"no fault, LIST", []byte{1, 0}},
+	}
+	for _, plan := range []string{"recreate:object=1,at=3 expire-watch:after=1,at=9", "close-watch:after=2,at=2 stale-list:back=3,at=5"} {
+		p, err := faults.ParseText(plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc, err := faults.Encode(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, input{plan + ", LIST", append([]byte{0, 0}, enc...)}, input{plan + ", WatchList", append([]byte{1, 1}, enc...)})
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	for i := range 12 {
+		data := []byte{byte(r.UintN(3)), byte(r.UintN(2))}
+		for range 16 {
+			data = append(data, byte(r.UintN(256))|0x80)
+		}
+		inputs = append(inputs, input{fmt.Sprintf("random plan %d", i), data})
+	}
+	for _, level := range []Level{Typed, Wire} {
+		c, err := NewCampaign(Options{Cassettes: Glob("../cassettes/real-*.yaml"), AllowBreaking: true, Level: level})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range inputs {
+			t.Run(fmt.Sprintf("determinism - %s, %s, %d runs - one verdict - pass", level, in.name, reruns), func(t *testing.T) {
+				first := verdict(c.Check(t, in.data))
+				for k := 1; k < reruns; k++ {
+					if got := verdict(c.Check(t, in.data)); got != first {
+						t.Fatalf("run %d of input %q: got\n%s\nwant (run 0)\n%s", k, in.data, got, first)
+					}
+				}
+			})
+		}
+	}
+}
