@@ -107,13 +107,15 @@ type Observation struct {
 	// so the run held the target's requests from then on and ended.
 	HotLoop *HotLoop
 	// Unsettled says the run ended less than LiveBound after its last
-	// fault fired (a plan that kept firing until the run's hard end, the
-	// watchdog plus the live bound): whether the target would have
+	// fault fired (a fault that fired after the watchdog plus the live
+	// bound, as a plan that keeps firing does, until the run's hard end at
+	// the watchdog plus twice the bound): whether the target would have
 	// converged is unknown, so converged, live and no-lost-delete are not
 	// judged.
 	Unsettled bool
-	// EndedEarly says the run ended before the watchdog (15 minutes, virtual): the target had caught
-	// up with an exhausted replay whose plan could fire no more.
+	// EndedEarly says the run ended before the watchdog (15 minutes,
+	// virtual): the target had caught up with an exhausted replay whose
+	// plan could fire no more.
 	EndedEarly bool
 	// Panics holds panics recovered from the target.
 	Panics []string

@@ -1,10 +1,17 @@
 package fuzz
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/history"
 )
 
 // TestLateFaultJudgedAfterBound reproduces a false alarm: a legal fault
@@ -52,4 +59,73 @@ func TestLateFaultJudgedAfterBound(t *testing.T) {
 			})
 		}
 	}
+}
+
+// falseAlarmEnv sets how many inputs TestNoFalseAlarmOnRelists runs
+// (default 40; the closing figure is 1,000).
+const falseAlarmEnv = "LWREPLAY_FALSE_ALARM_RUNS"
+
+// TestNoFalseAlarmOnRelists runs client-go's informer under random plans
+// of recreates (each a 410 and a relist), expiries and closed watches
+// placed at its later watches — under the 5-minute watch cap they come at
+// 5, 10, 15 minutes and later, around the watchdog — on every shipped
+// cassette, both client paths and both levels: a correct client, so no
+// run may fail.
+func TestNoFalseAlarmOnRelists(t *testing.T) {
+	n := 40
+	if v, err := strconv.Atoi(os.Getenv(falseAlarmEnv)); err == nil && v > 0 {
+		n = v
+	}
+	if testing.Short() {
+		n = 10
+	}
+	var histories []*history.History
+	for _, path := range Glob("../cassettes/*.yaml") {
+		files, err := cassette.LoadAll(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := history.Build(files...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		histories = append(histories, h)
+	}
+	informer, _ := LookupTarget("informer")
+	r := rand.New(rand.NewPCG(21, 22))
+	failed, fired, unsettled, late := 0, 0, 0, 0
+	for i := range n {
+		var text []string
+		for range 1 + r.IntN(3) {
+			switch w := 1 + r.IntN(6); r.IntN(3) {
+			case 0:
+				text = append(text, fmt.Sprintf("recreate:object=%d,watch=%d", r.IntN(8), w))
+			case 1:
+				text = append(text, fmt.Sprintf("expire-watch:after=%d,watch=%d", r.IntN(4), w))
+			default:
+				text = append(text, fmt.Sprintf("close-watch:after=%d,watch=%d", r.IntN(4), w))
+			}
+		}
+		plan, err := faults.ParseText(strings.Join(text, " "))
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := Spec{History: histories[i%len(histories)], Plan: plan, Target: informer, WatchList: i%2 == 0, Level: Level(i / 2 % 2)}
+		obs := Observe(t, spec)
+		for name, err := range Judge(obs) {
+			if err != nil {
+				failed++
+				t.Errorf("plan %s, WatchList %v, %s: %s: got %v, want it to hold (fired: %s)", plan, spec.WatchList, spec.Level, name, err, faults.Story(obs.Fired))
+			}
+		}
+		fired += len(obs.Fired)
+		if obs.Unsettled {
+			unsettled++
+		}
+		if obs.LastFaultAt >= watchdog-watchCap {
+			late++
+		}
+	}
+	t.Logf("%d runs: %d faults fired, %d runs with a fault in the last %v before the watchdog or later, %d unsettled, %d failures",
+		n, fired, late, watchCap, unsettled, failed)
 }
