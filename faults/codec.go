@@ -9,6 +9,14 @@ import (
 // below it (half of them) is a normal point.
 const FirstFaultByte = 0x80
 
+// FirstPersistentByte is the smallest byte Decode reads as a persistent
+// decision: bytes from FirstFaultByte up to it place a decision at one
+// point, bytes from it on the same choices held from that point on.
+const FirstPersistentByte = 0xC0
+
+// choiceBytes is how many choices each byte range can name.
+const choiceBytes = FirstPersistentByte - FirstFaultByte
+
 // maxEncodedPoint bounds At in Encode, so that a stray large At cannot ask
 // for a huge byte string.
 const maxEncodedPoint = 1 << 20
@@ -45,9 +53,13 @@ func choices() []Decision {
 // Byte i is the decision for decision point i (At = i), on its own, so
 // changing byte i changes only the decision at point i:
 //
-//	byte b                     decision at point i
-//	b < 0x80 (FirstFaultByte)  none: the point behaves normally
-//	b ≥ 0x80                   choice (b − 0x80) mod N, At = i
+//	byte b                          decision at point i
+//	b < 0x80 (FirstFaultByte)       none: the point behaves normally
+//	0x80 ≤ b < 0xC0                 choice (b − 0x80) mod N, At = i
+//	b ≥ 0xC0 (FirstPersistentByte)  choice (b − 0xC0) mod N, At = i,
+//	                                Persistent: it holds from point i on
+//	                                (one point only for a fault whose
+//	                                Persists is Once)
 //
 // The N choices are the (fault, parameter values) pairs in registry order:
 // each fault once per combination of its parameters' Values, the last
@@ -71,15 +83,23 @@ func Decode(b []byte) Plan {
 				return Plan{}
 			}
 		}
-		d := table[int(c-FirstFaultByte)%len(table)].Canonical() // a fresh Params map
+		k, persistent := int(c-FirstFaultByte), false
+		if c >= FirstPersistentByte {
+			k, persistent = int(c-FirstPersistentByte), true
+		}
+		d := table[k%len(table)].Canonical() // a fresh Params map
 		d.At = i
+		if f, _ := Lookup(d.Fault); persistent && f.Persists != Once {
+			d.Persistent = true
+		}
 		p.Decisions = append(p.Decisions, d)
 	}
 	return p
 }
 
 // Encode is Decode's inverse: it returns the shortest bytes whose Decode
-// equals p (normal points as byte 0, choice k as byte 0x80+k). It refuses,
+// equals p (normal points as byte 0, choice k as byte 0x80+k, or 0xC0+k
+// when the decision is Persistent). It refuses,
 // with ErrNotEncodable, a plan that Decode cannot produce: a decision with
 // At below 0 or above 2^20, decisions not in increasing At order (two at one
 // point included), an unknown fault, a where-parameter or other unknown
@@ -110,7 +130,11 @@ func Encode(p Plan) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: decision %d (%s): %v", ErrNotEncodable, i, d, err)
 		}
-		b[d.At] = byte(FirstFaultByte + k)
+		first := FirstFaultByte
+		if d.Persistent {
+			first = FirstPersistentByte
+		}
+		b[d.At] = byte(first + k)
 	}
 	return b, nil
 }
@@ -126,10 +150,13 @@ func choiceOf(table []Decision, d Decision) (int, error) {
 			return 0, fmt.Errorf("parameter %q has no byte form", k)
 		}
 	}
+	if d.Persistent && f.Persists == Once {
+		return 0, fmt.Errorf("%s has no persistent form", d.Fault)
+	}
 	probe := Decision{Fault: d.Fault, Params: d.Params}
 	for k, c := range table {
 		if c.Equal(probe) {
-			if k >= 0x100-FirstFaultByte {
+			if k >= choiceBytes {
 				return 0, fmt.Errorf("choice %d is past the last byte", k)
 			}
 			return k, nil

@@ -15,6 +15,13 @@ type Firing struct {
 	// involved, how many events went before, the code sent ("rv 140",
 	// "after event 5, rv 140", "503"). Story prints it in parentheses.
 	Detail string
+	// Persistent says the decision that fired may fire again at later
+	// points (Decision.Persistent, or placed by where-parameters alone):
+	// Story tells all its firings in one clause.
+	Persistent bool
+	// Decision is the index in the plan of the decision that fired (-1
+	// when unknown); Story groups a persistent decision's firings by it.
+	Decision int
 }
 
 // Describe returns the plan in words, one clause per decision in order,
@@ -47,6 +54,9 @@ func describe(d Decision) string {
 // where renders the points a decision selects: "at point 3", "every LIST
 // page 2", "frame 5 of watch #2", "throughout".
 func where(d Decision, f Fault) string {
+	if d.At >= 0 && d.Persistent {
+		return fmt.Sprintf("from point %d on", d.At)
+	}
 	if d.At >= 0 {
 		return fmt.Sprintf("at point %d", d.At)
 	}
@@ -84,25 +94,69 @@ func where(d Decision, f Fault) string {
 
 // Story tells what the fired decisions did, in order, one clause each:
 // "watch #2 closed (after event 5, rv 140); LIST #3 page 2 answered 410
-// Expired; watch #1 frame 7 (BOOKMARK) dropped (rv 83)". Nothing fired is
-// "no fault fired".
+// Expired; watch #1 frame 7 (BOOKMARK) dropped (rv 83)". The firings of one
+// persistent decision make one clause, where the first fired: "from watch
+// #1 on, every time: watch #1 closed (after event 3, rv 84), 1,200 times,
+// the last watch #1200 closed (after event 3, rv 84)". Nothing fired is "no
+// fault fired".
 func Story(fired []Firing) string {
 	if len(fired) == 0 {
 		return "no fault fired"
 	}
-	s := make([]string, len(fired))
-	for i, f := range fired {
-		switch fault, ok := Lookup(f.Fault); {
-		case ok && strings.Contains(fault.Did, "%s"):
-			s[i] = fmt.Sprintf(fault.Did, f.Point)
-		case ok && fault.Did != "":
-			s[i] = fault.Did
-		default:
-			s[i] = fmt.Sprintf("%s: %s", f.Point, f.Fault)
+	type group struct {
+		first, last Firing
+		n           int
+	}
+	var order []*group
+	groups := map[int]*group{}
+	for _, f := range fired {
+		if f.Persistent && f.Decision >= 0 {
+			if g, ok := groups[f.Decision]; ok {
+				g.last, g.n = f, g.n+1
+				continue
+			}
+			g := &group{first: f, last: f, n: 1}
+			groups[f.Decision] = g
+			order = append(order, g)
+			continue
 		}
-		if f.Detail != "" {
-			s[i] += " (" + f.Detail + ")"
+		order = append(order, &group{first: f, last: f, n: 1})
+	}
+	s := make([]string, len(order))
+	for i, g := range order {
+		switch {
+		case g.n == 1:
+			s[i] = clause(g.first)
+		default:
+			s[i] = fmt.Sprintf("from %s on: %s, %s times, the last: %s", g.first.Point, clause(g.first), thousands(g.n), clause(g.last))
 		}
 	}
 	return strings.Join(s, "; ")
+}
+
+// clause says what one firing did: "watch #2 closed (after event 5, rv
+// 140)".
+func clause(f Firing) string {
+	var s string
+	switch fault, ok := Lookup(f.Fault); {
+	case ok && strings.Contains(fault.Did, "%s"):
+		s = fmt.Sprintf(fault.Did, f.Point)
+	case ok && fault.Did != "":
+		s = fault.Did
+	default:
+		s = fmt.Sprintf("%s: %s", f.Point, f.Fault)
+	}
+	if f.Detail != "" {
+		s += " (" + f.Detail + ")"
+	}
+	return s
+}
+
+// thousands renders n with thousands separators: "1,200".
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -128,6 +128,42 @@ type Fault struct {
 	// frame that is not JSON, and the recorder keeps whole JSON documents
 	// only, so the frame and the stream after it would be lost.
 	Unrecordable bool
+	// Persists says whether the fault has a persistent form (a decision
+	// that holds from its point on, Decision.Persistent) and whether a real
+	// apiserver, or the network in front of it, may keep doing it.
+	Persists Persistence
+	// PersistsWhy says, in a few words, when a server keeps doing it ("a
+	// proxy that cuts every long stream"), or why it has no persistent
+	// form.
+	PersistsWhy string
+}
+
+// Persistence says what a fault's persistent form is.
+type Persistence int
+
+const (
+	// Once faults have no persistent form (a plan-level fault already acts
+	// on the whole replay).
+	Once Persistence = iota
+	// PersistsLegal faults may go on for good on a real cluster: a client
+	// must not storm meanwhile, and converges when they stop.
+	PersistsLegal
+	// PersistsBreaking faults break the watch contract however long they
+	// last.
+	PersistsBreaking
+)
+
+// String returns "once", "legal" or "breaking".
+func (p Persistence) String() string {
+	switch p {
+	case Once:
+		return "once"
+	case PersistsLegal:
+		return "legal"
+	case PersistsBreaking:
+		return "breaking"
+	}
+	return fmt.Sprintf("Persistence(%d)", int(p))
 }
 
 // Decision is one fault placed in a plan.
@@ -138,6 +174,10 @@ type Decision struct {
 	// reaches points); -1 means every point of the fault's kind that its
 	// parameters select.
 	At int
+	// Persistent makes a decision with At ≥ 0 hold from point At on: it
+	// applies at every point of its fault's kind numbered At or more (text
+	// form "from=N"; Fault.Persists must allow it).
+	Persistent bool
 	// Params holds parameter values by name; missing ones take defaults.
 	Params map[string]int
 }

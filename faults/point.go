@@ -68,6 +68,9 @@ const (
 	WhereFrame = "frame"
 	// ParamAt is the text form's name for Decision.At.
 	ParamAt = "at"
+	// ParamFrom is the text form's name for Decision.At of a Persistent
+	// decision: it holds from that point on.
+	ParamFrom = "from"
 )
 
 // whereParams are the where-parameters in text order.
@@ -149,8 +152,9 @@ func fits(k, pk PointKind) bool {
 
 // Applies reports whether d acts at pt: its fault is known and its Point
 // kind fits pt.Kind (RequestPoint fits LIST and WATCH points; PlanPoint
-// faults act at no point, see Has), and either d.At == pt.Index, or d.At ==
-// -1 and its where-parameters select pt: "watch"=N a WatchPoint or
+// faults act at no point, see Has), and either d.At == pt.Index (for a
+// Persistent decision: pt.Index ≥ d.At), or d.At == -1 and its
+// where-parameters select pt: "watch"=N a WatchPoint or
 // FramePoint whose Request is N, "list"=N a ListPoint whose Request is N,
 // "page"=N a ListPoint whose Page is N, "frame"=N a FramePoint whose Frame
 // is N; an absent (or 0) where-parameter selects any point.
@@ -160,6 +164,9 @@ func (d Decision) Applies(pt Point) bool {
 		return false
 	}
 	if d.At >= 0 {
+		if d.Persistent {
+			return pt.Index >= d.At
+		}
 		return d.At == pt.Index
 	}
 	if d.At != -1 {
@@ -194,15 +201,15 @@ func (p Plan) Match(pt Point) (Decision, bool) {
 // Spent reports whether no decision of p can act any more once the server
 // has reached points decision points: each acts on the whole replay (a
 // PlanPoint fault, applied at the start) or is placed at a point below
-// points. A decision placed by its where-parameters alone (At -1) is never
-// spent.
+// points. A decision placed by its where-parameters alone (At -1), or a
+// persistent one, is never spent.
 func (p Plan) Spent(points int) bool {
 	for _, d := range p.Decisions {
 		f, ok := Lookup(d.Fault)
 		if ok && f.Point == PlanPoint {
 			continue
 		}
-		if d.At < 0 || d.At >= points {
+		if d.At < 0 || d.At >= points || d.Persistent {
 			return false
 		}
 	}

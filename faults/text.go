@@ -12,9 +12,11 @@ import (
 // "close-watch:after=5", "expire-continue:page=2",
 // "http-error:code=503,list=1" or "delay:ms=2500,at=14". Keys are the
 // fault's parameters, "at" (sets At: the decision point's number; without
-// it At is -1, every point the where-parameters select) and the
+// it At is -1, every point the where-parameters select), "from" (the same,
+// and Persistent: the decision holds from that point on, for a fault with
+// a persistent form: "close-watch:after=3,from=1") and the
 // where-parameters that can select the fault's points ("watch", "list",
-// "page", "frame"; ordinals from 1; none may go with "at"). Values are
+// "page", "frame"; ordinals from 1; none may go with "at" or "from"). Values are
 // non-negative decimal integers; a fault parameter may take any of them, not
 // only its Values. The result is canonical (see Decision.Canonical).
 func ParseFault(s string) (Decision, error) {
@@ -44,11 +46,11 @@ func ParseFault(s string) (Decision, error) {
 			if err != nil {
 				return Decision{}, fmt.Errorf("%w: %s: %s=%q: %v", ErrParam, name, k, v, err)
 			}
-			if k == ParamAt {
+			if k == ParamAt || k == ParamFrom {
 				if d.At >= 0 {
-					return Decision{}, fmt.Errorf("%w: %s: %s given twice", ErrParam, name, k)
+					return Decision{}, fmt.Errorf("%w: %s: %s given twice (at= and from= name one point)", ErrParam, name, k)
 				}
-				d.At = n
+				d.At, d.Persistent = n, k == ParamFrom
 				continue
 			}
 			if _, dup := d.Params[k]; dup {
@@ -114,7 +116,11 @@ func validKeys(f Fault) []string {
 		keys = append(keys, p.Name)
 	}
 	keys = append(keys, whereFor(f.Point)...)
-	return append(keys, ParamAt)
+	keys = append(keys, ParamAt)
+	if f.Persists != Once {
+		keys = append(keys, ParamFrom)
+	}
+	return keys
 }
 
 // validate checks d against the registry: a known fault, At of -1 or more,
@@ -132,7 +138,7 @@ func (d Decision) validate() error {
 	var where []string
 	for _, k := range slices.Sorted(maps.Keys(d.Params)) {
 		v := d.Params[k]
-		if k == ParamAt || !known(f, k) {
+		if k == ParamAt || k == ParamFrom || !known(f, k) {
 			return fmt.Errorf("%w: %s: unknown parameter %q (valid: %s)", ErrParam, d.Fault, k, strings.Join(validKeys(f), ", "))
 		}
 		if v < 0 {
@@ -146,7 +152,13 @@ func (d Decision) validate() error {
 		}
 	}
 	if len(where) > 0 && d.At >= 0 {
-		return fmt.Errorf("%w: %s: at= names one point; it cannot go with %s=", ErrParam, d.Fault, where[0])
+		return fmt.Errorf("%w: %s: at= and from= name a point; they cannot go with %s=", ErrParam, d.Fault, where[0])
+	}
+	if d.Persistent && d.At < 0 {
+		return fmt.Errorf("%w: %s: a persistent decision holds from a point (from=N)", ErrParam, d.Fault)
+	}
+	if d.Persistent && f.Persists == Once {
+		return fmt.Errorf("%w: %s: has no persistent form (%s)", ErrParam, d.Fault, f.PersistsWhy)
 	}
 	lists := slices.Contains(where, WhereList) || slices.Contains(where, WherePage)
 	watches := slices.Contains(where, WhereWatch) || slices.Contains(where, WhereFrame)
@@ -175,7 +187,7 @@ func (p Plan) Validate() error {
 // where-parameter means "any", the same as absent), and is nil when that
 // leaves it empty. Equal decisions have DeepEqual canonical forms.
 func (d Decision) Canonical() Decision {
-	c := Decision{Fault: d.Fault, At: d.At}
+	c := Decision{Fault: d.Fault, At: d.At, Persistent: d.Persistent}
 	set := func(k string, v int) {
 		if c.Params == nil {
 			c.Params = map[string]int{}
@@ -209,7 +221,7 @@ func (p Plan) Canonical() Plan {
 // one left out, a 0 where-parameter equals an absent one, and a nil Params
 // equals an empty one.
 func (d Decision) Equal(e Decision) bool {
-	if d.Fault != e.Fault || d.At != e.At {
+	if d.Fault != e.Fault || d.At != e.At || d.Persistent != e.Persistent {
 		return false
 	}
 	keys := map[string]bool{}
@@ -254,7 +266,10 @@ func (d Decision) String() string {
 			kv = append(kv, fmt.Sprintf("%s=%d", k, d.Params[k]))
 		}
 	}
-	if d.At != -1 {
+	switch {
+	case d.At != -1 && d.Persistent:
+		kv = append(kv, fmt.Sprintf("%s=%d", ParamFrom, d.At))
+	case d.At != -1:
 		kv = append(kv, fmt.Sprintf("%s=%d", ParamAt, d.At))
 	}
 	if len(kv) == 0 {

@@ -13,60 +13,122 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// defaultMaxRequests is how many requests a run's target may make when
-// Options.MaxRequests does not say: client-go's reflector backs off to
-// 0.22 requests a second while it makes no progress, some 330 requests in
-// the longest run, and re-watches at once after each clean close.
-const defaultMaxRequests = 1000
+// defaultBurst is how many requests a run's target may make within one
+// second of virtual time when Options.MaxBurst does not say. client-go's
+// reflector backs off from 0.8 s to 30 s between attempts while it makes
+// no progress, its REST client retries a request at most 10 times a
+// second apart, and it re-watches at once after each clean close: it
+// never comes near. A run also ends past totalBursts times that many
+// requests in all.
+const defaultBurst = 200
+
+// totalBursts bounds the requests of a whole run, in bursts: a run is at
+// most 35 minutes of virtual time.
+const totalBursts = 20
+
+// hotWindow is the window of virtual time a burst is counted in.
+const hotWindow = time.Second
 
 // errRequestBound is what a request past the run's bound gets, once the
 // run is over.
 var errRequestBound = errors.New("lwreplay: the run's request bound was reached")
 
-// requestBound counts a target's requests per resource and holds every
-// request past the bound until the run ends. Virtual time stands still
-// while a goroutine loops without blocking — a target that reconnects in
-// a loop would keep a run from ever ending — so the request that crosses
-// the bound records its goroutine's stack and blocks: time moves again,
-// and the run ends, judged by no-hot-loop.
+// Request is one request a target made, as a run saw it.
+type Request struct {
+	// At is when it was sent (virtual time since the run started).
+	At time.Duration
+	// Resource is what it asked for: "configmaps", "deployments.apps", or
+	// the path of a request for no resource (discovery).
+	Resource string
+	// Verb is LIST, WATCH or WATCHLIST (a watch with initial events), or
+	// GET for anything else.
+	Verb string
+	// RV is the resourceVersion asked for ("" when none).
+	RV string
+	// Continue says a LIST asked for a next page.
+	Continue bool
+}
+
+// String renders the request as a report line does: "12.3s WATCHLIST
+// configmaps rv=\"\"".
+func (r Request) String() string {
+	s := fmt.Sprintf("%v %s %s rv=%q", r.At.Round(time.Millisecond), r.Verb, r.Resource, r.RV)
+	if r.Continue {
+		s += " continue"
+	}
+	return s
+}
+
+// requestBound logs a target's requests and holds every request past the
+// bound until the run ends. Virtual time stands still while a goroutine
+// loops without blocking — a target that reconnects in a loop would keep
+// a run from ever ending — so the request that crosses the bound records
+// its goroutine's stack and blocks: time moves again, and the run ends,
+// judged by no-hot-loop.
 type requestBound struct {
 	next  http.RoundTripper
-	max   int
+	burst int
 	start time.Time
 	stop  <-chan struct{} // closed when the run ends
 
 	mu        sync.Mutex
-	total     int
-	per       map[string]int // by resource ("configmaps", "deployments.apps"), or path
-	trip      string         // the stack of the goroutine that crossed the bound
+	log       []Request
+	trip      string // the stack of the goroutine that crossed the bound
 	trippedAt time.Duration
+	tripWhy   string
 }
 
-// newRequestBound wraps next with a bound of max requests (0: the
-// default) that holds requests past it until stop is closed.
-func newRequestBound(next http.RoundTripper, max int, start time.Time, stop <-chan struct{}) *requestBound {
-	if max <= 0 {
-		max = defaultMaxRequests
+// newRequestBound wraps next with a bound of burst requests within a
+// second of virtual time (0: the default), that holds requests past it
+// until stop is closed.
+func newRequestBound(next http.RoundTripper, burst int, start time.Time, stop <-chan struct{}) *requestBound {
+	if burst <= 0 {
+		burst = defaultBurst
 	}
-	return &requestBound{next: next, max: max, start: start, stop: stop, per: map[string]int{}}
+	return &requestBound{next: next, burst: burst, start: start, stop: stop, log: make([]Request, 0, 64)}
 }
 
-// RoundTrip counts req and sends it on, or, past the bound, holds it
-// until the run ends.
+// requestOf describes req.
+func requestOf(req *http.Request, at time.Duration) Request {
+	r := Request{At: at, Resource: req.URL.Path, Verb: "GET"}
+	q, ok, err := history.ParseRequest(req.URL)
+	if !ok || err != nil {
+		return r
+	}
+	r.Resource, r.RV, r.Continue = q.Resource.Resource, q.ResourceVersion, q.Continue != ""
+	if q.Resource.Group != "" {
+		r.Resource += "." + q.Resource.Group
+	}
+	switch {
+	case q.Name != "":
+	case q.Watch && q.SendInitialEvents != nil && *q.SendInitialEvents:
+		r.Verb = "WATCHLIST"
+	case q.Watch:
+		r.Verb = "WATCH"
+	default:
+		r.Verb = "LIST"
+	}
+	return r
+}
+
+// RoundTrip logs req and sends it on, or, past the bound, holds it until
+// the run ends.
 func (b *requestBound) RoundTrip(req *http.Request) (*http.Response, error) {
-	name := req.URL.Path
-	if q, ok, err := history.ParseRequest(req.URL); ok && err == nil {
-		name = q.Resource.Resource
-		if q.Resource.Group != "" {
-			name += "." + q.Resource.Group
-		}
-	}
+	now := time.Since(b.start)
 	b.mu.Lock()
-	b.total++
-	b.per[name]++
-	over := b.total > b.max
-	if over && b.trip == "" {
-		b.trip, b.trippedAt = string(debug.Stack()), time.Since(b.start)
+	over := b.trip != ""
+	if !over {
+		b.log = append(b.log, requestOf(req, now))
+		n := len(b.log)
+		switch {
+		case n > b.burst && now-b.log[n-1-b.burst].At < hotWindow:
+			b.tripWhy = fmt.Sprintf("more than %d requests within %v of virtual time", b.burst, hotWindow)
+		case n > totalBursts*b.burst:
+			b.tripWhy = fmt.Sprintf("more than %d requests in the run", totalBursts*b.burst)
+		}
+		if b.tripWhy != "" {
+			over, b.trip, b.trippedAt = true, cleanStack(debug.Stack()), now
+		}
 	}
 	b.mu.Unlock()
 	if !over {
@@ -87,29 +149,67 @@ func (b *requestBound) tripped() bool {
 	return b.trip != ""
 }
 
-// report returns the requests per resource and, when the bound was
+// report returns the requests the run saw and, when the bound was
 // crossed, what the run saw of it.
-func (b *requestBound) report() (per map[string]int, hot *HotLoop) {
+func (b *requestBound) report() (log []Request, hot *HotLoop) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	per = make(map[string]int, len(b.per))
-	for k, v := range b.per {
-		per[k] = v
-	}
+	log = append([]Request(nil), b.log...)
 	if b.trip == "" {
-		return per, nil
+		return log, nil
 	}
-	return per, &HotLoop{Bound: b.max, At: b.trippedAt, Stack: b.trip}
+	return log, &HotLoop{Why: b.tripWhy, At: b.trippedAt, Stack: b.trip}
 }
 
 // HotLoop is what a run saw of a target that crossed its request bound.
 type HotLoop struct {
-	// Bound is the most requests the run allowed.
-	Bound int
+	// Why says which bound: "more than 1000 requests within 1s of
+	// virtual time".
+	Why string
 	// At is when (virtual time since the start) the bound was crossed.
 	At time.Duration
 	// Stack is the stack of the goroutine whose request crossed it.
 	Stack string
+}
+
+// requestsPerResource counts log's requests by resource.
+func requestsPerResource(log []Request) map[string]int {
+	per := map[string]int{}
+	for _, r := range log {
+		per[r.Resource]++
+	}
+	return per
+}
+
+// cleanStack keeps what a stack says the same in every run: each frame's
+// function and file:line, without the goroutine's number, argument
+// values, program-counter offsets, and the frames of the bound itself.
+func cleanStack(raw []byte) string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		switch t := strings.TrimSpace(line); {
+		case strings.HasPrefix(t, "goroutine "):
+			continue
+		case strings.HasPrefix(line, "\t"):
+			if i := strings.LastIndex(t, " +0x"); i > 0 {
+				t = t[:i]
+			}
+			out = append(out, "\t"+t)
+		default:
+			if i := strings.Index(t, " in goroutine "); i > 0 {
+				t = t[:i]
+			}
+			if i := strings.LastIndex(t, "("); i > 0 && strings.HasSuffix(t, ")") {
+				t = t[:i]
+			}
+			out = append(out, t)
+		}
+	}
+	// drop debug.Stack and RoundTrip's own frames (function and file lines)
+	for len(out) >= 2 && (strings.HasPrefix(out[0], "runtime/debug.Stack") || strings.Contains(out[0], "fuzz.(*requestBound)")) {
+		out = out[2:]
+	}
+	return strings.Join(out, "\n")
 }
 
 // requestCounts renders requests per resource, most first: "configmaps:

@@ -70,7 +70,7 @@ func TestHotLoopEndsTheRun(t *testing.T) {
 				if !errors.Is(err, ErrHotLoop) {
 					t.Fatalf("no-hot-loop: got %v, want %v", err, ErrHotLoop)
 				}
-				for _, want := range []string{"more than 1000 requests", "configmaps: 1001", tc.wantStack} {
+				for _, want := range []string{"more than 200 requests within 1s of virtual time", "configmaps: 201", tc.wantStack} {
 					if !strings.Contains(err.Error(), want) {
 						t.Errorf("no-hot-loop: got %.600q, want it to say %q", err, want)
 					}

@@ -158,7 +158,7 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 func (c *Campaign) spec(in input) Spec {
 	fc := c.cassettes[in.cassette]
 	return Spec{History: fc.h, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList,
-		Level: c.opts.Level, LiveBound: c.opts.LiveBound, MaxRequests: c.opts.MaxRequests, Reproducer: fc.reproducer, decoded: fc.decoded}
+		Level: c.opts.Level, LiveBound: c.opts.LiveBound, MaxBurst: c.opts.MaxBurst, Reproducer: fc.reproducer, decoded: fc.decoded}
 }
 
 // judge checks the campaign's invariants on obs into out.

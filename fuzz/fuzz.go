@@ -45,9 +45,10 @@ type Options struct {
 	// the target may take to converge before the live invariant breaks;
 	// zero means 10 minutes (client-go's longest watch timeout).
 	LiveBound time.Duration
-	// MaxRequests is the most requests the target may make in one run
-	// before no-hot-loop breaks and the run ends; zero means 1,000.
-	MaxRequests int
+	// MaxBurst is the most requests the target may make within a second
+	// of virtual time, and a twentieth of what it may make in one run,
+	// before no-hot-loop breaks and the run ends; zero means 200.
+	MaxBurst int
 	// Level is the level exploration runs at; zero means Typed, whose
 	// violations are confirmed at the wire level before they are
 	// reported.

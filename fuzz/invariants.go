@@ -92,7 +92,7 @@ var Invariants = []Invariant{
 		Guarantee: `reflector.go, watchHandler: "A Bookmark means watch has synced here, just update the resourceVersion" ` +
 			`(a bookmark only moves the resourceVersion; it is never added to the store nor handed to a handler)`},
 	{Name: "no-hot-loop", Check: checkNoHotLoop,
-		Doc: "the target makes at most the run's request bound (Options.MaxRequests, 1,000) of requests: a client that retries at once, forever, is a hot loop (virtual time stands still while it spins; the bound is what ends the run)",
+		Doc: "the target makes at most Options.MaxBurst (200) requests within a second of virtual time, and 20 times that in a run: a client that retries at once, forever, is a hot loop (virtual time stands still while it spins; the bound is what ends the run)",
 		Guarantee: `reflector.go: "We used to make the call every 1sec (1 QPS), the goal here is to achieve ~98% traffic ` +
 			`reduction when API server is not healthy. With these parameters, backoff will stop at [30,60) sec interval ` +
 			`which is 0.22 QPS."`},
@@ -315,8 +315,8 @@ func checkNoHotLoop(o *Observation) error {
 	if o.HotLoop == nil {
 		return nil
 	}
-	return fmt.Errorf("%w: more than %d requests by %v of virtual time (%s); the goroutine whose request crossed the bound:\n%s",
-		ErrHotLoop, o.HotLoop.Bound, o.HotLoop.At, requestCounts(o.Requests), o.HotLoop.Stack)
+	return fmt.Errorf("%w: %s, by %v of virtual time (%s); the goroutine whose request crossed the bound:\n%s",
+		ErrHotLoop, o.HotLoop.Why, o.HotLoop.At, requestCounts(requestsPerResource(o.Requests)), o.HotLoop.Stack)
 }
 
 func checkCleanStop(o *Observation) error {

@@ -99,9 +99,8 @@ type Observation struct {
 	ConvergedAt time.Duration
 	// EndedAt is when the run stopped the target (virtual time).
 	EndedAt time.Duration
-	// Requests counts the target's requests by resource ("configmaps",
-	// "deployments.apps"; a path for anything else, such as discovery).
-	Requests map[string]int
+	// Requests are the target's requests, in the order it sent them.
+	Requests []Request
 	// HotLoop is set when the target crossed the run's request bound:
 	// virtual time stands still while a goroutine loops without blocking,
 	// so the run held the target's requests from then on and ended.

@@ -68,9 +68,10 @@ type Spec struct {
 	// LiveBound is how long after the last fault fired the target may take
 	// to converge (the live invariant); zero means 10 minutes.
 	LiveBound time.Duration
-	// MaxRequests is the most requests the target may make in the run
-	// (the no-hot-loop invariant); zero means 1,000.
-	MaxRequests int
+	// MaxBurst is the most requests the target may make within a second
+	// of virtual time, and a twentieth of what it may make in the run
+	// (the no-hot-loop invariant); zero means 200.
+	MaxBurst int
 	// Reproducer, when set, holds a reproducer's files (every interaction
 	// marked verbatim): the run replays them as recorded, in order, with
 	// no plan, and History is the history they build.
@@ -181,9 +182,10 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 		}()
 		transport = traffic.Wrap(transport)
 	}
+	seedClientGo(s)
 	start := time.Now()
 	stopped := make(chan struct{}) // closed when the run stops the target
-	bound := newRequestBound(transport, s.MaxRequests, start, stopped)
+	bound := newRequestBound(transport, s.MaxBurst, start, stopped)
 	transport = bound
 	rec := newProbe(start)
 	if s.decoded != nil && s.Level == Typed {

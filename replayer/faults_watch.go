@@ -95,21 +95,31 @@ func closeWatch(c *pointCtx, d faults.Decision) (func() error, bool) {
 // "after" events, or answers it with one when that is 0 (expire-watch).
 // Either way the server moves on (see moveOn) and the 410 is sticky: the
 // resourceVersion refused (the one the watch asked for, or the last one it
-// sent) and every older one stay expired (see compactThrough). A stream
-// still sending a WatchList's initial events has sent no resourceVersion
-// a client could resume from.
+// sent) and every older one stay expired (see compactThrough). It never
+// strikes while a WatchList sends its initial events: they come from the
+// watch cache's snapshot, which cannot fall behind compaction, and the
+// client has no resourceVersion yet that could be too old; the ERROR then
+// comes right after the initial-events-end bookmark at the earliest, and
+// refuses the bookmark's resourceVersion. At open it acts only on a watch that asks for a
+// resourceVersion: one from "" (the newest) or "0" (any) cannot be too
+// old, and kube-apiserver never answers it 410.
 func expireWatch(c *pointCtx, d faults.Decision) (func() error, bool) {
+	if d.Param("after") == 0 && (c.q.ResourceVersion == "" || c.q.ResourceVersion == "0") {
+		return nil, false
+	}
 	return func() error {
 		if n := d.Param("after"); n > 0 {
-			c.wf.end = endAfter(n, d.Fault, func(ws *watchStream, fire func(string)) {
+			end := endAfter(n, d.Fault, func(ws *watchStream, fire func(string)) {
 				ws.s.moveOn(ws.l)
-				refused := ws.fx.lastRV
-				if ws.fromRV == "" { // in the initial events
-					refused = ""
-				}
-				fire(compactedTo(ws.s.compactThrough(ws.l.Resource, refused)))
+				fire(compactedTo(ws.s.compactThrough(ws.l.Resource, ws.fx.lastRV)))
 				ws.fw.errorFrame(expired(watchExpiredMessage))
 			})
+			c.wf.end = func(ws *watchStream) error {
+				if c.listWatch() && ws.fromRV == "" {
+					return nil // in the initial events
+				}
+				return end(ws)
+			}
 			return nil
 		}
 		c.s.moveOn(c.l)

@@ -146,9 +146,17 @@ func (s *Server) reach(c *pointCtx) (act func() error, ok bool) {
 	return nil, false
 }
 
-// fire records that fault fired at pt.
+// fire records that fault fired at pt, by the first decision of the plan
+// of that fault that applies there (the one reach chose).
 func (s *Server) fire(pt faults.Point, fault, detail string) {
+	f := faults.Firing{Point: pt, Fault: fault, Detail: detail, Decision: -1}
+	for i, d := range s.fx.plan.Decisions {
+		if d.Fault == fault && (d.Applies(pt) || pt.Kind == faults.PlanPoint) {
+			f.Decision, f.Persistent = i, d.Persistent || d.At < 0
+			break
+		}
+	}
 	s.fx.mu.Lock()
 	defer s.fx.mu.Unlock()
-	s.fx.fired = append(s.fx.fired, faults.Firing{Point: pt, Fault: fault, Detail: detail})
+	s.fx.fired = append(s.fx.fired, f)
 }

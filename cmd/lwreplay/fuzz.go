@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -79,14 +81,14 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	f := &fuzzer{c: c, root: root, out: stdout, tally: newTally()}
+	f := newFuzzer(c, root, stdout)
 	fmt.Fprintf(stdout, "fuzz: target %s, %d cassette(s), level %s, watchlist %s, breaking faults %s, seed %d (repeat with --seed %d)\n",
 		target.Name, len(paths), level, *watchList, onOff(*breaking), *seed, *seed)
 	f.loop(ctx, newInputs(c.Seeds(), *seed), *duration, *parallel)
 	f.tally.write(stdout)
 	t := f.tally
-	fmt.Fprintf(stdout, "seed %d: %d runs, %d failures, %d expected (breaking fault), %d unconfirmed at wire level, %d harness errors\n",
-		*seed, t.runs, t.failures, t.expected, t.unconfirmed, t.harness)
+	fmt.Fprintf(stdout, "seed %d: %d runs, %d failures (%d reported, %d repeats of a reported one), %d expected (breaking fault), %d unconfirmed at wire level, %d harness errors\n",
+		*seed, t.runs, t.failures, t.failures-t.repeats, t.repeats, t.expected, t.unconfirmed, t.harness)
 	if t.failures > 0 || t.harness > 0 {
 		return fmt.Errorf("%d failures, %d harness errors (reports under %s)", t.failures, t.harness, root)
 	}
@@ -162,7 +164,10 @@ func newInputs(seeds [][]byte, seed uint64) *inputs {
 
 // next returns the next input: a seed while any is left, else a random
 // cassette byte, a random WatchList byte and 0 to maxPlanBytes random plan
-// bytes (faults.Decode reads one decision per byte).
+// bytes (faults.Decode reads one decision per byte): half of them normal
+// points, the rest decisions at one point, one in persistentOdds a
+// persistent decision — one that holds to the run's end keeps it from
+// ending early, so most runs have none.
 func (in *inputs) next() []byte {
 	if len(in.seeds) > 0 {
 		s := in.seeds[0]
@@ -170,16 +175,65 @@ func (in *inputs) next() []byte {
 		return s
 	}
 	b := make([]byte, 2+in.r.IntN(maxPlanBytes+1))
-	for i := range b {
-		b[i] = byte(in.r.UintN(256))
+	b[0], b[1] = byte(in.r.UintN(256)), byte(in.r.UintN(256))
+	for i := 2; i < len(b); i++ {
+		switch {
+		case in.r.IntN(2) == 0:
+			b[i] = byte(in.r.UintN(faults.FirstFaultByte))
+		case in.r.IntN(persistentOdds) == 0:
+			b[i] = byte(faults.FirstPersistentByte + in.r.UintN(0x100-faults.FirstPersistentByte))
+		default:
+			b[i] = byte(faults.FirstFaultByte + in.r.UintN(faults.FirstPersistentByte-faults.FirstFaultByte))
+		}
 	}
 	return b
+}
+
+// persistentOdds is how rare a persistent decision is among a random
+// input's decisions: one in this many.
+const persistentOdds = 16
+
+// newFuzzer returns a fuzzer of c writing reports under root and
+// progress to out.
+func newFuzzer(c *fuzz.Campaign, root string, out io.Writer) *fuzzer {
+	return &fuzzer{c: c, root: root, out: out, tally: newTally(), seen: map[string]int{}}
+}
+
+// signature says which failure out is, for telling repeats apart: the
+// invariants it broke and the faults that fired, each sorted — only the
+// persistent decisions' faults (with a *) when some fired: they make the
+// failure, the faults fired once around them are incidental.
+func signature(out *fuzz.Outcome) string {
+	var broken []string
+	for name, err := range out.Results {
+		if err != nil {
+			broken = append(broken, name)
+		}
+	}
+	set, lasting := map[string]bool{}, map[string]bool{}
+	if out.Observation != nil {
+		for _, fr := range out.Observation.Fired {
+			set[fr.Fault] = true
+			if fr.Persistent {
+				lasting[fr.Fault+"*"] = true
+			}
+		}
+	}
+	if len(lasting) > 0 {
+		set = lasting
+	}
+	fired := slices.Sorted(maps.Keys(set))
+	slices.Sort(broken)
+	return strings.Join(broken, ",") + " | " + strings.Join(fired, ",")
 }
 
 // fuzzer drives a campaign from the command line.
 type fuzzer struct {
 	c    *fuzz.Campaign
 	root string
+	// seen maps a failure's signature (see signature) to the number of
+	// the failure first reported with it.
+	seen map[string]int
 
 	mu    sync.Mutex // guards out, tally, inputs and report directories
 	out   io.Writer
@@ -255,14 +309,18 @@ func (f *fuzzer) one(t *testing.T, data []byte) {
 	var saved *fuzz.Saved
 	var saveErr error
 	var dir string
+	sig, first := signature(out), 0
 	if out.Failed() {
 		f.mu.Lock()
-		dir = f.nextDir()
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			saveErr = err
+		if first = f.seen[sig]; first == 0 {
+			f.seen[sig] = -1 // being saved
+			dir = f.nextDir()
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				saveErr = err
+			}
 		}
 		f.mu.Unlock()
-		if saveErr == nil {
+		if first == 0 && saveErr == nil {
 			saved, saveErr = f.c.Save(t, out, dir)
 		}
 	}
@@ -272,6 +330,11 @@ func (f *fuzzer) one(t *testing.T, data []byte) {
 	if !out.Failed() {
 		return
 	}
+	if first != 0 {
+		f.tally.repeats++
+		return
+	}
+	f.seen[sig] = f.tally.failures
 	fmt.Fprintf(f.out, "fuzz: FAILURE %d:\n%s\n", f.tally.failures, indent(out.Report))
 	if saved != nil {
 		fmt.Fprintf(f.out, "fuzz: report %s\n", filepath.Join(dir, fuzz.ReportFile))

@@ -16,6 +16,8 @@ type cell struct{ runs, broken int }
 // tally counts a fuzzing session's runs.
 type tally struct {
 	runs, failures, expected, unconfirmed, harness int
+	// repeats counts failures with the signature of one reported before.
+	repeats int
 	// fired holds the faults that fired in some run.
 	fired map[string]bool
 	// cells holds invariant → fault (or noneColumn) → counts.

@@ -26,7 +26,9 @@ func TestFuzzRun(t *testing.T) {
 		t.Skip("fuzzes for two seconds")
 	}
 	artifacts := t.TempDir()
-	code, out, stderr := runCLI("fuzz", "--duration", "2s", "--seed", "1", "--artifacts", artifacts, watchlistCassette)
+	// WatchList off: on, client-go 0.37.2's reflector storms (see
+	// TestFuzzFindsWatchListStorm)
+	code, out, stderr := runCLI("fuzz", "--duration", "2s", "--seed", "1", "--watchlist", "off", "--artifacts", artifacts, watchlistCassette)
 	if code != 0 {
 		t.Fatalf("fuzz - short run - pass: exit code: got %d, want 0; stdout:\n%s\nstderr: %s", code, out, stderr)
 	}
@@ -220,7 +222,7 @@ func TestFuzzFailureSaved(t *testing.T) {
 		t.Fatal(err) // an earlier session's report, not to be overwritten
 	}
 	var out bytes.Buffer
-	f := &fuzzer{c: c, root: root, out: &out, tally: newTally()}
+	f := newFuzzer(c, root, &out)
 	if err := bubble.Host(func(t *testing.T) { f.one(t, []byte{0, 1}) }); err != nil {
 		t.Fatalf("host: got error %v, want none", err)
 	}
@@ -245,6 +247,43 @@ func TestFuzzFailureSaved(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if !tc.ok {
 				t.Errorf("got %s, want %s", tc.got, tc.want)
+			}
+		})
+	}
+}
+
+// TestFuzzFindsWatchListStorm runs the README's main job for a few
+// seconds: client-go 0.37.2's reflector restarts a WatchList stream that
+// ends before its initial-events-end bookmark at once, with no backoff
+// (kubernetes/kubernetes#140890), and a persistent close-watch finds it.
+func TestFuzzFindsWatchListStorm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fuzzes for up to 20 seconds")
+	}
+	artifacts := t.TempDir()
+	code, out, stderr := runCLI("fuzz", "--duration", "20s", "--seed", "1", "--artifacts", artifacts, watchlistCassette)
+	reports, _ := filepath.Glob(filepath.Join(artifacts, "*", fuzz.ReportFile))
+	var storm string
+	for _, r := range reports {
+		if b, err := os.ReadFile(r); err == nil && strings.Contains(string(b), "invariant no-hot-loop") && strings.Contains(string(b), "reflector.go") {
+			storm = string(b)
+		}
+	}
+	checks := []struct {
+		name string
+		ok   bool
+		got  string
+		want string
+	}{
+		{"fuzz - WatchList storm - exit code 1 - fail", code == 1, fmt.Sprintf("exit %d, stderr %s", code, stderr), "exit 1"},
+		{"fuzz - WatchList storm - a report of the reflector's hot loop - fail", storm != "", out, "a report.txt naming no-hot-loop and reflector.go"},
+		{"fuzz - WatchList storm - the minimized plan keeps a persistent close-watch - fail",
+			regexp.MustCompile(`(?m)^plan: .*close-watch:after=\d+,from=\d+`).MatchString(storm), storm, "plan: close-watch:...,from=N"},
+	}
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) {
+			if !c.ok {
+				t.Errorf("got %s, want %s", c.got, c.want)
 			}
 		})
 	}

@@ -38,9 +38,9 @@ func legalCases() []faultCase {
 		{fault: "close-watch", watchList: off, situation: "first watch closed after 5 events",
 			plan: "close-watch:after=5,watch=1"},
 
-		{fault: "expire-watch", watchList: on, situation: "WatchList answered 410 at open",
-			plan: "expire-watch:after=0,watch=1"},
-		{fault: "expire-watch", watchList: on, situation: "WatchList answered 410 after 3 initial events",
+		{fault: "expire-watch", watchList: on, situation: "the re-watch after the WatchList answered 410 at open",
+			plan: "expire-watch:after=0,watch=2"},
+		{fault: "expire-watch", watchList: on, situation: "WatchList answered 410 right after its initial events (due after 3)",
 			plan: "expire-watch:after=3,watch=1"},
 		{fault: "expire-watch", watchList: on, situation: "WatchList answered 410 after 3 live events",
 			plan: fmt.Sprintf("expire-watch:after=%d,watch=1", initialObjects+3)},
