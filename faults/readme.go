@@ -20,8 +20,8 @@ var actsAt = map[PointKind]string{
 // two equal.
 func registryTable() string {
 	var b strings.Builder
-	b.WriteString("| name | class | acts at | parameters (values) | what it does |\n")
-	b.WriteString("|---|---|---|---|---|\n")
+	b.WriteString("| name | class | acts at | parameters (values) | what it does | kept up (from=N) |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
 	for _, f := range Registry {
 		at, ok := actsAt[f.Point]
 		if !ok {
@@ -35,7 +35,11 @@ func registryTable() string {
 			}
 			params = strings.Join(s, "; ")
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", f.Name, f.Class, at, cell(params), cell(f.Doc))
+		persists := "—: " + f.PersistsWhy
+		if f.Persists != Once {
+			persists = f.Persists.String() + ": " + f.PersistsWhy
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", f.Name, f.Class, at, cell(params), cell(f.Doc), cell(persists))
 	}
 	return b.String()
 }
