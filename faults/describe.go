@@ -3,6 +3,7 @@ package faults
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Firing is a decision that fired, as the replayer reports it.
@@ -22,6 +23,9 @@ type Firing struct {
 	// Decision is the index in the plan of the decision that fired (-1
 	// when unknown); Story groups a persistent decision's firings by it.
 	Decision int
+	// At is when it fired, on the replay's clock (time since the server
+	// started); 0 when not recorded.
+	At time.Duration
 }
 
 // Describe returns the plan in words, one clause per decision in order,

@@ -128,6 +128,10 @@ type Fault struct {
 	// frame that is not JSON, and the recorder keeps whole JSON documents
 	// only, so the frame and the stream after it would be lost.
 	Unrecordable bool
+	// FailsLists says the fault's persistent form can fail every LIST
+	// (an error answer to each): while it lasts a client may have no way
+	// to sync, and the progress invariant does not ask it to.
+	FailsLists bool
 	// Persists says whether the fault has a persistent form (a decision
 	// that holds from its point on, Decision.Persistent) and whether a real
 	// apiserver, or the network in front of it, may keep doing it.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -73,6 +74,68 @@ func TestHotLoopEndsTheRun(t *testing.T) {
 				for _, want := range []string{"more than 200 requests within 1s of virtual time", "configmaps: 201", tc.wantStack} {
 					if !strings.Contains(err.Error(), want) {
 						t.Errorf("no-hot-loop: got %.600q, want it to say %q", err, want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestBehaviourInvariantsOnRealRuns shows no-request-storm and progress
+// firing on real runs — client-go's own WatchList restart storm, and a
+// consumer that retries every 100 ms without backing off (too slow for
+// no-hot-loop) — and holding on the same plans on the LIST+WATCH path and
+// on clean runs.
+func TestBehaviourInvariantsOnRealRuns(t *testing.T) {
+	informer, _ := LookupTarget("informer")
+	// impatient lists and, on every failure, lists again 100 ms later.
+	impatient := Target{Name: "impatient", Doc: "a consumer that retries every 100 ms", Run: func(ctx context.Context, env *Env) error {
+		lw, err := env.ListerWatcher(&unstructured.Unstructured{})
+		if err != nil {
+			return err
+		}
+		env.Probe.SetStore(func() []any { return nil })
+		for ctx.Err() == nil {
+			if _, err := lw.List(metav1.ListOptions{}); err == nil {
+				env.Probe.SetSynced(func() bool { return true })
+				<-ctx.Done()
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+		return nil
+	}}
+	tests := []struct {
+		name      string
+		target    Target
+		plan      string
+		watchList bool
+		want      map[string]error // invariant → error it wraps (nil: holds)
+	}{
+		{name: "behaviour - informer, WatchList, every watch closed after 3 events - storm, no progress, fail", target: informer,
+			plan: "close-watch:after=3,from=0", watchList: true, want: map[string]error{"no-request-storm": ErrRequestStorm, "progress": ErrNoProgress}},
+		{name: "behaviour - informer, LIST+WATCH, every watch closed after 3 events - holds - pass", target: informer,
+			plan: "close-watch:after=3,from=0", watchList: false, want: map[string]error{"no-request-storm": nil, "progress": nil}},
+		{name: "behaviour - informer, WatchList, no fault - holds - pass", target: informer, watchList: true,
+			want: map[string]error{"no-request-storm": nil, "progress": nil}},
+		{name: "behaviour - a consumer retrying every 100 ms while every LIST fails - storm, fail", target: impatient,
+			plan: "http-error:code=500,from=0", want: map[string]error{"no-request-storm": ErrRequestStorm, "progress": nil}},
+	}
+	for _, level := range []Level{Typed, Wire} {
+		for _, tc := range tests {
+			t.Run(level.String()+" "+tc.name, func(t *testing.T) {
+				plan, err := faults.ParseText(tc.plan)
+				if err != nil {
+					t.Fatalf("plan %q: got error %v, want none", tc.plan, err)
+				}
+				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: tc.watchList, Level: level})
+				results := Judge(obs)
+				for name, want := range tc.want {
+					if got := results[name]; !errors.Is(got, want) || (want == nil) != (got == nil) {
+						t.Errorf("%s: got %v, want %v", name, got, want)
 					}
 				}
 			})

@@ -91,6 +91,17 @@ var Invariants = []Invariant{
 		Doc: "no bookmark object reaches the handler, and the store holds no object with an empty key",
 		Guarantee: `reflector.go, watchHandler: "A Bookmark means watch has synced here, just update the resourceVersion" ` +
 			`(a bookmark only moves the resourceVersion; it is never added to the store nor handed to a handler)`},
+	{Name: "no-request-storm", Check: checkNoRequestStorm,
+		Doc: "while the target makes no progress (delivers no newer resourceVersion, does not sync), it sends at most 30 requests for its resource within 10 s of virtual time",
+		Guarantee: `reflector.go: "We used to make the call every 1sec (1 QPS), the goal here is to achieve ~98% traffic ` +
+			`reduction when API server is not healthy. With these parameters, backoff will stop at [30,60) sec interval ` +
+			`which is 0.22 QPS."; "The WatchErrorHandler is called whenever ListAndWatch drops the connection with an ` +
+			`error. After calling this handler, the informer will backoff and retry."`},
+	{Name: "progress", Check: checkProgress,
+		Doc: "when the persistent faults that fired leave the LIST path open (none fails every LIST), the target syncs within 5 minutes of virtual time of the first",
+		Guarantee: `reflector.go, ListAndWatchWithContext: "Data couldn't be fetched in watchlist mode. Falling back to regular list. ` +
+			`This is expected if watchlist is not supported or disabled in kube-apiserver."; shared_informer.go: the cache ` +
+			`"is eventually consistent with the authoritative state ... unless prevented by persistent communication problems"`},
 	{Name: "no-hot-loop", Check: checkNoHotLoop,
 		Doc: "the target makes at most Options.MaxBurst (200) requests within a second of virtual time, and 20 times that in a run: a client that retries at once, forever, is a hot loop (virtual time stands still while it spins; the bound is what ends the run)",
 		Guarantee: `reflector.go: "We used to make the call every 1sec (1 QPS), the goal here is to achieve ~98% traffic ` +

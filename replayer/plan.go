@@ -2,6 +2,7 @@ package replayer
 
 import (
 	"sync"
+	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
@@ -149,7 +150,7 @@ func (s *Server) reach(c *pointCtx) (act func() error, ok bool) {
 // fire records that fault fired at pt, by the first decision of the plan
 // of that fault that applies there (the one reach chose).
 func (s *Server) fire(pt faults.Point, fault, detail string) {
-	f := faults.Firing{Point: pt, Fault: fault, Detail: detail, Decision: -1}
+	f := faults.Firing{Point: pt, Fault: fault, Detail: detail, Decision: -1, At: time.Since(s.start)}
 	for i, d := range s.fx.plan.Decisions {
 		if d.Fault == fault && (d.Applies(pt) || pt.Kind == faults.PlanPoint) {
 			f.Decision, f.Persistent = i, d.Persistent || d.At < 0

@@ -1,0 +1,149 @@
+package fuzz
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lwreplay/lwreplay/faults"
+)
+
+// The invariants on what a client does, not only where it ends.
+
+const (
+	// stormWindow and stormLimit define a request storm: more than
+	// stormLimit requests for one resource within stormWindow of virtual
+	// time in which the client makes no progress. client-go's reflector
+	// backs off 0.8 s doubling to 30 s between attempts (some five in the
+	// first 10 s, each a LIST or WatchList and a WATCH), its REST client
+	// retries one request at most 10 times, a second apart, and it
+	// re-watches at once only after a stream that brought events or ran
+	// its course: 30 leaves room for all of that at once.
+	stormWindow = 10 * time.Second
+	stormLimit  = 30
+	// progressBound is how long a client may take to sync once a
+	// persistent fault closes one way to the state but leaves LIST open:
+	// a backoff series reaches its 30 s cap within a minute; five leave
+	// room for a client that tries its first way a few times.
+	progressBound = 5 * time.Minute
+)
+
+var (
+	// ErrRequestStorm says a client kept asking without making progress.
+	ErrRequestStorm = errors.New("request storm")
+	// ErrNoProgress says a client did not sync although a way was open.
+	ErrNoProgress = errors.New("no progress")
+)
+
+// progressTimes returns when the target made progress: when it synced,
+// and each delivery of a resourceVersion newer than every one before it.
+func progressTimes(o *Observation) []time.Duration {
+	var out []time.Duration
+	if o.SyncedAt >= 0 {
+		out = append(out, o.SyncedAt)
+	}
+	newest := ""
+	for _, d := range o.Deliveries {
+		if d.RV == "" {
+			continue
+		}
+		if newest == "" || (o.Truth != nil && o.Truth.Order().Less(newest, d.RV)) {
+			newest = d.RV
+			out = append(out, d.At)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// resourceName is how Request names o's resource.
+func resourceName(o *Observation) string {
+	if o.Resource.Group == "" {
+		return o.Resource.Resource
+	}
+	return o.Resource.Resource + "." + o.Resource.Group
+}
+
+func checkNoRequestStorm(o *Observation) error {
+	if o == nil {
+		return fmt.Errorf("%w: %w: nil observation", ErrRequestStorm, ErrNoObservation)
+	}
+	name := resourceName(o)
+	var reqs []Request
+	for _, r := range o.Requests {
+		if r.Resource == name {
+			reqs = append(reqs, r)
+		}
+	}
+	progress := progressTimes(o)
+	madeProgress := func(from, to time.Duration) bool {
+		i := sort.Search(len(progress), func(i int) bool { return progress[i] > from })
+		return i < len(progress) && progress[i] <= to
+	}
+	for i, j := 0, 0; j < len(reqs); j++ {
+		for reqs[j].At-reqs[i].At > stormWindow {
+			i++
+		}
+		if j-i+1 > stormLimit && !madeProgress(reqs[i].At, reqs[j].At) {
+			return fmt.Errorf("%w: %d requests for %s from %v to %v of virtual time (%s) with no progress (no newer resourceVersion delivered, not synced), want at most %d within %v",
+				ErrRequestStorm, j-i+1, name, reqs[i].At, reqs[j].At, verbCounts(reqs[i:j+1]), stormLimit, stormWindow)
+		}
+	}
+	return nil
+}
+
+// verbCounts renders requests by verb: "WATCHLIST ×31".
+func verbCounts(reqs []Request) string {
+	n := map[string]int{}
+	for _, r := range reqs {
+		n[r.Verb]++
+	}
+	var s []string
+	for _, v := range []string{"WATCHLIST", "LIST", "WATCH", "GET"} {
+		if n[v] > 0 {
+			s = append(s, fmt.Sprintf("%s ×%d", v, n[v]))
+		}
+	}
+	return strings.Join(s, ", ")
+}
+
+// leavesList reports whether every persistent decision that fired leaves
+// a client the LIST path (none can fail every LIST), and when the first
+// fired; ok is false when no persistent decision fired.
+func leavesList(fired []faults.Firing) (open bool, first time.Duration, ok bool) {
+	open = true
+	for _, fr := range fired {
+		if !fr.Persistent {
+			continue
+		}
+		if f, known := faults.Lookup(fr.Fault); known && f.FailsLists {
+			open = false
+		}
+		if !ok || fr.At < first {
+			first = fr.At
+		}
+		ok = true
+	}
+	return open, first, ok
+}
+
+func checkProgress(o *Observation) error {
+	if o == nil {
+		return fmt.Errorf("%w: %w: nil observation", ErrNoProgress, ErrNoObservation)
+	}
+	open, first, ok := leavesList(o.Fired)
+	if !ok || !open || (o.SyncedAt >= 0 && o.SyncedAt <= first+progressBound) {
+		return nil
+	}
+	if o.SyncedAt < 0 && o.EndedAt < first+progressBound && o.HotLoop == nil {
+		return nil // the run ended before the bound: not judged (a hot loop, which ends it, is judged)
+	}
+	synced := "never synced"
+	if o.SyncedAt >= 0 {
+		synced = fmt.Sprintf("synced at %v", o.SyncedAt)
+	}
+	return fmt.Errorf("%w: %s; the persistent faults that fired from %v on leave the LIST path open, want synced by %v (%s)",
+		ErrNoProgress, synced, first, first+progressBound, verbCounts(o.Requests))
+}
