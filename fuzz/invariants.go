@@ -92,7 +92,7 @@ var Invariants = []Invariant{
 		Guarantee: `reflector.go, watchHandler: "A Bookmark means watch has synced here, just update the resourceVersion" ` +
 			`(a bookmark only moves the resourceVersion; it is never added to the store nor handed to a handler)`},
 	{Name: "no-request-storm", Check: checkNoRequestStorm,
-		Doc: "while the target makes no progress (delivers no newer resourceVersion, does not sync), it sends at most 30 requests for its resource within 10 s of virtual time",
+		Doc: "while the target makes no progress (neither delivers nor asks for a newer resourceVersion, does not sync), it sends at most 30 requests for its resource within 10 s of virtual time",
 		Guarantee: `reflector.go: "We used to make the call every 1sec (1 QPS), the goal here is to achieve ~98% traffic ` +
 			`reduction when API server is not healthy. With these parameters, backoff will stop at [30,60) sec interval ` +
 			`which is 0.22 QPS."; "The WatchErrorHandler is called whenever ListAndWatch drops the connection with an ` +
