@@ -223,6 +223,7 @@ func (c *Campaign) report(out *Outcome) string {
 	fmt.Fprintf(&b, "level: %s\n", out.Level)
 	fmt.Fprintf(&b, "plan: %s\n", planText(out.Plan))
 	fmt.Fprintf(&b, "fired: %s\n", faults.Story(fired))
+	fmt.Fprintf(&b, "%s\n", activity(out.Observation))
 	fmt.Fprintf(&b, "input: []byte(%q)", out.Input)
 	return b.String()
 }

@@ -165,6 +165,9 @@ func (c *Campaign) story(orig *Outcome, s *Saved) string {
 		b.WriteString("note: the run that recorded the reproducer broke other invariants than the minimized run\n")
 	}
 	fmt.Fprintf(&b, "plan file: %s (lwreplay serve %s --plan %s)\n", filepath.Join(s.Dir, PlanFile), orig.Cassette, filepath.Join(s.Dir, PlanFile))
+	if obs := s.Outcome.Observation; obs != nil && len(obs.Requests) > 0 {
+		fmt.Fprintf(&b, "\nthe target's requests (virtual time, verb, resource, resourceVersion asked for):\n%s", requestTimeline(obs.Requests, 20, 5))
+	}
 	return b.String()
 }
 

@@ -1,0 +1,63 @@
+package fuzz
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// activity says what the target did, for a report: its requests per
+// resource by verb over the run's virtual time, how often it started over
+// (a LIST from the start of a chain, or a WatchList), and when it synced:
+//
+//	requests: configmaps: WATCHLIST ×201 from 0s to 0s (201 starts over); synced: never
+func activity(o *Observation) string {
+	if o == nil {
+		return "unknown"
+	}
+	byRes := map[string][]Request{}
+	for _, r := range o.Requests {
+		byRes[r.Resource] = append(byRes[r.Resource], r)
+	}
+	names := make([]string, 0, len(byRes))
+	for n := range byRes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, n := range names {
+		reqs := byRes[n]
+		starts := 0
+		for _, r := range reqs {
+			if r.Verb == "WATCHLIST" || (r.Verb == "LIST" && !r.Continue) {
+				starts++
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s: %s from %v to %v (%d starts over)", n, verbCounts(reqs),
+			reqs[0].At.Round(time.Millisecond), reqs[len(reqs)-1].At.Round(time.Millisecond), starts))
+	}
+	synced := "never"
+	if o.SyncedAt >= 0 {
+		synced = o.SyncedAt.Round(time.Millisecond).String()
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "none")
+	}
+	return "requests: " + strings.Join(parts, "; ") + "; synced: " + synced
+}
+
+// requestTimeline renders the first and last requests of a run, one a
+// line, with how many went between.
+func requestTimeline(reqs []Request, head, tail int) string {
+	var b strings.Builder
+	for i, r := range reqs {
+		switch {
+		case i < head || i >= len(reqs)-tail:
+			fmt.Fprintf(&b, "  %s\n", r)
+		case i == head:
+			fmt.Fprintf(&b, "  … %d more …\n", len(reqs)-head-tail)
+		}
+	}
+	return b.String()
+}
