@@ -1,0 +1,73 @@
+package fuzz
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/lwreplay/lwreplay/faults"
+)
+
+// TestWatchListRestartStorm holds the first real client-go bug lwreplay
+// found: client-go 0.37.2's Reflector restarts a WatchList stream that
+// ends before its initial-events-end bookmark at once — no backoff, no
+// fallback to LIST — forever (kubernetes/kubernetes#140890). A proxy that
+// cuts every stream after a few events (persistent close-watch) is enough.
+// On the LIST+WATCH path the same server is harmless; a stream cut after
+// the bookmark is too.
+func TestWatchListRestartStorm(t *testing.T) {
+	c, err := NewCampaign(Options{Cassettes: []string{"../cassettes/real-configmaps-pods-watchlist.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := func(watchList bool, plan string) []byte {
+		p, err := faults.ParseText(plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc, err := faults.Encode(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wl := byte(0)
+		if watchList {
+			wl = 1
+		}
+		return append([]byte{0, wl}, enc...)
+	}
+	tests := []struct {
+		name  string
+		input []byte
+		want  []error // the invariants that break; none: the run passes
+	}{
+		{name: "storm - WatchList, every stream cut after 5 events - fail", input: input(true, "close-watch:after=5,from=0"),
+			want: []error{ErrRequestStorm, ErrNoProgress, ErrHotLoop}},
+		{name: "storm - the found input - fail", input: []byte("\x00\x01\xc5"), want: []error{ErrRequestStorm, ErrNoProgress, ErrHotLoop}},
+		{name: "storm - LIST+WATCH, every stream cut after 5 events - pass", input: input(false, "close-watch:after=5,from=0")},
+		{name: "storm - WatchList, one stream cut after 5 events - pass", input: input(true, "close-watch:after=5,at=0")},
+		{name: "storm - WatchList streams whole, every later watch closed at once - pass",
+			input: input(true, "close-watch:after=0,from=1")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := c.Check(t, tc.input)
+			if len(tc.want) == 0 {
+				if out.Failed() {
+					t.Fatalf("input %q: got a failure, want none:\n%s", tc.input, out.Report)
+				}
+				return
+			}
+			if !out.Failed() {
+				t.Fatalf("input %q: got no failure, want %v", tc.input, tc.want)
+			}
+			for _, want := range tc.want {
+				found := false
+				for _, err := range out.Results {
+					found = found || errors.Is(err, want)
+				}
+				if !found {
+					t.Errorf("input %q: got\n%s\nwant an invariant broken with %v", tc.input, out.Report, want)
+				}
+			}
+		})
+	}
+}
