@@ -67,34 +67,17 @@ func LookupTarget(name string) (Target, bool) {
 	return Target{}, false
 }
 
-// runInformer runs a SharedIndexInformer over res.
+// runInformer runs a SharedIndexInformer over res whose only handler is
+// the probe's recording one.
 func runInformer(ctx context.Context, env *Env) error {
-	rec := env.Probe
 	lw, err := env.listerWatcher(&unstructured.Unstructured{}, true)
 	if err != nil {
 		return err
 	}
 	inf := cache.NewSharedIndexInformer(lw, &unstructured.Unstructured{}, 0, cache.Indexers{})
-	var synced func() bool
-	var mu sync.Mutex
-	hasSynced := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return synced != nil && synced()
+	if _, err := env.Probe.AddEventHandler(inf, nil); err != nil {
+		return err
 	}
-	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
-		AddFunc:    func(obj any, initial bool) { rec.Add(obj, !initial) },
-		UpdateFunc: func(_, obj any) { rec.Update(obj, hasSynced()) },
-		DeleteFunc: func(obj any) { rec.Delete(obj, hasSynced()) },
-	})
-	if err != nil {
-		return fmt.Errorf("%w: add event handler: %v", ErrTarget, err)
-	}
-	mu.Lock()
-	synced = func() bool { return inf.HasSynced() && reg.HasSynced() }
-	mu.Unlock()
-	rec.SetSynced(hasSynced)
-	rec.SetStore(inf.GetStore().List)
 	inf.RunWithContext(ctx)
 	return nil
 }
