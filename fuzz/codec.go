@@ -15,7 +15,8 @@ import (
 // cassette's memo, by the Go type decoded into and the bytes decoded: a
 // LIST body (decoded into a fresh list), a watch frame's envelope (into a
 // fresh metav1.WatchEvent) and an event's object (into nothing: its kind
-// says its type) are each decoded once per cassette. Every caller gets its
+// says its type) are each decoded once per cassette; a watch stream is
+// framed by lines (see memoFramer). Every caller gets its
 // own deep copy. A decode with defaults (client-go's reading of an error
 // body as a Status) or into an object that is not fresh is not kept.
 
@@ -39,6 +40,7 @@ func newMemoSerializer(d *decoded) memoSerializer {
 		if info.StreamSerializer != nil {
 			stream := *info.StreamSerializer
 			stream.Serializer = memoCodec{Serializer: stream.Serializer, decoded: d}
+			stream.Framer = memoFramer{Framer: stream.Framer, decoded: d}
 			infos[i].StreamSerializer = &stream
 		}
 	}
@@ -126,7 +128,8 @@ func (d *decoded) codecMemo(t reflect.Type) *memo {
 	return m
 }
 
-// codecEntries returns how many decodes d's clientset memos keep.
+// codecEntries returns how many decodes and framed lines d's clientset
+// memos keep.
 func (d *decoded) codecEntries() int {
 	d.mu.RLock()
 	memos := make([]*memo, 0, len(d.codecs))
@@ -137,7 +140,7 @@ func (d *decoded) codecEntries() int {
 	n := 0
 	for _, m := range memos {
 		m.mu.RLock()
-		n += len(m.lists)
+		n += len(m.lists) + len(m.frames)
 		m.mu.RUnlock()
 	}
 	return n
