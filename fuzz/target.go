@@ -17,9 +17,10 @@ type Target struct {
 	// Doc says what the target is, in a sentence.
 	Doc string
 	// Run lists and watches env.Resource until ctx is done, through
-	// env.ListerWatcher (either level) or env.Config (wire level only),
-	// telling env.Probe of every handler notification and registering
-	// its store and HasSynced there; it returns once every goroutine it
+	// env.ListerWatcher or env.Clientset (either level) or env.Config
+	// (wire level only), telling env.Probe of every handler notification
+	// and registering its store and HasSynced there (Probe.AddEventHandler
+	// does both); it returns once every goroutine it
 	// started has ended. It runs inside the run's synctest bubble: what it
 	// waits on must belong to the run (channels and timers made inside
 	// it); a goroutine blocked on something from outside — a channel made
