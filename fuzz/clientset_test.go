@@ -92,13 +92,20 @@ func TestClientsetLevelsAgree(t *testing.T) {
 		// updates and deletes come in a map's order, and which state it
 		// lists depends on how far the replay's head has moved.
 		sameDeliveries bool
+		// unsettled names invariants whose result differs from run to run
+		// at both levels, not compared.
+		unsettled string
 	}{
 		{text: "", sameDeliveries: true},
 		{text: "http-error:code=500,at=0", sameDeliveries: true},
 		{text: "close-watch:after=1,at=1", sameDeliveries: true},
 		{text: "reset:at=4", sameDeliveries: true},
 		{text: "expire-watch:after=0,at=1"},
-		{text: "garble-frame:at=5"},
+		// A WatchList stream garbled before its initial-events-end
+		// bookmark: the replayer may count that bookmark as served though
+		// the client stopped reading before it, and synced-after-initial
+		// then judges against a state the client never synced to.
+		{text: "garble-frame:at=5", unsettled: "synced-after-initial"},
 	}
 	for _, path := range shippedCassettes {
 		h := loadHistory(t, path)
@@ -114,21 +121,18 @@ func TestClientsetLevelsAgree(t *testing.T) {
 					if err != nil {
 						t.Fatalf("plan %q: got error %v, want none", p.text, err)
 					}
-					var held [2]map[string]bool
+					var held [2]map[string]error
 					var delivered [2][]string
 					var fired [2]string
 					for i, level := range []Level{Typed, Wire} {
 						obs := Observe(t, Spec{History: h, Plan: plan, Target: factoryTarget, WatchList: watchList, Level: level, decoded: d})
-						held[i] = map[string]bool{}
-						for name, err := range Judge(obs) {
-							held[i][name] = err == nil
-						}
+						held[i] = Judge(obs)
 						delivered[i] = deliveryLines(obs.Deliveries)
 						fired[i] = faults.Story(obs.Fired)
 					}
-					for name := range held[1] {
-						if held[0][name] != held[1][name] {
-							t.Errorf("%s: got held=%v at the typed level, want held=%v as at the wire level", name, held[0][name], held[1][name])
+					for name, wire := range held[1] {
+						if typed := held[0][name]; (typed == nil) != (wire == nil) && name != p.unsettled {
+							t.Errorf("%s: got %v at the typed level, want %v as at the wire level", name, typed, wire)
 						}
 					}
 					if p.sameDeliveries && !slices.Equal(delivered[0], delivered[1]) {
