@@ -148,7 +148,11 @@ var clientsetShape = sync.OnceValues(func() (*shapeOfClientset, error) {
 		if name == "Discovery" {
 			continue
 		}
-		if g, ok := v.MethodByName(name).Call(nil)[0].Interface().(restClienter); ok {
+		m := v.MethodByName(name)
+		if m.Type().NumIn() != 0 || m.Type().NumOut() != 1 {
+			continue
+		}
+		if g, ok := m.Call(nil)[0].Interface().(restClienter); ok {
 			s.gvs = append(s.gvs, g.RESTClient().APIVersion())
 		}
 	}
