@@ -182,6 +182,9 @@ func TestClientsetMemo(t *testing.T) {
 
 func TestMemoClientsetGroups(t *testing.T) {
 	t.Parallel()
+	// client-go reads klog's settings, which Observe's last restore
+	// writes: hold them as Observe does, until the subtests end.
+	t.Cleanup(QuietClientGo())
 	cfg := &rest.Config{Host: replayHost}
 	memo, err := newMemoClientset(cfg, newDecoded(), false)
 	if err != nil {
@@ -212,6 +215,7 @@ func TestMemoClientsetGroups(t *testing.T) {
 
 func TestClientsetWatchList(t *testing.T) {
 	t.Parallel()
+	t.Cleanup(QuietClientGo()) // as in TestMemoClientsetGroups
 	for _, level := range []Level{Typed, Wire} {
 		for _, watchList := range []bool{true, false} {
 			t.Run(fmt.Sprintf("clientset - %s, WatchList %v - opts out of WatchList unless asked - pass", level, watchList), func(t *testing.T) {

@@ -118,6 +118,9 @@ func sliceListWatch(objs ...corev1.ConfigMap) *cache.ListWatch {
 
 func TestProbeAddEventHandler(t *testing.T) {
 	t.Parallel()
+	// client-go reads klog's settings, which Observe's last restore
+	// writes: hold them as Observe does, until the subtests end.
+	t.Cleanup(QuietClientGo())
 	tests := []struct {
 		name    string
 		stopped bool // the informer ran and stopped before the handler is added
