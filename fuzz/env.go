@@ -54,7 +54,7 @@ var ErrLevel = errors.New("unknown level")
 type Env struct {
 	// Config reaches the replay through the in-process transport: any
 	// client built from it (clientset, dynamic, REST) runs at the wire
-	// level whatever the run's Level.
+	// level whatever the run's Level (Clientset follows it).
 	Config *rest.Config
 	// Resource is the resource the run watches.
 	Resource history.Resource
@@ -63,7 +63,7 @@ type Env struct {
 	// WatchList is the client path the run asks for: true, a reflector
 	// that streams its initial state; false, LIST then WATCH.
 	WatchList bool
-	// Level is the run's level; ListerWatcher honours it.
+	// Level is the run's level; ListerWatcher and Clientset honour it.
 	Level Level
 
 	decoded *decoded

@@ -11,8 +11,10 @@
 //	}
 //
 // where myTarget is a Target whose Run builds the controller from
-// env.ListerWatcher(&corev1.ConfigMap{}) (or a clientset from env.Config)
-// and reports its handler calls, store and HasSynced to env.Probe.
+// env.Clientset() (informers of a SharedInformerFactory, at the run's
+// level) or env.ListerWatcher(&corev1.ConfigMap{}), and registers its
+// handler with env.Probe.AddEventHandler, which reports the handler's
+// notifications and panics, the store and HasSynced to the probe.
 // go test replays the seeds and the saved inputs; go test -fuzz explores.
 // Campaign is the same engine without testing.F (the lwreplay fuzz
 // command), and Observe runs one Spec.

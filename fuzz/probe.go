@@ -63,7 +63,8 @@ func newProbe(start time.Time) *Probe {
 	return &Probe{start: start, deliveries: make([]Delivery, 0, 256)}
 }
 
-// SetSynced registers the target's HasSynced.
+// SetSynced registers the target's HasSynced (AddEventHandler registers
+// its handler registration's).
 func (r *Probe) SetSynced(fn func() bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

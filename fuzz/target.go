@@ -17,9 +17,10 @@ type Target struct {
 	// Doc says what the target is, in a sentence.
 	Doc string
 	// Run lists and watches env.Resource until ctx is done, through
-	// env.ListerWatcher (either level) or env.Config (wire level only),
-	// telling env.Probe of every handler notification and registering
-	// its store and HasSynced there; it returns once every goroutine it
+	// env.ListerWatcher or env.Clientset (either level) or env.Config
+	// (wire level only), telling env.Probe of every handler notification
+	// and registering its store and HasSynced there (Probe.AddEventHandler
+	// does both); it returns once every goroutine it
 	// started has ended. It runs inside the run's synctest bubble: what it
 	// waits on must belong to the run (channels and timers made inside
 	// it); a goroutine blocked on something from outside — a channel made
@@ -67,34 +68,17 @@ func LookupTarget(name string) (Target, bool) {
 	return Target{}, false
 }
 
-// runInformer runs a SharedIndexInformer over res.
+// runInformer runs a SharedIndexInformer over res whose only handler is
+// the probe's recording one.
 func runInformer(ctx context.Context, env *Env) error {
-	rec := env.Probe
 	lw, err := env.listerWatcher(&unstructured.Unstructured{}, true)
 	if err != nil {
 		return err
 	}
 	inf := cache.NewSharedIndexInformer(lw, &unstructured.Unstructured{}, 0, cache.Indexers{})
-	var synced func() bool
-	var mu sync.Mutex
-	hasSynced := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return synced != nil && synced()
+	if _, err := env.Probe.AddEventHandler(inf, nil); err != nil {
+		return err
 	}
-	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
-		AddFunc:    func(obj any, initial bool) { rec.Add(obj, !initial) },
-		UpdateFunc: func(_, obj any) { rec.Update(obj, hasSynced()) },
-		DeleteFunc: func(obj any) { rec.Delete(obj, hasSynced()) },
-	})
-	if err != nil {
-		return fmt.Errorf("%w: add event handler: %v", ErrTarget, err)
-	}
-	mu.Lock()
-	synced = func() bool { return inf.HasSynced() && reg.HasSynced() }
-	mu.Unlock()
-	rec.SetSynced(hasSynced)
-	rec.SetStore(inf.GetStore().List)
 	inf.RunWithContext(ctx)
 	return nil
 }

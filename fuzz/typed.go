@@ -57,6 +57,9 @@ type decoded struct {
 	// A decode the memo does not store (it lost a race to another worker,
 	// or the memo was full) is never remembered: its map may be collected.
 	objects map[uintptr]*history.Object
+	// codecs are the memos of a typed-level clientset's decodes, by the Go
+	// type decoded into (see memoCodec); made on first use.
+	codecs map[reflect.Type]*memo
 }
 
 // newDecoded returns an empty cache of decoded answers.
@@ -117,6 +120,7 @@ type decodedEvent struct {
 	typ watch.EventType
 	obj runtime.Object
 	err error
+	gvk *schema.GroupVersionKind // the kind decoded (memoCodec's decodes)
 }
 
 // memoFor returns the memo for objects of example's type.

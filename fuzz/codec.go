@@ -1,0 +1,147 @@
+package fuzz
+
+import (
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+)
+
+// The typed level's clientset decodes as client-go's generated clientset
+// does — the codecs rest.CodecFactoryForGeneratedClient gives, without
+// conversion — but its JSON serializer keeps every decode in the
+// cassette's memo, by the Go type decoded into and the bytes decoded: a
+// LIST body (decoded into a fresh list), a watch frame's envelope (into a
+// fresh metav1.WatchEvent) and an event's object (into nothing: its kind
+// says its type) are each decoded once per cassette; a watch stream is
+// framed by lines (see memoFramer). Every caller gets its
+// own deep copy. A decode with defaults (client-go's reading of an error
+// body as a Status) or into an object that is not fresh is not kept.
+
+// memoSerializer is client-go's negotiated serializer for generated
+// clients, with memoizing JSON decoders.
+type memoSerializer struct {
+	runtime.NegotiatedSerializer
+	infos []runtime.SerializerInfo
+}
+
+// newMemoSerializer returns a negotiated serializer keeping its JSON
+// decodes in d.
+func newMemoSerializer(d *decoded) memoSerializer {
+	ns := rest.CodecFactoryForGeneratedClient(scheme.Scheme, scheme.Codecs).WithoutConversion()
+	infos := append([]runtime.SerializerInfo(nil), ns.SupportedMediaTypes()...)
+	for i, info := range infos {
+		if info.MediaType != runtime.ContentTypeJSON {
+			continue
+		}
+		infos[i].Serializer = memoCodec{Serializer: info.Serializer, decoded: d}
+		if info.StreamSerializer != nil {
+			stream := *info.StreamSerializer
+			stream.Serializer = memoCodec{Serializer: stream.Serializer, decoded: d}
+			stream.Framer = memoFramer{Framer: stream.Framer, decoded: d}
+			infos[i].StreamSerializer = &stream
+		}
+	}
+	return memoSerializer{NegotiatedSerializer: ns, infos: infos}
+}
+
+// SupportedMediaTypes returns client-go's, the JSON one memoizing.
+func (s memoSerializer) SupportedMediaTypes() []runtime.SerializerInfo { return s.infos }
+
+// memoCodec is a serializer whose decodes are kept in a memo.
+type memoCodec struct {
+	runtime.Serializer
+	decoded *decoded
+}
+
+// Decode decodes data as the serializer does, once per cassette for the
+// same bytes and type of into, and returns a copy of the result: into
+// itself, filled, when the result has into's type.
+func (c memoCodec) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
+	t, ok := memoizable(defaults, into)
+	if !ok {
+		return c.Serializer.Decode(data, defaults, into)
+	}
+	m := c.decoded.codecMemo(t)
+	e := m.cached(m.lists, data, func() (e decodedEvent) {
+		var fresh runtime.Object
+		if t != nil {
+			fresh, _ = reflect.New(t.Elem()).Interface().(runtime.Object)
+		}
+		e.obj, e.gvk, e.err = c.Serializer.Decode(data, nil, fresh)
+		return e
+	})
+	var gvk *schema.GroupVersionKind
+	if e.gvk != nil {
+		g := *e.gvk
+		gvk = &g
+	}
+	if e.obj == nil {
+		return nil, gvk, e.err
+	}
+	out := e.obj.DeepCopyObject()
+	if into != nil && reflect.TypeOf(out) == t {
+		reflect.ValueOf(into).Elem().Set(reflect.ValueOf(out).Elem())
+		out = into
+	}
+	return out, gvk, e.err
+}
+
+// memoizable returns the type a decode with these arguments is kept under:
+// nil for a decode into nothing, into's type for a decode into a fresh
+// (zero) object; false when it is not to be kept.
+func memoizable(defaults *schema.GroupVersionKind, into runtime.Object) (reflect.Type, bool) {
+	if defaults != nil {
+		return nil, false
+	}
+	if into == nil {
+		return nil, true
+	}
+	v := reflect.ValueOf(into)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct || !v.Elem().IsZero() {
+		return nil, false
+	}
+	return v.Type(), true
+}
+
+// codecMemo returns the memo of decodes into objects of type t (nil: into
+// nothing).
+func (d *decoded) codecMemo(t reflect.Type) *memo {
+	d.mu.RLock()
+	m, ok := d.codecs[t]
+	d.mu.RUnlock()
+	if ok {
+		return m
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if m, ok := d.codecs[t]; ok {
+		return m
+	}
+	if d.codecs == nil {
+		d.codecs = map[reflect.Type]*memo{}
+	}
+	m = &memo{owner: d, frames: map[string]decodedEvent{}, lists: map[string]decodedEvent{}}
+	d.codecs[t] = m
+	return m
+}
+
+// codecEntries returns how many decodes and framed lines d's clientset
+// memos keep.
+func (d *decoded) codecEntries() int {
+	d.mu.RLock()
+	memos := make([]*memo, 0, len(d.codecs))
+	for _, m := range d.codecs {
+		memos = append(memos, m)
+	}
+	d.mu.RUnlock()
+	n := 0
+	for _, m := range memos {
+		m.mu.RLock()
+		n += len(m.lists) + len(m.frames)
+		m.mu.RUnlock()
+	}
+	return n
+}
