@@ -69,15 +69,23 @@ func (c *Campaign) Cassettes() []string {
 	return out
 }
 
-// Seeds returns the seed inputs: per cassette, no fault and then each
-// saved plan (Options.Plans), on each WatchList path the options leave
-// open.
+// Seeds returns the seed inputs: per cassette, no fault (with client-go's
+// gates as they are, then with the input's gates off when Options.Gates
+// fixes none) and then each saved plan (Options.Plans), on each WatchList
+// path the options leave open.
 func (c *Campaign) Seeds() [][]byte {
 	var out [][]byte
 	for i := range c.cassettes {
 		out = append(out, []byte{byte(i)})
 		if c.opts.WatchList == nil {
 			out = append(out, []byte{byte(i), 0})
+		}
+		if gatesOff := byte(6); len(c.opts.Gates) == 0 {
+			// the input's gates off (inputGates)
+			out = append(out, []byte{byte(i), gatesOff | 1})
+			if c.opts.WatchList == nil {
+				out = append(out, []byte{byte(i), gatesOff})
+			}
 		}
 		for _, p := range c.plans {
 			out = append(out, append([]byte{byte(i), 1}, p...))
@@ -100,6 +108,8 @@ type Outcome struct {
 	CassetteIndex int
 	// WatchList is the client path.
 	WatchList bool
+	// Gates are the client-go gates the run set (see Options.AtomicFIFO).
+	Gates Gates
 	// Plan is the fault plan acted out.
 	Plan faults.Plan
 	// Level is the level of the run Observation and Results come from: the
@@ -140,7 +150,7 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 		in.plan, in.watchList = faults.Plan{}, fc.watchList
 	}
 	spec := c.spec(in)
-	out := &Outcome{Input: append([]byte(nil), data...), Cassette: fc.path, CassetteIndex: in.cassette, WatchList: in.watchList, Plan: in.plan, Level: spec.Level}
+	out := &Outcome{Input: append([]byte(nil), data...), Cassette: fc.path, CassetteIndex: in.cassette, WatchList: in.watchList, Gates: in.gates, Plan: in.plan, Level: spec.Level}
 	c.judge(out, Observe(t, spec))
 	if out.Report != "" && spec.Level == Typed {
 		typed := out.Report
@@ -157,7 +167,7 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 // spec is the run an input asks for.
 func (c *Campaign) spec(in input) Spec {
 	fc := c.cassettes[in.cassette]
-	return Spec{History: fc.h, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList,
+	return Spec{History: fc.h, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList, Gates: in.gates,
 		Level: c.opts.Level, LiveBound: c.opts.LiveBound, MaxBurst: c.opts.MaxBurst, Reproducer: fc.reproducer, decoded: fc.decoded}
 }
 
@@ -220,6 +230,9 @@ func (c *Campaign) report(out *Outcome) string {
 	}
 	fmt.Fprintf(&b, "cassette: %s\n", out.Cassette)
 	fmt.Fprintf(&b, "WatchList: %s\n", wl)
+	if out.Observation != nil {
+		fmt.Fprintf(&b, "gates: %s\n", gatesText(out.Observation.Gates))
+	}
 	fmt.Fprintf(&b, "level: %s\n", out.Level)
 	fmt.Fprintf(&b, "plan: %s\n", planText(out.Plan))
 	fmt.Fprintf(&b, "fired: %s\n", faults.Story(fired))

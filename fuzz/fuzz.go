@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"maps"
 	"sort"
 	"strings"
 	"testing"
@@ -25,6 +26,11 @@ type Options struct {
 	// WatchList fixes the client path; nil lets a byte of the input choose
 	// it.
 	WatchList *bool
+	// Gates fixes client-go feature gates for every run. The input
+	// chooses the others of inputGates: byte 1's second bit set turns
+	// AtomicFIFO off, its third bit InOrderInformersBatchProcess (else
+	// they keep the process's values, on by default).
+	Gates Gates
 	// AllowBreaking keeps the breaking faults a plan decodes to; violations
 	// after one fired are logged, not failed. False (the default) drops
 	// them, so every violation is a failure.
@@ -72,6 +78,8 @@ type input struct {
 	cassette int
 	// watchList is the client path.
 	watchList bool
+	// gates are the client-go gates the run sets.
+	gates Gates
 	// plan is the fault plan, filtered to legal faults unless breaking
 	// ones are allowed.
 	plan faults.Plan
@@ -137,6 +145,16 @@ func decodeInput(data []byte, n int, o Options) input {
 		in.watchList = data[1]%2 == 1
 	default:
 		in.watchList = true
+	}
+	in.gates = maps.Clone(o.Gates)
+	for i, g := range inputGates {
+		if _, fixed := o.Gates[g]; fixed || len(data) < 2 || data[1]&(2<<i) == 0 {
+			continue
+		}
+		if in.gates == nil {
+			in.gates = Gates{}
+		}
+		in.gates[g] = false
 	}
 	if len(data) > 2 {
 		in.plan = faults.Decode(data[2:])

@@ -64,6 +64,9 @@ func (w *probeHandler) synced() bool {
 // OnAdd records an add and calls the handler's OnAdd.
 func (w *probeHandler) OnAdd(obj any, isInInitialList bool) {
 	w.probe.Add(obj, !isInInitialList)
+	if !isInInitialList {
+		w.probe.view()
+	}
 	if w.handler == nil {
 		return
 	}
@@ -73,7 +76,11 @@ func (w *probeHandler) OnAdd(obj any, isInInitialList bool) {
 
 // OnUpdate records an update and calls the handler's OnUpdate.
 func (w *probeHandler) OnUpdate(oldObj, newObj any) {
-	w.probe.Update(newObj, w.synced())
+	synced := w.synced()
+	w.probe.Update(newObj, synced)
+	if synced {
+		w.probe.view()
+	}
 	if w.handler == nil {
 		return
 	}
@@ -84,7 +91,11 @@ func (w *probeHandler) OnUpdate(oldObj, newObj any) {
 // OnDelete records a delete (a cache.DeletedFinalStateUnknown as a
 // tombstone) and calls the handler's OnDelete.
 func (w *probeHandler) OnDelete(obj any) {
-	w.probe.Delete(obj, w.synced())
+	synced := w.synced()
+	w.probe.Delete(obj, synced)
+	if synced {
+		w.probe.view()
+	}
 	if w.handler == nil {
 		return
 	}

@@ -91,6 +91,11 @@ var Invariants = []Invariant{
 		Doc: "no bookmark object reaches the handler, and the store holds no object with an empty key",
 		Guarantee: `reflector.go, watchHandler: "A Bookmark means watch has synced here, just update the resourceVersion" ` +
 			`(a bookmark only moves the resourceVersion; it is never added to the store nor handed to a handler)`},
+	{Name: "consistent-view", Check: checkConsistentView,
+		Doc: "after the target synced, what a handler can read from the store at each notification is a state the server served (judged with client-go's AtomicFIFO gate on, which promises it)",
+		Guarantee: `the_real_fifo.go, RealFIFOOptions.AtomicEvents: "If it is set, a single event will be emitted atomically ` +
+			`for Replace and Resync operations"; shared_informer.go: "the sequence of states that appears in the informer's ` +
+			`cache is a subsequence of the states authoritatively associated with X"`},
 	{Name: "no-request-storm", Check: checkNoRequestStorm,
 		Doc: "while the target makes no progress (neither delivers nor asks for a newer resourceVersion, does not sync), it sends at most 30 requests for its resource within 10 s of virtual time",
 		Guarantee: `reflector.go: "We used to make the call every 1sec (1 QPS), the goal here is to achieve ~98% traffic ` +

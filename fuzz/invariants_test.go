@@ -96,7 +96,7 @@ func TestInvariantsAreDocumented(t *testing.T) {
 			}
 		})
 	}
-	want := []string{"converged", "no-lost-delete", "no-time-travel", "synced-after-initial", "live", "no-bookmark-object", "no-request-storm", "progress", "no-hot-loop", "clean-stop"}
+	want := []string{"converged", "no-lost-delete", "no-time-travel", "synced-after-initial", "live", "no-bookmark-object", "consistent-view", "no-request-storm", "progress", "no-hot-loop", "clean-stop"}
 	if len(Invariants) != len(want) {
 		t.Errorf("Invariants: got %d, want %d", len(Invariants), len(want))
 	}

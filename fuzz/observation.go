@@ -64,6 +64,10 @@ type Delivery struct {
 type Observation struct {
 	// Resource is the resource the target watched.
 	Resource history.Resource
+	// Gates are the client-go gates that change list/watch behaviour, by
+	// name, with the values the run had (WatchListClient is the run's
+	// client path).
+	Gates map[string]bool
 	// Truth is the history the replayer actually served (after plan-level
 	// faults), whose final state a converging target must reach.
 	Truth *history.Log
@@ -75,6 +79,10 @@ type Observation struct {
 	BadStore []string
 	// Deliveries are the handler notifications, in order.
 	Deliveries []Delivery
+	// Views are what the handler could read from the store at each
+	// notification after the target synced, for a target that registered
+	// its handler with Probe.AddEventHandler.
+	Views []StoreView
 	// SyncedAt is when HasSynced first returned true (negative: never).
 	SyncedAt time.Duration
 	// InitialDelivered is how many distinct keys had been delivered when

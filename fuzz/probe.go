@@ -24,6 +24,7 @@ type Probe struct {
 	store      func() []any
 	panics     []string
 	errs       []string
+	views      []StoreView
 	exposed    any
 	// known returns the history object of a stored object the typed level
 	// decoded and shared (nil: none is known).
@@ -45,6 +46,24 @@ func (r *Probe) Panic(v any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.panics = append(r.panics, fmt.Sprint(v))
+}
+
+// view records what a handler called for the last delivery could read
+// from the registered store.
+func (r *Probe) view() {
+	r.mu.Lock()
+	fn, n := r.store, len(r.deliveries)
+	r.mu.Unlock()
+	if fn == nil || n == 0 {
+		return
+	}
+	keys, sum, ok := viewOf(fn())
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.views = append(r.views, StoreView{Delivery: n - 1, Keys: keys, Sum: sum})
 }
 
 // Error records an error the target met and went on from (a delta it

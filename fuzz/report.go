@@ -72,10 +72,10 @@ func (c *Campaign) Minimize(t *testing.T, out *Outcome) *Outcome {
 // checkPlan runs out's cassette and path under plan, at the wire level.
 func (c *Campaign) checkPlan(t *testing.T, out *Outcome, plan faults.Plan) *Outcome {
 	t.Helper()
-	in := input{cassette: out.CassetteIndex, watchList: out.WatchList, plan: plan}
+	in := input{cassette: out.CassetteIndex, watchList: out.WatchList, gates: out.Gates, plan: plan}
 	spec := c.spec(in)
 	spec.Level = Wire
-	try := &Outcome{Input: inputFor(in, out.Input), Cassette: out.Cassette, CassetteIndex: out.CassetteIndex, WatchList: out.WatchList, Plan: plan, Level: Wire}
+	try := &Outcome{Input: inputFor(in, out.Input), Cassette: out.Cassette, CassetteIndex: out.CassetteIndex, WatchList: out.WatchList, Gates: out.Gates, Plan: plan, Level: Wire}
 	c.judge(try, Observe(t, spec))
 	return try
 }
@@ -90,6 +90,11 @@ func inputFor(in input, old []byte) []byte {
 	wl := byte(0)
 	if in.watchList {
 		wl = 1
+	}
+	for i, g := range inputGates {
+		if on, set := in.gates[g]; set && !on {
+			wl |= 2 << i
+		}
 	}
 	return append([]byte{byte(in.cassette), wl}, enc...)
 }
@@ -115,10 +120,10 @@ func (c *Campaign) Save(t *testing.T, out *Outcome, dir string) (*Saved, error) 
 	}
 	min := c.Minimize(t, out)
 	repro := filepath.Join(dir, ReproducerFile)
-	in := input{cassette: min.CassetteIndex, watchList: min.WatchList, plan: min.Plan}
+	in := input{cassette: min.CassetteIndex, watchList: min.WatchList, gates: min.Gates, plan: min.Plan}
 	spec := c.spec(in)
 	spec.Level, spec.recordTo = Wire, repro
-	recorded := &Outcome{Input: min.Input, Cassette: min.Cassette, CassetteIndex: min.CassetteIndex, WatchList: min.WatchList, Plan: min.Plan, Level: Wire}
+	recorded := &Outcome{Input: min.Input, Cassette: min.Cassette, CassetteIndex: min.CassetteIndex, WatchList: min.WatchList, Gates: min.Gates, Plan: min.Plan, Level: Wire}
 	c.judge(recorded, Observe(t, spec))
 	saved := &Saved{Dir: dir, Outcome: recorded, Reproduced: sameBroken(recorded, min)}
 	if !saved.Reproduced {

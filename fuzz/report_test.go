@@ -138,9 +138,9 @@ func TestSavedPlansAreSeeds(t *testing.T) {
 		wantSeeds int
 		wantErr   string
 	}{
-		{name: "plans - none - two seeds per cassette - pass", plans: nil, wantSeeds: 2},
-		{name: "plans - one saved plan - two more seeds - pass", plans: []string{good}, wantSeeds: 4},
-		{name: "plans - by a glob - two more seeds - pass", plans: Glob(filepath.Join(dir, "a-*.yaml")), wantSeeds: 4},
+		{name: "plans - none - four seeds per cassette (two paths, gates as they are and off) - pass", plans: nil, wantSeeds: 4},
+		{name: "plans - one saved plan - two more seeds - pass", plans: []string{good}, wantSeeds: 6},
+		{name: "plans - by a glob - two more seeds - pass", plans: Glob(filepath.Join(dir, "a-*.yaml")), wantSeeds: 6},
 		{name: "plans - missing file - fail", plans: []string{filepath.Join(dir, "missing.yaml")}, wantErr: "missing.yaml"},
 	}
 	for _, tc := range tests {
@@ -159,8 +159,8 @@ func TestSavedPlansAreSeeds(t *testing.T) {
 			if len(seeds) != tc.wantSeeds {
 				t.Fatalf("seeds: got %d (%q), want %d", len(seeds), seeds, tc.wantSeeds)
 			}
-			if len(tc.plans) > 0 && !bytes.Equal(seeds[2][2:], enc) {
-				t.Errorf("seed 2: got plan bytes %q, want %q", seeds[2][2:], enc)
+			if len(tc.plans) > 0 && !bytes.Equal(seeds[4][2:], enc) {
+				t.Errorf("seed 4: got plan bytes %q, want %q", seeds[4][2:], enc)
 			}
 		})
 	}

@@ -63,6 +63,9 @@ type Spec struct {
 	Target Target
 	// WatchList is the client path: true, WatchList; false, LIST+WATCH.
 	WatchList bool
+	// Gates are the client-go feature gates the run sets (nil: the
+	// process's); runs with other gates wait for each other (see Gates).
+	Gates Gates
 	// Level is how the target's ListerWatcher reaches the replay.
 	Level Level
 	// LiveBound is how long after the last fault fired the target may take
@@ -129,6 +132,7 @@ func newReplay(s Spec) (replay, error) {
 func Observe(t *testing.T, s Spec) *Observation {
 	t.Helper()
 	defer QuietClientGo()()
+	defer enterGates(s.Gates)()
 	if s.Resource == (history.Resource{}) {
 		s.Resource = ConfigMaps
 	}
@@ -200,7 +204,8 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 		decoded:   s.decoded,
 	}
 	res, target := s.Resource, s.Target
-	obs := &Observation{Resource: res, SyncedAt: -1, LastFaultAt: -1, ConvergedAt: -1, LiveBound: s.LiveBound}
+	obs := &Observation{Resource: res, SyncedAt: -1, LastFaultAt: -1, ConvergedAt: -1, LiveBound: s.LiveBound,
+		Gates: effectiveGates(s.Gates, s.WatchList)}
 	if obs.LiveBound <= 0 {
 		obs.LiveBound = defaultLiveBound
 	}
@@ -325,6 +330,7 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 	rec.mu.Lock()
 	obs.Panics = append(obs.Panics, rec.panics...)
 	obs.Errors = append(obs.Errors, rec.errs...)
+	obs.Views = rec.views
 	obs.Exposed = rec.exposed
 	rec.mu.Unlock()
 	obs.EndedAt = time.Since(start)

@@ -1,0 +1,132 @@
+package fuzz
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	clientfeatures "k8s.io/client-go/features"
+)
+
+// Gates are client-go feature gates a run sets, by name (clientfeatures.AtomicFIFO,
+// ...); a gate not named keeps the process's value (client-go's default, or
+// its KUBE_FEATURE_<name> environment variable). A fuzz input's byte 1
+// chooses inputGates (see Options.Gates).
+type Gates map[clientfeatures.Feature]bool
+
+// inputGates are the gates a fuzz input turns off, in bit order from
+// byte 1's second bit (its first is the client path).
+var inputGates = []clientfeatures.Feature{clientfeatures.AtomicFIFO, clientfeatures.InOrderInformersBatchProcess}
+
+// listWatchGates are the client-go gates that change list/watch behaviour,
+// named in every report with the value the run had.
+var listWatchGates = []clientfeatures.Feature{
+	clientfeatures.AtomicFIFO, clientfeatures.InOrderInformersBatchProcess, clientfeatures.InformerResourceVersion,
+	clientfeatures.UnlockWhileProcessingFIFO, clientfeatures.WatchListClient,
+}
+
+// String renders the gates set, sorted: "AtomicFIFO=off".
+func (g Gates) String() string {
+	var s []string
+	for _, k := range slices.Sorted(maps.Keys(g)) {
+		s = append(s, fmt.Sprintf("%s=%s", k, onOff(g[k])))
+	}
+	return strings.Join(s, " ")
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// gateRegime lets runs set client-go's process-wide feature gates: runs
+// with the same gates run together; a run with other gates waits until
+// they have ended, and, once one waits, no new run of the current gates
+// starts (so that none starves).
+var gateRegime struct {
+	once sync.Once
+	mu   sync.Mutex
+	cond *sync.Cond
+	set  Gates // the gates the running runs set
+	runs int   // runs under set
+	wait int   // runs waiting for other gates
+}
+
+// overrides answers client-go's gate questions with the running runs'
+// gates, and the process's otherwise.
+type overrides struct{ base clientfeatures.Gates }
+
+// Enabled reports whether key is enabled for the runs now running.
+func (o overrides) Enabled(key clientfeatures.Feature) bool {
+	gateRegime.mu.Lock()
+	v, ok := gateRegime.set[key]
+	gateRegime.mu.Unlock()
+	if ok {
+		return v
+	}
+	return o.base.Enabled(key)
+}
+
+// enterGates waits until the run may set g, sets it and returns the
+// func that ends the run's hold. It must be called with QuietClientGo
+// held (installing the overrides once makes client-go warn through its
+// error handlers).
+func enterGates(g Gates) (leave func()) {
+	gateRegime.once.Do(func() {
+		gateRegime.cond = sync.NewCond(&gateRegime.mu)
+		clientfeatures.ReplaceFeatureGates(overrides{base: clientfeatures.FeatureGates()})
+	})
+	gateRegime.mu.Lock()
+	defer gateRegime.mu.Unlock()
+	same := maps.Equal(gateRegime.set, g)
+	for gateRegime.runs > 0 && (!same || gateRegime.wait > 0) {
+		gateRegime.wait++
+		gateRegime.cond.Wait()
+		gateRegime.wait--
+		same = maps.Equal(gateRegime.set, g)
+		if same && gateRegime.runs > 0 {
+			break // joining the runs now under g
+		}
+	}
+	gateRegime.set = g
+	gateRegime.runs++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			gateRegime.mu.Lock()
+			defer gateRegime.mu.Unlock()
+			gateRegime.runs--
+			if gateRegime.runs == 0 {
+				gateRegime.cond.Broadcast()
+			}
+		})
+	}
+}
+
+// effectiveGates is what a run's list/watch gates were: g's, the process's
+// for the others, and WatchListClient as the run's client path.
+func effectiveGates(g Gates, watchList bool) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range listWatchGates {
+		v, ok := g[f]
+		if !ok {
+			v = clientfeatures.FeatureGates().Enabled(f)
+		}
+		out[string(f)] = v
+	}
+	out[string(clientfeatures.WatchListClient)] = watchList
+	return out
+}
+
+// gatesText renders effective gates, sorted: "AtomicFIFO=on ...".
+func gatesText(g map[string]bool) string {
+	var s []string
+	for _, k := range slices.Sorted(maps.Keys(g)) {
+		s = append(s, fmt.Sprintf("%s=%s", k, onOff(g[k])))
+	}
+	return strings.Join(s, " ")
+}

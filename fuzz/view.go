@@ -1,0 +1,114 @@
+package fuzz
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	clientfeatures "k8s.io/client-go/features"
+
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// StoreView is what a handler could read from the target's store when it
+// was called, after the target had synced: a digest of the store's keys
+// and resourceVersions.
+type StoreView struct {
+	// Delivery is the index in Observation.Deliveries of the call.
+	Delivery int
+	// Keys is how many objects the store held.
+	Keys int
+	// Sum is the digest: the sum of a hash of each key@resourceVersion,
+	// the same for the same state whatever the order.
+	Sum uint64
+}
+
+// ErrInconsistentView says a handler could read a store that held no state
+// the server served.
+var ErrInconsistentView = errors.New("inconsistent view")
+
+// entrySum is one store entry's part of a StoreView's Sum.
+func entrySum(key, rv string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	h.Write([]byte{'@'})
+	h.Write([]byte(rv))
+	return h.Sum64()
+}
+
+// viewOf digests a store's items; ok is false when an item is no object.
+func viewOf(items []any) (keys int, sum uint64, ok bool) {
+	for _, it := range items {
+		m, err := meta.Accessor(it)
+		if err != nil {
+			return 0, 0, false
+		}
+		sum += entrySum(keyOf(m), m.GetResourceVersion())
+	}
+	return len(items), sum, true
+}
+
+// servedViews returns the digest of every state of l, position by
+// position: the states a server could have served.
+func servedViews(l *history.Log) map[uint64]bool {
+	return servedViewsCache.get(l, func(l *history.Log) map[uint64]bool {
+		rvs := map[string]string{}
+		var sum uint64
+		for _, o := range l.Initial {
+			rvs[o.Key()] = o.ResourceVersion
+			sum += entrySum(o.Key(), o.ResourceVersion)
+		}
+		out := map[uint64]bool{sum: true}
+		for _, e := range l.Events {
+			k := e.Object.Key()
+			if rv, ok := rvs[k]; ok {
+				sum -= entrySum(k, rv)
+				delete(rvs, k)
+			}
+			if e.Type != history.Deleted {
+				rvs[k] = e.Object.ResourceVersion
+				sum += entrySum(k, e.Object.ResourceVersion)
+			}
+			out[sum] = true
+		}
+		return out
+	})
+}
+
+// servedViewsCache holds each log's served state digests.
+var servedViewsCache weakCache[history.Log, map[uint64]bool]
+
+func checkConsistentView(o *Observation) error {
+	if err := needTruth(o, ErrInconsistentView); err != nil {
+		return err
+	}
+	if !o.Gates[string(clientfeatures.AtomicFIFO)] {
+		return nil // client-go promises it with AtomicFIFO only
+	}
+	if len(firedBreaking(o)) > 0 {
+		// a breaking fault makes the client hold states never served;
+		// whether a handler reads one depends on scheduling
+		return nil
+	}
+	return viewViolations(o)
+}
+
+// viewViolations checks o's store views against the states its truth
+// served, whatever the gates.
+func viewViolations(o *Observation) error {
+	served := servedViews(o.Truth)
+	for _, v := range o.Views {
+		if served[v.Sum] {
+			continue
+		}
+		what := "a call"
+		if v.Delivery < len(o.Deliveries) {
+			d := o.Deliveries[v.Delivery]
+			what = fmt.Sprintf("its %s of %s at rv %s, at %v", d.Op, d.Key, d.RV, d.At)
+		}
+		return fmt.Errorf("%w: delivery %d (%s): the store a handler could read held %d objects in a state the server never served",
+			ErrInconsistentView, v.Delivery, what, v.Keys)
+	}
+	return nil
+}
