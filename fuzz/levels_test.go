@@ -8,7 +8,7 @@ import (
 )
 
 // TestLevelsAgree runs every fault of the registry, placed at a few early
-// decision points, at both levels and compares what the invariants say
+// decision points and persistent from two of them, at both levels and compares what the invariants say
 // and what fired: the typed level must stand for the wire level.
 func TestLevelsAgree(t *testing.T) {
 	t.Parallel()
@@ -16,9 +16,12 @@ func TestLevelsAgree(t *testing.T) {
 	h := loadTargetHistory(t)
 	d := newDecoded()
 	for _, f := range faults.Registry {
-		for _, at := range []int{0, 1, 3} {
+		for _, place := range []string{"at=0", "at=1", "at=3", "from=0", "from=3"} {
+			if f.Persists == faults.Once && place[:4] == "from" {
+				continue
+			}
 			for _, watchList := range []bool{true, false} {
-				text := fmt.Sprintf("%s:at=%d", f.Name, at)
+				text := fmt.Sprintf("%s:%s", f.Name, place)
 				name := fmt.Sprintf("levels agree - %s, WatchList %v - pass", text, watchList)
 				t.Run(name, func(t *testing.T) {
 					plan, err := faults.ParseText(text)
@@ -39,6 +42,13 @@ func TestLevelsAgree(t *testing.T) {
 						if got[0][name] != got[1][name] {
 							t.Errorf("%s: got held=%v at the typed level, want held=%v as at the wire level", name, got[0][name], got[1][name])
 						}
+					}
+					// a persistent garble: how many frames the server writes
+					// after the first garbled one before it sees the client
+					// gone depends on how each level reads; the invariants
+					// agree
+					if f.Unrecordable && place[:4] == "from" {
+						return
 					}
 					if fired[0] != fired[1] {
 						t.Errorf("fired: got %q at the typed level, want %q as at the wire level", fired[0], fired[1])
