@@ -1,3 +1,5 @@
+//go:debug randseednop=0
+
 // Command lwreplay records Kubernetes list/watch traffic into cassettes and
 // replays it from a model kube-apiserver.
 //
