@@ -9,8 +9,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/lwreplay/lwreplay/faults"
 )
 
 // TestHotLoopEndsTheRun shows a bound a hot loop cannot escape: a target
@@ -56,12 +54,9 @@ func TestHotLoopEndsTheRun(t *testing.T) {
 	for _, level := range []Level{Typed, Wire} {
 		for _, tc := range tests {
 			t.Run(level.String()+" "+tc.name, func(t *testing.T) {
-				plan, err := faults.ParseText(tc.plan)
-				if err != nil {
-					t.Fatalf("plan %q: got error %v, want none", tc.plan, err)
-				}
+				plan := mustPlan(t, tc.plan)
 				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: tc.watchList, Level: level})
-				err = Judge(obs, "no-hot-loop")["no-hot-loop"]
+				err := Judge(obs, "no-hot-loop")["no-hot-loop"]
 				if !tc.wantHot {
 					if err != nil {
 						t.Errorf("no-hot-loop: got %v, want it to hold", err)
@@ -127,10 +122,7 @@ func TestBehaviourInvariantsOnRealRuns(t *testing.T) {
 	for _, level := range []Level{Typed, Wire} {
 		for _, tc := range tests {
 			t.Run(level.String()+" "+tc.name, func(t *testing.T) {
-				plan, err := faults.ParseText(tc.plan)
-				if err != nil {
-					t.Fatalf("plan %q: got error %v, want none", tc.plan, err)
-				}
+				plan := mustPlan(t, tc.plan)
 				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: tc.watchList, Level: level})
 				results := Judge(obs)
 				for name, want := range tc.want {

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/synth"
 )
 
@@ -86,10 +85,7 @@ func TestInvariantsFireOnBrokenReplays(t *testing.T) {
 	for _, level := range []Level{Typed, Wire} {
 		for _, tc := range tests {
 			t.Run(level.String()+" "+tc.name, func(t *testing.T) {
-				plan, err := faults.ParseText(tc.plan)
-				if err != nil {
-					t.Fatalf("plan %q: got error %v, want none", tc.plan, err)
-				}
+				plan := mustPlan(t, tc.plan)
 				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: true, Level: level, LiveBound: tc.liveBound})
 				results := Judge(obs)
 				for _, inv := range Invariants {

@@ -37,10 +37,7 @@ func TestLateFaultJudgedAfterBound(t *testing.T) {
 	for _, level := range []Level{Typed, Wire} {
 		for _, tc := range tests {
 			t.Run(level.String()+" "+tc.name, func(t *testing.T) {
-				plan, err := faults.ParseText(tc.plan)
-				if err != nil {
-					t.Fatalf("plan %q: got error %v, want none", tc.plan, err)
-				}
+				plan := mustPlan(t, tc.plan)
 				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: informer, WatchList: false, Level: level, watchdog: tc.watchdog})
 				if obs.LastFaultAt < 5*time.Minute {
 					t.Fatalf("last fault at: got %v, want at the second watch (5 min or later); fired: %s", obs.LastFaultAt, faults.Story(obs.Fired))

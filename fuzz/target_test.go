@@ -25,6 +25,16 @@ import (
 const targetCassette = "../cassettes/real-configmaps-pods-watchlist.yaml"
 
 // loadTargetHistory builds a history of targetCassette.
+// mustPlan parses a plan's text form, failing t when it does not parse.
+func mustPlan(t *testing.T, text string) faults.Plan {
+	t.Helper()
+	p, err := faults.ParseText(text)
+	if err != nil {
+		t.Fatalf("plan %q: got error %v, want none", text, err)
+	}
+	return p
+}
+
 func loadTargetHistory(t *testing.T) *history.History {
 	t.Helper()
 	files, err := cassette.LoadAll(targetCassette)
