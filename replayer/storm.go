@@ -1,7 +1,6 @@
 package replayer
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -85,7 +84,16 @@ func (r StormReport) String() string {
 		b.WriteString(" at once")
 	}
 	if r.WatchLists != r.Requests && r.Lists != r.Requests && r.Watches != r.Requests {
-		fmt.Fprintf(&b, " (%s WatchList, %s LIST, %s WATCH)", thousands(r.WatchLists), thousands(r.Lists), thousands(r.Watches))
+		var kinds []string
+		for _, k := range []struct {
+			n    int
+			name string
+		}{{r.WatchLists, "WatchList"}, {r.Lists, "LIST"}, {r.Watches, "WATCH"}} {
+			if k.n > 0 {
+				kinds = append(kinds, thousands(k.n)+" "+k.name)
+			}
+		}
+		b.WriteString(" (" + strings.Join(kinds, ", ") + ")")
 	}
 	switch e := r.EndedBeforeInitialEventsEnd; {
 	case e > 0 && e == r.Requests:
