@@ -96,7 +96,7 @@ func (o Options) withDefaults() Options {
 type Result struct {
 	// Fired lists the plan's decisions that fired, in order.
 	Fired []faults.Firing
-	// Files are the reproducer files written.
+	// Files are the reproducer files written; none when Run failed.
 	Files []string
 	// Interactions counts the recorded exchanges.
 	Interactions int
@@ -105,8 +105,8 @@ type Result struct {
 // Run replays files under o.Plan to a reference client and writes the
 // traffic it was sent to out (a .yaml path) as a reproducer. A client
 // that storms the replay is stopped within a request of the storm's
-// discovery and Run returns an error wrapping ErrStorm that tells what it
-// did. On any error no reproducer file is left: files the run wrote are
+// discovery and Run returns a *StormError (wrapping ErrStorm) that tells
+// what it did. On any error no reproducer file is left: files the run wrote are
 // removed.
 func Run(ctx context.Context, files []*cassette.File, out string, o Options) (Result, error) {
 	// The recorder keeps whole JSON documents only: a frame that is not
@@ -140,13 +140,37 @@ type stormWatch struct {
 	storms  func() []replayer.StormReport
 }
 
-// stormError tells what the storming client did.
-func stormError(storms []replayer.StormReport) error {
-	var parts []string
-	for _, r := range storms {
+// StormError is the error Run returns when the reference client stormed
+// the replay: what it did, per resource. It wraps ErrStorm.
+type StormError struct {
+	// Storms holds each storming resource's storm, in the order they
+	// began.
+	Storms []replayer.StormReport
+}
+
+// Error tells the storms: "the reference client stormed the replay: 1,200
+// WatchList requests for configmaps in 2s, each ending before
+// initial-events-end; no progress".
+func (e *StormError) Error() string {
+	parts := make([]string, 0, len(e.Storms))
+	for _, r := range e.Storms {
 		parts = append(parts, r.String())
 	}
-	return fmt.Errorf("%w: %s", ErrStorm, strings.Join(parts, "; "))
+	return ErrStorm.Error() + ": " + strings.Join(parts, "; ")
+}
+
+// Unwrap returns ErrStorm.
+func (e *StormError) Unwrap() error { return ErrStorm }
+
+// WatchListCut reports whether a storm's WatchList requests ended before
+// their initial-events-end bookmark (kubernetes/kubernetes#140890).
+func (e *StormError) WatchListCut() bool {
+	for _, r := range e.Storms {
+		if r.EndedBeforeInitialEventsEnd > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Replay runs the same reference client against a reproducer, replayed
@@ -235,6 +259,7 @@ func record(ctx context.Context, t target, resources []string, out string, o Opt
 		done <- err
 	}()
 	var runErr error
+	stormed := false
 	timeout := time.NewTimer(o.Timeout)
 	defer timeout.Stop()
 	select {
@@ -244,7 +269,7 @@ func record(ctx context.Context, t target, resources []string, out string, o Opt
 	case <-ctx.Done():
 		runErr = ctx.Err()
 	case <-sw.stormed:
-		runErr = ErrStorm // told once the client has stopped
+		stormed = true // told once the client has stopped
 	case err := <-done:
 		done <- err // for the wait below
 		runErr = errors.New("the reference client stopped early")
@@ -253,8 +278,8 @@ func record(ctx context.Context, t target, resources []string, out string, o Opt
 	if err := <-done; err != nil {
 		runErr = errors.Join(runErr, err)
 	}
-	if errors.Is(runErr, ErrStorm) {
-		runErr = stormError(sw.storms())
+	if stormed {
+		runErr = errors.Join(&StormError{Storms: sw.storms()}, runErr)
 	}
 	closeErr := rec.Close()
 	st := rec.Stats()
