@@ -227,7 +227,9 @@ func record(ctx context.Context, t target, resources []string, out string, o Opt
 	settled := make(chan struct{})
 	var quietSince time.Time
 	var lastStats recorder.Stats
+	var last capture.Progress // read once capture.Run has returned
 	progress := func(p capture.Progress) {
+		last = p
 		synced := len(p.Resources) > 0
 		for _, r := range p.Resources {
 			synced = synced && r.Synced
@@ -259,13 +261,13 @@ func record(ctx context.Context, t target, resources []string, out string, o Opt
 		done <- err
 	}()
 	var runErr error
-	stormed := false
+	stormed, late := false, false
 	timeout := time.NewTimer(o.Timeout)
 	defer timeout.Stop()
 	select {
 	case <-settled:
 	case <-timeout.C:
-		runErr = fmt.Errorf("%w within %s", ErrNotSettled, o.Timeout)
+		late = true // told once the client has stopped
 	case <-ctx.Done():
 		runErr = ctx.Err()
 	case <-sw.stormed:
@@ -281,6 +283,9 @@ func record(ctx context.Context, t target, resources []string, out string, o Opt
 	if stormed {
 		runErr = errors.Join(&StormError{Storms: sw.storms()}, runErr)
 	}
+	if late {
+		runErr = errors.Join(fmt.Errorf("%w within %s: %s", ErrNotSettled, o.Timeout, unsettled(last, t.Exhausted())), runErr)
+	}
 	closeErr := rec.Close()
 	st := rec.Stats()
 	res := Result{Files: st.Files, Interactions: st.Interactions}
@@ -288,6 +293,34 @@ func record(ctx context.Context, t target, resources []string, out string, o Opt
 		return Result{Interactions: st.Interactions}, errors.Join(err, removeAll(st.Files))
 	}
 	return res, nil
+}
+
+// unsettled tells where the reference client was when it had not
+// settled: per resource whether it synced, its newest resourceVersion and
+// last error, and whether the replay was served to its end.
+func unsettled(p capture.Progress, exhausted bool) string {
+	var parts []string
+	for _, r := range p.Resources {
+		s := r.Target.String() + ": "
+		if r.Synced {
+			s += "synced"
+		} else {
+			s += "not synced"
+		}
+		if r.LastSyncRV != "" {
+			s += " at rv " + r.LastSyncRV
+		}
+		if r.LastError != "" {
+			s += ", last error: " + r.LastError
+		}
+		parts = append(parts, s)
+	}
+	if exhausted {
+		parts = append(parts, "the replay was served to its end")
+	} else {
+		parts = append(parts, "the replay was not served to its end")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // removeAll removes files a failed run wrote: no partial reproducer is
