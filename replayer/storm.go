@@ -178,11 +178,11 @@ type stormState struct {
 	listed bool // a complete listing was seen
 	ring   []stormNote
 	n, at  int // entries held; where the next one goes
-	// ep is the current storm, nil if none; calm is when a request last
+	// ep is the current storm, nil if none; stormAt is when a request last
 	// found the storm going on.
-	ep     *StormReport
-	calm   time.Time
-	latest *StormReport // the last storm, current or over
+	ep      *StormReport
+	stormAt time.Time
+	latest  *StormReport // the last storm, current or over
 }
 
 func newStormDetector(window time.Duration, limit int) *stormDetector {
@@ -231,12 +231,12 @@ func (d *stormDetector) observe(res history.Resource, n stormNote) (rep StormRep
 		for _, e := range st.ring {
 			st.ep.add(e)
 		}
-		st.latest, st.calm = st.ep, n.at
+		st.latest, st.stormAt = st.ep, n.at
 		return *st.ep, true
 	case storming:
-		st.calm = n.at
+		st.stormAt = n.at
 		st.ep.add(n)
-	case st.ep != nil && n.at.Sub(st.calm) >= d.window:
+	case st.ep != nil && n.at.Sub(st.stormAt) >= d.window:
 		st.end()
 	case st.ep != nil:
 		st.ep.add(n)
@@ -278,7 +278,7 @@ func (d *stormDetector) storms(now time.Time) []StormReport {
 	defer d.mu.Unlock()
 	var out []StormReport
 	for _, st := range d.states {
-		if st.ep != nil && now.Sub(st.calm) >= d.window {
+		if st.ep != nil && now.Sub(st.stormAt) >= d.window {
 			st.end() // a quiet window has passed
 		}
 		if st.latest != nil {
