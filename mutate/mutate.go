@@ -19,8 +19,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/url"
+	"os"
+	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -41,6 +45,14 @@ var ErrUnsupported = errors.New("not supported by mutate")
 // the history when the timeout passed.
 var ErrNotSettled = errors.New("the reference client did not settle")
 
+// ErrStorm says the reference client stormed the replay: it asked for a
+// resource again and again, gaining nothing (see
+// replayer.WithStormDetection), so the run was stopped. client-go does so
+// when a WatchList stream ends before its initial-events-end bookmark: it
+// restarts it at once, with no backoff and no fallback to LIST
+// (kubernetes/kubernetes#140890).
+var ErrStorm = errors.New("the reference client stormed the replay")
+
 // Options shape a mutation.
 type Options struct {
 	// Plan is the fault plan to apply.
@@ -56,10 +68,17 @@ type Options struct {
 	Timeout time.Duration
 	// Poll is how often the run looks at its progress (default 50 ms).
 	Poll time.Duration
+	// StormWindow and StormLimit say when the reference client storms
+	// the replay: more than StormLimit requests for one resource within
+	// StormWindow that gain it nothing (defaults
+	// replayer.DefaultStormWindow and replayer.DefaultStormLimit).
+	StormWindow time.Duration
+	StormLimit  int
 }
 
 func (o Options) withDefaults() Options {
-	d := Options{Settle: 5 * time.Second, Timeout: 2 * time.Minute, Poll: 50 * time.Millisecond}
+	d := Options{Settle: 5 * time.Second, Timeout: 2 * time.Minute, Poll: 50 * time.Millisecond,
+		StormWindow: o.StormWindow, StormLimit: o.StormLimit}
 	if o.Settle > 0 {
 		d.Settle = o.Settle
 	}
@@ -77,14 +96,18 @@ func (o Options) withDefaults() Options {
 type Result struct {
 	// Fired lists the plan's decisions that fired, in order.
 	Fired []faults.Firing
-	// Files are the reproducer files written.
+	// Files are the reproducer files written; none when Run failed.
 	Files []string
 	// Interactions counts the recorded exchanges.
 	Interactions int
 }
 
 // Run replays files under o.Plan to a reference client and writes the
-// traffic it was sent to out (a .yaml path) as a reproducer.
+// traffic it was sent to out (a .yaml path) as a reproducer. A client
+// that storms the replay is stopped within a request of the storm's
+// discovery and Run returns a *StormError (wrapping ErrStorm) that tells
+// what it did. On any error no reproducer file is left: files the run wrote are
+// removed.
 func Run(ctx context.Context, files []*cassette.File, out string, o Options) (Result, error) {
 	// The recorder keeps whole JSON documents only: a frame that is not
 	// JSON, and the stream after it, would not reach the reproducer.
@@ -97,14 +120,57 @@ func Run(ctx context.Context, files []*cassette.File, out string, o Options) (Re
 	if err != nil {
 		return Result{}, err
 	}
-	srv := replayer.New(h, replayer.WithPlan(o.Plan))
+	stormed := make(chan struct{})
+	var once sync.Once
+	srv := replayer.New(h, replayer.WithPlan(o.Plan), replayer.WithStormDetection(o.StormWindow, o.StormLimit),
+		replayer.WithStormHandler(func(replayer.StormReport) { once.Do(func() { close(stormed) }) }))
 	var resources []string
 	for _, l := range h.Logs {
 		resources = append(resources, resourceArg(l.Resource))
 	}
-	res, err := record(ctx, srv, resources, out, o, recorder.WithBeforeSave(cassette.MarkVerbatim))
+	res, err := record(ctx, srv, resources, out, o, stormWatch{stormed, srv.Storms}, recorder.WithBeforeSave(cassette.MarkVerbatim))
 	res.Fired = srv.Fired()
 	return res, err
+}
+
+// stormWatch is how a run learns that its client storms the replay: the
+// channel closes when a storm begins, storms tells them.
+type stormWatch struct {
+	stormed <-chan struct{}
+	storms  func() []replayer.StormReport
+}
+
+// StormError is the error Run returns when the reference client stormed
+// the replay: what it did, per resource. It wraps ErrStorm.
+type StormError struct {
+	// Storms holds each storming resource's storm, in the order they
+	// began.
+	Storms []replayer.StormReport
+}
+
+// Error tells the storms: "the reference client stormed the replay: 1,200
+// WatchList requests for configmaps in 2s, each ending before
+// initial-events-end; no progress".
+func (e *StormError) Error() string {
+	parts := make([]string, 0, len(e.Storms))
+	for _, r := range e.Storms {
+		parts = append(parts, r.String())
+	}
+	return ErrStorm.Error() + ": " + strings.Join(parts, "; ")
+}
+
+// Unwrap returns ErrStorm.
+func (e *StormError) Unwrap() error { return ErrStorm }
+
+// WatchListCut reports whether a storm's WatchList requests ended before
+// their initial-events-end bookmark (kubernetes/kubernetes#140890).
+func (e *StormError) WatchListCut() bool {
+	for _, r := range e.Storms {
+		if r.EndedBeforeInitialEventsEnd > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Replay runs the same reference client against a reproducer, replayed
@@ -129,7 +195,7 @@ func Replay(ctx context.Context, files []*cassette.File, out string, o Options) 
 			}
 		}
 	}
-	return record(ctx, v, resources, out, o)
+	return record(ctx, v, resources, out, o, stormWatch{})
 }
 
 // resourceArg names r as kubectl takes it: "configmaps", "deployments.apps".
@@ -148,8 +214,9 @@ type target interface {
 
 // record runs the reference client against t until the replay is
 // exhausted and quiet, recording what it was sent to out with the
-// recorder options given.
-func record(ctx context.Context, t target, resources []string, out string, o Options, ropts ...recorder.Option) (Result, error) {
+// recorder options given; a storm sw reports ends it. On failure it
+// removes the files it wrote.
+func record(ctx context.Context, t target, resources []string, out string, o Options, sw stormWatch, ropts ...recorder.Option) (Result, error) {
 	o = o.withDefaults()
 	rec, err := recorder.New(out, append([]recorder.Option{recorder.WithFlushInterval(time.Hour)}, ropts...)...)
 	if err != nil {
@@ -160,7 +227,9 @@ func record(ctx context.Context, t target, resources []string, out string, o Opt
 	settled := make(chan struct{})
 	var quietSince time.Time
 	var lastStats recorder.Stats
+	var last capture.Progress // read once capture.Run has returned
 	progress := func(p capture.Progress) {
+		last = p
 		synced := len(p.Resources) > 0
 		for _, r := range p.Resources {
 			synced = synced && r.Synced
@@ -192,14 +261,17 @@ func record(ctx context.Context, t target, resources []string, out string, o Opt
 		done <- err
 	}()
 	var runErr error
+	stormed, late := false, false
 	timeout := time.NewTimer(o.Timeout)
 	defer timeout.Stop()
 	select {
 	case <-settled:
 	case <-timeout.C:
-		runErr = fmt.Errorf("%w within %s", ErrNotSettled, o.Timeout)
+		late = true // told once the client has stopped
 	case <-ctx.Done():
 		runErr = ctx.Err()
+	case <-sw.stormed:
+		stormed = true // told once the client has stopped
 	case err := <-done:
 		done <- err // for the wait below
 		runErr = errors.New("the reference client stopped early")
@@ -208,8 +280,57 @@ func record(ctx context.Context, t target, resources []string, out string, o Opt
 	if err := <-done; err != nil {
 		runErr = errors.Join(runErr, err)
 	}
+	if stormed {
+		runErr = errors.Join(&StormError{Storms: sw.storms()}, runErr)
+	}
+	if late {
+		runErr = errors.Join(fmt.Errorf("%w within %s: %s", ErrNotSettled, o.Timeout, unsettled(last, t.Exhausted())), runErr)
+	}
 	closeErr := rec.Close()
 	st := rec.Stats()
 	res := Result{Files: st.Files, Interactions: st.Interactions}
-	return res, errors.Join(runErr, closeErr)
+	if err := errors.Join(runErr, closeErr); err != nil {
+		return Result{Interactions: st.Interactions}, errors.Join(err, removeAll(st.Files))
+	}
+	return res, nil
+}
+
+// unsettled tells where the reference client was when it had not
+// settled: per resource whether it synced, its newest resourceVersion and
+// last error, and whether the replay was served to its end.
+func unsettled(p capture.Progress, exhausted bool) string {
+	var parts []string
+	for _, r := range p.Resources {
+		s := r.Target.String() + ": "
+		if r.Synced {
+			s += "synced"
+		} else {
+			s += "not synced"
+		}
+		if r.LastSyncRV != "" {
+			s += " at rv " + r.LastSyncRV
+		}
+		if r.LastError != "" {
+			s += ", last error: " + r.LastError
+		}
+		parts = append(parts, s)
+	}
+	if exhausted {
+		parts = append(parts, "the replay was served to its end")
+	} else {
+		parts = append(parts, "the replay was not served to its end")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// removeAll removes files a failed run wrote: no partial reproducer is
+// left.
+func removeAll(files []string) error {
+	var errs []error
+	for _, f := range files {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove partial reproducer: %w", err))
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -40,10 +40,14 @@ func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l *history.L
 }
 
 // sent notes a frame the stream has sent (err is the sending's result,
-// returned as it is): an initial-events-end BOOKMARK completes a listing.
+// returned as it is): an initial-events-end BOOKMARK completes a listing;
+// storm detection notes what the request gained.
 func (ws *watchStream) sent(f outFrame, err error) error {
 	if err == nil && f.initialEnd {
 		ws.s.listed(ws.l, f.rv)
+	}
+	if err == nil && ws.s.storms != nil {
+		ws.noteFrame(f)
 	}
 	return err
 }

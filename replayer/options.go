@@ -85,6 +85,11 @@ type options struct {
 	noWatchCache     bool
 	maxWatchTimeout  time.Duration // 0: no cap
 	plan             *faults.Plan  // nil: no plan
+
+	storm       bool // storm detection (see WithStormDetection)
+	stormWindow time.Duration
+	stormLimit  int
+	onStorm     func(StormReport)
 }
 
 func defaults() options {

@@ -49,6 +49,8 @@ type Server struct {
 	floors map[history.Resource]string
 
 	fx *faultRun // the fault plan being acted out; nil without one
+
+	storms *stormDetector // nil without storm detection
 }
 
 // New returns a server for h. Its clock (for pace and timeouts) starts now.
@@ -59,6 +61,7 @@ func New(h *history.History, opts ...Option) *Server {
 	}
 	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}, listings: map[history.Resource]string{}, floors: map[history.Resource]string{}}
 	s.startPlan()
+	s.startStorms()
 	return s
 }
 
@@ -86,6 +89,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, r, notFound(r.URL.Path))
 		return
 	}
+	r, answered := s.trackStorm(r, q, l)
+	defer answered()
 	switch {
 	case q.Name != "" && q.Watch:
 		// watch of one object: a watch with a metadata.name field selector

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -45,6 +46,15 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "faults fired: %s\n", faults.Story(res.Fired))
 	} else if len(plan.Decisions) > 0 {
 		fmt.Fprintf(stdout, "no fault of the plan fired\n")
+	}
+	var storm *mutate.StormError
+	if errors.As(err, &storm) {
+		hint := ""
+		if storm.WatchListCut() && mode != capture.WatchListOff {
+			hint = " (client-go restarts a WatchList stream that ends before its initial-events-end bookmark at once, " +
+				"with no backoff: kubernetes/kubernetes#140890; --watchlist off has the reference client LIST then WATCH)"
+		}
+		return fmt.Errorf("%w; run stopped, no reproducer written%s", err, hint)
 	}
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
@@ -56,7 +57,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	opts := []replayer.Option{replayer.WithPace(pace), replayer.WithPlan(plan)}
+	opts := []replayer.Option{replayer.WithPace(pace), replayer.WithPlan(plan), replayer.WithStormHandler(stormWarner(stderr))}
 	if *compaction != "" {
 		opts = append(opts, replayer.WithCompaction(*compaction))
 	}
@@ -95,6 +96,24 @@ func serveHandler(ctx context.Context, h http.Handler, addr, kubeconfig, what, r
 	fmt.Fprintf(stdout, "kubeconfig: %s\n", path)
 	fmt.Fprintf(stdout, "try: kubectl --kubeconfig %s get %s -A -w\n", path, resource)
 	return replayer.ServeHandler(ctx, h, l)
+}
+
+// stormWarner returns a storm handler that says on w, once per storm,
+// that a client storms the server; the server keeps answering it, as
+// kube-apiserver would.
+func stormWarner(w io.Writer) func(replayer.StormReport) {
+	var mu sync.Mutex
+	return func(r replayer.StormReport) {
+		hint := ""
+		if r.EndedBeforeInitialEventsEnd > 0 {
+			hint = "; client-go restarts a WatchList stream that ends before its initial-events-end bookmark at once, " +
+				"with no backoff (kubernetes/kubernetes#140890)"
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, "lwreplay serve: warning: request storm #%d: %s (more than %d within %s)%s; still serving\n",
+			r.Episode, r, r.Limit, r.Window, hint)
+	}
 }
 
 // loadPlan reads --fault values and a --plan file into one plan.
