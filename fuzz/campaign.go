@@ -228,6 +228,7 @@ func (c *Campaign) report(out *Outcome) string {
 	if out.Observation != nil {
 		fired = out.Observation.Fired
 	}
+	fmt.Fprintf(&b, "resource: %s\n", c.res)
 	fmt.Fprintf(&b, "cassette: %s\n", out.Cassette)
 	fmt.Fprintf(&b, "WatchList: %s\n", wl)
 	if out.Observation != nil {
