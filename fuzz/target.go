@@ -39,6 +39,21 @@ var Targets = []Target{
 		Run:  runInformer,
 	},
 	{
+		Name: "informer-resync",
+		Doc:  "a SharedIndexInformer with a resync period of 30 s of virtual time, whose recording handler is told of every stored object again at each resync",
+		Run:  runInformerResync,
+	},
+	{
+		Name: "informer-late-handler",
+		Doc:  "a SharedIndexInformer whose recording handler is added once the informer has synced, as by a controller that registers lazily: client-go replays its store to the handler, and the probe's HasSynced is the registration's",
+		Run:  runLateHandler,
+	},
+	{
+		Name: "factory-shared",
+		Doc:  "two controllers sharing one informer of a SharedInformerFactory on env.Clientset: one registers the recording handler, the other queues keys on a workqueue whose worker reads the shared lister",
+		Run:  runFactoryShared,
+	},
+	{
 		Name: "reflector-deltafifo",
 		Doc:  "a Reflector feeding a DeltaFIFO whose deltas a Pop loop applies to an indexer, as a hand-built controller does",
 		Run: func(ctx context.Context, env *Env) error {
