@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/bubble"
 )
 
@@ -31,6 +31,7 @@ const maxPlanBytes = 8
 func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("fuzz", stderr)
 	targetName := fs.String("target", "informer", "the client-go code to fuzz: "+targetNames())
+	resourceNames := fs.StringSlice("resource", nil, "resources to fuzz, comma-separated or repeated, as recorded: pods, deployments.apps, configmaps.v1 (default: every recorded resource in turn)")
 	duration := fs.Duration("duration", 60*time.Second, "how long to fuzz (wall clock)")
 	seed := fs.Uint64("seed", 0, "seed of the random inputs (default: time-based, printed at start)")
 	artifacts := fs.String("artifacts", "", "where failure reports go (default $"+fuzz.ArtifactsEnv+", else ./"+defaultArtifacts+")")
@@ -56,6 +57,9 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if fs.Changed("resource") && (len(*resourceNames) == 0 || slices.Contains(*resourceNames, "")) {
+		return fmt.Errorf("%w: --resource: empty resource name", errUsage)
+	}
 	if *parallel < 1 {
 		return fmt.Errorf("%w: --parallel: got %d, want at least 1", errUsage, *parallel)
 	}
@@ -77,18 +81,31 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: paths, Target: target, WatchList: wl, AllowBreaking: *breaking, Level: level})
+	selected, err := selectResources(paths, *resourceNames)
 	if err != nil {
 		return err
 	}
-	f := newFuzzer(c, root, stdout)
-	fmt.Fprintf(stdout, "fuzz: target %s, %d cassette(s), level %s, watchlist %s, breaking faults %s, seed %d (repeat with --seed %d)\n",
-		target.Name, len(paths), level, *watchList, onOff(*breaking), *seed, *seed)
-	f.loop(ctx, newInputs(c.Seeds(), *seed), *duration, *parallel)
+	var campaigns []*fuzz.Campaign
+	var seeds [][][]byte
+	for _, r := range selected {
+		c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: r.Cassettes, Resource: r.Resource, Target: target, WatchList: wl, AllowBreaking: *breaking, Level: level})
+		if err != nil {
+			return err
+		}
+		campaigns = append(campaigns, c)
+		seeds = append(seeds, c.Seeds())
+	}
+	f := newFuzzer(campaigns, root, stdout)
+	fmt.Fprintf(stdout, "fuzz: target %s, %d cassette(s), resources %s, level %s, watchlist %s, breaking faults %s, seed %d (repeat with --seed %d)\n",
+		target.Name, len(paths), resourcesText(selected, len(paths)), level, *watchList, onOff(*breaking), *seed, *seed)
+	f.loop(ctx, newInputs(seeds, *seed), *duration, *parallel)
 	f.tally.write(stdout)
 	t := f.tally
 	fmt.Fprintf(stdout, "seed %d: %d runs, %d failures (%d reported, %d repeats of a reported one), %d expected (breaking fault), %d unconfirmed at wire level, %d harness errors\n",
 		*seed, t.runs, t.failures, t.failures-t.repeats, t.repeats, t.expected, t.unconfirmed, t.harness)
+	if len(campaigns) > 1 {
+		fmt.Fprintf(stdout, "runs per resource: %s\n", f.runsPerResource())
+	}
 	if t.failures > 0 || t.harness > 0 {
 		return fmt.Errorf("%d failures, %d harness errors (reports under %s)", t.failures, t.harness, root)
 	}
@@ -150,60 +167,17 @@ func cassettePaths(args []string) ([]string, error) {
 	return out, nil
 }
 
-// inputs yields fuzz inputs: the campaign's seeds, then random inputs from
-// one PCG source.
-type inputs struct {
-	seeds [][]byte
-	r     *rand.Rand
-}
-
-// newInputs returns the inputs seeds and then the random ones of seed.
-func newInputs(seeds [][]byte, seed uint64) *inputs {
-	return &inputs{seeds: seeds, r: rand.New(rand.NewPCG(seed, 0x6c777265706c6179))}
-}
-
-// next returns the next input: a seed while any is left, else a random
-// cassette byte, a random WatchList byte and 0 to maxPlanBytes random plan
-// bytes (faults.Decode reads one decision per byte): half of them normal
-// points, the rest decisions at one point, one in persistentOdds a
-// persistent decision — one that holds to the run's end keeps it from
-// ending early, so most runs have none.
-func (in *inputs) next() []byte {
-	if len(in.seeds) > 0 {
-		s := in.seeds[0]
-		in.seeds = in.seeds[1:]
-		return s
-	}
-	b := make([]byte, 2+in.r.IntN(maxPlanBytes+1))
-	b[0], b[1] = byte(in.r.UintN(256)), byte(in.r.UintN(256))
-	for i := 2; i < len(b); i++ {
-		switch {
-		case in.r.IntN(2) == 0:
-			b[i] = byte(in.r.UintN(faults.FirstFaultByte))
-		case in.r.IntN(persistentOdds) == 0:
-			b[i] = byte(faults.FirstPersistentByte + in.r.UintN(0x100-faults.FirstPersistentByte))
-		default:
-			b[i] = byte(faults.FirstFaultByte + in.r.UintN(faults.FirstPersistentByte-faults.FirstFaultByte))
-		}
-	}
-	return b
-}
-
-// persistentOdds is how rare a persistent decision is among a random
-// input's decisions: one in this many.
-const persistentOdds = 16
-
-// newFuzzer returns a fuzzer of c writing reports under root and
-// progress to out.
-func newFuzzer(c *fuzz.Campaign, root string, out io.Writer) *fuzzer {
-	return &fuzzer{c: c, root: root, out: out, tally: newTally(), seen: map[string]int{}}
+// newFuzzer returns a fuzzer of campaigns (one target, a resource each)
+// writing reports under root and progress to out.
+func newFuzzer(campaigns []*fuzz.Campaign, root string, out io.Writer) *fuzzer {
+	return &fuzzer{cs: campaigns, root: root, out: out, tally: newTally(), seen: map[string]int{}, runs: make([]int, len(campaigns))}
 }
 
 // signature says which failure out is, for telling repeats apart: the
-// invariants it broke and the faults that fired, each sorted — only the
+// resource, the invariants it broke and the faults that fired, each sorted — only the
 // persistent decisions' faults (with a *) when some fired: they make the
 // failure, the faults fired once around them are incidental.
-func signature(out *fuzz.Outcome) string {
+func signature(res history.Resource, out *fuzz.Outcome) string {
 	var broken []string
 	for name, err := range out.Results {
 		if err != nil {
@@ -224,12 +198,12 @@ func signature(out *fuzz.Outcome) string {
 	}
 	fired := slices.Sorted(maps.Keys(set))
 	slices.Sort(broken)
-	return strings.Join(broken, ",") + " | " + strings.Join(fired, ",")
+	return res.String() + " | " + strings.Join(broken, ",") + " | " + strings.Join(fired, ",")
 }
 
 // fuzzer drives a campaign from the command line.
 type fuzzer struct {
-	c    *fuzz.Campaign
+	cs   []*fuzz.Campaign
 	root string
 	// seen maps a failure's signature (see signature) to the number of
 	// the failure first reported with it.
@@ -238,6 +212,7 @@ type fuzzer struct {
 	mu    sync.Mutex // guards out, tally, inputs and report directories
 	out   io.Writer
 	tally *tally
+	runs  []int // runs per campaign
 }
 
 // loop runs inputs on workers goroutines until d has passed or ctx is
@@ -284,12 +259,13 @@ func (f *fuzzer) loop(ctx context.Context, in *inputs, d time.Duration, workers 
 func (f *fuzzer) worker(t *testing.T, id int, in *inputs, stop func() bool) {
 	for n := 1; !stop(); n++ {
 		var cur []byte
+		var ci int
 		t.Run(fmt.Sprintf("worker-%d-%d", id, n), func(t *testing.T) {
 			for !stop() {
 				f.mu.Lock()
-				cur = in.next()
+				ci, cur = in.next()
 				f.mu.Unlock()
-				f.one(t, cur)
+				f.one(t, ci, cur)
 				cur = nil
 			}
 		})
@@ -297,19 +273,21 @@ func (f *fuzzer) worker(t *testing.T, id int, in *inputs, stop func() bool) {
 			f.mu.Lock()
 			f.tally.runs++
 			f.tally.harness++
-			fmt.Fprintf(f.out, "fuzz: harness error (replay or target setup) on input []byte(%q); rerun it under go test to see why\n", cur)
+			f.runs[ci]++
+			fmt.Fprintf(f.out, "fuzz: harness error (replay or target setup) on %s input []byte(%q); rerun it under go test to see why\n", f.cs[ci].Resource(), cur)
 			f.mu.Unlock()
 		}
 	}
 }
 
-// one runs data, saves it when it fails, and counts it.
-func (f *fuzzer) one(t *testing.T, data []byte) {
-	out := f.c.Check(t, data)
+// one runs data on campaign ci, saves it when it fails, and counts it.
+func (f *fuzzer) one(t *testing.T, ci int, data []byte) {
+	c := f.cs[ci]
+	out := c.Check(t, data)
 	var saved *fuzz.Saved
 	var saveErr error
 	var dir string
-	sig, first := signature(out), 0
+	sig, first := signature(c.Resource(), out), 0
 	if out.Failed() {
 		f.mu.Lock()
 		if first = f.seen[sig]; first == 0 {
@@ -321,12 +299,13 @@ func (f *fuzzer) one(t *testing.T, data []byte) {
 		}
 		f.mu.Unlock()
 		if first == 0 && saveErr == nil {
-			saved, saveErr = f.c.Save(t, out, dir)
+			saved, saveErr = c.Save(t, out, dir)
 		}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.tally.add(out)
+	f.runs[ci]++
 	if !out.Failed() {
 		return
 	}
@@ -348,7 +327,7 @@ func (f *fuzzer) one(t *testing.T, data []byte) {
 // caller creates it).
 func (f *fuzzer) nextDir() string {
 	for n := f.tally.failures + 1; ; n++ {
-		dir := filepath.Join(f.root, fmt.Sprintf("%s-%d", f.c.Target().Name, n))
+		dir := filepath.Join(f.root, fmt.Sprintf("%s-%d", f.cs[0].Target().Name, n))
 		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 			return dir
 		}
@@ -367,6 +346,18 @@ func (f *fuzzer) progress(elapsed time.Duration) int {
 	fmt.Fprintf(f.out, "fuzz: %s, %d runs (%.0f/s), %d/%d faults exercised, %d failures\n",
 		elapsed.Truncate(time.Second), t.runs, rate, len(t.fired), len(faults.Registry), t.failures)
 	return t.runs
+}
+
+// runsPerResource says how many runs each campaign's resource had:
+// "configmaps.v1 60, pods.v1 59".
+func (f *fuzzer) runsPerResource() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	parts := make([]string, len(f.cs))
+	for i, c := range f.cs {
+		parts[i] = fmt.Sprintf("%s %d", c.Resource(), f.runs[i])
+	}
+	return strings.Join(parts, ", ")
 }
 
 func indent(s string) string {

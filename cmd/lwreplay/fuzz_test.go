@@ -84,14 +84,14 @@ func TestFuzzErrors(t *testing.T) {
 func take(in *inputs, n int) [][]byte {
 	out := make([][]byte, n)
 	for i := range out {
-		out[i] = in.next()
+		_, out[i] = in.next()
 	}
 	return out
 }
 
 func TestFuzzInputs(t *testing.T) {
 	seeds := [][]byte{{0}, {0, 0}}
-	a := take(newInputs(seeds, 7), 200)
+	a := take(newInputs([][][]byte{seeds}, 7), 200)
 	tests := []struct {
 		name string
 		ok   bool
@@ -100,8 +100,8 @@ func TestFuzzInputs(t *testing.T) {
 	}{
 		{"inputs - seeds come first - pass", bytes.Equal(a[0], seeds[0]) && bytes.Equal(a[1], seeds[1]),
 			fmt.Sprintf("%q %q", a[0], a[1]), fmt.Sprintf("%q %q", seeds[0], seeds[1])},
-		{"inputs - same seed - pass", equalInputs(a, take(newInputs(seeds, 7), 200)), "a different sequence", "the same sequence"},
-		{"inputs - other seed - pass", !equalInputs(a, take(newInputs(seeds, 8), 200)), "the same sequence", "a different sequence"},
+		{"inputs - same seed - pass", equalInputs(a, take(newInputs([][][]byte{seeds}, 7), 200)), "a different sequence", "the same sequence"},
+		{"inputs - other seed - pass", !equalInputs(a, take(newInputs([][][]byte{seeds}, 8), 200)), "the same sequence", "a different sequence"},
 	}
 	lengths := map[int]bool{}
 	faultBytes := 0
@@ -222,8 +222,8 @@ func TestFuzzFailureSaved(t *testing.T) {
 		t.Fatal(err) // an earlier session's report, not to be overwritten
 	}
 	var out bytes.Buffer
-	f := newFuzzer(c, root, &out)
-	if err := bubble.Host(func(t *testing.T) { f.one(t, []byte{0, 1}) }); err != nil {
+	f := newFuzzer([]*fuzz.Campaign{c}, root, &out)
+	if err := bubble.Host(func(t *testing.T) { f.one(t, 0, []byte{0, 1}) }); err != nil {
 		t.Fatalf("host: got error %v, want none", err)
 	}
 	report, readErr := os.ReadFile(filepath.Join(root, "forgetful-2", fuzz.ReportFile))

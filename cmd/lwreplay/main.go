@@ -8,7 +8,7 @@
 //	lwreplay mutate CASSETTE... (--fault F... | --plan FILE) -o OUT
 //	lwreplay synth --objects N --events M --seed S -o FILE
 //	lwreplay record --resource R[,R...] -o FILE [--kubeconfig PATH] [--context NAME] [-n NS | -A] [--duration D] ...
-//	lwreplay fuzz CASSETTE... [--target informer|reflector-deltafifo|reflector-realfifo] [--duration 60s] [--seed N]
+//	lwreplay fuzz CASSETTE... [--target T] [--resource R[,R...]] [--duration 60s] [--seed N]
 //	                         [--artifacts DIR] [--level typed|wire] [--watchlist auto|on|off] [--breaking] [--parallel N]
 //
 // Each verb is a thin flag layer over the library packages.

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// selectResources returns the resources to fuzz, each with the cassettes
+// of paths that recorded it: those names resolve to (see
+// fuzz.ResolveResource), or every recorded resource when names is empty.
+// A name that resolves to no recorded resource is a usage error naming the
+// recorded ones.
+func selectResources(paths, names []string) ([]fuzz.Recorded, error) {
+	recorded, err := fuzz.RecordedResources(paths)
+	if err != nil {
+		return nil, err
+	}
+	if len(recorded) == 0 {
+		return nil, fmt.Errorf("no resource recorded in %s", strings.Join(paths, ", "))
+	}
+	if len(names) == 0 {
+		return recorded, nil
+	}
+	all := make([]history.Resource, len(recorded))
+	for i, r := range recorded {
+		all[i] = r.Resource
+	}
+	var out []fuzz.Recorded
+	seen := map[history.Resource]bool{}
+	for _, name := range names {
+		res, err := fuzz.ResolveResource(name, all)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --resource: %v", errUsage, err)
+		}
+		if seen[res.ID()] {
+			continue
+		}
+		seen[res.ID()] = true
+		for _, r := range recorded {
+			if r.Resource.ID() == res.ID() {
+				out = append(out, r)
+			}
+		}
+	}
+	return out, nil
+}
+
+// resourcesText names the selected resources for the header, each with
+// how many of the n cassettes recorded it when some did not:
+// "configmaps.v1, pods.v1 (2 of 3 cassettes)".
+func resourcesText(selected []fuzz.Recorded, n int) string {
+	parts := make([]string, len(selected))
+	for i, r := range selected {
+		parts[i] = r.Resource.String()
+		if len(r.Cassettes) < n {
+			parts[i] += fmt.Sprintf(" (%d of %d cassettes)", len(r.Cassettes), n)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// inputs deals fuzz inputs to campaigns in turn, round-robin: to each its
+// own seeds first, then random inputs from one PCG source.
+type inputs struct {
+	seeds [][][]byte // per campaign, the seeds not dealt yet
+	turn  int        // the campaign dealt to next
+	r     *rand.Rand
+}
+
+// newInputs returns the inputs of campaigns whose seeds are seeds (one
+// list per campaign), then the random ones of seed.
+func newInputs(seeds [][][]byte, seed uint64) *inputs {
+	in := &inputs{r: rand.New(rand.NewPCG(seed, 0x6c777265706c6179))}
+	for _, s := range seeds {
+		in.seeds = append(in.seeds, append([][]byte(nil), s...))
+	}
+	if len(in.seeds) == 0 {
+		in.seeds = [][][]byte{nil}
+	}
+	return in
+}
+
+// next returns the index of the campaign whose turn it is and its input: a
+// seed of its own while any is left, else a random cassette byte, a random
+// WatchList byte and 0 to maxPlanBytes random plan bytes (faults.Decode
+// reads one decision per byte): half of them normal points, the rest
+// decisions at one point, one in persistentOdds a persistent decision —
+// one that holds to the run's end keeps it from ending early, so most runs
+// have none.
+func (in *inputs) next() (campaign int, data []byte) {
+	campaign = in.turn
+	in.turn = (in.turn + 1) % len(in.seeds)
+	if s := in.seeds[campaign]; len(s) > 0 {
+		in.seeds[campaign] = s[1:]
+		return campaign, s[0]
+	}
+	b := make([]byte, 2+in.r.IntN(maxPlanBytes+1))
+	b[0], b[1] = byte(in.r.UintN(256)), byte(in.r.UintN(256))
+	for i := 2; i < len(b); i++ {
+		switch {
+		case in.r.IntN(2) == 0:
+			b[i] = byte(in.r.UintN(faults.FirstFaultByte))
+		case in.r.IntN(persistentOdds) == 0:
+			b[i] = byte(faults.FirstPersistentByte + in.r.UintN(0x100-faults.FirstPersistentByte))
+		default:
+			b[i] = byte(faults.FirstFaultByte + in.r.UintN(faults.FirstPersistentByte-faults.FirstFaultByte))
+		}
+	}
+	return campaign, b
+}
+
+// persistentOdds is how rare a persistent decision is among a random
+// input's decisions: one in this many.
+const persistentOdds = 16
