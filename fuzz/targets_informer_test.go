@@ -97,14 +97,17 @@ func legalChoices() []byte {
 
 // TestControllerTargetsHoldUnderOneShotFaults runs each controller target
 // under every legal one-shot fault, at a few early decision points, on
-// both client paths of the recorded cassettes: client-go's code is
+// both client paths with every combination of the gates input byte 1 can
+// turn off, on the recorded cassettes: client-go's code is
 // correct there, so every invariant holds (a typed-level violation is
 // re-run at the wire level before it counts, as in a campaign).
 func TestControllerTargetsHoldUnderOneShotFaults(t *testing.T) {
 	t.Parallel()
-	points := []int{0, 1, 3}
+	// byte 1: the client path (bit 0), AtomicFIFO off (bit 1),
+	// InOrderInformersBatchProcess off (bit 2)
+	points, paths := []int{0, 1, 3}, []byte{0, 1, 2, 3, 4, 5, 6, 7}
 	if testing.Short() {
-		points = []int{1}
+		points, paths = []int{1}, []byte{0, 1}
 	}
 	choices := legalChoices()
 	for _, name := range controllerTargets {
@@ -116,7 +119,7 @@ func TestControllerTargetsHoldUnderOneShotFaults(t *testing.T) {
 		t.Run(name+" - every legal one-shot fault - every invariant holds - pass", func(t *testing.T) {
 			runs := 0
 			for ci := range c.Cassettes() {
-				for _, path := range []byte{0, 1} {
+				for _, path := range paths {
 					for _, at := range points {
 						for _, b := range choices {
 							in := append(append([]byte{byte(ci), path}, make([]byte, at)...), b)
