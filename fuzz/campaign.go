@@ -87,11 +87,46 @@ func (c *Campaign) Seeds() [][]byte {
 				out = append(out, []byte{byte(i), gatesOff})
 			}
 		}
-		for _, p := range c.plans {
-			out = append(out, append([]byte{byte(i), 1}, p...))
-			if c.opts.WatchList == nil {
+		plans := c.plans
+		if c.opts.DecisionSeeds {
+			plans = append(slices.Clip(plans), decisionSeeds()...)
+		}
+		for _, p := range plans {
+			if c.opts.WatchList == nil || *c.opts.WatchList {
+				out = append(out, append([]byte{byte(i), 1}, p...))
+			}
+			if c.opts.WatchList == nil || !*c.opts.WatchList {
 				out = append(out, append([]byte{byte(i), 0}, p...))
 			}
+		}
+	}
+	return out
+}
+
+// DecisionSeedPoints are the decision points Options.DecisionSeeds places
+// a decision at: a run's first requests and frames, where a client's first
+// LIST, first watch and first events are.
+var DecisionSeedPoints = []int{0, 1, 2, 3, 4, 5, 8}
+
+// decisionSeeds returns the plan bytes of one legal one-point decision of
+// each fault choice at each of DecisionSeedPoints.
+func decisionSeeds() [][]byte {
+	var out [][]byte
+	seen := map[string]bool{}
+	for k := range faults.FirstPersistentByte - faults.FirstFaultByte {
+		b := byte(faults.FirstFaultByte + k)
+		p := faults.Decode([]byte{b})
+		if seen[p.String()] {
+			break // the choices wrapped around
+		}
+		seen[p.String()] = true
+		if len(p.Only(faults.Legal).Decisions) != 1 {
+			continue
+		}
+		for _, at := range DecisionSeedPoints {
+			seed := make([]byte, at+1)
+			seed[at] = b
+			out = append(out, seed)
 		}
 	}
 	return out

@@ -47,6 +47,12 @@ type Options struct {
 	// and client path. A plan must be one fuzz bytes can say (decisions
 	// placed with at=, see faults.Encode).
 	Plans []string
+	// DecisionSeeds adds seeds that each place one legal decision — every
+	// fault choice at each of DecisionSeedPoints — on every cassette and
+	// client path: go test -fuzz starts from inputs that already hold one
+	// decision, and one mutated byte combines a second with it. Each seed
+	// is a run of every go test.
+	DecisionSeeds bool
 	// LiveBound is how long, in virtual time after the last fault fired,
 	// the target may take to converge before the live invariant breaks;
 	// zero means 10 minutes (client-go's longest watch timeout).

@@ -107,7 +107,9 @@ type Observation struct {
 	// store did not equal it at the end). An earlier equal stretch that
 	// a later change broke does not count.
 	ConvergedAt time.Duration
-	// EndedAt is when the run stopped the target (virtual time).
+	// EndedAt is when the run ended, in virtual time since its start:
+	// after it stopped the target and gave the target's goroutines a
+	// minute to end.
 	EndedAt time.Duration
 	// Requests are the target's requests, in the order it sent them.
 	Requests []Request
