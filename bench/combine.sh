@@ -23,7 +23,7 @@ for seeds in off on; do
     env "${env[@]}" go test -run '^$' -fuzz '^FuzzCombine$' -fuzztime "$fuzztime" ./fuzz \
       -test.fuzzcachedir="$tmp/cache-$seeds-$i" >"$log" 2>&1 || true
     # the last progress line before the engine said it found a failure
-    found=$(awk '/elapsed: [0-9]+s, (execs|gathering)/ { t = $3 } /failing input|Failing input|minimizing/ { print t; exit }' "$log")
+    found=$(awk '/elapsed: [0-9]+s, (execs|gathering)/ { t = $3; sub(/,$/, "", t) } /failing input|Failing input|minimizing/ { print t; exit }' "$log")
     echo "decision seeds $seeds, run $i: ${found:-not found within $fuzztime}"
   done
 done
