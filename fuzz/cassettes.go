@@ -53,6 +53,20 @@ func loadPlans(paths []string) ([][]byte, error) {
 	return out, nil
 }
 
+// loadHistory loads the cassette at path and builds its history; the
+// error names the cassette.
+func loadHistory(path string) ([]*cassette.File, *history.History, error) {
+	files, err := cassette.LoadAll(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cassette %s: %w", path, err)
+	}
+	h, err := history.Build(files...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cassette %s: %w", path, err)
+	}
+	return files, h, nil
+}
+
 // loadCassettes loads and builds the cassette at each path, in order,
 // failing when there is none or more than an input byte can pick, or one
 // does not load or lacks res.
@@ -65,13 +79,9 @@ func loadCassettes(paths []string, res history.Resource) ([]fuzzCassette, error)
 	}
 	out := make([]fuzzCassette, 0, len(paths))
 	for _, p := range paths {
-		files, err := cassette.LoadAll(p)
+		files, h, err := loadHistory(p)
 		if err != nil {
-			return nil, fmt.Errorf("cassette %s: %w", p, err)
-		}
-		h, err := history.Build(files...)
-		if err != nil {
-			return nil, fmt.Errorf("cassette %s: %w", p, err)
+			return nil, err
 		}
 		if _, ok := h.Log(res); !ok {
 			return nil, fmt.Errorf("cassette %s: %w: no %s recorded", p, ErrNoCassette, res.Resource)

@@ -12,7 +12,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -25,16 +24,12 @@ var shippedCassettes = []string{
 	"../cassettes/synthetic-configmaps-pods.yaml",
 }
 
-// loadHistory builds the history of the cassette at path.
-func loadHistory(tb testing.TB, path string) *history.History {
+// mustHistory builds the history of the cassette at path.
+func mustHistory(tb testing.TB, path string) *history.History {
 	tb.Helper()
-	files, err := cassette.LoadAll(path)
+	_, h, err := loadHistory(path)
 	if err != nil {
-		tb.Fatalf("load %s: got error %v, want none", path, err)
-	}
-	h, err := history.Build(files...)
-	if err != nil {
-		tb.Fatalf("build history of %s: got error %v, want none", path, err)
+		tb.Fatalf("got error %v, want none", err)
 	}
 	return h
 }
@@ -108,7 +103,7 @@ func TestClientsetLevelsAgree(t *testing.T) {
 		{text: "garble-frame:at=5", unsettled: "synced-after-initial"},
 	}
 	for _, path := range shippedCassettes {
-		h := loadHistory(t, path)
+		h := mustHistory(t, path)
 		d := newDecoded()
 		for _, p := range plans {
 			for _, watchList := range []bool{true, false} {
@@ -149,7 +144,7 @@ func TestClientsetLevelsAgree(t *testing.T) {
 
 func TestClientsetMemo(t *testing.T) {
 	t.Parallel()
-	h := loadHistory(t, targetCassette)
+	h := mustHistory(t, targetCassette)
 	for _, watchList := range []bool{true, false} {
 		t.Run(fmt.Sprintf("clientset memo - second typed run, WatchList %v - decodes nothing new - pass", watchList), func(t *testing.T) {
 			t.Parallel()

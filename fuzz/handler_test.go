@@ -229,7 +229,7 @@ func TestAddEventHandlerRecordsPanics(t *testing.T) {
 func TestAddEventHandlerSynced(t *testing.T) {
 	t.Parallel()
 	for _, path := range []string{"../cassettes/real-configmaps-pods-watchlist.yaml", "../cassettes/real-configmaps-pods-list-pages.yaml"} {
-		h := loadHistory(t, path)
+		h := mustHistory(t, path)
 		for _, level := range []Level{Typed, Wire} {
 			for _, watchList := range []bool{true, false} {
 				t.Run(fmt.Sprintf("wrapped handler synced - %s, %s, WatchList %v - initial adds not synced, later deliveries synced - pass", path, level, watchList), func(t *testing.T) {

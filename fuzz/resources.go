@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -26,13 +25,9 @@ func RecordedResources(paths []string) ([]Recorded, error) {
 	var out []Recorded
 	index := map[history.Resource]int{}
 	for _, p := range paths {
-		files, err := cassette.LoadAll(p)
+		_, h, err := loadHistory(p)
 		if err != nil {
-			return nil, fmt.Errorf("cassette %s: %w", p, err)
-		}
-		h, err := history.Build(files...)
-		if err != nil {
-			return nil, fmt.Errorf("cassette %s: %w", p, err)
+			return nil, err
 		}
 		for _, l := range h.Logs {
 			id := l.Resource.ID()
