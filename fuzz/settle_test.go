@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -78,15 +77,7 @@ func TestNoFalseAlarmOnRelists(t *testing.T) {
 	}
 	var histories []*history.History
 	for _, path := range Glob("../cassettes/*.yaml") {
-		files, err := cassette.LoadAll(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h, err := history.Build(files...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		histories = append(histories, h)
+		histories = append(histories, mustHistory(t, path))
 	}
 	informer, _ := LookupTarget("informer")
 	r := rand.New(rand.NewPCG(21, 22))

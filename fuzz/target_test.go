@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -37,15 +36,7 @@ func mustPlan(t *testing.T, text string) faults.Plan {
 
 func loadTargetHistory(t *testing.T) *history.History {
 	t.Helper()
-	files, err := cassette.LoadAll(targetCassette)
-	if err != nil {
-		t.Fatalf("load %s: got error %v, want none", targetCassette, err)
-	}
-	h, err := history.Build(files...)
-	if err != nil {
-		t.Fatalf("build history: got error %v, want none", err)
-	}
-	return h
+	return mustHistory(t, targetCassette)
 }
 
 func TestTargetsConverge(t *testing.T) {
