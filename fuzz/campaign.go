@@ -269,6 +269,7 @@ func (c *Campaign) report(out *Outcome) string {
 	if out.Observation != nil {
 		fmt.Fprintf(&b, "gates: %s\n", gatesText(out.Observation.Gates))
 	}
+	fmt.Fprintf(&b, "client-go: %s\n", ClientGoVersion())
 	fmt.Fprintf(&b, "level: %s\n", out.Level)
 	fmt.Fprintf(&b, "plan: %s\n", planText(out.Plan))
 	fmt.Fprintf(&b, "fired: %s\n", faults.Story(fired))

@@ -96,7 +96,8 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		seeds = append(seeds, c.Seeds())
 	}
 	f := newFuzzer(campaigns, root, stdout)
-	fmt.Fprintf(stdout, "fuzz: target %s, %d cassette(s), resources %s, level %s, watchlist %s, breaking faults %s, seed %d (repeat with --seed %d)\n",
+	fmt.Fprintf(stdout, "fuzz: client-go %s, target %s, %d cassette(s), resources %s, level %s, watchlist %s, breaking faults %s, seed %d (repeat with --seed %d)\n",
+		fuzz.ClientGoVersion(),
 		target.Name, len(paths), resourcesText(selected, len(paths)), level, *watchList, onOff(*breaking), *seed, *seed)
 	f.loop(ctx, newInputs(seeds, *seed), *duration, *parallel)
 	f.tally.write(stdout)

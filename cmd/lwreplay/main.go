@@ -39,6 +39,7 @@ var verbs = []verb{
 	{"synth", "synth -o FILE — write a synthetic cassette of pods and configmaps", runSynth},
 	{"record", "record --resource R[,R...] -o FILE — record a cluster's list/watch traffic through client-go informers", runRecord},
 	{"fuzz", "fuzz CASSETTE... [--target T] [--duration D] [--seed N] — fuzz client-go code against fault plans, saving a report per failure", runFuzz},
+	{"version", "version — print lwreplay's version and the client-go it embeds", runVersion},
 }
 
 // errUsage marks errors whose message is a usage hint.

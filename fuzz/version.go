@@ -1,0 +1,53 @@
+package fuzz
+
+import (
+	"reflect"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"k8s.io/client-go/tools/cache"
+)
+
+// clientGoModule is the module whose version runs name.
+const clientGoModule = "k8s.io/client-go"
+
+// ClientGoVersion returns the version of k8s.io/client-go built into this
+// binary ("v0.37.2"): as its build information records it, or (a test
+// binary records none) as the module cache path of client-go's source
+// says; "unknown" when neither does (a vendored build).
+func ClientGoVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if v := moduleVersion(info, clientGoModule); v != "unknown" {
+			return v
+		}
+	}
+	file, _ := runtime.FuncForPC(reflect.ValueOf(cache.NewReflector).Pointer()).FileLine(0)
+	return versionInPath(file, clientGoModule)
+}
+
+// versionInPath reads module@version from a source file's path
+// (".../k8s.io/client-go@v0.37.2/tools/cache/reflector.go"), or "unknown".
+func versionInPath(file, module string) string {
+	_, rest, ok := strings.Cut(file, module+"@")
+	if !ok {
+		return "unknown"
+	}
+	v, _, _ := strings.Cut(rest, "/")
+	return v
+}
+
+// moduleVersion returns the version of module path in info (its
+// replacement's, when replaced), or "unknown".
+func moduleVersion(info *debug.BuildInfo, path string) string {
+	for _, m := range info.Deps {
+		if m.Path != path {
+			continue
+		}
+		if m.Replace != nil && m.Replace.Version != "" {
+			return m.Replace.Version
+		}
+		return m.Version
+	}
+	return "unknown"
+}
