@@ -80,8 +80,7 @@ func (c *Campaign) Seeds() [][]byte {
 		if c.opts.WatchList == nil {
 			out = append(out, []byte{byte(i), 0})
 		}
-		if gatesOff := byte(6); len(c.opts.Gates) == 0 {
-			// the input's gates off (inputGates)
+		if gatesOff := inputGatesOff(); len(c.opts.Gates) == 0 {
 			out = append(out, []byte{byte(i), gatesOff | 1})
 			if c.opts.WatchList == nil {
 				out = append(out, []byte{byte(i), gatesOff})

@@ -20,6 +20,16 @@ type Gates map[clientfeatures.Feature]bool
 // byte 1's second bit (its first is the client path).
 var inputGates = []clientfeatures.Feature{clientfeatures.AtomicFIFO, clientfeatures.InOrderInformersBatchProcess}
 
+// inputGatesOff is byte 1 of an input with every input gate off (and
+// WatchList off: its first bit).
+func inputGatesOff() byte {
+	var b byte
+	for i := range inputGates {
+		b |= 2 << i
+	}
+	return b
+}
+
 // listWatchGates are the client-go gates that change list/watch behaviour,
 // named in every report with the value the run had.
 var listWatchGates = []clientfeatures.Feature{
@@ -29,11 +39,11 @@ var listWatchGates = []clientfeatures.Feature{
 
 // String renders the gates set, sorted: "AtomicFIFO=off".
 func (g Gates) String() string {
-	var s []string
-	for _, k := range slices.Sorted(maps.Keys(g)) {
-		s = append(s, fmt.Sprintf("%s=%s", k, onOff(g[k])))
+	byName := make(map[string]bool, len(g))
+	for k, v := range g {
+		byName[string(k)] = v
 	}
-	return strings.Join(s, " ")
+	return gatesText(byName)
 }
 
 func onOff(b bool) string {
