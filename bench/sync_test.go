@@ -19,6 +19,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -103,9 +104,11 @@ func syncInformer(b *testing.B, cfg *rest.Config, watchList bool, want int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go inf.RunWithContext(ctx)
-	// WaitFor returns as soon as the informer has synced; WaitForCacheSync
-	// would poll every 100 ms and round every time up to that.
-	if !cache.WaitFor(ctx, "", inf.HasSyncedChecker()) {
+	// Poll every millisecond: WaitForCacheSync would poll every 100 ms and
+	// round every time up to that (cache.WaitFor, which returns at once,
+	// is client-go v0.36's).
+	synced := func(context.Context) (bool, error) { return inf.HasSynced(), nil }
+	if err := wait.PollUntilContextCancel(ctx, time.Millisecond, true, synced); err != nil {
 		b.Fatal("informer did not sync")
 	}
 	if got := len(inf.GetStore().ListKeys()); got != want {

@@ -34,6 +34,9 @@ func NewCampaign(o Options) (*Campaign, error) {
 	if c.target.Name == "" {
 		return nil, fmt.Errorf("%w: a target needs a name", ErrTarget)
 	}
+	if err := checkGates(o.Gates); err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
 	for _, inv := range o.Extra {
 		if _, builtin := LookupInvariant(inv.Name); builtin || seen[inv.Name] || inv.Name == "" || inv.Check == nil {

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
@@ -56,10 +55,15 @@ func (noWatchListClientset) IsWatchListSemanticsUnSupported() bool { return true
 // memoClientset is the typed level's clientset: one REST client per group
 // version, as kubernetes.NewForConfig makes them, but decoding through a
 // cassette's memo.
+//
+// It embeds the wire level's clientset of the same HTTP client: its
+// Discovery, and the group clients of the group versions only some
+// supported client-go versions have (those clientset_groups.go does not
+// list), are the wire level's.
 type memoClientset struct {
+	kubernetes.Interface
 	shape       *kubernetes.Clientset // client-go's own, for each group's version
 	groups      map[schema.GroupVersion]rest.Interface
-	discovery   *discovery.DiscoveryClient
 	noWatchList bool
 }
 
@@ -101,14 +105,11 @@ func newMemoClientset(cfg *rest.Config, d *decoded, noWatchList bool) (*memoClie
 		}
 		cs.groups[gv] = rc
 	}
-	if cs.discovery, err = discovery.NewDiscoveryClientForConfigAndClient(&c, hc); err != nil {
-		return nil, fmt.Errorf("%w: clientset: discovery: %w", ErrTarget, err)
+	if cs.Interface, err = kubernetes.NewForConfigAndClient(&c, hc); err != nil {
+		return nil, fmt.Errorf("%w: clientset: %w", ErrTarget, err)
 	}
 	return cs, nil
 }
-
-// Discovery returns the wire level's discovery client.
-func (c *memoClientset) Discovery() discovery.DiscoveryInterfaces { return c.discovery }
 
 // IsWatchListSemanticsUnSupported says whether the clientset's informers'
 // reflectors list and then watch instead of asking for WatchList.

@@ -29,7 +29,9 @@ type Options struct {
 	// Gates fixes client-go feature gates for every run. The input
 	// chooses the others of inputGates: byte 1's second bit set turns
 	// AtomicFIFO off, its third bit InOrderInformersBatchProcess (else
-	// they keep the process's values, on by default).
+	// they keep the process's values, on by default); a bit whose gate the
+	// client-go in use does not know (AtomicFIFO before v0.36) is ignored.
+	// A gate named here must be one that client-go knows (ErrUnknownGate).
 	Gates Gates
 	// AllowBreaking keeps the breaking faults a plan decodes to; violations
 	// after one fired are logged, not failed. False (the default) drops
@@ -154,7 +156,7 @@ func decodeInput(data []byte, n int, o Options) input {
 	}
 	in.gates = maps.Clone(o.Gates)
 	for i, g := range inputGates {
-		if _, fixed := o.Gates[g]; fixed || len(data) < 2 || data[1]&(2<<i) == 0 {
+		if _, fixed := o.Gates[g]; fixed || !knownGates()[g] || len(data) < 2 || data[1]&(2<<i) == 0 {
 			continue
 		}
 		if in.gates == nil {

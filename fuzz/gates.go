@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,15 +11,33 @@ import (
 	clientfeatures "k8s.io/client-go/features"
 )
 
-// Gates are client-go feature gates a run sets, by name (clientfeatures.AtomicFIFO,
-// ...); a gate not named keeps the process's value (client-go's default, or
-// its KUBE_FEATURE_<name> environment variable). A fuzz input's byte 1
-// chooses inputGates (see Options.Gates).
+// Gates are client-go feature gates a run sets, by name
+// (clientfeatures.Feature("AtomicFIFO"), ...); a gate not named keeps the
+// process's value (client-go's default, or its KUBE_FEATURE_<name>
+// environment variable). A gate the client-go in use does not know is an
+// error (ErrUnknownGate). A fuzz input's byte 1 chooses inputGates (see
+// Options.Gates).
 type Gates map[clientfeatures.Feature]bool
 
+// ErrUnknownGate is returned for a gate the client-go in use does not know.
+var ErrUnknownGate = errors.New("unknown client-go feature gate")
+
+// The list/watch gates by name: client-go's own constants exist only in
+// the versions that know each gate (AtomicFIFO and
+// UnlockWhileProcessingFIFO since v0.36).
+const (
+	gateAtomicFIFO                   clientfeatures.Feature = "AtomicFIFO"
+	gateInOrderInformersBatchProcess clientfeatures.Feature = "InOrderInformersBatchProcess"
+	gateInformerResourceVersion      clientfeatures.Feature = "InformerResourceVersion"
+	gateUnlockWhileProcessingFIFO    clientfeatures.Feature = "UnlockWhileProcessingFIFO"
+	gateWatchListClient              clientfeatures.Feature = "WatchListClient"
+)
+
 // inputGates are the gates a fuzz input turns off, in bit order from
-// byte 1's second bit (its first is the client path).
-var inputGates = []clientfeatures.Feature{clientfeatures.AtomicFIFO, clientfeatures.InOrderInformersBatchProcess}
+// byte 1's second bit (its first is the client path). The bits keep their
+// meaning on every client-go version; one whose gate the client-go in use
+// does not know is ignored.
+var inputGates = []clientfeatures.Feature{gateAtomicFIFO, gateInOrderInformersBatchProcess}
 
 // inputGatesOff is byte 1 of an input with every input gate off (and
 // WatchList off: its first bit).
@@ -33,8 +52,49 @@ func inputGatesOff() byte {
 // listWatchGates are the client-go gates that change list/watch behaviour,
 // named in every report with the value the run had.
 var listWatchGates = []clientfeatures.Feature{
-	clientfeatures.AtomicFIFO, clientfeatures.InOrderInformersBatchProcess, clientfeatures.InformerResourceVersion,
-	clientfeatures.UnlockWhileProcessingFIFO, clientfeatures.WatchListClient,
+	gateAtomicFIFO, gateInOrderInformersBatchProcess, gateInformerResourceVersion,
+	gateUnlockWhileProcessingFIFO, gateWatchListClient,
+}
+
+// processGates are client-go's feature gates as the process started with
+// them, before runs replace them with overrides.
+var processGates = sync.OnceValue(clientfeatures.FeatureGates)
+
+// knownGates are the list/watch gates the client-go in use knows.
+var knownGates = sync.OnceValue(func() map[clientfeatures.Feature]bool {
+	known := map[clientfeatures.Feature]bool{}
+	for _, f := range listWatchGates {
+		known[f] = knowsGate(processGates(), f)
+	}
+	return known
+})
+
+// knowsGate reports whether g knows gate f. client-go's gates panic when
+// asked about a gate they do not know, and offer no other way to ask.
+func knowsGate(g clientfeatures.Gates, f clientfeatures.Feature) (known bool) {
+	defer func() {
+		if recover() != nil {
+			known = false
+		}
+	}()
+	g.Enabled(f)
+	return true
+}
+
+// checkGates returns an ErrUnknownGate error for each gate of g the
+// client-go in use does not know.
+func checkGates(g Gates) error {
+	var errs []error
+	for _, f := range slices.Sorted(maps.Keys(g)) {
+		known, listed := knownGates()[f]
+		if !listed {
+			known = knowsGate(processGates(), f)
+		}
+		if !known {
+			errs = append(errs, fmt.Errorf("%w: %s: client-go %s does not have it", ErrUnknownGate, f, ClientGoVersion()))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // String renders the gates set, sorted: "AtomicFIFO=off".
@@ -88,7 +148,7 @@ func (o overrides) Enabled(key clientfeatures.Feature) bool {
 func enterGates(g Gates) (leave func()) {
 	gateRegime.once.Do(func() {
 		gateRegime.cond = sync.NewCond(&gateRegime.mu)
-		clientfeatures.ReplaceFeatureGates(overrides{base: clientfeatures.FeatureGates()})
+		clientfeatures.ReplaceFeatureGates(overrides{base: processGates()})
 	})
 	gateRegime.mu.Lock()
 	defer gateRegime.mu.Unlock()
@@ -118,17 +178,21 @@ func enterGates(g Gates) (leave func()) {
 }
 
 // effectiveGates is what a run's list/watch gates were: g's, the process's
-// for the others, and WatchListClient as the run's client path.
+// for the others, and WatchListClient as the run's client path; a gate the
+// client-go in use does not know is left out.
 func effectiveGates(g Gates, watchList bool) map[string]bool {
 	out := map[string]bool{}
 	for _, f := range listWatchGates {
+		if !knownGates()[f] {
+			continue
+		}
 		v, ok := g[f]
 		if !ok {
-			v = clientfeatures.FeatureGates().Enabled(f)
+			v = processGates().Enabled(f)
 		}
 		out[string(f)] = v
 	}
-	out[string(clientfeatures.WatchListClient)] = watchList
+	out[string(gateWatchListClient)] = watchList
 	return out
 }
 

@@ -167,6 +167,10 @@ type storeSnapshot struct {
 // runInBubble is RunResource's body; it must run inside a synctest bubble.
 func runInBubble(t *testing.T, s Spec) *Observation {
 	t.Helper()
+	if err := checkGates(s.Gates); err != nil {
+		t.Errorf("gates: got error %v, want none", err)
+		return nil
+	}
 	srv, err := newReplay(s)
 	if err != nil {
 		t.Errorf("replay: got error %v, want none", err)

@@ -52,8 +52,10 @@ func runFactoryShared(ctx context.Context, env *Env) error {
 	factory.Start(ctx.Done())
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		if factory.WaitForCacheSyncWithContext(ctx).Err != nil {
-			return
+		for _, synced := range factory.WaitForCacheSync(ctx.Done()) {
+			if !synced {
+				return // stopped before the informers synced
+			}
 		}
 		lister := worker.Lister()
 		for lookUpKeys(queue, lister, env.Probe) {

@@ -62,7 +62,7 @@ func lateHandler(ctx context.Context, env *Env, joining func(cache.SharedIndexIn
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() { inf.RunWithContext(ctx) })
-	if !cache.WaitFor(ctx, "", inf.HasSyncedChecker()) {
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
 		return nil // stopped before the informer synced
 	}
 	if joining != nil {

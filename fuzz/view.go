@@ -6,7 +6,6 @@ import (
 	"hash/fnv"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	clientfeatures "k8s.io/client-go/features"
 
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -83,7 +82,7 @@ func checkConsistentView(o *Observation) error {
 	if err := needTruth(o, ErrInconsistentView); err != nil {
 		return err
 	}
-	if !o.Gates[string(clientfeatures.AtomicFIFO)] {
+	if !o.Gates[string(gateAtomicFIFO)] {
 		return nil // client-go promises it with AtomicFIFO only
 	}
 	if len(firedBreaking(o)) > 0 {

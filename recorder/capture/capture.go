@@ -127,7 +127,7 @@ func Run(ctx context.Context, c Config) (Progress, error) {
 	if err != nil {
 		return Progress{}, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
-	targets, err := Resolve(ctx, memory.NewMemCacheClientWithContext(dc), c.Resources)
+	targets, err := Resolve(ctx, memory.NewMemCacheClient(dc), c.Resources)
 	if err != nil {
 		return Progress{}, err
 	}

@@ -38,24 +38,32 @@ func (t Target) String() string {
 // Core, grouped and custom resources resolve alike. The result keeps the
 // arguments' order, without duplicates. An argument that names nothing is
 // an ErrUnknownResource; a resource that cannot be listed and watched is
-// an ErrNotWatchable; failing discovery is an ErrDiscovery.
-func Resolve(ctx context.Context, dc discovery.CachedDiscoveryInterfaceWithContext, args []string) ([]Target, error) {
-	if _, _, err := dc.ServerGroupsAndResourcesWithContext(ctx); err != nil && !discovery.IsGroupDiscoveryFailedError(err) {
+// an ErrNotWatchable; failing discovery is an ErrDiscovery. ctx is
+// checked before each step (client-go's discovery calls that take a
+// context are v0.37's).
+func Resolve(ctx context.Context, dc discovery.CachedDiscoveryInterface, args []string) ([]Target, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrDiscovery, err)
+	}
+	if _, _, err := dc.ServerGroupsAndResources(); err != nil && !discovery.IsGroupDiscoveryFailedError(err) {
 		return nil, fmt.Errorf("%w: %v", ErrDiscovery, err)
 	}
-	mapper := restmapper.NewShortcutExpanderWithContext(restmapper.NewDeferredDiscoveryRESTMapperWithContext(dc), dc, nil)
+	mapper := restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(dc), dc, nil)
 	var out []Target
 	for _, arg := range args {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrDiscovery, err)
+		}
 		arg = strings.TrimSpace(arg)
 		if arg == "" {
 			return nil, fmt.Errorf("%w: empty resource name", ErrUnknownResource)
 		}
-		m, ok := mappingFor(ctx, mapper, arg)
+		m, ok := mappingFor(mapper, arg)
 		if !ok {
 			return nil, fmt.Errorf("%w: %q: the server has no resource or kind of that name", ErrUnknownResource, arg)
 		}
 		t := Target{GVR: m.Resource, Kind: m.GroupVersionKind.Kind, Namespaced: m.Scope.Name() == meta.RESTScopeNameNamespace}
-		if err := checkVerbs(ctx, dc, t); err != nil {
+		if err := checkVerbs(dc, t); err != nil {
 			return nil, fmt.Errorf("%q: %w", arg, err)
 		}
 		if !slices.Contains(out, t) {
@@ -68,33 +76,33 @@ func Resolve(ctx context.Context, dc discovery.CachedDiscoveryInterfaceWithConte
 // mappingFor resolves one argument as kubectl's resource builder does:
 // first as a resource (fully qualified, then group-qualified or bare), then
 // as a kind. ok is false when arg names nothing.
-func mappingFor(ctx context.Context, mapper meta.RESTMapperWithContext, arg string) (m *meta.RESTMapping, ok bool) {
+func mappingFor(mapper meta.RESTMapper, arg string) (m *meta.RESTMapping, ok bool) {
 	full, gr := schema.ParseResourceArg(arg)
 	var gvk schema.GroupVersionKind
 	if full != nil {
-		gvk, _ = mapper.KindForWithContext(ctx, *full)
+		gvk, _ = mapper.KindFor(*full)
 	}
 	if gvk.Empty() {
-		gvk, _ = mapper.KindForWithContext(ctx, gr.WithVersion(""))
+		gvk, _ = mapper.KindFor(gr.WithVersion(""))
 	}
 	if !gvk.Empty() {
-		m, err := mapper.RESTMappingWithContext(ctx, gvk.GroupKind(), gvk.Version)
+		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		return m, err == nil
 	}
 	fullKind, gk := schema.ParseKindArg(arg)
 	if fullKind != nil {
-		if m, err := mapper.RESTMappingWithContext(ctx, fullKind.GroupKind(), fullKind.Version); err == nil {
+		if m, err := mapper.RESTMapping(fullKind.GroupKind(), fullKind.Version); err == nil {
 			return m, true
 		}
 	}
-	m, err := mapper.RESTMappingWithContext(ctx, gk)
+	m, err := mapper.RESTMapping(gk)
 	return m, err == nil
 }
 
 // checkVerbs makes sure t can be listed and watched, when discovery says
 // what verbs it has.
-func checkVerbs(ctx context.Context, dc discovery.CachedDiscoveryInterfaceWithContext, t Target) error {
-	rl, err := dc.ServerResourcesForGroupVersionWithContext(ctx, t.GVR.GroupVersion().String())
+func checkVerbs(dc discovery.CachedDiscoveryInterface, t Target) error {
+	rl, err := dc.ServerResourcesForGroupVersion(t.GVR.GroupVersion().String())
 	if err != nil {
 		return nil // the mapping came from discovery; no verbs to check
 	}

@@ -43,7 +43,7 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Resolve(context.Background(), memory.NewMemCacheClientWithContext(dc), tc.args)
+			got, err := Resolve(context.Background(), memory.NewMemCacheClient(dc), tc.args)
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("error: got %v, want %v", err, tc.wantErr)
 			}
