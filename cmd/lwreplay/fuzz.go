@@ -39,6 +39,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	watchList := fs.String("watchlist", "auto", "client path: auto (the input picks), on or off")
 	breaking := fs.Bool("breaking", false, "keep breaking faults (violations after one fired are expected, not failures)")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at a time")
+	clientGo := addClientGoFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -77,6 +78,9 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		root = defaultArtifacts
 	}
 
+	if ran, err := withClientGo(ctx, *clientGo, "fuzz", args, stdout, stderr); ran {
+		return err
+	}
 	paths, err := cassettePaths(fs.Args())
 	if err != nil {
 		return err

@@ -62,9 +62,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, v := range verbs {
 		if v.name == args[0] {
 			err := v.run(ctx, args[1:], stdout, stderr)
+			var code exitCode
 			switch {
 			case err == nil, errors.Is(err, pflag.ErrHelp):
 				return 0
+			case errors.As(err, &code):
+				return int(code)
 			case errors.Is(err, errUsage):
 				fmt.Fprintf(stderr, "lwreplay %s: %v\n", v.name, err)
 				return 2

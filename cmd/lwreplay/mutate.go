@@ -20,6 +20,7 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fs.StringP("output", "o", "", "reproducer cassette to write (must end in .yaml)")
 	watchList := fs.String("watchlist", "auto", "how the reference client starts: auto, on or off")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up when the reference client has not settled by then")
+	clientGo := addClientGoFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -35,6 +36,9 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	plan, err := loadPlan(*faultFlags, *planFile)
 	if err != nil {
+		return err
+	}
+	if ran, err := withClientGo(ctx, *clientGo, "mutate", args, stdout, stderr); ran {
 		return err
 	}
 	files, err := cassette.LoadAll(fs.Args()...)
