@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
 // TestWatchListRestartStorm holds the first real client-go bug lwreplay
@@ -35,14 +36,17 @@ func TestWatchListRestartStorm(t *testing.T) {
 		return append([]byte{0, wl}, enc...)
 	}
 	tests := []struct {
-		name  string
-		input []byte
-		want  []error // the invariants that break; none: the run passes
+		name    string
+		input   []byte
+		want    []error // the invariants that break; none: the run passes
+		finding bool    // a case of the findings × versions table
 	}{
 		{name: "storm - WatchList, every stream cut after 5 events - fail", input: input(true, "close-watch:after=5,from=0"),
-			want: []error{ErrRequestStorm, ErrNoProgress, ErrHotLoop}},
+			want: []error{ErrRequestStorm, ErrNoProgress, ErrHotLoop}, finding: true},
+		{name: "storm - WatchList, every stream slower than the watch timeout - fail", input: input(true, "delay:ms=65000,from=0"),
+			want: []error{ErrNoProgress}},
 		{name: "storm - the found input - fail", input: []byte("\x00\x01\xc5"), want: []error{ErrRequestStorm, ErrNoProgress, ErrHotLoop}},
-		{name: "storm - LIST+WATCH, every stream cut after 5 events - pass", input: input(false, "close-watch:after=5,from=0")},
+		{name: "storm - LIST+WATCH, every stream cut after 5 events - pass", input: input(false, "close-watch:after=5,from=0"), finding: true},
 		{name: "storm - WatchList, one stream cut after 5 events - pass", input: input(true, "close-watch:after=5,at=0")},
 		{name: "storm - WatchList streams whole, every later watch closed at once - pass",
 			input: input(true, "close-watch:after=0,from=1")},
@@ -50,6 +54,14 @@ func TestWatchListRestartStorm(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			out := c.Check(t, tc.input)
+			if tc.finding && out.Observation != nil {
+				storm := 0
+				if errors.Is(out.Results["no-request-storm"], ErrRequestStorm) {
+					storm = 1
+				}
+				testutil.RecordFinding(t, testutil.Finding{Finding: "WatchList restart storm (close-watch:after=5,from=0)",
+					ClientGo: ClientGoVersion(), Gates: testutil.GatesOf(out.Observation.Gates, "WatchListClient"), Reproduced: storm, Runs: 1})
+			}
 			if len(tc.want) == 0 {
 				if out.Failed() {
 					t.Fatalf("input %q: got a failure, want none:\n%s", tc.input, out.Report)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
 // TestConsistentViewAtomicFIFO runs client-go's informer through a relist
@@ -26,6 +27,7 @@ func TestConsistentViewAtomicFIFO(t *testing.T) {
 	// delta is processed) about 1 in 30. Runs that want one stop at the
 	// first; 300 runs miss it at 1 in 30 with odds of about 1 in 27,000.
 	const runs, maxRuns = 10, 300
+	const findingRuns = 100 // each, for the findings × versions table
 	tests := []struct {
 		name     string
 		atomic   bool
@@ -45,12 +47,20 @@ func TestConsistentViewAtomicFIFO(t *testing.T) {
 					delete(gates, gateAtomicFIFO) // RealFIFO without AtomicFIFO is all there is
 				}
 				seen, ran := 0, 0
-				for ; ran < runs || (tc.wantSeen && seen == 0 && ran < maxRuns); ran++ {
+				var gatesRun map[string]bool
+				more := func() bool {
+					if testutil.FindingsWanted() {
+						return ran < findingRuns
+					}
+					return ran < runs || (tc.wantSeen && seen == 0 && ran < maxRuns)
+				}
+				for ; more(); ran++ {
 					obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: informer, Level: level,
 						Gates: gates})
 					if len(obs.Views) == 0 {
 						t.Fatalf("views: got none, want the store at each notification after the sync")
 					}
+					gatesRun = obs.Gates
 					err := viewViolations(obs)
 					if err != nil {
 						seen++
@@ -69,6 +79,10 @@ func TestConsistentViewAtomicFIFO(t *testing.T) {
 					t.Errorf("runs showing a state never served: got %d of %d, want some: %v", seen, ran, tc.wantSeen)
 				}
 				t.Logf("%d of %d runs showed a state never served (client-go %s)", seen, ran, ClientGoVersion())
+				if level == Wire {
+					testutil.RecordFinding(t, testutil.Finding{Finding: "handler reads an unserved store (expire-watch:after=0,watch=1)", ClientGo: ClientGoVersion(),
+						Gates: testutil.GatesOf(gatesRun, "AtomicFIFO", "InOrderInformersBatchProcess"), Reproduced: seen, Runs: ran})
+				}
 			})
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
 // mirrorTarget runs the planted mirror as a fuzz target: its informer
@@ -103,6 +104,10 @@ func TestFoundInput(t *testing.T) {
 				t.Fatalf("NewCampaign: got error %v, want none", err)
 			}
 			out := c.Check(t, foundByFuzzing)
+			if tc.wantFailed && out.Observation != nil {
+				testutil.RecordFinding(t, testutil.Finding{Finding: "planted: tombstone panics the example's delete handler (expire-watch:after=0,at=1)",
+					ClientGo: fuzz.ClientGoVersion(), Gates: testutil.GatesOf(out.Observation.Gates, "WatchListClient"), Reproduced: boolInt(out.Failed()), Runs: 1})
+			}
 			if out.Failed() != tc.wantFailed {
 				t.Fatalf("failed: got %v, want %v; report:\n%s", out.Failed(), tc.wantFailed, out.Report)
 			}
@@ -111,4 +116,11 @@ func TestFoundInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
