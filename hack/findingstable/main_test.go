@@ -41,3 +41,26 @@ func TestRender(t *testing.T) {
 		t.Errorf("render - a broken line - fail: got %v, want an error naming line 1", err)
 	}
 }
+
+// TestReadmeTableVersions checks that the README's findings × versions
+// table has a column for each version CI tests, in order.
+func TestReadmeTableVersions(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := os.ReadFile("../../.ci/client-go-versions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, line := range strings.Split(string(list), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			want = append(want, line)
+		}
+	}
+	header := "| finding | gates | " + strings.Join(want, " | ") + " |\n"
+	if !strings.Contains(string(readme), header) {
+		t.Errorf("README findings table - versions of .ci/client-go-versions - fail: got no line %q, want one (run hack/findings.sh)", strings.TrimSpace(header))
+	}
+}
