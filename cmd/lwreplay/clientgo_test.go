@@ -24,7 +24,11 @@ func TestClientGoFlagErrors(t *testing.T) {
 
 func TestClientGoNoToolchain(t *testing.T) {
 	t.Setenv("PATH", t.TempDir()) // no go command
-	code, _, stderr := runCLI("fuzz", "--client-go", "v0.36.6", "--duration", "1s", watchListCassette)
+	other := "v0.36.6"
+	if fuzz.ClientGoVersion() == other {
+		other = "v0.37.2"
+	}
+	code, _, stderr := runCLI("fuzz", "--client-go", other, "--duration", "1s", watchListCassette)
 	if code != 1 || !strings.Contains(stderr, "needs the go command on PATH") {
 		t.Errorf("fuzz --client-go without go: got exit %d, stderr %q; want exit 1 naming the missing go command", code, stderr)
 	}
