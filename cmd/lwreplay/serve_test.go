@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/lwreplay/lwreplay/internal/testutil"
 )
@@ -67,7 +68,7 @@ func waitFor(d time.Duration, cond func() bool) bool {
 	return cond()
 }
 
-var servingURL = regexp.MustCompile(`serving on (http://127\.0\.0\.1:\d+)`)
+var servingURL = regexp.MustCompile(`serving on (https://127\.0\.0\.1:\d+)`)
 
 // TestServeStormWarning serves a cassette under close-watch:after=3 over
 // HTTP on loopback to a client-go informer: with WatchList, client-go
@@ -79,8 +80,9 @@ func TestServeStormWarning(t *testing.T) {
 	defer cancel()
 	var stdout, stderr lockedBuffer
 	done := make(chan int, 1)
+	kc := t.TempDir() + "/kc"
 	go func() {
-		done <- run(ctx, []string{"serve", "--fault", "close-watch:after=3", "--write-kubeconfig", t.TempDir() + "/kc", realWatchList}, &stdout, &stderr)
+		done <- run(ctx, []string{"serve", "--fault", "close-watch:after=3", "--write-kubeconfig", kc, realWatchList}, &stdout, &stderr)
 	}()
 	var url string
 	if !waitFor(20*time.Second, func() bool {
@@ -93,8 +95,21 @@ func TestServeStormWarning(t *testing.T) {
 		t.Fatalf("serve: got stdout %q, stderr %q, want a URL", stdout.String(), stderr.String())
 	}
 
-	capped := &cappedTransport{rt: http.DefaultTransport, max: 5000}
-	cs, err := kubernetes.NewForConfig(&rest.Config{Host: url, Transport: capped, QPS: -1})
+	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Host != url {
+		t.Fatalf("kubeconfig: got server %q, want the printed %q", cfg.Host, url)
+	}
+	cfg.QPS = -1
+	plain, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	capped := &cappedTransport{max: 5000}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { capped.rt = rt; return capped })
+	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +138,7 @@ func TestServeStormWarning(t *testing.T) {
 			t.Errorf("stderr: got %q, want it to contain %q", stderr.String(), want)
 		}
 	}
-	resp, err := http.Get(url + "/api/v1/configmaps")
+	resp, err := plain.Get(url + "/api/v1/configmaps")
 	if err != nil {
 		t.Fatalf("LIST after the storm: got error %v, want an answer", err)
 	}
