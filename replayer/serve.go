@@ -5,6 +5,8 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"time"
@@ -66,6 +68,7 @@ func serve(ctx context.Context, h http.Handler, l net.Listener, cfg *tls.Config,
 		IdleTimeout:       o.idleTimeout,
 		MaxHeaderBytes:    1 << 20, // kube-apiserver's
 		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ErrorLog:          log.New(io.Discard, "", 0), // a library never logs: a client's failed handshake is its own to report
 	}
 	done := make(chan error, 1)
 	go func() {

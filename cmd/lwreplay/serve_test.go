@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -155,5 +156,77 @@ func TestServeStormWarning(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatalf("serve: still running 20s after the end of its context, want it stopped")
+	}
+}
+
+// TestServeEndpoint checks what serve listens on and says: HTTPS with the
+// CA in the kubeconfig by default, plain HTTP under --insecure-http, and a
+// warning on stderr when more than this machine can reach the server.
+func TestServeEndpoint(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantScheme string
+		wantCA     bool
+		wantWarn   bool
+	}{
+		{"loopback - https, no warning - pass", nil, "https", true, false},
+		{"insecure http - plain http - pass", []string{"--insecure-http"}, "http", false, false},
+		{"every interface - warning - pass", []string{"--addr", "0.0.0.0:0"}, "https", true, true},
+	}
+	anyURL := regexp.MustCompile(`serving on (\S+)`)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var stdout, stderr lockedBuffer
+			kc := t.TempDir() + "/kc"
+			done := make(chan int, 1)
+			go func() {
+				done <- run(ctx, append(append([]string{"serve", "--write-kubeconfig", kc}, tt.args...), realWatchList), &stdout, &stderr)
+			}()
+			var url string
+			if !waitFor(20*time.Second, func() bool {
+				m := anyURL.FindStringSubmatch(stdout.String())
+				if m != nil {
+					url = m[1]
+				}
+				return m != nil
+			}) {
+				t.Fatalf("serve: got stdout %q, stderr %q, want a URL", stdout.String(), stderr.String())
+			}
+			if !strings.HasPrefix(url, tt.wantScheme+"://127.0.0.1:") {
+				t.Errorf("URL: got %q, want %s://127.0.0.1:PORT", url, tt.wantScheme)
+			}
+			warned := strings.Contains(stderr.String(), "beyond loopback")
+			if warned != tt.wantWarn {
+				t.Errorf("stderr: got %q, want a warning beyond loopback: %v", stderr.String(), tt.wantWarn)
+			}
+			if tt.wantWarn && !strings.Contains(stderr.String(), "asks for no credentials") {
+				t.Errorf("stderr: got %q, want it to say the server asks for no credentials", stderr.String())
+			}
+			raw, err := clientcmd.LoadFromFile(kc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(raw.Clusters["lwreplay"].CertificateAuthorityData) > 0; got != tt.wantCA {
+				t.Errorf("kubeconfig certificate-authority-data: got some %v, want some %v", got, tt.wantCA)
+			}
+			cfg, err := clientcmd.BuildConfigFromFlags("", kc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs, err := kubernetes.NewForConfig(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cs.CoreV1().ConfigMaps("").List(ctx, metav1.ListOptions{}); err != nil {
+				t.Errorf("LIST with the written kubeconfig: got error %v, want configmaps", err)
+			}
+			cancel()
+			if code := <-done; code != 0 {
+				t.Errorf("serve exit code: got %d, want 0; stderr %q", code, stderr.String())
+			}
+		})
 	}
 }
