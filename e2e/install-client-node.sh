@@ -30,6 +30,7 @@ installed() {
 if ! installed; then
   log "installing @kubernetes/client-node@$CLIENT_NODE_VERSION into $DIR"
   work=$(mktemp -d "$CACHE/client-node.XXXXXX")
+  chmod 755 "$work"
   trap 'rm -rf "$work"' EXIT
   (
     cd "$work"
