@@ -51,6 +51,7 @@ func handshake(t *testing.T, e *Endpoint, caPEM []byte, name string) error {
 }
 
 func TestListen(t *testing.T) {
+	t.Parallel()
 	hostname, _ := os.Hostname()
 	tests := []struct {
 		name         string
@@ -71,6 +72,7 @@ func TestListen(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			e, err := Listen(tt.addr, tt.opts...)
 			if err != nil {
 				t.Fatalf("Listen(%q): got error %v, want an endpoint", tt.addr, err)
@@ -112,6 +114,7 @@ func TestListen(t *testing.T) {
 }
 
 func TestListenFreshCA(t *testing.T) {
+	t.Parallel()
 	a, err := Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -152,6 +155,7 @@ func TestListenErrors(t *testing.T) {
 }
 
 func TestEndpointKubeconfig(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		opts      []ServeOption
@@ -163,6 +167,7 @@ func TestEndpointKubeconfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			e, err := Listen("127.0.0.1:0", tt.opts...)
 			if err != nil {
 				t.Fatal(err)
@@ -208,6 +213,7 @@ func TestEndpointKubeconfig(t *testing.T) {
 // flight is closed after the idle timeout, and that a watch lasting
 // longer than it is not cut.
 func TestIdleTimeout(t *testing.T) {
+	t.Parallel()
 	const idle = 300 * time.Millisecond
 	e, err := Listen("127.0.0.1:0", WithIdleTimeout(idle))
 	if err != nil {
