@@ -2,11 +2,16 @@
 // traffic of a real kube-apiserver and etcd (started on loopback by
 // internal/cluster) with `lwreplay record` and the recorder transport,
 // replay every recording with the replayer, and compare what clients see
-// with what the real server holds.
+// with what the real server holds. TestClientNodeInformer runs a client in
+// another language, the official JavaScript client's informer
+// (clientnode/informer.mjs, installed by install-client-node.sh), against
+// `lwreplay serve` over HTTPS.
 //
 // The tests that need the cluster skip, loudly, only when its binaries
 // cannot be built on this machine; under `go test -short` they skip
 // quietly, and TestShippedCassettes, which needs none, still runs.
+// TestClientNodeInformer skips loudly when node or npm is missing or the
+// install fails, quietly under -short.
 // `go test ./e2e -e2e.ship` also copies the recordings into
 // the repository's cassettes/ directory as real-*.yaml; an ordinary run
 // writes only to temporary directories.

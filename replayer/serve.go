@@ -2,8 +2,11 @@ package replayer
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"time"
@@ -12,28 +15,76 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-// Serve answers HTTP requests on l until ctx is done, then ends every open
-// watch and returns nil. Any other end is an error.
+// ServeOption configures how Listen serves: HTTPS or plain HTTP, and the
+// HTTP server's timeouts.
+type ServeOption func(*serveOptions)
+
+type serveOptions struct {
+	insecureHTTP      bool // plain HTTP instead of HTTPS
+	readHeaderTimeout time.Duration
+	idleTimeout       time.Duration
+	shutdownTimeout   time.Duration
+}
+
+// serveDefaults are kube-apiserver's own (k8s.io/apiserver's
+// SecureServingInfo): HTTPS, and no write timeout, so that a watch lasts
+// as long as it asks.
+func serveDefaults() serveOptions {
+	return serveOptions{
+		readHeaderTimeout: 32 * time.Second, // kube-apiserver: just shy of its request timeout bound
+		idleTimeout:       90 * time.Second, // kube-apiserver: http.DefaultTransport's keep-alive timeout
+		shutdownTimeout:   5 * time.Second,
+	}
+}
+
+// WithInsecureHTTP serves plain HTTP instead of HTTPS.
+func WithInsecureHTTP() ServeOption { return func(o *serveOptions) { o.insecureHTTP = true } }
+
+// WithIdleTimeout sets how long a keep-alive connection with no request
+// in flight stays open (default 90 s, as kube-apiserver). An open watch
+// is a request in flight: the idle timeout never cuts it.
+func WithIdleTimeout(d time.Duration) ServeOption {
+	return func(o *serveOptions) { o.idleTimeout = d }
+}
+
+// Serve answers plain HTTP requests on l until ctx is done, then ends
+// every open watch and returns nil. Any other end is an error. Listen
+// and Endpoint.Serve serve HTTPS.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error { return ServeHandler(ctx, s, l) }
 
-// ServeHandler answers HTTP requests with h on l until ctx is done, then
-// ends every open request and returns nil, as Server.Serve does.
+// ServeHandler answers plain HTTP requests with h on l until ctx is done,
+// then ends every open request and returns nil, as Server.Serve does.
 func ServeHandler(ctx context.Context, h http.Handler, l net.Listener) error {
+	return serve(ctx, h, l, nil, serveDefaults())
+}
+
+// serve answers requests with h on l (with TLS under cfg, when not nil)
+// until ctx is done.
+func serve(ctx context.Context, h http.Handler, l net.Listener, cfg *tls.Config, o serveOptions) error {
 	hs := &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
+		TLSConfig:         cfg,
+		ReadHeaderTimeout: o.readHeaderTimeout,
+		IdleTimeout:       o.idleTimeout,
+		MaxHeaderBytes:    1 << 20, // kube-apiserver's
 		BaseContext:       func(net.Listener) context.Context { return ctx },
-		ErrorLog:          nil,
+		ErrorLog:          log.New(io.Discard, "", 0), // a library never logs: a client's failed handshake is its own to report
 	}
 	done := make(chan error, 1)
-	go func() { done <- hs.Serve(l) }()
+	go func() {
+		if cfg != nil {
+			done <- hs.ServeTLS(l, "", "")
+			return
+		}
+		done <- hs.Serve(l)
+	}()
 	select {
 	case err := <-done:
 		return fmt.Errorf("serve %s: %w", l.Addr(), err)
 	case <-ctx.Done():
 	}
 	// Handlers see ctx done through their request contexts and return.
-	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	shut, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
 	defer cancel()
 	if err := hs.Shutdown(shut); err != nil {
 		hs.Close()
@@ -46,11 +97,24 @@ func ServeHandler(ctx context.Context, h http.Handler, l net.Listener) error {
 }
 
 // WriteKubeconfig writes a kubeconfig whose current context points at
-// serverURL with no credentials, for kubectl and other clients.
-func WriteKubeconfig(path, serverURL string) error {
+// serverURL with no credentials, for kubectl and other clients. For an
+// HTTPS server, Endpoint.WriteKubeconfig also writes the CA to trust.
+func WriteKubeconfig(path, serverURL string) error { return writeKubeconfig(path, serverURL, nil) }
+
+// placeholderToken is the bearer token a kubeconfig for an HTTPS server
+// names: the server asks for no credentials, but kubectl prompts for a
+// user name when an HTTPS cluster's kubeconfig names none.
+const placeholderToken = "lwreplay-asks-for-no-credentials"
+
+// writeKubeconfig writes a kubeconfig for serverURL, trusting caPEM when
+// not nil.
+func writeKubeconfig(path, serverURL string, caPEM []byte) error {
 	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["lwreplay"] = &clientcmdapi.Cluster{Server: serverURL}
+	cfg.Clusters["lwreplay"] = &clientcmdapi.Cluster{Server: serverURL, CertificateAuthorityData: caPEM}
 	cfg.AuthInfos["lwreplay"] = &clientcmdapi.AuthInfo{}
+	if caPEM != nil {
+		cfg.AuthInfos["lwreplay"].Token = placeholderToken
+	}
 	cfg.Contexts["lwreplay"] = &clientcmdapi.Context{Cluster: "lwreplay", AuthInfo: "lwreplay", Namespace: "default"}
 	cfg.CurrentContext = "lwreplay"
 	if err := clientcmd.WriteToFile(*cfg, path); err != nil {

@@ -72,7 +72,7 @@ func (s *Server) History() *history.History { return s.h }
 // ServeHTTP answers one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
-		writeStatus(w, r, methodNotAllowed(r))
+		writeMethodNotAllowed(w, r)
 		return
 	}
 	q, isResource, err := history.ParseRequest(r.URL)

@@ -46,8 +46,17 @@ func objectNotFound(gr schema.GroupResource, name string) metav1.Status {
 
 func badRequest(msg string) metav1.Status { return apierrors.NewBadRequest(msg).ErrStatus }
 
-func methodNotAllowed(r *http.Request) metav1.Status {
-	return apierrors.NewMethodNotSupported(schema.GroupResource{Resource: r.URL.Path}, r.Method).ErrStatus
+// allowedMethods is the Allow header of a 405 answer: the replayer
+// answers reads alone (LIST, WATCH, GET, discovery) on every path.
+const allowedMethods = http.MethodGet
+
+// writeMethodNotAllowed writes the 405 kube-apiserver answers for a method
+// a path does not serve (its go-restful service error, as a Status), with
+// the Allow header HTTP asks of a 405 (kube-apiserver 1.37 drops the one
+// go-restful sets).
+func writeMethodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Allow", allowedMethods)
+	writeStatus(w, r, apierrors.NewGenericServerResponse(http.StatusMethodNotAllowed, "", schema.GroupResource{}, "", "405: Method Not Allowed", 0, false).ErrStatus)
 }
 
 // expired is the 410 kube-apiserver answers for a resourceVersion or

@@ -34,7 +34,7 @@ type verb struct {
 }
 
 var verbs = []verb{
-	{"serve", "serve CASSETTE... — answer LIST/WATCH from recorded cassettes over HTTP", runServe},
+	{"serve", "serve CASSETTE... — answer LIST/WATCH from recorded cassettes over HTTPS", runServe},
 	{"inspect", "inspect CASSETTE... — describe what cassettes hold", runInspect},
 	{"mutate", "mutate CASSETTE... --fault F|--plan FILE -o OUT — write the perturbed traffic as a reproducer cassette", runMutate},
 	{"synth", "synth -o FILE — write a synthetic cassette of pods and configmaps", runSynth},

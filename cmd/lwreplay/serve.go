@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -19,7 +18,8 @@ import (
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", stderr)
-	addr := fs.String("addr", "127.0.0.1:0", "address to listen on (port 0: any free port)")
+	addr := fs.String("addr", "127.0.0.1:0", "address to listen on (port 0: any free port); beyond loopback, anyone who reaches it reads the cassette (a warning says so)")
+	insecureHTTP := fs.Bool("insecure-http", false, "serve plain HTTP instead of HTTPS with a fresh self-signed CA")
 	kubeconfig := fs.String("write-kubeconfig", "", "write a kubeconfig for the server here (default: a file in the temp dir, removed on exit)")
 	paceFlag := fs.String("pace", "max", "how fast recorded events come: max, recorded, or a factor such as 10x")
 	compaction := fs.String("compaction", "", "resourceVersion before which requests get 410 Expired (default: each resource's first)")
@@ -51,7 +51,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		return serveHandler(ctx, v, *addr, *kubeconfig, "a reproducer, verbatim", "configmaps", stdout)
+		return serveHandler(ctx, v, endpoint{*addr, *insecureHTTP, *kubeconfig}, "a reproducer, verbatim", "configmaps", stdout, stderr)
 	}
 	h, err := history.Build(files...)
 	if err != nil {
@@ -69,33 +69,48 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(plan.Decisions) > 0 {
 		fmt.Fprintf(stdout, "plan: %s\n", faults.Describe(plan))
 	}
-	err = serveHandler(ctx, srv, *addr, *kubeconfig, "pace "+pace.String(), firstResource(srv), stdout)
+	err = serveHandler(ctx, srv, endpoint{*addr, *insecureHTTP, *kubeconfig}, "pace "+pace.String(), firstResource(srv), stdout, stderr)
 	if fired := srv.Fired(); len(fired) > 0 {
 		fmt.Fprintf(stdout, "faults fired: %s\n", faults.Story(fired))
 	}
 	return err
 }
 
-// serveHandler serves h on addr until ctx ends, writing a kubeconfig for it.
-func serveHandler(ctx context.Context, h http.Handler, addr, kubeconfig, what, resource string, stdout io.Writer) error {
-	l, err := net.Listen("tcp", addr)
+// endpoint is where serve listens and writes its kubeconfig.
+type endpoint struct {
+	addr         string
+	insecureHTTP bool
+	kubeconfig   string // "" for a file in the temp dir, removed on exit
+}
+
+// serveHandler serves h on the endpoint until ctx ends, writing a
+// kubeconfig for it; it warns on stderr when more than this machine can
+// reach it.
+func serveHandler(ctx context.Context, h http.Handler, ep endpoint, what, resource string, stdout, stderr io.Writer) error {
+	var opts []replayer.ServeOption
+	if ep.insecureHTTP {
+		opts = append(opts, replayer.WithInsecureHTTP())
+	}
+	e, err := replayer.Listen(ep.addr, opts...)
 	if err != nil {
 		return fmt.Errorf("--addr: %w", err)
 	}
-	url := "http://" + l.Addr().String()
-	path := kubeconfig
+	path := ep.kubeconfig
 	if path == "" {
 		path = filepath.Join(os.TempDir(), "lwreplay-"+strconv.Itoa(os.Getpid())+".kubeconfig")
 		defer os.Remove(path)
 	}
-	if err := replayer.WriteKubeconfig(path, url); err != nil {
-		l.Close()
+	if err := e.WriteKubeconfig(path); err != nil {
+		e.Close()
 		return err
 	}
-	fmt.Fprintf(stdout, "serving on %s (%s)\n", url, what)
+	if !e.Loopback() {
+		fmt.Fprintf(stderr, "lwreplay serve: warning: listening on %s, beyond loopback: anyone who can reach it reads the cassette; the server asks for no credentials\n", e.Addr())
+	}
+	fmt.Fprintf(stdout, "serving on %s (%s)\n", e.URL, what)
 	fmt.Fprintf(stdout, "kubeconfig: %s\n", path)
 	fmt.Fprintf(stdout, "try: kubectl --kubeconfig %s get %s -A -w\n", path, resource)
-	return replayer.ServeHandler(ctx, h, l)
+	return e.Serve(ctx, h)
 }
 
 // stormWarner returns a storm handler that says on w, once per storm,

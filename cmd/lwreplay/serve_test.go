@@ -12,10 +12,12 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/lwreplay/lwreplay/internal/testutil"
 )
@@ -67,7 +69,7 @@ func waitFor(d time.Duration, cond func() bool) bool {
 	return cond()
 }
 
-var servingURL = regexp.MustCompile(`serving on (http://127\.0\.0\.1:\d+)`)
+var servingURL = regexp.MustCompile(`serving on (https://127\.0\.0\.1:\d+)`)
 
 // TestServeStormWarning serves a cassette under close-watch:after=3 over
 // HTTP on loopback to a client-go informer: with WatchList, client-go
@@ -79,8 +81,9 @@ func TestServeStormWarning(t *testing.T) {
 	defer cancel()
 	var stdout, stderr lockedBuffer
 	done := make(chan int, 1)
+	kc := t.TempDir() + "/kc"
 	go func() {
-		done <- run(ctx, []string{"serve", "--fault", "close-watch:after=3", "--write-kubeconfig", t.TempDir() + "/kc", realWatchList}, &stdout, &stderr)
+		done <- run(ctx, []string{"serve", "--fault", "close-watch:after=3", "--write-kubeconfig", kc, realWatchList}, &stdout, &stderr)
 	}()
 	var url string
 	if !waitFor(20*time.Second, func() bool {
@@ -93,8 +96,21 @@ func TestServeStormWarning(t *testing.T) {
 		t.Fatalf("serve: got stdout %q, stderr %q, want a URL", stdout.String(), stderr.String())
 	}
 
-	capped := &cappedTransport{rt: http.DefaultTransport, max: 5000}
-	cs, err := kubernetes.NewForConfig(&rest.Config{Host: url, Transport: capped, QPS: -1})
+	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Host != url {
+		t.Fatalf("kubeconfig: got server %q, want the printed %q", cfg.Host, url)
+	}
+	cfg.QPS = -1
+	plain, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	capped := &cappedTransport{max: 5000}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { capped.rt = rt; return capped })
+	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +139,7 @@ func TestServeStormWarning(t *testing.T) {
 			t.Errorf("stderr: got %q, want it to contain %q", stderr.String(), want)
 		}
 	}
-	resp, err := http.Get(url + "/api/v1/configmaps")
+	resp, err := plain.Get(url + "/api/v1/configmaps")
 	if err != nil {
 		t.Fatalf("LIST after the storm: got error %v, want an answer", err)
 	}
@@ -140,5 +156,77 @@ func TestServeStormWarning(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatalf("serve: still running 20s after the end of its context, want it stopped")
+	}
+}
+
+// TestServeEndpoint checks what serve listens on and says: HTTPS with the
+// CA in the kubeconfig by default, plain HTTP under --insecure-http, and a
+// warning on stderr when more than this machine can reach the server.
+func TestServeEndpoint(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantScheme string
+		wantCA     bool
+		wantWarn   bool
+	}{
+		{"loopback - https, no warning - pass", nil, "https", true, false},
+		{"insecure http - plain http - pass", []string{"--insecure-http"}, "http", false, false},
+		{"every interface - warning - pass", []string{"--addr", "0.0.0.0:0"}, "https", true, true},
+	}
+	anyURL := regexp.MustCompile(`serving on (\S+)`)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var stdout, stderr lockedBuffer
+			kc := t.TempDir() + "/kc"
+			done := make(chan int, 1)
+			go func() {
+				done <- run(ctx, append(append([]string{"serve", "--write-kubeconfig", kc}, tt.args...), realWatchList), &stdout, &stderr)
+			}()
+			var url string
+			if !waitFor(20*time.Second, func() bool {
+				m := anyURL.FindStringSubmatch(stdout.String())
+				if m != nil {
+					url = m[1]
+				}
+				return m != nil
+			}) {
+				t.Fatalf("serve: got stdout %q, stderr %q, want a URL", stdout.String(), stderr.String())
+			}
+			if !strings.HasPrefix(url, tt.wantScheme+"://127.0.0.1:") {
+				t.Errorf("URL: got %q, want %s://127.0.0.1:PORT", url, tt.wantScheme)
+			}
+			warned := strings.Contains(stderr.String(), "beyond loopback")
+			if warned != tt.wantWarn {
+				t.Errorf("stderr: got %q, want a warning beyond loopback: %v", stderr.String(), tt.wantWarn)
+			}
+			if tt.wantWarn && !strings.Contains(stderr.String(), "asks for no credentials") {
+				t.Errorf("stderr: got %q, want it to say the server asks for no credentials", stderr.String())
+			}
+			raw, err := clientcmd.LoadFromFile(kc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(raw.Clusters["lwreplay"].CertificateAuthorityData) > 0; got != tt.wantCA {
+				t.Errorf("kubeconfig certificate-authority-data: got some %v, want some %v", got, tt.wantCA)
+			}
+			cfg, err := clientcmd.BuildConfigFromFlags("", kc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs, err := kubernetes.NewForConfig(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cs.CoreV1().ConfigMaps("").List(ctx, metav1.ListOptions{}); err != nil {
+				t.Errorf("LIST with the written kubeconfig: got error %v, want configmaps", err)
+			}
+			cancel()
+			if code := <-done; code != 0 {
+				t.Errorf("serve exit code: got %d, want 0; stderr %q", code, stderr.String())
+			}
+		})
 	}
 }
