@@ -95,6 +95,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, r, notFound(r.URL.Path))
 		return
 	}
+	tv, st := s.tableFor(r, l)
+	if st != nil {
+		writeStatus(w, r, *st)
+		return
+	}
+	if tv != nil {
+		r = withTable(r, tv)
+	}
 	r, answered := s.trackStorm(r, q, l)
 	defer answered()
 	switch {

@@ -46,6 +46,9 @@ func objectNotFound(gr schema.GroupResource, name string) metav1.Status {
 
 func badRequest(msg string) metav1.Status { return apierrors.NewBadRequest(msg).ErrStatus }
 
+// internalError is the 500 for an answer the server could not render.
+func internalError(err error) metav1.Status { return apierrors.NewInternalError(err).ErrStatus }
+
 func methodNotAllowed(r *http.Request) metav1.Status {
 	return apierrors.NewMethodNotSupported(schema.GroupResource{Resource: r.URL.Path}, r.Method).ErrStatus
 }
