@@ -51,7 +51,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		return serveHandler(ctx, v, *addr, *kubeconfig, "a reproducer, verbatim", "configmaps", stdout)
+		return serveHandler(ctx, v, *addr, *kubeconfig, "a reproducer, verbatim", reproducerHint(replayer.DescribeReproducer(files...)), stdout)
 	}
 	h, err := history.Build(files...)
 	if err != nil {
@@ -69,15 +69,32 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(plan.Decisions) > 0 {
 		fmt.Fprintf(stdout, "plan: %s\n", faults.Describe(plan))
 	}
-	err = serveHandler(ctx, srv, *addr, *kubeconfig, "pace "+pace.String(), firstResource(srv), stdout)
+	err = serveHandler(ctx, srv, *addr, *kubeconfig, "pace "+pace.String(), kubectlHint(firstResource(srv)), stdout)
 	if fired := srv.Fired(); len(fired) > 0 {
 		fmt.Fprintf(stdout, "faults fired: %s\n", faults.Story(fired))
 	}
 	return err
 }
 
-// serveHandler serves h on addr until ctx ends, writing a kubeconfig for it.
-func serveHandler(ctx context.Context, h http.Handler, addr, kubeconfig, what, resource string, stdout io.Writer) error {
+// kubectlHint suggests a kubectl command that watches resource.
+func kubectlHint(resource string) func(kubeconfig string) string {
+	return func(kubeconfig string) string {
+		return fmt.Sprintf("try: kubectl --kubeconfig %s get %s -A -w", kubeconfig, resource)
+	}
+}
+
+// reproducerHint says what a reproducer replays for: the client whose
+// requests it holds; no kubectl command, whose requests it does not hold.
+func reproducerHint(r replayer.Reproduction) func(kubeconfig string) string {
+	return func(string) string {
+		return "replays " + r.String() + "\n" +
+			"each answered once, in recorded order; any other request (kubectl's among them) gets 404: point the client that made them at the kubeconfig"
+	}
+}
+
+// serveHandler serves h on addr until ctx ends, writing a kubeconfig for
+// it; hint, given the kubeconfig's path, says how to use it.
+func serveHandler(ctx context.Context, h http.Handler, addr, kubeconfig, what string, hint func(kubeconfig string) string, stdout io.Writer) error {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("--addr: %w", err)
@@ -94,7 +111,7 @@ func serveHandler(ctx context.Context, h http.Handler, addr, kubeconfig, what, r
 	}
 	fmt.Fprintf(stdout, "serving on %s (%s)\n", url, what)
 	fmt.Fprintf(stdout, "kubeconfig: %s\n", path)
-	fmt.Fprintf(stdout, "try: kubectl --kubeconfig %s get %s -A -w\n", path, resource)
+	fmt.Fprintln(stdout, hint(path))
 	return replayer.ServeHandler(ctx, h, l)
 }
 
