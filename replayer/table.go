@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/munnerz/goautoneg"
 	"k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
@@ -67,6 +68,9 @@ func tableOf(r *http.Request) *tableView {
 // v1beta1. Clauses it cannot answer (YAML, protobuf, other conversions)
 // are skipped; a plain JSON clause first means no Table.
 func tableAccept(accept string) (apiVersion string, ok bool) {
+	if !strings.Contains(accept, "Table") {
+		return "", false // most requests: no need to parse
+	}
 	for _, c := range goautoneg.ParseAccept(accept) {
 		if !(c.Type == "application" && (c.SubType == "json" || c.SubType == "*")) && !(c.Type == "*" && c.SubType == "*") {
 			continue
