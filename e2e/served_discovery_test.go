@@ -22,12 +22,15 @@ func servedDiscovery(doc map[string]any, h *history.History) map[string]any {
 	case "APIGroupDiscoveryList":
 		var groups []any
 		for _, g := range items(doc["items"]) {
-			name, _ := g["metadata"].(map[string]any)["name"].(string)
+			md, _ := g["metadata"].(map[string]any)
+			name, _ := md["name"].(string)
 			var versions []any
 			for _, v := range items(g["versions"]) {
 				var resources []any
 				for _, r := range items(v["resources"]) {
-					if !has(name, v["version"].(string), r["resource"].(string)) {
+					version, _ := v["version"].(string)
+					resource, _ := r["resource"].(string)
+					if !has(name, version, resource) {
 						continue
 					}
 					r["verbs"] = narrow(r["verbs"], "get", "list", "watch")
@@ -56,13 +59,15 @@ func servedDiscovery(doc map[string]any, h *history.History) map[string]any {
 		}
 		doc["items"] = groups
 	case "APIResourceList":
-		group, version, ok := strings.Cut(doc["groupVersion"].(string), "/")
+		gv, _ := doc["groupVersion"].(string)
+		group, version, ok := strings.Cut(gv, "/")
 		if !ok {
 			group, version = "", group
 		}
 		resources := []any{}
 		for _, r := range items(doc["resources"]) {
-			parent, sub, isSub := strings.Cut(r["name"].(string), "/")
+			name, _ := r["name"].(string)
+			parent, sub, isSub := strings.Cut(name, "/")
 			if !has(group, version, parent) || (isSub && sub != "status") {
 				continue
 			}
