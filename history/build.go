@@ -73,6 +73,9 @@ func Build(files ...*cassette.File) (*History, error) {
 		case recDiscovery:
 			h.Discovery[r.path] = r.body
 			continue
+		case recTable:
+			h.Tables = append(h.Tables, r.table)
+			continue
 		case recError:
 			if r.req.Resource.Resource == "" {
 				h.Errors = append(h.Errors, *r.err)

@@ -230,6 +230,9 @@ type History struct {
 	Discovery map[string][]byte
 	// Errors holds recorded errors not tied to a resource.
 	Errors []RecordedError
+	// Tables holds the recorded LIST answers in Table form, in recorded
+	// order.
+	Tables []RecordedTable
 	// Files names the cassette files, in load order.
 	Files []string
 	// Span is the wall-clock time from the first request to the last

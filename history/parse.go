@@ -26,6 +26,7 @@ const (
 	recWatch
 	recDiscovery
 	recError
+	recTable
 )
 
 // record is one interaction, parsed.
@@ -47,6 +48,8 @@ type record struct {
 	err  *RecordedError
 	path string
 	body []byte
+	// a LIST answer in Table form
+	table RecordedTable
 }
 
 type frame struct {
@@ -122,6 +125,14 @@ func parseInteraction(loc Location, i cassette.Interaction, start time.Time) (*r
 	}
 	if q.Name != "" {
 		return r, nil // a single-object GET
+	}
+	if tableAnswer(i, q.Watch) {
+		// Printed on the server's side: rows, not objects. A LIST answer
+		// is kept to be served again; a watch of Tables is left out.
+		if t, ok := recordedTable(loc, q, u.Query().Get("includeObject"), i.Body); ok && !q.Watch {
+			r.kind, r.table = recTable, t
+		}
+		return r, nil
 	}
 	if q.Watch {
 		r.kind = recWatch

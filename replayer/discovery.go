@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/version"
 )
@@ -21,10 +20,12 @@ const aggregatedContentType = "application/json;g=apidiscovery.k8s.io;v=v2;as=AP
 // /apis, /apis/<group>, /api/v1 and /apis/<group>/<version>. /api and /apis
 // come in the aggregated form (apidiscovery.k8s.io/v2) to clients that ask
 // for it first, as kube-apiserver 1.37 does (it no longer serves v2beta1:
-// such clients get the legacy form and fall back). A recorded answer for
-// the path, in the form asked, is served as recorded; otherwise the answer
-// is built from the recorded answers and the history's resources. Any
-// other path is a 404.
+// such clients get the legacy form and fall back). Every answer tells what
+// the history can answer (see discovery_served.go): a recorded answer for
+// the path, in the form asked, keeps its shape with the resources the
+// history has no traffic of taken out; otherwise the answer is built from
+// the recorded answers and the history's resources. Any other path is a
+// 404.
 func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
 	if len(p) > 1 {
@@ -36,15 +37,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 	}
 	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
 	if (p == "/api" || p == "/apis") && wantsAggregated(r.Header.Get("Accept")) {
-		if rec, ok := s.h.Discovery[p]; ok {
-			if tm := recordedKind(rec); tm.Kind == kindAggregated && tm.APIVersion == apidiscoveryv2.SchemeGroupVersion.String() {
-				w.Header().Set("Vary", "Accept")
-				writeJSONAnswer(w, r, aggregatedContentType, rec)
-				return
-			}
-		}
-		core := p == "/api"
-		body, err := json.Marshal(newDiscoveryDoc(s.h).aggregated(func(g string) bool { return (g == "") == core }))
+		body, err := s.aggregatedAnswer(p)
 		if err != nil {
 			writeStatus(w, r, notFound(r.URL.Path))
 			return
@@ -53,11 +46,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 		writeJSONAnswer(w, r, aggregatedContentType, body)
 		return
 	}
-	if rec, ok := s.h.Discovery[p]; ok && recordedKind(rec).Kind != kindAggregated {
-		writeJSONAnswer(w, r, "application/json", rec)
-		return
-	}
-	d := newDiscoveryDoc(s.h)
+	_, d := s.discovery()
 	var obj any
 	switch {
 	case p == "/api":
@@ -87,6 +76,14 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 	case len(segs) == 2 && segs[0] == "api" && d.resources[segs[1]] != nil,
 		len(segs) == 3 && segs[0] == "apis" && segs[1] != "" && d.resources[segs[1]+"/"+segs[2]] != nil:
 		rl := *d.resources[strings.Join(segs[1:], "/")]
+		if rec, ok := s.h.Discovery[p]; ok && recordedKind(rec).Kind == kindResourceList {
+			var recorded metav1.APIResourceList
+			if json.Unmarshal(rec, &recorded) == nil {
+				if served, ok := servedResourceList(s.h, d, recorded); ok {
+					rl = served
+				}
+			}
+		}
 		rl.TypeMeta = metav1.TypeMeta{Kind: kindResourceList, APIVersion: "v1"}
 		obj = rl
 	default:

@@ -105,11 +105,15 @@ const (
 	acceptV2beta1    = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json"
 )
 
-// Recorded discovery answers the path tests put in the history.
+// Recorded discovery answers the path tests put in the history: they list
+// deployments, which listHistory has a log of, beside resources and
+// subresources it has no traffic of (replicasets, jobs, deployments/scale).
 const (
 	recordedVersion  = `{"major":"1","minor":"30","gitVersion":"v1.30.9-recorded"}`
-	recordedAppsV1   = `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"apps/v1","resources":[{"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":["get"]}]}`
-	recordedAggApis  = `{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":[{"metadata":{"name":"batch"},"versions":[{"version":"v1","resources":[{"resource":"jobs","responseKind":{"group":"batch","version":"v1","kind":"Job"},"scope":"Namespaced","singularResource":"job","verbs":["get","list"],"subresources":[{"subresource":"status","responseKind":{"group":"batch","version":"v1","kind":"Job"},"verbs":["get"]}]}],"freshness":"Current"}]}]}`
+	recordedAppsV1   = `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"apps/v1","resources":[{"name":"replicasets","singularName":"replicaset","namespaced":true,"kind":"ReplicaSet","verbs":["get","list","watch"]},{"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":["create","get","list","watch"],"storageVersionHash":"8aSe+NMegvE="},{"name":"deployments/scale","singularName":"","namespaced":true,"group":"autoscaling","version":"v1","kind":"Scale","verbs":["get","patch","update"]},{"name":"deployments/status","singularName":"","namespaced":true,"kind":"Deployment","verbs":["get","patch","update"]}]}`
+	servedAppsV1     = `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"apps/v1","resources":[{"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":["get","list","watch"],"storageVersionHash":"8aSe+NMegvE="},{"name":"deployments/status","singularName":"","namespaced":true,"kind":"Deployment","verbs":["get"]}]}`
+	recordedAggApis  = `{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":[{"metadata":{"name":"apps"},"versions":[{"version":"v1","resources":[{"resource":"deployments","responseKind":{"group":"apps","version":"v1","kind":"Deployment"},"scope":"Namespaced","singularResource":"deployment","verbs":["create","delete","get","list","patch","watch"],"shortNames":["deploy"],"categories":["all"],"subresources":[{"subresource":"scale","responseKind":{"group":"autoscaling","version":"v1","kind":"Scale"},"verbs":["get","patch","update"]},{"subresource":"status","responseKind":{"group":"apps","version":"v1","kind":"Deployment"},"verbs":["get","patch","update"]}]},{"resource":"replicasets","responseKind":{"group":"apps","version":"v1","kind":"ReplicaSet"},"scope":"Namespaced","singularResource":"replicaset","verbs":["get","list","watch"]}],"freshness":"Current"}]},{"metadata":{"name":"batch"},"versions":[{"version":"v1","resources":[{"resource":"jobs","responseKind":{"group":"batch","version":"v1","kind":"Job"},"scope":"Namespaced","singularResource":"job","verbs":["get","list"],"subresources":[{"subresource":"status","responseKind":{"group":"batch","version":"v1","kind":"Job"},"verbs":["get"]}]}],"freshness":"Current"}]}]}`
+	servedAggApis    = `{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":[{"metadata":{"name":"apps"},"versions":[{"version":"v1","resources":[{"resource":"deployments","responseKind":{"group":"apps","version":"v1","kind":"Deployment"},"scope":"Namespaced","singularResource":"deployment","verbs":["get","list","watch"],"shortNames":["deploy"],"categories":["all"],"subresources":[{"subresource":"status","responseKind":{"group":"apps","version":"v1","kind":"Deployment"},"verbs":["get"]}]}],"freshness":"Current"}]}]}`
 	recordedAggBeta1 = `{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2beta1","metadata":{},"items":[{"metadata":{"name":"batch"},"versions":[{"version":"v1","resources":[{"resource":"cronjobs","responseKind":{"group":"batch","version":"v1","kind":"CronJob"},"scope":"Namespaced","singularResource":"cronjob","verbs":["get"]}],"freshness":"Current"}]}]}`
 )
 
@@ -125,6 +129,7 @@ func TestDiscoveryPaths(t *testing.T) {
 		golden      string   // compare the whole answer with this golden file
 		body        string   // or want exactly this body
 		contains    []string // or want the body to contain these
+		absent      []string // and not these
 	}{
 		{name: "discovery api - legacy - pass", path: "/api", accept: "application/json", code: 200, contentType: "application/json",
 			contains: []string{`"kind":"APIVersions"`, `"versions":["v1"]`}},
@@ -143,14 +148,16 @@ func TestDiscoveryPaths(t *testing.T) {
 		{name: "discovery version - built - pass", path: "/version", code: 200, contentType: "application/json",
 			contains: []string{`"major":"1"`, `"minor":"37"`, `"gitVersion":"v1.37.2"`}},
 		{name: "discovery version - recorded - pass", recorded: map[string]string{"/version": recordedVersion}, path: "/version", code: 200, contentType: "application/json", body: recordedVersion + "\n"},
-		{name: "discovery group version - recorded - pass", recorded: map[string]string{"/apis/apps/v1": recordedAppsV1}, path: "/apis/apps/v1", code: 200, contentType: "application/json", body: recordedAppsV1 + "\n"},
-		{name: "discovery apis - recorded aggregated - pass", recorded: map[string]string{"/apis": recordedAggApis}, path: "/apis", accept: acceptAggregated, code: 200, contentType: aggregatedContentType, body: recordedAggApis + "\n"},
+		{name: "discovery group version - recorded, what the history answers - pass", recorded: map[string]string{"/apis/apps/v1": recordedAppsV1}, path: "/apis/apps/v1", code: 200, contentType: "application/json", body: servedAppsV1 + "\n"},
+		{name: "discovery apis - recorded aggregated, what the history answers - pass", recorded: map[string]string{"/apis": recordedAggApis}, path: "/apis", accept: acceptAggregated, code: 200, contentType: aggregatedContentType, body: servedAggApis + "\n"},
 		{name: "discovery apis - recorded aggregated asked legacy - pass", recorded: map[string]string{"/apis": recordedAggApis}, path: "/apis", accept: "application/json", code: 200, contentType: "application/json",
-			contains: []string{`"name":"batch"`, `"name":"apps"`}},
-		{name: "discovery group version - from recorded aggregated - pass", recorded: map[string]string{"/apis": recordedAggApis}, path: "/apis/batch/v1", code: 200, contentType: "application/json",
-			contains: []string{`"name":"jobs"`, `"name":"jobs/status"`}},
+			contains: []string{`"name":"apps"`}, absent: []string{`"name":"batch"`}},
+		{name: "discovery group version - from recorded aggregated - pass", recorded: map[string]string{"/apis": recordedAggApis}, path: "/apis/apps/v1", code: 200, contentType: "application/json",
+			contains: []string{`"name":"deployments"`, `"name":"deployments/status"`, `"kind":"Deployment","verbs":["get"]}`}, absent: []string{"replicasets", "scale"}},
+		{name: "discovery group version - recorded aggregated, no traffic - fail", recorded: map[string]string{"/apis": recordedAggApis}, path: "/apis/batch/v1", code: 404, contentType: "application/json"},
+		{name: "discovery group - recorded aggregated, no traffic - fail", recorded: map[string]string{"/apis": recordedAggApis}, path: "/apis/batch", code: 404, contentType: "application/json"},
 		{name: "discovery apis - recorded v2beta1 asked v2 - pass", recorded: map[string]string{"/apis": recordedAggBeta1}, path: "/apis", accept: acceptAggregated, code: 200, contentType: aggregatedContentType,
-			contains: []string{`"apiVersion":"apidiscovery.k8s.io/v2"`, `"resource":"cronjobs"`, `"resource":"deployments"`}},
+			contains: []string{`"apiVersion":"apidiscovery.k8s.io/v2"`, `"resource":"deployments"`}, absent: []string{"cronjobs"}},
 		{name: "discovery openapi - v2 - fail", path: "/openapi/v2", code: 404, contentType: "application/json"},
 		{name: "discovery openapi - v3 - fail", path: "/openapi/v3", code: 404, contentType: "application/json"},
 		{name: "discovery group version - unknown group - fail", path: "/apis/nope/v1", code: 404, contentType: "application/json"},
@@ -189,6 +196,11 @@ func TestDiscoveryPaths(t *testing.T) {
 			for _, c := range tt.contains {
 				if !strings.Contains(rec.Body.String(), c) {
 					t.Errorf("got body %s, want it to contain %s", rec.Body, c)
+				}
+			}
+			for _, c := range tt.absent {
+				if strings.Contains(rec.Body.String(), c) {
+					t.Errorf("got body %s, want no %s in it", rec.Body, c)
 				}
 			}
 		})

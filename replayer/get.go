@@ -3,6 +3,7 @@ package replayer
 import (
 	"net/http"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/lwreplay/lwreplay/history"
@@ -11,7 +12,8 @@ import (
 // serveGet answers a GET of one object (and of its status subresource,
 // which shows the same object): the object at the newest state, or at a
 // state not older than the request's resourceVersion, with its kind and
-// apiVersion; 404 NotFound when it does not exist there.
+// apiVersion (or as a Table of one row, when the request asked for one);
+// 404 NotFound when it does not exist there.
 func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.Request, l *history.Log) {
 	if (l.Resource.Namespaced && q.Namespace == "") || (q.Subresource != "" && q.Subresource != "status") {
 		writeStatus(w, r, notFound(r.URL.Path))
@@ -35,7 +37,15 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.Requ
 	}
 	for _, o := range l.StateAt(snap.pos) {
 		if o.Name == q.Name && o.Namespace == q.Namespace {
-			writeJSONAnswer(w, r, "application/json", o.WithKind(l.Resource.Kind, l.Resource.GroupVersion()))
+			body := o.WithKind(l.Resource.Kind, l.Resource.GroupVersion())
+			if tv := tableOf(r); tv != nil {
+				var err error
+				if body, err = tv.render([]tableObject{body}, metav1.ListMeta{ResourceVersion: o.ResourceVersion}, true); err != nil {
+					writeStatus(w, r, internalError(err))
+					return
+				}
+			}
+			writeJSONAnswer(w, r, "application/json", body)
 			return
 		}
 	}

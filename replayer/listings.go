@@ -30,10 +30,19 @@ func (s *Server) listed(l *history.Log, rv string) {
 	}
 }
 
-// answerList answers a LIST with page p of l's state at rv, noting a last
-// page as a complete listing.
+// answerList answers a LIST with page p of l's state at rv (as a Table when
+// the request asked for one), noting a last page as a complete listing.
 func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l *history.Log, rv string, p page) {
-	writeJSONAnswer(w, r, "application/json", listBody(l.Resource, rv, p))
+	if tv := tableOf(r); tv != nil {
+		body, err := s.tableList(r, tv, l, rv, p)
+		if err != nil {
+			writeStatus(w, r, internalError(err))
+			return
+		}
+		writeJSONAnswer(w, r, "application/json", body)
+	} else {
+		writeJSONAnswer(w, r, "application/json", listBody(l.Resource, rv, p))
+	}
 	if p.next == "" {
 		s.listed(l, rv)
 	}

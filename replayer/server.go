@@ -50,6 +50,8 @@ type Server struct {
 
 	fx *faultRun // the fault plan being acted out; nil without one
 
+	disco discoveryState // what discovery tells, computed on first use
+
 	storms *stormDetector // nil without storm detection
 }
 
@@ -85,9 +87,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	l, ok := s.served().Log(q.Resource)
-	if !ok || (q.Namespace != "" && !l.Resource.Namespaced) {
+	if !ok {
+		writeStatus(w, r, s.noTrafficFor(r, q.Resource))
+		return
+	}
+	if q.Namespace != "" && !l.Resource.Namespaced {
 		writeStatus(w, r, notFound(r.URL.Path))
 		return
+	}
+	tv, st := s.tableFor(r, l)
+	if st != nil {
+		writeStatus(w, r, *st)
+		return
+	}
+	if tv != nil {
+		r = withTable(r, tv)
 	}
 	r, answered := s.trackStorm(r, q, l)
 	defer answered()

@@ -21,6 +21,9 @@ type frameWriter struct {
 	f   http.Flusher // nil when the writer cannot flush
 	buf bytes.Buffer
 	err error
+	// table renders each event's object as a Table; nil when the watch
+	// asked for none.
+	table *tableView
 }
 
 func newFrameWriter(w http.ResponseWriter) *frameWriter {
@@ -61,6 +64,9 @@ func (fw *frameWriter) frame(typ history.EventType, obj []byte) error {
 
 // encode renders one event frame into fw.buf.
 func (fw *frameWriter) encode(typ history.EventType, obj []byte) {
+	if fw.table != nil {
+		obj = fw.table.event(typ, obj)
+	}
 	fw.buf.Reset()
 	fw.buf.WriteString(`{"type":`)
 	fw.buf.WriteString(`"` + string(typ) + `"`)

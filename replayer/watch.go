@@ -122,8 +122,10 @@ type watchStream struct {
 // newWatchStream starts a watch's clock: its timeout runs from here, as
 // kube-apiserver's runs from the start of the request.
 func (s *Server) newWatchStream(w http.ResponseWriter, r *http.Request, l *history.Log, f filter, q history.Request) *watchStream {
+	fw := newFrameWriter(w)
+	fw.table = tableOf(r)
 	ws := &watchStream{
-		s: s, l: l, f: f, fw: newFrameWriter(w), ctx: r.Context(),
+		s: s, l: l, f: f, fw: fw, ctx: r.Context(),
 		kind: l.Resource.Kind, gv: l.Resource.GroupVersion(),
 		bookmarks: q.AllowWatchBookmarks,
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer"
 )
 
 func runInspect(_ context.Context, args []string, stdout, stderr io.Writer) error {
@@ -16,27 +17,45 @@ func runInspect(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	h, err := loadHistory(fs.Args())
+	files, h, err := loadHistory(fs.Args())
 	if err != nil {
 		return err
 	}
-	s := history.Summarize(h)
+	out := inspection{Summary: history.Summarize(h)}
+	if cassette.IsVerbatim(files...) {
+		r := replayer.DescribeReproducer(files...)
+		out.Reproducer = &r
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(s)
+		return enc.Encode(out)
 	}
-	return s.WriteText(stdout)
+	if err := out.WriteText(stdout); err != nil {
+		return err
+	}
+	if out.Reproducer != nil {
+		_, err = fmt.Fprintf(stdout, "reproducer: replayed verbatim by serve, fuzz and mutate; it answers %s\n", out.Reproducer)
+	}
+	return err
+}
+
+// inspection is what inspect prints: the history's summary and, for a
+// reproducer, what it replays for.
+type inspection struct {
+	history.Summary
+	Reproducer *replayer.Reproduction `json:"reproducer,omitempty"`
 }
 
 // loadHistory loads cassette files and directories as one history.
-func loadHistory(paths []string) (*history.History, error) {
+func loadHistory(paths []string) ([]*cassette.File, *history.History, error) {
 	if len(paths) == 0 {
-		return nil, fmt.Errorf("%w: name at least one cassette file or directory", errUsage)
+		return nil, nil, fmt.Errorf("%w: name at least one cassette file or directory", errUsage)
 	}
 	files, err := cassette.LoadAll(paths...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return history.Build(files...)
+	h, err := history.Build(files...)
+	return files, h, err
 }

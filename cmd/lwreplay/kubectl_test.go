@@ -152,3 +152,71 @@ func containsFields(text, want string) bool {
 	}
 	return false
 }
+
+// TestKubectlServerPrinting runs kubectl's default printing against serve:
+// kubectl asks for a Table and prints the server's columns (the default
+// convertor's NAME and CREATED AT), for its LIST and for every watch event,
+// rather than its own NAME and AGE; and discovery lists only what the
+// replay answers.
+func TestKubectlServerPrinting(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs kubectl")
+	}
+	cas := kubectlCassette(t)
+	for _, v := range kubectlVersions {
+		t.Run(fmt.Sprintf("kubectl %s - get and get -w print the server's Table - pass", v), func(t *testing.T) {
+			k := kubectlPath(t, v)
+			kc := startServe(t, cas)
+			out, err := exec.Command(k, "--kubeconfig", kc, "get", "configmaps", "-A", "--request-timeout=5s").CombinedOutput()
+			if err != nil {
+				t.Fatalf("kubectl get: %v\n%s", err, out)
+			}
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			if got := strings.Join(strings.Fields(lines[0]), " "); got != "NAMESPACE NAME CREATED AT" {
+				t.Errorf("kubectl get: got header %q, want %q (the server's Table)", got, "NAMESPACE NAME CREATED AT")
+			}
+			for _, want := range []string{"team-a alpha 2026-01-01T00:00:01Z", "team-a beta 2026-01-01T00:00:02Z", "team-b gamma 2026-01-01T00:00:03Z", "team-b doomed 2026-01-01T00:00:04Z"} {
+				if !containsFields(string(out), want) {
+					t.Errorf("kubectl get: missing line %q; got:\n%s", want, out)
+				}
+			}
+			w := exec.Command(k, "--kubeconfig", startServe(t, cas), "get", "configmaps", "-A", "-w", "--request-timeout=5s")
+			out, err = w.CombinedOutput()
+			if err != nil && !strings.Contains(string(out), "alpha") {
+				t.Fatalf("kubectl get -w: %v\n%s", err, out)
+			}
+			if n := strings.Count(string(out), "CREATED AT"); n != 1 {
+				t.Errorf("kubectl get -w: got %d headers with CREATED AT, want 1 (watch events carry no column definitions); got:\n%s", n, out)
+			}
+			// the list, then a line per watch event: alpha's update,
+			// doomed's deletion, late's creation, beta's update
+			var rows []string
+			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n")[1:] {
+				rows = append(rows, strings.Join(strings.Fields(line)[:2], "/"))
+			}
+			want := "team-a/alpha team-a/beta team-b/doomed team-b/gamma team-a/alpha team-b/doomed team-b/late team-a/beta"
+			if got := strings.Join(rows, " "); got != want {
+				t.Errorf("kubectl get -w: got rows %q, want %q; output:\n%s", got, want, out)
+			}
+		})
+		t.Run(fmt.Sprintf("kubectl %s - api-resources lists what the replay answers - pass", v), func(t *testing.T) {
+			k := kubectlPath(t, v)
+			kc := startServe(t, filepath.Join("..", "..", "cassettes", "real-configmaps-pods-watchlist.yaml"))
+			out, err := exec.Command(k, "--kubeconfig", kc, "api-resources", "--no-headers", "--request-timeout=5s").CombinedOutput()
+			if err != nil {
+				t.Fatalf("kubectl api-resources: %v\n%s", err, out)
+			}
+			var names []string
+			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				names = append(names, strings.Fields(line)[0])
+			}
+			if got := strings.Join(names, " "); got != "configmaps pods" {
+				t.Errorf("kubectl api-resources: got %q, want %q (the recorded discovery lists ~70)\n%s", got, "configmaps pods", out)
+			}
+			out, err = exec.Command(k, "--kubeconfig", kc, "get", "deployments", "--request-timeout=5s").CombinedOutput()
+			if want := `the server doesn't have a resource type "deployments"`; err == nil || !strings.Contains(string(out), want) {
+				t.Errorf("kubectl get deployments: got %v\n%s\nwant a failure saying %s", err, out, want)
+			}
+		})
+	}
+}

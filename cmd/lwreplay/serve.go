@@ -51,7 +51,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		return serveHandler(ctx, v, endpoint{*addr, *insecureHTTP, *kubeconfig}, "a reproducer, verbatim", "configmaps", stdout, stderr)
+		return serveHandler(ctx, v, endpoint{*addr, *insecureHTTP, *kubeconfig}, "a reproducer, verbatim", reproducerHint(replayer.DescribeReproducer(files...)), stdout, stderr)
 	}
 	h, err := history.Build(files...)
 	if err != nil {
@@ -69,11 +69,27 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(plan.Decisions) > 0 {
 		fmt.Fprintf(stdout, "plan: %s\n", faults.Describe(plan))
 	}
-	err = serveHandler(ctx, srv, endpoint{*addr, *insecureHTTP, *kubeconfig}, "pace "+pace.String(), firstResource(srv), stdout, stderr)
+	err = serveHandler(ctx, srv, endpoint{*addr, *insecureHTTP, *kubeconfig}, "pace "+pace.String(), kubectlHint(firstResource(srv)), stdout, stderr)
 	if fired := srv.Fired(); len(fired) > 0 {
 		fmt.Fprintf(stdout, "faults fired: %s\n", faults.Story(fired))
 	}
 	return err
+}
+
+// kubectlHint suggests a kubectl command that watches resource.
+func kubectlHint(resource string) func(kubeconfig string) string {
+	return func(kubeconfig string) string {
+		return fmt.Sprintf("try: kubectl --kubeconfig %s get %s -A -w", kubeconfig, resource)
+	}
+}
+
+// reproducerHint says what a reproducer replays for: the client whose
+// requests it holds; no kubectl command, whose requests it does not hold.
+func reproducerHint(r replayer.Reproduction) func(kubeconfig string) string {
+	return func(string) string {
+		return "replays " + r.String() + "\n" +
+			"each answered once, in recorded order; any other request (kubectl's among them) gets 404: point the client that made them at the kubeconfig"
+	}
 }
 
 // endpoint is where serve listens and writes its kubeconfig.
@@ -85,8 +101,8 @@ type endpoint struct {
 
 // serveHandler serves h on the endpoint until ctx ends, writing a
 // kubeconfig for it; it warns on stderr when more than this machine can
-// reach it.
-func serveHandler(ctx context.Context, h http.Handler, ep endpoint, what, resource string, stdout, stderr io.Writer) error {
+// reach it. hint, given the kubeconfig's path, says how to use it.
+func serveHandler(ctx context.Context, h http.Handler, ep endpoint, what string, hint func(kubeconfig string) string, stdout, stderr io.Writer) error {
 	var opts []replayer.ServeOption
 	if ep.insecureHTTP {
 		opts = append(opts, replayer.WithInsecureHTTP())
@@ -109,7 +125,7 @@ func serveHandler(ctx context.Context, h http.Handler, ep endpoint, what, resour
 	}
 	fmt.Fprintf(stdout, "serving on %s (%s)\n", e.URL, what)
 	fmt.Fprintf(stdout, "kubeconfig: %s\n", path)
-	fmt.Fprintf(stdout, "try: kubectl --kubeconfig %s get %s -A -w\n", path, resource)
+	fmt.Fprintln(stdout, hint(path))
 	return e.Serve(ctx, h)
 }
 

@@ -1,0 +1,114 @@
+package e2e
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// servedDiscovery returns what the replayer serves for a recorded
+// discovery answer doc (decoded JSON) of a history h: the recorded answer
+// with every resource h has no LIST or WATCH traffic of taken out, the
+// verbs of the rest narrowed to get, list and watch, subresources but
+// status dropped (status keeps get), and versions and groups left empty
+// dropped. Other answers are served as recorded.
+func servedDiscovery(doc map[string]any, h *history.History) map[string]any {
+	has := func(group, version, resource string) bool {
+		_, ok := h.Log(history.Resource{Group: group, Version: version, Resource: resource})
+		return ok
+	}
+	switch doc["kind"] {
+	case "APIGroupDiscoveryList":
+		var groups []any
+		for _, g := range items(doc["items"]) {
+			md, _ := g["metadata"].(map[string]any)
+			name, _ := md["name"].(string)
+			var versions []any
+			for _, v := range items(g["versions"]) {
+				var resources []any
+				for _, r := range items(v["resources"]) {
+					version, _ := v["version"].(string)
+					resource, _ := r["resource"].(string)
+					if !has(name, version, resource) {
+						continue
+					}
+					r["verbs"] = narrow(r["verbs"], "get", "list", "watch")
+					var subs []any
+					for _, s := range items(r["subresources"]) {
+						if s["subresource"] == "status" {
+							s["verbs"] = narrow(s["verbs"], "get")
+							subs = append(subs, s)
+						}
+					}
+					setOrDelete(r, "subresources", subs)
+					resources = append(resources, r)
+				}
+				if len(resources) > 0 {
+					v["resources"] = resources
+					versions = append(versions, v)
+				}
+			}
+			if len(versions) > 0 {
+				g["versions"] = versions
+				groups = append(groups, g)
+			}
+		}
+		if groups == nil {
+			groups = []any{}
+		}
+		doc["items"] = groups
+	case "APIResourceList":
+		gv, _ := doc["groupVersion"].(string)
+		group, version, ok := strings.Cut(gv, "/")
+		if !ok {
+			group, version = "", group
+		}
+		resources := []any{}
+		for _, r := range items(doc["resources"]) {
+			name, _ := r["name"].(string)
+			parent, sub, isSub := strings.Cut(name, "/")
+			if !has(group, version, parent) || (isSub && sub != "status") {
+				continue
+			}
+			if isSub {
+				r["verbs"] = narrow(r["verbs"], "get")
+			} else {
+				r["verbs"] = narrow(r["verbs"], "get", "list", "watch")
+			}
+			resources = append(resources, r)
+		}
+		doc["resources"] = resources
+	}
+	return doc
+}
+
+func items(v any) []map[string]any {
+	var out []map[string]any
+	l, _ := v.([]any)
+	for _, e := range l {
+		if m, ok := e.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func narrow(verbs any, keep ...string) []any {
+	out := []any{}
+	l, _ := verbs.([]any)
+	for _, v := range l {
+		if s, ok := v.(string); ok && slices.Contains(keep, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func setOrDelete(m map[string]any, key string, v []any) {
+	if len(v) == 0 {
+		delete(m, key)
+		return
+	}
+	m[key] = v
+}

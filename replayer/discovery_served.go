@@ -1,0 +1,253 @@
+package replayer
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// Discovery tells what the replay can answer: the resources the history has
+// a log of (recorded LIST or WATCH traffic), each with its status
+// subresource, which a GET answers, and with the verbs get, list and watch
+// only. A resource the recorded discovery lists but the history has no
+// traffic of is left out: kubectl then says the server does not have that
+// resource type, rather than listing it in api-resources and failing its
+// LIST; a request for it anyway gets a 404 that says so.
+
+// servedSubresources are the subresources the replayer answers (a GET of
+// status shows the object, as kube-apiserver's does).
+var servedSubresources = map[string]bool{"status": true}
+
+// servedVerbs are the verbs the replayer answers.
+var servedVerbs = []string{"get", "list", "watch"}
+
+// discoveryState is the discovery the server tells, computed once: its
+// history never changes.
+type discoveryState struct {
+	once sync.Once
+	// all merges every recorded discovery answer with the history's logs;
+	// served is its part the history can answer.
+	all, served *discoveryDoc
+}
+
+// discovery returns the discovery documents of the server's history.
+func (s *Server) discovery() (all, served *discoveryDoc) {
+	s.disco.once.Do(func() {
+		s.disco.all = newDiscoveryDoc(s.h)
+		s.disco.served = s.disco.all.servedBy(s.h)
+	})
+	return s.disco.all, s.disco.served
+}
+
+// hasLog reports whether h has a log of resource name in gv.
+func hasLog(h *history.History, gv schema.GroupVersion, name string) bool {
+	_, ok := h.Log(history.Resource{Group: gv.Group, Version: gv.Version, Resource: name})
+	return ok
+}
+
+// servedResource returns r as served for h: ok is false when h cannot
+// answer it; verbs are narrowed to those the replayer answers.
+func servedResource(h *history.History, gv schema.GroupVersion, r metav1.APIResource) (metav1.APIResource, bool) {
+	parent, sub, isSub := strings.Cut(r.Name, "/")
+	if !hasLog(h, gv, parent) || (isSub && !servedSubresources[sub]) {
+		return r, false
+	}
+	r.Verbs = narrowVerbs(r.Verbs, isSub)
+	return r, true
+}
+
+// narrowVerbs keeps the verbs the replayer answers: get, list and watch
+// for a resource, get for a subresource.
+func narrowVerbs(verbs []string, sub bool) []string {
+	out := []string{}
+	for _, v := range verbs {
+		if slices.Contains(servedVerbs, v) && (!sub || v == "get") {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// servedBy returns the part of d that h can answer (see servedResource);
+// a group version left with no resource is dropped, and so is a group
+// left with no version. A group whose preferred version is dropped
+// prefers its first remaining one.
+func (d *discoveryDoc) servedBy(h *history.History) *discoveryDoc {
+	out := &discoveryDoc{resources: map[string]*metav1.APIResourceList{}}
+	for _, g := range d.groups {
+		kept := metav1.APIGroup{Name: g.Name}
+		for _, v := range g.Versions {
+			rl := d.resources[v.GroupVersion]
+			if rl == nil {
+				continue
+			}
+			gv := schema.GroupVersion{Group: g.Name, Version: v.Version}
+			list := &metav1.APIResourceList{GroupVersion: rl.GroupVersion, APIResources: []metav1.APIResource{}}
+			for _, r := range rl.APIResources {
+				if sr, ok := servedResource(h, gv, r); ok {
+					list.APIResources = append(list.APIResources, sr)
+				}
+			}
+			if len(list.APIResources) == 0 {
+				continue
+			}
+			kept.Versions = append(kept.Versions, v)
+			out.resources[v.GroupVersion] = list
+			if v == g.PreferredVersion {
+				kept.PreferredVersion = v
+			}
+		}
+		if len(kept.Versions) == 0 {
+			continue
+		}
+		if kept.PreferredVersion.Version == "" {
+			kept.PreferredVersion = kept.Versions[0]
+		}
+		out.groups = append(out.groups, kept)
+	}
+	return out
+}
+
+// servedResourceList returns a recorded APIResourceList as served: the
+// resources h cannot answer taken out, then the ones d serves in that
+// group version and the recording lacks added.
+func servedResourceList(h *history.History, d *discoveryDoc, rec metav1.APIResourceList) (metav1.APIResourceList, bool) {
+	gv, err := schema.ParseGroupVersion(rec.GroupVersion)
+	if err != nil {
+		return rec, false
+	}
+	kept := []metav1.APIResource{}
+	for _, r := range rec.APIResources {
+		if sr, ok := servedResource(h, gv, r); ok {
+			kept = append(kept, sr)
+		}
+	}
+	if gen := d.resources[rec.GroupVersion]; gen != nil {
+		for _, r := range gen.APIResources {
+			if !slices.ContainsFunc(kept, func(k metav1.APIResource) bool { return k.Name == r.Name }) {
+				kept = append(kept, r)
+			}
+		}
+	}
+	rec.APIResources = kept
+	return rec, len(kept) > 0
+}
+
+// servedAggregated returns a recorded aggregated discovery answer as
+// served, in the recording's shape: the resources h cannot answer and
+// their subresources taken out (verbs narrowed), versions and groups left
+// empty dropped, then what gen (the answer built from the served
+// discovery document) has and the recording lacks added.
+func servedAggregated(h *history.History, rec, gen apidiscoveryv2.APIGroupDiscoveryList) apidiscoveryv2.APIGroupDiscoveryList {
+	out := rec
+	out.Items = []apidiscoveryv2.APIGroupDiscovery{}
+	for _, g := range rec.Items {
+		var versions []apidiscoveryv2.APIVersionDiscovery
+		for _, v := range g.Versions {
+			gv := schema.GroupVersion{Group: g.Name, Version: v.Version}
+			var resources []apidiscoveryv2.APIResourceDiscovery
+			for _, r := range v.Resources {
+				if !hasLog(h, gv, r.Resource) {
+					continue
+				}
+				r.Verbs = narrowVerbs(r.Verbs, false)
+				var subs []apidiscoveryv2.APISubresourceDiscovery
+				for _, sr := range r.Subresources {
+					if servedSubresources[sr.Subresource] {
+						sr.Verbs = narrowVerbs(sr.Verbs, true)
+						subs = append(subs, sr)
+					}
+				}
+				r.Subresources = subs
+				resources = append(resources, r)
+			}
+			if len(resources) > 0 {
+				v.Resources = resources
+				versions = append(versions, v)
+			}
+		}
+		if len(versions) > 0 {
+			g.Versions = versions
+			out.Items = append(out.Items, g)
+		}
+	}
+	return mergeAggregated(out, gen)
+}
+
+// mergeAggregated adds to out the groups, versions and resources of gen
+// it lacks.
+func mergeAggregated(out, gen apidiscoveryv2.APIGroupDiscoveryList) apidiscoveryv2.APIGroupDiscoveryList {
+	for _, g := range gen.Items {
+		gi := slices.IndexFunc(out.Items, func(o apidiscoveryv2.APIGroupDiscovery) bool { return o.Name == g.Name })
+		if gi < 0 {
+			out.Items = append(out.Items, g)
+			continue
+		}
+		for _, v := range g.Versions {
+			og := &out.Items[gi]
+			vi := slices.IndexFunc(og.Versions, func(o apidiscoveryv2.APIVersionDiscovery) bool { return o.Version == v.Version })
+			if vi < 0 {
+				og.Versions = append(og.Versions, v)
+				continue
+			}
+			ov := &og.Versions[vi]
+			for _, r := range v.Resources {
+				if !slices.ContainsFunc(ov.Resources, func(o apidiscoveryv2.APIResourceDiscovery) bool { return o.Resource == r.Resource }) {
+					ov.Resources = append(ov.Resources, r)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// aggregatedAnswer returns the aggregated discovery answer for /api
+// (core) or /apis: the recorded one as served, or one built from the
+// served discovery document.
+func (s *Server) aggregatedAnswer(path string) ([]byte, error) {
+	_, served := s.discovery()
+	core := path == "/api"
+	gen := served.aggregated(func(g string) bool { return (g == "") == core })
+	out := gen
+	if rec, ok := s.h.Discovery[path]; ok {
+		if tm := recordedKind(rec); tm.Kind == kindAggregated && tm.APIVersion == apidiscoveryv2.SchemeGroupVersion.String() {
+			var list apidiscoveryv2.APIGroupDiscoveryList
+			if err := json.Unmarshal(rec, &list); err == nil {
+				out = servedAggregated(s.h, list, gen)
+			}
+		}
+	}
+	return json.Marshal(out)
+}
+
+// noTrafficFor returns the 404 for a request of a resource the history
+// has no log of; when the recorded discovery lists it, the message says
+// that the cassette holds no traffic for it.
+func (s *Server) noTrafficFor(r *http.Request, res history.Resource) metav1.Status {
+	st := notFound(r.URL.Path)
+	all, _ := s.discovery()
+	rl := all.resources[res.GroupVersion()]
+	if rl == nil || !slices.ContainsFunc(rl.APIResources, func(a metav1.APIResource) bool { return a.Name == res.Resource }) {
+		return st
+	}
+	have := []string{}
+	for _, l := range s.h.Logs {
+		have = append(have, l.Resource.String())
+	}
+	if len(have) == 0 {
+		have = append(have, "no resource")
+	}
+	st.Message = fmt.Sprintf("the server could not find the requested resource: the cassette holds no list or watch traffic for %s "+
+		"(its recorded discovery lists it); this replay answers %s", res.String(), strings.Join(have, ", "))
+	st.Details = &metav1.StatusDetails{Group: res.Group, Kind: res.Resource}
+	return st
+}

@@ -1,0 +1,32 @@
+package replayer
+
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// swaggerMetadataDescriptions are the descriptions of ObjectMeta's fields,
+// which kube-apiserver's convertors give their Name and Created At (or Age)
+// columns.
+var swaggerMetadataDescriptions = metav1.ObjectMeta{}.SwaggerDoc()
+
+// defaultTable is kube-apiserver's default Table convertor, for every
+// resource with no printer of its own: columns Name and Created At, cells
+// the object's name and its creationTimestamp in RFC 3339, UTC. It mirrors
+// k8s.io/apiserver pkg/registry/rest/table.go (defaultTableConvertor), which
+// leaves the rows of an empty list nil.
+type defaultTable struct{}
+
+func (defaultTable) columns() []metav1.TableColumnDefinition {
+	return []metav1.TableColumnDefinition{
+		{Name: "Name", Type: "string", Format: "name", Description: swaggerMetadataDescriptions["name"]},
+		{Name: "Created At", Type: "date", Description: swaggerMetadataDescriptions["creationTimestamp"]},
+	}
+}
+
+func (defaultTable) cells(m *metav1.ObjectMeta, _ []byte) []any {
+	return []any{m.GetName(), m.GetCreationTimestamp().Time.UTC().Format(time.RFC3339)}
+}
+
+func (defaultTable) emptyRows() []metav1.TableRow { return nil }
