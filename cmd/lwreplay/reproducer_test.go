@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/replayer"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // reproducerFile is a reproducer lwreplay mutate wrote: the requests of
@@ -87,7 +88,16 @@ func serveOutput(t *testing.T, cassette, target string) (out string, code int, b
 		t.Fatalf("serve started no server in 10s: %s %s", stdout.String(), stderr.String())
 	}
 	url := servingURL.FindStringSubmatch(stdout.String())[1]
-	resp, err := http.Get(url + target)
+	// over HTTPS, trusting the CA the written kubeconfig names
+	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
+	if err != nil {
+		t.Fatalf("kubeconfig: %v", err)
+	}
+	client, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatalf("HTTP client of the kubeconfig: %v", err)
+	}
+	resp, err := client.Get(url + target)
 	if err != nil {
 		t.Fatalf("GET %s: %v", target, err)
 	}
