@@ -98,8 +98,29 @@ type Param struct {
 	// Doc says what it means.
 	Doc string
 	// Values are the values Decode can choose, in byte order; the first is
-	// the default. Text plans may give any non-negative value.
+	// the default. Text plans may give any value from Min to Max.
 	Values []int
+	// Min and Max bound the values a plan may give, inclusive; Max 0 means
+	// no upper bound. A value outside them would never act (an HTTP error
+	// code that is no error, a snapshot 0 events old), so plans refuse it.
+	Min, Max int
+	// Range says in a few words why the bounds are what they are, for the
+	// error that refuses a value outside them ("an HTTP error status
+	// kube-apiserver could send").
+	Range string
+}
+
+// InRange reports whether v lies within the parameter's bounds.
+func (p Param) InRange(v int) bool {
+	return v >= p.Min && (p.Max == 0 || v <= p.Max)
+}
+
+// Bounds says the parameter's bounds: "400 to 599", "1 or more".
+func (p Param) Bounds() string {
+	if p.Max == 0 {
+		return fmt.Sprintf("%d or more", p.Min)
+	}
+	return fmt.Sprintf("%d to %d", p.Min, p.Max)
 }
 
 // Fault is one named perturbation.

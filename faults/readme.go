@@ -15,12 +15,12 @@ var actsAt = map[PointKind]string{
 }
 
 // registryTable renders Registry as a Markdown table, one row per fault in
-// registry order: name | class | acts at | parameters (values) | what it
-// does. README.md carries it between the faults markers; a test keeps the
-// two equal.
+// registry order: name | class | acts at | parameters (the values Decode
+// chooses; the bounds a plan may give) | what it does | kept up. README.md
+// carries it between the faults markers; a test keeps the two equal.
 func registryTable() string {
 	var b strings.Builder
-	b.WriteString("| name | class | acts at | parameters (values) | what it does | kept up (from=N) |\n")
+	b.WriteString("| name | class | acts at | parameters (fuzzed values; bounds) | what it does | kept up (from=N) |\n")
 	b.WriteString("|---|---|---|---|---|---|\n")
 	for _, f := range Registry {
 		at, ok := actsAt[f.Point]
@@ -31,7 +31,7 @@ func registryTable() string {
 		if len(f.Params) > 0 {
 			s := make([]string, len(f.Params))
 			for i, p := range f.Params {
-				s[i] = fmt.Sprintf("`%s` (%s): %s", p.Name, ints(p.Values), p.Doc)
+				s[i] = fmt.Sprintf("`%s` (%s; %s): %s", p.Name, ints(p.Values), p.Bounds(), p.Doc)
 			}
 			params = strings.Join(s, "; ")
 		}

@@ -77,9 +77,9 @@ func TestRegistryTable(t *testing.T) {
 		line int
 		want string
 	}{
-		{"table - header - pass", 0, "| name | class | acts at | parameters (values) | what it does | kept up (from=N) |"},
+		{"table - header - pass", 0, "| name | class | acts at | parameters (fuzzed values; bounds) | what it does | kept up (from=N) |"},
 		{"table - fault without parameters - pass", 2, "| `drop-bookmark` | legal | watch frame | — | " + Registry[0].Doc + " | legal: " + Registry[0].PersistsWhy + " |"},
-		{"table - fault with a parameter - pass", 4, "| `close-watch` | legal | WATCH request | `after` (0, 1, 2, 5): events sent before the close (0: none) | " +
+		{"table - fault with a parameter - pass", 4, "| `close-watch` | legal | WATCH request | `after` (0, 1, 2, 5; 0 or more): events sent before the close (0: none) | " +
 			Registry[2].Doc + " | legal: " + Registry[2].PersistsWhy + " |"},
 	}
 	for _, tt := range tests {

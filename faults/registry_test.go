@@ -54,7 +54,16 @@ func TestRegistry(t *testing.T) {
 					if v < 0 || vals[v] {
 						t.Errorf("param %s Values: got %v, want unique non-negative values", p.Name, p.Values)
 					}
+					if !p.InRange(v) {
+						t.Errorf("param %s Values: got %d, want values within its bounds, %s", p.Name, v, p.Bounds())
+					}
 					vals[v] = true
+				}
+				if p.Min < 0 || (p.Max != 0 && p.Max < p.Min) {
+					t.Errorf("param %s bounds: got Min %d, Max %d, want 0 <= Min <= Max (Max 0: none)", p.Name, p.Min, p.Max)
+				}
+				if (p.Min > 0 || p.Max > 0) && strings.TrimSpace(p.Range) == "" {
+					t.Errorf("param %s Range: got empty, want why its bounds are %s", p.Name, p.Bounds())
 				}
 			}
 			if f.Do == nil || strings.TrimSpace(f.Do(Decision{Fault: f.Name}.Canonical())) == "" {

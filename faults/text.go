@@ -17,8 +17,9 @@ import (
 // a persistent form: "close-watch:after=3,from=1") and the
 // where-parameters that can select the fault's points ("watch", "list",
 // "page", "frame"; ordinals from 1; none may go with "at" or "from"). Values are
-// non-negative decimal integers; a fault parameter may take any of them, not
-// only its Values. The result is canonical (see Decision.Canonical).
+// non-negative decimal integers; a fault parameter may take any of them
+// within its bounds (Param.Min, Param.Max), not only its Values. The result
+// is canonical (see Decision.Canonical).
 func ParseFault(s string) (Decision, error) {
 	s = strings.TrimSpace(s)
 	name, rest, hasParams := strings.Cut(s, ":")
@@ -124,7 +125,8 @@ func validKeys(f Fault) []string {
 }
 
 // validate checks d against the registry: a known fault, At of -1 or more,
-// parameters known to the fault with non-negative values, where-parameters
+// parameters known to the fault with non-negative values within their
+// bounds (Param.Min, Param.Max), where-parameters
 // only with At -1, positive, and not selecting LIST and watch points at
 // once.
 func (d Decision) validate() error {
@@ -143,6 +145,9 @@ func (d Decision) validate() error {
 		}
 		if v < 0 {
 			return fmt.Errorf("%w: %s: %s=%d: not a non-negative integer", ErrParam, d.Fault, k, v)
+		}
+		if p, ok := f.param(k); ok && !p.InRange(v) {
+			return fmt.Errorf("%w: %s: %s=%d: want %s (%s)", ErrParam, d.Fault, k, v, p.Bounds(), p.Range)
 		}
 		if isWhere(k) {
 			if v == 0 {

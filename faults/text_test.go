@@ -33,6 +33,12 @@ func TestParseFault(t *testing.T) {
 			want: Decision{Fault: "duplicate", At: -1, Params: map[string]int{"watch": 2, "frame": 3}}},
 		{name: "parse - plan fault at a point - pass", in: "opaque-rv:at=5",
 			want: Decision{Fault: "opaque-rv", At: 5}},
+		{name: "parse - http-error code at its lower bound - pass", in: "http-error:code=400",
+			want: Decision{Fault: "http-error", At: -1, Params: map[string]int{"code": 400}}},
+		{name: "parse - http-error code at its upper bound - pass", in: "http-error:code=599",
+			want: Decision{Fault: "http-error", At: -1, Params: map[string]int{"code": 599}}},
+		{name: "parse - delay of an hour - pass", in: "delay:ms=3600000",
+			want: Decision{Fault: "delay", At: -1, Params: map[string]int{"ms": 3600000}}},
 
 		{name: "parse - unknown fault - fail", in: "close-wach:after=5",
 			wantErr: ErrUnknownFault, errHas: []string{`"close-wach"`, "close-watch", "drop-event"}},
@@ -60,6 +66,13 @@ func TestParseFault(t *testing.T) {
 		{name: "parse - ordinal 0 - fail", in: "expire-continue:page=0", wantErr: ErrParam, errHas: []string{"start at 1"}},
 		{name: "parse - at with a where-parameter - fail", in: "drop-event:watch=1,at=3", wantErr: ErrParam, errHas: []string{"at="}},
 		{name: "parse - list and watch together - fail", in: "http-error:list=1,watch=1", wantErr: ErrParam, errHas: []string{"no point is both"}},
+		{name: "parse - http-error code 1, no HTTP error - fail", in: "http-error:code=1",
+			wantErr: ErrParam, errHas: []string{"code=1", "want 400 to 599", "4xx or 5xx"}},
+		{name: "parse - http-error code 200, a success - fail", in: "http-error:code=200", wantErr: ErrParam, errHas: []string{"want 400 to 599"}},
+		{name: "parse - http-error code 600, past 5xx - fail", in: "http-error:code=600", wantErr: ErrParam, errHas: []string{"want 400 to 599"}},
+		{name: "parse - stale-list 0 events back, the current state - fail", in: "stale-list:back=0", wantErr: ErrParam, errHas: []string{"back=0", "want 1 or more"}},
+		{name: "parse - delay of 0 ms, no pause - fail", in: "delay:ms=0", wantErr: ErrParam, errHas: []string{"ms=0", "want 1 to 3600000"}},
+		{name: "parse - delay past any watch's end - fail", in: "delay:ms=3600001", wantErr: ErrParam, errHas: []string{"want 1 to 3600000"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -133,6 +146,8 @@ func TestValidate(t *testing.T) {
 		{"validate - at key in Params - fail", Plan{Decisions: []Decision{{Fault: "reset", Params: map[string]int{"at": 1}}}}, ErrParam},
 		{"validate - negative parameter - fail", Plan{Decisions: []Decision{{Fault: "delay", Params: map[string]int{"ms": -5}}}}, ErrParam},
 		{"validate - At -2 - fail", Plan{Decisions: []Decision{{Fault: "reset", At: -2}}}, ErrParam},
+		{"validate - parameter below its bound - fail", Plan{Decisions: []Decision{{Fault: "http-error", At: -1, Params: map[string]int{"code": 1}}}}, ErrParam},
+		{"validate - parameter above its bound - fail", Plan{Decisions: []Decision{{Fault: "http-error", At: -1, Params: map[string]int{"code": 600}}}}, ErrParam},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -109,12 +109,8 @@ type Result struct {
 // what it did. On any error no reproducer file is left: files the run wrote are
 // removed.
 func Run(ctx context.Context, files []*cassette.File, out string, o Options) (Result, error) {
-	// The recorder keeps whole JSON documents only: a frame that is not
-	// JSON, and the stream after it, would not reach the reproducer.
-	for _, d := range o.Plan.Decisions {
-		if f, ok := faults.Lookup(d.Fault); ok && f.Unrecordable {
-			return Result{}, fmt.Errorf("%w: %s: a frame that is not JSON cannot be recorded", ErrUnsupported, d.Fault)
-		}
+	if err := CheckPlan(o.Plan); err != nil {
+		return Result{}, err
 	}
 	h, err := history.Build(files...)
 	if err != nil {
@@ -131,6 +127,20 @@ func Run(ctx context.Context, files []*cassette.File, out string, o Options) (Re
 	res, err := record(ctx, srv, resources, out, o, stormWatch{stormed, srv.Storms}, recorder.WithBeforeSave(cassette.MarkVerbatim))
 	res.Fired = srv.Fired()
 	return res, err
+}
+
+// CheckPlan reports, wrapping ErrUnsupported, the first fault of p that a
+// reproducer cannot carry: the recorder keeps whole JSON documents only, so
+// a frame that is not JSON, and the stream after it, would not reach the
+// reproducer. Run checks it first; a caller may check it before loading
+// anything.
+func CheckPlan(p faults.Plan) error {
+	for _, d := range p.Decisions {
+		if f, ok := faults.Lookup(d.Fault); ok && f.Unrecordable {
+			return fmt.Errorf("%w: %s: a frame that is not JSON cannot be recorded", ErrUnsupported, d.Fault)
+		}
+	}
+	return nil
 }
 
 // stormWatch is how a run learns that its client storms the replay: the

@@ -176,6 +176,26 @@ func TestMutateRefusesUnrecordable(t *testing.T) {
 	}
 }
 
+func TestCheckPlan(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		specs []string
+		want  error
+	}{
+		{"check plan - no fault - pass", nil, nil},
+		{"check plan - recordable faults - pass", []string{"close-watch:after=2", "delay:ms=100,at=9"}, nil},
+		{"check plan - garble-frame after a recordable fault - fail", []string{"delay:ms=100,at=9", "garble-frame:at=12"}, ErrUnsupported},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := CheckPlan(mustPlan(t, tt.specs...)); !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
+				t.Errorf("CheckPlan: got %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
 func clip(b []byte) string {
 	if len(b) > 200 {
 		return string(b[:200]) + "…"

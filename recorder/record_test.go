@@ -366,5 +366,28 @@ func TestNewOptions(t *testing.T) {
 	}
 }
 
+func TestCheckOptions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		opts []Option
+		want error
+	}{
+		{"CheckOptions - defaults - pass", nil, nil},
+		{"CheckOptions - good redact paths - pass", []Option{WithRedactFields(".data", ".spec.containers[*].env")}, nil},
+		{"CheckOptions - zero max size - fail", []Option{WithMaxSize(0)}, ErrOptions},
+		{"CheckOptions - negative flush interval - fail", []Option{WithFlushInterval(-1)}, ErrOptions},
+		{"CheckOptions - indexed redact path - fail", []Option{WithRedactFields("{.items[0]}")}, ErrOptions},
+		{"CheckOptions - redact path reaching the name - fail", []Option{WithRedactFields(".metadata")}, ErrOptions},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := CheckOptions(tt.opts...); !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
+				t.Errorf("CheckOptions: got error %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
 // gzipLists compresses the answers to requests that are not watches, as
 // kube-apiserver does for large ones.

@@ -196,20 +196,11 @@ func New(path string, opts ...Option) (*Recorder, error) {
 	if !strings.HasSuffix(path, ".yaml") || path == ".yaml" {
 		return nil, fmt.Errorf("%w: %q: a cassette file name must end in .yaml", ErrOptions, path)
 	}
-	if o.maxSize <= 0 {
-		return nil, fmt.Errorf("%w: max size %d: want > 0", ErrOptions, o.maxSize)
+	fields, err := o.check()
+	if err != nil {
+		return nil, err
 	}
-	if o.flushInterval < 0 {
-		return nil, fmt.Errorf("%w: flush interval %s: want >= 0", ErrOptions, o.flushInterval)
-	}
-	rd := &redactor{secrets: o.redactSecrets, dropManaged: !o.keepManagedFields, key: make([]byte, 32)}
-	for _, p := range o.redactFields {
-		fp, err := parseFieldPath(p)
-		if err != nil {
-			return nil, err
-		}
-		rd.fields = append(rd.fields, fp)
-	}
+	rd := &redactor{secrets: o.redactSecrets, dropManaged: !o.keepManagedFields, key: make([]byte, 32), fields: fields}
 	if _, err := rand.Read(rd.key); err != nil {
 		return nil, fmt.Errorf("recorder: redaction key: %w", err)
 	}
@@ -222,6 +213,37 @@ func New(path string, opts ...Option) (*Recorder, error) {
 	}
 	go r.loop()
 	return r, nil
+}
+
+// CheckOptions reports the first of opts that New would refuse (an error
+// wrapping ErrOptions: a size or interval out of range, a redact path it
+// cannot write through), without creating anything.
+func CheckOptions(opts ...Option) error {
+	o := defaults()
+	for _, fn := range opts {
+		fn(&o)
+	}
+	_, err := o.check()
+	return err
+}
+
+// check checks o's values and returns its parsed redact paths.
+func (o options) check() ([]fieldPath, error) {
+	if o.maxSize <= 0 {
+		return nil, fmt.Errorf("%w: max size %d: want > 0", ErrOptions, o.maxSize)
+	}
+	if o.flushInterval < 0 {
+		return nil, fmt.Errorf("%w: flush interval %s: want >= 0", ErrOptions, o.flushInterval)
+	}
+	var fields []fieldPath
+	for _, p := range o.redactFields {
+		fp, err := parseFieldPath(p)
+		if err != nil {
+			return nil, err
+		}
+		fields = append(fields, fp)
+	}
+	return fields, nil
 }
 
 // probe checks that files can be created in path's directory.

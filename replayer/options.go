@@ -2,6 +2,7 @@ package replayer
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -57,7 +58,8 @@ func (p Pace) String() string {
 	return strconv.FormatFloat(p.factor(), 'g', -1, 64) + "x"
 }
 
-// ParsePace reads "max", "recorded" or a speed factor such as "10x" or "0.5x".
+// ParsePace reads "max", "recorded" or a speed factor such as "10x" or "0.5x"
+// (positive and finite).
 func ParsePace(s string) (Pace, error) {
 	switch s {
 	case "max", "":
@@ -66,7 +68,7 @@ func ParsePace(s string) (Pace, error) {
 		return Pace{Mode: PaceRecorded, Factor: 1}, nil
 	}
 	f, err := strconv.ParseFloat(strings.TrimSuffix(s, "x"), 64)
-	if err != nil || !strings.HasSuffix(s, "x") || f <= 0 {
+	if err != nil || !strings.HasSuffix(s, "x") || !(f > 0) || math.IsInf(f, 0) {
 		return Pace{}, fmt.Errorf("pace %q: want max, recorded or a positive factor such as 10x", s)
 	}
 	return Pace{Mode: PaceRecorded, Factor: f}, nil

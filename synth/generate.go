@@ -36,30 +36,75 @@ type GenerateOptions struct {
 	PageSize int
 	// BookmarkEvery puts a BOOKMARK after every n events (0: only the last).
 	BookmarkEvery int
+	// MaxMemory bounds, in bytes, the memory that generating the cassette
+	// and saving it are estimated to take (see EstimateSize); Generate
+	// refuses larger options at once with ErrTooLarge (0:
+	// DefaultMaxMemory).
+	MaxMemory int64
 }
 
-// ErrOptions is wrapped by errors about GenerateOptions.
-var ErrOptions = errors.New("bad generate options")
+// DefaultMaxMemory is the memory bound of GenerateOptions.MaxMemory 0:
+// 4 GiB, about 300,000 objects or events of pods and configmaps.
+const DefaultMaxMemory = 4 << 30
+
+var (
+	// ErrOptions is wrapped by errors about GenerateOptions.
+	ErrOptions = errors.New("bad generate options")
+	// ErrTooLarge is wrapped by the error of options whose cassette would
+	// take more memory to generate and save than GenerateOptions.MaxMemory.
+	ErrTooLarge = errors.New("synthetic cassette too large")
+)
+
+// kinds are the resources Generate makes.
+var kinds = []string{"configmaps", "pods"}
+
+// Validate checks the options as Generate does before it generates
+// anything: counts not negative, known kinds, and an estimated size within
+// MaxMemory (ErrTooLarge). The error names the option at fault.
+func (o GenerateOptions) Validate() error {
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"objects", o.Objects}, {"events", o.Events}, {"namespaces", o.Namespaces}, {"page size", o.PageSize}, {"bookmark every", o.BookmarkEvery}} {
+		if c.n < 0 {
+			return fmt.Errorf("%w: %s %d: want 0 or more", ErrOptions, c.name, c.n)
+		}
+	}
+	if o.MaxMemory < 0 {
+		return fmt.Errorf("%w: max memory %d: want 0 (the default) or more", ErrOptions, o.MaxMemory)
+	}
+	if o.Kinds != nil && len(o.Kinds) == 0 {
+		return fmt.Errorf("%w: no kinds (want %s)", ErrOptions, strings.Join(kinds, " or "))
+	}
+	for _, k := range o.Kinds {
+		if !slices.Contains(kinds, k) {
+			return fmt.Errorf("%w: kind %q: want %s", ErrOptions, k, strings.Join(kinds, " or "))
+		}
+	}
+	bound := o.MaxMemory
+	if bound == 0 {
+		bound = DefaultMaxMemory
+	}
+	if e := EstimateSize(o); e.MemoryBytes > bound {
+		return fmt.Errorf("%w: %d objects and %d events make a cassette of about %s; generating and saving it would take about %s of memory, over the bound of %s",
+			ErrTooLarge, o.Objects, o.Events, bytesText(e.FileBytes), bytesText(e.MemoryBytes), bytesText(bound))
+	}
+	return nil
+}
 
 // Generate returns a cassette of realistic ConfigMap and Pod traffic: per
 // kind, a LIST of the initial objects and a watch carrying Events changes —
 // status changes, label and data edits, creations, deletions (graceful ones
 // for pods), and now and then a deletion and re-creation of one name with a
 // new UID.
+//
+// Options that fail Validate are refused before anything is generated.
 func Generate(o GenerateOptions) (*cassette.File, error) {
-	if o.Objects < 0 || o.Events < 0 || o.Namespaces < 0 || o.PageSize < 0 || o.BookmarkEvery < 0 {
-		return nil, fmt.Errorf("%w: negative count in %+v", ErrOptions, o)
+	if err := o.Validate(); err != nil {
+		return nil, err
 	}
 	if o.Kinds == nil {
-		o.Kinds = []string{"configmaps", "pods"}
-	}
-	if len(o.Kinds) == 0 {
-		return nil, fmt.Errorf("%w: no kinds", ErrOptions)
-	}
-	for _, k := range o.Kinds {
-		if k != "configmaps" && k != "pods" {
-			return nil, fmt.Errorf("%w: kind %q: want configmaps or pods", ErrOptions, k)
-		}
+		o.Kinds = slices.Clone(kinds)
 	}
 	if o.Namespaces == 0 {
 		o.Namespaces = 3

@@ -3,8 +3,10 @@ package synth_test
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/lwreplay/lwreplay/cassette"
@@ -149,22 +151,67 @@ func equalStrings(a, b []string) bool {
 func TestGenerate_BadOptions(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name string
-		o    synth.GenerateOptions
+		name    string
+		o       synth.GenerateOptions
+		wantErr error
+		errHas  string
 	}{
-		{"negative objects - fail", synth.GenerateOptions{Objects: -1}},
-		{"negative events - fail", synth.GenerateOptions{Events: -1}},
-		{"negative page size - fail", synth.GenerateOptions{PageSize: -1}},
-		{"unknown kind - fail", synth.GenerateOptions{Kinds: []string{"secrets"}}},
-		{"empty kinds - fail", synth.GenerateOptions{Kinds: []string{}}},
+		{"negative objects - fail", synth.GenerateOptions{Objects: -1}, synth.ErrOptions, "objects -1: want 0 or more"},
+		{"negative events - fail", synth.GenerateOptions{Events: -1}, synth.ErrOptions, "events -1"},
+		{"negative namespaces - fail", synth.GenerateOptions{Namespaces: -2}, synth.ErrOptions, "namespaces -2"},
+		{"negative page size - fail", synth.GenerateOptions{PageSize: -3}, synth.ErrOptions, "page size -3: want 0 or more"},
+		{"negative bookmark every - fail", synth.GenerateOptions{BookmarkEvery: -1}, synth.ErrOptions, "bookmark every -1"},
+		{"negative max memory - fail", synth.GenerateOptions{MaxMemory: -1}, synth.ErrOptions, "max memory -1"},
+		{"unknown kind - fail", synth.GenerateOptions{Kinds: []string{"secrets"}}, synth.ErrOptions, `kind "secrets": want configmaps or pods`},
+		{"empty kinds - fail", synth.GenerateOptions{Kinds: []string{}}, synth.ErrOptions, "no kinds"},
+		{"over the default memory bound - fail", synth.GenerateOptions{Objects: 100_000_000, Events: 100}, synth.ErrTooLarge, "over the bound of 4 GiB"},
+		{"over a given memory bound - fail", synth.GenerateOptions{Objects: 20_000, MaxMemory: 100 << 20}, synth.ErrTooLarge, "over the bound of 100 MiB"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := synth.Generate(tt.o); !errors.Is(err, synth.ErrOptions) {
-				t.Errorf("Generate(%+v): got error %v, want ErrOptions", tt.o, err)
+			_, err := synth.Generate(tt.o)
+			if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), tt.errHas) {
+				t.Errorf("Generate(%+v): got error %v, want %v saying %q", tt.o, err, tt.wantErr, tt.errHas)
+			}
+			if err != nil && strings.Contains(err.Error(), "{") {
+				t.Errorf("Generate(%+v): got error %q, want one that names the option, not a Go struct", tt.o, err)
 			}
 		})
 	}
+}
+
+func TestEstimateSize(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		o    synth.GenerateOptions
+	}{
+		{"estimate - default kinds - pass", synth.GenerateOptions{Objects: 2000, Events: 1000, Seed: 1}},
+		{"estimate - pods only, bookmarks - pass", synth.GenerateOptions{Objects: 500, Events: 2000, Seed: 2, Kinds: []string{"pods"}, BookmarkEvery: 2}},
+		{"estimate - configmaps only, pages - pass", synth.GenerateOptions{Objects: 3000, Events: 500, Seed: 3, Kinds: []string{"configmaps"}, PageSize: 100}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := synth.EstimateSize(tt.o)
+			f, err := synth.Generate(tt.o)
+			if err != nil {
+				t.Fatalf("Generate: got error %v, want none", err)
+			}
+			size := len(saved(t, f))
+			if got, want := float64(e.FileBytes), float64(size); got < 0.75*want || got > 1.25*want {
+				t.Errorf("FileBytes: got %d, want within a quarter of the file's %d bytes", e.FileBytes, size)
+			}
+			if e.MemoryBytes <= e.FileBytes {
+				t.Errorf("MemoryBytes: got %d, want more than the file's %d bytes", e.MemoryBytes, e.FileBytes)
+			}
+		})
+	}
+	t.Run("estimate - no overflow for the largest counts - pass", func(t *testing.T) {
+		e := synth.EstimateSize(synth.GenerateOptions{Objects: math.MaxInt, Events: math.MaxInt})
+		if e.FileBytes <= 0 || e.MemoryBytes != math.MaxInt64 {
+			t.Errorf("EstimateSize: got %+v, want positive bytes saturated at MaxInt64", e)
+		}
+	})
 }
 
 func BenchmarkBuild5000(b *testing.B) {

@@ -43,6 +43,9 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := nonEmpty(fs, "target", "level", "watchlist", "artifacts", "client-go"); err != nil {
+		return err
+	}
 	if fs.NArg() == 0 {
 		return fmt.Errorf("%w: name at least one cassette file or directory", errUsage)
 	}

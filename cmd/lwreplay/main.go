@@ -5,14 +5,16 @@
 //
 //	lwreplay serve CASSETTE... [--addr 127.0.0.1:0] [--write-kubeconfig PATH] [--pace max|recorded|<f>x]
 //	lwreplay inspect CASSETTE... [--json]
-//	lwreplay mutate CASSETTE... (--fault F... | --plan FILE) -o OUT [--client-go V]
-//	lwreplay synth --objects N --events M --seed S -o FILE
+//	lwreplay mutate CASSETTE... (--fault F... | --plan FILE) -o OUT [--timeout 2m] [--client-go V]
+//	lwreplay synth --objects N --events M --seed S [--max-memory 4Gi] -o FILE
 //	lwreplay record --resource R[,R...] -o FILE [--kubeconfig PATH] [--context NAME] [-n NS | -A] [--duration D] ...
 //	lwreplay fuzz CASSETTE... [--target T] [--resource R[,R...]] [--duration 60s] [--seed N]
 //	                         [--artifacts DIR] [--level typed|wire] [--watchlist auto|on|off] [--breaking] [--parallel N]
 //	                         [--client-go V]
 //
-// Each verb is a thin flag layer over the library packages.
+// Each verb is a thin flag layer over the library packages. It checks every
+// flag before any work and exits 2 for a usage error (errUsage), 1 for a
+// failure.
 package main
 
 import (

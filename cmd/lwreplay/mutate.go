@@ -24,19 +24,31 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *out == "" {
-		return fmt.Errorf("%w: -o FILE is required", errUsage)
+	if err := checkOutput(*out); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
 		return fmt.Errorf("%w: name at least one cassette file or directory", errUsage)
+	}
+	if err := notAnInput(*out, fs.Args()); err != nil {
+		return err
+	}
+	if err := nonEmpty(fs, "plan", "client-go"); err != nil {
+		return err
 	}
 	mode, err := capture.ParseWatchListMode(*watchList)
 	if err != nil {
 		return fmt.Errorf("%w: --watchlist: %v", errUsage, err)
 	}
+	if *timeout <= 0 {
+		return fmt.Errorf("%w: --timeout: got %v, want a positive duration", errUsage, *timeout)
+	}
 	plan, err := loadPlan(*faultFlags, *planFile)
 	if err != nil {
 		return err
+	}
+	if err := mutate.CheckPlan(plan); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if ran, err := withClientGo(ctx, *clientGo, "mutate", args, stdout, stderr); ran {
 		return err

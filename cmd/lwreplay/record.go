@@ -7,7 +7,6 @@ import (
 	"os"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/clientcmd"
@@ -143,11 +142,12 @@ func parseRecordFlags(args []string, stderr io.Writer) (*recordFlags, error) {
 		return nil, fmt.Errorf("%w: --watchlist %q: want auto, on or off", errUsage, *watchList)
 	}
 	f.watchList = mode
-	q, err := resource.ParseQuantity(*maxSize)
-	if err != nil || q.Value() <= 0 {
-		return nil, fmt.Errorf("%w: --max-size %q: want a positive size such as 16777216 or 16Mi", errUsage, *maxSize)
+	if f.maxSize, err = positiveQuantity("max-size", *maxSize); err != nil {
+		return nil, err
 	}
-	f.maxSize = q.Value()
+	if err := nonEmpty(fs, "kubeconfig"); err != nil {
+		return nil, err
+	}
 	if err := f.check(fs.Args()); err != nil {
 		return nil, err
 	}
@@ -161,8 +161,6 @@ func (f *recordFlags) check(rest []string) error {
 		return fmt.Errorf("%w: unexpected arguments %v (name resources with --resource)", errUsage, rest)
 	case len(f.resources) == 0:
 		return fmt.Errorf("%w: --resource R[,R...] is required", errUsage)
-	case f.output == "":
-		return fmt.Errorf("%w: -o FILE is required", errUsage)
 	case f.allNamespaces && f.namespaceSet:
 		return fmt.Errorf("%w: --namespace and --all-namespaces exclude each other", errUsage)
 	case f.namespaceSet && f.namespace == "":
@@ -176,6 +174,9 @@ func (f *recordFlags) check(rest []string) error {
 	case f.flushInterval <= 0:
 		return fmt.Errorf("%w: --flush-interval must be positive", errUsage)
 	}
+	if err := checkOutput(f.output); err != nil {
+		return err
+	}
 	for _, r := range f.resources {
 		if r == "" {
 			return fmt.Errorf("%w: --resource: empty resource name", errUsage)
@@ -185,6 +186,9 @@ func (f *recordFlags) check(rest []string) error {
 		if p == "" {
 			return fmt.Errorf("%w: --redact-field: empty path", errUsage)
 		}
+	}
+	if err := recorder.CheckOptions(recorder.WithRedactFields(f.redactFields...)); err != nil {
+		return fmt.Errorf("%w: --redact-field: %v", errUsage, err)
 	}
 	if _, err := labels.Parse(f.selector); err != nil {
 		return fmt.Errorf("%w: --selector: %v", errUsage, err)

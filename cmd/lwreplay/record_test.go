@@ -218,7 +218,12 @@ func TestRecordErrors(t *testing.T) {
 		{"record - missing kubeconfig - fail", []string{"record", "--kubeconfig", filepath.Join(dir, "nope"), "--resource", "pods", "-o", out}, 1, "nope"},
 		{"record - unknown context - fail", append(base, "--context", "nope", "--resource", "pods", "-o", out), 1, `"nope"`},
 		{"record - unknown resource - fail", append(base, "--resource", "pods,frobs", "-o", out), 1, `unknown resource: "frobs": the server has no resource or kind of that name`},
-		{"record - output not yaml - fail", append(base, "--resource", "pods", "-o", filepath.Join(dir, "out.json")), 1, "out.json"},
+		{"record - output not yaml, before connecting - fail", []string{"record", "--kubeconfig", filepath.Join(dir, "nope"), "--resource", "pods", "-o", filepath.Join(dir, "out.json")}, 2, "out.json: a cassette file name must end in .yaml"},
+		{"record - unsupported redact path, before connecting - fail", []string{"record", "--kubeconfig", filepath.Join(dir, "nope"), "--resource", "pods", "-o", out, "--redact-field", ".items[0]"}, 2, "--redact-field"},
+		{"record - redact path reaching the name - fail", append(base, "--resource", "pods", "-o", out, "--redact-field", ".metadata"), 2, "reaches .metadata.name"},
+		{"record - empty kubeconfig path - fail", []string{"record", "--kubeconfig=", "--resource", "pods", "-o", out}, 2, "--kubeconfig: got an empty value"},
+		{"record - empty context - fail", []string{"record", "--context=", "--resource", "pods", "-o", out}, 2, "--context must not be empty"},
+		{"record - huge max size - fail", []string{"record", "--resource", "pods", "-o", out, "--max-size", "100Ei"}, 2, `--max-size "100Ei"`},
 	}
 	runErrorCases(t, tests)
 }

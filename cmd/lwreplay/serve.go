@@ -28,8 +28,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	plan, err := loadPlan(*faultFlags, *planFile)
-	if err != nil {
+	if err := checkServeFlags(fs, *addr); err != nil {
 		return err
 	}
 	pace, err := replayer.ParsePace(*paceFlag)
@@ -39,13 +38,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(fs.Args()) == 0 {
 		return fmt.Errorf("%w: name at least one cassette file or directory", errUsage)
 	}
+	plan, err := loadPlan(*faultFlags, *planFile)
+	if err != nil {
+		return err
+	}
 	files, err := cassette.LoadAll(fs.Args()...)
 	if err != nil {
 		return err
 	}
 	if cassette.IsVerbatim(files...) {
-		if len(plan.Decisions) > 0 {
-			return fmt.Errorf("%w: a reproducer cassette replays as recorded; it takes no --fault or --plan", errUsage)
+		if err := checkVerbatimFlags(fs); err != nil {
+			return err
 		}
 		v, err := replayer.NewVerbatim(files...)
 		if err != nil {
@@ -59,6 +62,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	opts := []replayer.Option{replayer.WithPace(pace), replayer.WithPlan(plan), replayer.WithStormHandler(stormWarner(stderr))}
 	if *compaction != "" {
+		if err := checkCompaction(h, *compaction); err != nil {
+			return err
+		}
 		opts = append(opts, replayer.WithCompaction(*compaction))
 	}
 	srv := replayer.New(h, opts...)
@@ -147,8 +153,19 @@ func stormWarner(w io.Writer) func(replayer.StormReport) {
 	}
 }
 
-// loadPlan reads --fault values and a --plan file into one plan.
+// loadPlan reads a --plan file and --fault values into one plan, the
+// file's decisions first. The --fault values are parsed before the file is
+// read; a value or a file's contents that do not parse are usage errors, a
+// file that cannot be read is a failure.
 func loadPlan(specs []string, file string) (faults.Plan, error) {
+	var flags []faults.Decision
+	for _, s := range specs {
+		d, err := faults.ParseFault(s)
+		if err != nil {
+			return faults.Plan{}, fmt.Errorf("%w: --fault %q: %v", errUsage, s, err)
+		}
+		flags = append(flags, d)
+	}
 	var p faults.Plan
 	if file != "" {
 		data, err := os.ReadFile(file)
@@ -156,16 +173,10 @@ func loadPlan(specs []string, file string) (faults.Plan, error) {
 			return p, fmt.Errorf("--plan: %w", err)
 		}
 		if p, err = faults.ParsePlan(data); err != nil {
-			return p, fmt.Errorf("--plan %s: %w", file, err)
+			return p, fmt.Errorf("%w: --plan %s: %w", errUsage, file, err)
 		}
 	}
-	for _, s := range specs {
-		d, err := faults.ParseFault(s)
-		if err != nil {
-			return p, fmt.Errorf("%w: --fault %q: %v", errUsage, s, err)
-		}
-		p.Decisions = append(p.Decisions, d)
-	}
+	p.Decisions = append(p.Decisions, flags...)
 	return p, nil
 }
 
