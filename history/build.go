@@ -1,15 +1,21 @@
 package history
 
 import (
+	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/lwreplay/lwreplay/cassette"
 )
 
-// Build reconstructs the history recorded in cassette files, taken in the
-// order given as one recording. Errors name the file, interaction and event.
+// Build reconstructs the history recorded in cassette files: one
+// recording, a cassette file or the parts a recorder rotated it into, in
+// order (cassette.Group states the rule). Files that are not one recording
+// are refused (cassette.ErrNotOneRecording, naming them), and so is a
+// recording with no Kubernetes list or watch traffic (ErrNoTraffic).
+// Errors name the file, interaction and event.
 //
 // Per resource, the first list (or WatchList initial events, or the
 // ADDED events that open a watch from resourceVersion "" or "0") gives the
@@ -20,8 +26,14 @@ import (
 // again. Only traffic with the selectors and namespace of the resource's
 // first list or watch counts; requests with others are left out. A
 // resource that has only error answers gets no log: its errors go to
-// History.Errors.
+// History.Errors. How resourceVersions are ordered: see the package doc.
 func Build(files ...*cassette.File) (*History, error) {
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%w: no cassette file", ErrNoTraffic)
+	}
+	if err := cassette.OneRecording(files...); err != nil {
+		return nil, err
+	}
 	h := &History{Discovery: map[string][]byte{}}
 	var start, end time.Time
 	for _, f := range files {
@@ -42,7 +54,7 @@ func Build(files ...*cassette.File) (*History, error) {
 		h.Span = end.Sub(start)
 	}
 	var recs []*record
-	var appearance []string
+	appearance := map[Resource][]string{} // per resource, its RVs as they appear
 	for _, f := range files {
 		for n, i := range f.Interactions {
 			r, err := parseInteraction(Location{File: f.Path, Interaction: n, Event: -1}, i, start)
@@ -50,23 +62,17 @@ func Build(files ...*cassette.File) (*History, error) {
 				return nil, err
 			}
 			recs = append(recs, r)
-			for _, o := range r.items {
-				appearance = append(appearance, o.ResourceVersion)
+			if r.kind != recList && r.kind != recWatch {
+				continue
 			}
-			if r.listRV != "" {
-				appearance = append(appearance, r.listRV)
-			}
-			if rv := r.req.ResourceVersion; r.kind == recWatch && !r.req.IsWatchList() && rv != "" && rv != "0" {
-				appearance = append(appearance, rv)
-			}
-			for _, fr := range r.frames {
-				if fr.rv != "" {
-					appearance = append(appearance, fr.rv)
-				}
-			}
+			id := r.req.Resource.ID()
+			appearance[id] = append(appearance[id], r.appearance()...)
 		}
 	}
-	h.order = newOrder(appearance)
+	orders := make(map[Resource]*Order, len(appearance))
+	for id, rvs := range appearance {
+		orders[id] = newOrder(rvs)
+	}
 	builders := map[Resource]*logBuilder{}
 	for _, r := range recs {
 		switch r.kind {
@@ -84,7 +90,11 @@ func Build(files ...*cassette.File) (*History, error) {
 		id := r.req.Resource.ID()
 		b := builders[id]
 		if b == nil {
-			b = &logBuilder{log: &Log{Resource: id, order: h.order}, first: r.loc, cur: map[string]*Object{}, chains: map[string]*chain{}}
+			order := orders[id]
+			if order == nil {
+				order = newOrder(nil) // only error answers
+			}
+			b = &logBuilder{log: &Log{Resource: id, order: order}, first: r.loc, cur: map[string]*Object{}, chains: map[string]*chain{}}
 			builders[id] = b
 			h.Logs = append(h.Logs, b.log)
 		}
@@ -93,12 +103,14 @@ func Build(files ...*cassette.File) (*History, error) {
 		}
 	}
 	logs := h.Logs[:0]
+	var refused []RecordedError // error answers to list and watch requests
 	for _, l := range h.Logs {
 		b := builders[l.Resource.ID()]
 		switch {
 		case !b.started && b.log.Lists+b.log.Watches == 0:
 			// Only error answers: there is no history to tell, just the errors.
 			h.Errors = append(h.Errors, l.Errors...)
+			refused = append(refused, l.Errors...)
 			continue
 		case !b.started:
 			return nil, fmt.Errorf("%w: %s: %s: no complete list or watch was recorded", ErrContradiction, b.first, l.Resource)
@@ -109,6 +121,10 @@ func Build(files ...*cassette.File) (*History, error) {
 	}
 	h.Logs = logs
 	sortErrors(h.Errors, h.Files)
+	if len(h.Logs) == 0 {
+		return nil, noTraffic(files, refused)
+	}
+	h.order, h.orderErr = mergeOrders(h.Logs)
 	return h, nil
 }
 
@@ -394,4 +410,41 @@ func (b *logBuilder) startEmpty(r *record, f frame) error {
 	b.log.StartRV, b.curRV = rv, rv
 	b.log.Marks = append(b.log.Marks, Mark{RV: rv, At: r.started, From: r.loc})
 	return nil
+}
+
+// ErrNoTraffic says a recording holds no Kubernetes list or watch traffic
+// to build a history from.
+var ErrNoTraffic = errors.New("no Kubernetes list or watch traffic")
+
+// noTraffic returns the error of a recording with no log: what it holds
+// instead.
+func noTraffic(files []*cassette.File, refused []RecordedError) error {
+	names := make([]string, len(files))
+	n := 0
+	var first *cassette.Interaction
+	for k, f := range files {
+		names[k] = f.Path
+		n += len(f.Interactions)
+		if first == nil && len(f.Interactions) > 0 {
+			first = &f.Interactions[0]
+		}
+	}
+	what := "no interactions"
+	switch {
+	case len(refused) > 0:
+		sortErrors(refused, names)
+		e := refused[0]
+		what = fmt.Sprintf("%s, only error answers to list or watch requests (the first: %s: %d %s)", interactions(n), e.From, e.Code, e.Reason)
+	case first != nil:
+		what = fmt.Sprintf("%s, none a LIST or WATCH of a Kubernetes resource answered with data (the first: %s %s)", interactions(n), first.Method, first.URL)
+	}
+	return fmt.Errorf("%w: %w: %s: %s", cassette.ErrFormat, ErrNoTraffic, strings.Join(names, " "), what)
+}
+
+// interactions renders "1 interaction", "3 interactions".
+func interactions(n int) string {
+	if n == 1 {
+		return "1 interaction"
+	}
+	return fmt.Sprintf("%d interactions", n)
 }
