@@ -188,7 +188,7 @@ func TestRecordHandMade(t *testing.T) {
 					t.Errorf("interactions: got %d, want 0", len(its))
 				}
 			},
-	noLog: "no interactions",
+			noLog: "no interactions",
 		},
 		{
 			name:    "answer - closed before its end, not a whole document - not recorded - pass",
@@ -204,7 +204,7 @@ func TestRecordHandMade(t *testing.T) {
 					t.Errorf("interactions: got %d, want 0", len(its))
 				}
 			},
-	noLog: "no interactions",
+			noLog: "no interactions",
 		},
 	}
 	for _, tt := range tests {
