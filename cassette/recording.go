@@ -201,15 +201,19 @@ func span(f *File) (first, last time.Time, ok bool) {
 	return first, last, ok
 }
 
-// OneRecording returns nil when files are one recording (Group finds one),
-// else an error wrapping ErrNotOneRecording that names each recording the
-// files hold and why a file named as a part does not join its recording.
-func OneRecording(files ...*File) error {
+// OneRecording returns files as the parts of one recording, in order,
+// when Group finds them one; else an error wrapping ErrNotOneRecording that
+// names each recording the files hold and why a file named as a part does
+// not join its recording.
+func OneRecording(files ...*File) ([]*File, error) {
 	recs := Group(files)
-	if len(recs) <= 1 {
-		return nil
+	switch len(recs) {
+	case 0:
+		return nil, nil
+	case 1:
+		return recs[0].Files, nil
 	}
-	return fmt.Errorf("%w: the files hold %d recordings: %s; %s", ErrNotOneRecording, len(recs), DescribeAll(recs), RuleText)
+	return nil, fmt.Errorf("%w: the files hold %d recordings: %s; %s", ErrNotOneRecording, len(recs), DescribeAll(recs), RuleText)
 }
 
 // RuleText states the rule for errors and usage messages.

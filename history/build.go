@@ -31,7 +31,8 @@ func Build(files ...*cassette.File) (*History, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%w: no cassette file", ErrNoTraffic)
 	}
-	if err := cassette.OneRecording(files...); err != nil {
+	files, err := cassette.OneRecording(files...)
+	if err != nil {
 		return nil, err
 	}
 	h := &History{Discovery: map[string][]byte{}}
