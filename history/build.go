@@ -431,13 +431,14 @@ func noTraffic(files []*cassette.File, refused []RecordedError) error {
 		}
 	}
 	what := "no interactions"
-	switch {
-	case len(refused) > 0:
+	if first != nil {
+		what = fmt.Sprintf("%s, none a LIST or WATCH of a Kubernetes resource answered with data (the first: %s %s)", interactions(n), first.Method, first.URL)
+	}
+	if len(refused) > 0 {
 		sortErrors(refused, names)
 		e := refused[0]
-		what = fmt.Sprintf("%s, only error answers to list or watch requests (the first: %s: %d %s)", interactions(n), e.From, e.Code, e.Reason)
-	case first != nil:
-		what = fmt.Sprintf("%s, none a LIST or WATCH of a Kubernetes resource answered with data (the first: %s %s)", interactions(n), first.Method, first.URL)
+		what += fmt.Sprintf("; %d answered a list or watch request with an error (the first: %s: %s)",
+			len(refused), e.From, strings.TrimSpace(fmt.Sprintf("%d %s", e.Code, e.Reason)))
 	}
 	return fmt.Errorf("%w: %w: %s: %s", cassette.ErrFormat, ErrNoTraffic, strings.Join(names, " "), what)
 }

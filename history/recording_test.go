@@ -72,7 +72,7 @@ func TestBuild_NoTraffic(t *testing.T) {
 		{"discovery only - fail", []*cassette.File{file("disc.yaml", get("/api", `{"versions":["v1"]}`))},
 			"disc.yaml: 1 interaction, none a LIST or WATCH"},
 		{"only error answers - fail", []*cassette.File{file("denied.yaml", forbidden)},
-			"denied.yaml: 1 interaction, only error answers to list or watch requests (the first: denied.yaml: interaction 0: 403 Forbidden)"},
+			"denied.yaml: 1 interaction, none a LIST or WATCH of a Kubernetes resource answered with data (the first: GET https://kube.example/api/v1/secrets?resourceVersion=0); 1 answered a list or watch request with an error (the first: denied.yaml: interaction 0: 403 Forbidden)"},
 		{"no interactions - fail", []*cassette.File{file("empty.yaml")}, "empty.yaml: no interactions"},
 		{"no file - fail", nil, "no cassette file"},
 	}

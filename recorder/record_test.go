@@ -114,7 +114,7 @@ func TestRecordHandMade(t *testing.T) {
 					t.Errorf("interaction: got %d %q, want 410 %q", its[0].Code, its[0].Body, status410)
 				}
 			},
-			noLog: "rec.yaml: 1 interaction, only error answers to list or watch requests (the first: ",
+			noLog: "rec.yaml: interaction 0: 410 Expired)",
 		},
 		{
 			name: "watch - client closes mid-stream - complete frames kept - pass",
