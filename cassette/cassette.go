@@ -17,10 +17,20 @@
 // example one written by go-vcr's own recorder) loads too and replays
 // events back-to-back.
 //
+// Loading is strict: a file cut short (its last interaction has no status
+// code) or an interaction that cannot be read is an error naming the file,
+// the interaction and the line it starts on; WithSalvage loads a file cut
+// short without its cut last interaction. Several files are one recording
+// only when they are the parts a recorder rotated it into (see Recording
+// and Group); LoadRecordings groups what it loads so.
+//
 // Typical use:
 //
-//	files, err := cassette.LoadAll("cassettes/configmaps.yaml")
-//	...
+//	recs, err := cassette.LoadRecordings([]string{"cassettes/"})
+//	for _, r := range recs {
+//		h, err := history.Build(r.Files...)
+//		...
+//	}
 //	c := cassette.New()
 //	c.Add(cassette.Interaction{Method: "GET", URL: u, Code: 200, Body: body})
 //	err = c.Save("out.yaml")
