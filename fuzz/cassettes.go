@@ -53,20 +53,6 @@ func loadPlans(paths []string) ([][]byte, error) {
 	return out, nil
 }
 
-// loadHistory loads the cassette at path and builds its history; the
-// error names the cassette.
-func loadHistory(path string) ([]*cassette.File, *history.History, error) {
-	files, err := cassette.LoadAll(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("cassette %s: %w", path, err)
-	}
-	h, err := history.Build(files...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("cassette %s: %w", path, err)
-	}
-	return files, h, nil
-}
-
 // recording is one recording loaded and built: one cassette of a
 // campaign.
 type recording struct {
