@@ -12,8 +12,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/cassette"
+	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
 )
 
