@@ -136,9 +136,9 @@ func TestLoad_Versions(t *testing.T) {
 	}{
 		{"lwreplay format 1 - pass", 2, "1", ""},
 		{"no lwreplay header - pass", 2, "", ""},
-		{"lwreplay format newer - fail", 2, "2", "interaction 0: format version 2 is newer than this lwreplay reads (1)"},
-		{"lwreplay format not a number - fail", 2, "one", `interaction 0: header X-Lwreplay-Format: "one" is not a format version`},
-		{"lwreplay format zero - fail", 2, "0", `interaction 0: header X-Lwreplay-Format: "0" is not a format version`},
+		{"lwreplay format newer - fail", 2, "2", "interaction 0 (line 4): format version 2 is newer than this lwreplay reads (1)"},
+		{"lwreplay format not a number - fail", 2, "one", `interaction 0 (line 4): header X-Lwreplay-Format: "one" is not a format version`},
+		{"lwreplay format zero - fail", 2, "0", `interaction 0 (line 4): header X-Lwreplay-Format: "0" is not a format version`},
 		{"go-vcr version 1 - fail", 1, "", "go-vcr cassette format version 1; lwreplay reads version 2"},
 		{"go-vcr version 3 - fail", 3, "1", "go-vcr cassette format version 3; lwreplay reads version 2"},
 	}
@@ -192,17 +192,17 @@ func TestLoad_Malformed(t *testing.T) {
 		{"empty file - fail", "c.yaml", "", "c.yaml: not a go-vcr cassette (no version field)"},
 		{"YAML without a version - fail", "c.yaml", "interactions: []\n", "c.yaml: not a go-vcr cassette (no version field)"},
 		{"no interactions - pass", "c.yaml", "version: 2\ninteractions: []\n", ""},
-		{"null interaction - fail", "c.yaml", "version: 2\ninteractions:\n- null\n", "c.yaml: interaction 0: empty"},
-		{"no url - fail", "c.yaml", "version: 2\ninteractions:\n- request: {method: GET}\n  response: {code: 200}\n", "c.yaml: interaction 0: request has no url"},
+		{"null interaction - fail", "c.yaml", "version: 2\ninteractions:\n- null\n", "c.yaml: interaction 0 (line 3): empty"},
+		{"no url - fail", "c.yaml", "version: 2\ninteractions:\n- request: {method: GET}\n  response: {code: 200}\n", "c.yaml: interaction 0 (line 3): request has no url"},
 		{"no status code - fail", "c.yaml", "version: 2\ninteractions:\n- request: {url: 'http://h/api'}\n  response: {code: 200}\n- request: {url: 'http://h/api'}\n  response: {body: '{}'}\n",
-			"c.yaml: interaction 1: response has no status code"},
-		{"cut after the request - fail", "c.yaml", "version: 2\ninteractions:\n- request: {url: 'http://h/api'}\n", "c.yaml: interaction 0: response has no status code"},
+			"c.yaml: interaction 1 (line 5): response has no status code"},
+		{"cut after the request - fail", "c.yaml", "version: 2\ninteractions:\n- request: {url: 'http://h/api'}\n", "c.yaml: interaction 0 (line 3): response has no status code"},
 		{"bad start time - fail", "c.yaml", "version: 2\ninteractions:\n- request: {url: 'http://h/api'}\n  response: {code: 200, headers: {X-Lwreplay-Started: [yesterday]}}\n",
-			"c.yaml: interaction 0: header X-Lwreplay-Started"},
+			"c.yaml: interaction 0 (line 3): header X-Lwreplay-Started"},
 		{"bad frame offsets - fail", "c.yaml", "version: 2\ninteractions:\n- request: {url: 'http://h/api'}\n  response: {code: 200}\n- request: {url: 'http://h/api'}\n  response: {code: 200, headers: {X-Lwreplay-Frame-Offsets: ['1,x']}}\n",
-			`c.yaml: interaction 1: header X-Lwreplay-Frame-Offsets: frame 1: "x" is not`},
+			`c.yaml: interaction 1 (line 5): header X-Lwreplay-Frame-Offsets: frame 1: "x" is not`},
 		{"negative frame offset - fail", "c.yaml", "version: 2\ninteractions:\n- request: {url: 'http://h/api'}\n  response: {code: 200, headers: {X-Lwreplay-Frame-Offsets: ['-1']}}\n",
-			`c.yaml: interaction 0: header X-Lwreplay-Frame-Offsets: frame 0: "-1" is not`},
+			`c.yaml: interaction 0 (line 3): header X-Lwreplay-Frame-Offsets: frame 0: "-1" is not`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

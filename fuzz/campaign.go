@@ -50,7 +50,7 @@ func NewCampaign(o Options) (*Campaign, error) {
 		}
 	}
 	var err error
-	c.cassettes, err = loadCassettes(o.Cassettes, c.res)
+	c.cassettes, err = loadCassettes(o.Cassettes, c.res, loadOptions(o)...)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,9 @@ func NewCampaign(o Options) (*Campaign, error) {
 // Target returns the campaign's target.
 func (c *Campaign) Target() Target { return c.target }
 
-// Cassettes returns the paths of the campaign's cassettes, in input order.
+// Cassettes returns the names of the campaign's cassettes, in input order:
+// each recording's file paths, separated by spaces (cassette.Recording's
+// Name).
 func (c *Campaign) Cassettes() []string {
 	out := make([]string, len(c.cassettes))
 	for i, fc := range c.cassettes {

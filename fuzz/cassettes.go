@@ -53,41 +53,68 @@ func loadPlans(paths []string) ([][]byte, error) {
 	return out, nil
 }
 
-// loadHistory loads the cassette at path and builds its history; the
-// error names the cassette.
-func loadHistory(path string) ([]*cassette.File, *history.History, error) {
-	files, err := cassette.LoadAll(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("cassette %s: %w", path, err)
-	}
-	h, err := history.Build(files...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("cassette %s: %w", path, err)
-	}
-	return files, h, nil
+// recording is one recording loaded and built: one cassette of a
+// campaign.
+type recording struct {
+	rec cassette.Recording
+	h   *history.History
 }
 
-// loadCassettes loads and builds the cassette at each path, in order,
-// failing when there is none or more than an input byte can pick, or one
-// does not load or lacks res.
-func loadCassettes(paths []string, res history.Resource) ([]fuzzCassette, error) {
+// loadRecordings loads the cassette files and directories paths name and
+// groups them into recordings (cassette.Group: a file, or the parts a
+// recorder rotated one recording into); the error names the file.
+func loadRecordings(paths []string, opts ...cassette.LoadOption) ([]cassette.Recording, error) {
+	recs, err := cassette.LoadRecordings(paths, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("cassette: %w", err)
+	}
+	return recs, nil
+}
+
+// build builds each recording's history; the error names the recording.
+func build(recs []cassette.Recording) ([]recording, error) {
+	out := make([]recording, 0, len(recs))
+	for _, r := range recs {
+		h, err := history.Build(r.Files...)
+		if err != nil {
+			return nil, fmt.Errorf("cassette %s: %w", r.Name(), err)
+		}
+		out = append(out, recording{rec: r, h: h})
+	}
+	return out, nil
+}
+
+// loadOptions returns how o's cassette files load.
+func loadOptions(o Options) []cassette.LoadOption {
+	return []cassette.LoadOption{cassette.WithSalvage(o.Salvage)}
+}
+
+// loadCassettes loads the recordings paths hold, in order, failing when
+// there is none or more than an input byte can pick, or one does not load
+// or lacks res.
+func loadCassettes(paths []string, res history.Resource, opts ...cassette.LoadOption) ([]fuzzCassette, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%w: no cassette named", ErrNoCassette)
 	}
-	if len(paths) > 256 {
-		return nil, fmt.Errorf("%w: %d cassettes, at most 256 (one input byte picks one)", ErrNoCassette, len(paths))
+	loaded, err := loadRecordings(paths, opts...)
+	if err != nil {
+		return nil, err
 	}
-	out := make([]fuzzCassette, 0, len(paths))
-	for _, p := range paths {
-		files, h, err := loadHistory(p)
-		if err != nil {
-			return nil, err
+	if len(loaded) > 256 {
+		return nil, fmt.Errorf("%w: %d cassettes, at most 256 (one input byte picks one)", ErrNoCassette, len(loaded))
+	}
+	recs, err := build(loaded)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fuzzCassette, 0, len(recs))
+	for _, r := range recs {
+		name := r.rec.Name()
+		if _, ok := r.h.Log(res); !ok {
+			return nil, fmt.Errorf("cassette %s: %w: no %s recorded", name, ErrNoCassette, res.Resource)
 		}
-		if _, ok := h.Log(res); !ok {
-			return nil, fmt.Errorf("cassette %s: %w: no %s recorded", p, ErrNoCassette, res.Resource)
-		}
-		fc := fuzzCassette{path: p, h: h, decoded: newDecoded()}
-		if cassette.IsVerbatim(files...) {
+		fc := fuzzCassette{path: name, h: r.h, decoded: newDecoded()}
+		if files := r.rec.Files; cassette.IsVerbatim(files...) {
 			fc.reproducer, fc.watchList = files, recordedWatchList(files)
 		}
 		out = append(out, fc)

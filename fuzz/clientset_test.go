@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -27,7 +28,11 @@ var shippedCassettes = []string{
 // mustHistory builds the history of the cassette at path.
 func mustHistory(tb testing.TB, path string) *history.History {
 	tb.Helper()
-	_, h, err := loadHistory(path)
+	files, err := cassette.LoadAll(path)
+	if err != nil {
+		tb.Fatalf("got error %v, want none", err)
+	}
+	h, err := history.Build(files...)
 	if err != nil {
 		tb.Fatalf("got error %v, want none", err)
 	}

@@ -16,10 +16,15 @@ import (
 // informer target over configmaps, both WatchList paths, legal faults only,
 // and checks every invariant.
 type Options struct {
-	// Cassettes are the paths of the cassettes to replay, one history per
-	// file, in input order (byte 0 of an input picks one); Glob lists the
-	// files of patterns.
+	// Cassettes are the paths of the cassette files (or directories of
+	// them) to replay; Glob lists the files of patterns. They load as
+	// recordings (cassette.Group): each file is one cassette, one history,
+	// but the parts a recorder rotated one recording into, given together,
+	// are one. Byte 0 of an input picks one, in the order given.
 	Cassettes []string
+	// Salvage keeps the complete interactions of a cassette file cut short
+	// (cassette.WithSalvage); false (the default) refuses such a file.
+	Salvage bool
 	// Target is the client-go code to run; zero means the "informer"
 	// target.
 	Target Target

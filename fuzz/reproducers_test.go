@@ -25,6 +25,7 @@ func TestSharedReproducersConverge(t *testing.T) {
 	tests := []reproducerCase{
 		{"tombstone_fuzz.yaml", true},
 		{"tombstone_mutate.yaml", true},
+		{"opaque_rv.yaml", false},
 	}
 	paths, err := filepath.Glob(sharedReproducers + "*.yaml")
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -12,24 +13,33 @@ import (
 type Recorded struct {
 	// Resource is the resource, with its kind and scope.
 	Resource history.Resource
-	// Cassettes are the paths of the cassettes that recorded it, in the
-	// order they were given: the Options.Cassettes of a campaign over it.
+	// Cassettes are the paths of the files of the recordings that
+	// recorded it (every part of each), in the order they were given: the
+	// Options.Cassettes of a campaign over it.
 	Cassettes []string
+	// Recordings names those recordings (cassette.Recording's Name), one
+	// per cassette of that campaign.
+	Recordings []string
 }
 
-// RecordedResources loads and builds the cassette at each path and returns
-// the resources they recorded, in order of first appearance (a cassette's
-// in its history's order), each with the paths that recorded it. The error
-// names the cassette that does not load or build.
-func RecordedResources(paths []string) ([]Recorded, error) {
+// RecordedResources loads the cassette files and directories paths name,
+// as recordings (see Options.Cassettes), and returns the resources they
+// recorded, in order of first appearance (a recording's in its history's
+// order), each with the recordings that recorded it. The error names the
+// cassette that does not load or build.
+func RecordedResources(paths []string, opts ...cassette.LoadOption) ([]Recorded, error) {
 	var out []Recorded
 	index := map[history.Resource]int{}
-	for _, p := range paths {
-		_, h, err := loadHistory(p)
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range h.Logs {
+	loaded, err := loadRecordings(paths, opts...)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := build(loaded)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		for _, l := range r.h.Logs {
 			id := l.Resource.ID()
 			i, ok := index[id]
 			if !ok {
@@ -37,7 +47,8 @@ func RecordedResources(paths []string) ([]Recorded, error) {
 				index[id] = i
 				out = append(out, Recorded{Resource: l.Resource})
 			}
-			out[i].Cassettes = append(out[i].Cassettes, p)
+			out[i].Cassettes = append(out[i].Cassettes, r.rec.Paths()...)
+			out[i].Recordings = append(out[i].Recordings, r.rec.Name())
 		}
 	}
 	return out, nil

@@ -133,10 +133,10 @@ func TestBuild(t *testing.T) {
 				watch("labelSelector=app%3Dx&resourceVersion=12", ev("ADDED", cm("y", "13"))),
 				watch("resourceVersion=10", ev("MODIFIED", cm("a", "14"))))},
 			"10", "ns/a@5", "MODIFIED ns/a@14", "14", 1, 1},
-		{"hand - list and watch in separate files - pass",
+		{"hand - list and watch in two parts of one recording - pass",
 			[]*cassette.File{
-				file("1.yaml", list("resourceVersion=0", "10", "", cm("a", "5"))),
-				file("2.yaml", watch("resourceVersion=10", ev("DELETED", cm("a", "11"))))},
+				file("r.yaml", at(list("resourceVersion=0", "10", "", cm("a", "5")), 0)),
+				file("r_001.yaml", at(watch("resourceVersion=10", ev("DELETED", cm("a", "11"))), 1))},
 			"10", "ns/a@5", "DELETED ns/a@11", "11", 1, 1},
 	}
 	for _, tt := range tests {

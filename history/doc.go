@@ -7,10 +7,39 @@
 //
 //	cassette → history → replayer (+ plan) → target → oracle → report
 //
-// and depends on nothing in lwreplay but the cassette file format.
-// resourceVersions stay opaque strings: a History knows their order (by
-// value when every recorded RV is a decimal integer, as etcd's are; by order
-// of appearance otherwise) and never asks a client to parse them.
+// and depends on nothing in lwreplay but the cassette file format. A
+// history is built from one recording (cassette.Group says which files
+// are one); a recording with no list or watch answered with data is
+// refused (ErrNoTraffic).
+//
+// # resourceVersion order
+//
+// resourceVersions are opaque to clients, and a History never asks a
+// client to parse one. The server compares its own, though: kube-apiserver's
+// are etcd revisions, decimal integers it orders by value. So each
+// resource's RVs (Log.Order) are ordered in one of two ways:
+//
+//   - When every RV the resource recorded is a decimal integer, by value,
+//     as the server does. An RV never seen can still be placed, and the
+//     recording is held to that order: a watch whose events go back (12
+//     after 13) or a list item newer than its list is a contradiction
+//     (ErrContradiction).
+//   - Otherwise (a server not backed by etcd, or RVs rewritten by the
+//     opaque-rv fault), by what the recording itself shows of that
+//     resource, in recorded order: each RV is placed where it first
+//     appears — a list's items before the list's RV, a WatchList's initial
+//     events before their initial-events-end bookmark, a watch's RV before
+//     its events, the events of a stream in the order they came, and what a
+//     later request shows after what earlier ones showed. Only RVs seen can
+//     be placed. The same traffic with RVs that go back by value is then no
+//     contradiction (their order is the stream's); what stays one is what
+//     the recording contradicts by itself: an RV seen again after a newer
+//     one within a stream, a list item seen after its list's RV.
+//
+// RVs of different resources are never compared, even when the same
+// string appears in both (a WatchList's bookmark often carries the RV of
+// another resource's newest object). History.Order merges the resources'
+// orders into one for RVs, which lists them all.
 //
 // Typical use:
 //

@@ -52,9 +52,11 @@ var malformedFixtures = []malformedFixture{
 	{"MODIFIED of an unknown key - fail", "modified_unknown.yaml", history.ErrContradiction, "malformed/modified_unknown.yaml: interaction 1: event 1: MODIFIED of unknown key ns/zz"},
 	{"broken continue chain - fail", "broken_continue.yaml", history.ErrContradiction, "malformed/broken_continue.yaml: interaction 1: continue token"},
 	{"list without resourceVersion - fail", "list_no_rv.yaml", cassette.ErrFormat, "malformed/list_no_rv.yaml: interaction 0: list has no metadata.resourceVersion"},
-	{"newer lwreplay format - fail", "newer_format.yaml", cassette.ErrFormat, "malformed/newer_format.yaml: interaction 1: format version 2 is newer than this lwreplay reads (1)"},
+	{"newer lwreplay format - fail", "newer_format.yaml", cassette.ErrFormat, "malformed/newer_format.yaml: interaction 1 (line 12): format version 2 is newer than this lwreplay reads (1)"},
 	{"go-vcr format version 1 - fail", "old_vcr_version.yaml", cassette.ErrFormat, "malformed/old_vcr_version.yaml: go-vcr cassette format version 1; lwreplay reads version 2"},
-	{"file cut inside its last watch - fail", "truncated.yaml", cassette.ErrFormat, "malformed/truncated.yaml: interaction 3: response has no status code"},
+	{"file cut inside its last watch - fail", "truncated.yaml", cassette.ErrFormat, "malformed/truncated.yaml: interaction 3 (line 83): response has no status code"},
+	{"real file cut in the middle of a watch frame - fail", "cut_body.yaml", cassette.ErrFormat, "malformed/cut_body.yaml: interaction 1 (line 39): response has no status code"},
+	{"go-vcr file of unrelated HTTP traffic - fail", "not_kubernetes.yaml", history.ErrNoTraffic, "malformed/not_kubernetes.yaml: 4 interactions, none a LIST or WATCH of a Kubernetes resource answered with data"},
 }
 
 func TestBuild_MalformedFixtures(t *testing.T) {

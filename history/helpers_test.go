@@ -3,6 +3,7 @@ package history_test
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/history"
@@ -60,6 +61,15 @@ func watch(query string, frames ...string) cassette.Interaction {
 // get returns a 200 answer to a GET of path.
 func get(path, body string) cassette.Interaction {
 	return cassette.Interaction{Method: "GET", URL: host + path, Code: 200, Body: []byte(body)}
+}
+
+// recordedAt is when the hand-written recordings of these tests begin.
+var recordedAt = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// at returns i started sec seconds into the recording, answered in a second.
+func at(i cassette.Interaction, sec int) cassette.Interaction {
+	i.Started, i.Duration = recordedAt.Add(time.Duration(sec)*time.Second), time.Second
+	return i
 }
 
 // file returns a cassette file at path holding ints.

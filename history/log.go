@@ -239,10 +239,14 @@ type History struct {
 	// answer's end; zero when the cassette has no timing.
 	Span time.Duration
 
-	order *Order
+	order    *Order
+	orderErr error // the logs' orders disagree on a shared RV
 }
 
-// Order returns the history's resourceVersion order.
+// Order returns one order of every resourceVersion of the history: by
+// value when every resource's RVs are decimal; otherwise one that agrees
+// with each log's own order (Log.Order), which is what compares a
+// resource's RVs.
 func (h *History) Order() *Order { return h.order }
 
 // Log returns the log of resource r (matched on group, version, resource).

@@ -1,14 +1,18 @@
 package history
 
 import (
+	"container/heap"
+	"fmt"
 	"sort"
 	"strconv"
 )
 
-// Order knows the order of a history's resourceVersions. When every RV seen
-// is a decimal integer (as etcd's revisions are) RVs compare by value, and an
-// RV never seen can still be placed; otherwise they compare by order of first
-// appearance in the cassette, and only RVs seen can be placed.
+// Order knows the order of one resource's resourceVersions (Log.Order), or
+// of a whole history's (History.Order). When every RV the resource
+// recorded is a decimal integer (as etcd's revisions are) RVs compare by
+// value, as kube-apiserver compares its own, and an RV never seen can still
+// be placed; otherwise they compare by what the recording proves of that
+// resource (see the package doc), and only RVs seen can be placed.
 type Order struct {
 	numeric bool
 	seq     map[string]int
@@ -77,3 +81,123 @@ func (o *Order) Less(a, b string) bool {
 }
 
 func sortStrings(s []string) { sort.Strings(s) }
+
+// ranked returns the RVs o knows, oldest first.
+func (o *Order) ranked() []string {
+	out := make([]string, 0, len(o.seq))
+	for rv := range o.seq {
+		out = append(out, rv)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if c, ok := o.Compare(out[i], out[j]); ok && c != 0 {
+			return c < 0
+		}
+		return o.seq[out[i]] < o.seq[out[j]]
+	})
+	return out
+}
+
+// mergeOrders returns one order of every RV the logs know that agrees with
+// each log's own: by value when every log's RVs are decimal; otherwise a
+// merge of the logs' orders, where an RV placed by no log relative to
+// another (two resources' RVs) comes in the order of the logs, then of its
+// place in its first log. The error says that the logs place an RV that
+// two of them share in contradicting orders; the order returned then
+// still holds every RV.
+func mergeOrders(logs []*Log) (*Order, error) {
+	numeric := true
+	var chains [][]string
+	for _, l := range logs {
+		numeric = numeric && l.order.numeric
+		chains = append(chains, l.order.ranked())
+	}
+	if numeric {
+		var all []string
+		for _, c := range chains {
+			all = append(all, c...)
+		}
+		return newOrder(all), nil
+	}
+	return mergeChains(chains)
+}
+
+// mergeChains merges chains of RVs, each oldest first, into one order
+// (see mergeOrders).
+func mergeChains(chains [][]string) (*Order, error) {
+	type node struct {
+		prio  [2]int // first chain, place in it
+		succ  []string
+		preds int
+	}
+	nodes := map[string]*node{}
+	for ci, c := range chains {
+		for k, rv := range c {
+			n := nodes[rv]
+			if n == nil {
+				n = &node{prio: [2]int{ci, k}}
+				nodes[rv] = n
+			}
+			if k > 0 {
+				nodes[c[k-1]].succ = append(nodes[c[k-1]].succ, rv)
+				n.preds++
+			}
+		}
+	}
+	less := func(a, b string) bool {
+		pa, pb := nodes[a].prio, nodes[b].prio
+		return pa[0] < pb[0] || (pa[0] == pb[0] && pa[1] < pb[1])
+	}
+	var ready rvHeap
+	ready.less = less
+	for rv, n := range nodes {
+		if n.preds == 0 {
+			heap.Push(&ready, rv)
+		}
+	}
+	out := &Order{seq: make(map[string]int, len(nodes)), nums: map[string]uint64{}}
+	var err error
+	for len(out.seq) < len(nodes) {
+		if ready.Len() == 0 {
+			// a cycle: the logs disagree; go on with the first RV left
+			var rest []string
+			for rv := range nodes {
+				if _, done := out.seq[rv]; !done {
+					rest = append(rest, rv)
+				}
+			}
+			sort.Slice(rest, func(i, j int) bool { return less(rest[i], rest[j]) })
+			if err == nil {
+				err = fmt.Errorf("%w: resources order resourceVersion %s differently", ErrUnknownRV, rest[0])
+			}
+			nodes[rest[0]].preds = 0
+			heap.Push(&ready, rest[0])
+		}
+		rv := heap.Pop(&ready).(string)
+		if _, done := out.seq[rv]; done {
+			continue
+		}
+		out.seq[rv] = len(out.seq)
+		for _, s := range nodes[rv].succ {
+			if nodes[s].preds--; nodes[s].preds == 0 {
+				heap.Push(&ready, s)
+			}
+		}
+	}
+	return out, err
+}
+
+// rvHeap is a min-heap of RVs under less.
+type rvHeap struct {
+	rvs  []string
+	less func(a, b string) bool
+}
+
+func (h rvHeap) Len() int           { return len(h.rvs) }
+func (h rvHeap) Less(i, j int) bool { return h.less(h.rvs[i], h.rvs[j]) }
+func (h rvHeap) Swap(i, j int)      { h.rvs[i], h.rvs[j] = h.rvs[j], h.rvs[i] }
+func (h *rvHeap) Push(x any)        { h.rvs = append(h.rvs, x.(string)) }
+func (h *rvHeap) Pop() any {
+	x := h.rvs[len(h.rvs)-1]
+	h.rvs = h.rvs[:len(h.rvs)-1]
+	return x
+}

@@ -52,6 +52,28 @@ type record struct {
 	table RecordedTable
 }
 
+// appearance returns the resourceVersions r shows, in the order the
+// recording proves: a list's items before its RV, a watch's RV before its
+// frames, the frames in stream order.
+func (r *record) appearance() []string {
+	var out []string
+	for _, o := range r.items {
+		out = append(out, o.ResourceVersion)
+	}
+	if r.listRV != "" {
+		out = append(out, r.listRV)
+	}
+	if rv := r.req.ResourceVersion; r.kind == recWatch && !r.req.IsWatchList() && rv != "" && rv != "0" {
+		out = append(out, rv)
+	}
+	for _, f := range r.frames {
+		if f.rv != "" {
+			out = append(out, f.rv)
+		}
+	}
+	return out
+}
+
 type frame struct {
 	typ        EventType
 	obj        *Object // nil for bookmarks and errors

@@ -11,8 +11,18 @@ import (
 var ErrRewrite = errors.New("rewrite breaks the resourceVersion order")
 
 // RVs returns every resourceVersion the history holds (logs' starts,
-// objects, events and marks), oldest first, each once.
+// objects, events and marks), oldest first (History.Order), each once. It
+// fails when the logs' orders cannot be merged into one: two resources
+// order RVs they share differently.
 func (h *History) RVs() ([]string, error) {
+	if h.orderErr != nil {
+		return nil, h.orderErr
+	}
+	return sortedRVs(h.order, h.Logs...)
+}
+
+// sortedRVs returns the RVs logs hold, oldest first under order, each once.
+func sortedRVs(order *Order, logs ...*Log) ([]string, error) {
 	seen := map[string]bool{}
 	var rvs []string
 	add := func(rv string) {
@@ -21,7 +31,7 @@ func (h *History) RVs() ([]string, error) {
 			rvs = append(rvs, rv)
 		}
 	}
-	for _, l := range h.Logs {
+	for _, l := range logs {
 		add(l.StartRV)
 		for _, o := range l.Initial {
 			add(o.ResourceVersion)
@@ -34,35 +44,41 @@ func (h *History) RVs() ([]string, error) {
 		}
 	}
 	for _, rv := range rvs {
-		if !h.order.Known(rv) {
+		if !order.Known(rv) {
 			return nil, fmt.Errorf("%w: %q cannot be placed", ErrUnknownRV, rv)
 		}
 	}
-	sort.SliceStable(rvs, func(i, j int) bool { return h.order.Less(rvs[i], rvs[j]) })
+	sort.SliceStable(rvs, func(i, j int) bool { return order.Less(rvs[i], rvs[j]) })
 	return rvs, nil
 }
 
 // RewriteRVs returns a copy of h in which every resourceVersion rv (of the
 // logs' starts, objects' metadata, events and marks) is fn(rv). fn must
-// keep the order: the result orders its RVs as h orders theirs, whatever
-// they look like. Objects' JSON is rewritten with WithResourceVersion; the
-// discovery answers, recorded errors, files and span are shared with h.
+// keep the order: each log of the result orders its RVs as h's orders
+// theirs, whatever they look like. Objects' JSON is rewritten with
+// WithResourceVersion; the discovery answers, recorded errors, files and
+// span are shared with h.
 func RewriteRVs(h *History, fn func(string) string) (*History, error) {
 	rvs, err := h.RVs()
 	if err != nil {
 		return nil, err
 	}
 	to := make(map[string]string, len(rvs))
-	appearance := make([]string, len(rvs))
-	for i, rv := range rvs {
+	for _, rv := range rvs {
 		n := fn(rv)
 		if n == "" {
 			return nil, fmt.Errorf("%w: %s mapped to \"\"", ErrRewrite, rv)
 		}
-		to[rv], appearance[i] = n, n
+		to[rv] = n
 	}
-	order, err := checkedOrder(appearance)
-	if err != nil {
+	rename := func(rvs []string) []string {
+		out := make([]string, len(rvs))
+		for i, rv := range rvs {
+			out[i] = to[rv]
+		}
+		return out
+	}
+	if _, err := checkedOrder(rename(rvs)); err != nil {
 		return nil, err
 	}
 	objs := map[*Object]*Object{}
@@ -83,8 +99,16 @@ func RewriteRVs(h *History, fn func(string) string) (*History, error) {
 		objs[o] = c
 		return c, nil
 	}
-	out := &History{Discovery: h.Discovery, Errors: h.Errors, Files: h.Files, Span: h.Span, order: order}
+	out := &History{Discovery: h.Discovery, Errors: h.Errors, Files: h.Files, Span: h.Span}
 	for _, l := range h.Logs {
+		own, err := sortedRVs(l.order, l)
+		if err != nil {
+			return nil, err
+		}
+		order, err := checkedOrder(rename(own))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", l.Resource, err)
+		}
 		nl := copyLog(l, order)
 		nl.StartRV = to[l.StartRV]
 		for i, o := range l.Initial {
@@ -103,21 +127,22 @@ func RewriteRVs(h *History, fn func(string) string) (*History, error) {
 		nl.finish()
 		out.Logs = append(out.Logs, nl)
 	}
+	out.order, out.orderErr = mergeOrders(out.Logs)
 	return out, nil
 }
 
 // ReplaceEvents returns a copy of h whose log of resource r has the events
-// evs instead of its own (Prev is recomputed). An RV of evs that h does not
-// hold is placed in the order just before the next event's RV that h holds
-// (at the end when none follows); when every RV is a decimal integer they
-// simply compare by value. The events must be in strictly increasing RV
+// evs instead of its own (Prev is recomputed). An RV of evs that the log
+// does not hold is placed in its order just before the next event's RV that
+// it holds (at the end when none follows); when every RV is a decimal
+// integer they simply compare by value. The events must be in strictly increasing RV
 // order after the log's start. Other logs are copied unchanged.
 func ReplaceEvents(h *History, r Resource, evs []Event) (*History, error) {
 	target, ok := h.Log(r)
 	if !ok {
 		return nil, fmt.Errorf("%w: no log of %s", ErrRewrite, r)
 	}
-	rvs, err := h.RVs()
+	rvs, err := sortedRVs(target.order, target)
 	if err != nil {
 		return nil, err
 	}
@@ -161,15 +186,17 @@ func ReplaceEvents(h *History, r Resource, evs []Event) (*History, error) {
 		}
 		prev = e.RV()
 	}
-	out := &History{Discovery: h.Discovery, Errors: h.Errors, Files: h.Files, Span: h.Span, order: order}
+	out := &History{Discovery: h.Discovery, Errors: h.Errors, Files: h.Files, Span: h.Span}
 	for _, l := range h.Logs {
-		nl := copyLog(l, order)
+		nl := copyLog(l, l.order)
 		if l == target {
+			nl = copyLog(l, order)
 			nl.Events = append([]Event(nil), evs...)
 		}
 		nl.finish()
 		out.Logs = append(out.Logs, nl)
 	}
+	out.order, out.orderErr = mergeOrders(out.Logs)
 	return out, nil
 }
 

@@ -106,8 +106,10 @@ type Result struct {
 // traffic it was sent to out (a .yaml path) as a reproducer. A client
 // that storms the replay is stopped within a request of the storm's
 // discovery and Run returns a *StormError (wrapping ErrStorm) that tells
-// what it did. On any error no reproducer file is left: files the run wrote are
-// removed.
+// what it did. The reproducer is recorded in a temporary directory beside
+// out and renamed into place once the run has succeeded: no run, failed or
+// killed, leaves a partial reproducer, and parts of an earlier reproducer
+// at out that the new one does not replace are removed.
 func Run(ctx context.Context, files []*cassette.File, out string, o Options) (Result, error) {
 	if err := CheckPlan(o.Plan); err != nil {
 		return Result{}, err
@@ -228,7 +230,12 @@ type target interface {
 // removes the files it wrote.
 func record(ctx context.Context, t target, resources []string, out string, o Options, sw stormWatch, ropts ...recorder.Option) (Result, error) {
 	o = o.withDefaults()
-	rec, err := recorder.New(out, append([]recorder.Option{recorder.WithFlushInterval(time.Hour)}, ropts...)...)
+	stg, err := newStage(out)
+	if err != nil {
+		return Result{}, err
+	}
+	defer stg.discard()
+	rec, err := recorder.New(stg.path(), append([]recorder.Option{recorder.WithFlushInterval(time.Hour)}, ropts...)...)
 	if err != nil {
 		return Result{}, err
 	}
@@ -298,11 +305,14 @@ func record(ctx context.Context, t target, resources []string, out string, o Opt
 	}
 	closeErr := rec.Close()
 	st := rec.Stats()
-	res := Result{Files: st.Files, Interactions: st.Interactions}
 	if err := errors.Join(runErr, closeErr); err != nil {
-		return Result{Interactions: st.Interactions}, errors.Join(err, removeAll(st.Files))
+		return Result{Interactions: st.Interactions}, err
 	}
-	return res, nil
+	files, err := stg.commit(st.Files)
+	if err != nil {
+		return Result{Interactions: st.Interactions}, err
+	}
+	return Result{Files: files, Interactions: st.Interactions}, nil
 }
 
 // unsettled tells where the reference client was when it had not

@@ -31,6 +31,7 @@ func TestSharedReproducersReplayVerbatim(t *testing.T) {
 		file string
 	}{
 		{"reproducer - tombstone plan, reference client - replays the same - pass", "tombstone_mutate.yaml"},
+		{"reproducer - opaque resourceVersions, reference client - replays the same - pass", "opaque_rv.yaml"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

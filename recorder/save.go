@@ -3,7 +3,6 @@ package recorder
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/lwreplay/lwreplay/cassette"
@@ -88,13 +87,9 @@ func (r *Recorder) rotateLocked() error {
 	return errors.Join(errs...)
 }
 
-// rotatedName returns the name of file n after path: "x.yaml" gives
-// "x_001.yaml" ... "x_999.yaml", then "x_z1000.yaml": each more digit adds
-// a "z", so that names sort in order ('_' sorts after '.', 'z' after digits).
-func rotatedName(path string, n int) string {
-	digits := fmt.Sprintf("%03d", n)
-	return strings.TrimSuffix(path, ".yaml") + "_" + strings.Repeat("z", len(digits)-3) + digits + ".yaml"
-}
+// rotatedName returns the name of file n after path (cassette.RotatedName:
+// the names by which loaders know a recording's parts).
+func rotatedName(path string, n int) string { return cassette.RotatedName(path, n) }
 
 // flushIfChanged writes the current file if anything was recorded since it
 // was last written.

@@ -20,7 +20,8 @@ import (
 // recorded, in order, as a reproducer cassette asks (lwreplay mutate writes
 // them): its traffic may break the watch contract on purpose, so it is not
 // modelled as a history. The n-th request with a given method, path and
-// query (timeoutSeconds aside, which clients choose at random) gets the n-th
+// query (timeoutSeconds and timeout aside, which clients choose at random:
+// client-go's generated clients send both) gets the n-th
 // recorded answer to such a request. A watch stream that the client had
 // closed when it was recorded stays open after its frames, silent, until
 // the request ends or its timeout; one the server ended, ends; one that
@@ -57,6 +58,7 @@ func (v *Verbatim) Transport() http.RoundTripper { return &transport{h: v} }
 func verbatimKey(method string, u *url.URL) string {
 	q := u.Query()
 	q.Del("timeoutSeconds")
+	q.Del("timeout")
 	keys := make([]string, 0, len(q))
 	for k := range q {
 		keys = append(keys, k)

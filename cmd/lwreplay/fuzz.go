@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/history"
@@ -40,6 +41,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	breaking := fs.Bool("breaking", false, "keep breaking faults (violations after one fired are expected, not failures)")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at a time")
 	clientGo := addClientGoFlag(fs)
+	salvage := addSalvageFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -88,14 +90,18 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	selected, err := selectResources(paths, *resourceNames)
+	recs, err := loadRecordings("fuzz", paths, *salvage, stderr)
+	if err != nil {
+		return err
+	}
+	selected, err := selectResources(paths, *resourceNames, cassette.WithSalvage(*salvage))
 	if err != nil {
 		return err
 	}
 	var campaigns []*fuzz.Campaign
 	var seeds [][][]byte
 	for _, r := range selected {
-		c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: r.Cassettes, Resource: r.Resource, Target: target, WatchList: wl, AllowBreaking: *breaking, Level: level})
+		c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: r.Cassettes, Salvage: *salvage, Resource: r.Resource, Target: target, WatchList: wl, AllowBreaking: *breaking, Level: level})
 		if err != nil {
 			return err
 		}
@@ -105,7 +111,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f := newFuzzer(campaigns, root, stdout)
 	fmt.Fprintf(stdout, "fuzz: client-go %s, target %s, %d cassette(s), resources %s, level %s, watchlist %s, breaking faults %s, seed %d (repeat with --seed %d)\n",
 		fuzz.ClientGoVersion(),
-		target.Name, len(paths), resourcesText(selected, len(paths)), level, *watchList, onOff(*breaking), *seed, *seed)
+		target.Name, len(recs), resourcesText(selected, len(recs)), level, *watchList, onOff(*breaking), *seed, *seed)
 	f.loop(ctx, newInputs(seeds, *seed), *duration, *parallel)
 	f.tally.write(stdout)
 	t := f.tally
@@ -150,7 +156,8 @@ func onOff(b bool) string {
 
 // cassettePaths expands args to cassette files: a file as is, a directory
 // to its *.yaml files, a pattern that names no file to its matches. The
-// error names the arg that gives none.
+// error names the arg that gives none. The files load as recordings
+// (cassette.Group), each one cassette of the campaigns.
 func cassettePaths(args []string) ([]string, error) {
 	var out []string
 	for _, a := range args {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/history"
@@ -15,8 +16,8 @@ import (
 // fuzz.ResolveResource), or every recorded resource when names is empty.
 // A name that resolves to no recorded resource is a usage error naming the
 // recorded ones.
-func selectResources(paths, names []string) ([]fuzz.Recorded, error) {
-	recorded, err := fuzz.RecordedResources(paths)
+func selectResources(paths, names []string, opts ...cassette.LoadOption) ([]fuzz.Recorded, error) {
+	recorded, err := fuzz.RecordedResources(paths, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -51,14 +52,14 @@ func selectResources(paths, names []string) ([]fuzz.Recorded, error) {
 }
 
 // resourcesText names the selected resources for the header, each with
-// how many of the n cassettes recorded it when some did not:
+// how many of the n cassettes (recordings) recorded it when some did not:
 // "configmaps.v1, pods.v1 (2 of 3 cassettes)".
 func resourcesText(selected []fuzz.Recorded, n int) string {
 	parts := make([]string, len(selected))
 	for i, r := range selected {
 		parts[i] = r.Resource.String()
-		if len(r.Cassettes) < n {
-			parts[i] += fmt.Sprintf(" (%d of %d cassettes)", len(r.Cassettes), n)
+		if len(r.Recordings) < n {
+			parts[i] += fmt.Sprintf(" (%d of %d cassettes)", len(r.Recordings), n)
 		}
 	}
 	return strings.Join(parts, ", ")

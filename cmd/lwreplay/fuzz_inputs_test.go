@@ -122,8 +122,8 @@ func TestSelectResources(t *testing.T) {
 }
 
 func TestResourcesText(t *testing.T) {
-	cm := fuzz.Recorded{Resource: fuzz.ConfigMaps, Cassettes: []string{"a", "b"}}
-	pods := fuzz.Recorded{Resource: history.Resource{Version: "v1", Resource: "pods"}, Cassettes: []string{"b"}}
+	cm := fuzz.Recorded{Resource: fuzz.ConfigMaps, Cassettes: []string{"a.yaml", "b.yaml", "b_001.yaml"}, Recordings: []string{"a.yaml", "b.yaml b_001.yaml"}}
+	pods := fuzz.Recorded{Resource: history.Resource{Version: "v1", Resource: "pods"}, Cassettes: []string{"b.yaml", "b_001.yaml"}, Recordings: []string{"b.yaml b_001.yaml"}}
 	tests := []struct {
 		name     string
 		selected []fuzz.Recorded

@@ -11,51 +11,62 @@ import (
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
+// runInspect describes each recording the cassettes hold: one summary per
+// recording (one JSON document each with --json), as each loads alone.
 func runInspect(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("inspect", stderr)
-	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	asJSON := fs.Bool("json", false, "print each recording's summary as a JSON document")
+	salvage := addSalvageFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	files, h, err := loadHistory(fs.Args())
+	recs, err := loadRecordings("inspect", fs.Args(), *salvage, stderr)
 	if err != nil {
 		return err
 	}
-	out := inspection{Summary: history.Summarize(h)}
-	if cassette.IsVerbatim(files...) {
-		r := replayer.DescribeReproducer(files...)
-		out.Reproducer = &r
+	var outs []inspection
+	for _, r := range recs {
+		h, err := history.Build(r.Files...)
+		if err != nil {
+			return err
+		}
+		out := inspection{Summary: history.Summarize(h)}
+		if cassette.IsVerbatim(r.Files...) {
+			d := replayer.DescribeReproducer(r.Files...)
+			out.Reproducer = &d
+		}
+		outs = append(outs, out)
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+	for k, out := range outs {
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(out); err != nil {
+				return err
+			}
+			continue
+		}
+		if len(outs) > 1 {
+			if k > 0 {
+				fmt.Fprintln(stdout)
+			}
+			fmt.Fprintf(stdout, "recording %d of %d: %s\n", k+1, len(outs), recs[k].Describe())
+		}
+		if err := out.WriteText(stdout); err != nil {
+			return err
+		}
+		if out.Reproducer != nil {
+			if _, err := fmt.Fprintf(stdout, "reproducer: replayed verbatim by serve, fuzz and mutate; it answers %s\n", out.Reproducer); err != nil {
+				return err
+			}
+		}
 	}
-	if err := out.WriteText(stdout); err != nil {
-		return err
-	}
-	if out.Reproducer != nil {
-		_, err = fmt.Fprintf(stdout, "reproducer: replayed verbatim by serve, fuzz and mutate; it answers %s\n", out.Reproducer)
-	}
-	return err
+	return nil
 }
 
-// inspection is what inspect prints: the history's summary and, for a
-// reproducer, what it replays for.
+// inspection is what inspect prints of a recording: the history's summary
+// and, for a reproducer, what it replays for.
 type inspection struct {
 	history.Summary
 	Reproducer *replayer.Reproduction `json:"reproducer,omitempty"`
-}
-
-// loadHistory loads cassette files and directories as one history.
-func loadHistory(paths []string) ([]*cassette.File, *history.History, error) {
-	if len(paths) == 0 {
-		return nil, nil, fmt.Errorf("%w: name at least one cassette file or directory", errUsage)
-	}
-	files, err := cassette.LoadAll(paths...)
-	if err != nil {
-		return nil, nil, err
-	}
-	h, err := history.Build(files...)
-	return files, h, err
 }

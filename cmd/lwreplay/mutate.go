@@ -7,7 +7,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/mutate"
 	"github.com/lwreplay/lwreplay/recorder/capture"
@@ -21,6 +20,7 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	watchList := fs.String("watchlist", "auto", "how the reference client starts: auto, on or off")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up when the reference client has not settled by then")
 	clientGo := addClientGoFlag(fs)
+	salvage := addSalvageFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if ran, err := withClientGo(ctx, *clientGo, "mutate", args, stdout, stderr); ran {
 		return err
 	}
-	files, err := cassette.LoadAll(fs.Args()...)
+	files, _, err := loadOne("mutate", fs.Args(), *salvage, stderr)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
-	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
@@ -25,6 +24,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	compaction := fs.String("compaction", "", "resourceVersion before which requests get 410 Expired (default: each resource's first)")
 	faultFlags := fs.StringArray("fault", nil, "a fault to apply, e.g. close-watch:after=5 (repeatable; see README's fault table)")
 	planFile := fs.String("plan", "", "a fault plan file")
+	salvage := addSalvageFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	files, err := cassette.LoadAll(fs.Args()...)
+	files, h, err := loadOne("serve", fs.Args(), *salvage, stderr)
 	if err != nil {
 		return err
 	}
@@ -55,10 +55,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		return serveHandler(ctx, v, endpoint{*addr, *insecureHTTP, *kubeconfig}, "a reproducer, verbatim", reproducerHint(replayer.DescribeReproducer(files...)), stdout, stderr)
-	}
-	h, err := history.Build(files...)
-	if err != nil {
-		return err
 	}
 	opts := []replayer.Option{replayer.WithPace(pace), replayer.WithPlan(plan), replayer.WithStormHandler(stormWarner(stderr))}
 	if *compaction != "" {

@@ -42,7 +42,9 @@ func mixedHistory(t *testing.T) *history.History {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := history.Build(built, widgets)
+	// one recording: the built traffic, then the widgets'
+	built.Interactions = append(built.Interactions, widgets.Interactions...)
+	h, err := history.Build(built)
 	if err != nil {
 		t.Fatal(err)
 	}
