@@ -49,7 +49,6 @@ func badRequest(msg string) metav1.Status { return apierrors.NewBadRequest(msg).
 // internalError is the 500 for an answer the server could not render.
 func internalError(err error) metav1.Status { return apierrors.NewInternalError(err).ErrStatus }
 
-
 // allowedMethods is the Allow header of a 405 answer: the replayer
 // answers reads alone (LIST, WATCH, GET, discovery) on every path.
 const allowedMethods = http.MethodGet
