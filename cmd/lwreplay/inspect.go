@@ -14,11 +14,15 @@ import (
 func runInspect(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("inspect", stderr)
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	htmlOut := fs.String("html", "", "also write a self-contained timeline of the cassettes to this HTML file")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	files, h, err := loadHistory(fs.Args())
 	if err != nil {
+		return err
+	}
+	if err := writeTimeline(*htmlOut, h); err != nil {
 		return err
 	}
 	out := inspection{Summary: history.Summarize(h)}
