@@ -105,8 +105,8 @@ func logLane(l *history.Log) Lane {
 	return lane
 }
 
-// rowName says what a row's interaction was: "LIST f.yaml #3",
-// "WATCH f.yaml #5", "inferred from a relist".
+// rowName says what a row's interaction was: "LIST #3 (f.yaml)",
+// "WATCH #5 (f.yaml)", "inferred from a relist".
 func rowName(k interaction, marks []Mark) string {
 	if k.n < 0 {
 		return "inferred from a relist"
@@ -120,7 +120,7 @@ func rowName(k interaction, marks []Mark) string {
 			verb = "WATCH"
 		}
 	}
-	return fmt.Sprintf("%s %s #%d", verb, filepath.Base(k.file), k.n)
+	return fmt.Sprintf("%s #%d (%s)", verb, k.n, filepath.Base(k.file))
 }
 
 // startTimes returns the earliest known time of each row.
