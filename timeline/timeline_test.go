@@ -2,8 +2,6 @@ package timeline_test
 
 import (
 	"bytes"
-	"encoding/json"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -12,79 +10,20 @@ import (
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/timeline"
+	"github.com/lwreplay/lwreplay/timeline/timelinetest"
 )
 
-// page is what a rendered page's data script holds, as far as the tests
-// look.
-type page struct {
-	Kinds []string `json:"kinds"`
-	Lanes []struct {
-		Name string `json:"name"`
-		Rows []struct {
-			Name  string  `json:"name"`
-			Marks [][]any `json:"marks"`
-		} `json:"rows"`
-	} `json:"lanes"`
-	Violation *struct {
-		Broken []string `json:"broken"`
-		Diff   []string `json:"diff"`
-	} `json:"violation"`
-}
-
-var dataScript = regexp.MustCompile(`(?s)<script type="application/json" id="data">(.*?)</script>`)
-
 // parsePage checks that html is self-contained and returns its data.
-func parsePage(t *testing.T, html string) page {
+func parsePage(t *testing.T, html string) timelinetest.Page {
 	t.Helper()
-	if ext := ExternalRefs(html); len(ext) > 0 {
+	if ext := timelinetest.ExternalRefs(html); len(ext) > 0 {
 		t.Errorf("external references: got %q, want none", ext)
 	}
-	m := dataScript.FindStringSubmatch(html)
-	if m == nil {
-		t.Fatalf("data script: got none, want one")
-	}
-	var p page
-	if err := json.Unmarshal([]byte(m[1]), &p); err != nil {
-		t.Fatalf("data script: got error %v, want JSON", err)
+	p, err := timelinetest.Parse(html)
+	if err != nil {
+		t.Fatalf("Parse: got error %v, want the page's data", err)
 	}
 	return p
-}
-
-var refAttr = regexp.MustCompile(`(?i)\b(src|href)\s*=\s*["']?([^"'\s>]*)`)
-
-// ExternalRefs returns every src or href of html that points outside
-// the page (anything but a fragment), and every @import or url( of its
-// CSS.
-func ExternalRefs(html string) []string {
-	var out []string
-	for _, m := range refAttr.FindAllStringSubmatch(html, -1) {
-		if !strings.HasPrefix(m[2], "#") {
-			out = append(out, m[0])
-		}
-	}
-	for _, s := range []string{"@import", "url(", "http://", "https://"} {
-		for _, line := range strings.Split(html, "\n") {
-			if strings.Contains(line, s) && !strings.Contains(line, "http://www.w3.org/2000/svg") {
-				out = append(out, strings.TrimSpace(line))
-			}
-		}
-	}
-	return out
-}
-
-// counts counts a page's marks by kind name and type.
-func counts(p page) map[string]int {
-	n := map[string]int{}
-	for _, l := range p.Lanes {
-		for _, r := range l.Rows {
-			for _, m := range r.Marks {
-				kind := p.Kinds[int(m[0].(float64))]
-				n[kind]++
-				n[kind+" "+m[1].(string)]++
-			}
-		}
-	}
-	return n
 }
 
 func TestWriteHistory(t *testing.T) {
@@ -128,7 +67,7 @@ func TestWriteHistory(t *testing.T) {
 				}
 			}
 			want["error"] += len(h.Errors)
-			got := counts(p)
+			got := p.Counts()
 			for k, v := range want {
 				if got[k] != v {
 					t.Errorf("%s marks: got %d, want %d", k, got[k], v)
@@ -199,7 +138,7 @@ func TestWriteRun(t *testing.T) {
 		t.Errorf("</script> tags: got %d, want 3 (the data cannot end its script)", strings.Count(html, "</script>"))
 	}
 	p := parsePage(t, html)
-	got := counts(p)
+	got := p.Counts()
 	want := map[string]int{"request": 3, "request relist": 1, "firing": 1, "delivery": 2, "event": len(h.Logs[0].Events)}
 	for k, v := range want {
 		if got[k] != v {
