@@ -3,7 +3,14 @@
   var body = document.body;
   window.addEventListener("error", function (e) { body.setAttribute("data-rendered", "error: " + e.message); });
   var D = JSON.parse(document.getElementById("data").textContent);
-  var RAW = JSON.parse(document.getElementById("raw").textContent);
+  var RAW = null;
+  // The objects' JSON comes gzipped in base64 (see packBlobs).
+  function unpack() {
+    var bin = atob(JSON.parse(document.getElementById("raw").textContent)), u = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) { u[i] = bin.charCodeAt(i); }
+    var stream = new Blob([u]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(function (t) { RAW = JSON.parse(t); });
+  }
   var NS = "http://www.w3.org/2000/svg";
   var LABELW = 230, ROWH = 18, LANEH = 22, TOP = 24, BIN = 4;
   var rvAxis = false, view = null, chart = document.getElementById("chart");
@@ -60,7 +67,8 @@
     var s = D.kinds[m[0]] + " " + m[1] + "\n" + m[5] + "\nat: " + fmt(Math.max(m[2], 0)).replace("rv ", "");
     if (m[3] >= 0) { s += "\nrv: " + D.rvs[m[3]]; }
     if (m[4]) { s += "\nkey: " + m[4]; }
-    if (m[6] >= 0) {
+    if (m[6] >= 0 && RAW === null) { s += "\n\n(the JSON is still unpacking)"; }
+    if (m[6] >= 0 && RAW !== null) {
       var j = RAW[m[6]];
       try { j = JSON.stringify(JSON.parse(j), null, 2); } catch (e) { /* shown as recorded */ }
       s += "\n\n" + j;
@@ -100,9 +108,16 @@
       order.forEach(function (b) {
         var ms = bins[b];
         if (ms.length === 1) { shape(ms[0], sx(xval(ms[0])), cy, svg); return; }
-        var counts = {};
-        ms.forEach(function (m) { var k = m[1] || D.kinds[m[0]]; counts[k] = (counts[k] || 0) + 1; });
-        var a = el("rect", { x: b * BIN, y: y + 2, width: BIN, height: ROWH - 4, "class": "agg" }, svg);
+        var counts = {}, top = ms[0], topN = 0;
+        ms.forEach(function (m) {
+          var k = m[1] || D.kinds[m[0]]; counts[k] = (counts[k] || 0) + 1;
+          if (counts[k] > topN) { topN = counts[k]; top = m; }
+        });
+        // A cluster takes the colour of its commonest mark, its height
+        // grows with the log of its size.
+        var h = Math.min(ROWH - 2, 6 + 2 * Math.log(ms.length));
+        var a = el("rect", { x: b * BIN, y: y + (ROWH - h) / 2, width: BIN - 0.5, height: h,
+          "class": "agg k-" + D.kinds[top[0]] + " t-" + top[1] }, svg);
         el("title", {}, a).textContent = ms.length + " marks: " + Object.keys(counts).map(function (k) { return counts[k] + " " + k; }).join(", ") + " (click to zoom in)";
         var lo = xval(ms[0]), hi = lo;
         ms.forEach(function (m) { lo = Math.min(lo, xval(m)); hi = Math.max(hi, xval(m)); });
@@ -167,5 +182,7 @@
   view = extent();
   draw();
   body.setAttribute("data-marks", String(total));
-  if (body.getAttribute("data-rendered") === "no") { body.setAttribute("data-rendered", "ok"); }
+  unpack().then(function () {
+    if (body.getAttribute("data-rendered") === "no") { body.setAttribute("data-rendered", "ok"); }
+  }, function (e) { body.setAttribute("data-rendered", "error: " + e); });
 })();
