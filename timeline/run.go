@@ -16,7 +16,7 @@ func FromRun(r Run) *Timeline {
 	t := &Timeline{Title: r.Title, Violation: r.Violation}
 	if r.Truth != nil {
 		lane := logLane(r.Truth)
-		lane.Name = "truth: " + lane.Name
+		lane.Name = "truth (recorded offsets): " + lane.Name
 		t.Lanes = append(t.Lanes, lane)
 	}
 	var reqs, fired, delivered Row

@@ -12,7 +12,7 @@
     return new Response(stream).text().then(function (t) { RAW = JSON.parse(t); });
   }
   var NS = "http://www.w3.org/2000/svg";
-  var LABELW = 230, ROWH = 18, LANEH = 22, TOP = 24, BIN = 4;
+  var LABELW = 230, ROWH = 18, LANEH = 22, TOP = 30, BIN = 4;
   var rvAxis = false, view = null, chart = document.getElementById("chart");
   var rows = [], total = 0;
   D.lanes.forEach(function (l) {
@@ -35,7 +35,9 @@
         var v = xval(m); if (v < lo) { lo = v; } if (v > hi) { hi = v; }
       });
     });
-    if (D.violation && !rvAxis) { hi = Math.max(hi, D.violation.at); lo = Math.min(lo, D.violation.at); }
+    // The violation, judged at the end of a run, can lie far past the
+    // marks; the view starts on the marks and points to it.
+    if (lo === Infinity && D.violation && !rvAxis) { lo = hi = D.violation.at; }
     if (lo === Infinity) { lo = 0; hi = 1; }
     if (hi === lo) { hi = lo + 1; }
     var pad = (hi - lo) * 0.02;
@@ -130,9 +132,13 @@
       y += ROWH;
     });
     if (D.violation && !rvAxis) {
-      var vx = sx(D.violation.at);
-      el("line", { x1: vx, x2: vx, y1: TOP - 6, y2: H, "class": "viol" }, svg);
-      el("text", { x: vx + 3, y: TOP - 1, fill: "#c00" }, svg).textContent = "violation";
+      var vx = sx(D.violation.at), vt = "violation at " + fmt(D.violation.at);
+      if (vx > W) {
+        el("text", { x: W - 4, y: TOP - 1, fill: "#c00", "text-anchor": "end" }, svg).textContent = vt + " →";
+      } else if (vx >= LABELW) {
+        el("line", { x1: vx, x2: vx, y1: TOP - 6, y2: H, "class": "viol" }, svg);
+        el("text", { x: vx - 3, y: TOP - 1, fill: "#c00", "text-anchor": "end" }, svg).textContent = vt;
+      }
     }
     return svg;
   }
