@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/timeline"
 )
 
@@ -26,8 +27,9 @@ func WriteTimeline(w io.Writer, o *Observation, results map[string]error) error 
 		return fmt.Errorf("%w: timeline: no observation", ErrReport)
 	}
 	run := timeline.Run{Title: "lwreplay run: " + o.Resource.String(), Truth: o.Truth, Firings: o.Fired}
-	for _, q := range o.Requests {
-		run.Requests = append(run.Requests, timeline.Request{At: q.At, Verb: q.Verb, Resource: q.Resource, RV: q.RV, Continue: q.Continue})
+	answers := firedAt(o)
+	for i, q := range o.Requests {
+		run.Requests = append(run.Requests, timeline.Request{At: q.At, Verb: q.Verb, Resource: q.Resource, RV: q.RV, Continue: q.Continue, Answer: answers[i]})
 	}
 	for _, d := range o.Deliveries {
 		run.Deliveries = append(run.Deliveries, timeline.Delivery{At: d.At, Op: string(d.Op), Key: d.Key, RV: d.RV})
@@ -67,4 +69,40 @@ func writeTimelineFile(dir string, out *Outcome) error {
 		err = fmt.Errorf("%w: %v", ErrReport, cerr)
 	}
 	return err
+}
+
+// firedAt says, by index in o.Requests, how the plan answered a request:
+// the story's words for the firings at it. A point's Request counts the
+// server's LISTs (every page) or WATCHes from 1, in the order the target
+// sent them; other requests and requests no decision fired at have none.
+func firedAt(o *Observation) map[int]string {
+	lists, watches := map[int]int{}, map[int]int{} // ordinal → index
+	nl, nw := 0, 0
+	for i, q := range o.Requests {
+		switch q.Verb {
+		case "LIST":
+			nl++
+			lists[nl] = i
+		case "WATCH", "WATCHLIST":
+			nw++
+			watches[nw] = i
+		}
+	}
+	out := map[int]string{}
+	for _, f := range o.Fired {
+		by := watches
+		if f.Point.Kind == faults.ListPoint {
+			by = lists
+		}
+		i, ok := by[f.Point.Request]
+		if !ok {
+			continue
+		}
+		clause := faults.Story([]faults.Firing{f})
+		if out[i] != "" {
+			clause = out[i] + "; " + clause
+		}
+		out[i] = clause
+	}
+	return out
 }

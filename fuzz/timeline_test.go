@@ -3,6 +3,7 @@ package fuzz
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/lwreplay/lwreplay/timeline/timelinetest"
@@ -51,6 +52,19 @@ func TestWriteTimeline(t *testing.T) {
 			}
 			if ops[OpTombstone] == 0 || len(o.Fired) == 0 {
 				t.Errorf("run: got %d tombstones and %d firings, want some of each", ops[OpTombstone], len(o.Fired))
+			}
+			answered := 0
+			for _, l := range p.Lanes {
+				for _, r := range l.Rows {
+					for _, m := range r.Marks {
+						if p.Kinds[int(m[0].(float64))] == "request" && strings.Contains(m[5].(string), "→ ") {
+							answered++
+						}
+					}
+				}
+			}
+			if answered == 0 {
+				t.Errorf("requests answered by a firing: got none, want the firings' requests labelled")
 			}
 			if (p.Violation != nil) != tc.wantViolation {
 				t.Fatalf("violation: got %+v, want shown=%v", p.Violation, tc.wantViolation)
