@@ -98,7 +98,7 @@ func logLane(l *history.Log) Lane {
 	lane := Lane{Name: fmt.Sprintf("%s (%s)", l.Resource, l.Resource.Kind)}
 	for _, k := range order {
 		r := rows[k]
-		r.Name = rowName(k, r.Marks)
+		r.Name, r.File, r.Interaction = rowName(k, r.Marks), k.file, k.n
 		slices.SortStableFunc(r.Marks, func(a, b Mark) int { return cmp.Compare(a.At, b.At) })
 		lane.Rows = append(lane.Rows, *r)
 	}
@@ -111,7 +111,7 @@ func rowName(k interaction, marks []Mark) string {
 	if k.n < 0 {
 		return "inferred from a relist"
 	}
-	verb := "ANSWER"
+	verb := "ERROR"
 	for _, m := range marks {
 		switch m.Kind {
 		case KindPage:

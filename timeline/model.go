@@ -37,9 +37,13 @@ const (
 	KindFiring
 	// KindDelivery is a notification the target's handler received.
 	KindDelivery
+	// KindEnd is the end of a recorded watch stream; Type says how it
+	// ended (cassette.EndEOF, EndError, EndClosed, or "unknown" when not
+	// recorded).
+	KindEnd
 )
 
-var kindNames = [...]string{"event", "page", "bookmark", "error", "request", "firing", "delivery"}
+var kindNames = [...]string{"event", "page", "bookmark", "error", "request", "firing", "delivery", "end"}
 
 // String returns the kind's name as the page uses it ("event", "page", ...).
 func (k Kind) String() string {
@@ -74,6 +78,10 @@ type Lane struct {
 type Row struct {
 	// Name labels the row.
 	Name string
+	// File and Interaction name the recorded interaction the row shows
+	// (File "" for a row of no one interaction).
+	File        string
+	Interaction int
 	// Marks are its marks, in time order.
 	Marks []Mark
 }

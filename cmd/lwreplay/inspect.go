@@ -22,7 +22,7 @@ func runInspect(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if err := writeTimeline(*htmlOut, h); err != nil {
+	if err := writeTimeline(*htmlOut, h, files); err != nil {
 		return err
 	}
 	out := inspection{Summary: history.Summarize(h)}

@@ -6,13 +6,14 @@ import (
 	"os"
 	"strings"
 
+	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/timeline"
 )
 
-// writeTimeline writes the timeline of h to path as
+// writeTimeline writes the timeline of h, built from files, to path as
 // one HTML page; nothing when path is "".
-func writeTimeline(path string, h *history.History) error {
+func writeTimeline(path string, h *history.History, files []*cassette.File) error {
 	if path == "" {
 		return nil
 	}
@@ -21,7 +22,7 @@ func writeTimeline(path string, h *history.History) error {
 		return fmt.Errorf("inspect --html: %w", err)
 	}
 	w := bufio.NewWriter(f)
-	t := timeline.FromHistory(h, "lwreplay timeline: "+strings.Join(h.Files, ", "))
+	t := timeline.FromCassettes(files, h, "lwreplay timeline: "+strings.Join(h.Files, ", "))
 	err = timeline.Write(w, t, h.Order())
 	if err == nil {
 		err = w.Flush()
