@@ -134,6 +134,9 @@ func (c *Campaign) Save(t *testing.T, out *Outcome, dir string) (*Saved, error) 
 	var errs []error
 	errs = append(errs, writeFile(dir, PlanFile, faults.FormatPlan(min.Plan)))
 	errs = append(errs, writeFile(dir, InputFile, []byte(fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", out.Input))))
+	if saved.Outcome.Observation != nil {
+		errs = append(errs, writeTimelineFile(dir, saved.Outcome))
+	}
 	errs = append(errs, writeFile(dir, ReportFile, []byte(c.story(out, saved))))
 	return saved, errors.Join(errs...)
 }
@@ -168,6 +171,9 @@ func (c *Campaign) story(orig *Outcome, s *Saved) string {
 	fmt.Fprintf(&b, "reproducer: %s (replays the failing run's traffic verbatim, no plan)\n", filepath.Join(s.Dir, ReproducerFile))
 	if !s.Reproduced {
 		b.WriteString("note: the run that recorded the reproducer broke other invariants than the minimized run\n")
+	}
+	if s.Outcome.Observation != nil {
+		fmt.Fprintf(&b, "timeline: %s (open in a browser)\n", filepath.Join(s.Dir, TimelineFile))
 	}
 	fmt.Fprintf(&b, "plan file: %s (lwreplay serve %s --plan %s)\n", filepath.Join(s.Dir, PlanFile), orig.Cassette, filepath.Join(s.Dir, PlanFile))
 	if obs := s.Outcome.Observation; obs != nil && len(obs.Requests) > 0 {

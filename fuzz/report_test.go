@@ -70,13 +70,13 @@ func TestSaveReproducerReplays(t *testing.T) {
 	if got, want := len(saved.Outcome.Plan.Decisions), 2; got != want {
 		t.Errorf("minimized plan: got %d decisions (%s), want %d", got, saved.Outcome.Plan, want)
 	}
-	for _, name := range []string{ReportFile, ReproducerFile, PlanFile, InputFile} {
+	for _, name := range []string{ReportFile, ReproducerFile, PlanFile, InputFile, TimelineFile} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Errorf("%s: got error %v, want the file", name, err)
 		}
 	}
 	report, _ := os.ReadFile(filepath.Join(dir, ReportFile))
-	for _, want := range []string{"invariant no-tombstone:", "minimized from:", "reproducer:", "story:"} {
+	for _, want := range []string{"invariant no-tombstone:", "minimized from:", "reproducer:", "story:", "timeline: " + filepath.Join(dir, TimelineFile)} {
 		if !strings.Contains(string(report), want) {
 			t.Errorf("report: got %q, want it to contain %q", report, want)
 		}

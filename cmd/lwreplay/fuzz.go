@@ -332,6 +332,9 @@ func (f *fuzzer) one(t *testing.T, ci int, data []byte) {
 	fmt.Fprintf(f.out, "fuzz: FAILURE %d:\n%s\n", f.tally.failures, indent(out.Report))
 	if saved != nil {
 		fmt.Fprintf(f.out, "fuzz: report %s\n", filepath.Join(dir, fuzz.ReportFile))
+		if saved.Outcome.Observation != nil {
+			fmt.Fprintf(f.out, "fuzz: timeline %s\n", filepath.Join(dir, fuzz.TimelineFile))
+		}
 	}
 	if saveErr != nil {
 		fmt.Fprintf(f.out, "fuzz: report incomplete: %v\n", saveErr)

@@ -239,6 +239,10 @@ func TestFuzzFailureSaved(t *testing.T) {
 			strings.Contains(out.String(), "FAILURE 1") && strings.Contains(out.String(), filepath.Join(root, "forgetful-2", fuzz.ReportFile)),
 			out.String(), "FAILURE 1 and the report path under forgetful-2"},
 		{"failure - report written next to an earlier one - pass", readErr == nil, fmt.Sprint(readErr), "a readable report.txt"},
+		{"failure - timeline path printed - pass", strings.Contains(out.String(), "fuzz: timeline "+filepath.Join(root, "forgetful-2", fuzz.TimelineFile)),
+			out.String(), "fuzz: timeline <dir>/timeline.html"},
+		{"failure - timeline written beside the report - pass", fileExists(filepath.Join(root, "forgetful-2", fuzz.TimelineFile)),
+			"no " + fuzz.TimelineFile, "one"},
 		{"failure - report names the invariant - pass", strings.Contains(string(report), "invariant converged"), string(report), "invariant converged"},
 		{"failure - report names the cassette given - pass",
 			strings.Contains(string(report), "cassette: "+watchlistCassette), string(report), "cassette: " + watchlistCassette},
@@ -287,4 +291,10 @@ func TestFuzzFindsWatchListStorm(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fileExists reports whether path names a regular file.
+func fileExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
 }

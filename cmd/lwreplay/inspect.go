@@ -17,6 +17,7 @@ func runInspect(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlags("inspect", stderr)
 	asJSON := fs.Bool("json", false, "print each recording's summary as a JSON document")
 	salvage := addSalvageFlag(fs)
+	htmlOut := fs.String("html", "", "also write a self-contained timeline of the recording to this HTML file (one recording)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -28,6 +29,12 @@ func runInspect(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, r := range recs {
 		h, err := history.Build(r.Files...)
 		if err != nil {
+			return err
+		}
+		if len(recs) > 1 && *htmlOut != "" {
+			return fmt.Errorf("%w: --html draws one recording, and the files given hold %d (name one)", errUsage, len(recs))
+		}
+		if err := writeTimeline(*htmlOut, h, r.Files); err != nil {
 			return err
 		}
 		out := inspection{Summary: history.Summarize(h)}

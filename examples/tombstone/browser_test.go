@@ -1,0 +1,173 @@
+package tombstone
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lwreplay/lwreplay/cassette"
+	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/timeline"
+)
+
+// ShotsEnv names the environment variable that, when set, says where
+// TestTimelineInBrowser copies its screenshots (hack/timeline-screenshot.sh
+// sets it to regenerate the README's).
+const ShotsEnv = "LWREPLAY_TIMELINE_SHOTS"
+
+// chromium returns the chromium binary, installed by
+// e2e/install-chromium.sh where missing; it skips t loudly when it
+// cannot be installed.
+func chromium(t *testing.T) string {
+	t.Helper()
+	cmd := exec.Command("../../e2e/install-chromium.sh")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Skipf("SKIPPED: e2e/install-chromium.sh could not install chromium: %v\n%s", err, stderr.String())
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// browse runs headless chromium on a page with args and returns its
+// standard output.
+func browse(t *testing.T, bin, page string, args ...string) string {
+	t.Helper()
+	all := []string{"--headless", "--disable-gpu", "--hide-scrollbars", "--virtual-time-budget=10000"}
+	if os.Geteuid() == 0 {
+		all = append(all, "--no-sandbox") // chromium's sandbox refuses root
+	}
+	all = append(append(all, args...), "file://"+page)
+	cmd := exec.Command(bin, all...)
+	cmd.Dir = filepath.Dir(page)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	done := make(chan struct{})
+	var out []byte
+	var err error
+	go func() { out, err = cmd.Output(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("chromium %v: got no exit in 2 minutes, want one", args)
+	}
+	if err != nil {
+		t.Fatalf("chromium %v: got error %v, want none\n%s", args, err, stderr.String())
+	}
+	return string(out)
+}
+
+var bodyAttrs = regexp.MustCompile(`<body[^>]*data-rendered="([^"]*)"[^>]*data-marks="(\d+)"`)
+
+// blank reports whether a screenshot is (nearly) one colour: fewer than
+// 1% of its pixels differ from its top-left pixel.
+func blank(img image.Image) bool {
+	b := img.Bounds()
+	r0, g0, b0, _ := img.At(b.Min.X, b.Min.Y).RGBA()
+	differ := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bb, _ := img.At(x, y).RGBA()
+			if r != r0 || g != g0 || bb != b0 {
+				differ++
+			}
+		}
+	}
+	return differ*100 < b.Dx()*b.Dy()
+}
+
+func TestTimelineInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short: starts a browser")
+	}
+	bin := chromium(t)
+	dir := t.TempDir()
+	found, out := foundRunTimeline(t)
+	files, err := cassette.LoadAll("../../cassettes/real-configmaps-pods-watchlist.yaml")
+	if err != nil {
+		t.Fatalf("LoadAll: got error %v, want none", err)
+	}
+	h, err := history.Build(files...)
+	if err != nil {
+		t.Fatalf("Build: got error %v, want none", err)
+	}
+	var shipped bytes.Buffer
+	if err := timeline.Write(&shipped, timeline.FromHistory(h, "lwreplay timeline: real-configmaps-pods-watchlist.yaml"), h.Order()); err != nil {
+		t.Fatalf("Write: got error %v, want none", err)
+	}
+	wantMarks := 0
+	for _, l := range h.Logs {
+		wantMarks += len(l.Events) + len(l.Marks) + len(l.Errors)
+	}
+	o := out.Observation
+	tests := []struct {
+		name      string
+		file      string
+		html      string
+		wantMarks int
+	}{
+		{name: "browser - shipped WatchList cassette - pass", file: "timeline-cassette", html: shipped.String(), wantMarks: wantMarks},
+		{name: "browser - found failing run - pass", file: "timeline-found-run", html: found,
+			wantMarks: len(o.Truth.Events) + len(o.Truth.Marks) + len(o.Truth.Errors) + len(o.Requests) + len(o.Fired) + len(o.Deliveries)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			page := filepath.Join(dir, tc.file+".html")
+			if err := os.WriteFile(page, []byte(tc.html), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			dom := browse(t, bin, page, "--dump-dom")
+			m := bodyAttrs.FindStringSubmatch(dom)
+			if m == nil || m[1] != "ok" {
+				t.Fatalf("page script: got body %q, want data-rendered=\"ok\" (the script ran without error)", firstLine(dom, "<body"))
+			}
+			if m[2] != fmt.Sprint(tc.wantMarks) {
+				t.Errorf("marks the script read: got %s, want %d", m[2], tc.wantMarks)
+			}
+			shot := filepath.Join(dir, tc.file+".png")
+			browse(t, bin, page, "--screenshot="+shot, "--window-size=1400,800")
+			f, err := os.Open(shot)
+			if err != nil {
+				t.Fatalf("screenshot: got error %v, want a file", err)
+			}
+			defer f.Close()
+			img, err := png.Decode(f)
+			if err != nil {
+				t.Fatalf("screenshot: got error %v, want a PNG", err)
+			}
+			if blank(img) {
+				t.Errorf("screenshot: got a blank image, want the timeline drawn")
+			}
+			if to := os.Getenv(ShotsEnv); to != "" {
+				data, err := os.ReadFile(shot)
+				if err == nil {
+					err = os.WriteFile(filepath.Join(to, tc.file+".png"), data, 0o644)
+				}
+				if err != nil {
+					t.Errorf("copying the screenshot to %s: %v", to, err)
+				}
+			}
+		})
+	}
+}
+
+// firstLine returns the line of s that holds sub, or s's first 200 bytes.
+func firstLine(s, sub string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return s[:min(len(s), 200)]
+}

@@ -1,0 +1,108 @@
+package fuzz
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/timeline"
+)
+
+// TimelineFile is the failure's timeline, inside a failure's directory:
+// one self-contained HTML page (see WriteTimeline).
+const TimelineFile = "timeline.html"
+
+// WriteTimeline writes the timeline of a run as one self-contained HTML
+// page: the truth's events, the target's requests, the plan's decisions
+// that fired (in the story's words), the handler's deliveries, and, when
+// results holds a broken invariant, the violation marked at the end of the
+// run (where the invariants judge it) with the diff of the target's final
+// store against the truth's final state. results may be nil (no
+// violation shown).
+func WriteTimeline(w io.Writer, o *Observation, results map[string]error) error {
+	if o == nil {
+		return fmt.Errorf("%w: timeline: no observation", ErrReport)
+	}
+	run := timeline.Run{Title: "lwreplay run: " + o.Resource.String(), Truth: o.Truth, Firings: o.Fired}
+	answers := firedAt(o)
+	for i, q := range o.Requests {
+		run.Requests = append(run.Requests, timeline.Request{At: q.At, Verb: q.Verb, Resource: q.Resource, RV: q.RV, Continue: q.Continue, Answer: answers[i]})
+	}
+	for _, d := range o.Deliveries {
+		run.Deliveries = append(run.Deliveries, timeline.Delivery{At: d.At, Op: string(d.Op), Key: d.Key, RV: d.RV})
+	}
+	var broken []string
+	for _, name := range invariantOrder(results) {
+		if err := results[name]; err != nil {
+			broken = append(broken, fmt.Sprintf("%s: %v", name, err))
+		}
+	}
+	if len(broken) > 0 {
+		v := &timeline.Violation{At: o.EndedAt, Broken: broken}
+		if o.Truth != nil {
+			v.Diff = storeDiff(o.Store, o.Truth.StateAt(o.Truth.End()))
+		}
+		run.Violation = v
+	}
+	t := timeline.FromRun(run)
+	if o.Truth != nil {
+		return timeline.Write(w, t, o.Truth.Order())
+	}
+	return timeline.Write(w, t, nil)
+}
+
+// writeTimelineFile writes out's timeline to dir.
+func writeTimelineFile(dir string, out *Outcome) error {
+	f, err := os.Create(filepath.Join(dir, TimelineFile))
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrReport, err)
+	}
+	w := bufio.NewWriter(f)
+	err = WriteTimeline(w, out.Observation, out.Results)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("%w: %v", ErrReport, cerr)
+	}
+	return err
+}
+
+// firedAt says, by index in o.Requests, how the plan answered a request:
+// the story's words for the firings at it. A point's Request counts the
+// server's LISTs (every page) or WATCHes from 1, in the order the target
+// sent them; other requests and requests no decision fired at have none.
+func firedAt(o *Observation) map[int]string {
+	lists, watches := map[int]int{}, map[int]int{} // ordinal → index
+	nl, nw := 0, 0
+	for i, q := range o.Requests {
+		switch q.Verb {
+		case "LIST":
+			nl++
+			lists[nl] = i
+		case "WATCH", "WATCHLIST":
+			nw++
+			watches[nw] = i
+		}
+	}
+	out := map[int]string{}
+	for _, f := range o.Fired {
+		by := watches
+		if f.Point.Kind == faults.ListPoint {
+			by = lists
+		}
+		i, ok := by[f.Point.Request]
+		if !ok {
+			continue
+		}
+		clause := faults.Story([]faults.Firing{f})
+		if out[i] != "" {
+			clause = out[i] + "; " + clause
+		}
+		out[i] = clause
+	}
+	return out
+}
