@@ -9,30 +9,8 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/cassette"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 )
-
-// splitInTwo writes the cassette at src into dir as two parts of one
-// recording, as a recorder rotates it: x.yaml holds the interactions
-// before the first watch, x_001.yaml the rest.
-func splitInTwo(t *testing.T, src, dir string) (first, second string) {
-	t.Helper()
-	f, err := cassette.Load(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := 0
-	for k < len(f.Interactions) && !strings.Contains(f.Interactions[k].URL, "watch=true") {
-		k++
-	}
-	first = filepath.Join(dir, "x.yaml")
-	second = cassette.RotatedName(first, 1)
-	for path, its := range map[string][]cassette.Interaction{first: f.Interactions[:k], second: f.Interactions[k:]} {
-		if err := (&cassette.File{Interactions: its}).Save(path); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return first, second
-}
 
 func TestCassettesAreRecordings(t *testing.T) {
 	t.Parallel()
@@ -45,7 +23,7 @@ func TestCassettesAreRecordings(t *testing.T) {
 	if err := os.WriteFile(expired, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	x, x1 := splitInTwo(t, "../cassettes/real-configmaps-pods-list-pages.yaml", dir)
+	x, x1 := testutil.SplitRotation(t, "../cassettes/real-configmaps-pods-list-pages.yaml", dir, "x")
 	t.Run("recorded resources - a file and a two-part recording - two recordings - pass", func(t *testing.T) {
 		got, err := RecordedResources([]string{dir})
 		if err != nil {

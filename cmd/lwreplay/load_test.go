@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
 const (
@@ -20,32 +20,6 @@ const (
 	malformed     = "../../testdata/malformed/"
 	opaqueRV      = "../../testdata/reproducers/opaque_rv.yaml"
 )
-
-// splitRotation writes the cassette at src into dir as two parts of one
-// recording, as a recorder rotates: name.yaml holds the interactions
-// before the first watch, name_001.yaml the rest.
-func splitRotation(t *testing.T, src, dir, name string) (first, second string) {
-	t.Helper()
-	f, err := cassette.Load(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := 0
-	for k < len(f.Interactions) && !strings.Contains(f.Interactions[k].URL, "watch=true") {
-		k++
-	}
-	first = filepath.Join(dir, name+".yaml")
-	second = cassette.RotatedName(first, 1)
-	a := &cassette.File{Interactions: f.Interactions[:k]}
-	b := &cassette.File{Interactions: f.Interactions[k:]}
-	if err := a.Save(first); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Save(second); err != nil {
-		t.Fatal(err)
-	}
-	return first, second
-}
 
 // copyFile copies src to dst.
 func copyFile(t *testing.T, src, dst string) {
@@ -86,7 +60,7 @@ func TestRecordingsRule(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.yaml")
 	copyFile(t, realExpired, a)
-	x, x1 := splitRotation(t, realListPages, dir, "x")
+	x, x1 := testutil.SplitRotation(t, realListPages, dir, "x")
 	refusal := "replays one recording, and the files given hold 2: (1) " + a + "; (2) " + x + " " + x1 + "; files load as one recording only when"
 	t.Run("serve - a file and a two-part recording - usage error naming both - fail", func(t *testing.T) {
 		code, _, stderr := runCLI("serve", dir)
