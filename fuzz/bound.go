@@ -47,6 +47,10 @@ type Request struct {
 	RV string
 	// Continue says a LIST asked for a next page.
 	Continue bool
+	// Code is the HTTP status the replay answered with (0: no answer,
+	// e.g. a request the run's bound held). A watch's 200 may carry an
+	// ERROR event: the firings say so.
+	Code int
 }
 
 // String renders the request as a report line does: "12.3s WATCHLIST
@@ -117,6 +121,7 @@ func (b *requestBound) RoundTrip(req *http.Request) (*http.Response, error) {
 	now := time.Since(b.start)
 	b.mu.Lock()
 	over := b.trip != ""
+	idx := len(b.log)
 	if !over {
 		b.log = append(b.log, requestOf(req, now))
 		n := len(b.log)
@@ -132,7 +137,13 @@ func (b *requestBound) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	b.mu.Unlock()
 	if !over {
-		return b.next.RoundTrip(req)
+		resp, err := b.next.RoundTrip(req)
+		if err == nil && resp != nil {
+			b.mu.Lock()
+			b.log[idx].Code = resp.StatusCode
+			b.mu.Unlock()
+		}
+		return resp, err
 	}
 	select {
 	case <-b.stop:

@@ -130,6 +130,8 @@ type Observation struct {
 	EndedEarly bool
 	// Panics holds panics recovered from the target.
 	Panics []string
+	// FirstPanicAt is when the first of Panics happened (negative: none).
+	FirstPanicAt time.Duration
 	// Errors holds the errors the target recorded with Probe.Error and
 	// the error its Run returned (other than the run's own cancellation),
 	// in order.

@@ -23,6 +23,7 @@ type Probe struct {
 	synced     func() bool
 	store      func() []any
 	panics     []string
+	firstPanic time.Duration // when the first of panics was recorded
 	errs       []string
 	views      []StoreView
 	exposed    any
@@ -46,6 +47,9 @@ func (r *Probe) Panic(v any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.panics = append(r.panics, fmt.Sprint(v))
+	if len(r.panics) == 1 {
+		r.firstPanic = time.Since(r.start)
+	}
 }
 
 // view records what a handler called for the last delivery could read

@@ -208,7 +208,7 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 		decoded:   s.decoded,
 	}
 	res, target := s.Resource, s.Target
-	obs := &Observation{Resource: res, SyncedAt: -1, LastFaultAt: -1, ConvergedAt: -1, LiveBound: s.LiveBound,
+	obs := &Observation{Resource: res, SyncedAt: -1, LastFaultAt: -1, ConvergedAt: -1, FirstPanicAt: -1, LiveBound: s.LiveBound,
 		Gates: effectiveGates(s.Gates, s.WatchList)}
 	if obs.LiveBound <= 0 {
 		obs.LiveBound = defaultLiveBound
@@ -219,9 +219,14 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 	done := make(chan struct{})
 	var runErr error
 	var runPanic any
+	var runPanicAt time.Duration
 	go func() {
 		defer close(done)
-		defer func() { runPanic = recover() }()
+		defer func() {
+			if runPanic = recover(); runPanic != nil {
+				runPanicAt = time.Since(start)
+			}
+		}()
 		runErr = target.Run(ctx, env)
 	}()
 
@@ -308,6 +313,7 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 		time.Sleep(stopGrace)
 		if runPanic != nil {
 			obs.Panics = append(obs.Panics, fmt.Sprint(runPanic))
+			obs.FirstPanicAt = runPanicAt
 		}
 		if runErr != nil && !errors.Is(runErr, context.Canceled) {
 			obs.Errors = append(obs.Errors, fmt.Sprintf("Run returned: %v", runErr))
@@ -332,6 +338,9 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 	}
 	obs.Truth = truth
 	rec.mu.Lock()
+	if len(rec.panics) > 0 && (obs.FirstPanicAt < 0 || rec.firstPanic < obs.FirstPanicAt) {
+		obs.FirstPanicAt = rec.firstPanic
+	}
 	obs.Panics = append(obs.Panics, rec.panics...)
 	obs.Errors = append(obs.Errors, rec.errs...)
 	obs.Views = rec.views

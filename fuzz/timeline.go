@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/timeline"
@@ -17,9 +19,11 @@ const TimelineFile = "timeline.html"
 
 // WriteTimeline writes the timeline of a run as one self-contained HTML
 // page: the truth's events, the target's requests, the plan's decisions
-// that fired (in the story's words), the handler's deliveries, and, when
-// results holds a broken invariant, the violation marked at the end of the
-// run (where the invariants judge it) with the diff of the target's final
+// that fired (in the story's words), each request's HTTP status, the
+// handler's deliveries, and, when results holds a broken invariant, the
+// violation marked when the run saw it (the hot loop's request, the first
+// panic, else the end of the run, where the invariants judge what the
+// target did) with the diff of the target's final
 // store against the truth's final state. results may be nil (no
 // violation shown).
 func WriteTimeline(w io.Writer, o *Observation, results map[string]error) error {
@@ -29,7 +33,11 @@ func WriteTimeline(w io.Writer, o *Observation, results map[string]error) error 
 	run := timeline.Run{Title: "lwreplay run: " + o.Resource.String(), Truth: o.Truth, Firings: o.Fired}
 	answers := firedAt(o)
 	for i, q := range o.Requests {
-		run.Requests = append(run.Requests, timeline.Request{At: q.At, Verb: q.Verb, Resource: q.Resource, RV: q.RV, Continue: q.Continue, Answer: answers[i]})
+		answer := answers[i]
+		if q.Code != 0 {
+			answer = strings.TrimSuffix(fmt.Sprintf("HTTP %d; %s", q.Code, answer), "; ")
+		}
+		run.Requests = append(run.Requests, timeline.Request{At: q.At, Verb: q.Verb, Resource: q.Resource, RV: q.RV, Continue: q.Continue, Answer: answer})
 	}
 	for _, d := range o.Deliveries {
 		run.Deliveries = append(run.Deliveries, timeline.Delivery{At: d.At, Op: string(d.Op), Key: d.Key, RV: d.RV})
@@ -41,7 +49,7 @@ func WriteTimeline(w io.Writer, o *Observation, results map[string]error) error 
 		}
 	}
 	if len(broken) > 0 {
-		v := &timeline.Violation{At: o.EndedAt, Broken: broken}
+		v := &timeline.Violation{At: detectedAt(o, results), Broken: broken}
 		if o.Truth != nil {
 			v.Diff = storeDiff(o.Store, o.Truth.StateAt(o.Truth.End()))
 		}
@@ -52,6 +60,20 @@ func WriteTimeline(w io.Writer, o *Observation, results map[string]error) error 
 		return timeline.Write(w, t, o.Truth.Order())
 	}
 	return timeline.Write(w, t, nil)
+}
+
+// detectedAt is when the run saw its first broken invariant's evidence:
+// the request that crossed the hot-loop bound, the target's first panic,
+// or else the end of the run, where the invariants judge what it did.
+func detectedAt(o *Observation, results map[string]error) time.Duration {
+	at := o.EndedAt
+	if results["no-hot-loop"] != nil && o.HotLoop != nil && o.HotLoop.At < at {
+		at = o.HotLoop.At
+	}
+	if results["clean-stop"] != nil && o.FirstPanicAt >= 0 && o.FirstPanicAt < at {
+		at = o.FirstPanicAt
+	}
+	return at
 }
 
 // writeTimelineFile writes out's timeline to dir.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lwreplay/lwreplay/timeline/timelinetest"
 )
@@ -53,17 +54,27 @@ func TestWriteTimeline(t *testing.T) {
 			if ops[OpTombstone] == 0 || len(o.Fired) == 0 {
 				t.Errorf("run: got %d tombstones and %d firings, want some of each", ops[OpTombstone], len(o.Fired))
 			}
-			answered := 0
+			answered, byFiring := 0, 0
 			for _, l := range p.Lanes {
 				for _, r := range l.Rows {
 					for _, m := range r.Marks {
-						if p.Kinds[int(m[0].(float64))] == "request" && strings.Contains(m[5].(string), "→ ") {
+						if p.Kinds[int(m[0].(float64))] != "request" {
+							continue
+						}
+						label := m[5].(string)
+						if strings.Contains(label, "→ HTTP ") {
 							answered++
+						}
+						if strings.Contains(label, "; ") {
+							byFiring++
 						}
 					}
 				}
 			}
-			if answered == 0 {
+			if answered != len(o.Requests) {
+				t.Errorf("requests labelled with their HTTP status: got %d, want all %d", answered, len(o.Requests))
+			}
+			if byFiring == 0 {
 				t.Errorf("requests answered by a firing: got none, want the firings' requests labelled")
 			}
 			if (p.Violation != nil) != tc.wantViolation {
@@ -80,5 +91,32 @@ func TestWriteTimelineNoObservation(t *testing.T) {
 	var b bytes.Buffer
 	if err := WriteTimeline(&b, nil, nil); !errors.Is(err, ErrReport) {
 		t.Errorf("WriteTimeline(nil): got error %v, want ErrReport", err)
+	}
+}
+
+func TestDetectedAt(t *testing.T) {
+	broken := errors.New("broken")
+	base := Observation{EndedAt: 60 * time.Second, FirstPanicAt: -1}
+	withPanic := base
+	withPanic.FirstPanicAt = 2 * time.Second
+	withLoop := base
+	withLoop.HotLoop = &HotLoop{At: 3 * time.Second}
+	tests := []struct {
+		name    string
+		o       Observation
+		results map[string]error
+		want    time.Duration
+	}{
+		{name: "detected at - converged broken - the end of the run - pass", o: withPanic, results: map[string]error{"converged": broken}, want: 60 * time.Second},
+		{name: "detected at - clean-stop broken by a panic - the first panic - pass", o: withPanic, results: map[string]error{"clean-stop": broken}, want: 2 * time.Second},
+		{name: "detected at - clean-stop broken, no panic - the end of the run - pass", o: base, results: map[string]error{"clean-stop": broken}, want: 60 * time.Second},
+		{name: "detected at - no-hot-loop broken - the request that crossed the bound - pass", o: withLoop, results: map[string]error{"no-hot-loop": broken}, want: 3 * time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := detectedAt(&tc.o, tc.results); got != tc.want {
+				t.Errorf("detectedAt: got %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -30,6 +30,11 @@ func newMirrorTarget(name, doc string, opts ...Option) fuzz.Target {
 		probe := env.Probe
 		onPanic := WithPanicHandler(func(v, obj any) { probe.Panic(fmt.Sprintf("%v (object %T)", v, obj)) })
 		m := NewFromListerWatcher(lw, append([]Option{onPanic}, opts...)...)
+		// The probe's own handler records the deliveries (for the
+		// timeline); the mirror's HasSynced and store are what is judged.
+		if _, err := probe.AddEventHandler(m.informer, nil); err != nil {
+			return err
+		}
 		probe.SetSynced(m.HasSynced)
 		probe.SetStore(m.informer.GetStore().List)
 		probe.Expose(m)

@@ -3,6 +3,7 @@ package tombstone
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/timeline/timelinetest"
@@ -62,12 +63,15 @@ func TestFoundInputTimeline(t *testing.T) {
 			}
 		})
 	}
-	// The mirror registers no handler with the probe: the run has no
-	// deliveries to show, but it has requests and a firing.
-	if len(o.Fired) == 0 || len(o.Requests) == 0 {
-		t.Errorf("observation: got %d firings, %d requests, want some of each", len(o.Fired), len(o.Requests))
+	if len(o.Fired) == 0 || len(o.Requests) == 0 || got["delivery tombstone"] == 0 {
+		t.Errorf("observation: got %d firings, %d requests, %d tombstones delivered, want some of each", len(o.Fired), len(o.Requests), got["delivery tombstone"])
 	}
 	if p.Violation == nil || len(p.Violation.Broken) == 0 {
-		t.Errorf("violation: got %+v, want the broken invariants", p.Violation)
+		t.Fatalf("violation: got %+v, want the broken invariants", p.Violation)
+	}
+	// The planted handler panics on the first tombstone: the violation is
+	// marked there, before the run ends.
+	if at := time.Duration(p.Violation.At * float64(time.Millisecond)); o.FirstPanicAt < 0 || at >= o.EndedAt {
+		t.Errorf("violation at %v: got it at or after the run's end %v (first panic %v), want it at the first panic", at, o.EndedAt, o.FirstPanicAt)
 	}
 }
