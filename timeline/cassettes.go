@@ -2,6 +2,9 @@ package timeline
 
 import (
 	"cmp"
+	"fmt"
+	"net/http"
+	"net/url"
 	"slices"
 	"time"
 
@@ -41,6 +44,8 @@ func FromCassettes(files []*cassette.File, h *history.History, title string) *Ti
 				continue
 			}
 			if !watchRow(r) {
+				r.Marks = append(r.Marks, pages(f, r, start)...)
+				slices.SortStableFunc(r.Marks, func(a, b Mark) int { return cmp.Compare(a.At, b.At) })
 				// An error answer is placed when it was answered.
 				for k := range r.Marks {
 					if r.Marks[k].Kind == KindError {
@@ -67,4 +72,87 @@ func watchRow(r *Row) bool {
 		}
 	}
 	return false
+}
+
+// pages returns a mark for each page of the LIST chain row r shows but
+// the one it has a mark of: the pages before and after it in f that ask
+// for the same path, each after the first with a continue token, placed
+// when each was answered.
+func pages(f *cassette.File, r *Row, start time.Time) []Mark {
+	has := false
+	for _, m := range r.Marks {
+		has = has || m.Kind == KindPage
+	}
+	if !has {
+		return nil
+	}
+	path, cont, ok := listOf(f.Interactions[r.Interaction])
+	if !ok {
+		return nil
+	}
+	chain := []int{r.Interaction}
+	for i, c := r.Interaction, cont; c; {
+		j := prevList(f, i, path)
+		if j < 0 {
+			break
+		}
+		chain = append([]int{j}, chain...)
+		_, c, _ = listOf(f.Interactions[j])
+		i = j
+	}
+	for i := r.Interaction; ; {
+		j := nextList(f, i, path)
+		if j < 0 {
+			break
+		}
+		if _, c, _ := listOf(f.Interactions[j]); !c {
+			break
+		}
+		chain = append(chain, j)
+		i = j
+	}
+	var out []Mark
+	for k, i := range chain {
+		it := f.Interactions[i]
+		if i == r.Interaction || it.Started.IsZero() {
+			continue
+		}
+		out = append(out, Mark{Kind: KindPage, Type: "LIST page", At: it.Started.Sub(start) + it.Duration,
+			Label: fmt.Sprintf("page %d of %d (HTTP %d)", k+1, len(chain), it.Code)})
+	}
+	return out
+}
+
+// listOf says whether i is a LIST (a GET that does not watch), of which
+// path, and whether it carries a continue token.
+func listOf(i cassette.Interaction) (path string, cont, ok bool) {
+	u, err := url.Parse(i.URL)
+	if err != nil || i.Method != http.MethodGet {
+		return "", false, false
+	}
+	q := u.Query()
+	if q.Get("watch") == "true" || q.Get("watch") == "1" {
+		return "", false, false
+	}
+	return u.Path, q.Get("continue") != "", true
+}
+
+// prevList and nextList return the LIST of path before or after
+// interaction i in f (-1: none).
+func prevList(f *cassette.File, i int, path string) int {
+	for j := i - 1; j >= 0; j-- {
+		if p, _, ok := listOf(f.Interactions[j]); ok && p == path {
+			return j
+		}
+	}
+	return -1
+}
+
+func nextList(f *cassette.File, i int, path string) int {
+	for j := i + 1; j < len(f.Interactions); j++ {
+		if p, _, ok := listOf(f.Interactions[j]); ok && p == path {
+			return j
+		}
+	}
+	return -1
 }

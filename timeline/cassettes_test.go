@@ -66,3 +66,28 @@ func TestFromCassettes(t *testing.T) {
 		})
 	}
 }
+
+func TestFromCassettesPages(t *testing.T) {
+	files, err := cassette.LoadAll("../cassettes/real-configmaps-pods-list-pages.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := history.Build(files...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := timeline.FromCassettes(files, h, "")
+	for i, l := range h.Logs {
+		pages := 0
+		for _, r := range got.Lanes[i].Rows {
+			for _, m := range r.Marks {
+				if m.Kind == timeline.KindPage {
+					pages++
+				}
+			}
+		}
+		if pages != l.Lists || pages < 2 {
+			t.Errorf("cassettes - paged LIST of %s - one mark per page - fail: got %d page marks, want the %d pages recorded", l.Resource, pages, l.Lists)
+		}
+	}
+}
