@@ -87,8 +87,12 @@ func serve(ctx context.Context, h http.Handler, l net.Listener, cfg *tls.Config,
 	shut, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
 	defer cancel()
 	if err := hs.Shutdown(shut); err != nil {
-		hs.Close()
-		return fmt.Errorf("shut down %s: %w", l.Addr(), err)
+		// A connection still waiting for its first request keeps
+		// Shutdown waiting up to net/http's 5 s: close what is left, as
+		// every request has been told to end.
+		if cerr := hs.Close(); cerr != nil || !errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("shut down %s: %w", l.Addr(), errors.Join(err, cerr))
+		}
 	}
 	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve %s: %w", l.Addr(), err)
