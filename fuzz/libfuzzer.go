@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,26 +47,33 @@ func shimOf(f F) (shim, error) {
 	}
 	data, t := v.Elem().FieldByName("Data"), v.Elem().FieldByName("T")
 	if !data.IsValid() || data.Type() != reflect.TypeFor[[]byte]() {
-		return shim{}, fmt.Errorf("%w: %T: got no Data []byte field, want one", ErrShim, f)
+		return shim{}, fmt.Errorf("%w: %T: got no Data []byte field, want a libFuzzer shim's", ErrShim, f)
 	}
 	if !t.IsValid() || !t.CanInterface() {
-		return shim{}, fmt.Errorf("%w: %T: got no T field, want one", ErrShim, f)
+		return shim{}, fmt.Errorf("%w: %T: got no T field, want a libFuzzer shim's", ErrShim, f)
 	}
 	ft, ok := t.Interface().(fatalT)
 	if !ok || (t.Kind() == reflect.Pointer && t.IsNil()) {
-		return shim{}, fmt.Errorf("%w: %T: field T is %s, want a T with Fatalf", ErrShim, f, t.Type())
+		return shim{}, fmt.Errorf("%w: %T: field T is %s, want a libFuzzer shim's T with Fatalf", ErrShim, f, t.Type())
 	}
 	return shim{data: data.Bytes(), fatal: ft.Fatalf}, nil
 }
 
 // ErrShim says Run got a fuzz argument that is neither *testing.F nor a
 // libFuzzer shim it can read.
-var ErrShim = fmt.Errorf("fuzz: unknown fuzz argument")
+var ErrShim = errors.New("fuzz: unknown fuzz argument")
 
-// campaigns holds, per fuzz target (the caller of Run), the campaign a
-// libFuzzer build loaded for its first input: the shim calls the target
-// once per input, and cassettes load once per process.
-var campaigns sync.Map // uintptr → *libFuzzerCampaign
+// campaigns holds, per call of Run (its caller and its Options), the
+// campaign a libFuzzer build loaded for its first input: the shim calls
+// the target once per input, and cassettes load once per process.
+var campaigns sync.Map // campaignKey → *libFuzzerCampaign
+
+// campaignKey names a call of Run: the caller, and its Options printed
+// (Options hold slices and funcs, which do not compare).
+type campaignKey struct {
+	pc   uintptr
+	opts string
+}
 
 // libFuzzerCampaign is a campaign loaded once.
 type libFuzzerCampaign struct {
@@ -88,7 +96,7 @@ func runLibFuzzer(f F, o Options) {
 		return
 	}
 	pc, _, _, _ := runtime.Caller(2)
-	v, _ := campaigns.LoadOrStore(pc, &libFuzzerCampaign{})
+	v, _ := campaigns.LoadOrStore(campaignKey{pc: pc, opts: fmt.Sprintf("%#v", o)}, &libFuzzerCampaign{})
 	lc := v.(*libFuzzerCampaign)
 	lc.once.Do(func() { lc.c, lc.err = NewCampaign(o) })
 	if lc.err != nil {
