@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"sort"
 	"sync"
 	"testing"
 
@@ -98,7 +99,12 @@ func runLibFuzzer(f F, o Options) {
 	pc, _, _, _ := runtime.Caller(2)
 	v, _ := campaigns.LoadOrStore(campaignKey{pc: pc, opts: fmt.Sprintf("%#v", o)}, &libFuzzerCampaign{})
 	lc := v.(*libFuzzerCampaign)
-	lc.once.Do(func() { lc.c, lc.err = NewCampaign(o) })
+	lc.once.Do(func() {
+		if exe, err := os.Executable(); err == nil {
+			o.Cassettes = besideBinary(o.Cassettes, filepath.Join(filepath.Dir(exe), ShippedCassettesDir))
+		}
+		lc.c, lc.err = NewCampaign(o)
+	})
 	if lc.err != nil {
 		s.fatal("lwreplay: %v", lc.err)
 		return
@@ -143,4 +149,30 @@ func libFuzzerDir(target string, out *Outcome) string {
 		root = LibFuzzerArtifacts
 	}
 	return filepath.Join(root, artifactName(target, out))
+}
+
+// ShippedCassettesDir is where, beside a libFuzzer binary, the cassettes
+// of its fuzz target may be shipped (as OSS-Fuzz and ClusterFuzzLite run
+// a binary from its output directory, away from the source tree).
+const ShippedCassettesDir = "cassettes"
+
+// besideBinary replaces each path of cassettes that names nothing
+// from the working directory with the files of its base name (a glob
+// pattern too) in dir, when there are any.
+func besideBinary(cassettes []string, dir string) []string {
+	out := make([]string, 0, len(cassettes))
+	for _, p := range cassettes {
+		if _, err := os.Stat(p); err == nil {
+			out = append(out, p)
+			continue
+		}
+		names, err := filepath.Glob(filepath.Join(dir, filepath.Base(p)))
+		if err != nil || len(names) == 0 {
+			out = append(out, p)
+			continue
+		}
+		sort.Strings(names)
+		out = append(out, names...)
+	}
+	return out
 }
