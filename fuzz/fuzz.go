@@ -106,7 +106,22 @@ type input struct {
 // cassette, path, plan and what fired, gives the input to replay, and
 // points at the report files and reproducer written for it; when a
 // breaking fault fired the violation is only logged.
-func Run(f *testing.F, o Options) {
+//
+// Under a libFuzzer build (go-118-fuzz-build), f is that build's testing
+// shim, not *testing.F: Run then runs the one input the shim holds (see
+// runLibFuzzer).
+func Run(f F, o Options) {
+	f.Helper()
+	tf, ok := f.(*testing.F)
+	if !ok {
+		runLibFuzzer(f, o)
+		return
+	}
+	runGoTest(tf, o)
+}
+
+// runGoTest is Run under go test.
+func runGoTest(f *testing.F, o Options) {
 	f.Helper()
 	c, err := NewCampaign(o)
 	if err != nil {

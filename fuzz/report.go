@@ -182,13 +182,19 @@ func (c *Campaign) story(orig *Outcome, s *Saved) string {
 	return b.String()
 }
 
+// artifactName names the directory of out's report: the target and a
+// digest of the input.
+func artifactName(target string, out *Outcome) string {
+	sum := sha256.Sum256(out.Input)
+	return target + "-" + hex.EncodeToString(sum[:6])
+}
+
 // artifactDir is where t's failure for out is saved: under
 // $LWREPLAY_ARTIFACTS when set, else in t's artifact directory. The name
 // is the target's and the input's, so the same failure goes to the same
 // place.
 func artifactDir(t testing.TB, target string, out *Outcome) string {
-	sum := sha256.Sum256(out.Input)
-	name := target + "-" + hex.EncodeToString(sum[:6])
+	name := artifactName(target, out)
 	if root := os.Getenv(ArtifactsEnv); root != "" {
 		return filepath.Join(root, name)
 	}

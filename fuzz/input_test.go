@@ -1,0 +1,133 @@
+package fuzz
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/lwreplay/lwreplay/faults"
+)
+
+// faultBytes returns two fault bytes (data[2:] form) decoding to
+// a legal and a breaking fault.
+func faultBytes(t *testing.T) (legal, breaking byte) {
+	t.Helper()
+	found := 0
+	for b := faults.FirstFaultByte; found != 3; b++ {
+		p := faults.Decode([]byte{byte(b)})
+		f, _ := faults.Lookup(p.Decisions[0].Fault)
+		switch {
+		case f.Class == faults.Legal && found&1 == 0:
+			legal, found = byte(b), found|1
+		case f.Class == faults.Breaking && found&2 == 0:
+			breaking, found = byte(b), found|2
+		}
+		if b == 0xff {
+			t.Fatalf("fault bytes: got found=%d, want a legal and a breaking fault", found)
+		}
+	}
+	return legal, breaking
+}
+
+func TestDecodeInput(t *testing.T) {
+	t.Parallel()
+	legal, breaking := faultBytes(t)
+	on, off := true, false
+	tests := []struct {
+		name      string
+		data      []byte
+		opts      Options
+		cassette  int
+		watchList bool
+		faults    int
+	}{
+		{name: "decode input - empty - first cassette, WatchList on, no fault - pass", data: nil, watchList: true},
+		{name: "decode input - cassette byte past count - wraps - pass", data: []byte{4}, cassette: 1, watchList: true},
+		{name: "decode input - even path byte - WatchList off - pass", data: []byte{0, 2}, watchList: false},
+		{name: "decode input - odd path byte - WatchList on - pass", data: []byte{2, 3}, cassette: 2, watchList: true},
+		{name: "decode input - fixed WatchList off - path byte ignored - pass", data: []byte{0, 1}, opts: Options{WatchList: &off}, watchList: false},
+		{name: "decode input - fixed WatchList on - path byte ignored - pass", data: []byte{0, 0}, opts: Options{WatchList: &on}, watchList: true},
+		{name: "decode input - legal and breaking fault - breaking dropped - pass", data: []byte{0, 1, legal, breaking}, watchList: true, faults: 1},
+		{name: "decode input - breaking allowed - both kept - pass", data: []byte{0, 1, legal, breaking}, opts: Options{AllowBreaking: true}, watchList: true, faults: 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := decodeInput(tc.data, 3, tc.opts)
+			if in.cassette != tc.cassette {
+				t.Errorf("cassette: got %d, want %d", in.cassette, tc.cassette)
+			}
+			if in.watchList != tc.watchList {
+				t.Errorf("watchList: got %v, want %v", in.watchList, tc.watchList)
+			}
+			if got := len(in.plan.Decisions); got != tc.faults {
+				t.Errorf("decisions: got %d (%s), want %d", got, in.plan, tc.faults)
+			}
+		})
+	}
+}
+
+func TestViolations(t *testing.T) {
+	t.Parallel()
+	legal := faults.Plan{Decisions: []faults.Decision{{Fault: "close-watch", At: 3, Params: map[string]int{"after": 1}}}}
+	fired := []faults.Firing{{Point: faults.Point{Index: 3, Kind: faults.WatchPoint, Request: 2}, Fault: "close-watch", Detail: "after event 1"}}
+	tests := []struct {
+		name  string
+		obs   *Observation
+		names []string
+		in    input
+		want  []string
+	}{
+		{name: "violations - no truth, legal plan - report names everything - pass",
+			obs: &Observation{Fired: fired}, names: []string{"converged"},
+			in: input{cassette: 1, watchList: true, plan: legal},
+			want: []string{"invariant converged: ", "cassette: c.yaml\n", "WatchList: on\n",
+				"plan: " + legal.String() + "\n", "fired: " + faults.Story(fired) + "\n", `input: []byte("\x01\x01\x80")`}},
+		{name: "violations - no truth, no plan - says no fault - pass",
+			obs: &Observation{ConvergedAt: -1}, names: []string{"live"}, in: input{},
+			want: []string{"invariant live: ", "WatchList: off\n", "plan: no fault\n", "fired: no fault fired\n"}},
+		{name: "violations - clean stop holds - empty report - pass",
+			obs: &Observation{}, names: []string{"clean-stop"}, in: input{}, want: nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Campaign{opts: Options{Invariants: tc.names}}
+			out := &Outcome{Input: []byte{1, 1, 0x80}, Cassette: "c.yaml", WatchList: tc.in.watchList, Plan: tc.in.plan}
+			c.judge(out, tc.obs)
+			got := out.Report
+			if len(tc.want) == 0 && got != "" {
+				t.Errorf("report: got %q, want empty", got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("report: got %q, want it to contain %q", got, w)
+				}
+			}
+		})
+	}
+}
+
+func TestFiredBreaking(t *testing.T) {
+	t.Parallel()
+	_, breakingByte := faultBytes(t)
+	breaking := faults.Decode([]byte{breakingByte}).Decisions[0].Fault
+	tests := []struct {
+		name  string
+		fired []string
+		want  []string
+	}{
+		{name: "fired breaking - none fired - none - pass", fired: nil, want: nil},
+		{name: "fired breaking - legal only - none - pass", fired: []string{"close-watch"}, want: nil},
+		{name: "fired breaking - breaking twice and legal - named once - pass",
+			fired: []string{breaking, "close-watch", breaking}, want: []string{breaking}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			obs := &Observation{}
+			for _, f := range tc.fired {
+				obs.Fired = append(obs.Fired, faults.Firing{Fault: f})
+			}
+			if got := firedBreaking(obs); strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("breaking: got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
