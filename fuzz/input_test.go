@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -127,6 +128,23 @@ func TestFiredBreaking(t *testing.T) {
 			}
 			if got := firedBreaking(obs); strings.Join(got, ",") != strings.Join(tc.want, ",") {
 				t.Errorf("breaking: got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAllowRandSeed(t *testing.T) {
+	tests := []struct{ name, env, want string }{
+		{name: "allow rand seed - no GODEBUG - set - pass", env: "", want: "randseednop=0"},
+		{name: "allow rand seed - other settings - appended - pass", env: "http2client=0", want: "http2client=0,randseednop=0"},
+		{name: "allow rand seed - the process chose - kept - pass", env: "randseednop=1", want: "randseednop=1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("GODEBUG", tc.env)
+			allowRandSeed()
+			if got := os.Getenv("GODEBUG"); got != tc.want {
+				t.Errorf("GODEBUG: got %q, want %q", got, tc.want)
 			}
 		})
 	}

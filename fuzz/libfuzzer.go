@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -96,6 +97,7 @@ func runLibFuzzer(f F, o Options) {
 		f.Fatal(err)
 		return
 	}
+	seedableRand.Do(allowRandSeed)
 	pc, _, _, _ := runtime.Caller(2)
 	v, _ := campaigns.LoadOrStore(campaignKey{pc: pc, opts: fmt.Sprintf("%#v", o)}, &libFuzzerCampaign{})
 	lc := v.(*libFuzzerCampaign)
@@ -175,4 +177,23 @@ func besideBinary(cassettes []string, dir string) []string {
 		out = append(out, names...)
 	}
 	return out
+}
+
+// seedableRand makes math/rand's Seed take effect once per process.
+var seedableRand sync.Once
+
+// allowRandSeed turns on GODEBUG=randseednop=0 unless the process set
+// randseednop itself: the main package go-118-fuzz-build generates
+// carries no //go:debug line of the target's, and without it each run's
+// seeding of client-go's math/rand source (its backoff jitter) is a no-op.
+// The go command's runtime re-reads GODEBUG when os.Setenv changes it.
+func allowRandSeed() {
+	cur := os.Getenv("GODEBUG")
+	if strings.Contains(cur, "randseednop=") {
+		return
+	}
+	if cur != "" {
+		cur += ","
+	}
+	os.Setenv("GODEBUG", cur+"randseednop=0")
 }
