@@ -104,7 +104,7 @@ func TestControllerModuleKeepsItsClientGo(t *testing.T) {
 		return out.String(), err
 	}
 	if out, err := run("mod", "tidy"); err != nil {
-		if unreachable(out) {
+		if testutil.ProxyUnreachable(out) {
 			t.Skipf("SKIPPED: the Go module proxy is unreachable, so no module can be built: go mod tidy: %v\n%s", err, out)
 		}
 		t.Fatalf("go mod tidy: got error %v, want none\n%s", err, out)
@@ -125,15 +125,4 @@ func TestControllerModuleKeepsItsClientGo(t *testing.T) {
 		t.Errorf("go test in the controller module: got error %v and %d passing seeds, want none and some\n%s", err, seeds, out)
 	}
 	t.Logf("controller module on client-go %s: %d seeds passed", version, seeds)
-}
-
-// unreachable reports whether the go command's output says the module
-// proxy could not be reached.
-func unreachable(out string) bool {
-	for _, s := range []string{"dial tcp", "no such host", "connection refused", "i/o timeout", "TLS handshake timeout", "network is unreachable"} {
-		if strings.Contains(out, s) {
-			return true
-		}
-	}
-	return false
 }

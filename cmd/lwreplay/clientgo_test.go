@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
 const watchListCassette = "../../cassettes/real-configmaps-pods-watchlist.yaml"
@@ -66,7 +67,7 @@ func TestClientGoFuzz(t *testing.T) {
 	}
 	artifacts := t.TempDir()
 	code, out, stderr := runCLI("fuzz", "--client-go", other, "--duration", "3s", "--seed", "7", "--artifacts", artifacts, watchListCassette)
-	if code == 1 && strings.Contains(stderr, "--client-go") && unreachableProxy(stderr) {
+	if code == 1 && strings.Contains(stderr, "--client-go") && testutil.ProxyUnreachable(stderr) {
 		t.Skipf("SKIPPED: the Go module proxy is unreachable: %s", stderr)
 	}
 	if code != 0 && code != 1 {
@@ -99,13 +100,4 @@ func TestClientGoFuzz(t *testing.T) {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
-}
-
-func unreachableProxy(out string) bool {
-	for _, s := range []string{"dial tcp", "no such host", "connection refused", "i/o timeout", "network is unreachable"} {
-		if strings.Contains(out, s) {
-			return true
-		}
-	}
-	return false
 }

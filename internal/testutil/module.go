@@ -17,3 +17,15 @@ func SelectedVersion(t testing.TB, module string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// ProxyUnreachable reports whether the go command's output says the
+// module proxy could not be reached (tests that need it then skip
+// loudly).
+func ProxyUnreachable(out string) bool {
+	for _, s := range []string{"dial tcp", "no such host", "connection refused", "i/o timeout", "TLS handshake timeout", "network is unreachable"} {
+		if strings.Contains(out, s) {
+			return true
+		}
+	}
+	return false
+}
