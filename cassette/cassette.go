@@ -122,6 +122,8 @@ type Interaction struct {
 	// Replay is ReplayVerbatim for interactions replayed as recorded;
 	// "" for traffic the replayer models from a history.
 	Replay string
+
+	lazy *lazyBody // the body, left in the file (WithLazyBodies)
 }
 
 // File is a cassette file's interactions, in recorded order.

@@ -21,9 +21,18 @@ type LoadOption func(*loadOptions)
 
 type loadOptions struct {
 	salvage bool
+	lazy    bool
 }
 
-func loadDefaults() loadOptions { return loadOptions{salvage: false} }
+func loadDefaults() loadOptions { return loadOptions{salvage: false, lazy: false} }
+
+// WithLazyBodies leaves large response bodies in the cassette file (off by
+// default): a watch stream's frames of a megabyte or more, written as
+// go-vcr's encoder writes them (a YAML literal block), are not read into
+// memory; the interaction's Body is nil and OpenBody or ReadBody reads them
+// from the file when asked (an error if the file changed since). Memory
+// then follows the interactions' metadata, not the file's size.
+func WithLazyBodies(on bool) LoadOption { return func(o *loadOptions) { o.lazy = on } }
 
 // WithSalvage makes a load keep the complete interactions of a file cut
 // short (off by default: such a file is an error naming the file, the
@@ -58,6 +67,11 @@ func (t truncation) Error() string { return t.msg }
 
 // Load reads one cassette file. Errors wrap ErrFormat and name the file
 // and, where it applies, the interaction and the line it starts on.
+//
+// A file laid out as go-vcr writes one is read interaction by interaction,
+// each decoded on its own, so that memory follows the largest interaction
+// (or, with WithLazyBodies, the metadata), never the whole document; any
+// other layout (flow style, say) is decoded as one YAML document.
 func Load(path string, opts ...LoadOption) (*File, error) {
 	o := loadDefaults()
 	for _, fn := range opts {
@@ -65,6 +79,16 @@ func Load(path string, opts ...LoadOption) (*File, error) {
 	}
 	if !strings.HasSuffix(path, ".yaml") {
 		return nil, fmt.Errorf("%w: %s: a cassette file name must end in .yaml", ErrFormat, path)
+	}
+	f, err := scanFile(path, o)
+	if !errors.Is(err, errLayout) {
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = fmt.Errorf("%w: %s: %w", ErrFormat, path, pe.Err)
+			}
+		}
+		return f, err
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -74,7 +98,7 @@ func Load(path string, opts ...LoadOption) (*File, error) {
 		}
 		return nil, fmt.Errorf("%w: %s: %w", ErrFormat, path, err)
 	}
-	f, err := decode(path, data)
+	f, err = decode(path, data)
 	if err == nil || !o.salvage {
 		return f, err
 	}

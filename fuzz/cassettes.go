@@ -86,7 +86,7 @@ func build(recs []cassette.Recording) ([]recording, error) {
 
 // loadOptions returns how o's cassette files load.
 func loadOptions(o Options) []cassette.LoadOption {
-	return []cassette.LoadOption{cassette.WithSalvage(o.Salvage)}
+	return []cassette.LoadOption{cassette.WithSalvage(o.Salvage), cassette.WithLazyBodies(true)}
 }
 
 // loadCassettes loads the recordings paths hold, in order, failing when

@@ -55,10 +55,12 @@ func Build(files ...*cassette.File) (*History, error) {
 	}
 	var recs []*record
 	appearance := map[Resource][]string{} // per resource, its RVs as they appear
+	bs := &buildState{}
 	for _, f := range files {
 		for n, i := range f.Interactions {
-			r, err := parseInteraction(Location{File: f.Path, Interaction: n, Event: -1}, i, start)
+			r, err := parseInteraction(bs, Location{File: f.Path, Interaction: n, Event: -1}, i, start)
 			if err != nil {
+				bs.blobs.finish()
 				return nil, err
 			}
 			recs = append(recs, r)
@@ -68,6 +70,9 @@ func Build(files ...*cassette.File) (*History, error) {
 			id := r.req.Resource.ID()
 			appearance[id] = append(appearance[id], r.appearance()...)
 		}
+	}
+	if err := bs.blobs.finish(); err != nil {
+		return nil, err
 	}
 	orders := make(map[Resource]*Order, len(appearance))
 	for id, rvs := range appearance {

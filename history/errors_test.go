@@ -46,7 +46,7 @@ type malformedFixture struct {
 
 // malformedFixtures holds every file of malformedDir.
 var malformedFixtures = []malformedFixture{
-	{"bad YAML - fail", "bad_yaml.yaml", cassette.ErrFormat, "malformed/bad_yaml.yaml: yaml:"},
+	{"bad YAML - fail", "bad_yaml.yaml", cassette.ErrFormat, "malformed/bad_yaml.yaml: interaction 0 (line 4): yaml:"},
 	{"unparsable frame - fail", "bad_frame.yaml", cassette.ErrFormat, "malformed/bad_frame.yaml: interaction 1: event 2: unparsable frame"},
 	{"RV backwards in a stream - fail", "rv_backwards.yaml", history.ErrContradiction, "malformed/rv_backwards.yaml: interaction 1: event 1: resourceVersion 11 after 12"},
 	{"MODIFIED of an unknown key - fail", "modified_unknown.yaml", history.ErrContradiction, "malformed/modified_unknown.yaml: interaction 1: event 1: MODIFIED of unknown key ns/zz"},

@@ -79,18 +79,31 @@ func ParseObject(raw []byte) (o *Object, kind, apiVersion string, err error) {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, "", "", fmt.Errorf("object: %v", err)
 	}
-	if m.Metadata.Name == "" {
-		return nil, "", "", errors.New("object has no metadata.name")
+	o, err = objectFrom(&m, raw)
+	if err != nil {
+		return nil, "", "", err
 	}
-	stripped := raw
+	return o, m.Kind, m.APIVersion, nil
+}
+
+// objectFrom returns the Object of raw, an object's JSON whose kind,
+// apiVersion and metadata m holds.
+func objectFrom(m *objectMeta, raw []byte) (*Object, error) {
+	if m.Metadata.Name == "" {
+		return nil, errors.New("object has no metadata.name")
+	}
+	var stripped []byte
 	if m.Kind != "" || m.APIVersion != "" {
-		if stripped, err = stripTypeMeta(raw); err != nil {
-			return nil, "", "", fmt.Errorf("object: %v", err)
+		var err error
+		if stripped = stripLeadingTypeMeta(raw, m.Kind, m.APIVersion); stripped == nil {
+			if stripped, err = stripTypeMeta(raw); err != nil {
+				return nil, fmt.Errorf("object: %v", err)
+			}
 		}
 	} else {
 		stripped = bytes.TrimSpace(append([]byte(nil), raw...))
 	}
-	o = &Object{
+	o := &Object{
 		Namespace:       m.Metadata.Namespace,
 		Name:            m.Metadata.Name,
 		UID:             m.Metadata.UID,
@@ -100,7 +113,33 @@ func ParseObject(raw []byte) (o *Object, kind, apiVersion string, err error) {
 		Raw:             stripped,
 	}
 	o.key = o.Key()
-	return o, m.Kind, m.APIVersion, nil
+	return o, nil
+}
+
+// stripLeadingTypeMeta returns raw without its kind and apiVersion when
+// they are its first two members, as kube-apiserver writes them
+// (`{"kind":"Pod","apiVersion":"v1",...`), in a new slice; nil when raw is
+// laid out otherwise.
+func stripLeadingTypeMeta(raw []byte, kind, apiVersion string) []byte {
+	var prefix bytes.Buffer
+	prefix.WriteString(`{"kind":`)
+	writeJSONString(&prefix, kind)
+	prefix.WriteString(`,"apiVersion":`)
+	writeJSONString(&prefix, apiVersion)
+	rest, ok := bytes.CutPrefix(raw, prefix.Bytes())
+	if !ok || len(rest) == 0 {
+		return nil
+	}
+	switch rest[0] {
+	case ',':
+		rest = rest[1:]
+	case '}':
+	default:
+		return nil
+	}
+	out := make([]byte, 0, len(rest)+1)
+	out = append(out, '{')
+	return bytes.TrimRight(append(out, rest...), " \t\r\n")
 }
 
 // stripTypeMeta removes the top-level kind and apiVersion members of a JSON

@@ -1,7 +1,7 @@
 package history
 
 import (
-	"bytes"
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,6 +31,7 @@ const (
 
 // record is one interaction, parsed.
 type record struct {
+	build   *buildState
 	loc     Location
 	kind    recordKind
 	req     Request
@@ -77,6 +78,8 @@ func (r *record) appearance() []string {
 type frame struct {
 	typ        EventType
 	obj        *Object // nil for bookmarks and errors
+	kind       string  // the object's kind and apiVersion
+	apiVersion string
 	rv         string
 	initialEnd bool
 	err        *RecordedError
@@ -115,8 +118,8 @@ func parseStatus(loc Location, code int, body []byte) *RecordedError {
 }
 
 // parseInteraction classifies and decodes one interaction.
-func parseInteraction(loc Location, i cassette.Interaction, start time.Time) (*record, error) {
-	r := &record{loc: loc, started: -1}
+func parseInteraction(bs *buildState, loc Location, i cassette.Interaction, start time.Time) (*record, error) {
+	r := &record{build: bs, loc: loc, started: -1}
 	if !i.Started.IsZero() && !start.IsZero() {
 		r.started = i.Started.Sub(start)
 	}
@@ -132,6 +135,9 @@ func parseInteraction(loc Location, i cassette.Interaction, start time.Time) (*r
 		return r, nil // writes are not part of the list/watch history
 	}
 	if !isResource {
+		if i.Body, err = readBody(loc, &i); err != nil {
+			return nil, err
+		}
 		if i.Code == 200 && isDiscoveryPath(u.Path) {
 			r.kind, r.path, r.body = recDiscovery, u.Path, i.Body
 		} else if i.Code >= 300 {
@@ -142,11 +148,32 @@ func parseInteraction(loc Location, i cassette.Interaction, start time.Time) (*r
 	r.req = q
 	r.view = q.Namespace + "|" + q.LabelSelector + "|" + q.FieldSelector
 	if i.Code < 200 || i.Code >= 300 {
-		r.kind, r.err = recError, parseStatus(loc, i.Code, i.Body)
+		body, err := readBody(loc, &i)
+		if err != nil {
+			return nil, err
+		}
+		r.kind, r.err = recError, parseStatus(loc, i.Code, body)
 		return r, nil
 	}
 	if q.Name != "" {
 		return r, nil // a single-object GET
+	}
+	if q.Watch && i.BodyInFile() {
+		// A large stream left in its file: read as it is parsed.
+		first, err := firstLine(loc, &i)
+		if err != nil {
+			return nil, err
+		}
+		probe := i
+		probe.Body = first
+		if tableAnswer(probe, true) {
+			return r, nil // a watch of Tables is left out
+		}
+		r.kind = recWatch
+		return r, parseFrames(r, i)
+	}
+	if i.Body, err = readBody(loc, &i); err != nil {
+		return nil, err
 	}
 	if tableAnswer(i, q.Watch) {
 		// Printed on the server's side: rows, not objects. A LIST answer
@@ -177,6 +204,7 @@ func parseInteraction(loc Location, i cassette.Interaction, start time.Time) (*r
 		}
 		r.items = append(r.items, o)
 	}
+	r.build.keep(r.items...)
 	return r, nil
 }
 
@@ -184,54 +212,45 @@ func isDiscoveryPath(p string) bool {
 	return p == "/version" || p == "/api" || p == "/apis" || strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/apis/")
 }
 
-type wireEvent struct {
-	Type   EventType       `json:"type"`
-	Object json.RawMessage `json:"object"`
+// readBody returns i's body, reading it from its file when it was left
+// there.
+func readBody(loc Location, i *cassette.Interaction) ([]byte, error) {
+	b, err := i.ReadBody()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", loc, err)
+	}
+	return b, nil
 }
 
-func parseFrames(r *record, i cassette.Interaction) error {
-	dec := json.NewDecoder(bytes.NewReader(i.Body))
-	for n := 0; ; n++ {
-		loc := r.loc
-		loc.Event = n
-		var we wireEvent
-		if err := dec.Decode(&we); err == io.EOF {
-			return nil
-		} else if err != nil {
-			return fmt.Errorf("%w: %s: unparsable frame: %v", cassette.ErrFormat, loc, err)
-		}
-		f := frame{typ: we.Type, loc: loc, at: -1}
-		if r.started >= 0 && n < len(i.FrameOffsets) {
-			f.at = r.started + i.FrameOffsets[n]
-		}
-		switch we.Type {
-		case Added, Modified, Deleted:
-			o, kind, apiVersion, err := ParseObject(we.Object)
-			if err != nil {
-				return fmt.Errorf("%w: %s: %v", cassette.ErrFormat, loc, err)
-			}
-			if o.ResourceVersion == "" {
-				return fmt.Errorf("%w: %s: %s object has no resourceVersion", cassette.ErrFormat, loc, we.Type)
-			}
-			if r.kindName == "" {
-				r.kindName, r.apiVersion = kind, apiVersion
-			}
-			f.obj, f.rv = o, o.ResourceVersion
-		case Bookmark:
-			var m objectMeta
-			if err := json.Unmarshal(we.Object, &m); err != nil {
-				return fmt.Errorf("%w: %s: bookmark: %v", cassette.ErrFormat, loc, err)
-			}
-			if m.Metadata.ResourceVersion == "" {
-				return fmt.Errorf("%w: %s: bookmark has no resourceVersion", cassette.ErrFormat, loc)
-			}
-			f.rv = m.Metadata.ResourceVersion
-			f.initialEnd = m.Metadata.Annotations[InitialEventsEndAnnotation] == "true"
-		case Error:
-			f.err = parseStatus(loc, 0, we.Object)
-		default:
-			return fmt.Errorf("%w: %s: unknown event type %q", cassette.ErrFormat, loc, we.Type)
-		}
-		r.frames = append(r.frames, f)
+// firstLine returns the first line of i's body.
+func firstLine(loc Location, i *cassette.Interaction) ([]byte, error) {
+	rc, err := i.OpenBody()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", loc, err)
 	}
+	defer rc.Close()
+	line, err := bufio.NewReader(rc).ReadBytes('\n')
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("%w: %s: %v", cassette.ErrFormat, loc, err)
+	}
+	return line, nil
+}
+
+// buildState is what a build shares between the interactions it parses.
+type buildState struct {
+	blobs  blobStore
+	intern interner
+}
+
+// keep takes objects as they are read: their common metadata shared
+// (interner), their JSON moved out of the heap when it grows large
+// (blobStore). Objects must be kept in the order they were recorded.
+func (bs *buildState) keep(objs ...*Object) {
+	if bs == nil {
+		return
+	}
+	for _, o := range objs {
+		bs.intern.share(o)
+	}
+	bs.blobs.take(objs...)
 }

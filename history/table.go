@@ -62,13 +62,18 @@ func tableAnswer(i cassette.Interaction, watch bool) bool {
 	body := i.Body
 	if watch {
 		line, _, _ := bytes.Cut(body, []byte("\n"))
-		var ev struct {
-			Object typeMeta `json:"object"`
-		}
-		return json.Unmarshal(line, &ev) == nil && isTable(ev.Object)
+		return isTableFrame(line)
 	}
 	var tm typeMeta
 	return json.Unmarshal(body, &tm) == nil && isTable(tm)
+}
+
+// isTableFrame reports whether a watch frame's object is a Table.
+func isTableFrame(line []byte) bool {
+	var ev struct {
+		Object typeMeta `json:"object"`
+	}
+	return json.Unmarshal(line, &ev) == nil && isTable(ev.Object)
 }
 
 // recordedTable reads a LIST answer in Table form; ok is false when its

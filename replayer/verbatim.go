@@ -44,6 +44,9 @@ func NewVerbatim(files ...*cassette.File) (*Verbatim, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%w: %s: interaction %d: url: %v", cassette.ErrFormat, f.Path, n, err)
 			}
+			if i.Body, err = i.ReadBody(); err != nil { // a body left in the file
+				return nil, fmt.Errorf("%s: interaction %d: %w", f.Path, n, err)
+			}
 			k := verbatimKey(i.Method, u)
 			v.queues[k] = append(v.queues[k], i)
 		}

@@ -18,11 +18,13 @@ func addSalvageFlag(fs *pflag.FlagSet) *bool {
 // loadRecordings loads the cassette files and directories args name as
 // recordings (cassette.Group: files are one recording only as the parts a
 // recorder rotated it into), and says on stderr what --salvage dropped.
+// Large watch streams stay in their files until the history is built
+// (cassette.WithLazyBodies).
 func loadRecordings(verb string, args []string, salvage bool, stderr io.Writer) ([]cassette.Recording, error) {
 	if len(args) == 0 {
 		return nil, fmt.Errorf("%w: name at least one cassette file or directory", errUsage)
 	}
-	recs, err := cassette.LoadRecordings(args, cassette.WithSalvage(salvage))
+	recs, err := cassette.LoadRecordings(args, cassette.WithSalvage(salvage), cassette.WithLazyBodies(true))
 	if err != nil {
 		if _, serr := cassette.LoadRecordings(args, cassette.WithSalvage(true)); !salvage && serr == nil {
 			return nil, fmt.Errorf("%w; --salvage loads its complete interactions", err)
