@@ -78,8 +78,15 @@ func Build(files ...*cassette.File) (*History, error) {
 	for id, rvs := range appearance {
 		orders[id] = newOrder(rvs)
 	}
-	builders := map[Resource]*logBuilder{}
+	frames := map[Resource]int{} // per resource, its watch frames: a bound on its events
 	for _, r := range recs {
+		if r.kind == recWatch {
+			frames[r.req.Resource.ID()] += len(r.frames)
+		}
+	}
+	builders := map[Resource]*logBuilder{}
+	for k, r := range recs {
+		recs[k] = nil // what it holds but its objects is not needed past this step
 		switch r.kind {
 		case recDiscovery:
 			h.Discovery[r.path] = r.body
@@ -102,7 +109,7 @@ func Build(files ...*cassette.File) (*History, error) {
 			if order == nil {
 				order = newOrder(nil) // only error answers
 			}
-			b = &logBuilder{log: &Log{Resource: id, order: order}, first: r.loc, cur: map[string]*Object{}, chains: map[string]*chain{}}
+			b = &logBuilder{log: &Log{Resource: id, order: order, Events: make([]Event, 0, frames[id])}, first: r.loc, cur: map[string]*Object{}, chains: map[string]*chain{}}
 			builders[id] = b
 			h.Logs = append(h.Logs, b.log)
 		}

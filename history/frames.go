@@ -68,7 +68,7 @@ func parseFrames(r *record, i cassette.Interaction) error {
 		if err := json.Unmarshal(line, &wf); err != nil {
 			return fmt.Errorf("%w: %s: unparsable frame: %v", cassette.ErrFormat, loc, err)
 		}
-		f, err := parseFrame(loc, line)
+		f, err := parseFrame(loc, line, &wf)
 		if err != nil {
 			return err
 		}
@@ -76,7 +76,7 @@ func parseFrames(r *record, i cassette.Interaction) error {
 			f.at = r.started + i.FrameOffsets[n]
 		}
 		if f.obj != nil && r.kindName == "" {
-			r.kindName, r.apiVersion = f.kind, f.apiVersion
+			r.kindName, r.apiVersion = wf.Object.Kind, wf.Object.APIVersion
 		}
 		r.build.keep(f.obj)
 		r.frames = append(r.frames, f)
@@ -122,6 +122,7 @@ func (r *record) parseBatch(lines [][]byte, offsets []time.Duration) error {
 	base := len(r.frames)
 	out := make([]frame, len(lines))
 	errs := make([]error, len(lines))
+	types := make([][2]string, len(lines)) // each object's kind and apiVersion
 	workers := min(runtime.GOMAXPROCS(0), (len(lines)+255)/256)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -132,7 +133,9 @@ func (r *record) parseBatch(lines [][]byte, offsets []time.Duration) error {
 				n := base + k
 				loc := r.loc
 				loc.Event = n
-				f, err := parseFrame(loc, lines[k])
+				var wf wireFrame
+				f, err := parseFrame(loc, lines[k], &wf)
+				types[k] = [2]string{wf.Object.Kind, wf.Object.APIVersion}
 				if err != nil {
 					errs[k] = err
 					continue
@@ -150,7 +153,7 @@ func (r *record) parseBatch(lines [][]byte, offsets []time.Duration) error {
 			return errs[k]
 		}
 		if o := out[k].obj; o != nil && r.kindName == "" {
-			r.kindName, r.apiVersion = out[k].kind, out[k].apiVersion
+			r.kindName, r.apiVersion = types[k][0], types[k][1]
 		}
 	}
 	for k := range out {
@@ -160,11 +163,10 @@ func (r *record) parseBatch(lines [][]byte, offsets []time.Duration) error {
 	return nil
 }
 
-// parseFrame parses one watch frame.
-func parseFrame(loc Location, line []byte) (frame, error) {
+// parseFrame parses one watch frame, decoding it into wf.
+func parseFrame(loc Location, line []byte, wf *wireFrame) (frame, error) {
 	f := frame{loc: loc, at: -1}
-	var wf wireFrame
-	if err := json.Unmarshal(line, &wf); err != nil {
+	if err := json.Unmarshal(line, wf); err != nil {
 		return f, errNotLines // the stream decoder says what is wrong
 	}
 	f.typ = wf.Type
@@ -186,7 +188,7 @@ func parseFrame(loc Location, line []byte) (frame, error) {
 		if o.ResourceVersion == "" {
 			return f, fmt.Errorf("%w: %s: %s object has no resourceVersion", cassette.ErrFormat, loc, wf.Type)
 		}
-		f.obj, f.rv, f.kind, f.apiVersion = o, o.ResourceVersion, m.Kind, m.APIVersion
+		f.obj, f.rv = o, o.ResourceVersion
 	case Bookmark:
 		if m.Metadata.ResourceVersion == "" {
 			return f, fmt.Errorf("%w: %s: bookmark has no resourceVersion", cassette.ErrFormat, loc)

@@ -78,8 +78,6 @@ func (r *record) appearance() []string {
 type frame struct {
 	typ        EventType
 	obj        *Object // nil for bookmarks and errors
-	kind       string  // the object's kind and apiVersion
-	apiVersion string
 	rv         string
 	initialEnd bool
 	err        *RecordedError
