@@ -24,6 +24,12 @@
 // only when they are the parts a recorder rotated it into (see Recording
 // and Group); LoadRecordings groups what it loads so.
 //
+// Files are read interaction by interaction, never decoded as one YAML
+// document, so a cassette of any size loads in the memory of its largest
+// interaction; with WithLazyBodies the large bodies (a watch stream's
+// frames, a big LIST page) stay in the file until they are read
+// (Interaction.OpenBody), and memory follows the interactions' metadata.
+//
 // Typical use:
 //
 //	recs, err := cassette.LoadRecordings([]string{"cassettes/"})

@@ -41,6 +41,16 @@
 // another resource's newest object). History.Order merges the resources'
 // orders into one for RVs, which lists them all.
 //
+// # Large recordings
+//
+// Build reads a watch stream left in its cassette file
+// (cassette.WithLazyBodies) as it parses it, parses its frames on every
+// CPU, shares each object's unchanged metadata between its versions, and
+// once the objects read hold more than 64 MiB of JSON keeps their JSON in a
+// temporary file mapped into memory (removed from its directory at once;
+// see ErrSpill). What a history keeps in the Go heap per event is then its
+// metadata, a few hundred bytes, whatever the objects' size.
+//
 // Typical use:
 //
 //	files, err := cassette.LoadAll("cassettes/configmaps.yaml")
