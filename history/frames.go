@@ -221,3 +221,4 @@ func objectSpan(line []byte, typ EventType) []byte {
 	}
 	return rest
 }
+
