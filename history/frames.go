@@ -221,4 +221,3 @@ func objectSpan(line []byte, typ EventType) []byte {
 	}
 	return rest
 }
-

@@ -47,4 +47,3 @@ func BenchmarkParseFrame(b *testing.B) {
 		}
 	}
 }
-
