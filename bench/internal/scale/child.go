@@ -91,6 +91,8 @@ func ChildMain() (int, bool) {
 // measure runs job in this process.
 func measure(ctx context.Context, job Job) (Figures, error) {
 	switch job.Measure {
+	case Idle:
+		return Figures{}, nil
 	case Load:
 		return measureLoad(job)
 	case State:

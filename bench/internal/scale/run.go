@@ -38,7 +38,7 @@ type Result struct {
 func (r Result) child(m Measure) Child { return r.Children[m.String()] }
 
 // Measures lists every measurement, in the order Run makes them.
-var Measures = []Measure{Load, State, ServeList, ServeWatchList, DecodeList, Replay, DecodeWatch, Recorder}
+var Measures = []Measure{Idle, Load, State, ServeList, ServeWatchList, DecodeList, Replay, DecodeWatch, Recorder}
 
 // Run makes every measurement of each cassette, one child process each,
 // one after the other.

@@ -22,8 +22,10 @@ type Measure int
 
 // The measurements, one child process each.
 const (
+	// Idle does nothing: its peak RSS is a child's own, before any work.
+	Idle Measure = iota
 	// Load loads the cassette and builds its history, as serve does.
-	Load Measure = iota
+	Load
 	// State finds the largest state and decodes it as typed objects.
 	State
 	// ServeList times `lwreplay serve` to a synced LIST+WATCH informer.
@@ -40,7 +42,7 @@ const (
 	Recorder
 )
 
-var measureNames = []string{"load", "state", "serve-list", "serve-watchlist", "decode-list", "replay", "decode-watch", "recorder"}
+var measureNames = []string{"idle", "load", "state", "serve-list", "serve-watchlist", "decode-list", "replay", "decode-watch", "recorder"}
 
 // String returns the measurement's name, e.g. "serve-list".
 func (m Measure) String() string {
