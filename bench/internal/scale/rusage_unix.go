@@ -9,6 +9,9 @@ import (
 	"time"
 )
 
+// rusageMeasured says whether maxRSS and cpuTime measure here.
+const rusageMeasured = true
+
 // maxRSS returns the peak RSS in bytes of an exited process.
 func maxRSS(ps *os.ProcessState) int64 {
 	ru, ok := ps.SysUsage().(*syscall.Rusage)
