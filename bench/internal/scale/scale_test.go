@@ -155,3 +155,35 @@ func TestRunChild(t *testing.T) {
 		t.Errorf("child - idle - pass: got peak RSS %d, want > 0", c.MaxRSS)
 	}
 }
+
+func TestLineWatch(t *testing.T) {
+	tests := []struct {
+		name   string
+		writes []string
+		want   bool
+	}{
+		{"line watch - line in one write - pass", []string{"serving on x\nkubeconfig: /tmp/k\n"}, true},
+		{"line watch - line split across writes - pass", []string{"serving on x\nkube", "config: /tmp/k", "\ntry"}, true},
+		{"line watch - line not ended - pass", []string{"kubeconfig: /tmp/k"}, false},
+		{"line watch - prefix mid-line - pass", []string{"see kubeconfig: /tmp/k\n"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &lineWatch{prefix: "kubeconfig: ", seen: make(chan struct{})}
+			for _, s := range tt.writes {
+				if n, err := w.Write([]byte(s)); n != len(s) || err != nil {
+					t.Fatalf("Write: got %d, %v, want %d, nil", n, err, len(s))
+				}
+			}
+			got := false
+			select {
+			case <-w.seen:
+				got = true
+			default:
+			}
+			if got != tt.want {
+				t.Errorf("got seen %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,7 +1,6 @@
 package scale
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -67,38 +66,31 @@ func measureServe(ctx context.Context, job Job) (Figures, error) {
 	ctx, cancel := context.WithTimeout(ctx, syncTimeout)
 	defer cancel()
 	cmd := exec.Command(job.Lwreplay, "serve", "--write-kubeconfig", kubeconfig, job.Cassette)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrMeasure, job.Measure, err)
-	}
+	ready := &lineWatch{prefix: "kubeconfig: ", seen: make(chan struct{})}
 	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	cmd.Stdout, cmd.Stderr = ready, &stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%w: %s: start %s: %v", ErrMeasure, job.Measure, job.Lwreplay, err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	stop := func() error {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
-		err := cmd.Wait()
-		if err != nil {
+		if err := <-exited; err != nil {
 			return fmt.Errorf("%w: %s: lwreplay serve: %v: %s", ErrMeasure, job.Measure, err, strings.TrimSpace(stderr.String()))
 		}
 		return nil
 	}
-	lines := bufio.NewScanner(stdout)
-	listening := time.Duration(0)
-	for listening == 0 && lines.Scan() {
-		if strings.HasPrefix(lines.Text(), "kubeconfig: ") {
-			listening = time.Since(start)
-		}
+	select {
+	case <-ready.seen:
+	case err := <-exited:
+		return nil, fmt.Errorf("%w: %s: lwreplay serve exited (%v) before it wrote its kubeconfig: %s", ErrMeasure, job.Measure, err, strings.TrimSpace(stderr.String()))
+	case <-ctx.Done():
+		_ = stop()
+		return nil, fmt.Errorf("%w: %s: lwreplay serve wrote no kubeconfig within %v", ErrMeasure, job.Measure, syncTimeout)
 	}
-	if listening == 0 {
-		return nil, stop()
-	}
-	go func() {
-		for lines.Scan() { // keep serve's stdout drained
-		}
-	}()
+	listening := time.Since(start)
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		_ = stop()
@@ -193,3 +185,31 @@ func (initialCounter) OnUpdate(any, any) {}
 
 // OnDelete does nothing.
 func (initialCounter) OnDelete(any) {}
+
+// lineWatch is a process's stdout: it closes seen once a line starting
+// with prefix has been written, and drops everything.
+type lineWatch struct {
+	prefix string
+	seen   chan struct{}
+	line   []byte
+	done   bool
+}
+
+// Write looks for the line in p.
+func (w *lineWatch) Write(p []byte) (int, error) {
+	for _, c := range p {
+		if w.done {
+			break
+		}
+		if c != '\n' {
+			w.line = append(w.line, c)
+			continue
+		}
+		if strings.HasPrefix(string(w.line), w.prefix) {
+			w.done = true
+			close(w.seen)
+		}
+		w.line = w.line[:0]
+	}
+	return len(p), nil
+}
