@@ -15,7 +15,9 @@
 #   bench/scale.sh [--max-memory 20Gi]
 #
 # SCALE_OBJECTS (default "10000 100000"), SCALE_EVENTS (1000000),
-# SCALE_RECORDER_EVENTS (100000) and SCALE_SEED (1) make it smaller to try.
+# SCALE_RECORDER_EVENTS (100000) and SCALE_SEED (1) make it smaller to try;
+# SCALE_ROUNDS (3) is how often the replay and recorder measurements
+# alternate what they compare, and the initial LIST is decoded.
 set -euo pipefail
 
 max_memory=()
@@ -31,6 +33,7 @@ cd "$(dirname "$0")/.."
 objects=(${SCALE_OBJECTS:-10000 100000})
 events=${SCALE_EVENTS:-1000000}
 recorder_events=${SCALE_RECORDER_EVENTS:-100000}
+rounds=${SCALE_ROUNDS:-3}
 seed=${SCALE_SEED:-1}
 page_size=500
 
@@ -66,6 +69,6 @@ out="bench/out/scale-$(date +%Y%m%d-%H%M%S)"
   echo "lwreplay $(git describe --always --dirty 2>/dev/null || echo '?'), $(go version), $(nproc) cores"
   echo "cassettes: ${args[*]}"
 } | tee "$out.log" >&2
-"$bin/scale" --lwreplay "$bin/lwreplay" --raw "$out.json" --recorder-events "$recorder_events" "${args[@]}" \
+"$bin/scale" --lwreplay "$bin/lwreplay" --raw "$out.json" --recorder-events "$recorder_events" --rounds "$rounds" "${args[@]}" \
   2> >(tee -a "$out.log" >&2) | tee "$out.md"
 echo "raw output: $out.{log,json,md}" >&2

@@ -26,7 +26,8 @@ type Job struct {
 	// Events bounds the watch Recorder consumes (0: 100,000).
 	Events int `json:"events,omitempty"`
 	// Rounds is how often Recorder alternates without and with the
-	// recorder, and how often DecodeList decodes (0: 3).
+	// recorder, Replay alternates replay and decoding alone, and
+	// DecodeList decodes (0: 3).
 	Rounds int `json:"rounds,omitempty"`
 	// Resources are the resources the serve measurements' informers watch
 	// (nil: configmaps and pods, what `lwreplay synth` generates).
@@ -103,8 +104,6 @@ func measure(ctx context.Context, job Job) (Figures, error) {
 		return measureDecodeList(ctx, job)
 	case Replay:
 		return measureReplay(ctx, job)
-	case DecodeWatch:
-		return measureDecodeWatch(ctx, job)
 	case Recorder:
 		return measureRecorder(ctx, job)
 	}

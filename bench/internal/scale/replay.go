@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"runtime"
 	"slices"
 	"time"
 
@@ -102,70 +101,68 @@ func typedWatch(ctx context.Context, cs kubernetes.Interface, lg *history.Log, n
 	return nil
 }
 
-// measureReplay times typed clientset watches through the in-process
-// transport of every resource from its start through its last event, one
-// after the other, and reports the events and the seconds they took.
+// measureReplay measures in-process replay against client-go decoding the
+// same bytes alone, in one process. It reads the watch bodies of every
+// resource, from its start through its last event, into memory; then it
+// alternates Rounds times a replay (typed clientset watches through the
+// in-process transport, one resource after the other) and decoding the
+// bodies alone, as client-go's REST client decodes a watch (the scheme's
+// JSON stream serializer framing events, the watch decoder turning them
+// into typed objects). Alternating in one process gives both the same heap
+// (the history and the bodies), so the same garbage collection, and the
+// same noise of a shared machine. It reports the events of one round
+// ("events"), the seconds of the replays and of the decodes ("replay_s",
+// "decode_s", summed over the rounds) and the rounds ("rounds").
 func measureReplay(ctx context.Context, job Job) (Figures, error) {
-	h, err := loadHistory(job.Cassette)
-	if err != nil {
-		return nil, err
-	}
-	cs, err := replayClient(newServer(h), nil)
-	if err != nil {
-		return nil, err
-	}
-	events := 0
-	start := time.Now()
-	for _, lg := range h.Logs {
-		if err := typedWatch(ctx, cs, lg, lg.End()); err != nil {
-			return nil, err
-		}
-		events += lg.End()
-	}
-	return Figures{"events": float64(events), "seconds": time.Since(start).Seconds()}, nil
-}
-
-// measureDecodeWatch reads the watch bodies of measureReplay into memory
-// and times client-go decoding them alone, as its REST client decodes a
-// watch (the scheme's JSON stream serializer framing events, the watch
-// decoder turning them into typed objects); it reports the events and the
-// seconds they took. The history stays loaded meanwhile, as in
-// measureReplay, so that both processes' heaps, and so their garbage
-// collections, are alike.
-func measureDecodeWatch(ctx context.Context, job Job) (Figures, error) {
 	h, err := loadHistory(job.Cassette)
 	if err != nil {
 		return nil, err
 	}
 	rt := newServer(h)
 	bodies := make([][]byte, len(h.Logs))
-	counts := make([]int, len(h.Logs))
+	events := 0
 	for i, lg := range h.Logs {
-		counts[i] = lg.End()
 		var buf bytes.Buffer
 		if err := watchAll(ctx, rt, lg, &buf, func(*frame, int) {}); err != nil {
 			return nil, err
 		}
 		bodies[i] = buf.Bytes()
+		events += lg.End()
 	}
+	cs, err := replayClient(rt, nil)
+	if err != nil {
+		return nil, err
+	}
+	var replay, decode time.Duration
+	for range job.rounds() {
+		start := time.Now()
+		for _, lg := range h.Logs {
+			if err := typedWatch(ctx, cs, lg, lg.End()); err != nil {
+				return nil, err
+			}
+		}
+		replay += time.Since(start)
+		start = time.Now()
+		for i, lg := range h.Logs {
+			if err := decodeWatch(bodies[i], lg.End()); err != nil {
+				return nil, err
+			}
+		}
+		decode += time.Since(start)
+	}
+	return Figures{"events": float64(events), "replay_s": replay.Seconds(), "decode_s": decode.Seconds(), "rounds": float64(job.rounds())}, nil
+}
+
+// decodeWatch decodes a watch body with client-go's decoders until n
+// events (bookmarks aside) have come.
+func decodeWatch(body []byte, n int) error {
 	info, ok := kruntime.SerializerInfoForMediaType(scheme.Codecs.WithoutConversion().SupportedMediaTypes(), kruntime.ContentTypeJSON)
 	if !ok || info.StreamSerializer == nil {
-		return nil, fmt.Errorf("%w: client-go's scheme has no JSON stream serializer", ErrMeasure)
+		return fmt.Errorf("%w: client-go's scheme has no JSON stream serializer", ErrMeasure)
 	}
 	objects := scheme.Codecs.WithoutConversion().DecoderToVersion(info.Serializer, corev1.SchemeGroupVersion)
-	events := 0
-	start := time.Now()
-	for i, b := range bodies {
-		fr := info.StreamSerializer.Framer.NewFrameReader(io.NopCloser(bytes.NewReader(b)))
-		d := restclientwatch.NewDecoder(streaming.NewDecoder(fr, info.StreamSerializer.Serializer), objects)
-		if err := decodeEvents(d, counts[i]); err != nil {
-			return nil, err
-		}
-		events += counts[i]
-	}
-	took := time.Since(start)
-	runtime.KeepAlive(h)
-	return Figures{"events": float64(events), "seconds": took.Seconds()}, nil
+	fr := info.StreamSerializer.Framer.NewFrameReader(io.NopCloser(bytes.NewReader(body)))
+	return decodeEvents(restclientwatch.NewDecoder(streaming.NewDecoder(fr, info.StreamSerializer.Serializer), objects), n)
 }
 
 // decodeEvents decodes events from d until n (bookmarks aside) have come.

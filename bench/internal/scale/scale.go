@@ -34,15 +34,14 @@ const (
 	ServeWatchList
 	// DecodeList times client-go decoding the initial state's LIST bodies.
 	DecodeList
-	// Replay times a typed watch through every event, in-process.
+	// Replay times typed watches through every event, in-process, and
+	// client-go decoding the same watch bodies alone.
 	Replay
-	// DecodeWatch times client-go decoding the same watch bodies alone.
-	DecodeWatch
 	// Recorder measures CPU time of a watch without and with the recorder.
 	Recorder
 )
 
-var measureNames = []string{"idle", "load", "state", "serve-list", "serve-watchlist", "decode-list", "replay", "decode-watch", "recorder"}
+var measureNames = []string{"idle", "load", "state", "serve-list", "serve-watchlist", "decode-list", "replay", "recorder"}
 
 // String returns the measurement's name, e.g. "serve-list".
 func (m Measure) String() string {
