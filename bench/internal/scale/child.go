@@ -36,10 +36,11 @@ type Job struct {
 
 // Child is what a child process reported, and its peak RSS.
 type Child struct {
-	Figures Figures
+	// Figures are what the child reported.
+	Figures Figures `json:"figures"`
 	// MaxRSS is the child's peak resident set size in bytes (0 where the
 	// system does not say).
-	MaxRSS int64
+	MaxRSS int64 `json:"max_rss"`
 }
 
 // runChild runs job in a child process: self is the command that runs a
