@@ -39,7 +39,8 @@ type Child struct {
 	// Figures are what the child reported.
 	Figures Figures `json:"figures"`
 	// MaxRSS is the child's peak resident set size in bytes (0 where the
-	// system does not say).
+	// system does not say); on Linux, that of the largest of the child and
+	// the processes it waited for (serve's, for ServeList).
 	MaxRSS int64 `json:"max_rss"`
 }
 

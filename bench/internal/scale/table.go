@@ -68,7 +68,7 @@ func syncRow(m Measure) func(Result, Targets) Row {
 		}
 		row := Row{
 			Measurement: "serve → synced, " + path, Cassette: r.Cassette.Name,
-			Value:     fmt.Sprintf("%.0f ms (listening at %.0f ms)", s["ms"], s["listen_ms"]),
+			Value:     fmt.Sprintf("%.0f ms (listening at %.0f ms; serve's peak RSS %s)", s["ms"], s["listen_ms"], mib(s["serve_rss"])),
 			Reference: fmt.Sprintf("%.0f ms: decode the initial LIST (%.0f objects)", d["ms"], d["objects"]),
 			Ratio:     ratio(s["ms"], d["ms"]),
 		}
