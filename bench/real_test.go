@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/lwreplay/lwreplay/bench/internal/scale"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/cluster"
 )
@@ -34,6 +35,9 @@ var realCluster struct {
 }
 
 func TestMain(m *testing.M) {
+	if code, ok := scale.ChildMain(); ok { // a child of TestScaleSmoke
+		os.Exit(code)
+	}
 	code := m.Run()
 	if c := realCluster.c; c != nil {
 		if err := c.Stop(); err != nil {
