@@ -17,9 +17,9 @@ import (
 const replayHost = "http://replay.invalid"
 
 // loadHistory loads the cassette as one recording and builds its history,
-// as `lwreplay serve` does.
+// as `lwreplay serve` does (large bodies left in the file until built).
 func loadHistory(path string) (*history.History, error) {
-	recs, err := cassette.LoadRecordings([]string{path})
+	recs, err := cassette.LoadRecordings([]string{path}, cassette.WithLazyBodies(true))
 	if err != nil {
 		return nil, err
 	}
