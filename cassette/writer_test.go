@@ -19,7 +19,7 @@ import (
 type keptFS map[string][]byte
 
 func (m keptFS) ReadFile(name string) ([]byte, error) { return m[name], nil }
-func (m keptFS) IsFileExists(name string) bool      { _, ok := m[name]; return ok }
+func (m keptFS) IsFileExists(name string) bool        { _, ok := m[name]; return ok }
 func (m keptFS) WriteFile(name string, data []byte) error {
 	m[name] = data
 	return nil
