@@ -59,6 +59,9 @@ func Create(path string) (*Writer, error) {
 // Path returns the path the cassette is written to.
 func (w *Writer) Path() string { return w.path }
 
+// Len returns how many interactions have been written.
+func (w *Writer) Len() int { return w.n }
+
 // fail records the first error and removes the temporary file.
 func (w *Writer) fail(err error) {
 	if w.err != nil {

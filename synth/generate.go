@@ -103,13 +103,25 @@ func Generate(o GenerateOptions) (*cassette.File, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	b := NewBuilder()
+	generate(o, b)
+	return b.Cassette(o.cassetteOptions())
+}
+
+// cassetteOptions returns the traffic options of o.
+func (o GenerateOptions) cassetteOptions() CassetteOptions {
+	return CassetteOptions{PageSize: o.PageSize, BookmarkEvery: o.BookmarkEvery}
+}
+
+// generate makes the history o asks for (options valid) in b.
+func generate(o GenerateOptions, b *Builder) {
 	if o.Kinds == nil {
 		o.Kinds = slices.Clone(kinds)
 	}
 	if o.Namespaces == 0 {
 		o.Namespaces = 3
 	}
-	g := &gen{o: o, r: rand.New(rand.NewPCG(uint64(o.Seed), 0x6c777265706c6179)), b: NewBuilder(), index: map[string]int{}}
+	g := &gen{o: o, r: rand.New(rand.NewPCG(uint64(o.Seed), 0x6c777265706c6179)), b: b, index: map[string]int{}}
 	g.start = g.b.now
 	for k := range o.Namespaces {
 		g.namespaces = append(g.namespaces, namespaceName(k))
@@ -119,10 +131,9 @@ func Generate(o GenerateOptions) (*cassette.File, error) {
 	}
 	g.b.Snapshot()
 	g.b.now = g.start.Add(time.Second) // the watch starts a second after the list
-	for n := 0; n < o.Events; {
+	for n := 0; n < o.Events && g.b.err == nil; {
 		n += g.event(o.Events - n)
 	}
-	return g.b.Cassette(CassetteOptions{PageSize: o.PageSize, BookmarkEvery: o.BookmarkEvery})
 }
 
 // object is a typed object with metadata: *corev1.ConfigMap or *corev1.Pod.

@@ -48,13 +48,10 @@ func runSynth(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	case err != nil:
 		return fmt.Errorf("%w: --kinds: %v", errUsage, err)
 	}
-	f, err := synth.Generate(o)
+	n, err := synth.WriteCassette(*out, o)
 	if err != nil {
 		return err
 	}
-	if err := f.Save(*out); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "wrote %s: %d interactions\n", *out, len(f.Interactions))
+	fmt.Fprintf(stdout, "wrote %s: %d interactions\n", *out, n)
 	return nil
 }
