@@ -151,9 +151,12 @@ func (b *Builder) record(typ history.EventType, obj runtime.Object) {
 		return
 	}
 	raw = stripTypeMeta(raw)
-	if typ == history.Deleted {
+	switch {
+	case typ == history.Deleted:
 		delete(r.state, k)
-	} else {
+	case r.spilled != nil:
+		r.state[k] = nil // listed already: only the key matters now
+	default:
 		r.state[k] = raw
 	}
 	if !r.snapped {

@@ -94,6 +94,7 @@ func (s *spill) open(r *resourceLog) (*resourceSpill, error) {
 	for _, k := range keys {
 		lw.Write(r.state[k])
 		lw.WriteByte('\n')
+		r.state[k] = nil // listed: only the key matters now
 	}
 	if err := lw.Flush(); err != nil {
 		return nil, err
