@@ -36,22 +36,24 @@ type GenerateOptions struct {
 	PageSize int
 	// BookmarkEvery puts a BOOKMARK after every n events (0: only the last).
 	BookmarkEvery int
-	// MaxMemory bounds, in bytes, the memory that generating the cassette
-	// and saving it are estimated to take (see EstimateSize); Generate
-	// refuses larger options at once with ErrTooLarge (0:
-	// DefaultMaxMemory).
+	// MaxMemory bounds, in bytes, the memory that making the cassette is
+	// estimated to take (see EstimateSize: Size.MemoryBytes for
+	// WriteCassette, Size.InMemoryBytes for Generate); larger options are
+	// refused at once with ErrTooLarge (0: DefaultMaxMemory).
 	MaxMemory int64
 }
 
 // DefaultMaxMemory is the memory bound of GenerateOptions.MaxMemory 0:
-// 4 GiB, about 300,000 objects or events of pods and configmaps.
+// 4 GiB. WriteCassette fits about 400,000 objects of pods and configmaps
+// (LIST pages of 500), or 10,000 objects and 3,000,000 events, in it;
+// Generate about 200,000 objects or events.
 const DefaultMaxMemory = 4 << 30
 
 var (
 	// ErrOptions is wrapped by errors about GenerateOptions.
 	ErrOptions = errors.New("bad generate options")
 	// ErrTooLarge is wrapped by the error of options whose cassette would
-	// take more memory to generate and save than GenerateOptions.MaxMemory.
+	// take more memory to make than GenerateOptions.MaxMemory.
 	ErrTooLarge = errors.New("synthetic cassette too large")
 )
 
@@ -60,8 +62,13 @@ var kinds = []string{"configmaps", "pods"}
 
 // Validate checks the options as Generate does before it generates
 // anything: counts not negative, known kinds, and an estimated size within
-// MaxMemory (ErrTooLarge). The error names the option at fault.
-func (o GenerateOptions) Validate() error {
+// MaxMemory (ErrTooLarge; Size.InMemoryBytes, as Generate holds the whole
+// cassette). The error names the option at fault.
+func (o GenerateOptions) Validate() error { return o.validate(false) }
+
+// validate checks o for Generate, or, streaming, for WriteCassette, whose
+// memory is Size.MemoryBytes.
+func (o GenerateOptions) validate(streaming bool) error {
 	for _, c := range []struct {
 		name string
 		n    int
@@ -85,9 +92,14 @@ func (o GenerateOptions) Validate() error {
 	if bound == 0 {
 		bound = DefaultMaxMemory
 	}
-	if e := EstimateSize(o); e.MemoryBytes > bound {
-		return fmt.Errorf("%w: %d objects and %d events make a cassette of about %s; generating and saving it would take about %s of memory, over the bound of %s",
-			ErrTooLarge, o.Objects, o.Events, bytesText(e.FileBytes), bytesText(e.MemoryBytes), bytesText(bound))
+	e := EstimateSize(o)
+	need, doing := e.InMemoryBytes, "generating and saving it in memory"
+	if streaming {
+		need, doing = e.MemoryBytes, "writing it"
+	}
+	if need > bound {
+		return fmt.Errorf("%w: %d objects and %d events make a cassette of about %s; %s would take about %s of memory, over the bound of %s",
+			ErrTooLarge, o.Objects, o.Events, bytesText(e.FileBytes), doing, bytesText(need), bytesText(bound))
 	}
 	return nil
 }

@@ -22,9 +22,10 @@ import (
 // It returns how many interactions it wrote; on an error nothing is left
 // behind.
 //
-// Options that fail Validate are refused before anything is generated.
+// Options that fail Validate (with Size.MemoryBytes as the memory
+// estimate) are refused before anything is generated or written.
 func WriteCassette(path string, o GenerateOptions) (n int, err error) {
-	if err := o.Validate(); err != nil {
+	if err := o.validate(true); err != nil {
 		return 0, err
 	}
 	w, err := cassette.Create(path)
