@@ -133,13 +133,7 @@ func (w *Writer) AddStream(i Interaction, body *io.SectionReader) error {
 		return w.err
 	}
 	if shape == notLiteral {
-		data := make([]byte, body.Size())
-		if _, err := body.ReadAt(data, 0); err != nil && !errors.Is(err, io.EOF) {
-			w.fail(fmt.Errorf("interaction %d: read body: %w", w.n, err))
-			return w.err
-		}
-		i.Body = data
-		return w.Add(i)
+		return w.addWhole(i, body)
 	}
 	// Marshal the interaction with a probe body of the same shape, then
 	// write the real body's lines where the probe's are, at the probe's
@@ -159,13 +153,7 @@ func (w *Writer) AddStream(i Interaction, body *io.SectionReader) error {
 	}
 	before, indent, after, ok := splitProbe(item, probe)
 	if !ok { // not written as a literal block after all: encode in memory
-		data := make([]byte, body.Size())
-		if _, err := body.ReadAt(data, 0); err != nil && !errors.Is(err, io.EOF) {
-			w.fail(fmt.Errorf("interaction %d: read body: %w", w.n, err))
-			return w.err
-		}
-		i.Body = data
-		return w.Add(i)
+		return w.addWhole(i, body)
 	}
 	w.startItem()
 	w.write(before)
@@ -177,6 +165,17 @@ func (w *Writer) AddStream(i Interaction, body *io.SectionReader) error {
 	w.write(after)
 	w.n++
 	return w.err
+}
+
+// addWhole writes i with its body read whole from body.
+func (w *Writer) addWhole(i Interaction, body *io.SectionReader) error {
+	data := make([]byte, body.Size())
+	if _, err := body.ReadAt(data, 0); err != nil && !errors.Is(err, io.EOF) {
+		w.fail(fmt.Errorf("interaction %d: read body: %w", w.n, err))
+		return w.err
+	}
+	i.Body = data
+	return w.Add(i)
 }
 
 // itemDoc wraps one interaction as go-vcr's cassette holds it, so that
