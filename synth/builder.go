@@ -2,7 +2,9 @@
 // added, updated and deleted with resourceVersions assigned in order) and a
 // seeded generator of realistic pods and configmaps for benchmarks and
 // examples. Both produce cassettes in lwreplay's format, so a synthetic
-// history goes through the same loader as a recorded one.
+// history goes through the same loader as a recorded one. WriteCassette
+// writes a generated cassette of any number of events straight to a file,
+// holding only the objects that exist at a time.
 //
 // Typical use in a test:
 //
