@@ -3,13 +3,10 @@ package cassette
 import (
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v4"
 	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 )
 
@@ -73,66 +70,21 @@ func hostOf(u string) string {
 	return rest
 }
 
-// Save writes the cassette to path (which must end in .yaml) with go-vcr's
-// encoder, creating its directory if needed. The file is written under a
-// temporary name (not ending in .yaml, so LoadAll never picks it up) and
-// renamed, so a reader never sees a half-written cassette.
+// Save writes the cassette to path (which must end in .yaml) in the bytes
+// go-vcr's encoder writes, creating its directory if needed. It writes
+// with a Writer, one interaction at a time: under a temporary name (not
+// ending in .yaml, so LoadAll never picks it up) renamed into place, so a
+// reader never sees a half-written cassette and a failed save leaves
+// nothing behind.
 func (f *File) Save(path string) error {
-	name, ok := strings.CutSuffix(path, ".yaml")
-	if !ok {
-		return fmt.Errorf("%w: %s: a cassette file name must end in .yaml", ErrFormat, path)
-	}
-	vc := vcr.New(name)
-	vc.MarshalFunc = marshalYAML
-	for _, i := range f.Interactions {
-		vc.AddInteraction(toVCR(i))
-	}
-	if err := vc.SaveWithFS(atomicFS{}); err != nil {
-		return fmt.Errorf("save cassette %s: %w", path, err)
-	}
-	return nil
-}
-
-// atomicFS is a go-vcr file system whose writes go to a temporary file in
-// the target's directory, renamed over the target once complete.
-type atomicFS struct{}
-
-func (atomicFS) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }
-
-func (atomicFS) IsFileExists(name string) bool {
-	_, err := os.Stat(name)
-	return err == nil
-}
-
-func (atomicFS) WriteFile(name string, data []byte) (err error) {
-	dir := filepath.Dir(name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*.tmp")
+	w, err := Create(path)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+	for _, i := range f.Interactions {
+		if err := w.Add(i); err != nil {
+			return err
 		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
 	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), name)
+	return w.Close()
 }
-
-// marshalYAML is the encoder go-vcr's own recorder uses.
-var marshalYAML vcr.MarshalFunc = yaml.Marshal

@@ -2,7 +2,9 @@
 // added, updated and deleted with resourceVersions assigned in order) and a
 // seeded generator of realistic pods and configmaps for benchmarks and
 // examples. Both produce cassettes in lwreplay's format, so a synthetic
-// history goes through the same loader as a recorded one.
+// history goes through the same loader as a recorded one. WriteCassette
+// writes a generated cassette of any number of events straight to a file,
+// holding only the objects that exist at a time.
 //
 // Typical use in a test:
 //
@@ -19,7 +21,6 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -43,7 +44,8 @@ type Builder struct {
 	step      time.Duration
 	now       time.Time
 	resources []*resourceLog
-	snapped   bool // Snapshot was called
+	snapped   bool   // Snapshot was called
+	spill     *spill // where a streaming builder's changes go; nil: memory
 	err       error
 }
 
@@ -60,16 +62,20 @@ type resourceLog struct {
 	namespaced bool
 	snapRV     int64
 	snapshot   map[string][]byte // key -> list item JSON, at snapRV
-	order      []string          // keys in first-add order
 	state      map[string][]byte
-	changes    []change // after the snapshot
+	changes    []change // after the snapshot, when not spilled
+	spilled    *resourceSpill
 	snapped    bool
 }
+
+// trafficStart is when a builder's history begins, and its initial LISTs
+// are sent.
+var trafficStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // NewBuilder returns a Builder whose first resourceVersion is 1000 and whose
 // events are one second apart.
 func NewBuilder() *Builder {
-	return &Builder{rv: 1000, step: time.Second, now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	return &Builder{rv: 1000, step: time.Second, now: trafficStart}
 }
 
 // Err returns the first error met (an object of an unknown type, say).
@@ -100,10 +106,10 @@ func (b *Builder) logFor(obj runtime.Object) (*resourceLog, metav1.Object, bool)
 		}
 	}
 	r := &resourceLog{gvr: gvr, kind: gvk.Kind, namespaced: m.GetNamespace() != "", state: map[string][]byte{}}
-	if b.snapped { // first seen after Snapshot: empty until this change
-		r.snapped, r.snapRV, r.snapshot = true, b.rv, map[string][]byte{}
-	}
 	b.resources = append(b.resources, r)
+	if b.snapped { // first seen after Snapshot: empty until this change
+		b.snap(r)
+	}
 	return r, m, true
 }
 
@@ -140,7 +146,6 @@ func (b *Builder) record(typ history.EventType, obj runtime.Object) {
 		if m.GetCreationTimestamp().Time.IsZero() {
 			m.SetCreationTimestamp(metav1.NewTime(b.now))
 		}
-		r.order = append(r.order, k)
 	}
 	raw, err := json.Marshal(obj)
 	if err != nil {
@@ -148,13 +153,24 @@ func (b *Builder) record(typ history.EventType, obj runtime.Object) {
 		return
 	}
 	raw = stripTypeMeta(raw)
-	if typ == history.Deleted {
+	switch {
+	case typ == history.Deleted:
 		delete(r.state, k)
-	} else {
+	case r.spilled != nil:
+		r.state[k] = nil // listed already: only the key matters now
+	default:
 		r.state[k] = raw
 	}
-	if r.snapped {
-		r.changes = append(r.changes, change{typ: typ, raw: raw, rv: b.rv, at: b.now})
+	if !r.snapped {
+		return
+	}
+	c := change{typ: typ, raw: raw, rv: b.rv, at: b.now}
+	if r.spilled == nil {
+		r.changes = append(r.changes, c)
+		return
+	}
+	if err := r.spilled.add(c); err != nil {
+		b.fail(fmt.Errorf("synth: %s: %w", r.kind, err))
 	}
 }
 
@@ -190,14 +206,28 @@ func (b *Builder) Delete(obj runtime.Object) { b.record(history.Deleted, obj) }
 func (b *Builder) Snapshot() {
 	b.snapped = true
 	for _, r := range b.resources {
-		if r.snapped {
-			continue
+		if !r.snapped {
+			b.snap(r)
 		}
-		r.snapped, r.snapRV = true, b.rv
-		r.snapshot = map[string][]byte{}
-		for k, v := range r.state {
-			r.snapshot[k] = v
+	}
+}
+
+// snap lists r at the current resourceVersion: in memory, or, for a
+// streaming builder, in a spill file.
+func (b *Builder) snap(r *resourceLog) {
+	r.snapped, r.snapRV = true, b.rv
+	if b.spill != nil {
+		sp, err := b.spill.open(r)
+		if err != nil {
+			b.fail(fmt.Errorf("synth: %s: %w", r.kind, err))
+			return
 		}
+		r.spilled = sp
+		return
+	}
+	r.snapshot = map[string][]byte{}
+	for k, v := range r.state {
+		r.snapshot[k] = v
 	}
 }
 
@@ -227,12 +257,18 @@ func (b *Builder) Cassette(o CassetteOptions) (*cassette.File, error) {
 	}
 	b.Snapshot()
 	f := cassette.New()
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	start := trafficStart
 	for _, r := range b.resources {
 		res := r.resource()
 		path := res.CollectionPath("")
 		listRV := strconv.FormatInt(r.snapRV, 10)
-		if err := addListPages(f, res, path, listRV, r.sortedSnapshot(), o.PageSize, start); err != nil {
+		items := r.sortedSnapshot()
+		next := func() ([]byte, error) {
+			it := items[0]
+			items = items[1:]
+			return it, nil
+		}
+		if err := addListPages(addTo(f), res, path, listRV, len(items), next, o.PageSize, start); err != nil {
 			return nil, err
 		}
 		f.Add(watchInteraction(res, path, listRV, r.changes, o.BookmarkEvery, b.rv, start))
@@ -241,16 +277,19 @@ func (b *Builder) Cassette(o CassetteOptions) (*cassette.File, error) {
 }
 
 func (r *resourceLog) sortedSnapshot() [][]byte {
-	keys := make([]string, 0, len(r.snapshot))
-	for k := range r.snapshot {
-		keys = append(keys, k)
-	}
-	sortStrings(keys)
-	out := make([][]byte, 0, len(keys))
-	for _, k := range keys {
+	out := make([][]byte, 0, len(r.snapshot))
+	for _, k := range sortedKeys(r.snapshot) {
 		out = append(out, r.snapshot[k])
 	}
 	return out
+}
+
+// addTo returns a function adding interactions to f.
+func addTo(f *cassette.File) func(cassette.Interaction) error {
+	return func(i cassette.Interaction) error {
+		f.Add(i)
+		return nil
+	}
 }
 
 // History builds the history the builder's cassette records.
@@ -272,47 +311,3 @@ func collectionURL(path string, q url.Values) string {
 }
 
 var jsonHeader = map[string][]string{"Content-Type": {"application/json"}}
-
-func watchInteraction(res history.Resource, path, fromRV string, changes []change, every int, lastRV int64, start time.Time) cassette.Interaction {
-	var body strings.Builder
-	var offs []time.Duration
-	t0 := start.Add(time.Second)
-	emit := func(typ history.EventType, obj []byte, at time.Time) {
-		fmt.Fprintf(&body, `{"type":%q,"object":%s}`+"\n", typ, obj)
-		offs = append(offs, at.Sub(t0))
-	}
-	withKind := func(raw []byte) []byte {
-		o, _, _, err := history.ParseObject(raw)
-		if err != nil {
-			return raw
-		}
-		return o.WithKind(res.Kind, res.GroupVersion())
-	}
-	last := t0
-	for n, c := range changes {
-		emit(c.typ, withKind(c.raw), c.at)
-		last = c.at
-		if every > 0 && (n+1)%every == 0 {
-			emit(history.Bookmark, bookmarkObject(res, strconv.FormatInt(c.rv, 10), false), c.at)
-		}
-	}
-	emit(history.Bookmark, bookmarkObject(res, strconv.FormatInt(lastRV, 10), false), last)
-	q := url.Values{"watch": {"true"}, "resourceVersion": {fromRV}, "allowWatchBookmarks": {"true"}, "timeoutSeconds": {"600"}}
-	for k := range offs {
-		if offs[k] < 0 {
-			offs[k] = 0
-		}
-	}
-	return cassette.Interaction{
-		Method: "GET", URL: collectionURL(path, q), Code: 200, Header: jsonHeader,
-		Body: []byte(body.String()), Started: t0, Duration: last.Sub(t0), FrameOffsets: offs,
-	}
-}
-
-func bookmarkObject(res history.Resource, rv string, initialEnd bool) []byte {
-	ann := ""
-	if initialEnd {
-		ann = `,"annotations":{"` + history.InitialEventsEndAnnotation + `":"true"}`
-	}
-	return []byte(fmt.Sprintf(`{"kind":%q,"apiVersion":%q,"metadata":{"resourceVersion":%q,"creationTimestamp":null%s}}`, res.Kind, res.GroupVersion(), rv, ann))
-}

@@ -11,52 +11,89 @@ import (
 type Size struct {
 	// FileBytes is the size of the cassette file.
 	FileBytes int64
-	// MemoryBytes is the peak memory of generating the cassette and saving
-	// it (Generate, then File.Save): the objects live while they are
-	// generated, the cassette's bodies, and the YAML encoding of the whole
-	// file, which go-vcr writes in one piece.
+	// MemoryBytes is the peak memory (resident) of writing the cassette
+	// with WriteCassette, as lwreplay synth does: the objects that exist
+	// while it generates (the initial ones, and those the events add),
+	// the largest LIST page, and the watch frames' arrival offsets. The
+	// events themselves go to disk.
 	MemoryBytes int64
+	// InMemoryBytes is the peak memory of Generate, then File.Save: the
+	// whole cassette is held, some 14 bytes per byte of file.
+	InMemoryBytes int64
 }
 
 // kindBytes is what one object of a kind takes in a cassette file, in the
 // initial LIST and as a watch event, on average (measured on 20,000 of
-// each: pods 2,289 and 1,937 bytes, configmaps 502 and 691).
-var kindBytes = map[string]struct{ object, event float64 }{
-	"pods":       {object: 2300, event: 1950},
-	"configmaps": {object: 520, event: 700},
+// each: pods 2,289 and 1,937 bytes, configmaps 502 and 691), and the
+// resident memory one live object takes while WriteCassette generates
+// (measured on 50,000 with LIST pages of 500: pods 15.0 KiB, configmaps
+// 3.0 KiB, with the garbage collector's headroom).
+var kindBytes = map[string]struct{ object, event, live float64 }{
+	"pods":       {object: 2300, event: 1950, live: 16 << 10},
+	"configmaps": {object: 520, event: 700, live: 4 << 10},
 }
 
 const (
 	// bookmarkBytes is what a BOOKMARK frame takes in a cassette file.
 	bookmarkBytes = 200
-	// memoryPerFileByte is the peak memory per byte of cassette file:
-	// 13.2 measured for 100,000 objects (140 MB file, 1.85 GB resident),
-	// 8.4 for 100,000 events, 10.6 for 20,000 pods.
+	// memoryPerFileByte is the peak memory of Generate and File.Save per
+	// byte of cassette file: 13.2 measured for 100,000 objects (140 MB
+	// file, 1.85 GB resident), 8.4 for 100,000 events, 10.6 for 20,000
+	// pods.
 	memoryPerFileByte = 14
+	// liveObjectsPerEvent is how many objects each event adds on average:
+	// a quarter of them create one, some 15% delete one (pods' graceful
+	// deletions take two events).
+	liveObjectsPerEvent = 0.1
+	// memoryPerPageByte is WriteCassette's peak memory per byte of its
+	// largest LIST page, which is encoded whole: 1.7 to 2.8 measured for
+	// one-page LISTs of 50,000 and 100,000 objects.
+	memoryPerPageByte = 3.5
+	// memoryPerFrame is WriteCassette's memory per watch frame: its
+	// arrival offset, held until the watch is written, and the offset's
+	// text in the watch's header.
+	memoryPerFrame = 64
 	// baseMemory is the resident size of lwreplay before it generates.
 	baseMemory = 64 << 20
 )
 
-// EstimateSize estimates the cassette file and the memory that Generate
-// and saving its cassette take for o, without generating anything. The
-// estimate is an average over the kinds (objects and events are spread
-// over them evenly); for the default kinds it is within a quarter of the
-// real file size.
+// EstimateSize estimates the cassette file and the memory that
+// WriteCassette, and Generate and saving its cassette, take for o,
+// without generating anything. The estimate is an average over the kinds
+// (objects and events are spread over them evenly); for the default
+// kinds it is within a quarter of the real file size, and the memory
+// estimates are above the peak resident size measured.
 func EstimateSize(o GenerateOptions) Size {
 	ks := o.Kinds
 	if ks == nil {
 		ks = kinds
 	}
-	var object, event float64
+	objects, events := float64(max(o.Objects, 0)), float64(max(o.Events, 0))
+	var object, event, live, page float64
 	for _, k := range ks {
-		object += kindBytes[k].object / float64(len(ks))
-		event += kindBytes[k].event / float64(len(ks))
+		kb := kindBytes[k]
+		share := 1 / float64(len(ks))
+		object += kb.object * share
+		event += kb.event * share
+		live += kb.live * share
+		n := objects * share
+		if o.PageSize > 0 {
+			n = min(n, float64(o.PageSize))
+		}
+		page = max(page, n*kb.object)
 	}
-	file := float64(max(o.Objects, 0))*object + float64(max(o.Events, 0))*event
+	file := objects*object + events*event
+	frames := events
 	if o.BookmarkEvery > 0 {
 		file += float64(o.Events/o.BookmarkEvery) * bookmarkBytes
+		frames += float64(o.Events / o.BookmarkEvery)
 	}
-	return Size{FileBytes: clampInt64(file), MemoryBytes: clampInt64(baseMemory + memoryPerFileByte*file)}
+	stream := baseMemory + live*(objects+liveObjectsPerEvent*events) + memoryPerPageByte*page + memoryPerFrame*frames
+	return Size{
+		FileBytes:     clampInt64(file),
+		MemoryBytes:   clampInt64(stream),
+		InMemoryBytes: clampInt64(baseMemory + memoryPerFileByte*file),
+	}
 }
 
 // clampInt64 converts f to int64, saturating at the largest int64.

@@ -1,7 +1,6 @@
 package synth
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -17,81 +16,6 @@ import (
 	"github.com/lwreplay/lwreplay/cassette"
 )
 
-// GenerateOptions shape a generated history.
-type GenerateOptions struct {
-	// Objects is the number of objects in the initial state, given to the
-	// kinds in turn.
-	Objects int
-	// Events is the number of changes (watch events) after the initial state.
-	Events int
-	// Seed seeds the generator: the same options give the same cassette,
-	// byte for byte.
-	Seed int64
-	// Kinds lists the resources to generate, "configmaps" and "pods";
-	// nil means both.
-	Kinds []string
-	// Namespaces is the number of namespaces objects spread over (0: 3).
-	Namespaces int
-	// PageSize splits each initial LIST into pages (0: one page).
-	PageSize int
-	// BookmarkEvery puts a BOOKMARK after every n events (0: only the last).
-	BookmarkEvery int
-	// MaxMemory bounds, in bytes, the memory that generating the cassette
-	// and saving it are estimated to take (see EstimateSize); Generate
-	// refuses larger options at once with ErrTooLarge (0:
-	// DefaultMaxMemory).
-	MaxMemory int64
-}
-
-// DefaultMaxMemory is the memory bound of GenerateOptions.MaxMemory 0:
-// 4 GiB, about 300,000 objects or events of pods and configmaps.
-const DefaultMaxMemory = 4 << 30
-
-var (
-	// ErrOptions is wrapped by errors about GenerateOptions.
-	ErrOptions = errors.New("bad generate options")
-	// ErrTooLarge is wrapped by the error of options whose cassette would
-	// take more memory to generate and save than GenerateOptions.MaxMemory.
-	ErrTooLarge = errors.New("synthetic cassette too large")
-)
-
-// kinds are the resources Generate makes.
-var kinds = []string{"configmaps", "pods"}
-
-// Validate checks the options as Generate does before it generates
-// anything: counts not negative, known kinds, and an estimated size within
-// MaxMemory (ErrTooLarge). The error names the option at fault.
-func (o GenerateOptions) Validate() error {
-	for _, c := range []struct {
-		name string
-		n    int
-	}{{"objects", o.Objects}, {"events", o.Events}, {"namespaces", o.Namespaces}, {"page size", o.PageSize}, {"bookmark every", o.BookmarkEvery}} {
-		if c.n < 0 {
-			return fmt.Errorf("%w: %s %d: want 0 or more", ErrOptions, c.name, c.n)
-		}
-	}
-	if o.MaxMemory < 0 {
-		return fmt.Errorf("%w: max memory %d: want 0 (the default) or more", ErrOptions, o.MaxMemory)
-	}
-	if o.Kinds != nil && len(o.Kinds) == 0 {
-		return fmt.Errorf("%w: no kinds (want %s)", ErrOptions, strings.Join(kinds, " or "))
-	}
-	for _, k := range o.Kinds {
-		if !slices.Contains(kinds, k) {
-			return fmt.Errorf("%w: kind %q: want %s", ErrOptions, k, strings.Join(kinds, " or "))
-		}
-	}
-	bound := o.MaxMemory
-	if bound == 0 {
-		bound = DefaultMaxMemory
-	}
-	if e := EstimateSize(o); e.MemoryBytes > bound {
-		return fmt.Errorf("%w: %d objects and %d events make a cassette of about %s; generating and saving it would take about %s of memory, over the bound of %s",
-			ErrTooLarge, o.Objects, o.Events, bytesText(e.FileBytes), bytesText(e.MemoryBytes), bytesText(bound))
-	}
-	return nil
-}
-
 // Generate returns a cassette of realistic ConfigMap and Pod traffic: per
 // kind, a LIST of the initial objects and a watch carrying Events changes —
 // status changes, label and data edits, creations, deletions (graceful ones
@@ -103,13 +27,25 @@ func Generate(o GenerateOptions) (*cassette.File, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	b := NewBuilder()
+	generate(o, b)
+	return b.Cassette(o.cassetteOptions())
+}
+
+// cassetteOptions returns the traffic options of o.
+func (o GenerateOptions) cassetteOptions() CassetteOptions {
+	return CassetteOptions{PageSize: o.PageSize, BookmarkEvery: o.BookmarkEvery}
+}
+
+// generate makes the history o asks for (options valid) in b.
+func generate(o GenerateOptions, b *Builder) {
 	if o.Kinds == nil {
 		o.Kinds = slices.Clone(kinds)
 	}
 	if o.Namespaces == 0 {
 		o.Namespaces = 3
 	}
-	g := &gen{o: o, r: rand.New(rand.NewPCG(uint64(o.Seed), 0x6c777265706c6179)), b: NewBuilder(), index: map[string]int{}}
+	g := &gen{o: o, r: rand.New(rand.NewPCG(uint64(o.Seed), 0x6c777265706c6179)), b: b, index: map[string]int{}}
 	g.start = g.b.now
 	for k := range o.Namespaces {
 		g.namespaces = append(g.namespaces, namespaceName(k))
@@ -119,10 +55,9 @@ func Generate(o GenerateOptions) (*cassette.File, error) {
 	}
 	g.b.Snapshot()
 	g.b.now = g.start.Add(time.Second) // the watch starts a second after the list
-	for n := 0; n < o.Events; {
+	for n := 0; n < o.Events && g.b.err == nil; {
 		n += g.event(o.Events - n)
 	}
-	return g.b.Cassette(CassetteOptions{PageSize: o.PageSize, BookmarkEvery: o.BookmarkEvery})
 }
 
 // object is a typed object with metadata: *corev1.ConfigMap or *corev1.Pod.

@@ -201,14 +201,24 @@ func TestEstimateSize(t *testing.T) {
 			if got, want := float64(e.FileBytes), float64(size); got < 0.75*want || got > 1.25*want {
 				t.Errorf("FileBytes: got %d, want within a quarter of the file's %d bytes", e.FileBytes, size)
 			}
-			if e.MemoryBytes <= e.FileBytes {
-				t.Errorf("MemoryBytes: got %d, want more than the file's %d bytes", e.MemoryBytes, e.FileBytes)
+			if e.InMemoryBytes <= e.FileBytes {
+				t.Errorf("InMemoryBytes: got %d, want more than the file's %d bytes", e.InMemoryBytes, e.FileBytes)
+			}
+			if e.MemoryBytes <= 0 || e.MemoryBytes > e.InMemoryBytes {
+				t.Errorf("MemoryBytes: got %d, want positive and at most InMemoryBytes %d", e.MemoryBytes, e.InMemoryBytes)
 			}
 		})
 	}
+	t.Run("estimate - a million events stream within the default bound - pass", func(t *testing.T) {
+		e := synth.EstimateSize(synth.GenerateOptions{Objects: 10_000, Events: 1_000_000, PageSize: 500, BookmarkEvery: 10})
+		if e.MemoryBytes > synth.DefaultMaxMemory || e.InMemoryBytes <= synth.DefaultMaxMemory {
+			t.Errorf("EstimateSize: got streaming %d, in memory %d bytes; want streaming within %d, in memory over it",
+				e.MemoryBytes, e.InMemoryBytes, int64(synth.DefaultMaxMemory))
+		}
+	})
 	t.Run("estimate - no overflow for the largest counts - pass", func(t *testing.T) {
 		e := synth.EstimateSize(synth.GenerateOptions{Objects: math.MaxInt, Events: math.MaxInt})
-		if e.FileBytes <= 0 || e.MemoryBytes != math.MaxInt64 {
+		if e.FileBytes <= 0 || e.MemoryBytes != math.MaxInt64 || e.InMemoryBytes != math.MaxInt64 {
 			t.Errorf("EstimateSize: got %+v, want positive bytes saturated at MaxInt64", e)
 		}
 	})

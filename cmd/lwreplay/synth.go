@@ -19,7 +19,7 @@ func runSynth(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.IntVar(&o.Namespaces, "namespaces", 3, "namespaces the objects spread over (at least 1)")
 	fs.IntVar(&o.PageSize, "page-size", 0, "split the initial LIST into pages of this many items (0: one page)")
 	fs.IntVar(&o.BookmarkEvery, "bookmark-every", 10, "a BOOKMARK after every N watch events (0: only the last)")
-	maxMemory := fs.String("max-memory", "4Gi", "refuse a cassette whose generation and saving are estimated to take more memory than this (bytes, or a quantity such as 4Gi)")
+	maxMemory := fs.String("max-memory", "4Gi", "refuse a cassette whose writing is estimated to take more memory than this (bytes, or a quantity such as 4Gi)")
 	out := fs.StringP("output", "o", "", "cassette file to write (must end in .yaml)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -42,19 +42,15 @@ func runSynth(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	if o.MaxMemory, err = positiveQuantity("max-memory", *maxMemory); err != nil {
 		return err
 	}
-	switch err := o.Validate(); {
+	n, err := synth.WriteCassette(*out, o)
+	switch {
 	case errors.Is(err, synth.ErrTooLarge):
 		return fmt.Errorf("%w: %v (raise the bound with --max-memory)", errUsage, err)
-	case err != nil:
+	case errors.Is(err, synth.ErrOptions):
 		return fmt.Errorf("%w: --kinds: %v", errUsage, err)
-	}
-	f, err := synth.Generate(o)
-	if err != nil {
+	case err != nil:
 		return err
 	}
-	if err := f.Save(*out); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "wrote %s: %d interactions\n", *out, len(f.Interactions))
+	fmt.Fprintf(stdout, "wrote %s: %d interactions\n", *out, n)
 	return nil
 }
