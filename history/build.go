@@ -60,6 +60,7 @@ func Build(files ...*cassette.File) (*History, error) {
 		for n, i := range f.Interactions {
 			r, err := parseInteraction(bs, Location{File: f.Path, Interaction: n, Event: -1}, i, start)
 			if err != nil {
+				bs.wait()
 				bs.blobs.finish()
 				return nil, err
 			}
@@ -71,6 +72,7 @@ func Build(files ...*cassette.File) (*History, error) {
 			appearance[id] = append(appearance[id], r.appearance()...)
 		}
 	}
+	bs.wait()
 	if err := bs.blobs.finish(); err != nil {
 		return nil, err
 	}

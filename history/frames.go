@@ -86,7 +86,10 @@ func parseFrames(r *record, i cassette.Interaction) error {
 // errNotLines says a watch stream is not one frame per line.
 var errNotLines = errors.New("not one frame per line")
 
-// parseLines reads i's watch stream one frame per line, in batches.
+// parseLines reads i's watch stream one frame per line, in batches: a
+// batch's lines are read into one buffer of their own (objects' JSON is
+// cut out of it in place), parsed on every CPU, and kept (buildState.keep)
+// while the next batch is parsed.
 func parseLines(r *record, i cassette.Interaction) error {
 	rc, err := i.OpenBody()
 	if err != nil {
@@ -94,27 +97,54 @@ func parseLines(r *record, i cassette.Interaction) error {
 	}
 	defer rc.Close()
 	in := bufio.NewReaderSize(rc, 1<<20)
-	var lines [][]byte
+	buf := make([]byte, 0, batchBytes)
+	var spans [][2]int // each line's start and end in buf
+	line := -1         // start in buf of the line being read
 	for eof := false; !eof; {
-		line, err := in.ReadBytes('\n')
+		frag, err := in.ReadSlice('\n')
 		switch {
 		case err == io.EOF:
 			eof = true
-		case err != nil:
+		case err != nil && err != bufio.ErrBufferFull:
 			return fmt.Errorf("%w: %s: %v", cassette.ErrFormat, r.loc, err)
 		}
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			lines = append(lines, t)
+		if line < 0 {
+			line = len(buf)
 		}
-		if len(lines) == frameBatch || (eof && len(lines) > 0) {
+		buf = append(buf, frag...)
+		if err == bufio.ErrBufferFull {
+			continue // the line goes on
+		}
+		start, end := line, len(buf)
+		line = -1
+		for start < end && isSpace(buf[start]) {
+			start++
+		}
+		for end > start && isSpace(buf[end-1]) {
+			end--
+		}
+		if end > start {
+			spans = append(spans, [2]int{start, end})
+		}
+		if len(spans) == frameBatch || len(buf) >= batchBytes || (eof && len(spans) > 0) {
+			lines := make([][]byte, len(spans))
+			for k, sp := range spans {
+				lines[k] = buf[sp[0]:sp[1]:sp[1]]
+			}
 			if err := r.parseBatch(lines, i.FrameOffsets); err != nil {
 				return err
 			}
-			lines = lines[:0]
+			buf, spans = make([]byte, 0, batchBytes), spans[:0]
 		}
 	}
 	return nil
 }
+
+// batchBytes is the size from which a batch of frames is parsed, whatever
+// their number.
+const batchBytes = 8 << 20
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // parseBatch parses lines, the next frames of r's stream, on every CPU and
 // appends them in order.
@@ -156,14 +186,19 @@ func (r *record) parseBatch(lines [][]byte, offsets []time.Duration) error {
 			r.kindName, r.apiVersion = types[k][0], types[k][1]
 		}
 	}
+	objs := make([]*Object, 0, len(out))
 	for k := range out {
-		r.build.keep(out[k].obj)
+		if out[k].obj != nil {
+			objs = append(objs, out[k].obj)
+		}
 	}
+	r.build.keepAsync(objs)
 	r.frames = append(r.frames, out...)
 	return nil
 }
 
-// parseFrame parses one watch frame, decoding it into wf.
+// parseFrame parses one watch frame, decoding it into wf. The object's
+// JSON is cut out of line in place: line is the caller's to give away.
 func parseFrame(loc Location, line []byte, wf *wireFrame) (frame, error) {
 	f := frame{loc: loc, at: -1}
 	if err := json.Unmarshal(line, wf); err != nil {
@@ -181,7 +216,7 @@ func parseFrame(loc Location, line []byte, wf *wireFrame) (frame, error) {
 	m := &wf.Object
 	switch wf.Type {
 	case Added, Modified, Deleted:
-		o, err := objectFrom(m, obj)
+		o, err := objectFrom(m, obj, true)
 		if err != nil {
 			return f, fmt.Errorf("%w: %s: %v", cassette.ErrFormat, loc, err)
 		}

@@ -79,7 +79,7 @@ func ParseObject(raw []byte) (o *Object, kind, apiVersion string, err error) {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, "", "", fmt.Errorf("object: %v", err)
 	}
-	o, err = objectFrom(&m, raw)
+	o, err = objectFrom(&m, raw, false)
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -87,15 +87,16 @@ func ParseObject(raw []byte) (o *Object, kind, apiVersion string, err error) {
 }
 
 // objectFrom returns the Object of raw, an object's JSON whose kind,
-// apiVersion and metadata m holds.
-func objectFrom(m *objectMeta, raw []byte) (*Object, error) {
+// apiVersion and metadata m holds. With inPlace, Raw may be cut out of raw
+// (overwriting a byte of it) rather than copied.
+func objectFrom(m *objectMeta, raw []byte, inPlace bool) (*Object, error) {
 	if m.Metadata.Name == "" {
 		return nil, errors.New("object has no metadata.name")
 	}
 	var stripped []byte
 	if m.Kind != "" || m.APIVersion != "" {
 		var err error
-		if stripped = stripLeadingTypeMeta(raw, m.Kind, m.APIVersion); stripped == nil {
+		if stripped = stripLeadingTypeMeta(raw, m.Kind, m.APIVersion, inPlace); stripped == nil {
 			if stripped, err = stripTypeMeta(raw); err != nil {
 				return nil, fmt.Errorf("object: %v", err)
 			}
@@ -118,9 +119,10 @@ func objectFrom(m *objectMeta, raw []byte) (*Object, error) {
 
 // stripLeadingTypeMeta returns raw without its kind and apiVersion when
 // they are its first two members, as kube-apiserver writes them
-// (`{"kind":"Pod","apiVersion":"v1",...`), in a new slice; nil when raw is
-// laid out otherwise.
-func stripLeadingTypeMeta(raw []byte, kind, apiVersion string) []byte {
+// (`{"kind":"Pod","apiVersion":"v1",...`): in a new slice, or with
+// inPlace cut out of raw, whose byte before the other members becomes the
+// opening brace; nil when raw is laid out otherwise.
+func stripLeadingTypeMeta(raw []byte, kind, apiVersion string, inPlace bool) []byte {
 	var prefix bytes.Buffer
 	prefix.WriteString(`{"kind":`)
 	writeJSONString(&prefix, kind)
@@ -130,16 +132,19 @@ func stripLeadingTypeMeta(raw []byte, kind, apiVersion string) []byte {
 	if !ok || len(rest) == 0 {
 		return nil
 	}
-	switch rest[0] {
-	case ',':
-		rest = rest[1:]
-	case '}':
-	default:
+	rest = bytes.TrimRight(rest, " \t\r\n")
+	switch {
+	case rest[0] == '}':
+		return []byte("{}")
+	case rest[0] != ',':
 		return nil
+	case inPlace:
+		rest[0] = '{'
+		return rest[:len(rest):len(rest)]
 	}
-	out := make([]byte, 0, len(rest)+1)
+	out := make([]byte, 0, len(rest))
 	out = append(out, '{')
-	return bytes.TrimRight(append(out, rest...), " \t\r\n")
+	return append(out, rest[1:]...)
 }
 
 // stripTypeMeta removes the top-level kind and apiVersion members of a JSON

@@ -236,17 +236,46 @@ func firstLine(loc Location, i *cassette.Interaction) ([]byte, error) {
 
 // buildState is what a build shares between the interactions it parses.
 type buildState struct {
-	blobs  blobStore
-	intern interner
+	blobs   blobStore
+	intern  interner
+	pending chan struct{} // closed when the last keepAsync is done
 }
 
 // keep takes objects as they are read: their common metadata shared
 // (interner), their JSON moved out of the heap when it grows large
-// (blobStore). Objects must be kept in the order they were recorded.
+// (blobStore). Objects must be kept in the order they were recorded, and
+// not be read elsewhere until the build's parsing is done (wait).
 func (bs *buildState) keep(objs ...*Object) {
 	if bs == nil {
 		return
 	}
+	bs.wait()
+	bs.keepNow(objs)
+}
+
+// keepAsync keeps objs on another goroutine, after what was kept before.
+func (bs *buildState) keepAsync(objs []*Object) {
+	if bs == nil {
+		return
+	}
+	bs.wait()
+	done := make(chan struct{})
+	bs.pending = done
+	go func() {
+		defer close(done)
+		bs.keepNow(objs)
+	}()
+}
+
+// wait returns once every object given to keep is kept.
+func (bs *buildState) wait() {
+	if bs != nil && bs.pending != nil {
+		<-bs.pending
+		bs.pending = nil
+	}
+}
+
+func (bs *buildState) keepNow(objs []*Object) {
 	for _, o := range objs {
 		bs.intern.share(o)
 	}
