@@ -1,0 +1,154 @@
+package history
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// maxSavedStates bounds the states a log remembers besides its initial one.
+const maxSavedStates = 4
+
+// stateMemo remembers states of a log that StateAt computed, so that calls
+// at one position (the pages of one LIST) compute it once, and a call at a
+// later position advances the nearest earlier state instead of replaying
+// the log from its start. Its states are shared with StateAt's callers and
+// never changed.
+type stateMemo struct {
+	mu      sync.Mutex
+	initial []*Object // the state at 0; nil until first needed
+	saved   []savedState
+	tick    uint64 // counts lookups, for evicting the least recently used
+}
+
+// savedState is the state at pos.
+type savedState struct {
+	pos  int
+	objs []*Object
+	used uint64
+}
+
+// StateAt returns the objects at pos, sorted by key. The slice is shared
+// with other callers (StateAt remembers the states it computed): do not
+// change its elements or the objects; appending to it copies it. Calls at
+// one position cost one computation; a call at a later position than one
+// computed before costs the events between the two and one pass over the
+// state. StateAt is safe for concurrent use; the log's Initial and Events
+// are not to change once it has been called.
+func (l *Log) StateAt(pos int) []*Object {
+	pos = max(0, min(pos, len(l.Events)))
+	base, objs, exact := l.states.nearest(pos, l.Initial)
+	if exact {
+		return objs
+	}
+	return l.states.save(pos, advance(objs, l.Events[base:pos]))
+}
+
+// nearest returns the saved state at pos (exact), or else the newest one
+// before it (the initial state when none is saved), and its position.
+func (m *stateMemo) nearest(pos int, initial []*Object) (base int, objs []*Object, exact bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.initial == nil {
+		m.initial = advance(nil, initialEvents(initial))
+	}
+	m.tick++
+	best := -1
+	for i, s := range m.saved {
+		if s.pos <= pos && (best < 0 || s.pos > m.saved[best].pos) {
+			best = i
+		}
+	}
+	switch {
+	case best >= 0:
+		s := &m.saved[best]
+		s.used = m.tick
+		return s.pos, s.objs, s.pos == pos
+	case pos == 0:
+		return 0, m.initial, true
+	}
+	return 0, m.initial, false
+}
+
+// save remembers objs as the state at pos, forgetting the least recently
+// used state when maxSavedStates are saved, and returns the state at pos
+// (the one another caller saved first, if any).
+func (m *stateMemo) save(pos int, objs []*Object) []*Object {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.tick++
+	for i := range m.saved {
+		if m.saved[i].pos == pos {
+			m.saved[i].used = m.tick
+			return m.saved[i].objs
+		}
+	}
+	s := savedState{pos: pos, objs: objs, used: m.tick}
+	if len(m.saved) < maxSavedStates {
+		m.saved = append(m.saved, s)
+		return objs
+	}
+	lru := 0
+	for i := range m.saved {
+		if m.saved[i].used < m.saved[lru].used {
+			lru = i
+		}
+	}
+	m.saved[lru] = s
+	return objs
+}
+
+// initialEvents returns objs as ADDED events, so that advance makes the
+// initial state of them (the last one of a key counting).
+func initialEvents(objs []*Object) []Event {
+	evs := make([]Event, len(objs))
+	for i, o := range objs {
+		evs[i] = Event{Type: Added, Object: o}
+	}
+	return evs
+}
+
+// advance returns state (sorted by key, one object a key) after evs, as a
+// new slice (state is not changed) with no room to append in place.
+func advance(state []*Object, evs []Event) []*Object {
+	if len(evs) == 0 && state != nil {
+		return state
+	}
+	after := make(map[string]*Object, min(len(evs), len(state)+len(evs))) // key -> object after evs; nil: deleted
+	for _, e := range evs {
+		if e.Type == Deleted {
+			after[e.Object.Key()] = nil
+		} else {
+			after[e.Object.Key()] = e.Object
+		}
+	}
+	keys := slices.Sorted(maps.Keys(after))
+	out := make([]*Object, 0, len(state)+len(keys))
+	i, j := 0, 0
+	for i < len(state) || j < len(keys) {
+		c := 1 // state[i] (-1) or keys[j] (+1) first, or the same key (0)
+		switch {
+		case j == len(keys):
+			c = -1
+		case i < len(state):
+			c = strings.Compare(state[i].Key(), keys[j])
+		}
+		if c < 0 {
+			out = append(out, state[i])
+			i++
+			continue
+		}
+		if o := after[keys[j]]; o != nil {
+			out = append(out, o)
+		}
+		if c == 0 {
+			i++
+		}
+		j++
+	}
+	if cap(out) > len(out)+len(out)/4 {
+		out = slices.Clone(out)
+	}
+	return slices.Clip(out)
+}
