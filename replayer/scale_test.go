@@ -1,0 +1,89 @@
+package replayer
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync"
+	"testing"
+
+	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/synth"
+)
+
+// scaleHistories holds generated histories by size, built once per run.
+var scaleHistories sync.Map
+
+// scaleHistory returns the history of a generated cassette of configmaps
+// and pods: objects in the initial state, then events changes.
+func scaleHistory(tb testing.TB, objects, events int) *history.History {
+	tb.Helper()
+	key := [2]int{objects, events}
+	if h, ok := scaleHistories.Load(key); ok {
+		return h.(*history.History)
+	}
+	f, err := synth.Generate(synth.GenerateOptions{Objects: objects, Events: events, Seed: 1, PageSize: 500, MaxMemory: 16 << 30})
+	if err != nil {
+		tb.Fatalf("Generate: got error %v, want none", err)
+	}
+	f.Path = "scale.yaml"
+	h, err := history.Build(f)
+	if err != nil {
+		tb.Fatalf("Build: got error %v, want none", err)
+	}
+	scaleHistories.Store(key, h)
+	return h
+}
+
+// listAll LISTs target page by page (limit 500, as client-go's reflector
+// pages) and returns the bytes and pages answered. It reads only each
+// answer's metadata, so that the server's work is what a benchmark times.
+func listAll(tb testing.TB, s *Server, target string) (size, pages int) {
+	tb.Helper()
+	cont := ""
+	for {
+		u := target + "?limit=500"
+		if cont != "" {
+			u += "&continue=" + url.QueryEscape(cont)
+		}
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, u, nil))
+		body := rec.Body.Bytes()
+		var a struct {
+			Metadata struct {
+				Continue string `json:"continue"`
+			} `json:"metadata"`
+		}
+		i := bytes.Index(body, []byte(`,"items":[`))
+		if rec.Code != http.StatusOK || i < 0 || json.Unmarshal(append(body[:i:i], '}'), &a) != nil {
+			tb.Fatalf("LIST %s: got %d %.200s, want a 200 list", u, rec.Code, body)
+		}
+		size += len(body)
+		pages++
+		if cont = a.Metadata.Continue; cont == "" {
+			return size, pages
+		}
+	}
+}
+
+// BenchmarkListPaged is a paged LIST (limit 500) of every pod, and one of
+// the pods of one namespace, of a generated history of 20k objects and
+// 200k events, served at its final state.
+func BenchmarkListPaged(b *testing.B) {
+	h := scaleHistory(b, 20_000, 200_000)
+	s := New(h)
+	l, _ := h.Log(history.Resource{Version: "v1", Resource: "pods"})
+	s.advance(l, l.End())
+	for _, target := range []string{"/api/v1/pods", "/api/v1/namespaces/default/pods"} {
+		b.Run(target, func(b *testing.B) {
+			var size, pages int
+			for range b.N {
+				size, pages = listAll(b, s, target)
+			}
+			b.SetBytes(int64(size))
+			b.ReportMetric(float64(pages), "pages/op")
+		})
+	}
+}
