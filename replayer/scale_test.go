@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/synth"
@@ -85,5 +86,25 @@ func BenchmarkListPaged(b *testing.B) {
 			b.SetBytes(int64(size))
 			b.ReportMetric(float64(pages), "pages/op")
 		})
+	}
+}
+
+// BenchmarkAvailablePaced is what a request (and each event a paced watch
+// waits for) asks under a recorded pace: which events of a log of 100k
+// events the clock has reached; the pace is set for every one of them to
+// be reached within a few milliseconds.
+func BenchmarkAvailablePaced(b *testing.B) {
+	h := scaleHistory(b, 20_000, 200_000)
+	l, _ := h.Log(history.Resource{Version: "v1", Resource: "pods"})
+	span := l.Events[l.End()-1].At
+	s := New(h, WithPace(Pace{Mode: PaceRecorded, Factor: float64(span / time.Millisecond)}))
+	for s.available(l) < l.End() {
+		time.Sleep(time.Millisecond)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if n := s.available(l); n != l.End() {
+			b.Fatalf("available: got %d, want %d", n, l.End())
+		}
 	}
 }
