@@ -54,9 +54,20 @@ func (o *Object) WithKind(kind, apiVersion string) []byte {
 	return b.Bytes()
 }
 
+// writeJSONString writes s as json.Marshal encodes it; a string of
+// printable ASCII that needs no escape (a kind, an apiVersion) is quoted as
+// it is, without an allocation.
 func writeJSONString(b *bytes.Buffer, s string) {
-	enc, _ := json.Marshal(s) // a string always marshals
-	b.Write(enc)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			enc, _ := json.Marshal(s) // a string always marshals
+			b.Write(enc)
+			return
+		}
+	}
+	b.WriteByte('"')
+	b.WriteString(s)
+	b.WriteByte('"')
 }
 
 type objectMeta struct {

@@ -117,6 +117,8 @@ type watchStream struct {
 	availCache int    // events before it are known to be available
 
 	fx *watchFaults // what the fault plan does to it; nil without a plan
+	// peek is ws.peekLive, made once rather than once an event
+	peek peekFunc
 }
 
 // newWatchStream starts a watch's clock: its timeout runs from here, as
@@ -129,6 +131,7 @@ func (s *Server) newWatchStream(w http.ResponseWriter, r *http.Request, l *histo
 		kind: l.Resource.Kind, gv: l.Resource.GroupVersion(),
 		bookmarks: q.AllowWatchBookmarks,
 	}
+	ws.peek = ws.peekLive
 	if d := s.watchTimeout(q); d > 0 {
 		ws.deadline = time.Now().Add(d)
 		ws.timer = time.NewTimer(d)
@@ -250,7 +253,7 @@ func (ws *watchStream) send() error {
 	e := ws.l.Events[ws.pos]
 	var err error
 	if typ, obj, ok := eventFrame(e, ws.f, ws.kind, ws.gv); ok {
-		err = ws.emit(outFrame{typ: typ, obj: obj, rv: e.RV()}, ws.peekLive)
+		err = ws.emit(outFrame{typ: typ, obj: obj, rv: e.RV()}, ws.peek)
 	}
 	if err != nil && err != errEndAfterFrame {
 		return err
