@@ -162,3 +162,23 @@ func BenchmarkWatchFrames(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*l.End()), "ns/event")
 	b.ReportMetric(float64(int64(heapInUse())-int64(before))/float64(l.End()), "retained-B/event")
 }
+
+// BenchmarkGet is a GET of one pod of a generated history of 20k objects
+// and 200k events, at its final state.
+func BenchmarkGet(b *testing.B) {
+	h := scaleHistory(b, 20_000, 200_000)
+	s := New(h)
+	l, _ := h.Log(history.Resource{Version: "v1", Resource: "pods"})
+	s.advance(l, l.End())
+	state := l.StateAt(l.End())
+	o := state[len(state)/2]
+	target := "/api/v1/namespaces/" + o.Namespace + "/pods/" + o.Name
+	b.ResetTimer()
+	for range b.N {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
+		if rec.Code != http.StatusOK {
+			b.Fatalf("GET %s: got %d, want 200", target, rec.Code)
+		}
+	}
+}
