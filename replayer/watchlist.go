@@ -87,7 +87,7 @@ func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *h
 		}
 	}
 	ws.fw.begin()
-	if ws.initialEvents(l.StateAt(pos)) != nil {
+	if ws.initialEvents(collection(l.StateAt(pos), q.Namespace)) != nil {
 		return
 	}
 	ws.pos, ws.fromRV = pos, l.RVAt(pos)
