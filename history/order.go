@@ -128,13 +128,15 @@ func (o *Order) ranked() []string {
 // still holds every RV.
 func mergeOrders(logs []*Log) (*Order, error) {
 	numeric := true
-	var chains [][]string
 	for _, l := range logs {
 		numeric = numeric && l.order.numeric
-		chains = append(chains, l.order.ranked())
 	}
 	if numeric {
 		return &Order{numeric: true}, nil
+	}
+	chains := make([][]string, 0, len(logs))
+	for _, l := range logs {
+		chains = append(chains, l.order.ranked())
 	}
 	return mergeChains(chains)
 }
