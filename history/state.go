@@ -7,19 +7,30 @@ import (
 	"sync"
 )
 
-// maxSavedStates bounds the states a log remembers besides its initial one.
+// maxSavedStates bounds the states a log remembers besides its
+// checkpoints.
 const maxSavedStates = 4
 
+// checkpointEvery is how many events apart a log's checkpoints are: the
+// states StateAt keeps, once it has passed them, so that a call at an
+// earlier position than any remembered replays at most this many events.
+// For a million events, 16 checkpoints: each a slice of pointers, one an
+// object.
+const checkpointEvery = 1 << 16
+
 // stateMemo remembers states of a log that StateAt computed, so that calls
-// at one position (the pages of one LIST) compute it once, and a call at a
-// later position advances the nearest earlier state instead of replaying
+// at one position (the pages of one LIST) compute it once, and a call at
+// another position advances the nearest earlier state instead of replaying
 // the log from its start. Its states are shared with StateAt's callers and
 // never changed.
 type stateMemo struct {
-	mu      sync.Mutex
-	initial []*Object // the state at 0; nil until first needed
-	saved   []savedState
-	tick    uint64 // counts lookups, for evicting the least recently used
+	mu    sync.Mutex
+	every int // events between checkpoints; 0 until first needed
+	// checkpoints[k] is the state at k*every (nil while not computed);
+	// checkpoints[0], the initial state, is computed on first need.
+	checkpoints [][]*Object
+	saved       []savedState // the newest states asked for
+	tick        uint64       // counts lookups, for evicting the least recently used
 }
 
 // savedState is the state at pos.
@@ -32,43 +43,67 @@ type savedState struct {
 // StateAt returns the objects at pos, sorted by key. The slice is shared
 // with other callers (StateAt remembers the states it computed): do not
 // change its elements or the objects; appending to it copies it. Calls at
-// one position cost one computation; a call at a later position than one
-// computed before costs the events between the two and one pass over the
-// state. StateAt is safe for concurrent use; the log's Initial and Events
-// are not to change once it has been called.
+// one position cost one computation; a call at another position costs the
+// events since the nearest earlier state remembered (a checkpoint at
+// most checkpointEvery events back, or a state computed before) and one
+// pass over the state. StateAt is safe for concurrent use; the log's
+// Initial and Events are not to change once it has been called.
 func (l *Log) StateAt(pos int) []*Object {
 	pos = max(0, min(pos, len(l.Events)))
 	base, objs, exact := l.states.nearest(pos, l.Initial)
 	if exact {
 		return objs
 	}
+	every := l.states.every
+	for next := (base/every + 1) * every; next < pos; next += every {
+		objs = advance(objs, l.Events[base:next])
+		base = next
+		l.states.checkpoint(next/every, objs)
+	}
 	return l.states.save(pos, advance(objs, l.Events[base:pos]))
 }
 
-// nearest returns the saved state at pos (exact), or else the newest one
-// before it (the initial state when none is saved), and its position.
+// nearest returns the remembered state at pos (exact), or else the newest
+// one before it, and its position.
 func (m *stateMemo) nearest(pos int, initial []*Object) (base int, objs []*Object, exact bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.initial == nil {
-		m.initial = advance(nil, initialEvents(initial))
+	if m.every == 0 {
+		m.every = checkpointEvery
 	}
+	if len(m.checkpoints) == 0 {
+		m.checkpoints = [][]*Object{advance(nil, initialEvents(initial))}
+	}
+	k := min(pos/m.every, len(m.checkpoints)-1)
+	for m.checkpoints[k] == nil {
+		k--
+	}
+	base, objs = k*m.every, m.checkpoints[k]
 	m.tick++
 	best := -1
 	for i, s := range m.saved {
-		if s.pos <= pos && (best < 0 || s.pos > m.saved[best].pos) {
+		if s.pos <= pos && s.pos > base && (best < 0 || s.pos > m.saved[best].pos) {
 			best = i
 		}
 	}
-	switch {
-	case best >= 0:
+	if best >= 0 {
 		s := &m.saved[best]
 		s.used = m.tick
-		return s.pos, s.objs, s.pos == pos
-	case pos == 0:
-		return 0, m.initial, true
+		base, objs = s.pos, s.objs
 	}
-	return 0, m.initial, false
+	return base, objs, base == pos
+}
+
+// checkpoint remembers objs as checkpoint k (unless another caller did).
+func (m *stateMemo) checkpoint(k int, objs []*Object) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for len(m.checkpoints) <= k {
+		m.checkpoints = append(m.checkpoints, nil)
+	}
+	if m.checkpoints[k] == nil {
+		m.checkpoints[k] = objs
+	}
 }
 
 // save remembers objs as the state at pos, forgetting the least recently

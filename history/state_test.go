@@ -36,13 +36,19 @@ func TestStateAt_Concurrent(t *testing.T) {
 		name               string
 		objects, events    int
 		callers, perCaller int
+		every              int // events between checkpoints; 0: the default
 	}{
-		{"generated log - 8 callers, each at 40 positions in its own order - pass", 200, 3000, 8, 40},
-		{"generated log - 2 callers at more positions than are remembered - pass", 50, 500, 2, 100},
+		{"generated log - 8 callers, each at 40 positions in its own order - pass", 200, 3000, 8, 40, 0},
+		{"generated log - 2 callers at more positions than are remembered - pass", 50, 500, 2, 100, 0},
+		{"generated log - checkpoints every 97 events - 8 callers - pass", 200, 3000, 8, 40, 97},
+		{"generated log - a checkpoint every event - 4 callers - pass", 30, 300, 4, 60, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			l := scaleLog(t, tt.objects, tt.events) // a fresh log: nothing remembered yet
+			if tt.every > 0 {
+				history.SetCheckpointEvery(l, tt.every)
+			}
 			positions := []int{0, l.End(), l.End() / 2}
 			r := rand.New(rand.NewPCG(1, 2))
 			for len(positions) < tt.perCaller {
@@ -99,6 +105,39 @@ func TestStateAt_Shared(t *testing.T) {
 				if got := objs(tt.log.StateAt(pos)); got != want {
 					t.Errorf("StateAt(%d) after appends: got %q, want %q", pos, got, want)
 				}
+			}
+		})
+	}
+}
+
+func TestStateAt_Checkpoints(t *testing.T) {
+	const end = 322 // the pods log of 30 objects and 600 events has 322
+	tests := []struct {
+		name  string
+		calls []int // positions asked for, in order
+		want  int   // checkpoints kept, every 97 events (the initial state is one)
+	}{
+		{"checkpoints - the end - 97, 194, 291 and the initial state kept - pass", []int{end}, 4},
+		{"checkpoints - a position before the first - only the initial state - pass", []int{96}, 1},
+		{"checkpoints - the first checkpoint's own position - saved, not a checkpoint - pass", []int{97}, 1},
+		{"checkpoints - forward in steps - each passed one kept - pass", []int{50, 150, 250, end}, 4},
+		{"checkpoints - back after the end - none more - pass", []int{end, 100, 10}, 4},
+		{"checkpoints - the start - only the initial state - pass", []int{0}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := scaleLog(t, 30, 600)
+			if l.End() != end {
+				t.Fatalf("End: got %d, want %d", l.End(), end)
+			}
+			history.SetCheckpointEvery(l, 97)
+			for _, p := range tt.calls {
+				if got, want := objs(l.StateAt(p)), replayedState(l, p); got != want {
+					t.Errorf("StateAt(%d): got %d bytes of state, want %d", p, len(got), len(want))
+				}
+			}
+			if got := history.CheckpointsKept(l); got != tt.want {
+				t.Errorf("checkpoints kept: got %d, want %d", got, tt.want)
 			}
 		})
 	}
