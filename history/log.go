@@ -106,8 +106,8 @@ type Log struct {
 	Lists, Watches int
 
 	order  *Order
-	headRV []string  // per position, the newest RV known to map there
-	states stateMemo // states StateAt computed
+	headRV []string   // per position, the newest RV known to map there
+	states *stateMemo // states StateAt computed; set by finish
 }
 
 // End returns the position after the last event: positions run from 0
@@ -164,6 +164,7 @@ func (l *Log) LastRV() string { return l.RVAt(l.End()) }
 
 // finish computes the per-position head RVs.
 func (l *Log) finish() {
+	l.states = newStateMemo(l)
 	l.headRV = make([]string, len(l.Events)+1)
 	l.headRV[0] = l.StartRV
 	last := make(map[string]*Object, len(l.Initial))

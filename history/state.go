@@ -22,10 +22,14 @@ const checkpointEvery = 1 << 16
 // at one position (the pages of one LIST) compute it once, and a call at
 // another position advances the nearest earlier state instead of replaying
 // the log from its start. Its states are shared with StateAt's callers and
-// never changed.
+// never changed. It serves the log's Initial and Events as finish saw
+// them: a copy of the log given other ones gets no help from it.
 type stateMemo struct {
+	initial []*Object
+	events  []Event
+
 	mu    sync.Mutex
-	every int // events between checkpoints; 0 until first needed
+	every int // events between checkpoints
 	// checkpoints[k] is the state at k*every (nil while not computed);
 	// checkpoints[0], the initial state, is computed on first need.
 	checkpoints [][]*Object
@@ -44,35 +48,52 @@ type savedState struct {
 // with other callers (StateAt remembers the states it computed): do not
 // change its elements or the objects; appending to it copies it. Calls at
 // one position cost one computation; a call at another position costs the
-// events since the nearest earlier state remembered (a checkpoint at
-// most checkpointEvery events back, or a state computed before) and one
-// pass over the state. StateAt is safe for concurrent use; the log's
-// Initial and Events are not to change once it has been called.
+// events since the nearest earlier state remembered (a checkpoint, kept
+// every 65,536 events passed, or a state computed before) and one pass
+// over the state. StateAt is safe for concurrent use. It remembers
+// states for the Initial and Events the log was built with: they are not
+// to change in place; a copy of the log given other slices (and a Log not
+// made by Build) computes each state afresh.
 func (l *Log) StateAt(pos int) []*Object {
 	pos = max(0, min(pos, len(l.Events)))
-	base, objs, exact := l.states.nearest(pos, l.Initial)
+	m := l.states
+	if m == nil || !m.serves(l) {
+		return advance(advance(nil, initialEvents(l.Initial)), l.Events[:pos])
+	}
+	base, objs, exact := m.nearest(pos)
 	if exact {
 		return objs
 	}
-	every := l.states.every
-	for next := (base/every + 1) * every; next < pos; next += every {
+	for next := (base/m.every + 1) * m.every; next < pos; next += m.every {
 		objs = advance(objs, l.Events[base:next])
 		base = next
-		l.states.checkpoint(next/every, objs)
+		m.checkpoint(next/m.every, objs)
 	}
-	return l.states.save(pos, advance(objs, l.Events[base:pos]))
+	return m.save(pos, advance(objs, l.Events[base:pos]))
+}
+
+// newStateMemo returns an empty memo of l's states.
+func newStateMemo(l *Log) *stateMemo {
+	return &stateMemo{initial: l.Initial, events: l.Events, every: checkpointEvery}
+}
+
+// serves reports whether m was made for l's Initial and Events.
+func (m *stateMemo) serves(l *Log) bool {
+	return sameSlice(m.initial, l.Initial) && sameSlice(m.events, l.Events)
+}
+
+// sameSlice reports whether a and b are the same elements of one array.
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // nearest returns the remembered state at pos (exact), or else the newest
 // one before it, and its position.
-func (m *stateMemo) nearest(pos int, initial []*Object) (base int, objs []*Object, exact bool) {
+func (m *stateMemo) nearest(pos int) (base int, objs []*Object, exact bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.every == 0 {
-		m.every = checkpointEvery
-	}
 	if len(m.checkpoints) == 0 {
-		m.checkpoints = [][]*Object{advance(nil, initialEvents(initial))}
+		m.checkpoints = [][]*Object{advance(nil, initialEvents(m.initial))}
 	}
 	k := min(pos/m.every, len(m.checkpoints)-1)
 	for m.checkpoints[k] == nil {

@@ -142,3 +142,31 @@ func TestStateAt_Checkpoints(t *testing.T) {
 		})
 	}
 }
+
+func TestStateAt_LogCopy(t *testing.T) {
+	tests := []struct {
+		name   string
+		events func(l *history.Log) []history.Event // the copy's
+		pos    int
+	}{
+		{"log copy - its first event dropped - its own state - pass", func(l *history.Log) []history.Event { return l.Events[1:] }, 1},
+		{"log copy - events cut short - its own state - pass", func(l *history.Log) []history.Event { return l.Events[:2] }, 2},
+		{"log copy - the same events - the same state - pass", func(l *history.Log) []history.Event { return l.Events }, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := positionLog(t)
+			for p := 0; p <= l.End(); p++ {
+				l.StateAt(p) // every state of the original remembered
+			}
+			c := *l
+			c.Events = tt.events(l)
+			if got, want := objs(c.StateAt(tt.pos)), replayedState(&c, tt.pos); got != want {
+				t.Errorf("copy's StateAt(%d): got %q, want %q", tt.pos, got, want)
+			}
+			if got, want := objs(l.StateAt(tt.pos)), replayedState(l, tt.pos); got != want {
+				t.Errorf("original's StateAt(%d) after the copy's: got %q, want %q", tt.pos, got, want)
+			}
+		})
+	}
+}
