@@ -41,33 +41,35 @@ func (o *Object) Key() string {
 // WithKind returns the object's JSON with kind and apiVersion first, as a
 // watch event carries it.
 func (o *Object) WithKind(kind, apiVersion string) []byte {
-	var b bytes.Buffer
-	b.Grow(len(o.Raw) + len(kind) + len(apiVersion) + 32)
-	b.WriteString(`{"kind":`)
-	writeJSONString(&b, kind)
-	b.WriteString(`,"apiVersion":`)
-	writeJSONString(&b, apiVersion)
-	if body := bytes.TrimSpace(o.Raw[1:]); len(body) > 0 && body[0] != '}' {
-		b.WriteByte(',')
-	}
-	b.Write(o.Raw[1:])
-	return b.Bytes()
+	return o.AppendWithKind(make([]byte, 0, len(o.Raw)+len(kind)+len(apiVersion)+32), kind, apiVersion)
 }
 
-// writeJSONString writes s as json.Marshal encodes it; a string of
+// AppendWithKind appends the object's JSON with kind and apiVersion first
+// (as WithKind returns it) to dst and returns the extended slice.
+func (o *Object) AppendWithKind(dst []byte, kind, apiVersion string) []byte {
+	dst = append(dst, `{"kind":`...)
+	dst = appendJSONString(dst, kind)
+	dst = append(dst, `,"apiVersion":`...)
+	dst = appendJSONString(dst, apiVersion)
+	if body := bytes.TrimSpace(o.Raw[1:]); len(body) > 0 && body[0] != '}' {
+		dst = append(dst, ',')
+	}
+	return append(dst, o.Raw[1:]...)
+}
+
+// appendJSONString appends s as json.Marshal encodes it; a string of
 // printable ASCII that needs no escape (a kind, an apiVersion) is quoted as
 // it is, without an allocation.
-func writeJSONString(b *bytes.Buffer, s string) {
+func appendJSONString(dst []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
 			enc, _ := json.Marshal(s) // a string always marshals
-			b.Write(enc)
-			return
+			return append(dst, enc...)
 		}
 	}
-	b.WriteByte('"')
-	b.WriteString(s)
-	b.WriteByte('"')
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 type objectMeta struct {

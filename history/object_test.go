@@ -102,6 +102,9 @@ func TestObject_WithKind(t *testing.T) {
 			if got := string(o.WithKind(tt.kind, tt.apiVersion)); got != tt.want {
 				t.Errorf("WithKind(%q, %q): got %s, want %s", tt.kind, tt.apiVersion, got, tt.want)
 			}
+			if got := string(o.AppendWithKind([]byte("prefix "), tt.kind, tt.apiVersion)); got != "prefix "+tt.want {
+				t.Errorf("AppendWithKind(\"prefix \", %q, %q): got %s, want prefix %s", tt.kind, tt.apiVersion, got, tt.want)
+			}
 		})
 	}
 }

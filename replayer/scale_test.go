@@ -182,3 +182,29 @@ func BenchmarkGet(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWatchListInitial is a WatchList of every pod of a generated
+// history of 20k objects and 200k events, at its final state: its initial
+// events and their end bookmark, then the client leaves.
+func BenchmarkWatchListInitial(b *testing.B) {
+	h := scaleHistory(b, 20_000, 200_000)
+	l, _ := h.Log(history.Resource{Version: "v1", Resource: "pods"})
+	s := New(h)
+	s.advance(l, l.End())
+	want := len(l.StateAt(l.End())) + 1
+	const target = "/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
+	before := heapInUse()
+	b.ResetTimer()
+	for range b.N {
+		ctx, cancel := context.WithCancel(context.Background())
+		c := &frameCounter{header: http.Header{}, want: want, leave: cancel}
+		s.ServeHTTP(c, httptest.NewRequest(http.MethodGet, target, nil).WithContext(ctx))
+		cancel()
+		if c.frames != want {
+			b.Fatalf("WatchList: got %d frames, want %d", c.frames, want)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*want), "ns/object")
+	b.ReportMetric(float64(int64(heapInUse())-int64(before))/float64(want), "retained-B/object")
+}

@@ -123,7 +123,7 @@ func (ws *watchStream) initialEvents(objs []*history.Object) error {
 		if ws.done() {
 			return errStreamEnd
 		}
-		if err := ws.emit(ws.addedFrame(o), peek); err != nil {
+		if err := ws.emitObject(history.Added, o, o.ResourceVersion, peek); err != nil {
 			return err
 		}
 	}
