@@ -7,3 +7,20 @@ func SetSpillAt(n int64) (restore func()) {
 	spillAt = n
 	return func() { spillAt = old }
 }
+
+// SetCheckpointEvery sets the events between l's checkpoints (see
+// checkpointEvery), before l's first StateAt.
+func SetCheckpointEvery(l *Log, n int) { l.states.every = n }
+
+// CheckpointsKept returns how many checkpoints of l StateAt has kept.
+func CheckpointsKept(l *Log) int {
+	l.states.mu.Lock()
+	defer l.states.mu.Unlock()
+	n := 0
+	for _, c := range l.states.checkpoints {
+		if c != nil {
+			n++
+		}
+	}
+	return n
+}

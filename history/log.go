@@ -106,7 +106,8 @@ type Log struct {
 	Lists, Watches int
 
 	order  *Order
-	headRV []string // per position, the newest RV known to map there
+	headRV []string   // per position, the newest RV known to map there
+	states *stateMemo // states StateAt computed; set by finish
 }
 
 // End returns the position after the last event: positions run from 0
@@ -161,30 +162,9 @@ func (l *Log) RVAt(pos int) string {
 // LastRV returns the newest resourceVersion the log knows.
 func (l *Log) LastRV() string { return l.RVAt(l.End()) }
 
-// StateAt returns the objects at pos, sorted by key.
-func (l *Log) StateAt(pos int) []*Object {
-	m := make(map[string]*Object, len(l.Initial))
-	for _, o := range l.Initial {
-		m[o.Key()] = o
-	}
-	pos = max(0, min(pos, len(l.Events)))
-	for _, e := range l.Events[:pos] {
-		if e.Type == Deleted {
-			delete(m, e.Object.Key())
-		} else {
-			m[e.Object.Key()] = e.Object
-		}
-	}
-	out := make([]*Object, 0, len(m))
-	for _, o := range m {
-		out = append(out, o)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
-	return out
-}
-
 // finish computes the per-position head RVs.
 func (l *Log) finish() {
+	l.states = newStateMemo(l)
 	l.headRV = make([]string, len(l.Events)+1)
 	l.headRV[0] = l.StartRV
 	last := make(map[string]*Object, len(l.Initial))

@@ -41,22 +41,35 @@ func (o *Object) Key() string {
 // WithKind returns the object's JSON with kind and apiVersion first, as a
 // watch event carries it.
 func (o *Object) WithKind(kind, apiVersion string) []byte {
-	var b bytes.Buffer
-	b.Grow(len(o.Raw) + len(kind) + len(apiVersion) + 32)
-	b.WriteString(`{"kind":`)
-	writeJSONString(&b, kind)
-	b.WriteString(`,"apiVersion":`)
-	writeJSONString(&b, apiVersion)
-	if body := bytes.TrimSpace(o.Raw[1:]); len(body) > 0 && body[0] != '}' {
-		b.WriteByte(',')
-	}
-	b.Write(o.Raw[1:])
-	return b.Bytes()
+	return o.AppendWithKind(make([]byte, 0, len(o.Raw)+len(kind)+len(apiVersion)+32), kind, apiVersion)
 }
 
-func writeJSONString(b *bytes.Buffer, s string) {
-	enc, _ := json.Marshal(s) // a string always marshals
-	b.Write(enc)
+// AppendWithKind appends the object's JSON with kind and apiVersion first
+// (as WithKind returns it) to dst and returns the extended slice.
+func (o *Object) AppendWithKind(dst []byte, kind, apiVersion string) []byte {
+	dst = append(dst, `{"kind":`...)
+	dst = appendJSONString(dst, kind)
+	dst = append(dst, `,"apiVersion":`...)
+	dst = appendJSONString(dst, apiVersion)
+	if body := bytes.TrimSpace(o.Raw[1:]); len(body) > 0 && body[0] != '}' {
+		dst = append(dst, ',')
+	}
+	return append(dst, o.Raw[1:]...)
+}
+
+// appendJSONString appends s as json.Marshal encodes it; a string of
+// printable ASCII that needs no escape (a kind, an apiVersion) is quoted as
+// it is, without an allocation.
+func appendJSONString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			enc, _ := json.Marshal(s) // a string always marshals
+			return append(dst, enc...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 type objectMeta struct {
@@ -123,12 +136,12 @@ func objectFrom(m *objectMeta, raw []byte, inPlace bool) (*Object, error) {
 // inPlace cut out of raw, whose byte before the other members becomes the
 // opening brace; nil when raw is laid out otherwise.
 func stripLeadingTypeMeta(raw []byte, kind, apiVersion string, inPlace bool) []byte {
-	var prefix bytes.Buffer
-	prefix.WriteString(`{"kind":`)
-	writeJSONString(&prefix, kind)
-	prefix.WriteString(`,"apiVersion":`)
-	writeJSONString(&prefix, apiVersion)
-	rest, ok := bytes.CutPrefix(raw, prefix.Bytes())
+	prefix := make([]byte, 0, 64)
+	prefix = append(prefix, `{"kind":`...)
+	prefix = appendJSONString(prefix, kind)
+	prefix = append(prefix, `,"apiVersion":`...)
+	prefix = appendJSONString(prefix, apiVersion)
+	rest, ok := bytes.CutPrefix(raw, prefix)
 	if !ok || len(rest) == 0 {
 		return nil
 	}

@@ -80,3 +80,31 @@ func TestWithResourceVersion(t *testing.T) {
 		})
 	}
 }
+
+func TestObject_WithKind(t *testing.T) {
+	o, _, _, err := history.ParseObject([]byte(`{"metadata":{"name":"a","namespace":"ns"},"data":{"k":"v"}}`))
+	if err != nil {
+		t.Fatalf("ParseObject: got error %v, want none", err)
+	}
+	const rest = `,"metadata":{"name":"a","namespace":"ns"},"data":{"k":"v"}}`
+	tests := []struct {
+		name, kind, apiVersion, want string
+	}{
+		{"with kind - core - pass", "ConfigMap", "v1", `{"kind":"ConfigMap","apiVersion":"v1"` + rest},
+		{"with kind - group - pass", "Widget", "example.com/v1", `{"kind":"Widget","apiVersion":"example.com/v1"` + rest},
+		{"with kind - quote and backslash escaped - pass", `A"b\c`, "v1", `{"kind":"A\"b\\c","apiVersion":"v1"` + rest},
+		{"with kind - HTML characters escaped as json.Marshal does - pass", "a<b>&c", "v1", `{"kind":"a\u003cb\u003e\u0026c","apiVersion":"v1"` + rest},
+		{"with kind - control character escaped - pass", "a\tb", "v1", `{"kind":"a\tb","apiVersion":"v1"` + rest},
+		{"with kind - non-ASCII kept - pass", "Ärger", "v1", `{"kind":"Ärger","apiVersion":"v1"` + rest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := string(o.WithKind(tt.kind, tt.apiVersion)); got != tt.want {
+				t.Errorf("WithKind(%q, %q): got %s, want %s", tt.kind, tt.apiVersion, got, tt.want)
+			}
+			if got := string(o.AppendWithKind([]byte("prefix "), tt.kind, tt.apiVersion)); got != "prefix "+tt.want {
+				t.Errorf("AppendWithKind(\"prefix \", %q, %q): got %s, want prefix %s", tt.kind, tt.apiVersion, got, tt.want)
+			}
+		})
+	}
+}

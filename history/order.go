@@ -3,6 +3,7 @@ package history
 import (
 	"container/heap"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 )
@@ -15,22 +16,45 @@ import (
 // resource (see the package doc), and only RVs seen can be placed.
 type Order struct {
 	numeric bool
-	seq     map[string]int
-	nums    map[string]uint64
+	// vals holds, when numeric, the values of the RVs seen, ascending and
+	// distinct (for ranked: a merge with an opaque order needs them); nil
+	// in a merged order, which no merge reads. An RV's key is its value,
+	// parsed when asked for, so a numeric order keeps no per-RV map.
+	vals []uint64
+	// seq holds, when opaque, each RV seen and its place.
+	seq map[string]int
 }
 
 // newOrder builds an Order from RVs in order of appearance.
 func newOrder(appearance []string) *Order {
-	o := &Order{numeric: true, seq: map[string]int{}, nums: map[string]uint64{}}
+	vals := make([]uint64, 0, len(appearance))
 	for _, rv := range appearance {
-		if _, ok := o.seq[rv]; ok {
-			continue
+		n, ok := decimalRV(rv)
+		if !ok {
+			return opaqueOrder(appearance)
 		}
-		o.seq[rv] = len(o.seq)
-		if n, err := strconv.ParseUint(rv, 10, 64); err == nil && rv != "" && (rv == "0" || rv[0] != '0') {
-			o.nums[rv] = n
-		} else {
-			o.numeric = false
+		vals = append(vals, n)
+	}
+	slices.Sort(vals)
+	return &Order{numeric: true, vals: slices.Clone(slices.Compact(vals))}
+}
+
+// decimalRV returns the value of rv when it is a decimal integer written
+// without leading zeros.
+func decimalRV(rv string) (uint64, bool) {
+	if rv == "" || (rv[0] == '0' && rv != "0") {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(rv, 10, 64)
+	return n, err == nil
+}
+
+// opaqueOrder builds an order of RVs by their first appearance.
+func opaqueOrder(appearance []string) *Order {
+	o := &Order{seq: make(map[string]int, len(appearance))}
+	for _, rv := range appearance {
+		if _, ok := o.seq[rv]; !ok {
+			o.seq[rv] = len(o.seq)
 		}
 	}
 	return o
@@ -47,9 +71,6 @@ func (o *Order) Known(rv string) bool {
 
 func (o *Order) key(rv string) (uint64, bool) {
 	if o.numeric {
-		if n, ok := o.nums[rv]; ok {
-			return n, true
-		}
 		n, err := strconv.ParseUint(rv, 10, 64)
 		return n, err == nil
 	}
@@ -84,16 +105,17 @@ func sortStrings(s []string) { sort.Strings(s) }
 
 // ranked returns the RVs o knows, oldest first.
 func (o *Order) ranked() []string {
-	out := make([]string, 0, len(o.seq))
-	for rv := range o.seq {
-		out = append(out, rv)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if c, ok := o.Compare(out[i], out[j]); ok && c != 0 {
-			return c < 0
+	if o.numeric {
+		out := make([]string, len(o.vals))
+		for i, n := range o.vals {
+			out[i] = strconv.FormatUint(n, 10) // as recorded: no leading zeros
 		}
-		return o.seq[out[i]] < o.seq[out[j]]
-	})
+		return out
+	}
+	out := make([]string, len(o.seq))
+	for rv, k := range o.seq {
+		out[k] = rv
+	}
 	return out
 }
 
@@ -106,17 +128,15 @@ func (o *Order) ranked() []string {
 // still holds every RV.
 func mergeOrders(logs []*Log) (*Order, error) {
 	numeric := true
-	var chains [][]string
 	for _, l := range logs {
 		numeric = numeric && l.order.numeric
-		chains = append(chains, l.order.ranked())
 	}
 	if numeric {
-		var all []string
-		for _, c := range chains {
-			all = append(all, c...)
-		}
-		return newOrder(all), nil
+		return &Order{numeric: true}, nil
+	}
+	chains := make([][]string, 0, len(logs))
+	for _, l := range logs {
+		chains = append(chains, l.order.ranked())
 	}
 	return mergeChains(chains)
 }
@@ -154,7 +174,7 @@ func mergeChains(chains [][]string) (*Order, error) {
 			heap.Push(&ready, rv)
 		}
 	}
-	out := &Order{seq: make(map[string]int, len(nodes)), nums: map[string]uint64{}}
+	out := &Order{seq: make(map[string]int, len(nodes))}
 	var err error
 	for len(out.seq) < len(nodes) {
 		if ready.Len() == 0 {

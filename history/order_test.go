@@ -180,3 +180,43 @@ func TestRewriteRVs_Opaque(t *testing.T) {
 		})
 	}
 }
+
+func TestHistoryOrder_NumericAndOpaque(t *testing.T) {
+	// configmaps' RVs are decimal (listed out of value order: 9 before 5),
+	// pods' are opaque: the history's order merges configmaps' by value
+	h, err := history.Build(file("m.yaml",
+		list("resourceVersion=0", "10", "", cm("a", "9"), cm("b", "5")),
+		watch("resourceVersion=10", ev("MODIFIED", cm("a", "11")), bookmark("12", false)),
+		get("/api/v1/pods?resourceVersion=0", `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"s"},"items":[`+podItem("ns", "p", "r")+`]}`)))
+	if err != nil {
+		t.Fatalf("Build: got error %v, want none", err)
+	}
+	o := h.Order()
+	if o.Numeric() {
+		t.Fatalf("Numeric: got true, want false (pods' RVs are opaque)")
+	}
+	tests := []struct {
+		name  string
+		a, b  string
+		want  int
+		known bool
+	}{
+		{"decimal log - by value, not by appearance - pass", "5", "9", -1, true},
+		{"decimal log - list RV after its items - pass", "9", "10", -1, true},
+		{"decimal log - event after the list - pass", "11", "10", 1, true},
+		{"decimal log - bookmark after the event - pass", "12", "11", 1, true},
+		{"opaque log - item before its list RV - pass", "r", "s", -1, true},
+		{"decimal log - RV never seen - fail", "7", "9", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := o.Compare(tt.a, tt.b)
+			if got != tt.want || ok != tt.known {
+				t.Errorf("Compare(%s, %s): got %d, %v, want %d, %v", tt.a, tt.b, got, ok, tt.want, tt.known)
+			}
+		})
+	}
+	if _, err := h.RVs(); err != nil {
+		t.Errorf("RVs: got error %v, want none", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -25,14 +26,22 @@ func TestPaginate(t *testing.T) {
 		limit int64
 		keys  []string
 		next  string
+		// remaining is remainingItemCount, "" when not given
+		remaining string
 	}{
 		{name: "paginate - no limit - pass", keys: initialKeys},
 		{name: "paginate - limit equals the count - pass", limit: 5, keys: initialKeys},
-		{name: "paginate - limit below the count - pass", limit: 4, keys: initialKeys[:4], next: "/b/one\x00"},
+		{name: "paginate - limit below the count - pass", limit: 4, keys: initialKeys[:4], next: "/b/one\x00", remaining: "1"},
 		{name: "paginate - start after a key - pass", start: "/a/two\x00", keys: []string{"b/one", "b/two"}},
 		{name: "paginate - start at a removed key - pass", start: "/a/z", keys: []string{"b/one", "b/two"}},
 		{name: "paginate - namespaced start - pass", ns: "b", start: "/one\x00", keys: []string{"b/two"}},
 		{name: "paginate - start past the end - pass", start: "/z", keys: []string{}},
+		{name: "paginate - namespaced limit - the namespace's rest remains - pass", ns: "a", limit: 2, keys: []string{"a/one", "a/three"}, next: "/three\x00", remaining: "1"},
+		{name: "paginate - first namespace, no limit - pass", ns: "a", keys: []string{"a/one", "a/three", "a/two"}},
+		{name: "paginate - last namespace from its start - pass", ns: "b", start: "/", limit: 1, keys: []string{"b/one"}, next: "/one\x00", remaining: "1"},
+		{name: "paginate - namespace past its objects - pass", ns: "a", start: "/two\x00", keys: []string{}},
+		{name: "paginate - namespace with no objects - pass", ns: "aa", keys: []string{}},
+		{name: "paginate - namespace sorting before one with objects - pass", ns: "0", keys: []string{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,6 +55,13 @@ func TestPaginate(t *testing.T) {
 			}
 			if p.next != tt.next {
 				t.Errorf("got next %q, want %q", p.next, tt.next)
+			}
+			rem := ""
+			if p.remaining != nil {
+				rem = strconv.FormatInt(*p.remaining, 10)
+			}
+			if rem != tt.remaining {
+				t.Errorf("got remainingItemCount %q, want %q", rem, tt.remaining)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package replayer
 
 import (
 	"net/http"
+	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -35,20 +36,32 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.Requ
 		writeStatus(w, r, *st)
 		return
 	}
-	for _, o := range l.StateAt(snap.pos) {
-		if o.Name == q.Name && o.Namespace == q.Namespace {
-			body := o.WithKind(l.Resource.Kind, l.Resource.GroupVersion())
-			if tv := tableOf(r); tv != nil {
-				var err error
-				if body, err = tv.render([]tableObject{body}, metav1.ListMeta{ResourceVersion: o.ResourceVersion}, true); err != nil {
-					writeStatus(w, r, internalError(err))
-					return
-				}
+	if o := findObject(l.StateAt(snap.pos), q.Namespace, q.Name); o != nil {
+		body := o.WithKind(l.Resource.Kind, l.Resource.GroupVersion())
+		if tv := tableOf(r); tv != nil {
+			var err error
+			if body, err = tv.render([]tableObject{body}, metav1.ListMeta{ResourceVersion: o.ResourceVersion}, true); err != nil {
+				writeStatus(w, r, internalError(err))
+				return
 			}
-			writeJSONAnswer(w, r, "application/json", body)
-			return
 		}
+		writeJSONAnswer(w, r, "application/json", body)
+		return
 	}
 	gr := schema.GroupResource{Group: l.Resource.Group, Resource: l.Resource.Resource}
 	writeStatus(w, r, objectNotFound(gr, q.Name))
+}
+
+// findObject returns the object of state (sorted by key) named name in
+// namespace ns ("" for a cluster-scoped one), or nil, by binary search.
+func findObject(state []*history.Object, ns, name string) *history.Object {
+	key := name
+	if ns != "" {
+		key = ns + "/" + name
+	}
+	i := sort.Search(len(state), func(i int) bool { return state[i].Key() >= key })
+	if i < len(state) && state[i].Name == name && state[i].Namespace == ns {
+		return state[i]
+	}
+	return nil
 }

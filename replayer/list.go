@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -143,18 +144,12 @@ type page struct {
 // from the key start on, at most limit of them (0: all), as kube-apiserver's
 // watch cache does: a page is the last when no object of the listed
 // collection follows its last item, and remainingItemCount is only known
-// without selectors.
+// without selectors. It finds where the collection's objects from start on
+// begin and end by binary search, so a page costs what it holds (and the
+// objects f skips), not the whole state.
 func paginate(state []*history.Object, f filter, ns, start string, limit int64) page {
-	var scoped []*history.Object // the collection's objects from start on
-	for _, o := range state {
-		if ns != "" && o.Namespace != ns {
-			continue
-		}
-		if start != "" && relativeKey(o, ns) < start {
-			continue
-		}
-		scoped = append(scoped, o)
-	}
+	scoped := collection(state, ns)
+	scoped = scoped[sort.Search(len(scoped), func(i int) bool { return relativeKey(scoped[i], ns) >= start }):]
 	p := page{items: []*history.Object{}}
 	for i, o := range scoped {
 		if !f.match(o) {
@@ -173,6 +168,18 @@ func paginate(state []*history.Object, f filter, ns, start string, limit int64) 
 		}
 	}
 	return p
+}
+
+// collection returns the part of state (sorted by key) a LIST of
+// namespace ns (all namespaces: "") lists: the keys "ns/..." hold one run
+// of the sorted keys, as no name holds a "/".
+func collection(state []*history.Object, ns string) []*history.Object {
+	if ns == "" {
+		return state
+	}
+	from := sort.Search(len(state), func(i int) bool { return state[i].Key() >= ns+"/" })
+	to := from + sort.Search(len(state)-from, func(i int) bool { return state[from+i].Namespace != ns })
+	return state[from:to]
 }
 
 // relativeKey is an object's storage key relative to the listed

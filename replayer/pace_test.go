@@ -1,6 +1,10 @@
 package replayer
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/lwreplay/lwreplay/history"
+)
 
 func TestParsePace(t *testing.T) {
 	tests := []struct {
@@ -31,6 +35,30 @@ func TestParsePace(t *testing.T) {
 				t.Errorf("ParsePace(%q): got error %v, want %s", tt.in, err, tt.want)
 			case !tt.wantErr && p.String() != tt.want:
 				t.Errorf("ParsePace(%q): got %s, want %s", tt.in, p, tt.want)
+			}
+		})
+	}
+}
+
+func TestAvailable(t *testing.T) {
+	h := scaleHistory(t, 20, 50) // events recorded from a second after the list on
+	l, _ := h.Log(history.Resource{Version: "v1", Resource: "pods"})
+	tests := []struct {
+		name string
+		pace Pace
+		want int
+	}{
+		{"available - max - every event - pass", Pace{Mode: PaceMax}, l.End()},
+		{"available - recorded, at the start - no event yet - pass", Pace{Mode: PaceRecorded, Factor: 1}, 0},
+		{"available - a factor past the clock's range - every event - pass", Pace{Mode: PaceRecorded, Factor: 1e300}, l.End()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(h, WithPace(tt.pace))
+			for call := range 3 { // the count of events reached is kept between calls
+				if got := s.available(l); got != tt.want {
+					t.Errorf("call %d: available: got %d, want %d", call, got, tt.want)
+				}
 			}
 		})
 	}

@@ -24,6 +24,7 @@
 package replayer
 
 import (
+	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -41,6 +42,9 @@ type Server struct {
 
 	mu    sync.Mutex
 	heads map[*history.Log]int // newest position any answer reached
+	// reached holds, per log, the number of events before the first whose
+	// recorded offset the paced clock has not reached (see available).
+	reached map[*history.Log]int
 	// listings holds each resource's first complete listing's RV, by
 	// Resource.ID (see FirstListing).
 	listings map[history.Resource]string
@@ -61,7 +65,7 @@ func New(h *history.History, opts ...Option) *Server {
 	for _, fn := range opts {
 		fn(&o)
 	}
-	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}, listings: map[history.Resource]string{}, floors: map[history.Resource]string{}}
+	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}, reached: map[*history.Log]int{}, listings: map[history.Resource]string{}, floors: map[history.Resource]string{}}
 	s.startPlan()
 	s.startStorms()
 	return s
@@ -128,21 +132,26 @@ func joinSelectors(a, b string) string {
 }
 
 // available returns the newest position of l whose events may be served
-// now, under the server's pace.
+// now, under the server's pace: past the events whose recorded offsets the
+// paced clock has reached, stopping at the first it has not (or the head,
+// if that is newer). The clock only moves forward, so the count of events
+// reached is kept and each call looks only at the events after it.
 func (s *Server) available(l *history.Log) int {
 	if s.opts.pace.Mode == PaceMax {
 		return l.End()
 	}
-	elapsed := time.Since(s.start)
-	virt := time.Duration(float64(elapsed) * s.opts.pace.factor())
-	n := 0
+	virt := time.Duration(math.MaxInt64) // a factor so large the clock is past every offset
+	if v := float64(time.Since(s.start)) * s.opts.pace.factor(); v < math.MaxInt64 {
+		virt = time.Duration(v)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.reached[l]
 	for n < l.End() && l.Events[n].At <= virt {
 		n++
 	}
-	if h := s.head(l); h > n {
-		return h
-	}
-	return n
+	s.reached[l] = n
+	return max(n, s.heads[l])
 }
 
 // nextAt returns how long until event pos becomes available under the

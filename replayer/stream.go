@@ -54,12 +54,34 @@ func (fw *frameWriter) frame(typ history.EventType, obj []byte) error {
 		return fw.err
 	}
 	fw.encode(typ, obj)
+	return fw.write()
+}
+
+// write sends the frame in fw.buf.
+func (fw *frameWriter) write() error {
 	if _, err := fw.w.Write(fw.buf.Bytes()); err != nil {
 		fw.err = err
 		return err
 	}
 	fw.flush()
 	return nil
+}
+
+// objectFrame writes one event whose object is o with kind and
+// apiVersion, as frame(typ, o.WithKind(kind, apiVersion)) does, but
+// rendering the object straight into the frame.
+func (fw *frameWriter) objectFrame(typ history.EventType, o *history.Object, kind, apiVersion string) error {
+	if fw.table != nil || bytes.IndexByte(o.Raw, '\n') >= 0 {
+		return fw.frame(typ, o.WithKind(kind, apiVersion))
+	}
+	if fw.err != nil {
+		return fw.err
+	}
+	fw.buf.Reset()
+	fw.buf.WriteString(`{"type":"` + string(typ) + `","object":`)
+	fw.buf.Write(o.AppendWithKind(fw.buf.AvailableBuffer(), kind, apiVersion))
+	fw.buf.WriteString("}\n")
+	return fw.write()
 }
 
 // encode renders one event frame into fw.buf.
@@ -129,11 +151,22 @@ func jsonQuote(s string) string {
 }
 
 // eventFrame returns what a watch with filter f sends for event e, as the
+// cacher converts it (see eventObject), with the object's JSON as the
+// frame carries it.
+func eventFrame(e history.Event, f filter, kind, apiVersion string) (typ history.EventType, obj []byte, ok bool) {
+	typ, o, ok := eventObject(e, f)
+	if !ok {
+		return "", nil, false
+	}
+	return typ, withKind(o, kind, apiVersion), true
+}
+
+// eventObject returns what a watch with filter f sends for event e, as the
 // cacher converts it: ADDED when the object enters the selection, MODIFIED
 // while it stays in, DELETED (the previous object at the event's
 // resourceVersion) when it leaves or is deleted; ok is false when the
 // object is out of the selection before and after.
-func eventFrame(e history.Event, f filter, kind, apiVersion string) (typ history.EventType, obj []byte, ok bool) {
+func eventObject(e history.Event, f filter) (typ history.EventType, obj *history.Object, ok bool) {
 	prev := e.Prev
 	if prev == nil && e.Type == history.Deleted {
 		prev = e.Object
@@ -142,16 +175,16 @@ func eventFrame(e history.Event, f filter, kind, apiVersion string) (typ history
 	old := f.match(prev)
 	switch {
 	case cur && !old:
-		return history.Added, withKind(e.Object, kind, apiVersion), true
+		return history.Added, e.Object, true
 	case cur && old:
-		return history.Modified, withKind(e.Object, kind, apiVersion), true
+		return history.Modified, e.Object, true
 	case !cur && old:
 		if e.Type == history.Deleted {
 			// the recorded DELETED object is already the last state at
 			// the deletion's resourceVersion
-			return history.Deleted, withKind(e.Object, kind, apiVersion), true
+			return history.Deleted, e.Object, true
 		}
-		return history.Deleted, withRV(prev, e.RV()).WithKind(kind, apiVersion), true
+		return history.Deleted, withRV(prev, e.RV()), true
 	}
 	return "", nil, false
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -236,6 +237,44 @@ func TestEventFrame(t *testing.T) {
 			typ, got, ok := eventFrame(tt.e, tt.f, "Event", "v1")
 			if ok != (tt.want != "") || typ != tt.wantTyp || string(got) != tt.want {
 				t.Errorf("frame: got %v %s %s, want %v %s %s", ok, typ, got, tt.want != "", tt.wantTyp, tt.want)
+			}
+		})
+	}
+}
+
+func TestObjectFrame(t *testing.T) {
+	tests := []struct {
+		name string
+		raw  string
+		want string // the frame; "" for what frame writes of its WithKind JSON
+	}{
+		{"object frame - compact object - kind first, one line - pass", `{"metadata":{"name":"a","namespace":"ns"},"data":{"k":"v"}}`,
+			`{"type":"MODIFIED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"ns"},"data":{"k":"v"}}}` + "\n"},
+		{"object frame - pretty-printed object - compacted as frame does - pass", "{\n  \"metadata\": {\"name\": \"a\"}\n}",
+			`{"type":"MODIFIED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"}}}` + "\n"},
+		{"object frame - only metadata - pass", `{"metadata":{"name":"a"}}`, ""},
+		{"object frame - empty object - no comma after apiVersion - pass", `{}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := &history.Object{Name: "a", Raw: []byte(tt.raw)}
+			want := tt.want
+			if want == "" {
+				rec := httptest.NewRecorder()
+				if err := newFrameWriter(rec).frame(history.Modified, o.WithKind("ConfigMap", "v1")); err != nil {
+					t.Fatalf("frame: got error %v, want none", err)
+				}
+				want = rec.Body.String()
+			}
+			rec := httptest.NewRecorder()
+			fw := newFrameWriter(rec)
+			for range 2 { // the second frame reuses the writer's buffer
+				if err := fw.objectFrame(history.Modified, o, "ConfigMap", "v1"); err != nil {
+					t.Fatalf("objectFrame: got error %v, want none", err)
+				}
+			}
+			if got := rec.Body.String(); got != want+want {
+				t.Errorf("objectFrame twice: got %q, want %q twice", got, want)
 			}
 		})
 	}

@@ -117,6 +117,8 @@ type watchStream struct {
 	availCache int    // events before it are known to be available
 
 	fx *watchFaults // what the fault plan does to it; nil without a plan
+	// peek is ws.peekLive, made once rather than once an event
+	peek peekFunc
 }
 
 // newWatchStream starts a watch's clock: its timeout runs from here, as
@@ -129,6 +131,7 @@ func (s *Server) newWatchStream(w http.ResponseWriter, r *http.Request, l *histo
 		kind: l.Resource.Kind, gv: l.Resource.GroupVersion(),
 		bookmarks: q.AllowWatchBookmarks,
 	}
+	ws.peek = ws.peekLive
 	if d := s.watchTimeout(q); d > 0 {
 		ws.deadline = time.Now().Add(d)
 		ws.timer = time.NewTimer(d)
@@ -249,8 +252,8 @@ func (ws *watchStream) available() bool {
 func (ws *watchStream) send() error {
 	e := ws.l.Events[ws.pos]
 	var err error
-	if typ, obj, ok := eventFrame(e, ws.f, ws.kind, ws.gv); ok {
-		err = ws.emit(outFrame{typ: typ, obj: obj, rv: e.RV()}, ws.peekLive)
+	if typ, o, ok := eventObject(e, ws.f); ok {
+		err = ws.emitObject(typ, o, e.RV(), ws.peek)
 	}
 	if err != nil && err != errEndAfterFrame {
 		return err
@@ -258,6 +261,18 @@ func (ws *watchStream) send() error {
 	ws.pos++
 	ws.s.advance(ws.l, ws.pos)
 	return err
+}
+
+// emitObject sends the event frame of o, carrying rv, as emit does; with
+// no fault plan (nothing acts on the frame) it renders the object straight
+// into the frame.
+func (ws *watchStream) emitObject(typ history.EventType, o *history.Object, rv string, peek peekFunc) error {
+	f := outFrame{typ: typ, rv: rv}
+	if ws.fx == nil {
+		return ws.sent(f, ws.fw.objectFrame(typ, o, ws.kind, ws.gv))
+	}
+	f.obj = withKind(o, ws.kind, ws.gv)
+	return ws.emit(f, peek)
 }
 
 // bookmark writes a BOOKMARK at the watch's position (or at the newest

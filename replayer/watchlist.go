@@ -87,7 +87,7 @@ func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *h
 		}
 	}
 	ws.fw.begin()
-	if ws.initialEvents(l.StateAt(pos)) != nil {
+	if ws.initialEvents(collection(l.StateAt(pos), q.Namespace)) != nil {
 		return
 	}
 	ws.pos, ws.fromRV = pos, l.RVAt(pos)
@@ -123,7 +123,7 @@ func (ws *watchStream) initialEvents(objs []*history.Object) error {
 		if ws.done() {
 			return errStreamEnd
 		}
-		if err := ws.emit(ws.addedFrame(o), peek); err != nil {
+		if err := ws.emitObject(history.Added, o, o.ResourceVersion, peek); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,77 @@
+package history_test
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/synth"
+)
+
+// scaleHistory builds the history of a generated cassette of configmaps
+// and pods: objects in the initial state, then events changes.
+func scaleHistory(tb testing.TB, objects, events int) *history.History {
+	tb.Helper()
+	f, err := synth.Generate(synth.GenerateOptions{Objects: objects, Events: events, Seed: 1, PageSize: 500, MaxMemory: 16 << 30})
+	if err != nil {
+		tb.Fatalf("Generate: got error %v, want none", err)
+	}
+	f.Path = "scale.yaml"
+	h, err := history.Build(f)
+	if err != nil {
+		tb.Fatalf("Build: got error %v, want none", err)
+	}
+	return h
+}
+
+// heapInUse returns the live heap after a collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// BenchmarkHistoryHeap reports the live heap a built history holds per
+// event (the cassette it was built from dropped): 20k objects, 200k events.
+func BenchmarkHistoryHeap(b *testing.B) {
+	const objects, events = 20_000, 200_000
+	for range b.N {
+		before := heapInUse()
+		h := scaleHistory(b, objects, events)
+		after := heapInUse()
+		b.ReportMetric(float64(after-before)/events, "heap-B/event")
+		runtime.KeepAlive(h)
+	}
+}
+
+// scaleLog returns the pods log of a generated history.
+func scaleLog(tb testing.TB, objects, events int) *history.Log {
+	tb.Helper()
+	h := scaleHistory(tb, objects, events)
+	l, ok := h.Log(history.Resource{Version: "v1", Resource: "pods"})
+	if !ok {
+		tb.Fatalf("Log pods: got none, want one")
+	}
+	return l
+}
+
+// BenchmarkStateAtPaged is LISTs paged by 500, as client-go's reflector
+// pages them, of the pods of a generated history (10k objects, 100k events):
+// per op, one LIST (StateAt called once a page) at a position that moves
+// on by a prime number of events each op, wrapping around the log.
+func BenchmarkStateAtPaged(b *testing.B) {
+	l := scaleLog(b, 20_000, 200_000)
+	pages := len(l.StateAt(l.End()))/500 + 1
+	pos := 0
+	b.ResetTimer()
+	for range b.N {
+		pos = (pos + 7919) % (l.End() + 1)
+		for range pages {
+			if len(l.StateAt(pos)) == 0 {
+				b.Fatal("StateAt: got no objects, want some")
+			}
+		}
+	}
+	b.ReportMetric(float64(pages), "calls/op")
+}
