@@ -149,6 +149,22 @@ func TestBuild_SharesUnchangedMetadata(t *testing.T) {
 	if shared == 0 || changed == 0 {
 		t.Errorf("got %d events sharing their labels and %d with new ones, want some of each", shared, changed)
 	}
+	// Objects with equal labels share one map.
+	byContent := map[string]map[uintptr]bool{}
+	for _, l := range h.Logs {
+		for _, e := range l.Events {
+			c := fmt.Sprint(e.Object.Labels)
+			if byContent[c] == nil {
+				byContent[c] = map[uintptr]bool{}
+			}
+			byContent[c][reflect.ValueOf(e.Object.Labels).Pointer()] = true
+		}
+	}
+	for c, ptrs := range byContent {
+		if len(ptrs) != 1 {
+			t.Errorf("labels %s: got %d maps, want 1 shared by every object carrying them", c, len(ptrs))
+		}
+	}
 }
 
 func TestBuild_FrameLayouts(t *testing.T) {
