@@ -200,7 +200,7 @@ func (r *record) parseBatch(lines [][]byte, offsets []time.Duration) error {
 // parseFrame parses one watch frame, decoding it into wf. The object's
 // JSON is cut out of line in place: line is the caller's to give away.
 func parseFrame(loc Location, line []byte, wf *wireFrame) (frame, error) {
-	f := frame{loc: loc, at: -1}
+	f := frame{event: loc.Event, at: -1}
 	if err := json.Unmarshal(line, wf); err != nil {
 		return f, errNotLines // the stream decoder says what is wrong
 	}

@@ -197,27 +197,27 @@ func (b *logBuilder) addWatch(r *record) error {
 			case f.typ == Bookmark && f.initialEnd:
 				inInitial = false
 				last = f.rv
-				if err := b.snapshot(f.rv, initial, f.at, f.loc, Bookmark); err != nil {
+				if err := b.snapshot(f.rv, initial, f.at, r.where(f), Bookmark); err != nil {
 					return err
 				}
 				continue
 			case f.typ == Bookmark:
 				continue
 			}
-			return fmt.Errorf("%w: %s: %s before the initial-events-end bookmark", ErrContradiction, f.loc, f.typ)
+			return fmt.Errorf("%w: %s: %s before the initial-events-end bookmark", ErrContradiction, r.where(f), f.typ)
 		}
 		if last != "" {
 			c, ok := l.order.Compare(f.rv, last)
 			switch {
 			case (!ok || c < 0 || (c == 0 && f.typ != Bookmark)) && fromReq:
-				return fmt.Errorf("%w: %s: resourceVersion %s is not after the watch's resourceVersion %s", ErrContradiction, f.loc, f.rv, last)
+				return fmt.Errorf("%w: %s: resourceVersion %s is not after the watch's resourceVersion %s", ErrContradiction, r.where(f), f.rv, last)
 			case !ok || c < 0 || (c == 0 && f.typ != Bookmark):
-				return fmt.Errorf("%w: %s: resourceVersion %s after %s", ErrContradiction, f.loc, f.rv, last)
+				return fmt.Errorf("%w: %s: resourceVersion %s after %s", ErrContradiction, r.where(f), f.rv, last)
 			}
 		}
 		last, fromReq = f.rv, false
 		if f.typ == Bookmark {
-			l.Marks = append(l.Marks, Mark{RV: f.rv, Type: Bookmark, At: f.at, From: f.loc})
+			l.Marks = append(l.Marks, Mark{RV: f.rv, Type: Bookmark, At: f.at, From: r.where(f)})
 			continue
 		}
 		if !b.started {
@@ -231,11 +231,11 @@ func (b *logBuilder) addWatch(r *record) error {
 		_, exists := b.cur[f.obj.Key()]
 		switch {
 		case f.typ == Added && exists:
-			return fmt.Errorf("%w: %s: ADDED of existing key %s", ErrContradiction, f.loc, f.obj.Key())
+			return fmt.Errorf("%w: %s: ADDED of existing key %s", ErrContradiction, r.where(f), f.obj.Key())
 		case f.typ != Added && !exists:
-			return fmt.Errorf("%w: %s: %s of unknown key %s", ErrContradiction, f.loc, f.typ, f.obj.Key())
+			return fmt.Errorf("%w: %s: %s of unknown key %s", ErrContradiction, r.where(f), f.typ, f.obj.Key())
 		}
-		b.apply(Event{Type: f.typ, Object: f.obj, At: f.at, From: f.loc})
+		b.apply(Event{Type: f.typ, Object: f.obj, At: f.at, From: r.where(f)})
 		b.curRV = f.rv
 	}
 	return nil
@@ -265,7 +265,7 @@ func (b *logBuilder) addSynthetic(r *record) (rest []frame, last string, err err
 	for _, f := range r.frames[:n] {
 		b.learn(r, f.obj)
 		if keys[f.obj.Key()] {
-			return nil, "", fmt.Errorf("%w: %s: ADDED of existing key %s", ErrContradiction, f.loc, f.obj.Key())
+			return nil, "", fmt.Errorf("%w: %s: ADDED of existing key %s", ErrContradiction, r.where(f), f.obj.Key())
 		}
 		keys[f.obj.Key()] = true
 		items = append(items, f.obj)
@@ -274,7 +274,7 @@ func (b *logBuilder) addSynthetic(r *record) (rest []frame, last string, err err
 		}
 	}
 	end := r.frames[n-1]
-	return r.frames[n:], last, b.snapshot(last, items, end.at, end.loc, "")
+	return r.frames[n:], last, b.snapshot(last, items, end.at, r.where(end), "")
 }
 
 // startEmpty starts a log whose first traffic is a watch: the initial state
@@ -283,7 +283,7 @@ func (b *logBuilder) startEmpty(r *record, f frame) error {
 	rv := r.req.ResourceVersion
 	if rv == "" || rv == "0" {
 		if !b.log.order.Numeric() {
-			return fmt.Errorf("%w: %s: watch from resourceVersion %q before any list: the initial state is unknown", ErrContradiction, f.loc, rv)
+			return fmt.Errorf("%w: %s: watch from resourceVersion %q before any list: the initial state is unknown", ErrContradiction, r.where(f), rv)
 		}
 		rv = "0"
 	}

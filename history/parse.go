@@ -82,7 +82,14 @@ type frame struct {
 	initialEnd bool
 	err        *RecordedError
 	at         time.Duration
-	loc        Location
+	event      int // its index in the stream
+}
+
+// where returns where frame f of r was recorded.
+func (r *record) where(f frame) Location {
+	loc := r.loc
+	loc.Event = f.event
+	return loc
 }
 
 type listMeta struct {
