@@ -15,12 +15,16 @@ import (
 
 // frameWriter writes a watch stream as kube-apiserver's JSON watch encoder
 // does: one {"type":...,"object":...} document and a newline per event,
-// flushed at once.
+// flushed at once — or, while more events are ready (hold), flushed only
+// every holdBytes, as kube-apiserver's watch server flushes only once no
+// event is queued.
 type frameWriter struct {
-	w   http.ResponseWriter
-	f   http.Flusher // nil when the writer cannot flush
-	buf bytes.Buffer
-	err error
+	w    http.ResponseWriter
+	f    http.Flusher // nil when the writer cannot flush
+	buf  bytes.Buffer
+	err  error
+	hold bool // more events are ready: flush every holdBytes
+	held int  // bytes written since the last flush
 	// table renders each event's object as a Table; nil when the watch
 	// asked for none.
 	table *tableView
@@ -42,6 +46,7 @@ func (fw *frameWriter) begin() {
 }
 
 func (fw *frameWriter) flush() {
+	fw.held = 0
 	if fw.f != nil {
 		fw.f.Flush()
 	}
@@ -57,14 +62,28 @@ func (fw *frameWriter) frame(typ history.EventType, obj []byte) error {
 	return fw.write()
 }
 
+// holdBytes is how much a held stream writes between flushes.
+const holdBytes = 64 << 10
+
 // write sends the frame in fw.buf.
 func (fw *frameWriter) write() error {
 	if _, err := fw.w.Write(fw.buf.Bytes()); err != nil {
 		fw.err = err
 		return err
 	}
-	fw.flush()
+	if fw.held += fw.buf.Len(); !fw.hold || fw.held >= holdBytes {
+		fw.flush()
+	}
 	return nil
+}
+
+// holding makes writes flush only every holdBytes while on, and flushes
+// what is held when turned off.
+func (fw *frameWriter) holding(on bool) {
+	fw.hold = on
+	if !on && fw.held > 0 {
+		fw.flush()
+	}
 }
 
 // objectFrame writes one event whose object is o with kind and

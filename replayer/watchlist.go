@@ -114,6 +114,10 @@ func (ws *watchStream) initialEvents(objs []*history.Object) error {
 		}
 		return outFrame{}, nil, false
 	}
+	// The initial events are all ready at once: a frame is flushed with
+	// the ones after it (unless a fault plan watches each frame go out).
+	ws.fw.holding(ws.fx == nil)
+	defer ws.fw.holding(false)
 	for next < len(objs) {
 		o := objs[next]
 		next++
