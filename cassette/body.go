@@ -74,11 +74,12 @@ func (l *lazyBody) open() (io.ReadCloser, error) {
 	if b.quoted {
 		return readCloser{&unquoter{in: bufio.NewReaderSize(io.NewSectionReader(f, b.start, b.end-b.start), 256<<10)}, f}, nil
 	}
+	// The lines as blockReader reads them end in a break each: the block's
+	// size, less the blank lines kept after it, cuts a chomped or missing
+	// last break.
 	var r io.Reader = &blockReader{in: bufio.NewReaderSize(io.NewSectionReader(f, b.start, b.end-b.start), 256<<10), indent: b.indent}
-	switch b.chomp {
-	case '-':
-		r = io.LimitReader(r, b.size)
-	case '+':
+	r = io.LimitReader(r, b.size-int64(b.trailing))
+	if b.trailing > 0 {
 		r = io.MultiReader(r, bytes.NewReader(bytes.Repeat([]byte("\n"), b.trailing)))
 	}
 	return readCloser{r, f}, nil

@@ -270,7 +270,7 @@ func (s *scanner) item(indent *int) (*rawItem, error) {
 // bytes or more; nil for any other line.
 func quotedBody(ind int, t []byte, item int, line []byte, off int64) *blockBody {
 	const key = "body: '"
-	if ind != item+4 || int64(len(t)) < lazyMin || !bytes.HasPrefix(t, []byte(key)) || t[len(t)-1] != '\'' {
+	if ind != item+4 || int64(len(t)) < lazyMin || len(t) < len(key)+1 || !bytes.HasPrefix(t, []byte(key)) || t[len(t)-1] != '\'' {
 		return nil
 	}
 	content := t[len(key) : len(t)-1]
@@ -317,7 +317,8 @@ func (s *scanner) block(k int, chomp byte) (*blockBody, error) {
 		b.start = s.peekOff
 	}
 	var content bytes.Buffer
-	blank := 0 // blank lines not yet known to be inside the block
+	blank := 0   // blank lines not yet known to be inside the block
+	lastEOL := 0 // the line break of the last content line
 	for {
 		text, off, line, n, eol, err := s.next(!b.lazy)
 		if err == io.EOF {
@@ -347,7 +348,7 @@ func (s *scanner) block(k int, chomp byte) (*blockBody, error) {
 			b.size++
 		}
 		b.size += n - int64(eol) - int64(b.indent) + 1
-		b.end = off + n
+		b.end, lastEOL = off+n, eol
 		if !b.lazy {
 			content.Write(text[b.indent : len(text)-eol])
 			content.WriteByte('\n')
@@ -355,24 +356,25 @@ func (s *scanner) block(k int, chomp byte) (*blockBody, error) {
 		}
 	}
 	b.trailing = blank
-	switch {
-	case b.indent < 0: // no content: the block is empty
-		b.lazy, b.size, b.end = false, 0, b.start
-	case b.chomp == '-':
-		b.size--
-	case b.chomp == '+':
-		b.size += int64(blank)
+	if b.chomp != '+' {
+		b.trailing = 0
 	}
+	// The last line's break is content unless chomped ('-') or missing
+	// (the file ends on that line); '+' keeps the blank lines after it.
+	cut := b.indent >= 0 && (b.chomp == '-' || lastEOL == 0)
+	switch {
+	case b.indent < 0: // no content: the block is empty (or blank lines)
+		b.lazy, b.size, b.end = false, int64(b.trailing), b.start
+	case cut:
+		b.size--
+	}
+	b.size += int64(b.trailing)
 	if !b.lazy {
 		c := content.Bytes()
-		switch {
-		case b.indent < 0:
-			c = nil
-		case b.chomp == '-':
+		if cut {
 			c = c[:len(c)-1]
-		case b.chomp == '+':
-			c = append(c, bytes.Repeat([]byte("\n"), blank)...)
 		}
+		c = append(c, bytes.Repeat([]byte("\n"), b.trailing)...)
 		if c == nil {
 			c = []byte{}
 		}
