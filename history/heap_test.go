@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 	"github.com/lwreplay/lwreplay/synth"
 )
 
@@ -24,22 +25,14 @@ func scaleHistory(tb testing.TB, objects, events int) *history.History {
 	return h
 }
 
-// heapInUse returns the live heap after a collection.
-func heapInUse() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
-
 // BenchmarkHistoryHeap reports the live heap a built history holds per
 // event (the cassette it was built from dropped): 20k objects, 200k events.
 func BenchmarkHistoryHeap(b *testing.B) {
 	const objects, events = 20_000, 200_000
 	for range b.N {
-		before := heapInUse()
+		before := testutil.LiveHeap()
 		h := scaleHistory(b, objects, events)
-		after := heapInUse()
+		after := testutil.LiveHeap()
 		b.ReportMetric(float64(after-before)/events, "heap-B/event")
 		runtime.KeepAlive(h)
 	}

@@ -7,12 +7,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 	"github.com/lwreplay/lwreplay/synth"
 )
 
@@ -131,14 +131,6 @@ func (c *frameCounter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// heapInUse returns the live heap after a collection.
-func heapInUse() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
-
 // BenchmarkWatchFrames is a watch of every pod from the start of a log of
 // 100k events, served at the maximum pace: its cost per event, and the heap
 // it leaves behind once it has ended.
@@ -147,7 +139,7 @@ func BenchmarkWatchFrames(b *testing.B) {
 	l, _ := h.Log(history.Resource{Version: "v1", Resource: "pods"})
 	s := New(h)
 	target := "/api/v1/pods?watch=true&resourceVersion=" + l.StartRV
-	before := heapInUse()
+	before := testutil.LiveHeap()
 	b.ResetTimer()
 	for range b.N {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -160,7 +152,7 @@ func BenchmarkWatchFrames(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*l.End()), "ns/event")
-	b.ReportMetric(float64(int64(heapInUse())-int64(before))/float64(l.End()), "retained-B/event")
+	b.ReportMetric(float64(int64(testutil.LiveHeap())-int64(before))/float64(l.End()), "retained-B/event")
 }
 
 // BenchmarkGet is a GET of one pod of a generated history of 20k objects
@@ -193,7 +185,7 @@ func BenchmarkWatchListInitial(b *testing.B) {
 	s.advance(l, l.End())
 	want := len(l.StateAt(l.End())) + 1
 	const target = "/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
-	before := heapInUse()
+	before := testutil.LiveHeap()
 	b.ResetTimer()
 	for range b.N {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -206,5 +198,5 @@ func BenchmarkWatchListInitial(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*want), "ns/object")
-	b.ReportMetric(float64(int64(heapInUse())-int64(before))/float64(want), "retained-B/object")
+	b.ReportMetric(float64(int64(testutil.LiveHeap())-int64(before))/float64(want), "retained-B/object")
 }

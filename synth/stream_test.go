@@ -9,22 +9,9 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/cassette"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 	"github.com/lwreplay/lwreplay/synth"
 )
-
-// entries lists the names in dir.
-func entries(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	return names
-}
 
 func TestWriteCassette_SameBytesAsGenerate(t *testing.T) {
 	t.Parallel()
@@ -66,7 +53,7 @@ func TestWriteCassette_SameBytesAsGenerate(t *testing.T) {
 			if n != len(f.Interactions) {
 				t.Errorf("interactions: got %d, want %d", n, len(f.Interactions))
 			}
-			if names := entries(t, dir); !slices.Equal(names, []string{"s.yaml"}) {
+			if names := testutil.DirNames(t, dir); !slices.Equal(names, []string{"s.yaml"}) {
 				t.Errorf("files left: got %v, want [s.yaml] (no spill files)", names)
 			}
 		})
@@ -105,7 +92,7 @@ func TestWriteCassette_Failures(t *testing.T) {
 			if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
 				t.Errorf("WriteCassette: got error %v, want %v", err, tt.wantErr)
 			}
-			if names := entries(t, dir); !slices.Equal(names, tt.want) {
+			if names := testutil.DirNames(t, dir); !slices.Equal(names, tt.want) {
 				t.Errorf("files left: got %v, want %v", names, tt.want)
 			}
 		})
