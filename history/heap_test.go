@@ -6,24 +6,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/testutil"
-	"github.com/lwreplay/lwreplay/synth"
 )
-
-// scaleHistory builds the history of a generated cassette of configmaps
-// and pods: objects in the initial state, then events changes.
-func scaleHistory(tb testing.TB, objects, events int) *history.History {
-	tb.Helper()
-	f, err := synth.Generate(synth.GenerateOptions{Objects: objects, Events: events, Seed: 1, PageSize: 500, MaxMemory: 16 << 30})
-	if err != nil {
-		tb.Fatalf("Generate: got error %v, want none", err)
-	}
-	f.Path = "scale.yaml"
-	h, err := history.Build(f)
-	if err != nil {
-		tb.Fatalf("Build: got error %v, want none", err)
-	}
-	return h
-}
 
 // BenchmarkHistoryHeap reports the live heap a built history holds per
 // event (the cassette it was built from dropped): 20k objects, 200k events.
@@ -31,7 +14,7 @@ func BenchmarkHistoryHeap(b *testing.B) {
 	const objects, events = 20_000, 200_000
 	for range b.N {
 		before := testutil.LiveHeap()
-		h := scaleHistory(b, objects, events)
+		h := testutil.SynthHistory(b, objects, events)
 		after := testutil.LiveHeap()
 		b.ReportMetric(float64(after-before)/events, "heap-B/event")
 		runtime.KeepAlive(h)
@@ -41,7 +24,7 @@ func BenchmarkHistoryHeap(b *testing.B) {
 // scaleLog returns the pods log of a generated history.
 func scaleLog(tb testing.TB, objects, events int) *history.Log {
 	tb.Helper()
-	h := scaleHistory(tb, objects, events)
+	h := testutil.SynthHistory(tb, objects, events)
 	l, ok := h.Log(history.Resource{Version: "v1", Resource: "pods"})
 	if !ok {
 		tb.Fatalf("Log pods: got none, want one")

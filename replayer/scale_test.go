@@ -13,7 +13,6 @@ import (
 
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/testutil"
-	"github.com/lwreplay/lwreplay/synth"
 )
 
 // scaleHistories holds generated histories by size, built once per run.
@@ -27,15 +26,7 @@ func scaleHistory(tb testing.TB, objects, events int) *history.History {
 	if h, ok := scaleHistories.Load(key); ok {
 		return h.(*history.History)
 	}
-	f, err := synth.Generate(synth.GenerateOptions{Objects: objects, Events: events, Seed: 1, PageSize: 500, MaxMemory: 16 << 30})
-	if err != nil {
-		tb.Fatalf("Generate: got error %v, want none", err)
-	}
-	f.Path = "scale.yaml"
-	h, err := history.Build(f)
-	if err != nil {
-		tb.Fatalf("Build: got error %v, want none", err)
-	}
+	h := testutil.SynthHistory(tb, objects, events)
 	scaleHistories.Store(key, h)
 	return h
 }

@@ -80,3 +80,20 @@ func GeneratedHistory(t testing.TB, n, m int, seed int64, changes Changes) *hist
 	}
 	return h
 }
+
+// SynthHistory builds the history of a synthetic cassette
+// (synth.Generate, seed 1, LIST pages of 500) of configmaps and pods:
+// objects in the initial state, then events changes.
+func SynthHistory(tb testing.TB, objects, events int) *history.History {
+	tb.Helper()
+	f, err := synth.Generate(synth.GenerateOptions{Objects: objects, Events: events, Seed: 1, PageSize: 500, MaxMemory: 16 << 30})
+	if err != nil {
+		tb.Fatalf("Generate: got error %v, want none", err)
+	}
+	f.Path = "scale.yaml"
+	h, err := history.Build(f)
+	if err != nil {
+		tb.Fatalf("Build: got error %v, want none", err)
+	}
+	return h
+}
