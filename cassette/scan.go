@@ -34,7 +34,6 @@ var errLayout = errors.New("not in go-vcr's layout")
 
 // scanner reads a cassette file's lines, knowing each line's offset.
 type scanner struct {
-	path string
 	r    *bufio.Reader
 	off  int64 // offset of the next line
 	line int   // number of the next line, 1-based
@@ -125,7 +124,7 @@ func scanFile(path string, o loadOptions) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &scanner{path: path, r: bufio.NewReaderSize(fh, 1<<20), line: 1, lazy: o.lazy,
+	s := &scanner{r: bufio.NewReaderSize(fh, 1<<20), line: 1, lazy: o.lazy,
 		file: &fileStamp{path: path, size: st.Size(), mod: st.ModTime().UnixNano()}}
 	var header bytes.Buffer
 	for {
