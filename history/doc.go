@@ -47,9 +47,10 @@
 // (cassette.WithLazyBodies) as it parses it, parses its frames on every
 // CPU, shares each object's unchanged metadata between its versions, and
 // once the objects read hold more than 64 MiB of JSON keeps their JSON in a
-// temporary file mapped into memory (removed from its directory at once;
-// see ErrSpill). What a history keeps in the Go heap per event is then its
-// metadata, a few hundred bytes, whatever the objects' size.
+// temporary file mapped into memory (removed from its directory at once).
+// What a history keeps in the Go heap per event is then its metadata, a few
+// hundred bytes, whatever the objects' size. Where the file cannot be made
+// or written (a full disk), the JSON stays in the heap instead.
 //
 // Typical use:
 //

@@ -1,5 +1,7 @@
 package history
 
+import "os"
+
 // SetSpillAt sets the JSON size from which a build keeps objects' JSON in
 // a mapped file, and returns a function restoring it.
 func SetSpillAt(n int64) (restore func()) {
@@ -23,4 +25,12 @@ func CheckpointsKept(l *Log) int {
 		}
 	}
 	return n
+}
+
+// SetCreateSpill replaces how a build makes its temporary file, and
+// returns a function restoring it.
+func SetCreateSpill(create func() (*os.File, error)) (restore func()) {
+	old := createSpill
+	createSpill = create
+	return func() { createSpill = old }
 }

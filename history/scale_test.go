@@ -65,11 +65,17 @@ func build(t *testing.T, path string, opts ...cassette.LoadOption) *history.Hist
 
 func TestBuild_LargeRecordings(t *testing.T) {
 	big := bigCassette(t)
-	paths := append(listedFiles(t), big)
+	paths, _ := filepath.Glob("../cassettes/*.yaml")
+	for _, p := range listedFiles(t) {
+		paths = append(paths, filepath.Join(sharedTestdata, p))
+	}
+	paths = append(paths, big)
+	built := 0
 	for _, p := range paths {
 		if f, err := cassette.Load(p); err != nil || func() error { _, err := history.Build(f); return err }() != nil {
 			continue // a fixture that does not build: other tests' concern
 		}
+		built++
 		want := describe(build(t, p))
 		tests := []struct {
 			name  string
@@ -97,6 +103,9 @@ func TestBuild_LargeRecordings(t *testing.T) {
 				}
 			})
 		}
+	}
+	if built < 8 {
+		t.Errorf("got %d recordings built, want the shipped cassettes and the shared fixtures that build (8 or more)", built)
 	}
 	// The big cassette's streams were left in the file.
 	f, err := cassette.Load(big, cassette.WithLazyBodies(true))
@@ -193,6 +202,36 @@ func TestBuild_FrameLayouts(t *testing.T) {
 			}
 			if got.String() != want || len(h.Logs[0].Events) != 2 {
 				t.Errorf("got events %s, want %s", got.String(), want)
+			}
+		})
+	}
+}
+
+func TestBuild_SpillFileFails(t *testing.T) {
+	big := bigCassette(t)
+	want := describe(build(t, big))
+	tests := []struct {
+		name   string
+		create func() (*os.File, error)
+	}{
+		{"temporary file cannot be made - JSON stays in the heap - pass", func() (*os.File, error) {
+			return nil, os.ErrPermission
+		}},
+		{"temporary file cannot be written - JSON stays in the heap - pass", func() (*os.File, error) {
+			f, err := os.CreateTemp(t.TempDir(), "spill-*")
+			if err == nil {
+				err = f.Close() // every write fails
+			}
+			return f, err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer history.SetSpillAt(1)()
+			defer history.SetCreateSpill(tt.create)()
+			h := build(t, big, cassette.WithLazyBodies(true))
+			if got := describe(h); got != want {
+				t.Errorf("got a history that differs from a plain build's:\n%.2000s\nwant:\n%.2000s", got, want)
 			}
 		})
 	}
