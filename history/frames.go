@@ -65,11 +65,12 @@ func parseFrames(r *record, i cassette.Interaction) error {
 			return fmt.Errorf("%w: %s: unparsable frame: %v", cassette.ErrFormat, loc, err)
 		}
 		var wf wireFrame
-		if err := json.Unmarshal(line, &wf); err != nil {
-			return fmt.Errorf("%w: %s: unparsable frame: %v", cassette.ErrFormat, loc, err)
-		}
 		f, err := parseFrame(loc, line, &wf)
-		if err != nil {
+		var se syntaxError
+		switch {
+		case errors.As(err, &se):
+			return fmt.Errorf("%w: %s: unparsable frame: %v", cassette.ErrFormat, loc, se.err)
+		case err != nil:
 			return err
 		}
 		if r.started >= 0 && n < len(i.FrameOffsets) {
@@ -85,6 +86,13 @@ func parseFrames(r *record, i cassette.Interaction) error {
 
 // errNotLines says a watch stream is not one frame per line.
 var errNotLines = errors.New("not one frame per line")
+
+// syntaxError is a frame's JSON that does not decode: on a line, a sign
+// that the stream is not one frame per line (it is errNotLines).
+type syntaxError struct{ err error }
+
+func (e syntaxError) Error() string        { return e.err.Error() }
+func (e syntaxError) Is(target error) bool { return target == errNotLines }
 
 // parseLines reads i's watch stream one frame per line, in batches: a
 // batch's lines are read into one buffer of their own (objects' JSON is
@@ -202,7 +210,7 @@ func (r *record) parseBatch(lines [][]byte, offsets []time.Duration) error {
 func parseFrame(loc Location, line []byte, wf *wireFrame) (frame, error) {
 	f := frame{event: loc.Event, at: -1}
 	if err := json.Unmarshal(line, wf); err != nil {
-		return f, errNotLines // the stream decoder says what is wrong
+		return f, syntaxError{err} // the stream decoder says what is wrong
 	}
 	f.typ = wf.Type
 	obj := objectSpan(line, wf.Type)
