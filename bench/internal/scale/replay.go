@@ -28,18 +28,9 @@ import (
 // It reports the median of Rounds decodes ("ms") and the objects
 // ("objects").
 func measureDecodeList(ctx context.Context, job Job) (Figures, error) {
-	h, err := loadHistory(job.Cassette)
+	_, bodies, err := listEach(ctx, job, func(_ http.RoundTripper, lg *history.Log) (string, error) { return lg.StartRV, nil })
 	if err != nil {
 		return nil, err
-	}
-	rt := newServer(h)
-	var bodies [][]byte
-	for _, lg := range h.Logs {
-		b, err := listAt(ctx, rt, lg, lg.StartRV)
-		if err != nil {
-			return nil, err
-		}
-		bodies = append(bodies, b)
 	}
 	var times []time.Duration
 	objects := 0

@@ -75,25 +75,15 @@ func largestRV(ctx context.Context, rt http.RoundTripper, lg *history.Log) (stri
 // states of different resources may lie at different points of the
 // history: their sum bounds every single point's state from above.
 func measureState(ctx context.Context, job Job) (Figures, error) {
-	h, err := loadHistory(job.Cassette)
-	if err != nil {
-		return nil, err
-	}
-	rt := newServer(h)
-	var bodies [][]byte
-	for _, lg := range h.Logs {
+	h, bodies, err := listEach(ctx, job, func(rt http.RoundTripper, lg *history.Log) (string, error) {
 		if _, err := typedOf(lg.Resource); err != nil {
-			return nil, err
+			return "", err
 		}
 		rv, _, err := largestRV(ctx, rt, lg)
-		if err != nil {
-			return nil, err
-		}
-		b, err := listAt(ctx, rt, lg, rv)
-		if err != nil {
-			return nil, err
-		}
-		bodies = append(bodies, b)
+		return rv, err
+	})
+	if err != nil {
+		return nil, err
 	}
 	before := liveHeap()
 	decoded := make([]any, 0, len(bodies))
@@ -120,4 +110,27 @@ func liveHeap() int64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return int64(ms.HeapAlloc)
+}
+
+// listEach loads job's cassette, serves it in-process and returns, per
+// resource, its LIST body at the resourceVersion rvOf picks.
+func listEach(ctx context.Context, job Job, rvOf func(http.RoundTripper, *history.Log) (string, error)) (*history.History, [][]byte, error) {
+	h, err := loadHistory(job.Cassette)
+	if err != nil {
+		return nil, nil, err
+	}
+	rt := newServer(h)
+	var bodies [][]byte
+	for _, lg := range h.Logs {
+		rv, err := rvOf(rt, lg)
+		if err != nil {
+			return nil, nil, err
+		}
+		b, err := listAt(ctx, rt, lg, rv)
+		if err != nil {
+			return nil, nil, err
+		}
+		bodies = append(bodies, b)
+	}
+	return h, bodies, nil
 }
