@@ -103,8 +103,8 @@ func checkNoRequestStorm(o *Observation) error {
 			i++
 		}
 		if j-i+1 > stormLimit && asks[j] == asks[i] && !madeProgress(reqs[i].At, reqs[j].At) {
-			return fmt.Errorf("%w: %d requests for %s from %v to %v of virtual time (%s) with no progress (no newer resourceVersion delivered or asked for, not synced), want at most %d within %v",
-				ErrRequestStorm, j-i+1, name, reqs[i].At, reqs[j].At, verbCounts(reqs[i:j+1]), stormLimit, stormWindow)
+			return withSite(fmt.Errorf("%w: %d requests for %s from %v to %v of virtual time (%s) with no progress (no newer resourceVersion delivered or asked for, not synced), want at most %d within %v",
+				ErrRequestStorm, j-i+1, name, reqs[i].At, reqs[j].At, verbCounts(reqs[i:j+1]), stormLimit, stormWindow), stackSite(reqs[j].Stack()))
 		}
 	}
 	return nil
@@ -154,12 +154,18 @@ func checkProgress(o *Observation) error {
 		return nil
 	}
 	if o.SyncedAt < 0 && o.EndedAt < first+progressBound && o.HotLoop == nil {
-		return nil // the run ended before the bound: not judged (a hot loop, which ends it, is judged)
+		// a hot loop, which ends the run, is judged
+		return fmt.Errorf("%w: the run ended at %v, before the bound (%v)", ErrNotJudged, o.EndedAt, first+progressBound)
 	}
 	synced := "never synced"
 	if o.SyncedAt >= 0 {
 		synced = fmt.Sprintf("synced at %v", o.SyncedAt)
 	}
-	return fmt.Errorf("%w: %s; the persistent faults that fired from %v on leave the LIST path open, want synced by %v (%s)",
-		ErrNoProgress, synced, first, first+progressBound, verbCounts(o.Requests))
+	// where it went wrong: what sent its last request
+	site := ""
+	if n := len(o.Requests); n > 0 {
+		site = stackSite(o.Requests[n-1].Stack())
+	}
+	return withSite(fmt.Errorf("%w: %s; the persistent faults that fired from %v on leave the LIST path open, want synced by %v (%s)",
+		ErrNoProgress, synced, first, first+progressBound, verbCounts(o.Requests)), site)
 }

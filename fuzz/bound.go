@@ -13,21 +13,32 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// defaultBurst is how many requests a run's target may make within one
-// second of virtual time when Options.MaxBurst does not say. client-go's
-// reflector backs off from 0.8 s to 30 s between attempts while it makes
-// no progress, its REST client retries a request at most 10 times a
-// second apart, and it re-watches at once after each clean close: it
-// never comes near. A run also ends past totalBursts times that many
-// requests in all.
-const defaultBurst = 200
-
-// totalBursts bounds the requests of a whole run, in bursts: a run is at
-// most 35 minutes of virtual time.
-const totalBursts = 20
-
-// hotWindow is the window of virtual time a burst is counted in.
-const hotWindow = time.Second
+// The bounds of no-hot-loop: a rate, never a count per run (a run under a
+// persistent fault lasts 35 minutes of virtual time, and a polite client
+// makes more requests in it than in one of 15 minutes). client-go's
+// reflector backs off 0.8 s doubling to 30 s between attempts while it
+// makes no progress, its REST client retries one request at most 10 times
+// a second apart, and it re-watches at once only after a stream that
+// brought events or ran its course: while failing it makes about one
+// request a second, and a client that waits a second before each relist
+// makes two.
+const (
+	// defaultBurst is how many requests a run's target may make within
+	// hotWindow when Options.MaxBurst does not say: a loop that does not
+	// block (virtual time stands still while it spins) crosses it at once.
+	defaultBurst = 200
+	// hotWindow is the window of virtual time a burst is counted in.
+	hotWindow = time.Second
+	// defaultRate is the most requests per second of virtual time a run's
+	// target may sustain over sustainedWindow when Options.MaxRate does
+	// not say: ten times what client-go does while failing, five times a
+	// client that relists every second; a loop that sleeps a few
+	// milliseconds between requests crosses it within seconds.
+	defaultRate = 10
+	// sustainedWindow is the window of virtual time a sustained rate is
+	// measured over.
+	sustainedWindow = time.Minute
+)
 
 // errRequestBound is what a request past the run's bound gets, once the
 // run is over.
@@ -51,6 +62,17 @@ type Request struct {
 	// e.g. a request the run's bound held). A watch's 200 may carry an
 	// ERROR event: the firings say so.
 	Code int
+
+	stack []uintptr // the sending goroutine's callers (see Stack)
+}
+
+// Stack returns the stack of the goroutine that sent r, as cleanStack
+// renders it ("" when the run did not keep it).
+func (r Request) Stack() string {
+	if len(r.stack) == 0 {
+		return ""
+	}
+	return renderStack(r.stack)
 }
 
 // String renders the request as a report line does: "12.3s WATCHLIST
@@ -70,26 +92,33 @@ func (r Request) String() string {
 // its goroutine's stack and blocks: time moves again, and the run ends,
 // judged by no-hot-loop.
 type requestBound struct {
-	next  http.RoundTripper
-	burst int
-	start time.Time
-	stop  <-chan struct{} // closed when the run ends
+	next      http.RoundTripper
+	burst     int
+	sustained int // requests allowed within sustainedWindow
+	start     time.Time
+	stop      <-chan struct{} // closed when the run ends
 
 	mu        sync.Mutex
 	log       []Request
+	minute    int // index of the first request of log within sustainedWindow of the last
 	trip      string // the stack of the goroutine that crossed the bound
 	trippedAt time.Duration
 	tripWhy   string
 }
 
 // newRequestBound wraps next with a bound of burst requests within a
-// second of virtual time (0: the default), that holds requests past it
-// until stop is closed.
-func newRequestBound(next http.RoundTripper, burst int, start time.Time, stop <-chan struct{}) *requestBound {
+// second of virtual time and rate requests a second sustained over a
+// minute (0: the defaults), that holds requests past it until stop is
+// closed.
+func newRequestBound(next http.RoundTripper, burst, rate int, start time.Time, stop <-chan struct{}) *requestBound {
 	if burst <= 0 {
 		burst = defaultBurst
 	}
-	return &requestBound{next: next, burst: burst, start: start, stop: stop, log: make([]Request, 0, 64)}
+	if rate <= 0 {
+		rate = defaultRate
+	}
+	return &requestBound{next: next, burst: burst, sustained: rate * int(sustainedWindow/time.Second), start: start, stop: stop,
+		log: make([]Request, 0, 64)}
 }
 
 // requestOf describes req.
@@ -123,13 +152,19 @@ func (b *requestBound) RoundTrip(req *http.Request) (*http.Response, error) {
 	over := b.trip != ""
 	idx := len(b.log)
 	if !over {
-		b.log = append(b.log, requestOf(req, now))
+		r := requestOf(req, now)
+		r.stack = callers()
+		b.log = append(b.log, r)
 		n := len(b.log)
+		for now-b.log[b.minute].At >= sustainedWindow {
+			b.minute++
+		}
 		switch {
 		case n > b.burst && now-b.log[n-1-b.burst].At < hotWindow:
 			b.tripWhy = fmt.Sprintf("more than %d requests within %v of virtual time", b.burst, hotWindow)
-		case n > totalBursts*b.burst:
-			b.tripWhy = fmt.Sprintf("more than %d requests in the run", totalBursts*b.burst)
+		case n-b.minute > b.sustained:
+			b.tripWhy = fmt.Sprintf("more than %d requests within %v of virtual time (%d a second sustained)",
+				b.sustained, sustainedWindow, b.sustained/int(sustainedWindow/time.Second))
 		}
 		if b.tripWhy != "" {
 			over, b.trip, b.trippedAt = true, cleanStack(debug.Stack()), now

@@ -21,6 +21,7 @@ type Campaign struct {
 	res       history.Resource
 	cassettes []fuzzCassette
 	plans     [][]byte // saved plans, encoded as input bytes 2 on
+	known     []Known
 }
 
 // NewCampaign loads and builds every cassette o.Cassettes names and
@@ -50,6 +51,9 @@ func NewCampaign(o Options) (*Campaign, error) {
 		}
 	}
 	var err error
+	if c.known, err = knownOf(o); err != nil {
+		return nil, err
+	}
 	c.cassettes, err = loadCassettes(o.Cassettes, c.res, loadOptions(o)...)
 	if err != nil {
 		return nil, err
@@ -156,8 +160,14 @@ type Outcome struct {
 	Level Level
 	// Observation is what the run saw.
 	Observation *Observation
-	// Results holds each checked invariant's result, by name (nil: held).
+	// Results holds each checked invariant's result, by name (nil: held,
+	// or not judged).
 	Results map[string]error
+	// NotJudged holds the checked invariants the run gave nothing to
+	// judge, by name, each with why (an end-state invariant on an
+	// unsettled run, a promise client-go does not make under the run's
+	// gates).
+	NotJudged map[string]string
 	// Report is the human-readable report of the broken invariants; ""
 	// when all held.
 	Report string
@@ -169,11 +179,15 @@ type Outcome struct {
 	// Unconfirmed is the report of a typed-level violation that the wire
 	// level did not repeat ("" otherwise); it is not a failure.
 	Unconfirmed string
+	// Known names the known finding (Options.Known, KnownFindings) whose
+	// signature the run's matches; "" when none does. It is not a
+	// failure.
+	Known string
 }
 
-// Failed reports whether the outcome is a bug: an invariant broke under
-// legal faults only.
-func (o *Outcome) Failed() bool { return o.Report != "" && !o.Expected }
+// Failed reports whether the outcome is a bug to report: an invariant
+// broke under legal faults only, and not as a known finding does.
+func (o *Outcome) Failed() bool { return o.Report != "" && !o.Expected && o.Known == "" }
 
 // Check runs the target once on data and judges it. data[0] picks the
 // cassette (modulo their count), data[1] the WatchList path when
@@ -191,7 +205,7 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 	spec := c.spec(in)
 	out := &Outcome{Input: append([]byte(nil), data...), Cassette: fc.path, CassetteIndex: in.cassette, WatchList: in.watchList, Gates: in.gates, Plan: in.plan, Level: spec.Level}
 	c.judge(out, Observe(t, spec))
-	if out.Report != "" && spec.Level == Typed {
+	if out.Report != "" && out.Known == "" && spec.Level == Typed {
 		typed := out.Report
 		spec.Level = Wire
 		out.Level = Wire
@@ -207,16 +221,27 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 func (c *Campaign) spec(in input) Spec {
 	fc := c.cassettes[in.cassette]
 	return Spec{History: fc.h, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList, Gates: in.gates,
-		Level: c.opts.Level, LiveBound: c.opts.LiveBound, MaxBurst: c.opts.MaxBurst, Reproducer: fc.reproducer, decoded: fc.decoded}
+		Level: c.opts.Level, LiveBound: c.opts.LiveBound, MaxBurst: c.opts.MaxBurst, MaxRate: c.opts.MaxRate, Reproducer: fc.reproducer, decoded: fc.decoded}
 }
 
 // judge checks the campaign's invariants on obs into out.
 func (c *Campaign) judge(out *Outcome, obs *Observation) {
 	out.Observation = obs
-	out.Results = c.results(obs)
-	out.Report = c.report(out)
+	out.Results, out.NotJudged = c.results(obs)
 	out.Breaking = firedBreaking(obs)
-	out.Expected = out.Report != "" && len(out.Breaking) > 0
+	sig := out.Signature()
+	broke := len(sig.Invariants) > 0
+	out.Expected = broke && len(out.Breaking) > 0
+	out.Known = ""
+	if broke && !out.Expected {
+		for _, k := range c.known {
+			if k.Matches(sig) {
+				out.Known = k.Name
+				break
+			}
+		}
+	}
+	out.Report = c.report(out)
 }
 
 // Fail minimizes and saves out (see Save) and fails t with the report.
@@ -234,18 +259,23 @@ func (c *Campaign) Fail(t *testing.T, out *Outcome) {
 		filepath.Join(saved.Dir, ReportFile), filepath.Join(saved.Dir, ReproducerFile), note)
 }
 
-// results checks the campaign's invariants on obs.
-func (c *Campaign) results(obs *Observation) map[string]error {
-	out := map[string]error{}
+// results checks the campaign's invariants on obs: each one's result, and
+// why those not judged were not.
+func (c *Campaign) results(obs *Observation) (results map[string]error, notJudged map[string]string) {
+	results, notJudged = map[string]error{}, map[string]string{}
 	if names := c.builtinNames(); len(names) > 0 {
-		out = Judge(obs, names...)
+		results, notJudged = judgeNames(obs, names)
 	}
 	for _, inv := range c.opts.Extra {
 		if len(c.opts.Invariants) == 0 || slices.Contains(c.opts.Invariants, inv.Name) {
-			out[inv.Name] = checkOne(inv, obs)
+			err, why := judgeOne(inv, obs)
+			results[inv.Name] = err
+			if why != "" {
+				notJudged[inv.Name] = why
+			}
 		}
 	}
-	return out
+	return results, notJudged
 }
 
 // report renders the broken invariants of out ("" when none broke).
@@ -259,6 +289,7 @@ func (c *Campaign) report(out *Outcome) string {
 	if b.Len() == 0 {
 		return ""
 	}
+	b.WriteString(notJudgedText(out.NotJudged))
 	wl := "off"
 	if out.WatchList {
 		wl = "on"
@@ -266,6 +297,10 @@ func (c *Campaign) report(out *Outcome) string {
 	var fired []faults.Firing
 	if out.Observation != nil {
 		fired = out.Observation.Fired
+	}
+	fmt.Fprintf(&b, "signature: %s\n", out.Signature())
+	if out.Known != "" {
+		fmt.Fprintf(&b, "known finding: %s (not a failure; Options.ReportKnown or --report-known reports it)\n", out.Known)
 	}
 	fmt.Fprintf(&b, "resource: %s\n", c.res)
 	fmt.Fprintf(&b, "cassette: %s\n", out.Cassette)
@@ -280,4 +315,32 @@ func (c *Campaign) report(out *Outcome) string {
 	fmt.Fprintf(&b, "%s\n", activity(out.Observation))
 	fmt.Fprintf(&b, "input: []byte(%q)", out.Input)
 	return b.String()
+}
+
+// notJudgedText renders the invariants not judged, one line per reason:
+// "not judged: converged, live: unsettled run: ...\n" ("" when all were).
+func notJudgedText(notJudged map[string]string) string {
+	var reasons []string
+	names := map[string][]string{}
+	for _, name := range invariantOrder(asResults(notJudged)) {
+		why := notJudged[name]
+		if names[why] == nil {
+			reasons = append(reasons, why)
+		}
+		names[why] = append(names[why], name)
+	}
+	var b strings.Builder
+	for _, why := range reasons {
+		fmt.Fprintf(&b, "not judged: %s: %s\n", strings.Join(names[why], ", "), why)
+	}
+	return b.String()
+}
+
+// asResults gives the names of m as a results map, for invariantOrder.
+func asResults(m map[string]string) map[string]error {
+	out := make(map[string]error, len(m))
+	for k := range m {
+		out[k] = nil
+	}
+	return out
 }

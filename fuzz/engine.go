@@ -2,14 +2,19 @@ package fuzz
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/internal/bubble"
 )
 
@@ -107,29 +112,72 @@ func parseCorpusFile(raw []byte) ([]byte, error) {
 	return []byte(s), nil
 }
 
+// reportRetries is how many times the coordinator runs a saved input for
+// its report before it writes the report from the worker's note.
+const reportRetries = 5
+
+// notesDir is where the workers of go test's engine note their failures
+// for the coordinator: one directory per package directory and fuzz
+// target, under the temporary directory (both run in the package's
+// directory).
+func notesDir(fuzzName string) string {
+	wd, _ := os.Getwd()
+	sum := sha256.Sum256([]byte(wd + "\x00" + fuzzName))
+	return filepath.Join(os.TempDir(), "lwreplay-fuzz-notes-"+hex.EncodeToString(sum[:8]))
+}
+
+// noteName is the name of the note of input data.
+func noteName(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:12]) + ".txt"
+}
+
+// noteWorkerFailure writes report as the worker's note of data's failure
+// (best effort: a note that cannot be written leaves the coordinator's
+// own run the only report).
+func noteWorkerFailure(fuzzName string, data []byte, report string) {
+	dir := notesDir(fuzzName)
+	if os.MkdirAll(dir, 0o755) != nil {
+		return
+	}
+	_ = os.WriteFile(filepath.Join(dir, noteName(data)), []byte(report), 0o644)
+}
+
 // reportSaved writes the report of the input go test's engine saved for
 // f after since, running it once more (in a hosted test: f's own T is
-// the coordinator's), and logs where it went.
+// the coordinator's), up to reportRetries times until it fails again, and
+// logs where it went. An input that does not fail again still gets its
+// report, from the failure the worker noted (and the report says so).
 func (c *Campaign) reportSaved(f *testing.F, since time.Time) {
 	data, path, err := newestInput(corpusDir(f.Name()), since)
 	if err != nil {
 		f.Logf("lwreplay: no report written (%v); a seed that fails is reported by go test -run=%s, which writes its report", err, f.Name())
 		return
 	}
+	defer os.RemoveAll(notesDir(f.Name()))
 	var saved *Saved
 	var saveErr error
 	var out *Outcome
+	runs := 0
 	hostErr := bubble.Host(func(t *testing.T) {
-		out = c.Check(t, data)
-		if out.Failed() {
-			saved, saveErr = c.Save(t, out, artifactDir(f, c.target.Name, out))
+		for runs = 1; runs <= reportRetries; runs++ {
+			if out = c.Check(t, data); out.Failed() {
+				saved, saveErr = c.Save(t, out, artifactDir(f, c.target.Name, out))
+				return
+			}
 		}
+		runs = reportRetries
 	})
 	switch {
 	case hostErr != nil:
 		f.Logf("lwreplay: %s: the run for the report failed: %v", path, hostErr)
 	case !out.Failed():
-		f.Logf("lwreplay: %s: held on its run for the report (no report written)", path)
+		dir, err := c.saveNoted(f, data, out, runs)
+		if err != nil {
+			f.Logf("lwreplay: %s: held on %d runs for the report, and its worker's failure could not be written: %v", path, runs, err)
+			return
+		}
+		f.Logf("lwreplay: %s: held on %d runs for the report; the worker's failure: %s", path, runs, filepath.Join(dir, ReportFile))
 	case saved == nil:
 		f.Logf("lwreplay: %s: no report written: %v", path, saveErr)
 	default:
@@ -138,4 +186,31 @@ func (c *Campaign) reportSaved(f *testing.F, since time.Time) {
 			f.Logf("lwreplay: report incomplete: %v", saveErr)
 		}
 	}
+}
+
+// saveNoted writes the report of an input that failed in a worker but
+// held on the coordinator's runs: the worker's noted failure, the input
+// and its plan, and what the runs for the report came to. A run that is
+// not a function of its input is a defect of lwreplay's, and the report
+// says so.
+func (c *Campaign) saveNoted(f *testing.F, data []byte, held *Outcome, runs int) (string, error) {
+	note, err := os.ReadFile(filepath.Join(notesDir(f.Name()), noteName(data)))
+	if err != nil {
+		note = []byte("(the worker's note of its failure is missing)")
+	}
+	dir := artifactDir(f, c.target.Name, held)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrReport, err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "lwreplay fuzz failure: target %s\n\n", c.target.Name)
+	fmt.Fprintf(&b, "go test's fuzzing engine saw this input fail in a worker, with:\n%s\n\n", note)
+	fmt.Fprintf(&b, "it held on %d runs for this report (plan %s), so no reproducer was recorded: a run that is not a "+
+		"function of its input is a defect of lwreplay's; please report it with this file and the input\n", runs, planText(held.Plan))
+	fmt.Fprintf(&b, "seed input: []byte(%q)\n", data)
+	err = errors.Join(
+		writeFile(dir, PlanFile, faults.FormatPlan(held.Plan)),
+		writeFile(dir, InputFile, []byte(fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", data))),
+		writeFile(dir, ReportFile, []byte(b.String())))
+	return dir, err
 }

@@ -65,9 +65,22 @@ type Options struct {
 	// zero means 10 minutes (client-go's longest watch timeout).
 	LiveBound time.Duration
 	// MaxBurst is the most requests the target may make within a second
-	// of virtual time, and a twentieth of what it may make in one run,
-	// before no-hot-loop breaks and the run ends; zero means 200.
+	// of virtual time before no-hot-loop breaks and the run ends; zero
+	// means 200.
 	MaxBurst int
+	// MaxRate is the most requests a second the target may sustain over
+	// any minute of virtual time before no-hot-loop breaks and the run
+	// ends; zero means 10 (client-go makes about one a second while
+	// failing).
+	MaxRate int
+	// Known are findings known already, besides the shipped ones
+	// (KnownFindings) of the client-go in use: a run whose signature one
+	// matches is logged and counted, and neither fails nor stops the
+	// search (KnownSignature makes one of a report's signature line).
+	Known []Known
+	// ReportKnown names shipped known findings to report as failures
+	// again ("kubernetes#140890").
+	ReportKnown []string
 	// Level is the level exploration runs at; zero means Typed, whose
 	// violations are confirmed at the wire level before they are
 	// reported.
@@ -137,11 +150,16 @@ func runGoTest(f *testing.F, o Options) {
 		case out.Unconfirmed != "":
 			t.Logf("a typed-level violation the wire level did not repeat (not a failure):\n%s", out.Unconfirmed)
 		case out.Report == "":
+		case out.Known != "":
+			t.Logf("known finding %s (not a failure):\n%s", out.Known, out.Report)
 		case out.Expected:
 			t.Logf("expected under breaking fault %s:\n%s", strings.Join(out.Breaking, ", "), out.Report)
 		case mode == workerMode:
 			// The engine re-runs and minimizes this input, or drops it:
-			// the report is written for the input it keeps.
+			// the report is written for the input it keeps. The failure is
+			// noted for the coordinator, should its run for the report not
+			// repeat it.
+			noteWorkerFailure(f.Name(), data, out.Report)
 			t.Fatalf("target %s broke invariants:\n%s\n(lwreplay writes the report once go test has minimized and saved the input)", c.target.Name, out.Report)
 		default:
 			c.Fail(t, out)

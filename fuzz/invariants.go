@@ -19,9 +19,13 @@ type Invariant struct {
 	// Guarantee is the client-go promise the invariant guards, and where
 	// client-go v0.37.2 (tools/cache) makes it.
 	Guarantee string
+	// Scope says what of a run the invariant judges: EndState (the zero
+	// value) is judged only on a settled run, Along on every run.
+	Scope Scope
 	// Check returns nil when the invariant holds, otherwise an error
 	// wrapping the invariant's sentinel error (several joined with
-	// errors.Join).
+	// errors.Join), or one wrapping ErrNotJudged when the run gives it
+	// nothing to judge.
 	Check func(o *Observation) error
 }
 
@@ -61,58 +65,58 @@ const defaultLiveBound = 10 * time.Minute
 
 // Invariants lists every invariant, in report order.
 var Invariants = []Invariant{
-	{Name: "converged", Check: checkConverged,
+	{Name: "converged", Scope: EndState, Check: checkConverged,
 		Doc: "at the end the store holds exactly the truth's final state: same keys, resourceVersions and content",
 		Guarantee: `shared_informer.go, SharedInformer doc: "if a collection of objects is henceforth unchanging, ` +
 			`a SharedInformer is created that links to that collection, and that SharedInformer is Run() then that ` +
 			`SharedInformer's cache eventually holds an exact copy of that collection"`},
-	{Name: "no-lost-delete", Check: checkNoLostDelete,
+	{Name: "no-lost-delete", Scope: EndState, Check: checkNoLostDelete,
 		Doc: "every key the handler saw that is gone from the truth's final state got a delete or tombstone after its last add or update",
 		Guarantee: `shared_informer.go, SharedInformer doc: "if the local cache ever holds a non-absent state for some ` +
 			`object ID and the object is eventually removed from the authoritative state then eventually the object is ` +
 			`removed from the local cache", and "for every update to the SharedInformer's local cache ... the client is ` +
 			`notified of the update"; controller.go, ResourceEventHandler doc: "OnDelete will get the final state of the ` +
 			`item if it is known, otherwise it will get an object of type DeletedFinalStateUnknown"`},
-	{Name: "no-time-travel", Check: checkNoTimeTravel,
+	{Name: "no-time-travel", Scope: Along, Check: checkNoTimeTravel,
 		Doc: "per key, the resourceVersions delivered never go back in the truth's order",
 		Guarantee: `shared_informer.go, SharedInformer doc: "the sequence of states that appears in the informer's cache ` +
 			`is a subsequence of the states authoritatively associated with X ... ordering among the appearing states is ` +
 			`correct", and "For a given SharedInformer, client, and object ID, the notifications are delivered in order"`},
-	{Name: "synced-after-initial", Check: checkSyncedAfterInitial,
+	{Name: "synced-after-initial", Scope: Along, Check: checkSyncedAfterInitial,
 		Doc: "HasSynced turns true only once every key of the state the target synced to was delivered",
 		Guarantee: `shared_informer.go, SharedInformer.HasSynced: "the shared informer's store has been informed by at ` +
 			`least one full LIST of the authoritative state"; delta_fifo.go and the_real_fifo.go, HasSynced: true once ` +
 			`"the first batch of items inserted by Replace() has been popped"`},
-	{Name: "live", Check: checkLive,
+	{Name: "live", Scope: EndState, Check: checkLive,
 		Doc: "the store converges, within the live bound (Options.LiveBound, 10 minutes) of virtual time after the last fault fired",
 		Guarantee: `shared_informer.go, SharedInformer doc: the cache "is eventually consistent with the authoritative ` +
 			`state ... unless prevented by persistent communication problems"; a legal fault is not a persistent problem`},
-	{Name: "no-bookmark-object", Check: checkNoBookmarkObject,
+	{Name: "no-bookmark-object", Scope: Along, Check: checkNoBookmarkObject,
 		Doc: "no bookmark object reaches the handler, and the store holds no object with an empty key",
 		Guarantee: `reflector.go, watchHandler: "A Bookmark means watch has synced here, just update the resourceVersion" ` +
 			`(a bookmark only moves the resourceVersion; it is never added to the store nor handed to a handler)`},
-	{Name: "consistent-view", Check: checkConsistentView,
+	{Name: "consistent-view", Scope: Along, Check: checkConsistentView,
 		Doc: "after the target synced, what a handler can read from the store at each notification is a state the server served (judged with client-go's AtomicFIFO gate on, which promises it)",
 		Guarantee: `the_real_fifo.go, RealFIFOOptions.AtomicEvents: "If it is set, a single event will be emitted atomically ` +
 			`for Replace and Resync operations"; shared_informer.go: "the sequence of states that appears in the informer's ` +
 			`cache is a subsequence of the states authoritatively associated with X"`},
-	{Name: "no-request-storm", Check: checkNoRequestStorm,
+	{Name: "no-request-storm", Scope: Along, Check: checkNoRequestStorm,
 		Doc: "while the target makes no progress (neither delivers nor asks for a newer resourceVersion, does not sync), it sends at most 30 requests for its resource within 10 s of virtual time",
 		Guarantee: `reflector.go: "We used to make the call every 1sec (1 QPS), the goal here is to achieve ~98% traffic ` +
 			`reduction when API server is not healthy. With these parameters, backoff will stop at [30,60) sec interval ` +
 			`which is 0.22 QPS."; "The WatchErrorHandler is called whenever ListAndWatch drops the connection with an ` +
 			`error. After calling this handler, the informer will backoff and retry."`},
-	{Name: "progress", Check: checkProgress,
+	{Name: "progress", Scope: Along, Check: checkProgress,
 		Doc: "when the persistent faults that fired leave the LIST path open (none fails every LIST), the target syncs within 5 minutes of virtual time of the first",
 		Guarantee: `reflector.go, ListAndWatchWithContext: "Data couldn't be fetched in watchlist mode. Falling back to regular list. ` +
 			`This is expected if watchlist is not supported or disabled in kube-apiserver."; shared_informer.go: the cache ` +
 			`"is eventually consistent with the authoritative state ... unless prevented by persistent communication problems"`},
-	{Name: "no-hot-loop", Check: checkNoHotLoop,
-		Doc: "the target makes at most Options.MaxBurst (200) requests within a second of virtual time, and 20 times that in a run: a client that retries at once, forever, is a hot loop (virtual time stands still while it spins; the bound is what ends the run)",
+	{Name: "no-hot-loop", Scope: Along, Check: checkNoHotLoop,
+		Doc: "the target's request rate stays at most Options.MaxBurst (200) requests within a second and Options.MaxRate (10) a second sustained over any minute of virtual time: a client that retries at once, or every few milliseconds, is a hot loop (virtual time stands still while it spins; the bound is what ends the run); a client that retries every second is not, however long a fault lasts",
 		Guarantee: `reflector.go: "We used to make the call every 1sec (1 QPS), the goal here is to achieve ~98% traffic ` +
 			`reduction when API server is not healthy. With these parameters, backoff will stop at [30,60) sec interval ` +
 			`which is 0.22 QPS."`},
-	{Name: "clean-stop", Check: checkCleanStop,
+	{Name: "clean-stop", Scope: Along, Check: checkCleanStop,
 		Doc: "the target never panicked nor recorded an error (Probe.Error), and after stop no goroutine of the run is left",
 		Guarantee: `shared_informer.go, SharedInformer.Run: "starts and runs the shared informer, returning after it ` +
 			`stops"; controller.go, Controller.RunWithContext: "blocks; call via go" (everything a run starts ends with it)`},
@@ -128,33 +132,6 @@ func LookupInvariant(name string) (Invariant, bool) {
 	return Invariant{}, false
 }
 
-// Judge runs the named invariants, or all of them when no name is given,
-// on o and returns each one's result by name: nil when it holds. A name
-// that is not an invariant's maps to an error wrapping ErrUnknownInvariant.
-func Judge(o *Observation, names ...string) map[string]error {
-	run := Invariants
-	out := make(map[string]error, max(len(names), len(Invariants)))
-	if len(names) > 0 {
-		run = nil
-		for _, n := range names {
-			inv, ok := LookupInvariant(n)
-			if !ok {
-				out[n] = fmt.Errorf("%w: %q", ErrUnknownInvariant, n)
-				continue
-			}
-			run = append(run, inv)
-		}
-	}
-	for _, inv := range run {
-		if o == nil {
-			out[inv.Name] = fmt.Errorf("%w: nil observation", ErrNoObservation)
-			continue
-		}
-		out[inv.Name] = inv.Check(o)
-	}
-	return out
-}
-
 // needTruth returns an error when o or its Truth is missing.
 func needTruth(o *Observation, sentinel error) error {
 	if o == nil || o.Truth == nil {
@@ -164,7 +141,7 @@ func needTruth(o *Observation, sentinel error) error {
 }
 
 func checkConverged(o *Observation) error {
-	if err := needTruth(o, ErrNotConverged); err != nil || o.Unsettled {
+	if err := needTruth(o, ErrNotConverged); err != nil {
 		return err
 	}
 	var errs []error
@@ -178,7 +155,7 @@ func checkConverged(o *Observation) error {
 }
 
 func checkNoLostDelete(o *Observation) error {
-	if err := needTruth(o, ErrLostDelete); err != nil || o.Unsettled {
+	if err := needTruth(o, ErrLostDelete); err != nil {
 		return err
 	}
 	final := map[string]bool{}
@@ -253,7 +230,7 @@ func checkSyncedAfterInitial(o *Observation) error {
 		return err
 	}
 	if o.SyncedAt < 0 {
-		return nil // never synced: nothing to judge (live judges progress)
+		return fmt.Errorf("%w: the target never synced (live and progress judge that)", ErrNotJudged)
 	}
 	want, at := minStateSize(o.Truth), "the smallest state of the truth"
 	if o.SyncedRV != "" {
@@ -289,9 +266,6 @@ func minStateSize(l *history.Log) int {
 func checkLive(o *Observation) error {
 	if o == nil {
 		return fmt.Errorf("%w: %w: nil observation", ErrNotLive, ErrNoObservation)
-	}
-	if o.Unsettled {
-		return nil // not judged: see Observation.Unsettled
 	}
 	if o.ConvergedAt < 0 {
 		return fmt.Errorf("%w: never converged (last fault at %v)", ErrNotLive, o.LastFaultAt)
@@ -331,8 +305,8 @@ func checkNoHotLoop(o *Observation) error {
 	if o.HotLoop == nil {
 		return nil
 	}
-	return fmt.Errorf("%w: %s, by %v of virtual time (%s); the goroutine whose request crossed the bound:\n%s",
-		ErrHotLoop, o.HotLoop.Why, o.HotLoop.At, requestCounts(requestsPerResource(o.Requests)), o.HotLoop.Stack)
+	return withSite(fmt.Errorf("%w: %s, by %v of virtual time (%s); the goroutine whose request crossed the bound:\n%s",
+		ErrHotLoop, o.HotLoop.Why, o.HotLoop.At, requestCounts(requestsPerResource(o.Requests)), o.HotLoop.Stack), stackSite(o.HotLoop.Stack))
 }
 
 func checkCleanStop(o *Observation) error {
@@ -366,7 +340,14 @@ func checkCleanStop(o *Observation) error {
 	if o.LeftGoroutines != 0 {
 		errs = append(errs, fmt.Errorf("%w: %d goroutines left after stop, want 0; the first:\n%s", ErrUncleanStop, o.LeftGoroutines, o.LeftStack))
 	}
-	return errors.Join(errs...)
+	site := ""
+	switch {
+	case len(o.PanicSites) > 0:
+		site = o.PanicSites[0]
+	case o.LeftGoroutines != 0:
+		site = stackSite(o.LeftStack)
+	}
+	return withSite(errors.Join(errs...), site)
 }
 
 func sortedKeys(m map[string]string) []string {

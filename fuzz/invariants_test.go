@@ -123,6 +123,7 @@ func TestInvariants(t *testing.T) {
 		mutate    func(o *Observation)
 		want      error // nil: holds
 		wantText  string
+		notJudged bool // the run gives the invariant nothing to judge
 	}{
 		{name: "converged - store equals the final state - pass", invariant: "converged"},
 		{name: "converged - store missing a key - fail", invariant: "converged", want: ErrNotConverged,
@@ -182,7 +183,7 @@ func TestInvariants(t *testing.T) {
 			}, wantText: "key ns/a: delivery 6 (update): rv 1001 after 1004"},
 
 		{name: "synced-after-initial - every initial key delivered - pass", invariant: "synced-after-initial"},
-		{name: "synced-after-initial - never synced - pass", invariant: "synced-after-initial",
+		{name: "synced-after-initial - never synced - not judged, pass", invariant: "synced-after-initial", notJudged: true,
 			mutate: func(o *Observation) { o.SyncedAt, o.InitialDelivered = -1, 0 }},
 		{name: "synced-after-initial - synced with one key missing - fail", invariant: "synced-after-initial", want: ErrSyncedEarly,
 			mutate: func(o *Observation) { o.InitialDelivered = 2 }, wantText: "want at least 3 (the state at rv 1003)"},
@@ -195,11 +196,11 @@ func TestInvariants(t *testing.T) {
 			mutate: func(o *Observation) { o.LastFaultAt, o.ConvergedAt = time.Hour, time.Hour+defaultLiveBound }},
 		{name: "live - never converged - fail", invariant: "live", want: ErrNotLive,
 			mutate: func(o *Observation) { o.ConvergedAt = -1 }},
-		{name: "live - never converged, run unsettled - not judged, pass", invariant: "live",
+		{name: "live - never converged, run unsettled - not judged, pass", invariant: "live", notJudged: true,
 			mutate: func(o *Observation) { o.ConvergedAt, o.Unsettled = -1, true }},
-		{name: "converged - store differs, run unsettled - not judged, pass", invariant: "converged",
+		{name: "converged - store differs, run unsettled - not judged, pass", invariant: "converged", notJudged: true,
 			mutate: func(o *Observation) { delete(o.Store, "ns/a"); o.Unsettled = true }},
-		{name: "no-lost-delete - delete not yet delivered, run unsettled - not judged, pass", invariant: "no-lost-delete",
+		{name: "no-lost-delete - delete not yet delivered, run unsettled - not judged, pass", invariant: "no-lost-delete", notJudged: true,
 			mutate: func(o *Observation) { o.Deliveries = o.Deliveries[:len(o.Deliveries)-2]; o.Unsettled = true }},
 		{name: "live - converged too long after the last fault - fail", invariant: "live", want: ErrNotLive,
 			mutate: func(o *Observation) { o.LastFaultAt, o.ConvergedAt = time.Hour, time.Hour+defaultLiveBound+time.Second }},
@@ -246,7 +247,10 @@ func TestInvariants(t *testing.T) {
 			if tt.mutate != nil {
 				tt.mutate(o)
 			}
-			err := inv.Check(o)
+			err, why := judgeOne(inv, o)
+			if (why != "") != tt.notJudged {
+				t.Errorf("not judged: got %q, want not judged %v", why, tt.notJudged)
+			}
 			switch {
 			case tt.want == nil && err != nil:
 				t.Fatalf("Check: got %v, want nil", err)

@@ -130,6 +130,10 @@ type Observation struct {
 	EndedEarly bool
 	// Panics holds panics recovered from the target.
 	Panics []string
+	// PanicSites holds where each of Panics was raised: the innermost
+	// function of the target's below the panic that is not client-go's
+	// or Go's plumbing ("" when none is).
+	PanicSites []string
 	// FirstPanicAt is when the first of Panics happened (negative: none).
 	FirstPanicAt time.Duration
 	// Errors holds the errors the target recorded with Probe.Error and

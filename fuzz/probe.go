@@ -23,6 +23,7 @@ type Probe struct {
 	synced     func() bool
 	store      func() []any
 	panics     []string
+	panicSites []string
 	firstPanic time.Duration // when the first of panics was recorded
 	errs       []string
 	views      []StoreView
@@ -46,7 +47,9 @@ func (r *Probe) Expose(v any) {
 func (r *Probe) Panic(v any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	site := callerSite() // while panicking, the frames below the panic are on the stack
 	r.panics = append(r.panics, fmt.Sprint(v))
+	r.panicSites = append(r.panicSites, site)
 	if len(r.panics) == 1 {
 		r.firstPanic = time.Since(r.start)
 	}

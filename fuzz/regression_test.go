@@ -16,7 +16,14 @@ import (
 // On the LIST+WATCH path the same server is harmless; a stream cut after
 // the bookmark is too.
 func TestWatchListRestartStorm(t *testing.T) {
-	c, err := NewCampaign(Options{Cassettes: []string{"../cassettes/real-configmaps-pods-watchlist.yaml"}})
+	cassettes := []string{"../cassettes/real-configmaps-pods-watchlist.yaml"}
+	// reported: the shipped known finding turned back on
+	c, err := NewCampaign(Options{Cassettes: cassettes, ReportKnown: []string{"kubernetes#140890"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// by default it is known: counted, not failed
+	known, err := NewCampaign(Options{Cassettes: cassettes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +77,13 @@ func TestWatchListRestartStorm(t *testing.T) {
 			}
 			if !out.Failed() {
 				t.Fatalf("input %q: got no failure, want %v", tc.input, tc.want)
+			}
+			if site := out.Signature().Site; site != "k8s.io/client-go/tools/cache.(*Reflector).watchList" {
+				t.Errorf("input %q: signature %s: got site %q, want the reflector's watchList", tc.input, out.Signature(), site)
+			}
+			if k := known.Check(t, tc.input); k.Failed() || k.Known != "kubernetes#140890" {
+				t.Errorf("input %q, shipped known findings: got failed %v, known %q, want not failed, known kubernetes#140890:\n%s",
+					tc.input, k.Failed(), k.Known, k.Report)
 			}
 			for _, want := range tc.want {
 				found := false

@@ -72,9 +72,11 @@ type Spec struct {
 	// to converge (the live invariant); zero means 10 minutes.
 	LiveBound time.Duration
 	// MaxBurst is the most requests the target may make within a second
-	// of virtual time, and a twentieth of what it may make in the run
-	// (the no-hot-loop invariant); zero means 200.
+	// of virtual time (the no-hot-loop invariant); zero means 200.
 	MaxBurst int
+	// MaxRate is the most requests a second the target may sustain over a
+	// minute of virtual time (the no-hot-loop invariant); zero means 10.
+	MaxRate int
 	// Reproducer, when set, holds a reproducer's files (every interaction
 	// marked verbatim): the run replays them as recorded, in order, with
 	// no plan, and History is the history they build.
@@ -193,7 +195,7 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 	seedClientGo(s)
 	start := time.Now()
 	stopped := make(chan struct{}) // closed when the run stops the target
-	bound := newRequestBound(transport, s.MaxBurst, start, stopped)
+	bound := newRequestBound(transport, s.MaxBurst, s.MaxRate, start, stopped)
 	transport = bound
 	rec := newProbe(start)
 	if s.decoded != nil && s.Level == Typed {
@@ -220,11 +222,12 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 	var runErr error
 	var runPanic any
 	var runPanicAt time.Duration
+	var runPanicSite string
 	go func() {
 		defer close(done)
 		defer func() {
 			if runPanic = recover(); runPanic != nil {
-				runPanicAt = time.Since(start)
+				runPanicAt, runPanicSite = time.Since(start), callerSite()
 			}
 		}()
 		runErr = target.Run(ctx, env)
@@ -313,6 +316,7 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 		time.Sleep(stopGrace)
 		if runPanic != nil {
 			obs.Panics = append(obs.Panics, fmt.Sprint(runPanic))
+			obs.PanicSites = append(obs.PanicSites, runPanicSite)
 			obs.FirstPanicAt = runPanicAt
 		}
 		if runErr != nil && !errors.Is(runErr, context.Canceled) {
@@ -342,6 +346,7 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 		obs.FirstPanicAt = rec.firstPanic
 	}
 	obs.Panics = append(obs.Panics, rec.panics...)
+	obs.PanicSites = append(obs.PanicSites, rec.panicSites...)
 	obs.Errors = append(obs.Errors, rec.errs...)
 	obs.Views = rec.views
 	obs.Exposed = rec.exposed

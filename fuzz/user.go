@@ -15,35 +15,45 @@ var ErrUserInvariant = errors.New("user invariant broken")
 // history the replayer served (the truth) and what the run observed,
 // including what the target exposed with Probe.Expose, and returns nil
 // when the property holds. Its error is reported wrapped in
-// ErrUserInvariant; a panic in check is reported as its failure.
+// ErrUserInvariant; a panic in check is reported as its failure; an error
+// wrapping ErrNotJudged says the run gave it nothing to judge.
+//
+// By default the invariant judges the end state (Scope EndState): like the
+// built-in converged, it is not judged on a run whose faults kept firing
+// until its end (Observation.Unsettled), where no client could have
+// converged. An invariant on behaviour along the way (an order of
+// deliveries, a count of requests) says so with WithScope(Along), and is
+// judged on every run.
 //
 //	mirrorMatches := fuzz.NewInvariant("mirror-matches-truth",
 //		"the mirror holds every configmap of the final state",
 //		func(truth *history.Log, o *fuzz.Observation) error { ... })
-func NewInvariant(name, doc string, check func(truth *history.Log, observed *Observation) error) Invariant {
-	return Invariant{Name: name, Doc: doc, Guarantee: "user invariant", Check: func(o *Observation) error {
+func NewInvariant(name, doc string, check func(truth *history.Log, observed *Observation) error, opts ...InvariantOption) Invariant {
+	inv := Invariant{Name: name, Doc: doc, Guarantee: "user invariant", Scope: EndState, Check: func(o *Observation) error {
 		if err := needTruth(o, ErrUserInvariant); err != nil {
 			return err
 		}
 		if err := check(o.Truth, o); err != nil {
+			if errors.Is(err, ErrNotJudged) {
+				return err
+			}
 			return fmt.Errorf("%w: %w", ErrUserInvariant, err)
 		}
 		return nil
 	}}
+	for _, opt := range opts {
+		opt(&inv)
+	}
+	return inv
 }
 
-// checkOne runs one invariant on o, turning a panic of its check into its
-// failure.
-func checkOne(inv Invariant, o *Observation) (err error) {
-	if o == nil {
-		return fmt.Errorf("%w: nil observation", ErrNoObservation)
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("%w: %s panicked: %v", ErrUserInvariant, inv.Name, p)
-		}
-	}()
-	return inv.Check(o)
+// InvariantOption configures a user invariant (NewInvariant).
+type InvariantOption func(*Invariant)
+
+// WithScope sets what the invariant judges: EndState (the default) or
+// Along.
+func WithScope(s Scope) InvariantOption {
+	return func(inv *Invariant) { inv.Scope = s }
 }
 
 // invariant returns the built-in or user invariant called name.

@@ -83,12 +83,12 @@ func checkConsistentView(o *Observation) error {
 		return err
 	}
 	if !o.Gates[string(gateAtomicFIFO)] {
-		return nil // client-go promises it with AtomicFIFO only
+		return fmt.Errorf("%w: client-go promises it with the AtomicFIFO gate on only", ErrNotJudged)
 	}
-	if len(firedBreaking(o)) > 0 {
+	if b := firedBreaking(o); len(b) > 0 {
 		// a breaking fault makes the client hold states never served;
 		// whether a handler reads one depends on scheduling
-		return nil
+		return fmt.Errorf("%w: breaking fault %s fired", ErrNotJudged, b[0])
 	}
 	return viewViolations(o)
 }

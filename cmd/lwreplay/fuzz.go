@@ -18,7 +18,6 @@ import (
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz"
-	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/bubble"
 )
 
@@ -40,6 +39,8 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	watchList := fs.String("watchlist", "auto", "client path: auto (the input picks), on or off")
 	breaking := fs.Bool("breaking", false, "keep breaking faults (violations after one fired are expected, not failures)")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at a time")
+	known := fs.StringArray("known", nil, "a signature of a finding known already, as a report's signature line gives it (repeatable): runs with it are counted, not failed")
+	reportKnown := fs.StringSlice("report-known", nil, "shipped known findings to report as failures again: "+knownNames())
 	clientGo := addClientGoFlag(fs)
 	salvage := addSalvageFlag(fs)
 	if err := parse(fs, args); err != nil {
@@ -72,6 +73,19 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *duration <= 0 {
 		return fmt.Errorf("%w: --duration: got %v, want a positive duration", errUsage, *duration)
 	}
+	var knownFindings []fuzz.Known
+	for _, sig := range *known {
+		k, err := fuzz.KnownSignature(sig)
+		if err != nil {
+			return fmt.Errorf("%w: --known: %v", errUsage, err)
+		}
+		knownFindings = append(knownFindings, k)
+	}
+	for _, name := range *reportKnown {
+		if !slices.ContainsFunc(fuzz.KnownFindings, func(k fuzz.Known) bool { return k.Name == name }) {
+			return fmt.Errorf("%w: --report-known: %q is no shipped known finding (want %s)", errUsage, name, knownNames())
+		}
+	}
 	if !fs.Changed("seed") {
 		*seed = uint64(time.Now().UnixNano())
 	}
@@ -101,7 +115,8 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var campaigns []*fuzz.Campaign
 	var seeds [][][]byte
 	for _, r := range selected {
-		c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: r.Cassettes, Salvage: *salvage, Resource: r.Resource, Target: target, WatchList: wl, AllowBreaking: *breaking, Level: level})
+		c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: r.Cassettes, Salvage: *salvage, Resource: r.Resource, Target: target, WatchList: wl, AllowBreaking: *breaking, Level: level,
+			Known: knownFindings, ReportKnown: *reportKnown})
 		if err != nil {
 			return err
 		}
@@ -115,15 +130,48 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f.loop(ctx, newInputs(seeds, *seed), *duration, *parallel)
 	f.tally.write(stdout)
 	t := f.tally
-	fmt.Fprintf(stdout, "seed %d: %d runs, %d failures (%d reported, %d repeats of a reported one), %d expected (breaking fault), %d unconfirmed at wire level, %d harness errors\n",
-		*seed, t.runs, t.failures, t.failures-t.repeats, t.repeats, t.expected, t.unconfirmed, t.harness)
+	fmt.Fprintf(stdout, "seed %d: %d runs, %d findings (%d failing runs), %s, %d unsettled (end state not judged), %d expected (breaking fault), %d unconfirmed at wire level, %d harness errors\n",
+		*seed, t.runs, len(f.findings), t.failures, knownText(t.known), t.unsettled, t.expected, t.unconfirmed, t.harness)
+	for _, k := range fuzz.KnownFindings {
+		if n := t.known[k.Name]; n > 0 {
+			fmt.Fprintf(stdout, "known: %s, %d runs: %s (not a failure; --report-known %s reports it)\n", k.Name, n, k.Doc, k.Name)
+		}
+	}
+	f.writeFindings(stdout, *seed)
 	if len(campaigns) > 1 {
 		fmt.Fprintf(stdout, "runs per resource: %s\n", f.runsPerResource())
 	}
-	if t.failures > 0 || t.harness > 0 {
-		return fmt.Errorf("%d failures, %d harness errors (reports under %s)", t.failures, t.harness, root)
+	if len(f.findings) > 0 || t.harness > 0 {
+		return fmt.Errorf("%d findings, %d harness errors (reports under %s)", len(f.findings), t.harness, root)
 	}
 	return nil
+}
+
+// knownNames lists the shipped known findings' names.
+func knownNames() string {
+	var names []string
+	for _, k := range fuzz.KnownFindings {
+		names = append(names, k.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// knownText says how many known findings the runs matched: "1 known
+// client-go bug (kubernetes#140890, 612 runs)", "no known bug".
+func knownText(known map[string]int) string {
+	var parts []string
+	total := 0
+	for _, k := range slices.Sorted(maps.Keys(known)) {
+		parts = append(parts, fmt.Sprintf("%s, %d runs", k, known[k]))
+		total += known[k]
+	}
+	switch len(parts) {
+	case 0:
+		return "no known bug"
+	case 1:
+		return fmt.Sprintf("1 known bug (%s)", parts[0])
+	}
+	return fmt.Sprintf("%d known bugs (%s)", len(parts), strings.Join(parts, "; "))
 }
 
 // targetNames lists the built-in targets' names.
@@ -185,44 +233,17 @@ func cassettePaths(args []string) ([]string, error) {
 // newFuzzer returns a fuzzer of campaigns (one target, a resource each)
 // writing reports under root and progress to out.
 func newFuzzer(campaigns []*fuzz.Campaign, root string, out io.Writer) *fuzzer {
-	return &fuzzer{cs: campaigns, root: root, out: out, tally: newTally(), seen: map[string]int{}, runs: make([]int, len(campaigns))}
-}
-
-// signature says which failure out is, for telling repeats apart: the
-// resource, the invariants it broke and the faults that fired, each sorted — only the
-// persistent decisions' faults (with a *) when some fired: they make the
-// failure, the faults fired once around them are incidental.
-func signature(res history.Resource, out *fuzz.Outcome) string {
-	var broken []string
-	for name, err := range out.Results {
-		if err != nil {
-			broken = append(broken, name)
-		}
-	}
-	set, lasting := map[string]bool{}, map[string]bool{}
-	if out.Observation != nil {
-		for _, fr := range out.Observation.Fired {
-			set[fr.Fault] = true
-			if fr.Persistent {
-				lasting[fr.Fault+"*"] = true
-			}
-		}
-	}
-	if len(lasting) > 0 {
-		set = lasting
-	}
-	fired := slices.Sorted(maps.Keys(set))
-	slices.Sort(broken)
-	return res.String() + " | " + strings.Join(broken, ",") + " | " + strings.Join(fired, ",")
+	return &fuzzer{cs: campaigns, root: root, out: out, tally: newTally(), seen: map[string]*finding{}, runs: make([]int, len(campaigns))}
 }
 
 // fuzzer drives a campaign from the command line.
 type fuzzer struct {
 	cs   []*fuzz.Campaign
 	root string
-	// seen maps a failure's signature (see signature) to the number of
-	// the failure first reported with it.
-	seen map[string]int
+	// seen maps a failure's signature (fuzz.Outcome.Signature) to its
+	// finding; findings lists them in the order found.
+	seen     map[string]*finding
+	findings []*finding
 
 	mu    sync.Mutex // guards out, tally, inputs and report directories
 	out   io.Writer
@@ -295,45 +316,71 @@ func (f *fuzzer) worker(t *testing.T, id int, in *inputs, stop func() bool) {
 	}
 }
 
-// one runs data on campaign ci, saves it when it fails, and counts it.
+// finding is one signature's failures: one report, of the smallest plan
+// found, and the count of runs.
+type finding struct {
+	n         int    // its number, from 1
+	signature string // fuzz.Signature's text
+	dir       string // its report's directory
+	runs      int    // failing runs with its signature
+	saving    bool   // a report is being written
+	saved     bool   // a report was written
+	plan      string // the plan of the report written
+	planLen   int    // its decisions
+}
+
+// one runs data on campaign ci, saves it when it fails with a signature
+// not seen before (or again, when its plan is smaller than the one
+// saved), and counts it.
 func (f *fuzzer) one(t *testing.T, ci int, data []byte) {
 	c := f.cs[ci]
 	out := c.Check(t, data)
-	var saved *fuzz.Saved
-	var saveErr error
-	var dir string
-	sig, first := signature(c.Resource(), out), 0
+	var fd *finding
+	save, first := false, false
 	if out.Failed() {
+		sig := out.Signature().String()
 		f.mu.Lock()
-		if first = f.seen[sig]; first == 0 {
-			f.seen[sig] = -1 // being saved
-			dir = f.nextDir()
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				saveErr = err
-			}
+		fd = f.seen[sig]
+		switch {
+		case fd == nil:
+			fd = &finding{n: len(f.findings) + 1, signature: sig, dir: f.nextDir(len(f.findings) + 1), saving: true}
+			f.seen[sig] = fd
+			f.findings = append(f.findings, fd)
+			save, first = true, true
+		case !fd.saving && fd.saved && len(out.Plan.Decisions) < fd.planLen:
+			fd.saving, save = true, true
 		}
 		f.mu.Unlock()
-		if first == 0 && saveErr == nil {
-			saved, saveErr = c.Save(t, out, dir)
+	}
+	var saved *fuzz.Saved
+	var saveErr error
+	if save {
+		if saveErr = os.MkdirAll(fd.dir, 0o755); saveErr == nil {
+			saved, saveErr = c.Save(t, out, fd.dir)
 		}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.tally.add(out)
 	f.runs[ci]++
-	if !out.Failed() {
+	if fd == nil {
 		return
 	}
-	if first != 0 {
-		f.tally.repeats++
+	fd.runs++
+	if save {
+		fd.saving = false
+		if saved != nil && (!fd.saved || len(saved.Outcome.Plan.Decisions) < fd.planLen) {
+			fd.saved, fd.plan, fd.planLen = true, planText(saved.Outcome.Plan), len(saved.Outcome.Plan.Decisions)
+		}
+	}
+	if !first {
 		return
 	}
-	f.seen[sig] = f.tally.failures
-	fmt.Fprintf(f.out, "fuzz: FAILURE %d:\n%s\n", f.tally.failures, indent(out.Report))
+	fmt.Fprintf(f.out, "fuzz: FINDING %d: %s\n%s\n", fd.n, fd.signature, indent(out.Report))
 	if saved != nil {
-		fmt.Fprintf(f.out, "fuzz: report %s\n", filepath.Join(dir, fuzz.ReportFile))
+		fmt.Fprintf(f.out, "fuzz: report %s\n", filepath.Join(fd.dir, fuzz.ReportFile))
 		if saved.Outcome.Observation != nil {
-			fmt.Fprintf(f.out, "fuzz: timeline %s\n", filepath.Join(dir, fuzz.TimelineFile))
+			fmt.Fprintf(f.out, "fuzz: timeline %s\n", filepath.Join(fd.dir, fuzz.TimelineFile))
 		}
 	}
 	if saveErr != nil {
@@ -341,10 +388,36 @@ func (f *fuzzer) one(t *testing.T, ci int, data []byte) {
 	}
 }
 
-// nextDir returns the first unused <root>/<target>-<n> (f.mu held; the
-// caller creates it).
-func (f *fuzzer) nextDir() string {
-	for n := f.tally.failures + 1; ; n++ {
+// planText is a plan's text, or "no fault".
+func planText(p faults.Plan) string {
+	if len(p.Decisions) == 0 {
+		return "no fault"
+	}
+	return p.String()
+}
+
+// writeFindings prints each finding with its runs and smallest plan, and
+// adds the count of runs to its report.
+func (f *fuzzer) writeFindings(w io.Writer, seed uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, fd := range f.findings {
+		report := filepath.Join(fd.dir, fuzz.ReportFile)
+		fmt.Fprintf(w, "finding %d: %s: %d runs, smallest plan %s: %s\n", fd.n, fd.signature, fd.runs, fd.plan, report)
+		if !fd.saved {
+			continue
+		}
+		if rf, err := os.OpenFile(report, os.O_APPEND|os.O_WRONLY, 0); err == nil {
+			fmt.Fprintf(rf, "\nruns with this signature: %d of %d (lwreplay fuzz --seed %d), the smallest plan of them reported\n", fd.runs, f.tally.runs, seed)
+			_ = rf.Close()
+		}
+	}
+}
+
+// nextDir returns the first unused <root>/<target>-<n> from n on (f.mu
+// held; the caller creates it).
+func (f *fuzzer) nextDir(n int) string {
+	for ; ; n++ {
 		dir := filepath.Join(f.root, fmt.Sprintf("%s-%d", f.cs[0].Target().Name, n))
 		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 			return dir
@@ -361,8 +434,8 @@ func (f *fuzzer) progress(elapsed time.Duration) int {
 	if s := elapsed.Seconds(); s > 0 {
 		rate = float64(t.runs) / s
 	}
-	fmt.Fprintf(f.out, "fuzz: %s, %d runs (%.0f/s), %d/%d faults exercised, %d failures\n",
-		elapsed.Truncate(time.Second), t.runs, rate, len(t.fired), len(faults.Registry), t.failures)
+	fmt.Fprintf(f.out, "fuzz: %s, %d runs (%.0f/s), %d/%d faults exercised, %d findings, %s\n",
+		elapsed.Truncate(time.Second), t.runs, rate, len(t.fired), len(faults.Registry), len(f.findings), knownText(t.known))
 	return t.runs
 }
 

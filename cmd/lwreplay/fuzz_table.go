@@ -16,8 +16,11 @@ type cell struct{ runs, broken int }
 // tally counts a fuzzing session's runs.
 type tally struct {
 	runs, failures, expected, unconfirmed, harness int
-	// repeats counts failures with the signature of one reported before.
-	repeats int
+	// unsettled counts the runs whose end state was not judged
+	// (fuzz.Observation.Unsettled).
+	unsettled int
+	// known counts the runs that matched a known finding, by its name.
+	known map[string]int
 	// fired holds the faults that fired in some run.
 	fired map[string]bool
 	// cells holds invariant → fault (or noneColumn) → counts.
@@ -25,10 +28,10 @@ type tally struct {
 }
 
 func newTally() *tally {
-	return &tally{fired: map[string]bool{}, cells: map[string]map[string]*cell{}}
+	return &tally{fired: map[string]bool{}, cells: map[string]map[string]*cell{}, known: map[string]int{}}
 }
 
-// add counts out: once in every column of a fault that fired in it, or in
+// add counts out: each invariant judged on it once in every column of a fault that fired in it, or in
 // the none column.
 func (t *tally) add(out *fuzz.Outcome) {
 	t.runs++
@@ -37,6 +40,11 @@ func (t *tally) add(out *fuzz.Outcome) {
 		t.failures++
 	case out.Expected:
 		t.expected++
+	case out.Known != "":
+		t.known[out.Known]++
+	}
+	if out.Observation != nil && out.Observation.Unsettled {
+		t.unsettled++
 	}
 	if out.Unconfirmed != "" {
 		t.unconfirmed++
@@ -52,6 +60,9 @@ func (t *tally) add(out *fuzz.Outcome) {
 		cols[noneColumn] = true
 	}
 	for inv, err := range out.Results {
+		if _, skipped := out.NotJudged[inv]; skipped {
+			continue
+		}
 		row := t.cells[inv]
 		if row == nil {
 			row = map[string]*cell{}
@@ -100,5 +111,5 @@ func (t *tally) write(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\n", inv.Name, strings.Join(cells, "\t"))
 	}
 	_ = tw.Flush()
-	fmt.Fprintf(w, "(cells: runs in which the fault fired / runs in which the invariant broke)\n")
+	fmt.Fprintf(w, "(cells: runs in which the fault fired and the invariant was judged / runs in which it broke)\n")
 }

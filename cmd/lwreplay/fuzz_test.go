@@ -32,7 +32,7 @@ func TestFuzzRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("fuzz - short run - pass: exit code: got %d, want 0; stdout:\n%s\nstderr: %s", code, out, stderr)
 	}
-	progress := regexp.MustCompile(`(?m)^fuzz: \d+s, [1-9]\d* runs \(\d+/s\), \d+/` + fmt.Sprint(len(faults.Registry)) + ` faults exercised, 0 failures$`)
+	progress := regexp.MustCompile(`(?m)^fuzz: \d+s, [1-9]\d* runs \(\d+/s\), \d+/` + fmt.Sprint(len(faults.Registry)) + ` faults exercised, 0 findings, no known bug$`)
 	checks := []struct {
 		name string
 		ok   bool
@@ -41,7 +41,7 @@ func TestFuzzRun(t *testing.T) {
 		{"fuzz - short run prints the seed - pass", strings.Contains(out, "seed 1 (repeat with --seed 1)"), "the seed at start"},
 		{"fuzz - short run prints progress - pass", progress.MatchString(out), "a progress line"},
 		{"fuzz - short run prints the table header - pass", strings.Contains(out, "INVARIANT \\ FAULT") && strings.Contains(out, noneColumn), "a table header with a none column"},
-		{"fuzz - short run prints the summary - pass", regexp.MustCompile(`(?m)^seed 1: [1-9]\d* runs, 0 failures`).MatchString(out), "a summary naming seed 1 and the runs"},
+		{"fuzz - short run prints the summary - pass", regexp.MustCompile(`(?m)^seed 1: [1-9]\d* runs, 0 findings \(0 failing runs\)`).MatchString(out), "a summary naming seed 1 and the runs"},
 	}
 	for _, inv := range fuzz.Invariants {
 		row := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(inv.Name) + `\s+\d+/\d+`)
@@ -74,6 +74,8 @@ func TestFuzzErrors(t *testing.T) {
 		{"fuzz - zero duration - fail", []string{"fuzz", "--duration", "0s", watchlistCassette}, 2, "--duration"},
 		{"fuzz - zero parallel runs - fail", []string{"fuzz", "--parallel", "0", watchlistCassette}, 2, "--parallel: got 0"},
 		{"fuzz - unknown flag - fail", []string{"fuzz", "--frob", watchlistCassette}, 2, "unknown flag: --frob"},
+		{"fuzz - known signature without invariants - fail", []string{"fuzz", "--known", " @ main.f", watchlistCassette}, 2, "--known: bad signature"},
+		{"fuzz - report-known of no shipped finding - fail", []string{"fuzz", "--report-known", "kubernetes#1", watchlistCassette}, 2, `--report-known: "kubernetes#1" is no shipped known finding`},
 		{"fuzz - missing file - fail", []string{"fuzz", filepath.Join(dir, "nope.yaml")}, 1, "nope.yaml"},
 		{"fuzz - directory without cassettes - fail", []string{"fuzz", empty}, 1, "empty: no *.yaml cassette"},
 	}
@@ -236,8 +238,8 @@ func TestFuzzFailureSaved(t *testing.T) {
 		{"failure - counted - pass", f.tally.failures == 1 && f.tally.runs == 1,
 			fmt.Sprintf("%d failures in %d runs", f.tally.failures, f.tally.runs), "1 failure in 1 run"},
 		{"failure - printed with its report path - pass",
-			strings.Contains(out.String(), "FAILURE 1") && strings.Contains(out.String(), filepath.Join(root, "forgetful-2", fuzz.ReportFile)),
-			out.String(), "FAILURE 1 and the report path under forgetful-2"},
+			strings.Contains(out.String(), "FINDING 1: converged,synced-after-initial,live") && strings.Contains(out.String(), filepath.Join(root, "forgetful-2", fuzz.ReportFile)),
+			out.String(), "FINDING 1 with its signature and the report path under forgetful-2"},
 		{"failure - report written next to an earlier one - pass", readErr == nil, fmt.Sprint(readErr), "a readable report.txt"},
 		{"failure - timeline path printed - pass", strings.Contains(out.String(), "fuzz: timeline "+filepath.Join(root, "forgetful-2", fuzz.TimelineFile)),
 			out.String(), "fuzz: timeline <dir>/timeline.html"},
@@ -257,19 +259,24 @@ func TestFuzzFailureSaved(t *testing.T) {
 }
 
 // TestFuzzFindsWatchListStorm runs the README's main job for a few
-// seconds: client-go 0.37.2's reflector restarts a WatchList stream that
-// ends before its initial-events-end bookmark at once, with no backoff
-// (kubernetes/kubernetes#140890), and a persistent close-watch finds it.
+// seconds: client-go's reflector restarts a WatchList stream that ends
+// before its initial-events-end bookmark at once, with no backoff
+// (kubernetes/kubernetes#140890). It is a shipped known finding: the job
+// counts it and goes on (exit 0, no report); --report-known turns it back
+// into a failure, whose report names the reflector's hot loop.
 func TestFuzzFindsWatchListStorm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fuzzes for up to 20 seconds")
 	}
+	known := t.TempDir()
+	codeKnown, outKnown, stderrKnown := runCLI("fuzz", "--duration", "10s", "--seed", "1", "--artifacts", known, watchlistCassette)
+	knownReports, _ := filepath.Glob(filepath.Join(known, "*", fuzz.ReportFile))
 	artifacts := t.TempDir()
-	code, out, stderr := runCLI("fuzz", "--duration", "20s", "--seed", "1", "--artifacts", artifacts, watchlistCassette)
+	code, out, stderr := runCLI("fuzz", "--duration", "10s", "--seed", "1", "--report-known", "kubernetes#140890", "--artifacts", artifacts, watchlistCassette)
 	reports, _ := filepath.Glob(filepath.Join(artifacts, "*", fuzz.ReportFile))
 	var storm string
 	for _, r := range reports {
-		if b, err := os.ReadFile(r); err == nil && strings.Contains(string(b), "invariant no-hot-loop") && strings.Contains(string(b), "reflector.go") {
+		if b, err := os.ReadFile(r); err == nil && strings.Contains(string(b), "signature: ") && strings.Contains(string(b), "@ k8s.io/client-go/tools/cache.(*Reflector).watchList") {
 			storm = string(b)
 		}
 	}
@@ -279,15 +286,64 @@ func TestFuzzFindsWatchListStorm(t *testing.T) {
 		got  string
 		want string
 	}{
-		{"fuzz - WatchList storm - exit code 1 - fail", code == 1, fmt.Sprintf("exit %d, stderr %s", code, stderr), "exit 1"},
-		{"fuzz - WatchList storm - a report of the reflector's hot loop - fail", storm != "", out, "a report.txt naming no-hot-loop and reflector.go"},
-		{"fuzz - WatchList storm - the minimized plan keeps a persistent close-watch - fail",
-			regexp.MustCompile(`(?m)^plan: .*close-watch:after=\d+,from=\d+`).MatchString(storm), storm, "plan: close-watch:...,from=N"},
+		{"fuzz - WatchList storm known - exit code 0 - pass", codeKnown == 0, fmt.Sprintf("exit %d, stderr %s", codeKnown, stderrKnown), "exit 0"},
+		{"fuzz - WatchList storm known - no report - pass", len(knownReports) == 0, fmt.Sprint(knownReports), "no report"},
+		{"fuzz - WatchList storm known - the summary counts it - pass",
+			regexp.MustCompile(`(?m)^seed 1: \d+ runs, 0 findings \(0 failing runs\), 1 known bug \(kubernetes#140890, [1-9]\d* runs\)`).MatchString(outKnown),
+			outKnown, "a summary line counting kubernetes#140890's runs"},
+		{"fuzz - WatchList storm reported - exit code 1 - fail", code == 1, fmt.Sprintf("exit %d, stderr %s", code, stderr), "exit 1"},
+		{"fuzz - WatchList storm reported - a report with the reflector's signature - fail", storm != "", out, "a report.txt whose signature names the reflector's watchList"},
+		{"fuzz - WatchList storm reported - the minimized plan keeps a persistent fault - fail",
+			regexp.MustCompile(`(?m)^plan: .*from=\d+`).MatchString(storm), storm, "plan: ...,from=N"},
+		{"fuzz - WatchList storm reported - one report per signature - fail", len(reports) == len(regexp.MustCompile(`(?m)^finding \d+: `).FindAllString(out, -1)),
+			fmt.Sprintf("%d reports\n%s", len(reports), out), "one report per finding line"},
 	}
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) {
 			if !c.ok {
 				t.Errorf("got %s, want %s", c.got, c.want)
+			}
+		})
+	}
+}
+
+// TestFuzzFindingsBySignature runs one failing target on two inputs: one
+// finding, one report, two runs counted, and the report says so.
+func TestFuzzFindingsBySignature(t *testing.T) {
+	c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: []string{watchlistCassette}, Target: forgetful})
+	if err != nil {
+		t.Fatalf("NewCampaign: got error %v, want none", err)
+	}
+	root := t.TempDir()
+	var out bytes.Buffer
+	f := newFuzzer([]*fuzz.Campaign{c}, root, &out)
+	if err := bubble.Host(func(t *testing.T) {
+		f.one(t, 0, []byte{0, 1})
+		f.one(t, 0, []byte{0, 0})
+	}); err != nil {
+		t.Fatalf("host: got error %v, want none", err)
+	}
+	f.writeFindings(&out, 3)
+	dirs, _ := filepath.Glob(filepath.Join(root, "*"))
+	report, _ := os.ReadFile(filepath.Join(root, "forgetful-1", fuzz.ReportFile))
+	tests := []struct {
+		name string
+		ok   bool
+		got  string
+		want string
+	}{
+		{"findings - same signature on both paths - one finding - pass", len(f.findings) == 1 && f.findings[0].runs == 2,
+			fmt.Sprintf("%d findings", len(f.findings)), "1 finding of 2 runs"},
+		{"findings - one report directory - pass", len(dirs) == 1, fmt.Sprint(dirs), "one directory"},
+		{"findings - the summary line - pass", strings.Contains(out.String(), "finding 1: converged,synced-after-initial,live: 2 runs, smallest plan no fault: "),
+			out.String(), "finding 1: SIGNATURE: 2 runs, smallest plan no fault: REPORT"},
+		{"findings - the report counts the runs - pass", strings.Contains(string(report), "runs with this signature: 2 of 2 (lwreplay fuzz --seed 3)"),
+			string(report), "runs with this signature: 2 of 2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if !tc.ok {
+				t.Errorf("got %s, want %s", tc.got, tc.want)
 			}
 		})
 	}

@@ -220,7 +220,7 @@ func TestOpaqueReproducer(t *testing.T) {
 	})
 	t.Run("fuzz - opaque resourceVersions - replayed, no failure - pass", func(t *testing.T) {
 		code, out, stderr := runCLI("fuzz", "--duration", "1s", "--parallel", "1", "--artifacts", t.TempDir(), opaqueRV)
-		if code != 0 || !strings.Contains(out, " 0 failures") {
+		if code != 0 || !strings.Contains(out, " 0 findings (0 failing runs)") {
 			t.Errorf("got exit %d, stdout %q, stderr %q, want 0 and no failure", code, out, stderr)
 		}
 	})

@@ -12,8 +12,6 @@ import (
 // Expired at once, so the relist misses deletes.
 var foundByFuzzing = []byte("000\x86")
 
-// fixedMirrorTarget is mirrorTarget with the fixed delete handler.
-var fixedMirrorTarget = newMirrorTarget("configmap-mirror-fixed", "the configmap mirror of this example, with HandleDelete", WithFixedDelete())
 
 func TestFoundInput(t *testing.T) {
 	t.Parallel()

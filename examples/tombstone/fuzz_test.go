@@ -2,6 +2,7 @@ package tombstone
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"maps"
 	"testing"
@@ -18,6 +19,9 @@ import (
 // in its delete handler is reported to the run instead of ending the
 // process, and the mirror itself is exposed for mirrorMatchesTruth.
 var mirrorTarget = newMirrorTarget("configmap-mirror", "the planted configmap mirror of this example")
+
+// fixedMirrorTarget is mirrorTarget with the fixed delete handler.
+var fixedMirrorTarget = newMirrorTarget("configmap-mirror-fixed", "the configmap mirror of this example, with HandleDelete", WithFixedDelete())
 
 // newMirrorTarget returns a target running a mirror made with opts.
 func newMirrorTarget(name, doc string, opts ...Option) fuzz.Target {
@@ -67,13 +71,33 @@ var mirrorMatchesTruth = fuzz.NewInvariant("mirror-matches-truth",
 		return nil
 	})
 
+// watchListFlag fixes the client path of this package's fuzz targets:
+// go test -fuzz FuzzMirrorFixed ./examples/tombstone -args -watchlist=on.
+var watchListFlag = flag.String("watchlist", "auto", "client path of the fuzz targets: auto (the input picks), on or off")
+
+// mirrorOptions are the options of the example's fuzz targets, on target.
+func mirrorOptions(target fuzz.Target) fuzz.Options {
+	o := fuzz.Options{
+		Cassettes:  fuzz.Glob("../../cassettes/real-configmaps-pods-*.yaml"),
+		Target:     target,
+		Invariants: []string{"converged", "clean-stop", "mirror-matches-truth"},
+		Extra:      []fuzz.Invariant{mirrorMatchesTruth},
+	}
+	if *watchListFlag != "auto" {
+		on := *watchListFlag == "on"
+		o.WatchList = &on
+	}
+	return o
+}
+
 // FuzzMirror explores legal fault plans over the shipped real cassettes;
 // `go test -fuzz FuzzMirror ./examples/tombstone` finds the planted bug.
 func FuzzMirror(f *testing.F) {
-	fuzz.Run(f, fuzz.Options{
-		Cassettes:  fuzz.Glob("../../cassettes/real-configmaps-pods-*.yaml"),
-		Target:     mirrorTarget,
-		Invariants: []string{"converged", "clean-stop", "mirror-matches-truth"},
-		Extra:      []fuzz.Invariant{mirrorMatchesTruth},
-	})
+	fuzz.Run(f, mirrorOptions(mirrorTarget))
+}
+
+// FuzzMirrorFixed is FuzzMirror on the fixed handler: with the same
+// options and invariants, it finds nothing.
+func FuzzMirrorFixed(f *testing.F) {
+	fuzz.Run(f, mirrorOptions(fixedMirrorTarget))
 }

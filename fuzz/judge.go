@@ -1,0 +1,119 @@
+package fuzz
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Scope says what of a run an invariant judges, and so on which runs it is
+// judged.
+type Scope int
+
+const (
+	// EndState invariants judge where the run ended: the target's store or
+	// its own state against the truth's final state. They are judged only
+	// on a settled run (see Observation.Unsettled): a run whose faults
+	// kept firing until its end gives a correct target no chance to
+	// converge, and says nothing about whether it would have.
+	EndState Scope = iota
+	// Along invariants judge what the target did along the way (the order
+	// of its deliveries, its requests, its panics): judged on every run.
+	Along
+)
+
+// String returns "end-state" or "along".
+func (s Scope) String() string {
+	switch s {
+	case EndState:
+		return "end-state"
+	case Along:
+		return "along"
+	}
+	return fmt.Sprintf("Scope(%d)", int(s))
+}
+
+// ErrNotJudged wraps what an invariant's check returns when the run gives
+// it nothing to judge (a target that never synced, a gate under which
+// client-go promises nothing): the invariant is neither held nor broken,
+// and the report says why.
+var ErrNotJudged = errors.New("not judged")
+
+// Judge runs the named invariants, or all of them when no name is given,
+// on o and returns each one's result by name: nil when it holds or was not
+// judged (NotJudged says which and why). A name that is not an
+// invariant's maps to an error wrapping ErrUnknownInvariant.
+func Judge(o *Observation, names ...string) map[string]error {
+	results, _ := judgeNames(o, names)
+	return results
+}
+
+// NotJudged returns the named invariants (all when no name is given) that
+// were not judged on o, each with why.
+func NotJudged(o *Observation, names ...string) map[string]string {
+	_, why := judgeNames(o, names)
+	return why
+}
+
+// judgeNames judges the named built-in invariants (all when names is
+// empty) on o.
+func judgeNames(o *Observation, names []string) (results map[string]error, notJudged map[string]string) {
+	run := Invariants
+	results = make(map[string]error, max(len(names), len(Invariants)))
+	notJudged = map[string]string{}
+	if len(names) > 0 {
+		run = nil
+		for _, n := range names {
+			inv, ok := LookupInvariant(n)
+			if !ok {
+				results[n] = fmt.Errorf("%w: %q", ErrUnknownInvariant, n)
+				continue
+			}
+			run = append(run, inv)
+		}
+	}
+	for _, inv := range run {
+		err, why := judgeOne(inv, o)
+		results[inv.Name] = err
+		if why != "" {
+			notJudged[inv.Name] = why
+		}
+	}
+	return results, notJudged
+}
+
+// judgeOne judges inv on o, by the one rule every invariant, built-in or
+// the user's, is judged by: an EndState invariant is not judged on an
+// unsettled run, and a check that returns ErrNotJudged was not judged.
+// A panic of the check is its failure. why says why it was not judged
+// ("" when it was).
+func judgeOne(inv Invariant, o *Observation) (err error, why string) {
+	if o == nil {
+		return fmt.Errorf("%w: nil observation", ErrNoObservation), ""
+	}
+	if inv.Scope == EndState && o.Unsettled {
+		return nil, unsettledWhy(o)
+	}
+	err = checkOne(inv, o)
+	if errors.Is(err, ErrNotJudged) {
+		return nil, strings.TrimPrefix(err.Error(), ErrNotJudged.Error()+": ")
+	}
+	return err, ""
+}
+
+// checkOne runs one invariant on o, turning a panic of its check into its
+// failure.
+func checkOne(inv Invariant, o *Observation) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %s panicked: %v", ErrUserInvariant, inv.Name, p)
+		}
+	}()
+	return inv.Check(o)
+}
+
+// unsettledWhy says why an unsettled run's end state is not judged.
+func unsettledWhy(o *Observation) string {
+	return fmt.Sprintf("unsettled run: its last fault fired at %v and it ended at %v, within the live bound (%v) of it, "+
+		"so whether the target would have converged is unknown", o.LastFaultAt, o.EndedAt, o.LiveBound)
+}

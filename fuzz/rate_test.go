@@ -1,0 +1,110 @@
+package fuzz
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// retrying returns a raw list/watch consumer that waits pause before each
+// relist: it lists, watches from the list's resourceVersion until the
+// watch ends, and starts over; a failed request waits pause too.
+func retrying(pause time.Duration) Target {
+	return Target{Name: "retrying", Doc: "a consumer that relists after a pause", Run: func(ctx context.Context, env *Env) error {
+		lw, err := env.ListerWatcher(&unstructured.Unstructured{})
+		if err != nil {
+			return err
+		}
+		env.Probe.SetStore(func() []any { return nil })
+		wait := func() bool {
+			select {
+			case <-ctx.Done():
+				return false
+			case <-time.After(pause):
+				return true
+			}
+		}
+		for ctx.Err() == nil {
+			list, err := lw.List(metav1.ListOptions{})
+			if err != nil {
+				if !wait() {
+					return nil
+				}
+				continue
+			}
+			rv := ""
+			if l, ok := list.(metav1.ListInterface); ok {
+				rv = l.GetResourceVersion()
+			}
+			if w, err := lw.Watch(metav1.ListOptions{ResourceVersion: rv}); err == nil {
+				drain(ctx, w)
+			}
+			if !wait() {
+				return nil
+			}
+		}
+		return nil
+	}}
+}
+
+// drain reads w until it ends or ctx is done.
+func drain(ctx context.Context, w watch.Interface) {
+	defer w.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-w.ResultChan():
+			if !ok {
+				return
+			}
+		}
+	}
+}
+
+// TestHotLoopIsARate shows no-hot-loop judging how fast a client asks, not
+// how many requests a run holds: a consumer that waits a second before each
+// relist, under persistent faults that keep a run going for 35 minutes of
+// virtual time (over 4000 requests), holds it; one that waits 5 ms crosses
+// the sustained rate within its first minute.
+func TestHotLoopIsARate(t *testing.T) {
+	tests := []struct {
+		name    string
+		pause   time.Duration
+		plan    string
+		wantHot bool
+	}{
+		{name: "hot loop - relist every second, every watch closed at once, persistent - holds - pass", pause: time.Second,
+			plan: "close-watch:after=0,from=0"},
+		{name: "hot loop - relist every second, every request 429, persistent - holds - pass", pause: time.Second,
+			plan: "http-error:code=429,from=0"},
+		{name: "hot loop - relist every second, recreated object, persistent - holds - pass", pause: time.Second,
+			plan: "recreate:object=0,from=1"},
+		{name: "hot loop - relist every 5 ms, every watch closed at once - no-hot-loop, fail", pause: 5 * time.Millisecond,
+			plan: "close-watch:after=0,from=0", wantHot: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: mustPlan(t, tc.plan), Target: retrying(tc.pause), Level: Wire})
+			err := Judge(obs, "no-hot-loop")["no-hot-loop"]
+			if !tc.wantHot {
+				if err != nil {
+					t.Errorf("no-hot-loop: got %.300v, want it to hold (%d requests, run ended at %v)", err, len(obs.Requests), obs.EndedAt)
+				}
+				return
+			}
+			if !errors.Is(err, ErrHotLoop) || !strings.Contains(err.Error(), "a second sustained") {
+				t.Fatalf("no-hot-loop: got %.300v, want %v for a sustained rate", err, ErrHotLoop)
+			}
+			if obs.HotLoop.At > sustainedWindow+10*time.Second {
+				t.Errorf("hot loop: got crossed at %v, want within the first %v of virtual time", obs.HotLoop.At, sustainedWindow+10*time.Second)
+			}
+		})
+	}
+}
