@@ -100,7 +100,7 @@ type requestBound struct {
 
 	mu        sync.Mutex
 	log       []Request
-	minute    int // index of the first request of log within sustainedWindow of the last
+	minute    int    // index of the first request of log within sustainedWindow of the last
 	trip      string // the stack of the goroutine that crossed the bound
 	trippedAt time.Duration
 	tripWhy   string

@@ -12,7 +12,6 @@ import (
 // Expired at once, so the relist misses deletes.
 var foundByFuzzing = []byte("000\x86")
 
-
 func TestFoundInput(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
