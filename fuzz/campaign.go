@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	clientfeatures "k8s.io/client-go/features"
+
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -85,14 +87,20 @@ func (c *Campaign) Cassettes() []string {
 func (c *Campaign) Seeds() [][]byte {
 	var out [][]byte
 	for i := range c.cassettes {
-		out = append(out, []byte{byte(i)})
-		if c.opts.WatchList == nil {
-			out = append(out, []byte{byte(i), 0})
+		seed := func(watchList bool, gatesOff []clientfeatures.Feature, plan []byte) {
+			out = append(out, Input{Cassette: byte(i), WatchList: watchList, GatesOff: gatesOff, Plan: plan}.Bytes())
 		}
-		if gatesOff := inputGatesOff(); len(c.opts.Gates) == 0 {
-			out = append(out, []byte{byte(i), gatesOff | 1})
+		// no fault: the gates as they are, then (unless Options.Gates
+		// fixes some) every input gate off; a path Options.WatchList fixes
+		// is its own whatever the input says
+		gateSets := [][]clientfeatures.Feature{nil}
+		if len(c.opts.Gates) == 0 {
+			gateSets = append(gateSets, inputGates)
+		}
+		for _, off := range gateSets {
+			seed(true, off, nil)
 			if c.opts.WatchList == nil {
-				out = append(out, []byte{byte(i), gatesOff})
+				seed(false, off, nil)
 			}
 		}
 		plans := c.plans
@@ -101,10 +109,10 @@ func (c *Campaign) Seeds() [][]byte {
 		}
 		for _, p := range plans {
 			if c.opts.WatchList == nil || *c.opts.WatchList {
-				out = append(out, append([]byte{byte(i), 1}, p...))
+				seed(true, nil, p)
 			}
 			if c.opts.WatchList == nil || !*c.opts.WatchList {
-				out = append(out, append([]byte{byte(i), 0}, p...))
+				seed(false, nil, p)
 			}
 		}
 	}
@@ -189,12 +197,12 @@ type Outcome struct {
 // broke under legal faults only, and not as a known finding does.
 func (o *Outcome) Failed() bool { return o.Report != "" && !o.Expected && o.Known == "" }
 
-// Check runs the target once on data and judges it. data[0] picks the
-// cassette (modulo their count), data[1] the WatchList path when
-// Options.WatchList is nil (odd or absent: on; even: off), and data[2:]
-// decode with faults.Decode to the fault plan. The run is at
-// Options.Level; a violation found at the typed level is run again at the
-// wire level, and only a violation the wire level repeats is reported.
+// Check runs the target once on data and judges it. data is an input in
+// the input layout (see InputLayout, DecodeInput): the cassette, the
+// client path and gates (where Options do not fix them) and the fault
+// plan. The run is at Options.Level; a violation found at the typed level
+// is run again at the wire level, and only a violation the wire level
+// repeats is reported.
 func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 	t.Helper()
 	in := decodeInput(data, len(c.cassettes), c.opts)

@@ -1,7 +1,6 @@
 package fuzz
 
 import (
-	"maps"
 	"sort"
 	"strings"
 	"testing"
@@ -32,10 +31,10 @@ type Options struct {
 	// it.
 	WatchList *bool
 	// Gates fixes client-go feature gates for every run. The input
-	// chooses the others of inputGates: byte 1's second bit set turns
-	// AtomicFIFO off, its third bit InOrderInformersBatchProcess (else
-	// they keep the process's values, on by default); a bit whose gate the
-	// client-go in use does not know (AtomicFIFO before v0.36) is ignored.
+	// chooses the others it can turn off (AtomicFIFO and
+	// InOrderInformersBatchProcess: see InputLayout; else they keep the
+	// process's values, on by default); a bit whose gate the client-go in
+	// use does not know (AtomicFIFO before v0.36) is ignored.
 	// A gate named here must be one that client-go knows (ErrUnknownGate).
 	Gates Gates
 	// AllowBreaking keeps the breaking faults a plan decodes to; violations
@@ -96,19 +95,6 @@ type fuzzCassette struct {
 	// no plan, on the client path it was recorded on); nil otherwise.
 	reproducer []*cassette.File
 	watchList  bool // a reproducer's client path
-}
-
-// input is what one fuzz input means.
-type input struct {
-	// cassette is the index of the cassette to replay.
-	cassette int
-	// watchList is the client path.
-	watchList bool
-	// gates are the client-go gates the run sets.
-	gates Gates
-	// plan is the fault plan, filtered to legal faults unless breaking
-	// ones are allowed.
-	plan faults.Plan
 }
 
 // Run fuzzes o.Target against the cassettes o.Cassettes names. It loads
@@ -176,39 +162,6 @@ func resourceOf(o Options) history.Resource {
 		return ConfigMaps
 	}
 	return o.Resource
-}
-
-// decodeInput reads a fuzz input over n cassettes (see Run).
-func decodeInput(data []byte, n int, o Options) input {
-	var in input
-	if len(data) > 0 && n > 0 {
-		in.cassette = int(data[0]) % n
-	}
-	switch {
-	case o.WatchList != nil:
-		in.watchList = *o.WatchList
-	case len(data) > 1:
-		in.watchList = data[1]%2 == 1
-	default:
-		in.watchList = true
-	}
-	in.gates = maps.Clone(o.Gates)
-	for i, g := range inputGates {
-		if _, fixed := o.Gates[g]; fixed || !knownGates()[g] || len(data) < 2 || data[1]&(2<<i) == 0 {
-			continue
-		}
-		if in.gates == nil {
-			in.gates = Gates{}
-		}
-		in.gates[g] = false
-	}
-	if len(data) > 2 {
-		in.plan = faults.Decode(data[2:])
-	}
-	if !o.AllowBreaking {
-		in.plan = in.plan.Only(faults.Legal)
-	}
-	return in
 }
 
 // planText is the plan's text form, or "no fault" when it is empty.

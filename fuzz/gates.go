@@ -15,8 +15,8 @@ import (
 // (clientfeatures.Feature("AtomicFIFO"), ...); a gate not named keeps the
 // process's value (client-go's default, or its KUBE_FEATURE_<name>
 // environment variable). A gate the client-go in use does not know is an
-// error (ErrUnknownGate). A fuzz input's byte 1 chooses inputGates (see
-// Options.Gates).
+// error (ErrUnknownGate). A fuzz input may turn some off (see InputLayout
+// and Options.Gates).
 type Gates map[clientfeatures.Feature]bool
 
 // ErrUnknownGate is returned for a gate the client-go in use does not know.
@@ -32,22 +32,6 @@ const (
 	gateUnlockWhileProcessingFIFO    clientfeatures.Feature = "UnlockWhileProcessingFIFO"
 	gateWatchListClient              clientfeatures.Feature = "WatchListClient"
 )
-
-// inputGates are the gates a fuzz input turns off, in bit order from
-// byte 1's second bit (its first is the client path). The bits keep their
-// meaning on every client-go version; one whose gate the client-go in use
-// does not know is ignored.
-var inputGates = []clientfeatures.Feature{gateAtomicFIFO, gateInOrderInformersBatchProcess}
-
-// inputGatesOff is byte 1 of an input with every input gate off (and
-// WatchList off: its first bit).
-func inputGatesOff() byte {
-	var b byte
-	for i := range inputGates {
-		b |= 2 << i
-	}
-	return b
-}
 
 // listWatchGates are the client-go gates that change list/watch behaviour,
 // named in every report with the value the run had.

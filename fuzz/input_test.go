@@ -1,9 +1,12 @@
 package fuzz
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+
+	clientfeatures "k8s.io/client-go/features"
 
 	"github.com/lwreplay/lwreplay/faults"
 )
@@ -145,6 +148,54 @@ func TestAllowRandSeed(t *testing.T) {
 			allowRandSeed()
 			if got := os.Getenv("GODEBUG"); got != tc.want {
 				t.Errorf("GODEBUG: got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestInputLayout holds the input layout (InputLayout 1) stable: each of
+// these inputs, some of them saved in corpora and reports, must decode to
+// the same Input on every later lwreplay, and encode back to itself.
+func TestInputLayout(t *testing.T) {
+	t.Parallel()
+	if InputLayout != 1 {
+		t.Fatalf("InputLayout: got %d, want 1 (a new layout must still read layout 1's inputs: add its cases here)", InputLayout)
+	}
+	off := []clientfeatures.Feature{"AtomicFIFO", "InOrderInformersBatchProcess"}
+	tests := []struct {
+		name      string
+		data      []byte
+		want      Input
+		canonical []byte // Bytes of the decoded input; nil: data itself
+	}{
+		{name: "layout - empty - cassette 0, WatchList, no gate off, no plan - pass", data: nil,
+			want: Input{WatchList: true}, canonical: []byte{0, 1}},
+		{name: "layout - one byte - the cassette, WatchList - pass", data: []byte{7},
+			want: Input{Cassette: 7, WatchList: true}, canonical: []byte{7, 1}},
+		{name: "layout - path byte 0 - LIST+WATCH - pass", data: []byte{2, 0}, want: Input{Cassette: 2}},
+		{name: "layout - path byte 1 - WatchList - pass", data: []byte{2, 1}, want: Input{Cassette: 2, WatchList: true}},
+		{name: "layout - path byte 6 - LIST+WATCH, AtomicFIFO and InOrderInformersBatchProcess off - pass", data: []byte{0, 6},
+			want: Input{GatesOff: off}},
+		{name: "layout - path byte 3 - WatchList, AtomicFIFO off - pass", data: []byte{0, 3},
+			want: Input{WatchList: true, GatesOff: off[:1]}},
+		{name: "layout - unused bits 3-7 - ignored - pass", data: []byte{0, 0xf9}, want: Input{WatchList: true}, canonical: []byte{0, 1}},
+		{name: "layout - plan bytes - kept as they are - pass", data: []byte("\x00\x01\x00\x00\xd5"),
+			want: Input{WatchList: true, Plan: []byte{0, 0, 0xd5}}},
+		{name: "layout - the tombstone example's found input - LIST+WATCH, unused bits ignored - pass", data: []byte("000\x86"),
+			want: Input{Cassette: '0', Plan: []byte{'0', 0x86}}, canonical: []byte("0\x000\x86")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := DecodeInput(tc.data)
+			if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", tc.want) {
+				t.Errorf("DecodeInput(%q): got %+v, want %+v", tc.data, got, tc.want)
+			}
+			want := tc.canonical
+			if want == nil {
+				want = tc.data
+			}
+			if b := got.Bytes(); string(b) != string(want) {
+				t.Errorf("Bytes: got %q, want %q", b, want)
 			}
 		})
 	}

@@ -47,8 +47,9 @@ type Saved struct {
 var ErrReport = errors.New("failure report")
 
 // Minimize drops the decisions of out's plan, one at a time, while the
-// run (at the wire level) still breaks the first invariant out broke, and
-// returns the smallest failing outcome found (out itself when no decision
+// run (at the wire level) still breaks the first invariant out broke and
+// still fails (a plan that leaves only a known finding, or a breaking
+// fault's doing, is not the same failure), and returns the smallest failing outcome found (out itself when no decision
 // can go).
 func (c *Campaign) Minimize(t *testing.T, out *Outcome) *Outcome {
 	t.Helper()
@@ -60,7 +61,7 @@ func (c *Campaign) Minimize(t *testing.T, out *Outcome) *Outcome {
 	for i := 0; i < len(best.Plan.Decisions); {
 		plan := faults.Plan{Decisions: slices.Delete(slices.Clone(best.Plan.Decisions), i, i+1)}
 		try := c.checkPlan(t, best, plan)
-		if try.Results[first] != nil && !try.Expected {
+		if try.Results[first] != nil && try.Failed() {
 			best = try
 			continue
 		}
@@ -75,28 +76,18 @@ func (c *Campaign) checkPlan(t *testing.T, out *Outcome, plan faults.Plan) *Outc
 	in := input{cassette: out.CassetteIndex, watchList: out.WatchList, gates: out.Gates, plan: plan}
 	spec := c.spec(in)
 	spec.Level = Wire
-	try := &Outcome{Input: inputFor(in, out.Input), Cassette: out.Cassette, CassetteIndex: out.CassetteIndex, WatchList: out.WatchList, Gates: out.Gates, Plan: plan, Level: Wire}
+	try := &Outcome{Input: inputOr(in, out.Input), Cassette: out.Cassette, CassetteIndex: out.CassetteIndex, WatchList: out.WatchList, Gates: out.Gates, Plan: plan, Level: Wire}
 	c.judge(try, Observe(t, spec))
 	return try
 }
 
-// inputFor returns the fuzz input that means in (old when in's plan does
-// not encode).
-func inputFor(in input, old []byte) []byte {
-	enc, err := faults.Encode(in.plan)
-	if err != nil {
-		return old
+// inputOr returns the input whose run is in, or old when in's plan has no
+// byte form.
+func inputOr(in input, old []byte) []byte {
+	if b := inputFor(in); b != nil {
+		return b
 	}
-	wl := byte(0)
-	if in.watchList {
-		wl = 1
-	}
-	for i, g := range inputGates {
-		if on, set := in.gates[g]; set && !on {
-			wl |= 2 << i
-		}
-	}
-	return append([]byte{byte(in.cassette), wl}, enc...)
+	return old
 }
 
 // firstBroken names the first invariant out broke, in report order.

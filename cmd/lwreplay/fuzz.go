@@ -25,9 +25,6 @@ import (
 // nor $LWREPLAY_ARTIFACTS says.
 const defaultArtifacts = "lwreplay-artifacts"
 
-// maxPlanBytes is the most plan bytes a random input carries.
-const maxPlanBytes = 8
-
 func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("fuzz", stderr)
 	targetName := fs.String("target", "informer", "the client-go code to fuzz: "+targetNames())

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/lwreplay/lwreplay/cassette"
-	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -87,12 +86,7 @@ func newInputs(seeds [][][]byte, seed uint64) *inputs {
 }
 
 // next returns the index of the campaign whose turn it is and its input: a
-// seed of its own while any is left, else a random cassette byte, a random
-// WatchList byte and 0 to maxPlanBytes random plan bytes (faults.Decode
-// reads one decision per byte): half of them normal points, the rest
-// decisions at one point, one in persistentOdds a persistent decision —
-// one that holds to the run's end keeps it from ending early, so most runs
-// have none.
+// seed of its own while any is left, else a random one (fuzz.RandomInput).
 func (in *inputs) next() (campaign int, data []byte) {
 	campaign = in.turn
 	in.turn = (in.turn + 1) % len(in.seeds)
@@ -100,24 +94,5 @@ func (in *inputs) next() (campaign int, data []byte) {
 		in.seeds[campaign] = s[1:]
 		return campaign, s[0]
 	}
-	b := make([]byte, 2+in.r.IntN(maxPlanBytes+1))
-	b[0], b[1] = byte(in.r.UintN(256)), byte(in.r.UintN(256))
-	for i := 2; i < len(b); i++ {
-		switch {
-		case in.r.IntN(2) == 0:
-			b[i] = byte(in.r.UintN(faults.FirstFaultByte))
-		case in.r.IntN(persistentOdds) == 0:
-			b[i] = byte(faults.FirstPersistentByte + in.r.UintN(0x100-faults.FirstPersistentByte))
-		default:
-			b[i] = byte(faults.FirstFaultByte + in.r.UintN(faults.FirstPersistentByte-faults.FirstFaultByte))
-		}
-	}
-	return campaign, b
+	return campaign, fuzz.RandomInput(in.r)
 }
-
-// persistentOdds is how rare a persistent decision is among a random
-// input's decisions: one in this many. A run with one lasts to its hard
-// end and costs tens of ordinary runs; at one in 64 the default run keeps
-// above 1,000 runs/s and still finds a persistent-fault bug within seconds
-// (one in 16 halved the rate).
-const persistentOdds = 64

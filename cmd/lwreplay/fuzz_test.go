@@ -115,9 +115,9 @@ func TestFuzzInputs(t *testing.T) {
 			}
 		}
 	}
-	okLen := len(lengths) == maxPlanBytes+1
+	okLen := len(lengths) == fuzz.MaxRandomPlanBytes+1
 	for n := range lengths {
-		okLen = okLen && n >= 2 && n <= 2+maxPlanBytes
+		okLen = okLen && n >= 2 && n <= 2+fuzz.MaxRandomPlanBytes
 	}
 	tests = append(tests,
 		struct {
@@ -125,7 +125,7 @@ func TestFuzzInputs(t *testing.T) {
 			ok   bool
 			got  string
 			want string
-		}{"inputs - lengths span 2 to 2+maxPlanBytes - pass", okLen, fmt.Sprint(lengths), fmt.Sprintf("every length 2..%d", 2+maxPlanBytes)},
+		}{"inputs - lengths span 2 to 2+MaxRandomPlanBytes - pass", okLen, fmt.Sprint(lengths), fmt.Sprintf("every length 2..%d", 2+fuzz.MaxRandomPlanBytes)},
 		struct {
 			name string
 			ok   bool
