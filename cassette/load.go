@@ -212,7 +212,7 @@ func LoadAll(paths ...string) ([]*File, error) {
 }
 
 func loadAll(paths []string, o loadOptions) ([]*File, error) {
-	names, err := expand(paths)
+	names, err := Expand(paths...)
 	if err != nil {
 		return nil, err
 	}
@@ -227,28 +227,33 @@ func loadAll(paths []string, o loadOptions) ([]*File, error) {
 	return files, nil
 }
 
-// expand lists the cassette files paths name: a file as is, a directory
-// as its *.yaml files in name order.
-func expand(paths []string) ([]string, error) {
+// Expand lists the cassette files paths name, in the order given: a file
+// as it is, a directory as its *.yaml files in name order, and a glob
+// pattern that names no file as its matches in name order. The error
+// names the path that gives no file. Every verb, LoadAll and fuzz.Glob
+// expand paths so.
+func Expand(paths ...string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
 		st, err := os.Stat(p)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrFormat, err)
-		}
-		if !st.IsDir() {
+		switch {
+		case err == nil && st.IsDir():
+			names, _ := filepath.Glob(filepath.Join(p, "*.yaml"))
+			if len(names) == 0 {
+				return nil, fmt.Errorf("%w: %s: no *.yaml cassette in directory", ErrFormat, p)
+			}
+			sort.Strings(names)
+			out = append(out, names...)
+		case err == nil:
 			out = append(out, p)
-			continue
+		default:
+			names, gerr := filepath.Glob(p)
+			if gerr != nil || len(names) == 0 {
+				return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+			}
+			sort.Strings(names)
+			out = append(out, names...)
 		}
-		names, err := filepath.Glob(filepath.Join(p, "*.yaml"))
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrFormat, p, err)
-		}
-		if len(names) == 0 {
-			return nil, fmt.Errorf("%w: %s: no *.yaml cassette in directory", ErrFormat, p)
-		}
-		sort.Strings(names)
-		out = append(out, names...)
 	}
 	return out, nil
 }

@@ -8,27 +8,16 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/internal/storm"
 )
 
 // The invariants on what a client does, not only where it ends.
 
-const (
-	// stormWindow and stormLimit define a request storm: more than
-	// stormLimit requests for one resource within stormWindow of virtual
-	// time in which the client makes no progress. client-go's reflector
-	// backs off 0.8 s doubling to 30 s between attempts (some five in the
-	// first 10 s, each a LIST or WatchList and a WATCH), its REST client
-	// retries one request at most 10 times, a second apart, and it
-	// re-watches at once only after a stream that brought events or ran
-	// its course: 30 leaves room for all of that at once.
-	stormWindow = 10 * time.Second
-	stormLimit  = 30
-	// progressBound is how long a client may take to sync once a
-	// persistent fault closes one way to the state but leaves LIST open:
-	// a backoff series reaches its 30 s cap within a minute; five leave
-	// room for a client that tries its first way a few times.
-	progressBound = 5 * time.Minute
-)
+// progressBound is how long a client may take to sync once a persistent
+// fault closes one way to the state but leaves LIST open: a backoff
+// series reaches its 30 s cap within a minute; five leave room for a
+// client that tries its first way a few times.
+const progressBound = 5 * time.Minute
 
 var (
 	// ErrRequestStorm says a client kept asking without making progress.
@@ -60,52 +49,45 @@ func progressTimes(o *Observation) []time.Duration {
 	return out
 }
 
-// resourceName is how Request names o's resource.
-func resourceName(o *Observation) string {
-	if o.Resource.Group == "" {
-		return o.Resource.Resource
-	}
-	return o.Resource.Resource + "." + o.Resource.Group
-}
-
+// checkNoRequestStorm counts the target's requests for its resource with
+// the storm counter the replayer warns with (internal/storm): more than
+// storm.Limit within storm.Window with no progress between the first and
+// the last — no newer resourceVersion delivered or asked for, no sync —
+// is a storm.
 func checkNoRequestStorm(o *Observation) error {
 	if o == nil {
 		return fmt.Errorf("%w: %w: nil observation", ErrRequestStorm, ErrNoObservation)
 	}
-	name := resourceName(o)
-	var reqs []Request
-	for _, r := range o.Requests {
-		if r.Resource == name {
-			reqs = append(reqs, r)
-		}
-	}
+	name := o.Resource.Name()
 	progress := progressTimes(o)
 	madeProgress := func(from, to time.Duration) bool {
 		i := sort.Search(len(progress), func(i int) bool { return progress[i] >= from })
 		return i < len(progress) && progress[i] <= to
 	}
-	// asks[k] is the number of requests up to k that asked for a
-	// resourceVersion newer than every one asked for before: a client
-	// that resumes from ever newer versions is making progress.
-	asks := make([]int, len(reqs))
-	newest := ""
-	for k, r := range reqs {
-		if k > 0 {
-			asks[k] = asks[k-1]
+	count := storm.NewCounter[Request](storm.Window, storm.Limit)
+	newest := "" // the newest resourceVersion asked for
+	var prev *Request
+	for _, r := range o.Requests {
+		if r.Resource != name {
+			continue
 		}
-		if r.RV != "" && r.RV != "0" && (newest == "" || (o.Truth != nil && o.Truth.Order().Less(newest, r.RV))) {
+		// a client that resumes from ever newer versions is making
+		// progress, as is one that was delivered or synced since its last
+		// request (or at the same instant)
+		asks := r.RV != "" && r.RV != "0" && (newest == "" || (o.Truth != nil && o.Truth.Order().Less(newest, r.RV)))
+		if asks {
 			newest = r.RV
-			asks[k]++
 		}
-	}
-	for i, j := 0, 0; j < len(reqs); j++ {
-		for reqs[j].At-reqs[i].At > stormWindow {
-			i++
+		if asks || (prev != nil && madeProgress(prev.At, r.At)) {
+			count.Reset()
 		}
-		if j-i+1 > stormLimit && asks[j] == asks[i] && !madeProgress(reqs[i].At, reqs[j].At) {
-			return withSite(fmt.Errorf("%w: %d requests for %s from %v to %v of virtual time (%s) with no progress (no newer resourceVersion delivered or asked for, not synced), want at most %d within %v",
-				ErrRequestStorm, j-i+1, name, reqs[i].At, reqs[j].At, verbCounts(reqs[i:j+1]), stormLimit, stormWindow), stackSite(reqs[j].Stack()))
+		prev = &r
+		if !count.Add(time.Time{}.Add(r.At), r) {
+			continue
 		}
+		held := count.Held()
+		return withSite(fmt.Errorf("%w: %d requests for %s from %v to %v of virtual time (%s) with no progress (no newer resourceVersion delivered or asked for, not synced), want at most %d within %v",
+			ErrRequestStorm, len(held), name, held[0].At, r.At, verbCounts(held), storm.Limit, storm.Window), stackSite(r.Stack()))
 	}
 	return nil
 }

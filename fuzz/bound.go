@@ -128,10 +128,7 @@ func requestOf(req *http.Request, at time.Duration) Request {
 	if !ok || err != nil {
 		return r
 	}
-	r.Resource, r.RV, r.Continue = q.Resource.Resource, q.ResourceVersion, q.Continue != ""
-	if q.Resource.Group != "" {
-		r.Resource += "." + q.Resource.Group
-	}
+	r.Resource, r.RV, r.Continue = q.Resource.Name(), q.ResourceVersion, q.Continue != ""
 	switch {
 	case q.Name != "":
 	case q.Watch && q.SendInitialEvents != nil && *q.SendInitialEvents:

@@ -5,28 +5,27 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"path/filepath"
-	"sort"
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// Glob returns the files patterns name (filepath.Glob), each pattern's
-// sorted, in the order of the patterns: a campaign's Options.Cassettes or
-// Plans from test files ("../cassettes/real-*.yaml"). A pattern that is
-// malformed or matches nothing is returned as it is, so that the campaign
-// loading it fails with an error naming it.
+// Glob returns the files patterns name, as every lwreplay verb expands
+// paths (cassette.Expand: a file, a directory's *.yaml files, a glob
+// pattern's matches, each sorted), in the order of the patterns: a
+// campaign's Options.Cassettes or Plans from test files
+// ("../cassettes/real-*.yaml"). A pattern that is malformed or names
+// nothing is returned as it is, so that the campaign loading it fails with
+// an error naming it.
 func Glob(patterns ...string) []string {
 	var out []string
 	for _, p := range patterns {
-		names, err := filepath.Glob(p)
-		if err != nil || len(names) == 0 {
+		names, err := cassette.Expand(p)
+		if err != nil {
 			out = append(out, p)
 			continue
 		}
-		sort.Strings(names)
 		out = append(out, names...)
 	}
 	return out

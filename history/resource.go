@@ -44,6 +44,15 @@ func (r Resource) String() string {
 	return r.Resource + "." + r.Version + "." + r.Group
 }
 
+// Name returns the resource as kubectl takes it and reports show it:
+// "configmaps", "deployments.apps".
+func (r Resource) Name() string {
+	if r.Group == "" {
+		return r.Resource
+	}
+	return r.Resource + "." + r.Group
+}
+
 // Prefix returns the REST path prefix of the resource's group version:
 // "/api/v1" or "/apis/<group>/<version>".
 func (r Resource) Prefix() string {

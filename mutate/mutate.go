@@ -124,7 +124,7 @@ func Run(ctx context.Context, files []*cassette.File, out string, o Options) (Re
 		replayer.WithStormHandler(func(replayer.StormReport) { once.Do(func() { close(stormed) }) }))
 	var resources []string
 	for _, l := range h.Logs {
-		resources = append(resources, resourceArg(l.Resource))
+		resources = append(resources, l.Resource.Name())
 	}
 	res, err := record(ctx, srv, resources, out, o, stormWatch{stormed, srv.Storms}, recorder.WithBeforeSave(cassette.MarkVerbatim))
 	res.Fired = srv.Fired()
@@ -201,22 +201,15 @@ func Replay(ctx context.Context, files []*cassette.File, out string, o Options) 
 			if err != nil {
 				continue // NewVerbatim has refused such a file already
 			}
-			if q, ok, err := history.ParseRequest(u); ok && err == nil && !seen[resourceArg(q.Resource)] {
-				seen[resourceArg(q.Resource)] = true
-				resources = append(resources, resourceArg(q.Resource))
+			if q, ok, err := history.ParseRequest(u); ok && err == nil && !seen[q.Resource.Name()] {
+				seen[q.Resource.Name()] = true
+				resources = append(resources, q.Resource.Name())
 			}
 		}
 	}
 	return record(ctx, v, resources, out, o, stormWatch{})
 }
 
-// resourceArg names r as kubectl takes it: "configmaps", "deployments.apps".
-func resourceArg(r history.Resource) string {
-	if r.Group == "" {
-		return r.Resource
-	}
-	return r.Resource + "." + r.Group
-}
 
 // target is a replay a reference client can run against.
 type target interface {

@@ -8,26 +8,17 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/storm"
 )
 
 // Default thresholds of storm detection (see WithStormDetection): a storm
 // is more than DefaultStormLimit requests for one resource within
-// DefaultStormWindow, none of which gained the client anything.
-//
-// Why these numbers. A client-go Reflector that fails backs off before it
-// lists again: 0.8 s, doubling (with up to as much again of jitter) to a
-// cap of 30 s, so within 10 s it starts at most four cycles (at 0, ≥0.8,
-// ≥2.4 and ≥5.6 s; the next is ≥12 s), each of at most three requests
-// (a WatchList, the LIST it falls back to, a WATCH): 12. Its REST client
-// retries a request answered with Retry-After at most 10 times, a second
-// or more apart: 11 requests in 10 s. Both at once stay under 30. A
-// client whose requests are rate-limited (client-go's default: 5 per
-// second, bursts of 10) still makes up to 60 in 10 s when it loops, so
-// a loop with no backoff is caught however it is throttled. A healthy
-// client makes about one request per watch timeout (5 to 10 min).
+// DefaultStormWindow, none of which gained the client anything. They are
+// internal/storm's, which the fuzz oracle's no-request-storm counts with
+// too; its doc says why these numbers.
 const (
-	DefaultStormWindow = 10 * time.Second
-	DefaultStormLimit  = 30
+	DefaultStormWindow = storm.Window
+	DefaultStormLimit  = storm.Limit
 )
 
 // StormReport describes a request storm: a client asking again and again
@@ -77,7 +68,7 @@ func (r StormReport) String() string {
 	case r.Watches == r.Requests:
 		b.WriteString(" WATCH")
 	}
-	b.WriteString(" requests for " + resourceName(r.Resource))
+	b.WriteString(" requests for " + r.Resource.Name())
 	if span := r.Span(); span > 0 {
 		b.WriteString(" in " + span.Round(time.Millisecond).String())
 	} else {
@@ -103,14 +94,6 @@ func (r StormReport) String() string {
 	}
 	b.WriteString("; no progress")
 	return b.String()
-}
-
-// resourceName names r as kubectl takes it: "configmaps", "deployments.apps".
-func resourceName(r history.Resource) string {
-	if r.Group == "" {
-		return r.Resource
-	}
-	return r.Resource + "." + r.Group
 }
 
 // thousands renders n with a comma every three digits: "1,200".
@@ -159,10 +142,9 @@ type stormNote struct {
 }
 
 // stormDetector counts, per resource, the requests that gained nothing
-// since the resource last made progress, and finds storms among them. It
-// holds the last limit+1 such requests per resource in a ring: a storm is
-// when the oldest of them ended less than a window before the newest, so
-// each request costs O(1). It is safe for concurrent use.
+// since the resource last made progress, and finds storms among them with
+// a storm.Counter each (a request counts when it ends). It is safe for
+// concurrent use.
 type stormDetector struct {
 	window time.Duration
 	limit  int
@@ -176,8 +158,7 @@ type stormDetector struct {
 type stormState struct {
 	head   int  // the newest head seen
 	listed bool // a complete listing was seen
-	ring   []stormNote
-	n, at  int // entries held; where the next one goes
+	count  *storm.Counter[stormNote]
 	// ep is the current storm, nil if none; stormAt is when a request last
 	// found the storm going on.
 	ep      *StormReport
@@ -186,12 +167,8 @@ type stormState struct {
 }
 
 func newStormDetector(window time.Duration, limit int) *stormDetector {
-	if window <= 0 {
-		window = DefaultStormWindow
-	}
-	if limit <= 0 {
-		limit = DefaultStormLimit
-	}
+	c := storm.NewCounter[stormNote](window, limit) // its defaults
+	window, limit = c.Window(), c.Limit()
 	return &stormDetector{window: window, limit: limit, states: map[history.Resource]*stormState{}}
 }
 
@@ -203,7 +180,7 @@ func (d *stormDetector) observe(res history.Resource, n stormNote) (rep StormRep
 	defer d.mu.Unlock()
 	st := d.states[res.ID()]
 	if st == nil {
-		st = &stormState{ring: make([]stormNote, d.limit+1)}
+		st = &stormState{count: storm.NewCounter[stormNote](d.window, d.limit)}
 		d.states[res.ID()] = st
 	}
 	progress := n.live || n.head > st.head || (n.listed && !st.listed)
@@ -212,23 +189,19 @@ func (d *stormDetector) observe(res history.Resource, n stormNote) (rep StormRep
 	}
 	st.listed = st.listed || n.listed
 	if progress {
-		st.n, st.at = 0, 0
+		st.count.Reset()
 		st.end()
 		return StormReport{}, false
 	}
 	if n.continued {
 		return StormReport{}, false
 	}
-	st.ring[st.at] = n
-	st.at = (st.at + 1) % len(st.ring)
-	st.n = min(st.n+1, len(st.ring))
-	oldest := st.ring[st.at%len(st.ring)] // the slot written next holds the oldest once full
-	storming := st.n == len(st.ring) && n.at.Sub(oldest.at) < d.window
+	storming := st.count.Add(n.at, n)
 	switch {
 	case storming && st.ep == nil:
 		d.episodes++
-		st.ep = &StormReport{Resource: res, Episode: d.episodes, Start: oldest.at, Window: d.window, Limit: d.limit, Ongoing: true}
-		for _, e := range st.ring {
+		st.ep = &StormReport{Resource: res, Episode: d.episodes, Start: st.count.Oldest(), Window: d.window, Limit: d.limit, Ongoing: true}
+		for _, e := range st.count.Held() {
 			st.ep.add(e)
 		}
 		st.latest, st.stormAt = st.ep, n.at

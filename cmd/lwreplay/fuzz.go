@@ -97,7 +97,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if ran, err := withClientGo(ctx, *clientGo, "fuzz", args, stdout, stderr); ran {
 		return err
 	}
-	paths, err := cassettePaths(fs.Args())
+	paths, err := cassette.Expand(fs.Args()...)
 	if err != nil {
 		return err
 	}
@@ -197,34 +197,6 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
-}
-
-// cassettePaths expands args to cassette files: a file as is, a directory
-// to its *.yaml files, a pattern that names no file to its matches. The
-// error names the arg that gives none. The files load as recordings
-// (cassette.Group), each one cassette of the campaigns.
-func cassettePaths(args []string) ([]string, error) {
-	var out []string
-	for _, a := range args {
-		st, err := os.Stat(a)
-		switch {
-		case err == nil && st.IsDir():
-			names, _ := filepath.Glob(filepath.Join(a, "*.yaml"))
-			if len(names) == 0 {
-				return nil, fmt.Errorf("cassette %s: no *.yaml cassette in directory", a)
-			}
-			out = append(out, names...)
-		case err == nil:
-			out = append(out, a)
-		default:
-			names, gerr := filepath.Glob(a)
-			if gerr != nil || len(names) == 0 {
-				return nil, fmt.Errorf("cassette %s: %v", a, err)
-			}
-			out = append(out, names...)
-		}
-	}
-	return out, nil
 }
 
 // newFuzzer returns a fuzzer of campaigns (one target, a resource each)

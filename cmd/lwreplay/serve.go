@@ -178,10 +178,7 @@ func loadPlan(specs []string, file string) (faults.Plan, error) {
 
 func firstResource(s *replayer.Server) string {
 	if logs := s.Truth().Logs; len(logs) > 0 {
-		if r := logs[0].Resource; r.Group != "" {
-			return r.Resource + "." + r.Group
-		}
-		return logs[0].Resource.Resource
+		return logs[0].Resource.Name()
 	}
 	return "configmaps"
 }
