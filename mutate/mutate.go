@@ -210,7 +210,6 @@ func Replay(ctx context.Context, files []*cassette.File, out string, o Options) 
 	return record(ctx, v, resources, out, o, stormWatch{})
 }
 
-
 // target is a replay a reference client can run against.
 type target interface {
 	Transport() http.RoundTripper
