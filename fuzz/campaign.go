@@ -56,7 +56,11 @@ func NewCampaign(o Options) (*Campaign, error) {
 	if c.known, err = knownOf(o); err != nil {
 		return nil, err
 	}
-	c.cassettes, err = loadCassettes(o.Cassettes, c.res, loadOptions(o)...)
+	if o.Recordings != nil {
+		c.cassettes, err = cassettesOf(o.Recordings.recs, c.res, false)
+	} else {
+		c.cassettes, err = loadCassettes(o.Cassettes, c.res, loadOptions(o)...)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -106,17 +106,34 @@ func loadCassettes(paths []string, res history.Resource, opts ...cassette.LoadOp
 	if err != nil {
 		return nil, err
 	}
+	return cassettesOf(recs, res, true)
+}
+
+// cassettesOf returns the campaign cassettes of recs over res: each of
+// them, failing on one that lacks res when all must have it; else those
+// that recorded res, failing when none or more than an input byte can pick
+// did.
+func cassettesOf(recs []recording, res history.Resource, all bool) ([]fuzzCassette, error) {
 	out := make([]fuzzCassette, 0, len(recs))
 	for _, r := range recs {
 		name := r.rec.Name()
 		if _, ok := r.h.Log(res); !ok {
-			return nil, fmt.Errorf("cassette %s: %w: no %s recorded", name, ErrNoCassette, res.Resource)
+			if all {
+				return nil, fmt.Errorf("cassette %s: %w: no %s recorded", name, ErrNoCassette, res.Resource)
+			}
+			continue
 		}
 		fc := fuzzCassette{path: name, h: r.h, decoded: newDecoded()}
 		if files := r.rec.Files; cassette.IsVerbatim(files...) {
 			fc.reproducer, fc.watchList = files, recordedWatchList(files)
 		}
 		out = append(out, fc)
+	}
+	switch {
+	case len(out) == 0:
+		return nil, fmt.Errorf("%w: no recording recorded %s", ErrNoCassette, res.Resource)
+	case len(out) > 256:
+		return nil, fmt.Errorf("%w: %d cassettes, at most 256 (one input byte picks one)", ErrNoCassette, len(out))
 	}
 	return out, nil
 }

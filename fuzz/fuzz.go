@@ -21,6 +21,11 @@ type Options struct {
 	// but the parts a recorder rotated one recording into, given together,
 	// are one. Byte 0 of an input picks one, in the order given.
 	Cassettes []string
+	// Recordings, when set, are the campaign's cassettes instead of
+	// Cassettes: recordings loaded and built once (BuildRecordings) for
+	// several campaigns, of which those that recorded Resource are this
+	// one's, in order.
+	Recordings *Recordings
 	// Salvage keeps the complete interactions of a cassette file cut short
 	// (cassette.WithSalvage); false (the default) refuses such a file.
 	Salvage bool

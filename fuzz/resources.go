@@ -28,17 +28,41 @@ type Recorded struct {
 // order), each with the recordings that recorded it. The error names the
 // cassette that does not load or build.
 func RecordedResources(paths []string, opts ...cassette.LoadOption) ([]Recorded, error) {
-	var out []Recorded
-	index := map[history.Resource]int{}
 	loaded, err := loadRecordings(paths, opts...)
 	if err != nil {
 		return nil, err
 	}
-	recs, err := build(loaded)
+	rs, err := BuildRecordings(loaded)
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range recs {
+	return rs.Resources(), nil
+}
+
+// Recordings are recordings loaded and built once, for every campaign of
+// one command (a campaign per resource: Options.Recordings), in the order
+// given.
+type Recordings struct {
+	recs []recording
+}
+
+// BuildRecordings builds each recording's history, once; the error names
+// the recording that does not build.
+func BuildRecordings(recs []cassette.Recording) (*Recordings, error) {
+	built, err := build(recs)
+	if err != nil {
+		return nil, err
+	}
+	return &Recordings{recs: built}, nil
+}
+
+// Resources returns the resources rs recorded, in order of first
+// appearance (a recording's in its history's order), each with the
+// recordings that recorded it.
+func (rs *Recordings) Resources() []Recorded {
+	var out []Recorded
+	index := map[history.Resource]int{}
+	for _, r := range rs.recs {
 		for _, l := range r.h.Logs {
 			id := l.Resource.ID()
 			i, ok := index[id]
@@ -51,7 +75,7 @@ func RecordedResources(paths []string, opts ...cassette.LoadOption) ([]Recorded,
 			out[i].Recordings = append(out[i].Recordings, r.rec.Name())
 		}
 	}
-	return out, nil
+	return out
 }
 
 // ErrResourceNotRecorded says a resource name names no recorded resource,

@@ -105,14 +105,18 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	selected, err := selectResources(paths, *resourceNames, cassette.WithSalvage(*salvage))
+	built, err := fuzz.BuildRecordings(recs) // each recording loaded and built once, for every resource's campaign
+	if err != nil {
+		return err
+	}
+	selected, err := selectResources(built.Resources(), paths, *resourceNames)
 	if err != nil {
 		return err
 	}
 	var campaigns []*fuzz.Campaign
 	var seeds [][][]byte
 	for _, r := range selected {
-		c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: r.Cassettes, Salvage: *salvage, Resource: r.Resource, Target: target, WatchList: wl, AllowBreaking: *breaking, Level: level,
+		c, err := fuzz.NewCampaign(fuzz.Options{Recordings: built, Salvage: *salvage, Resource: r.Resource, Target: target, WatchList: wl, AllowBreaking: *breaking, Level: level,
 			Known: knownFindings, ReportKnown: *reportKnown})
 		if err != nil {
 			return err

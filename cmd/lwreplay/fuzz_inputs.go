@@ -5,21 +5,16 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// selectResources returns the resources to fuzz, each with the cassettes
-// of paths that recorded it: those names resolve to (see
+// selectResources returns the resources of recorded (what the cassettes at
+// paths recorded) to fuzz: those names resolve to (see
 // fuzz.ResolveResource), or every recorded resource when names is empty.
 // A name that resolves to no recorded resource is a usage error naming the
 // recorded ones.
-func selectResources(paths, names []string, opts ...cassette.LoadOption) ([]fuzz.Recorded, error) {
-	recorded, err := fuzz.RecordedResources(paths, opts...)
-	if err != nil {
-		return nil, err
-	}
+func selectResources(recorded []fuzz.Recorded, paths, names []string) ([]fuzz.Recorded, error) {
 	if len(recorded) == 0 {
 		return nil, fmt.Errorf("no resource recorded in %s", strings.Join(paths, ", "))
 	}

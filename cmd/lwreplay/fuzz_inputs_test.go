@@ -100,7 +100,12 @@ func TestSelectResources(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := selectResources([]string{expiredCassette, watchlistCassette}, tc.names)
+			paths := []string{expiredCassette, watchlistCassette}
+			recorded, err := fuzz.RecordedResources(paths)
+			if err != nil {
+				t.Fatalf("RecordedResources: got error %v, want none", err)
+			}
+			got, err := selectResources(recorded, paths, tc.names)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error: got %v, want one containing %q", err, tc.wantErr)

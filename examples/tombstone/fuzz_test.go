@@ -75,10 +75,15 @@ var mirrorMatchesTruth = fuzz.NewInvariant("mirror-matches-truth",
 // go test -fuzz FuzzMirrorFixed ./examples/tombstone -args -watchlist=on.
 var watchListFlag = flag.String("watchlist", "auto", "client path of the fuzz targets: auto (the input picks), on or off")
 
+// cassettesFlag is the pattern of the cassettes this package's fuzz
+// targets replay: -args -cassettes='../../cassettes/*.yaml' for every
+// shipped one.
+var cassettesFlag = flag.String("cassettes", "../../cassettes/real-configmaps-pods-*.yaml", "pattern of the cassettes the fuzz targets replay")
+
 // mirrorOptions are the options of the example's fuzz targets, on target.
 func mirrorOptions(target fuzz.Target) fuzz.Options {
 	o := fuzz.Options{
-		Cassettes:  fuzz.Glob("../../cassettes/real-configmaps-pods-*.yaml"),
+		Cassettes:  fuzz.Glob(*cassettesFlag),
 		Target:     target,
 		Invariants: []string{"converged", "clean-stop", "mirror-matches-truth"},
 		Extra:      []fuzz.Invariant{mirrorMatchesTruth},
