@@ -14,10 +14,13 @@ import (
 // The invariants on what a client does, not only where it ends.
 
 // progressBound is how long a client may take to sync once a persistent
-// fault closes one way to the state but leaves LIST open: a backoff
+// fault closes one way to the state but leaves LIST open: the replay's
+// longest watch (watchCap, 5 minutes: a WatchList whose initial events a
+// fault slows is given up only when its timeout ends it, and only then
+// does client-go fall back to LIST), then 5 minutes more — a backoff
 // series reaches its 30 s cap within a minute; five leave room for a
 // client that tries its first way a few times.
-const progressBound = 5 * time.Minute
+const progressBound = watchCap + 5*time.Minute
 
 var (
 	// ErrRequestStorm says a client kept asking without making progress.

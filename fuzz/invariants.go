@@ -107,7 +107,7 @@ var Invariants = []Invariant{
 			`which is 0.22 QPS."; "The WatchErrorHandler is called whenever ListAndWatch drops the connection with an ` +
 			`error. After calling this handler, the informer will backoff and retry."`},
 	{Name: "progress", Scope: Along, Check: checkProgress,
-		Doc: "when the persistent faults that fired leave the LIST path open (none fails every LIST), the target syncs within 5 minutes of virtual time of the first",
+		Doc: "when the persistent faults that fired leave the LIST path open (none fails every LIST), the target syncs within 10 minutes of virtual time of the first (a WatchList a fault slows ends only at its 5-minute timeout, then 5 minutes to sync)",
 		Guarantee: `reflector.go, ListAndWatchWithContext: "Data couldn't be fetched in watchlist mode. Falling back to regular list. ` +
 			`This is expected if watchlist is not supported or disabled in kube-apiserver."; shared_informer.go: the cache ` +
 			`"is eventually consistent with the authoritative state ... unless prevented by persistent communication problems"`},

@@ -108,3 +108,26 @@ func TestHotLoopIsARate(t *testing.T) {
 		})
 	}
 }
+
+// TestProgressAfterSlowWatchList holds a false alarm lwreplay fuzz raised
+// on client-go's correct code: every watch frame delayed 65 s, so the
+// first WatchList ends only at the replay's 5-minute watch timeout, and
+// the second is answered 503; the reflector falls back to LIST and syncs
+// at 5m15s — after 5 minutes from the first fault, within the bound that
+// counts the watch timeout.
+func TestProgressAfterSlowWatchList(t *testing.T) {
+	c, err := NewCampaign(Options{Cassettes: []string{"../cassettes/real-configmaps-expired.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := c.Check(t, []byte("\x00\x01\x00\xd5\x00\x00\x00\x00\x90")) // delay:ms=65000,from=1 http-error:code=503,at=6
+	if got := planText(out.Plan); got != "delay:ms=65000,from=1 http-error:code=503,at=6" {
+		t.Fatalf("plan: got %s, want delay:ms=65000,from=1 http-error:code=503,at=6", got)
+	}
+	if out.Observation.SyncedAt <= 5*time.Minute {
+		t.Errorf("synced: got at %v, want after 5m (the case this holds)", out.Observation.SyncedAt)
+	}
+	if err := out.Results["progress"]; err != nil {
+		t.Errorf("progress: got %v, want it to hold", err)
+	}
+}
