@@ -146,28 +146,3 @@ func TestResourcesText(t *testing.T) {
 		})
 	}
 }
-
-func TestInputsRoundRobin(t *testing.T) {
-	in := newInputs([][][]byte{{{0}, {0, 0}}, {{1}}}, 7)
-	var got []string
-	for range 6 {
-		c, data := in.next()
-		if len(got) < 3 {
-			got = append(got, fmt.Sprintf("%d:%q", c, data))
-		} else {
-			got = append(got, fmt.Sprint(c))
-		}
-	}
-	want := []string{`0:"\x00"`, `1:"\x01"`, `0:"\x00\x00"`, "1", "0", "1"}
-	t.Run("inputs - two campaigns - seeds of each first, campaigns in turn - pass", func(t *testing.T) {
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("got %v, want %v", got, want)
-		}
-	})
-	t.Run("inputs - no campaign seeds - random inputs for campaign 0 - pass", func(t *testing.T) {
-		c, data := newInputs(nil, 7).next()
-		if c != 0 || len(data) < 2 {
-			t.Errorf("got campaign %d, input %q, want campaign 0 and a random input", c, data)
-		}
-	})
-}

@@ -1,4 +1,4 @@
-package main
+package fuzz
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/lwreplay/lwreplay/faults"
-	"github.com/lwreplay/lwreplay/fuzz"
 )
 
 // cell counts the runs of one invariant × fault cell.
@@ -17,7 +16,7 @@ type cell struct{ runs, broken int }
 type tally struct {
 	runs, failures, expected, unconfirmed, harness int
 	// unsettled counts the runs whose end state was not judged
-	// (fuzz.Observation.Unsettled).
+	// (Observation.Unsettled).
 	unsettled int
 	// known counts the runs that matched a known finding, by its name.
 	known map[string]int
@@ -33,7 +32,7 @@ func newTally() *tally {
 
 // add counts out: each invariant judged on it once in every column of a fault that fired in it, or in
 // the none column.
-func (t *tally) add(out *fuzz.Outcome) {
+func (t *tally) add(out *Outcome) {
 	t.runs++
 	switch {
 	case out.Failed():
@@ -99,7 +98,7 @@ func (t *tally) write(w io.Writer) {
 	cols := t.columns()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "INVARIANT \\ FAULT\t%s\n", strings.Join(cols, "\t"))
-	for _, inv := range fuzz.Invariants {
+	for _, inv := range Invariants {
 		cells := make([]string, len(cols))
 		for i, col := range cols {
 			c := t.cells[inv.Name][col]
