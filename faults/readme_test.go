@@ -10,8 +10,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite README.md's faults section from registryTable")
 
-// readmePath is the project README, which carries the registry table.
-const readmePath = "../README.md"
+// readmePath is the faults reference, which carries the registry table.
+const readmePath = "../docs/faults.md"
 
 const (
 	beginMarker = "<!-- faults:begin -->\n"

@@ -118,7 +118,7 @@ func (k Known) In(v string) bool {
 }
 
 // KnownFindings are the bugs lwreplay found in client-go that are open
-// upstream (the README's "Bugs found"), as Options.ReportKnown names them;
+// upstream (docs/bugs-found.md), as Options.ReportKnown names them;
 // a campaign takes those of the client-go it runs as known.
 var KnownFindings = []Known{
 	{Name: "kubernetes#140890",

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Replays every finding kept in the repo (the regression tests of the
-# README's "Bugs found" and the planted example) on each supported
+# "Bugs found" in docs/bugs-found.md and the planted example) on each supported
 # client-go version (.ci/client-go-versions), and prints the findings ×
-# versions table the README shows.
+# versions table docs/client-go-versions.md shows.
 # Usage: hack/findings.sh [VERSION...] > table.md
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the README's timeline screenshots under docs/: runs the
+# Regenerates the timeline screenshots under docs/: runs the
 # browser test of the timeline pages (which installs chromium with
 # e2e/install-chromium.sh where missing) and keeps its screenshots of the
 # shipped WatchList cassette and of the tombstone example's failing run.

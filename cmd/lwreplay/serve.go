@@ -22,7 +22,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	kubeconfig := fs.String("write-kubeconfig", "", "write a kubeconfig for the server here (default: a file in the temp dir, removed on exit)")
 	paceFlag := fs.String("pace", "max", "how fast recorded events come: max, recorded, or a factor such as 10x")
 	compaction := fs.String("compaction", "", "resourceVersion before which requests get 410 Expired (default: each resource's first)")
-	faultFlags := fs.StringArray("fault", nil, "a fault to apply, e.g. close-watch:after=5 (repeatable; see README's fault table)")
+	faultFlags := fs.StringArray("fault", nil, "a fault to apply, e.g. close-watch:after=5 (repeatable; see docs/faults.md's fault table)")
 	planFile := fs.String("plan", "", "a fault plan file")
 	salvage := addSalvageFlag(fs)
 	if err := parse(fs, args); err != nil {

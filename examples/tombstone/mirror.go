@@ -3,7 +3,7 @@
 // its argument to *corev1.ConfigMap. When a watch ends and the informer
 // relists across a delete it never saw, client-go hands the handler a
 // cache.DeletedFinalStateUnknown tombstone instead, and the assertion
-// panics. HandleDelete is the fixed handler; the README tells the story.
+// panics. HandleDelete is the fixed handler; docs/tutorial.md tells the story.
 package tombstone
 
 import (

@@ -16,7 +16,7 @@ const FindingsEnv = "LWREPLAY_FINDINGS"
 
 // Finding is one case of a finding's regression test, as run.
 type Finding struct {
-	// Finding names the finding, as the README's table does.
+	// Finding names the finding, as docs/client-go-versions.md's table does.
 	Finding string `json:"finding"`
 	// ClientGo is the client-go version the test ran with.
 	ClientGo string `json:"client_go"`
