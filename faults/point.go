@@ -4,14 +4,16 @@ import "fmt"
 
 // Point describes a decision point the replayer has reached.
 type Point struct {
-	// Index is the global decision point number, 0-based, in the order the
-	// server reaches points.
+	// Index is the decision point number, 0-based, among its resource's
+	// points, in the order the server reaches them (each resource's points
+	// are numbered on their own).
 	Index int
 	// Kind is ListPoint, WatchPoint or FramePoint (never RequestPoint or
 	// PlanPoint).
 	Kind PointKind
 	// Request is the 1-based ordinal of this request among the server's
-	// requests of its kind (LISTs, every page counting as one; WATCHes).
+	// requests of its kind for its resource (LISTs, every page counting as
+	// one; WATCHes).
 	// For a FramePoint it is the ordinal of the frame's watch.
 	Request int
 	// Page is, for a ListPoint, 1 for a first page and k for the k-th page
@@ -22,6 +24,10 @@ type Point struct {
 	Frame int
 	// Bookmark is, for a FramePoint, whether that frame is a BOOKMARK.
 	Bookmark bool
+	// Resource names the resource whose point it is ("configmaps",
+	// "deployments.apps"; "" for a plan point): Index and Request count
+	// among its points.
+	Resource string
 }
 
 // String names the point as Story does: "LIST #3 page 2", "watch #2",

@@ -98,6 +98,18 @@ type pointCtx struct {
 	peek  peekFunc // the next event frame; nil where there is none
 }
 
+// resource is the resource whose point c is (its decision points are
+// numbered on their own).
+func (c *pointCtx) resource() history.Resource {
+	switch {
+	case c.l != nil:
+		return c.l.Resource
+	case c.ws != nil && c.ws.l != nil:
+		return c.ws.l.Resource
+	}
+	return history.Resource{}
+}
+
 // listWatch reports whether the WATCH request gets initial events and an
 // initial-events-end bookmark (kube-apiserver's isListWatchRequest).
 func (c *pointCtx) listWatch() bool {

@@ -9,9 +9,14 @@ import (
 )
 
 // WithPlan makes the server act out a fault plan. Decision points are
-// numbered in the order the server reaches them: each LIST request (every
-// page counting as one), each WATCH request when it opens, and each frame
-// of a watch stream just before it is sent. At each point the first
+// numbered per resource, in the order the server reaches that resource's
+// points: each LIST request (every page counting as one), each WATCH
+// request when it opens, and each frame of a watch stream just before it
+// is sent. A decision at point N acts at point N of each resource: a
+// client that watches several resources at once sees each resource's
+// points in an order goroutine scheduling cannot move (one resource's
+// requests come from one reflector), so a run's faults land where its
+// input says. At each point the first
 // decision that applies there (see faults.Decision.Applies) and can act
 // there fires; a decision that cannot (drop-bookmark at an event,
 // expire-continue at a first page, ...) lets the next one try, and a point
@@ -35,12 +40,40 @@ var planPoint = faults.Point{Index: -1, Kind: faults.PlanPoint}
 type faultRun struct {
 	plan faults.Plan
 
-	mu      sync.Mutex
+	mu    sync.Mutex
+	per   map[history.Resource]*pointCount // by Resource.ID
+	fired []faults.Firing
+	truth *history.History
+}
+
+// pointCount is one resource's decision points reached so far.
+type pointCount struct {
 	next    int // the next point's index
 	lists   int // LIST requests reached
 	watches int // WATCH requests reached
-	fired   []faults.Firing
-	truth   *history.History
+}
+
+// count returns res's point count (s.fx.mu held).
+func (x *faultRun) count(res history.Resource) *pointCount {
+	pc := x.per[res.ID()]
+	if pc == nil {
+		pc = &pointCount{}
+		x.per[res.ID()] = pc
+	}
+	return pc
+}
+
+// passed returns the fewest points any resource reached has passed: every
+// decision at a smaller point has had its chance on every resource (0
+// when none was reached).
+func (x *faultRun) passed() int {
+	least, any := 0, false
+	for _, pc := range x.per {
+		if !any || pc.next < least {
+			least, any = pc.next, true
+		}
+	}
+	return least
 }
 
 // startPlan sets up the server's plan, if it has one, and applies its
@@ -50,7 +83,7 @@ func (s *Server) startPlan() {
 	if s.opts.plan == nil {
 		return
 	}
-	s.fx = &faultRun{plan: *s.opts.plan, truth: s.h}
+	s.fx = &faultRun{plan: *s.opts.plan, truth: s.h, per: map[history.Resource]*pointCount{}}
 	started := map[string]bool{}
 	for _, d := range s.fx.plan.Decisions {
 		b := effects[d.Fault].at(faults.PlanPoint)
@@ -77,15 +110,15 @@ func (s *Server) Fired() []faults.Firing {
 }
 
 // Spent reports whether the server's plan can no longer fire: every
-// decision's point has been passed (see faults.Plan.Spent). True without a
-// plan.
+// decision's point has been passed, on every resource reached (see
+// faults.Plan.Spent). True without a plan.
 func (s *Server) Spent() bool {
 	if s.fx == nil {
 		return true
 	}
 	s.fx.mu.Lock()
 	defer s.fx.mu.Unlock()
-	return s.fx.plan.Spent(s.fx.next)
+	return s.fx.plan.Spent(s.fx.passed())
 }
 
 // FiredCount returns how many times the server's plan fired so far.
@@ -123,15 +156,17 @@ func (s *Server) reach(c *pointCtx) (act func() error, ok bool) {
 		return nil, false
 	}
 	s.fx.mu.Lock()
-	c.pt.Index = s.fx.next
-	s.fx.next++
+	res := c.resource()
+	pc := s.fx.count(res)
+	c.pt.Index, c.pt.Resource = pc.next, res.Name()
+	pc.next++
 	switch c.pt.Kind {
 	case faults.ListPoint:
-		s.fx.lists++
-		c.pt.Request = s.fx.lists
+		pc.lists++
+		c.pt.Request = pc.lists
 	case faults.WatchPoint:
-		s.fx.watches++
-		c.pt.Request = s.fx.watches
+		pc.watches++
+		c.pt.Request = pc.watches
 	}
 	s.fx.mu.Unlock()
 	for _, d := range s.fx.plan.Decisions {

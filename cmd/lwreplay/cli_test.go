@@ -171,7 +171,7 @@ func TestMutate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("mutate: exit code %d, want 0; stderr %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "faults fired: watch #1 closed") {
+	if !strings.Contains(stdout, "faults fired: ") || !strings.Contains(stdout, "watch #1 closed") {
 		t.Errorf("mutate output: got %q, want the story of the close", stdout)
 	}
 	files, err := cassette.LoadAll(out)

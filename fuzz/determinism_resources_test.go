@@ -1,0 +1,113 @@
+package fuzz
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+
+	"k8s.io/client-go/informers"
+
+	"github.com/lwreplay/lwreplay/faults"
+)
+
+// twoInformers is a target with two informers of one factory, configmaps
+// (the run's resource, whose handler the probe records) and pods, as a
+// controller with a primary resource and one it owns.
+var twoInformers = Target{Name: "two-informers", Doc: "configmaps and pods informers of one SharedInformerFactory", Run: func(ctx context.Context, env *Env) error {
+	cs, err := env.Clientset()
+	if err != nil {
+		return err
+	}
+	f := informers.NewSharedInformerFactory(cs, 0)
+	cms := f.Core().V1().ConfigMaps().Informer()
+	pods := f.Core().V1().Pods().Informer()
+	reg, err := env.Probe.AddEventHandler(cms, nil)
+	if err != nil {
+		return err
+	}
+	env.Probe.SetSynced(func() bool { return cms.HasSynced() && reg.HasSynced() && pods.HasSynced() })
+	f.Start(ctx.Done())
+	<-ctx.Done()
+	f.Shutdown()
+	return nil
+}}
+
+// perResource is what must repeat of a run of several resources: the
+// verdict, the report and each resource's story, in resource order (the
+// resources' firings interleave as their goroutines happen to run).
+func perResource(out *Outcome) string {
+	by := map[string][]faults.Firing{}
+	for _, fr := range out.Observation.Fired {
+		by[fr.Point.Resource] = append(by[fr.Point.Resource], fr)
+	}
+	s := fmt.Sprintf("failed %v, expected %v\nreport: %s", out.Failed(), out.Expected, out.Report)
+	for _, res := range slices.Sorted(maps.Keys(by)) {
+		s += fmt.Sprintf("\nfired on %q: %s", res, faults.Story(by[res]))
+	}
+	return s
+}
+
+// TestDeterminismTwoResources re-runs a target that watches two resources
+// at once under plans whose decisions act on both: decision points are
+// numbered per resource, so goroutine order cannot move where a fault
+// lands, and every re-run has one verdict and one story.
+func TestDeterminismTwoResources(t *testing.T) {
+	reruns := 3
+	if n, err := strconv.Atoi(os.Getenv(rerunsEnv)); err == nil && n > 0 {
+		reruns = n
+	}
+	if testing.Short() {
+		reruns = 2
+	}
+	type input struct {
+		name string
+		data []byte
+	}
+	var inputs []input
+	for _, plan := range []string{"close-watch:after=2,at=2 expire-watch:after=1,at=9", "http-error:code=503,at=0 stale-list:back=3,at=3 close-watch:after=1,at=6"} {
+		p, err := faults.ParseText(plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc, err := faults.Encode(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, input{plan + ", LIST", append([]byte{0, 0}, enc...)}, input{plan + ", WatchList", append([]byte{1, 1}, enc...)})
+	}
+	// random plans of decisions at one point each (0x80–0xBF): a
+	// persistent decision fires at every later point, and how many of those
+	// a run reaches before it ends varies by one or two with how the two
+	// reflectors' goroutines interleave (not yet traced; a likely cause:
+	// their backoff jitter draws from client-go's one process-wide
+	// math/rand source, in scheduling order)
+	r := rand.New(rand.NewPCG(21, 22))
+	for i := range 8 {
+		data := []byte{byte(r.UintN(2)), byte(r.UintN(2))}
+		for range 12 {
+			data = append(data, byte(r.UintN(64))|0x80)
+		}
+		inputs = append(inputs, input{fmt.Sprintf("random one-point plan %d", i), data})
+	}
+	for _, level := range []Level{Typed, Wire} {
+		c, err := NewCampaign(Options{Cassettes: Glob("../cassettes/real-configmaps-pods-*.yaml"), Target: twoInformers, Level: level})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range inputs {
+			t.Run(fmt.Sprintf("determinism two resources - %s, %s, %d runs - one verdict - pass", level, in.name, reruns), func(t *testing.T) {
+				want := perResource(c.Check(t, in.data))
+				for k := 1; k < reruns; k++ {
+					if got := perResource(c.Check(t, in.data)); got != want {
+						t.Fatalf("run %d of input %q: got\n%s\nwant (run 0)\n%s", k, in.data, got, want)
+					}
+				}
+			})
+		}
+	}
+}
