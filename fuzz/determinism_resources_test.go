@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 
