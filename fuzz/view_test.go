@@ -1,61 +1,153 @@
 package fuzz
 
 import (
+	"context"
 	"errors"
+	"maps"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
-// TestConsistentViewAtomicFIFO runs client-go's informer through a relist
-// that changes many objects at once (the first watch answered 410, the
-// relist served at the newest state) with the AtomicFIFO gate off and on,
-// and InOrderInformersBatchProcess off (on, a whole relist is applied in
-// one batch before any handler runs, and no unserved state was seen): with
-// AtomicFIFO off the relist reaches the store item by item and a handler
-// can read a state the server never served — in some runs, as the
-// goroutines happen to run; on, it reaches the store at once.
-func TestConsistentViewAtomicFIFO(t *testing.T) {
-	informer, _ := LookupTarget("informer")
+// inlineInformer is client-go's plain informer (cache.NewInformerWithOptions)
+// with a recording handler: client-go calls the handler in the goroutine
+// that applies each delta to the store, right after applying it, so what
+// the handler reads is the store at exactly that delta, however the
+// goroutines are scheduled. A SharedIndexInformer's handler runs in a
+// goroutine of its own and reads the store at whatever delta the informer
+// has got to by then.
+var inlineInformer = Target{
+	Name: "inline-informer",
+	Doc:  "a cache.NewInformerWithOptions informer whose recording handler client-go calls after each delta it applies",
+	Run: func(ctx context.Context, env *Env) error {
+		lw, err := env.listerWatcher(&unstructured.Unstructured{}, true)
+		if err != nil {
+			return err
+		}
+		store, ctrl := cache.NewInformerWithOptions(cache.InformerOptions{
+			ListerWatcher: lw, ObjectType: &unstructured.Unstructured{}, Handler: inlineHandler{env.Probe}})
+		env.Probe.SetSynced(ctrl.HasSynced)
+		env.Probe.SetStore(store.List)
+		ctrl.RunWithContext(ctx)
+		return nil
+	},
+}
+
+// inlineHandler records each notification to a probe with the store view
+// a handler could read, as probeHandler does. It cannot ask the informer
+// whether it has synced (client-go calls it with its queue locked, and
+// HasSynced locks it): every notification but an add of the initial list
+// comes after the sync, and only adds make up an initial list.
+type inlineHandler struct{ probe *Probe }
+
+func (h inlineHandler) OnAdd(obj any, isInInitialList bool) {
+	h.probe.Add(obj, !isInInitialList)
+	if !isInInitialList {
+		h.probe.view()
+	}
+}
+
+func (h inlineHandler) OnUpdate(_, obj any) {
+	h.probe.Update(obj, true)
+	h.probe.view()
+}
+
+func (h inlineHandler) OnDelete(obj any) {
+	h.probe.Delete(obj, true)
+	h.probe.view()
+}
+
+// relistPlan answers the first watch 410: the relist is served at the
+// newest state, which differs from the listed one in many objects.
+func relistPlan(t *testing.T) faults.Plan {
+	t.Helper()
 	plan, err := faults.ParseText("expire-watch:after=0,watch=1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// With AtomicFIFO off on v0.36+, 7–8 of 10 runs show an unserved
-	// state; on v0.35 (no AtomicFIFO gate) 2 to 6 in 100. Runs that want one stop at the
-	// first; 600 runs miss it at 2 in 100 with odds of about 1 in 180,000.
-	const runs, maxRuns = 10, 600
-	const findingRuns = 100 // each, for the findings × versions table
+	return plan
+}
+
+// viewGates are the gates of a case: AtomicFIFO as asked (left out on a
+// client-go without it, where it is off) and InOrderInformersBatchProcess
+// off (on, a whole relist is applied in one batch before any handler
+// runs). ok is false for AtomicFIFO on where client-go has no such gate.
+func viewGates(atomic bool) (g Gates, ok bool) {
+	g = Gates{gateAtomicFIFO: atomic, gateInOrderInformersBatchProcess: false}
+	if !knownGates()[gateAtomicFIFO] {
+		if atomic {
+			return nil, false
+		}
+		delete(g, gateAtomicFIFO) // RealFIFO without AtomicFIFO is all there is
+	}
+	return g, true
+}
+
+// TestConsistentViewAtomicFIFO runs client-go through a relist that
+// changes many objects at once (the first watch answered 410, the relist
+// served at the newest state) with the AtomicFIFO gate off and on, and
+// InOrderInformersBatchProcess off. With AtomicFIFO off RealFIFO applies
+// the relist to the store item by item; on, as one ReplacedAll.
+//
+// The inline informer's handler reads the store at the delta it is told
+// of: with AtomicFIFO off it reads a mix of the old and the new state — a
+// state the server never served — in every run; on, only served states.
+// The same run passed off as one with AtomicFIFO on (its gates rewritten)
+// breaks consistent-view: the invariant fires on what a real client read.
+//
+// The informer target (a SharedIndexInformer) calls its handler in a
+// goroutine of its own: with AtomicFIFO on every state it read was served,
+// in every run; with it off, whether it reads a state never served depends
+// on how the goroutines happen to run, so consistent-view is not judged
+// and the runs that show one are counted, not asserted. The count is the
+// findings × versions table's (hack/findings.sh), from 100 runs when it
+// collects.
+func TestConsistentViewAtomicFIFO(t *testing.T) {
+	informer, _ := LookupTarget("informer")
+	plan := relistPlan(t)
+	shared := 10
+	if testutil.FindingsWanted() {
+		shared = 100 // each, for the findings × versions table
+	}
+	const (
+		never   = iota // no run reads a state never served
+		always         // every run does
+		counted        // some runs may: counted, not asserted
+	)
 	tests := []struct {
 		name     string
+		target   Target
+		runs     int
 		atomic   bool
-		wantSeen bool // some run shows a state never served
+		unserved int // never, always or counted
 	}{
-		{name: "consistent view - AtomicFIFO off, relist of many changes - a handler reads an unserved state - fail", atomic: false, wantSeen: true},
-		{name: "consistent view - AtomicFIFO on, relist of many changes - every state read was served - pass", atomic: true},
+		{name: "consistent view - inline handler, AtomicFIFO off, relist of many changes - a handler reads an unserved state - fail",
+			target: inlineInformer, runs: 1, unserved: always},
+		{name: "consistent view - inline handler, AtomicFIFO on, relist of many changes - every state read was served - pass",
+			target: inlineInformer, runs: 1, atomic: true, unserved: never},
+		{name: "consistent view - shared informer, AtomicFIFO off, relist of many changes - not judged, an unserved state is an inconsistent view - pass",
+			target: informer, runs: shared, unserved: counted},
+		{name: "consistent view - shared informer, AtomicFIFO on, relist of many changes - every state read was served - pass",
+			target: informer, runs: shared, atomic: true, unserved: never},
 	}
 	for _, level := range []Level{Typed, Wire} {
 		for _, tc := range tests {
 			t.Run(level.String()+" "+tc.name, func(t *testing.T) {
-				gates := Gates{gateAtomicFIFO: tc.atomic, gateInOrderInformersBatchProcess: false}
-				if !knownGates()[gateAtomicFIFO] {
-					if tc.atomic {
-						t.Skipf("client-go %s has no AtomicFIFO gate (added in v0.36)", ClientGoVersion())
-					}
-					delete(gates, gateAtomicFIFO) // RealFIFO without AtomicFIFO is all there is
+				gates, ok := viewGates(tc.atomic)
+				if !ok {
+					t.Skipf("client-go %s has no AtomicFIFO gate (added in v0.36)", ClientGoVersion())
 				}
-				seen, ran := 0, 0
+				seen := 0
 				var gatesRun map[string]bool
-				more := func() bool {
-					if testutil.FindingsWanted() {
-						return ran < findingRuns
+				for range tc.runs {
+					obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, Level: level, Gates: gates})
+					if len(obs.Fired) == 0 {
+						t.Fatalf("faults fired: got none, want the first watch expired")
 					}
-					return ran < runs || (tc.wantSeen && seen == 0 && ran < maxRuns)
-				}
-				for ; more(); ran++ {
-					obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: informer, Level: level,
-						Gates: gates})
 					if len(obs.Views) == 0 {
 						t.Fatalf("views: got none, want the store at each notification after the sync")
 					}
@@ -63,26 +155,100 @@ func TestConsistentViewAtomicFIFO(t *testing.T) {
 					err := viewViolations(obs)
 					if err != nil {
 						seen++
+						if !errors.Is(err, ErrInconsistentView) {
+							t.Errorf("view violations: got %v, want %v", err, ErrInconsistentView)
+						}
 					}
-					judged := Judge(obs, "consistent-view")["consistent-view"]
 					switch {
-					case tc.atomic && judged != nil:
-						t.Errorf("consistent-view with AtomicFIFO on: got %v, want it to hold", judged)
-					case !tc.atomic && judged != nil:
-						t.Errorf("consistent-view with AtomicFIFO off: got %v, want it not judged (not promised)", judged)
-					case err != nil && !errors.Is(err, ErrInconsistentView):
-						t.Errorf("view violations: got %v, want %v", err, ErrInconsistentView)
+					case tc.unserved == never && err != nil:
+						t.Errorf("view violations: got %v, want none", err)
+					case tc.unserved == always && err == nil:
+						t.Errorf("view violations: got none, want %v", ErrInconsistentView)
+					}
+					// consistent-view holds: on, every view was served; off,
+					// it is not judged.
+					if judged := Judge(obs, "consistent-view")["consistent-view"]; judged != nil {
+						t.Errorf("consistent-view with AtomicFIFO %s: got %v, want it to hold", onOff(tc.atomic), judged)
+					}
+					if tc.unserved == counted {
+						continue
+					}
+					// The same run, its gates claiming AtomicFIFO: judged,
+					// and broken exactly when a state never served was read.
+					claimed := *obs
+					claimed.Gates = maps.Clone(obs.Gates)
+					claimed.Gates[string(gateAtomicFIFO)] = true
+					judged := Judge(&claimed, "consistent-view")["consistent-view"]
+					if got, want := errors.Is(judged, ErrInconsistentView), tc.unserved == always; got != want || (!want && judged != nil) {
+						t.Errorf("consistent-view of the run with AtomicFIFO claimed: got %v, want broken (%v): %v", judged, ErrInconsistentView, want)
 					}
 				}
-				if (seen > 0) != tc.wantSeen {
-					t.Errorf("runs showing a state never served: got %d of %d, want some: %v", seen, ran, tc.wantSeen)
-				}
-				t.Logf("%d of %d runs showed a state never served (client-go %s)", seen, ran, ClientGoVersion())
-				if level == Wire {
+				t.Logf("%d of %d runs showed a state never served (client-go %s)", seen, tc.runs, ClientGoVersion())
+				if level == Wire && tc.target.Name == informer.Name {
 					testutil.RecordFinding(t, testutil.Finding{Finding: "handler reads an unserved store (expire-watch:after=0,watch=1)", ClientGo: ClientGoVersion(),
-						Gates: testutil.GatesOf(gatesRun, "AtomicFIFO", "InOrderInformersBatchProcess"), Reproduced: seen, Runs: ran})
+						Gates: testutil.GatesOf(gatesRun, "AtomicFIFO", "InOrderInformersBatchProcess"), Reproduced: seen, Runs: tc.runs})
 				}
 			})
 		}
+	}
+}
+
+// TestConsistentView judges built observations of truth(t) (ns/a, ns/b,
+// ns/c; then a updated, b deleted, d added) whose store views the test
+// chooses: a view of a state the log passed through is served, a mix of
+// two states is not.
+func TestConsistentView(t *testing.T) {
+	t.Parallel()
+	view := func(rvs ...string) StoreView { // key, rv, key, rv...
+		var sum uint64
+		for i := 0; i < len(rvs); i += 2 {
+			sum += entrySum(rvs[i], rvs[i+1])
+		}
+		return StoreView{Delivery: 3, Keys: len(rvs) / 2, Sum: sum}
+	}
+	initial := view("ns/a", "1001", "ns/b", "1002", "ns/c", "1003")
+	final := view("ns/a", "1004", "ns/c", "1003", "ns/d", "1006")
+	mix := view("ns/a", "1001", "ns/c", "1003", "ns/d", "1006") // d added, a's update not applied
+	tests := []struct {
+		name   string
+		views  []StoreView
+		gates  map[string]bool
+		fired  []faults.Firing
+		want   error // checkConsistentView's; nil: holds
+		anyway error // viewViolations', whatever the gates
+	}{
+		{name: "consistent view - AtomicFIFO on, the initial and the final state - pass",
+			views: []StoreView{initial, final}, gates: map[string]bool{"AtomicFIFO": true}},
+		{name: "consistent view - AtomicFIFO on, no view - pass", gates: map[string]bool{"AtomicFIFO": true}},
+		{name: "consistent view - AtomicFIFO on, a mix of the initial and the final state - fail",
+			views: []StoreView{initial, mix, final}, gates: map[string]bool{"AtomicFIFO": true},
+			want: ErrInconsistentView, anyway: ErrInconsistentView},
+		{name: "consistent view - AtomicFIFO on, the state between b's delete and d's add - pass",
+			views: []StoreView{view("ns/a", "1004", "ns/c", "1003")}, gates: map[string]bool{"AtomicFIFO": true}},
+		{name: "consistent view - AtomicFIFO on, the initial state missing a key - fail",
+			views: []StoreView{view("ns/a", "1001", "ns/b", "1002")}, gates: map[string]bool{"AtomicFIFO": true},
+			want: ErrInconsistentView, anyway: ErrInconsistentView},
+		{name: "consistent view - AtomicFIFO on, the final state at an rv never served - fail",
+			views: []StoreView{view("ns/a", "1004", "ns/c", "1003", "ns/d", "1007")}, gates: map[string]bool{"AtomicFIFO": true},
+			want: ErrInconsistentView, anyway: ErrInconsistentView},
+		{name: "consistent view - AtomicFIFO off, a mix - not judged - pass",
+			views: []StoreView{mix}, gates: map[string]bool{"AtomicFIFO": false}, anyway: ErrInconsistentView},
+		{name: "consistent view - no AtomicFIFO gate, a mix - not judged - pass",
+			views: []StoreView{mix}, anyway: ErrInconsistentView},
+		{name: "consistent view - AtomicFIFO on, a mix after a breaking fault - not judged - pass",
+			views: []StoreView{mix}, gates: map[string]bool{"AtomicFIFO": true}, fired: []faults.Firing{{Fault: "reorder"}},
+			anyway: ErrInconsistentView},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := goodObservation(t)
+			o.Views, o.Gates, o.Fired = tc.views, tc.gates, tc.fired
+			if got := checkConsistentView(o); !errors.Is(got, tc.want) || (tc.want == nil && got != nil) {
+				t.Errorf("checkConsistentView: got %v, want %v", got, tc.want)
+			}
+			if got := viewViolations(o); !errors.Is(got, tc.anyway) || (tc.anyway == nil && got != nil) {
+				t.Errorf("viewViolations: got %v, want %v", got, tc.anyway)
+			}
+		})
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/internal/testutil"
@@ -17,6 +16,11 @@ const realWatchList = "../../cassettes/real-configmaps-pods-watchlist.yaml"
 // watch after 5 events, in real time: with WatchList client-go restarts
 // each stream cut in its initial events at once (kubernetes/kubernetes#140890),
 // and the command stops it; with LIST and WATCH it writes a reproducer.
+// The run is in real time, so only what does not depend on its timing is
+// asserted: the exit code, the parts of the message that name what the
+// client did (not how many requests, of which resource first, in how
+// long), and that no file is left. How fast mutate stops a storm is for
+// benchmarks, not tests.
 func TestMutateStorm(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -26,10 +30,10 @@ func TestMutateStorm(t *testing.T) {
 	}{
 		{"mutate - close-watch:after=5, WatchList - storm, no file - fail",
 			[]string{"--fault", "close-watch:after=5"}, 1,
-			[]string{"the reference client stormed the replay: ", "WatchList requests for ", "each ending before initial-events-end; no progress", "no reproducer written", "kubernetes/kubernetes#140890", "--watchlist off"}},
+			[]string{"the reference client stormed the replay: ", " requests for ", "ending before initial-events-end", "; no progress", "no reproducer written", "kubernetes/kubernetes#140890", "--watchlist off"}},
 		{"mutate - close-watch:after=5,from=0, WatchList - storm, no file - fail",
 			[]string{"--fault", "close-watch:after=5,from=0", "--watchlist", "auto"}, 1,
-			[]string{"the reference client stormed the replay: ", "no reproducer written"}},
+			[]string{"the reference client stormed the replay: ", " requests for ", "; no progress", "no reproducer written"}},
 		{"mutate - close-watch:after=5, LIST and WATCH - reproducer - pass",
 			[]string{"--fault", "close-watch:after=5", "--watchlist", "off"}, 0, nil},
 	}
@@ -40,11 +44,7 @@ func TestMutateStorm(t *testing.T) {
 			}
 			dir := t.TempDir()
 			out := filepath.Join(dir, "m.yaml")
-			start := time.Now()
 			code, stdout, stderr := runCLI(append(append([]string{"mutate"}, tt.args...), "-o", out, realWatchList)...)
-			if took := time.Since(start); took > 30*time.Second {
-				t.Errorf("run time: got %s, want at most 30s", took)
-			}
 			if code != tt.wantCode {
 				t.Fatalf("exit code: got %d, want %d; stderr %s", code, tt.wantCode, stderr)
 			}
