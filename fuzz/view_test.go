@@ -210,12 +210,13 @@ func TestConsistentView(t *testing.T) {
 	final := view("ns/a", "1004", "ns/c", "1003", "ns/d", "1006")
 	mix := view("ns/a", "1001", "ns/c", "1003", "ns/d", "1006") // d added, a's update not applied
 	tests := []struct {
-		name   string
-		views  []StoreView
-		gates  map[string]bool
-		fired  []faults.Firing
-		want   error // checkConsistentView's; nil: holds
-		anyway error // viewViolations', whatever the gates
+		name      string
+		views     []StoreView
+		gates     map[string]bool
+		fired     []faults.Firing
+		want      error // consistent-view's; nil: holds or not judged
+		anyway    error // viewViolations', whatever the gates
+		notJudged bool  // consistent-view has nothing to judge (client-go promises nothing)
 	}{
 		{name: "consistent view - AtomicFIFO on, the initial and the final state - pass",
 			views: []StoreView{initial, final}, gates: map[string]bool{"AtomicFIFO": true}},
@@ -231,11 +232,11 @@ func TestConsistentView(t *testing.T) {
 		{name: "consistent view - AtomicFIFO on, the final state at an rv never served - fail",
 			views: []StoreView{view("ns/a", "1004", "ns/c", "1003", "ns/d", "1007")}, gates: map[string]bool{"AtomicFIFO": true},
 			want: ErrInconsistentView, anyway: ErrInconsistentView},
-		{name: "consistent view - AtomicFIFO off, a mix - not judged - pass",
+		{name: "consistent view - AtomicFIFO off, a mix - not judged - pass", notJudged: true,
 			views: []StoreView{mix}, gates: map[string]bool{"AtomicFIFO": false}, anyway: ErrInconsistentView},
-		{name: "consistent view - no AtomicFIFO gate, a mix - not judged - pass",
+		{name: "consistent view - no AtomicFIFO gate, a mix - not judged - pass", notJudged: true,
 			views: []StoreView{mix}, anyway: ErrInconsistentView},
-		{name: "consistent view - AtomicFIFO on, a mix after a breaking fault - not judged - pass",
+		{name: "consistent view - AtomicFIFO on, a mix after a breaking fault - not judged - pass", notJudged: true,
 			views: []StoreView{mix}, gates: map[string]bool{"AtomicFIFO": true}, fired: []faults.Firing{{Fault: "reorder"}},
 			anyway: ErrInconsistentView},
 	}
@@ -243,8 +244,12 @@ func TestConsistentView(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := goodObservation(t)
 			o.Views, o.Gates, o.Fired = tc.views, tc.gates, tc.fired
-			if got := checkConsistentView(o); !errors.Is(got, tc.want) || (tc.want == nil && got != nil) {
-				t.Errorf("checkConsistentView: got %v, want %v", got, tc.want)
+			got, why := judgeOne(mustInvariant(t, "consistent-view"), o)
+			if !errors.Is(got, tc.want) || (tc.want == nil && got != nil) {
+				t.Errorf("consistent-view: got %v, want %v", got, tc.want)
+			}
+			if (why != "") != tc.notJudged {
+				t.Errorf("consistent-view not judged: got %q, want not judged %v", why, tc.notJudged)
 			}
 			if got := viewViolations(o); !errors.Is(got, tc.anyway) || (tc.anyway == nil && got != nil) {
 				t.Errorf("viewViolations: got %v, want %v", got, tc.anyway)
