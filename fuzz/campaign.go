@@ -14,9 +14,9 @@ import (
 )
 
 // Campaign is a fuzzing campaign: a target, the cassettes it replays and
-// the invariants it is held to. Run drives one from go test -fuzz; the
-// lwreplay fuzz command drives one from random inputs. It is safe for
-// concurrent use.
+// the invariants it is held to. Run drives one from go test -fuzz;
+// Explore (the lwreplay fuzz command) drives several from random inputs.
+// It is safe for concurrent use.
 type Campaign struct {
 	opts      Options
 	target    Target

@@ -16,8 +16,10 @@
 // handler with env.Probe.AddEventHandler, which reports the handler's
 // notifications and panics, the store and HasSynced to the probe.
 // go test replays the seeds and the saved inputs; go test -fuzz explores.
-// Campaign is the same engine without testing.F (the lwreplay fuzz
-// command), and Observe runs one Spec.
+// Campaign is one target's campaign without testing.F (Check judges one
+// input), Explore runs campaigns on random inputs and groups their
+// failures by Signature (the lwreplay fuzz command), and Observe runs one
+// Spec.
 package fuzz
 
 import (
