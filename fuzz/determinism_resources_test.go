@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 	"testing"
 
 	"k8s.io/client-go/informers"
@@ -57,29 +55,8 @@ func perResource(out *Outcome) string {
 // numbered per resource, so goroutine order cannot move where a fault
 // lands, and every re-run has one verdict and one story.
 func TestDeterminismTwoResources(t *testing.T) {
-	reruns := 3
-	if n, err := strconv.Atoi(os.Getenv(rerunsEnv)); err == nil && n > 0 {
-		reruns = n
-	}
-	if testing.Short() {
-		reruns = 2
-	}
-	type input struct {
-		name string
-		data []byte
-	}
-	var inputs []input
-	for _, plan := range []string{"close-watch:after=2,at=2 expire-watch:after=1,at=9", "http-error:code=503,at=0 stale-list:back=3,at=3 close-watch:after=1,at=6"} {
-		p, err := faults.ParseText(plan)
-		if err != nil {
-			t.Fatal(err)
-		}
-		enc, err := faults.Encode(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		inputs = append(inputs, input{plan + ", LIST", append([]byte{0, 0}, enc...)}, input{plan + ", WatchList", append([]byte{1, 1}, enc...)})
-	}
+	reruns := rerunCount()
+	inputs := planInputs(t, "close-watch:after=2,at=2 expire-watch:after=1,at=9", "http-error:code=503,at=0 stale-list:back=3,at=3 close-watch:after=1,at=6")
 	// random plans of decisions at one point each (0x80–0xBF): a
 	// persistent decision fires at every later point, and how many of those
 	// a run reaches before it ends varies by one or two with how the two
@@ -92,7 +69,7 @@ func TestDeterminismTwoResources(t *testing.T) {
 		for range 12 {
 			data = append(data, byte(r.UintN(64))|0x80)
 		}
-		inputs = append(inputs, input{fmt.Sprintf("random one-point plan %d", i), data})
+		inputs = append(inputs, namedInput{fmt.Sprintf("random one-point plan %d", i), data})
 	}
 	for _, level := range []Level{Typed, Wire} {
 		c, err := NewCampaign(Options{Cassettes: Glob("../cassettes/real-configmaps-pods-*.yaml"), Target: twoInformers, Level: level})
@@ -101,12 +78,7 @@ func TestDeterminismTwoResources(t *testing.T) {
 		}
 		for _, in := range inputs {
 			t.Run(fmt.Sprintf("determinism two resources - %s, %s, %d runs - one verdict - pass", level, in.name, reruns), func(t *testing.T) {
-				want := perResource(c.Check(t, in.data))
-				for k := 1; k < reruns; k++ {
-					if got := perResource(c.Check(t, in.data)); got != want {
-						t.Fatalf("run %d of input %q: got\n%s\nwant (run 0)\n%s", k, in.data, got, want)
-					}
-				}
+				repeats(t, c, in.data, reruns, perResource)
 			})
 		}
 	}
