@@ -14,6 +14,15 @@
 // output (=== RUN, PASS) is discarded; f writes where it likes. Profiling
 // and coverage hooks are no-ops: a test binary that is itself profiled is
 // not disturbed.
+//
+// What it relies on, each checked so that a Go release that changes it
+// fails loudly: testing.MainStart's signature and the method set of its
+// unexported testDeps interface (deps implements it: a change breaks the
+// build of this package); the names of the test.* flags it resets
+// (overrides: TestOverridesExist fails naming a flag that is gone); and
+// that testing writes its own output to os.Stdout, which Host swaps for
+// the null device while the test runs (TestHostQuiet fails if that output
+// reaches the real standard output).
 package bubble
 
 import (
