@@ -68,8 +68,9 @@ func checkNoRequestStorm(o *Observation) error {
 		return i < len(progress) && progress[i] <= to
 	}
 	count := storm.NewCounter[Request](storm.Window, storm.Limit)
-	newest := "" // the newest resourceVersion asked for
-	var prev *Request
+	newest := ""             // the newest resourceVersion asked for
+	var prevAt time.Duration // when the previous request was sent
+	first := true
 	for _, r := range o.Requests {
 		if r.Resource != name {
 			continue
@@ -81,16 +82,16 @@ func checkNoRequestStorm(o *Observation) error {
 		if asks {
 			newest = r.RV
 		}
-		if asks || (prev != nil && madeProgress(prev.At, r.At)) {
+		if asks || (!first && madeProgress(prevAt, r.At)) {
 			count.Reset()
 		}
-		prev = &r
+		prevAt, first = r.At, false
 		if !count.Add(time.Time{}.Add(r.At), r) {
 			continue
 		}
 		held := count.Held()
 		return withSite(fmt.Errorf("%w: %d requests for %s from %v to %v of virtual time (%s) with no progress (no newer resourceVersion delivered or asked for, not synced), want at most %d within %v",
-			ErrRequestStorm, len(held), name, held[0].At, r.At, verbCounts(held), storm.Limit, storm.Window), stackSite(r.Stack()))
+			ErrRequestStorm, len(held), name, held[0].At, r.At, verbCounts(held), storm.Limit, storm.Window), r.site())
 	}
 	return nil
 }
@@ -149,7 +150,7 @@ func checkProgress(o *Observation) error {
 	// where it went wrong: what sent its last request
 	site := ""
 	if n := len(o.Requests); n > 0 {
-		site = stackSite(o.Requests[n-1].Stack())
+		site = o.Requests[n-1].site()
 	}
 	return withSite(fmt.Errorf("%w: %s; the persistent faults that fired from %v on leave the LIST path open, want synced by %v (%s)",
 		ErrNoProgress, synced, first, first+progressBound, verbCounts(o.Requests)), site)

@@ -63,16 +63,16 @@ type Request struct {
 	// ERROR event: the firings say so.
 	Code int
 
-	stack []uintptr // the sending goroutine's callers (see Stack)
+	stack []uintptr // the sending goroutine's callers (see site)
 }
 
-// Stack returns the stack of the goroutine that sent r, as cleanStack
-// renders it ("" when the run did not keep it).
-func (r Request) Stack() string {
+// site returns where the goroutine that sent r was (see siteOf; "" when
+// the run did not keep its stack).
+func (r Request) site() string {
 	if len(r.stack) == 0 {
 		return ""
 	}
-	return renderStack(r.stack)
+	return siteOf(framesOf(r.stack))
 }
 
 // String renders the request as a report line does: "12.3s WATCHLIST

@@ -334,7 +334,7 @@ func (c *Campaign) report(out *Outcome) string {
 func notJudgedText(notJudged map[string]string) string {
 	var reasons []string
 	names := map[string][]string{}
-	for _, name := range invariantOrder(asResults(notJudged)) {
+	for _, name := range invariantOrder(notJudged) {
 		why := notJudged[name]
 		if names[why] == nil {
 			reasons = append(reasons, why)
@@ -346,13 +346,4 @@ func notJudgedText(notJudged map[string]string) string {
 		fmt.Fprintf(&b, "not judged: %s: %s\n", strings.Join(names[why], ", "), why)
 	}
 	return b.String()
-}
-
-// asResults gives the names of m as a results map, for invariantOrder.
-func asResults(m map[string]string) map[string]error {
-	out := make(map[string]error, len(m))
-	for k := range m {
-		out[k] = nil
-	}
-	return out
 }

@@ -99,8 +99,8 @@ func loadCassettes(paths []string, res history.Resource, opts ...cassette.LoadOp
 	if err != nil {
 		return nil, err
 	}
-	if len(loaded) > 256 {
-		return nil, fmt.Errorf("%w: %d cassettes, at most 256 (one input byte picks one)", ErrNoCassette, len(loaded))
+	if err := pickable(len(loaded)); err != nil { // before building them all
+		return nil, err
 	}
 	recs, err := build(loaded)
 	if err != nil {
@@ -129,13 +129,22 @@ func cassettesOf(recs []recording, res history.Resource, all bool) ([]fuzzCasset
 		}
 		out = append(out, fc)
 	}
-	switch {
-	case len(out) == 0:
+	if len(out) == 0 {
 		return nil, fmt.Errorf("%w: no recording recorded %s", ErrNoCassette, res.Resource)
-	case len(out) > 256:
-		return nil, fmt.Errorf("%w: %d cassettes, at most 256 (one input byte picks one)", ErrNoCassette, len(out))
+	}
+	if err := pickable(len(out)); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// pickable returns an error when n cassettes are more than an input's
+// cassette byte can pick.
+func pickable(n int) error {
+	if n > 256 {
+		return fmt.Errorf("%w: %d cassettes, at most 256 (one input byte picks one)", ErrNoCassette, n)
+	}
+	return nil
 }
 
 // recordedWatchList reports whether the traffic in files was a WatchList

@@ -94,6 +94,11 @@ func newestInput(dir string, since time.Time) (data []byte, path string, err err
 	return data, path, nil
 }
 
+// corpusFile is data as go test writes a corpus file of one []byte value.
+func corpusFile(data []byte) []byte {
+	return fmt.Appendf(nil, "go test fuzz v1\n[]byte(%q)\n", data)
+}
+
 // parseCorpusFile reads a corpus file of one []byte value, as go test
 // writes it: "go test fuzz v1" and a line []byte("...").
 func parseCorpusFile(raw []byte) ([]byte, error) {
@@ -160,13 +165,13 @@ func (c *Campaign) reportSaved(f *testing.F, since time.Time) {
 	var out *Outcome
 	runs := 0
 	hostErr := bubble.Host(func(t *testing.T) {
-		for runs = 1; runs <= reportRetries; runs++ {
+		for runs < reportRetries {
+			runs++
 			if out = c.Check(t, data); out.Failed() {
 				saved, saveErr = c.Save(t, out, artifactDir(f, c.target.Name, out))
 				return
 			}
 		}
-		runs = reportRetries
 	})
 	switch {
 	case hostErr != nil:
@@ -210,7 +215,7 @@ func (c *Campaign) saveNoted(f *testing.F, data []byte, held *Outcome, runs int)
 	fmt.Fprintf(&b, "seed input: []byte(%q)\n", data)
 	err = errors.Join(
 		writeFile(dir, PlanFile, faults.FormatPlan(held.Plan)),
-		writeFile(dir, InputFile, []byte(fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", data))),
+		writeFile(dir, InputFile, corpusFile(data)),
 		writeFile(dir, ReportFile, []byte(b.String())))
 	return dir, err
 }

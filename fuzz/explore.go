@@ -69,7 +69,7 @@ func Explore(ctx context.Context, campaigns []*Campaign, o ExploreOptions) *Expl
 	}
 	e.seed = o.Seed
 	e.loop(ctx, newInputs(seeds, o.Seed), o.Duration, o.Parallel)
-	e.countFindings(o.Seed)
+	e.countFindings()
 	return e
 }
 
@@ -286,7 +286,7 @@ func (f *Exploration) one(t *testing.T, ci int, data []byte) {
 }
 
 // countFindings adds the count of its runs to each finding's report.
-func (f *Exploration) countFindings(seed uint64) {
+func (f *Exploration) countFindings() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, fd := range f.findings {
@@ -294,7 +294,7 @@ func (f *Exploration) countFindings(seed uint64) {
 			continue
 		}
 		if rf, err := os.OpenFile(filepath.Join(fd.dir, ReportFile), os.O_APPEND|os.O_WRONLY, 0); err == nil {
-			fmt.Fprintf(rf, "\nruns with this signature: %d of %d (lwreplay fuzz --seed %d), the smallest plan of them reported\n", fd.runs, f.tally.runs, seed)
+			fmt.Fprintf(rf, "\nruns with this signature: %d of %d (lwreplay fuzz --seed %d), the smallest plan of them reported\n", fd.runs, f.tally.runs, f.seed)
 			_ = rf.Close()
 		}
 	}
@@ -349,10 +349,8 @@ const noneColumn = "none"
 // client-go bug (kubernetes#140890, 612 runs)", "no known bug".
 func knownText(known map[string]int) string {
 	var parts []string
-	total := 0
 	for _, k := range slices.Sorted(maps.Keys(known)) {
 		parts = append(parts, fmt.Sprintf("%s, %d runs", k, known[k]))
-		total += known[k]
 	}
 	switch len(parts) {
 	case 0:

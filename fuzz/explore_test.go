@@ -213,7 +213,7 @@ func TestExploreFindingsBySignature(t *testing.T) {
 		t.Fatalf("host: got error %v, want none", err)
 	}
 	f.seed = 3
-	f.countFindings(3)
+	f.countFindings()
 	f.WriteSummary(&out)
 	dirs, _ := filepath.Glob(filepath.Join(root, "*"))
 	report, _ := os.ReadFile(filepath.Join(root, "forgetful-1", ReportFile))

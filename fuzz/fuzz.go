@@ -179,7 +179,7 @@ func planText(p faults.Plan) string {
 
 // invariantOrder returns the names in results, in report order (unknown
 // names last, sorted).
-func invariantOrder(results map[string]error) []string {
+func invariantOrder[V any](results map[string]V) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, inv := range Invariants {

@@ -41,18 +41,11 @@ var ErrNotJudged = errors.New("not judged")
 
 // Judge runs the named invariants, or all of them when no name is given,
 // on o and returns each one's result by name: nil when it holds or was not
-// judged (NotJudged says which and why). A name that is not an
+// judged (a campaign's Outcome.NotJudged says which and why). A name that is not an
 // invariant's maps to an error wrapping ErrUnknownInvariant.
 func Judge(o *Observation, names ...string) map[string]error {
 	results, _ := judgeNames(o, names)
 	return results
-}
-
-// NotJudged returns the named invariants (all when no name is given) that
-// were not judged on o, each with why.
-func NotJudged(o *Observation, names ...string) map[string]string {
-	_, why := judgeNames(o, names)
-	return why
 }
 
 // judgeNames judges the named built-in invariants (all when names is

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 )
 
@@ -112,21 +111,6 @@ func framesOf(pcs []uintptr) []frame {
 // callerSite returns the site of the calling goroutine's stack.
 func callerSite() string {
 	return siteOf(framesOf(callers()))
-}
-
-// renderStack renders pcs as cleanStack renders a stack: each frame's
-// function and, indented, its file:line.
-func renderStack(pcs []uintptr) string {
-	var b strings.Builder
-	it := runtime.CallersFrames(pcs)
-	for {
-		f, more := it.Next()
-		b.WriteString(f.Function + "\n\t" + f.File + ":" + strconv.Itoa(f.Line))
-		if !more {
-			return b.String()
-		}
-		b.WriteString("\n")
-	}
 }
 
 // parseStack reads a stack as runtime.Stack, debug.Stack or cleanStack

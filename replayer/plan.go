@@ -67,10 +67,10 @@ func (x *faultRun) count(res history.Resource) *pointCount {
 // decision at a smaller point has had its chance on every resource (0
 // when none was reached).
 func (x *faultRun) passed() int {
-	least, any := 0, false
+	least, seen := 0, false
 	for _, pc := range x.per {
-		if !any || pc.next < least {
-			least, any = pc.next, true
+		if !seen || pc.next < least {
+			least, seen = pc.next, true
 		}
 	}
 	return least

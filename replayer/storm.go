@@ -167,8 +167,12 @@ type stormState struct {
 }
 
 func newStormDetector(window time.Duration, limit int) *stormDetector {
-	c := storm.NewCounter[stormNote](window, limit) // its defaults
-	window, limit = c.Window(), c.Limit()
+	if window <= 0 {
+		window = DefaultStormWindow
+	}
+	if limit <= 0 {
+		limit = DefaultStormLimit
+	}
 	return &stormDetector{window: window, limit: limit, states: map[history.Resource]*stormState{}}
 }
 
