@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -44,47 +43,6 @@ const (
 // run is over.
 var errRequestBound = errors.New("lwreplay: the run's request bound was reached")
 
-// Request is one request a target made, as a run saw it.
-type Request struct {
-	// At is when it was sent (virtual time since the run started).
-	At time.Duration
-	// Resource is what it asked for: "configmaps", "deployments.apps", or
-	// the path of a request for no resource (discovery).
-	Resource string
-	// Verb is LIST, WATCH or WATCHLIST (a watch with initial events), or
-	// GET for anything else.
-	Verb string
-	// RV is the resourceVersion asked for ("" when none).
-	RV string
-	// Continue says a LIST asked for a next page.
-	Continue bool
-	// Code is the HTTP status the replay answered with (0: no answer,
-	// e.g. a request the run's bound held). A watch's 200 may carry an
-	// ERROR event: the firings say so.
-	Code int
-
-	stack []uintptr // the sending goroutine's callers (see site)
-}
-
-// site returns where the goroutine that sent r was (see siteOf; "" when
-// the run did not keep its stack).
-func (r Request) site() string {
-	if len(r.stack) == 0 {
-		return ""
-	}
-	return siteOf(framesOf(r.stack))
-}
-
-// String renders the request as a report line does: "12.3s WATCHLIST
-// configmaps rv=\"\"".
-func (r Request) String() string {
-	s := fmt.Sprintf("%v %s %s rv=%q", r.At.Round(time.Millisecond), r.Verb, r.Resource, r.RV)
-	if r.Continue {
-		s += " continue"
-	}
-	return s
-}
-
 // requestBound logs a target's requests and holds every request past the
 // bound until the run ends. Virtual time stands still while a goroutine
 // loops without blocking — a target that reconnects in a loop would keep
@@ -99,7 +57,7 @@ type requestBound struct {
 	stop      <-chan struct{} // closed when the run ends
 
 	mu        sync.Mutex
-	log       []Request
+	log       []oracle.Request
 	minute    int    // index of the first request of log within sustainedWindow of the last
 	trip      string // the stack of the goroutine that crossed the bound
 	trippedAt time.Duration
@@ -118,12 +76,12 @@ func newRequestBound(next http.RoundTripper, burst, rate int, start time.Time, s
 		rate = defaultRate
 	}
 	return &requestBound{next: next, burst: burst, sustained: rate * int(sustainedWindow/time.Second), start: start, stop: stop,
-		log: make([]Request, 0, 64)}
+		log: make([]oracle.Request, 0, 64)}
 }
 
 // requestOf describes req.
-func requestOf(req *http.Request, at time.Duration) Request {
-	r := Request{At: at, Resource: req.URL.Path, Verb: "GET"}
+func requestOf(req *http.Request, at time.Duration) oracle.Request {
+	r := oracle.Request{At: at, Resource: req.URL.Path, Verb: "GET"}
 	q, ok, err := history.ParseRequest(req.URL)
 	if !ok || err != nil {
 		return r
@@ -150,7 +108,7 @@ func (b *requestBound) RoundTrip(req *http.Request) (*http.Response, error) {
 	idx := len(b.log)
 	if !over {
 		r := requestOf(req, now)
-		r.stack = callers()
+		r.Stack = oracle.Callers()
 		b.log = append(b.log, r)
 		n := len(b.log)
 		for now-b.log[b.minute].At >= sustainedWindow {
@@ -164,7 +122,7 @@ func (b *requestBound) RoundTrip(req *http.Request) (*http.Response, error) {
 				b.sustained, sustainedWindow, b.sustained/int(sustainedWindow/time.Second))
 		}
 		if b.tripWhy != "" {
-			over, b.trip, b.trippedAt = true, cleanStack(debug.Stack()), now
+			over, b.trip, b.trippedAt = true, oracle.CleanStack(debug.Stack()), now
 		}
 	}
 	b.mu.Unlock()
@@ -194,83 +152,12 @@ func (b *requestBound) tripped() bool {
 
 // report returns the requests the run saw and, when the bound was
 // crossed, what the run saw of it.
-func (b *requestBound) report() (log []Request, hot *HotLoop) {
+func (b *requestBound) report() (log []oracle.Request, hot *oracle.HotLoop) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	log = append([]Request(nil), b.log...)
+	log = append([]oracle.Request(nil), b.log...)
 	if b.trip == "" {
 		return log, nil
 	}
-	return log, &HotLoop{Why: b.tripWhy, At: b.trippedAt, Stack: b.trip}
-}
-
-// HotLoop is what a run saw of a target that crossed its request bound.
-type HotLoop struct {
-	// Why says which bound: "more than 1000 requests within 1s of
-	// virtual time".
-	Why string
-	// At is when (virtual time since the start) the bound was crossed.
-	At time.Duration
-	// Stack is the stack of the goroutine whose request crossed it.
-	Stack string
-}
-
-// requestsPerResource counts log's requests by resource.
-func requestsPerResource(log []Request) map[string]int {
-	per := map[string]int{}
-	for _, r := range log {
-		per[r.Resource]++
-	}
-	return per
-}
-
-// cleanStack keeps what a stack says the same in every run: each frame's
-// function and file:line, without the goroutine's number, argument
-// values, program-counter offsets, and the frames of the bound itself.
-func cleanStack(raw []byte) string {
-	var out []string
-	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
-		switch t := strings.TrimSpace(line); {
-		case strings.HasPrefix(t, "goroutine "):
-			continue
-		case strings.HasPrefix(line, "\t"):
-			if i := strings.LastIndex(t, " +0x"); i > 0 {
-				t = t[:i]
-			}
-			out = append(out, "\t"+t)
-		default:
-			if i := strings.Index(t, " in goroutine "); i > 0 {
-				t = t[:i]
-			}
-			if i := strings.LastIndex(t, "("); i > 0 && strings.HasSuffix(t, ")") {
-				t = t[:i]
-			}
-			out = append(out, t)
-		}
-	}
-	// drop debug.Stack and RoundTrip's own frames (function and file lines)
-	for len(out) >= 2 && (strings.HasPrefix(out[0], "runtime/debug.Stack") || strings.Contains(out[0], "fuzz.(*requestBound)")) {
-		out = out[2:]
-	}
-	return strings.Join(out, "\n")
-}
-
-// requestCounts renders requests per resource, most first: "configmaps:
-// 1001, namespaces: 2".
-func requestCounts(per map[string]int) string {
-	names := make([]string, 0, len(per))
-	for k := range per {
-		names = append(names, k)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		if per[names[i]] != per[names[j]] {
-			return per[names[i]] > per[names[j]]
-		}
-		return names[i] < names[j]
-	})
-	s := make([]string, len(names))
-	for i, k := range names {
-		s[i] = fmt.Sprintf("%s: %d", k, per[k])
-	}
-	return strings.Join(s, ", ")
+	return log, &oracle.HotLoop{Why: b.tripWhy, At: b.trippedAt, Stack: b.trip}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -56,15 +57,15 @@ func TestHotLoopEndsTheRun(t *testing.T) {
 			t.Run(level.String()+" "+tc.name, func(t *testing.T) {
 				plan := mustPlan(t, tc.plan)
 				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: tc.watchList, Level: level})
-				err := Judge(obs, "no-hot-loop")["no-hot-loop"]
+				err := oracle.Judge(obs, "no-hot-loop")["no-hot-loop"]
 				if !tc.wantHot {
 					if err != nil {
 						t.Errorf("no-hot-loop: got %v, want it to hold", err)
 					}
 					return
 				}
-				if !errors.Is(err, ErrHotLoop) {
-					t.Fatalf("no-hot-loop: got %v, want %v", err, ErrHotLoop)
+				if !errors.Is(err, oracle.ErrHotLoop) {
+					t.Fatalf("no-hot-loop: got %v, want %v", err, oracle.ErrHotLoop)
 				}
 				for _, want := range []string{"more than 200 requests within 1s of virtual time", "configmaps: 201", tc.wantStack} {
 					if !strings.Contains(err.Error(), want) {
@@ -111,20 +112,20 @@ func TestBehaviourInvariantsOnRealRuns(t *testing.T) {
 		want      map[string]error // invariant → error it wraps (nil: holds)
 	}{
 		{name: "behaviour - informer, WatchList, every watch closed after 3 events - storm, no progress, fail", target: informer,
-			plan: "close-watch:after=3,from=0", watchList: true, want: map[string]error{"no-request-storm": ErrRequestStorm, "progress": ErrNoProgress}},
+			plan: "close-watch:after=3,from=0", watchList: true, want: map[string]error{"no-request-storm": oracle.ErrRequestStorm, "progress": oracle.ErrNoProgress}},
 		{name: "behaviour - informer, LIST+WATCH, every watch closed after 3 events - holds - pass", target: informer,
 			plan: "close-watch:after=3,from=0", watchList: false, want: map[string]error{"no-request-storm": nil, "progress": nil}},
 		{name: "behaviour - informer, WatchList, no fault - holds - pass", target: informer, watchList: true,
 			want: map[string]error{"no-request-storm": nil, "progress": nil}},
 		{name: "behaviour - a consumer retrying every 100 ms while every LIST fails - storm, fail", target: impatient,
-			plan: "http-error:code=500,from=0", want: map[string]error{"no-request-storm": ErrRequestStorm, "progress": nil}},
+			plan: "http-error:code=500,from=0", want: map[string]error{"no-request-storm": oracle.ErrRequestStorm, "progress": nil}},
 	}
 	for _, level := range []Level{Typed, Wire} {
 		for _, tc := range tests {
 			t.Run(level.String()+" "+tc.name, func(t *testing.T) {
 				plan := mustPlan(t, tc.plan)
 				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: tc.watchList, Level: level})
-				results := Judge(obs)
+				results := oracle.Judge(obs)
 				for name, want := range tc.want {
 					if got := results[name]; !errors.Is(got, want) || (want == nil) != (got == nil) {
 						t.Errorf("%s: got %v, want %v", name, got, want)

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/synth"
 )
 
@@ -70,25 +72,25 @@ func TestInvariantsFireOnBrokenReplays(t *testing.T) {
 	}{
 		{name: "broken replays - no fault - every invariant holds - pass", target: informer, invariant: ""},
 		{name: "converged - a MODIFIED dropped - fail", plan: "drop-event:watch=1,frame=57", target: informer,
-			invariant: "converged", want: ErrNotConverged},
+			invariant: "converged", want: oracle.ErrNotConverged},
 		{name: "no-lost-delete - a DELETED dropped - fail", plan: "drop-event:watch=1,frame=58", target: informer,
-			invariant: "no-lost-delete", want: ErrLostDelete},
+			invariant: "no-lost-delete", want: oracle.ErrLostDelete},
 		{name: "no-time-travel - two changes of one key swapped - fail", plan: "reorder:watch=1,frame=27", target: informer,
-			invariant: "no-time-travel", want: ErrTimeTravel},
+			invariant: "no-time-travel", want: oracle.ErrTimeTravel},
 		{name: "live - a change held back 65 s, a live bound of 30 s - fail", plan: "delay:ms=65000,watch=1,frame=57", target: informer,
-			liveBound: 30 * time.Second, invariant: "live", want: ErrNotLive},
+			liveBound: 30 * time.Second, invariant: "live", want: oracle.ErrNotLive},
 		{name: "synced-after-initial - HasSynced true from the start - fail", target: syncedAtOnce,
-			invariant: "synced-after-initial", want: ErrSyncedEarly},
+			invariant: "synced-after-initial", want: oracle.ErrSyncedEarly},
 		{name: "no-bookmark-object - a bookmark handed to the handler - fail", target: bookmarkAsObject,
-			invariant: "no-bookmark-object", want: ErrBookmarkObject},
+			invariant: "no-bookmark-object", want: oracle.ErrBookmarkObject},
 	}
 	for _, level := range []Level{Typed, Wire} {
 		for _, tc := range tests {
 			t.Run(level.String()+" "+tc.name, func(t *testing.T) {
 				plan := mustPlan(t, tc.plan)
 				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: true, Level: level, LiveBound: tc.liveBound})
-				results := Judge(obs)
-				for _, inv := range Invariants {
+				results := oracle.Judge(obs)
+				for _, inv := range oracle.Invariants {
 					err := results[inv.Name]
 					switch {
 					case tc.invariant == "" && err != nil:
@@ -156,7 +158,7 @@ func TestSyncedRVOnRealRuns(t *testing.T) {
 	}{
 		{name: "synced rv - informer, WatchList - the initial-events-end bookmark's rv, holds - pass", target: informer, watchList: true},
 		{name: "synced rv - informer, LIST - the LIST's rv, holds - pass", target: informer, watchList: false},
-		{name: "synced rv - synced after one of three objects - fail", target: syncedAfterOne, want: ErrSyncedEarly},
+		{name: "synced rv - synced after one of three objects - fail", target: syncedAfterOne, want: oracle.ErrSyncedEarly},
 	}
 	for _, level := range []Level{Typed, Wire} {
 		for _, tc := range tests {
@@ -165,10 +167,10 @@ func TestSyncedRVOnRealRuns(t *testing.T) {
 				if obs.SyncedRV != snapRV {
 					t.Errorf("SyncedRV: got %q, want %q (the snapshot the replay listed first)", obs.SyncedRV, snapRV)
 				}
-				if got := minStateSize(obs.Truth); got != 0 {
+				if got := smallestState(obs.Truth); got != 0 {
 					t.Fatalf("smallest state: got %d keys, want 0 (so that only SyncedRV can catch the lie)", got)
 				}
-				err := Judge(obs, "synced-after-initial")["synced-after-initial"]
+				err := oracle.Judge(obs, "synced-after-initial")["synced-after-initial"]
 				if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
 					t.Errorf("synced-after-initial: got %v, want %v", err, tc.want)
 				}
@@ -213,11 +215,11 @@ func TestTargetOutputIsEvidence(t *testing.T) {
 		wantText  string
 	}{
 		{name: "evidence - a bookmark object in the store - no-bookmark-object, fail", target: storing("a bookmark object", bookmark),
-			invariant: "no-bookmark-object", want: ErrBookmarkObject, wantText: "store holds an object with an empty key (rv 140)"},
+			invariant: "no-bookmark-object", want: oracle.ErrBookmarkObject, wantText: "store holds an object with an empty key (rv 140)"},
 		{name: "evidence - an item that is no object in the store - converged, fail", target: storing("a string", "not an object"),
-			invariant: "converged", want: ErrNotConverged, wantText: "store item"},
+			invariant: "converged", want: oracle.ErrNotConverged, wantText: "store item"},
 		{name: "evidence - Run returns an error - clean-stop, fail", target: failing,
-			invariant: "clean-stop", want: ErrUncleanStop, wantText: "target error: Run returned: controller: cannot start: quota"},
+			invariant: "clean-stop", want: oracle.ErrUncleanStop, wantText: "target error: Run returned: controller: cannot start: quota"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -225,10 +227,19 @@ func TestTargetOutputIsEvidence(t *testing.T) {
 			if obs == nil || obs.EndedAt <= 0 {
 				t.Fatalf("observation: got %v, want a run observed to its end", obs)
 			}
-			err := Judge(obs, tc.invariant)[tc.invariant]
+			err := oracle.Judge(obs, tc.invariant)[tc.invariant]
 			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.wantText) {
 				t.Errorf("%s: got %v, want %v containing %q", tc.invariant, err, tc.want, tc.wantText)
 			}
 		})
 	}
+}
+
+// smallestState returns how many keys the smallest state of l holds.
+func smallestState(l *history.Log) int {
+	n := len(l.StateAt(0))
+	for pos := 1; pos <= l.End(); pos++ {
+		n = min(n, len(l.StateAt(pos)))
+	}
+	return n
 }

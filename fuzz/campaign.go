@@ -10,6 +10,7 @@ import (
 	clientfeatures "k8s.io/client-go/features"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -23,7 +24,7 @@ type Campaign struct {
 	res       history.Resource
 	cassettes []fuzzCassette
 	plans     [][]byte // saved plans, encoded as input bytes 2 on
-	known     []Known
+	known     []oracle.Known
 }
 
 // NewCampaign loads and builds every cassette o.Cassettes names and
@@ -42,14 +43,14 @@ func NewCampaign(o Options) (*Campaign, error) {
 	}
 	seen := map[string]bool{}
 	for _, inv := range o.Extra {
-		if _, builtin := LookupInvariant(inv.Name); builtin || seen[inv.Name] || inv.Name == "" || inv.Check == nil {
-			return nil, fmt.Errorf("%w: user invariant %q: want a unique name and a check", ErrUnknownInvariant, inv.Name)
+		if _, builtin := oracle.LookupInvariant(inv.Name); builtin || seen[inv.Name] || inv.Name == "" || inv.Check == nil {
+			return nil, fmt.Errorf("%w: user invariant %q: want a unique name and a check", oracle.ErrUnknownInvariant, inv.Name)
 		}
 		seen[inv.Name] = true
 	}
 	for _, name := range o.Invariants {
 		if _, ok := c.invariant(name); !ok {
-			return nil, fmt.Errorf("%w: %q", ErrUnknownInvariant, name)
+			return nil, fmt.Errorf("%w: %q", oracle.ErrUnknownInvariant, name)
 		}
 	}
 	var err error
@@ -171,7 +172,7 @@ type Outcome struct {
 	// wire level when a typed-level violation was confirmed there.
 	Level Level
 	// Observation is what the run saw.
-	Observation *Observation
+	Observation *oracle.Observation
 	// Results holds each checked invariant's result, by name (nil: held,
 	// or not judged).
 	Results map[string]error
@@ -237,10 +238,10 @@ func (c *Campaign) spec(in input) Spec {
 }
 
 // judge checks the campaign's invariants on obs into out.
-func (c *Campaign) judge(out *Outcome, obs *Observation) {
+func (c *Campaign) judge(out *Outcome, obs *oracle.Observation) {
 	out.Observation = obs
 	out.Results, out.NotJudged = c.results(obs)
-	out.Breaking = firedBreaking(obs)
+	out.Breaking = oracle.FiredBreaking(obs)
 	sig := out.Signature()
 	broke := len(sig.Invariants) > 0
 	out.Expected = broke && len(out.Breaking) > 0
@@ -273,14 +274,14 @@ func (c *Campaign) Fail(t *testing.T, out *Outcome) {
 
 // results checks the campaign's invariants on obs: each one's result, and
 // why those not judged were not.
-func (c *Campaign) results(obs *Observation) (results map[string]error, notJudged map[string]string) {
+func (c *Campaign) results(obs *oracle.Observation) (results map[string]error, notJudged map[string]string) {
 	results, notJudged = map[string]error{}, map[string]string{}
 	if names := c.builtinNames(); len(names) > 0 {
-		results, notJudged = judgeNames(obs, names)
+		results, notJudged = oracle.JudgeNames(obs, names)
 	}
 	for _, inv := range c.opts.Extra {
 		if len(c.opts.Invariants) == 0 || slices.Contains(c.opts.Invariants, inv.Name) {
-			err, why := judgeOne(inv, obs)
+			err, why := oracle.JudgeOne(inv, obs)
 			results[inv.Name] = err
 			if why != "" {
 				notJudged[inv.Name] = why
@@ -293,7 +294,7 @@ func (c *Campaign) results(obs *Observation) (results map[string]error, notJudge
 // report renders the broken invariants of out ("" when none broke).
 func (c *Campaign) report(out *Outcome) string {
 	var b strings.Builder
-	for _, name := range invariantOrder(out.Results) {
+	for _, name := range oracle.InReportOrder(out.Results) {
 		if err := out.Results[name]; err != nil {
 			fmt.Fprintf(&b, "invariant %s: %v\n", name, err)
 		}
@@ -324,7 +325,7 @@ func (c *Campaign) report(out *Outcome) string {
 	fmt.Fprintf(&b, "level: %s\n", out.Level)
 	fmt.Fprintf(&b, "plan: %s\n", planText(out.Plan))
 	fmt.Fprintf(&b, "fired: %s\n", faults.Story(fired))
-	fmt.Fprintf(&b, "%s\n", activity(out.Observation))
+	fmt.Fprintf(&b, "%s\n", oracle.Activity(out.Observation))
 	fmt.Fprintf(&b, "input: []byte(%q)", out.Input)
 	return b.String()
 }
@@ -334,7 +335,7 @@ func (c *Campaign) report(out *Outcome) string {
 func notJudgedText(notJudged map[string]string) string {
 	var reasons []string
 	names := map[string][]string{}
-	for _, name := range invariantOrder(notJudged) {
+	for _, name := range oracle.InReportOrder(notJudged) {
 		why := notJudged[name]
 		if names[why] == nil {
 			reasons = append(reasons, why)

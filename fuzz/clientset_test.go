@@ -14,6 +14,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -66,10 +67,10 @@ var factoryTarget = Target{Name: "factory", Doc: "a configmap informer of a Shar
 // order — then the rest as delivered, without the synced flag, which
 // client-go's registration turns true a goroutine's hop after its last
 // initial add.
-func deliveryLines(ds []Delivery) []string {
+func deliveryLines(ds []oracle.Delivery) []string {
 	var out []string
 	i := 0
-	for ; i < len(ds) && ds[i].Op == OpAdd && !ds[i].Synced; i++ {
+	for ; i < len(ds) && ds[i].Op == oracle.OpAdd && !ds[i].Synced; i++ {
 		out = append(out, fmt.Sprintf("initial add %s rv=%s uid=%s", ds[i].Key, ds[i].RV, ds[i].UID))
 	}
 	slices.Sort(out)
@@ -126,7 +127,7 @@ func TestClientsetLevelsAgree(t *testing.T) {
 					var fired [2]string
 					for i, level := range []Level{Typed, Wire} {
 						obs := Observe(t, Spec{History: h, Plan: plan, Target: factoryTarget, WatchList: watchList, Level: level, decoded: d})
-						held[i] = Judge(obs)
+						held[i] = oracle.Judge(obs)
 						delivered[i] = deliveryLines(obs.Deliveries)
 						fired[i] = faults.Story(obs.Fired)
 					}

@@ -1,7 +1,6 @@
 package fuzz
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -9,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/weakcache"
 )
 
 // Comparing a target's store with the truth is the last step of every run,
@@ -16,36 +16,6 @@ import (
 // with sorted keys, the truth's object is encoded the same way once per
 // history (cached while the object lives), and only when the bytes differ
 // are both decoded and compared value by value.
-
-// canonicalJSON returns raw re-encoded with sorted keys and no spacing;
-// ok is false when raw is not JSON.
-func canonicalJSON(raw []byte) (out []byte, ok bool) {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, false
-	}
-	out, err := json.Marshal(v)
-	return out, err == nil
-}
-
-var canonCache weakCache[history.Object, []byte]
-
-// canonicalOf returns o's content in canonical form (nil when it is not
-// JSON), computed once while o lives.
-func canonicalOf(o *history.Object) []byte {
-	return canonCache.get(o, func(o *history.Object) []byte {
-		b, _ := canonicalJSON(o.Raw)
-		return b
-	})
-}
-
-// sameContent reports whether stored content got equals want's.
-func sameContent(got []byte, want *history.Object) bool {
-	if c := canonicalOf(want); c != nil && bytes.Equal(got, c) {
-		return true
-	}
-	return sameJSON(got, want.Raw)
-}
 
 // objectOf turns a stored object into a history object; an unstructured
 // one is encoded directly, in canonical form.
@@ -73,11 +43,11 @@ func objectOf(obj any) (*history.Object, error) {
 }
 
 // decodedCache holds each truth object's content decoded into any.
-var decodedCache weakCache[history.Object, any]
+var decodedCache weakcache.Cache[history.Object, any]
 
 // decodedOf returns o's content decoded (nil when it is not JSON).
 func decodedOf(o *history.Object) any {
-	return decodedCache.get(o, func(o *history.Object) any {
+	return decodedCache.Get(o, func(o *history.Object) any {
 		var v any
 		if err := json.Unmarshal(o.Raw, &v); err != nil {
 			return nil

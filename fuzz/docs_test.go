@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
 var updateDocs = flag.Bool("update-docs", false, "rewrite docs/fuzzing.md's generated tables from the registries")
@@ -28,7 +30,7 @@ func targetTable() string {
 func invariantTable() string {
 	var b strings.Builder
 	b.WriteString("| invariant | judges | what it checks | the guarantee it guards |\n|---|---|---|---|\n")
-	for _, inv := range Invariants {
+	for _, inv := range oracle.Invariants {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", inv.Name, inv.Scope, inv.Doc, strings.ReplaceAll(inv.Guarantee, "|", "\\|"))
 	}
 	return b.String()

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/internal/bubble"
 )
 
@@ -107,7 +108,7 @@ func (f *Exploration) WriteSummary(w io.Writer) {
 	t := f.tally
 	fmt.Fprintf(w, "seed %d: %d runs, %d findings (%d failing runs), %s, %d unsettled (end state not judged), %d expected (breaking fault), %d unconfirmed at wire level, %d harness errors\n",
 		f.seed, t.runs, len(f.findings), t.failures, knownText(t.known), t.unsettled, t.expected, t.unconfirmed, t.harness)
-	for _, k := range KnownFindings {
+	for _, k := range oracle.KnownFindings {
 		if n := t.known[k.Name]; n > 0 {
 			fmt.Fprintf(w, "known: %s, %d runs: %s (not a failure; --report-known %s reports it)\n", k.Name, n, k.Doc, k.Name)
 		}

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
 // cell counts the runs of one invariant × fault cell.
@@ -98,7 +99,7 @@ func (t *tally) write(w io.Writer) {
 	cols := t.columns()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "INVARIANT \\ FAULT\t%s\n", strings.Join(cols, "\t"))
-	for _, inv := range Invariants {
+	for _, inv := range oracle.Invariants {
 		cells := make([]string, len(cols))
 		for i, col := range cols {
 			c := t.cells[inv.Name][col]

@@ -1,13 +1,35 @@
+// Package fuzz runs real client-go code — Reflector+DeltaFIFO,
+// Reflector+RealFIFO, SharedIndexInformer, or a user's own target — against
+// replays perturbed by fault plans, in testing/synctest virtual time, and
+// checks named invariants on what it observed. A failure is minimized and
+// saved with a reproducer cassette.
+//
+// Typical use, in a _test.go file:
+//
+//	func FuzzMyController(f *testing.F) {
+//		fuzz.Run(f, fuzz.Options{Cassettes: fuzz.Glob("testdata/cassettes/*.yaml"), Target: myTarget})
+//	}
+//
+// where myTarget is a Target whose Run builds the controller from
+// env.Clientset() (informers of a SharedInformerFactory, at the run's
+// level) or env.ListerWatcher(&corev1.ConfigMap{}), and registers its
+// handler with env.Probe.AddEventHandler, which reports the handler's
+// notifications and panics, the store and HasSynced to the probe.
+// go test replays the seeds and the saved inputs; go test -fuzz explores.
+// Campaign is one target's campaign without testing.F (Check judges one
+// input), Explore runs campaigns on random inputs and groups their
+// failures by Signature (the lwreplay fuzz command), and Observe runs one
+// Spec.
 package fuzz
 
 import (
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -52,7 +74,7 @@ type Options struct {
 	Resource history.Resource
 	// Extra are the user's own invariants, checked after the built-in
 	// ones (see NewInvariant); Invariants may name them too.
-	Extra []Invariant
+	Extra []oracle.Invariant
 	// Plans are the paths of saved plan files (faults.ParsePlan's YAML, as
 	// a failure report's plan.yaml): each becomes a seed on every cassette
 	// and client path. A plan must be one fuzz bytes can say (decisions
@@ -81,7 +103,7 @@ type Options struct {
 	// (KnownFindings) of the client-go in use: a run whose signature one
 	// matches is logged and counted, and neither fails nor stops the
 	// search (KnownSignature makes one of a report's signature line).
-	Known []Known
+	Known []oracle.Known
 	// ReportKnown names shipped known findings to report as failures
 	// again ("kubernetes#140890").
 	ReportKnown []string
@@ -175,42 +197,4 @@ func planText(p faults.Plan) string {
 		return "no fault"
 	}
 	return p.String()
-}
-
-// invariantOrder returns the names in results, in report order (unknown
-// names last, sorted).
-func invariantOrder[V any](results map[string]V) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, inv := range Invariants {
-		if _, ok := results[inv.Name]; ok {
-			out = append(out, inv.Name)
-			seen[inv.Name] = true
-		}
-	}
-	var rest []string
-	for name := range results {
-		if !seen[name] {
-			rest = append(rest, name)
-		}
-	}
-	sort.Strings(rest)
-	return append(out, rest...)
-}
-
-// firedBreaking returns the names of the breaking faults that fired during
-// the run, each once, in firing order.
-func firedBreaking(obs *Observation) []string {
-	if obs == nil {
-		return nil
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, fr := range obs.Fired {
-		if f, ok := faults.Lookup(fr.Fault); ok && f.Class == faults.Breaking && !seen[fr.Fault] {
-			seen[fr.Fault] = true
-			out = append(out, fr.Fault)
-		}
-	}
-	return out
 }

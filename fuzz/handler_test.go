@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -43,38 +44,38 @@ func TestProbeHandler(t *testing.T) {
 		handler    cache.ResourceEventHandler
 		registered bool // the registration exists and has synced
 		deliver    func(h cache.ResourceEventHandler)
-		want       Delivery // At left out
-		wantPanic  string   // "" for none
+		want       oracle.Delivery // At left out
+		wantPanic  string          // "" for none
 	}{
 		{name: "probe handler - add of the initial list - not synced - pass", handler: mirrorHandler(false), registered: true,
 			deliver: func(h cache.ResourceEventHandler) { h.OnAdd(cm, true) },
-			want:    Delivery{Op: OpAdd, Key: "ns/a", RV: "7", UID: "uid-a", Synced: false}},
+			want:    oracle.Delivery{Op: oracle.OpAdd, Key: "ns/a", RV: "7", UID: "uid-a", Synced: false}},
 		{name: "probe handler - add after the initial list - synced - pass", handler: mirrorHandler(false), registered: true,
 			deliver: func(h cache.ResourceEventHandler) { h.OnAdd(cm, false) },
-			want:    Delivery{Op: OpAdd, Key: "ns/a", RV: "7", UID: "uid-a", Synced: true}},
+			want:    oracle.Delivery{Op: oracle.OpAdd, Key: "ns/a", RV: "7", UID: "uid-a", Synced: true}},
 		{name: "probe handler - update before the registration exists - not synced - pass", handler: mirrorHandler(false),
 			deliver: func(h cache.ResourceEventHandler) { h.OnUpdate(typedConfigMap("ns", "a", "5"), cm) },
-			want:    Delivery{Op: OpUpdate, Key: "ns/a", RV: "7", UID: "uid-a", Synced: false}},
+			want:    oracle.Delivery{Op: oracle.OpUpdate, Key: "ns/a", RV: "7", UID: "uid-a", Synced: false}},
 		{name: "probe handler - update after the registration synced - the new object, synced - pass", handler: mirrorHandler(false), registered: true,
 			deliver: func(h cache.ResourceEventHandler) { h.OnUpdate(typedConfigMap("ns", "a", "5"), cm) },
-			want:    Delivery{Op: OpUpdate, Key: "ns/a", RV: "7", UID: "uid-a", Synced: true}},
+			want:    oracle.Delivery{Op: oracle.OpUpdate, Key: "ns/a", RV: "7", UID: "uid-a", Synced: true}},
 		{name: "probe handler - delete - recorded - pass", handler: mirrorHandler(false), registered: true,
 			deliver: func(h cache.ResourceEventHandler) { h.OnDelete(cm) },
-			want:    Delivery{Op: OpDelete, Key: "ns/a", RV: "7", UID: "uid-a", Synced: true}},
+			want:    oracle.Delivery{Op: oracle.OpDelete, Key: "ns/a", RV: "7", UID: "uid-a", Synced: true}},
 		{name: "probe handler - tombstone, fixed handler - recorded, no panic - pass", handler: mirrorHandler(true), registered: true,
 			deliver: func(h cache.ResourceEventHandler) { h.OnDelete(tomb) },
-			want:    Delivery{Op: OpTombstone, Key: "ns/a", RV: "5", UID: "uid-a", Synced: true}},
+			want:    oracle.Delivery{Op: oracle.OpTombstone, Key: "ns/a", RV: "5", UID: "uid-a", Synced: true}},
 		{name: "probe handler - tombstone, planted handler - recorded, panic recovered with the object's type - fail", handler: mirrorHandler(false), registered: true,
 			deliver:   func(h cache.ResourceEventHandler) { h.OnDelete(tomb) },
-			want:      Delivery{Op: OpTombstone, Key: "ns/a", RV: "5", UID: "uid-a", Synced: true},
+			want:      oracle.Delivery{Op: oracle.OpTombstone, Key: "ns/a", RV: "5", UID: "uid-a", Synced: true},
 			wantPanic: "interface conversion: interface {} is cache.DeletedFinalStateUnknown, not *v1.ConfigMap (object cache.DeletedFinalStateUnknown)"},
 		{name: "probe handler - no handler - recorded only - pass", registered: true,
 			deliver: func(h cache.ResourceEventHandler) { h.OnDelete(tomb) },
-			want:    Delivery{Op: OpTombstone, Key: "ns/a", RV: "5", UID: "uid-a", Synced: true}},
+			want:    oracle.Delivery{Op: oracle.OpTombstone, Key: "ns/a", RV: "5", UID: "uid-a", Synced: true}},
 		{name: "probe handler - update handler panics - panic recovered with the new object's type - fail", registered: true,
 			handler: cache.ResourceEventHandlerFuncs{UpdateFunc: func(_, _ any) { panic("boom") }},
 			deliver: func(h cache.ResourceEventHandler) { h.OnUpdate(cm, cm) },
-			want:    Delivery{Op: OpUpdate, Key: "ns/a", RV: "7", UID: "uid-a", Synced: true}, wantPanic: "boom (object *v1.ConfigMap)"},
+			want:    oracle.Delivery{Op: oracle.OpUpdate, Key: "ns/a", RV: "7", UID: "uid-a", Synced: true}, wantPanic: "boom (object *v1.ConfigMap)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -238,7 +239,7 @@ func TestAddEventHandlerSynced(t *testing.T) {
 						t.Skip("KUBE_FEATURE_WatchListClient=false")
 					}
 					obs := Observe(t, Spec{History: h, Target: handlerTarget("wrapped", nil), WatchList: watchList, Level: level})
-					if err := Judge(obs, "synced-after-initial")["synced-after-initial"]; err != nil {
+					if err := oracle.Judge(obs, "synced-after-initial")["synced-after-initial"]; err != nil {
 						t.Errorf("synced-after-initial: got %v, want it to hold", err)
 					}
 					// The adds of the initial list come first, not synced; every
@@ -248,11 +249,11 @@ func TestAddEventHandlerSynced(t *testing.T) {
 					// its own, which (v0.37, in about 1 run in 15) does not run
 					// before a replay that takes no virtual time has ended.
 					initial := 0
-					for ; initial < len(obs.Deliveries) && obs.Deliveries[initial].Op == OpAdd && !obs.Deliveries[initial].Synced; initial++ {
+					for ; initial < len(obs.Deliveries) && obs.Deliveries[initial].Op == oracle.OpAdd && !obs.Deliveries[initial].Synced; initial++ {
 					}
 					later := obs.Deliveries[initial:]
 					for i, d := range later {
-						if d.Op == OpAdd && !d.Synced {
+						if d.Op == oracle.OpAdd && !d.Synced {
 							t.Errorf("delivery %d %+v: got an add after the initial list not synced, want synced", initial+i, d)
 						}
 					}

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/synth"
 )
@@ -42,24 +43,24 @@ func truth(t *testing.T) *history.Log {
 }
 
 // goodObservation returns what a correct target observes on truth(t).
-func goodObservation(t *testing.T) *Observation {
+func goodObservation(t *testing.T) *oracle.Observation {
 	t.Helper()
 	l := truth(t)
 	store := map[string]*history.Object{}
 	for _, o := range l.StateAt(l.End()) {
 		store[o.Key()] = o
 	}
-	return &Observation{
+	return &oracle.Observation{
 		Resource: l.Resource,
 		Truth:    l,
 		Store:    store,
-		Deliveries: []Delivery{
-			{Op: OpAdd, Key: "ns/a", RV: "1001", At: 1 * time.Second},
-			{Op: OpAdd, Key: "ns/b", RV: "1002", At: 1 * time.Second},
-			{Op: OpAdd, Key: "ns/c", RV: "1003", At: 1 * time.Second},
-			{Op: OpUpdate, Key: "ns/a", RV: "1004", At: 2 * time.Second, Synced: true},
-			{Op: OpDelete, Key: "ns/b", RV: "1005", At: 3 * time.Second, Synced: true},
-			{Op: OpAdd, Key: "ns/d", RV: "1006", At: 4 * time.Second, Synced: true},
+		Deliveries: []oracle.Delivery{
+			{Op: oracle.OpAdd, Key: "ns/a", RV: "1001", At: 1 * time.Second},
+			{Op: oracle.OpAdd, Key: "ns/b", RV: "1002", At: 1 * time.Second},
+			{Op: oracle.OpAdd, Key: "ns/c", RV: "1003", At: 1 * time.Second},
+			{Op: oracle.OpUpdate, Key: "ns/a", RV: "1004", At: 2 * time.Second, Synced: true},
+			{Op: oracle.OpDelete, Key: "ns/b", RV: "1005", At: 3 * time.Second, Synced: true},
+			{Op: oracle.OpAdd, Key: "ns/d", RV: "1006", At: 4 * time.Second, Synced: true},
 		},
 		SyncedAt:         time.Second,
 		InitialDelivered: 3,
@@ -73,7 +74,7 @@ func TestInvariantsAreDocumented(t *testing.T) {
 	t.Parallel()
 	kebab := regexp.MustCompile(`^[a-z]+(-[a-z]+)*$`)
 	seen := map[string]bool{}
-	for _, inv := range Invariants {
+	for _, inv := range oracle.Invariants {
 		t.Run(inv.Name+" - registry entry - pass", func(t *testing.T) {
 			if seen[inv.Name] {
 				t.Errorf("name %q: got a duplicate, want unique", inv.Name)
@@ -91,17 +92,17 @@ func TestInvariantsAreDocumented(t *testing.T) {
 			if inv.Check == nil {
 				t.Errorf("Check: got nil, want a function")
 			}
-			if got, ok := LookupInvariant(inv.Name); !ok || got.Name != inv.Name {
+			if got, ok := oracle.LookupInvariant(inv.Name); !ok || got.Name != inv.Name {
 				t.Errorf("Lookup(%q): got %q, %v, want it, true", inv.Name, got.Name, ok)
 			}
 		})
 	}
 	want := []string{"converged", "no-lost-delete", "no-time-travel", "synced-after-initial", "live", "no-bookmark-object", "consistent-view", "no-request-storm", "progress", "no-hot-loop", "clean-stop"}
-	if len(Invariants) != len(want) {
-		t.Errorf("Invariants: got %d, want %d", len(Invariants), len(want))
+	if len(oracle.Invariants) != len(want) {
+		t.Errorf("Invariants: got %d, want %d", len(oracle.Invariants), len(want))
 	}
 	for _, n := range want {
-		if _, ok := LookupInvariant(n); !ok {
+		if _, ok := oracle.LookupInvariant(n); !ok {
 			t.Errorf("Invariants: got no %q, want it", n)
 		}
 	}
@@ -120,28 +121,28 @@ func TestInvariants(t *testing.T) {
 	tests := []struct {
 		name      string
 		invariant string
-		mutate    func(o *Observation)
+		mutate    func(o *oracle.Observation)
 		want      error // nil: holds
 		wantText  string
 		notJudged bool // the run gives the invariant nothing to judge
 	}{
 		{name: "converged - store equals the final state - pass", invariant: "converged"},
-		{name: "converged - store missing a key - fail", invariant: "converged", want: ErrNotConverged,
-			mutate: func(o *Observation) { delete(o.Store, "ns/c") }, wantText: "missing ns/c (want rv 1003)"},
-		{name: "converged - store holds a deleted key - fail", invariant: "converged", want: ErrNotConverged,
-			mutate: func(o *Observation) {
+		{name: "converged - store missing a key - fail", invariant: "converged", want: oracle.ErrNotConverged,
+			mutate: func(o *oracle.Observation) { delete(o.Store, "ns/c") }, wantText: "missing ns/c (want rv 1003)"},
+		{name: "converged - store holds a deleted key - fail", invariant: "converged", want: oracle.ErrNotConverged,
+			mutate: func(o *oracle.Observation) {
 				o.Store["ns/b"] = &history.Object{Namespace: "ns", Name: "b", ResourceVersion: "1002", Raw: []byte(`{}`)}
 			}, wantText: "extra ns/b (rv 1002)"},
-		{name: "converged - store at an older rv - fail", invariant: "converged", want: ErrNotConverged,
-			mutate: func(o *Observation) { o.Store["ns/a"] = o.Truth.Initial[0] }, wantText: "ns/a: rv got 1001, want 1004"},
-		{name: "converged - same rv, other content - fail", invariant: "converged", want: ErrNotConverged,
-			mutate: func(o *Observation) {
+		{name: "converged - store at an older rv - fail", invariant: "converged", want: oracle.ErrNotConverged,
+			mutate: func(o *oracle.Observation) { o.Store["ns/a"] = o.Truth.Initial[0] }, wantText: "ns/a: rv got 1001, want 1004"},
+		{name: "converged - same rv, other content - fail", invariant: "converged", want: oracle.ErrNotConverged,
+			mutate: func(o *oracle.Observation) {
 				c := *withObject(o.Truth, "ns/d")
 				c.Raw = []byte(`{"metadata":{"name":"d","namespace":"ns","resourceVersion":"1006"}}`)
 				o.Store["ns/d"] = &c
 			}, wantText: "ns/d: content differs at rv 1006"},
 		{name: "converged - same content, other key order and spacing - pass", invariant: "converged",
-			mutate: func(o *Observation) {
+			mutate: func(o *oracle.Observation) {
 				c := *withObject(o.Truth, "ns/a")
 				var v map[string]any
 				if err := json.Unmarshal(c.Raw, &v); err != nil {
@@ -154,92 +155,96 @@ func TestInvariants(t *testing.T) {
 				c.Raw = raw
 				o.Store["ns/a"] = &c
 			}},
-		{name: "converged - no truth - fail", invariant: "converged", want: ErrNoObservation,
-			mutate: func(o *Observation) { o.Truth = nil }},
+		{name: "converged - no truth - fail", invariant: "converged", want: oracle.ErrNoObservation,
+			mutate: func(o *oracle.Observation) { o.Truth = nil }},
 
 		{name: "no-lost-delete - delete delivered - pass", invariant: "no-lost-delete"},
 		{name: "no-lost-delete - tombstone delivered - pass", invariant: "no-lost-delete",
-			mutate: func(o *Observation) { o.Deliveries[4] = Delivery{Op: OpTombstone, Key: "ns/b"} }},
+			mutate: func(o *oracle.Observation) { o.Deliveries[4] = oracle.Delivery{Op: oracle.OpTombstone, Key: "ns/b"} }},
 		{name: "no-lost-delete - key never seen - pass", invariant: "no-lost-delete",
-			mutate: func(o *Observation) { o.Deliveries = append(o.Deliveries[:1], o.Deliveries[2:4]...) }},
-		{name: "no-lost-delete - delete never delivered - fail", invariant: "no-lost-delete", want: ErrLostDelete,
-			mutate:   func(o *Observation) { o.Deliveries = append(o.Deliveries[:4], o.Deliveries[5:]...) },
+			mutate: func(o *oracle.Observation) { o.Deliveries = append(o.Deliveries[:1], o.Deliveries[2:4]...) }},
+		{name: "no-lost-delete - delete never delivered - fail", invariant: "no-lost-delete", want: oracle.ErrLostDelete,
+			mutate:   func(o *oracle.Observation) { o.Deliveries = append(o.Deliveries[:4], o.Deliveries[5:]...) },
 			wantText: "key ns/b: deleted at rv 1005"},
-		{name: "no-lost-delete - add after the delete - fail", invariant: "no-lost-delete", want: ErrLostDelete,
-			mutate: func(o *Observation) {
-				o.Deliveries = append(o.Deliveries, Delivery{Op: OpUpdate, Key: "ns/b", RV: "1002"})
+		{name: "no-lost-delete - add after the delete - fail", invariant: "no-lost-delete", want: oracle.ErrLostDelete,
+			mutate: func(o *oracle.Observation) {
+				o.Deliveries = append(o.Deliveries, oracle.Delivery{Op: oracle.OpUpdate, Key: "ns/b", RV: "1002"})
 			}},
 
 		{name: "no-time-travel - rvs move forward - pass", invariant: "no-time-travel"},
 		{name: "no-time-travel - same rv again on relist - pass", invariant: "no-time-travel",
-			mutate: func(o *Observation) {
-				o.Deliveries = append(o.Deliveries, Delivery{Op: OpUpdate, Key: "ns/a", RV: "1004"})
+			mutate: func(o *oracle.Observation) {
+				o.Deliveries = append(o.Deliveries, oracle.Delivery{Op: oracle.OpUpdate, Key: "ns/a", RV: "1004"})
 			}},
 		{name: "no-time-travel - tombstone without rv - pass", invariant: "no-time-travel",
-			mutate: func(o *Observation) { o.Deliveries[4] = Delivery{Op: OpTombstone, Key: "ns/b"} }},
-		{name: "no-time-travel - rv goes back - fail", invariant: "no-time-travel", want: ErrTimeTravel,
-			mutate: func(o *Observation) {
-				o.Deliveries = append(o.Deliveries, Delivery{Op: OpUpdate, Key: "ns/a", RV: "1001"})
+			mutate: func(o *oracle.Observation) { o.Deliveries[4] = oracle.Delivery{Op: oracle.OpTombstone, Key: "ns/b"} }},
+		{name: "no-time-travel - rv goes back - fail", invariant: "no-time-travel", want: oracle.ErrTimeTravel,
+			mutate: func(o *oracle.Observation) {
+				o.Deliveries = append(o.Deliveries, oracle.Delivery{Op: oracle.OpUpdate, Key: "ns/a", RV: "1001"})
 			}, wantText: "key ns/a: delivery 6 (update): rv 1001 after 1004"},
 
 		{name: "synced-after-initial - every initial key delivered - pass", invariant: "synced-after-initial"},
 		{name: "synced-after-initial - never synced - not judged, pass", invariant: "synced-after-initial", notJudged: true,
-			mutate: func(o *Observation) { o.SyncedAt, o.InitialDelivered = -1, 0 }},
-		{name: "synced-after-initial - synced with one key missing - fail", invariant: "synced-after-initial", want: ErrSyncedEarly,
-			mutate: func(o *Observation) { o.InitialDelivered = 2 }, wantText: "want at least 3 (the state at rv 1003)"},
+			mutate: func(o *oracle.Observation) { o.SyncedAt, o.InitialDelivered = -1, 0 }},
+		{name: "synced-after-initial - synced with one key missing - fail", invariant: "synced-after-initial", want: oracle.ErrSyncedEarly,
+			mutate: func(o *oracle.Observation) { o.InitialDelivered = 2 }, wantText: "want at least 3 (the state at rv 1003)"},
 		{name: "synced-after-initial - unknown synced rv, lower bound met - pass", invariant: "synced-after-initial",
-			mutate: func(o *Observation) { o.SyncedRV, o.InitialDelivered = "", 2 }},
-		{name: "synced-after-initial - unknown synced rv, nothing delivered - fail", invariant: "synced-after-initial", want: ErrSyncedEarly,
-			mutate: func(o *Observation) { o.SyncedRV, o.InitialDelivered = "", 0 }, wantText: "the smallest state of the truth"},
+			mutate: func(o *oracle.Observation) { o.SyncedRV, o.InitialDelivered = "", 2 }},
+		{name: "synced-after-initial - unknown synced rv, nothing delivered - fail", invariant: "synced-after-initial", want: oracle.ErrSyncedEarly,
+			mutate: func(o *oracle.Observation) { o.SyncedRV, o.InitialDelivered = "", 0 }, wantText: "the smallest state of the truth"},
 
 		{name: "live - converged right after the last fault - pass", invariant: "live",
-			mutate: func(o *Observation) { o.LastFaultAt, o.ConvergedAt = time.Hour, time.Hour+defaultLiveBound }},
-		{name: "live - never converged - fail", invariant: "live", want: ErrNotLive,
-			mutate: func(o *Observation) { o.ConvergedAt = -1 }},
+			mutate: func(o *oracle.Observation) {
+				o.LastFaultAt, o.ConvergedAt = time.Hour, time.Hour+oracle.DefaultLiveBound
+			}},
+		{name: "live - never converged - fail", invariant: "live", want: oracle.ErrNotLive,
+			mutate: func(o *oracle.Observation) { o.ConvergedAt = -1 }},
 		{name: "live - never converged, run unsettled - not judged, pass", invariant: "live", notJudged: true,
-			mutate: func(o *Observation) { o.ConvergedAt, o.Unsettled = -1, true }},
+			mutate: func(o *oracle.Observation) { o.ConvergedAt, o.Unsettled = -1, true }},
 		{name: "converged - store differs, run unsettled - not judged, pass", invariant: "converged", notJudged: true,
-			mutate: func(o *Observation) { delete(o.Store, "ns/a"); o.Unsettled = true }},
+			mutate: func(o *oracle.Observation) { delete(o.Store, "ns/a"); o.Unsettled = true }},
 		{name: "no-lost-delete - delete not yet delivered, run unsettled - not judged, pass", invariant: "no-lost-delete", notJudged: true,
-			mutate: func(o *Observation) { o.Deliveries = o.Deliveries[:len(o.Deliveries)-2]; o.Unsettled = true }},
-		{name: "live - converged too long after the last fault - fail", invariant: "live", want: ErrNotLive,
-			mutate: func(o *Observation) { o.LastFaultAt, o.ConvergedAt = time.Hour, time.Hour+defaultLiveBound+time.Second }},
-		{name: "live - a bound of one minute, converged after two - fail", invariant: "live", want: ErrNotLive,
-			mutate: func(o *Observation) {
+			mutate: func(o *oracle.Observation) { o.Deliveries = o.Deliveries[:len(o.Deliveries)-2]; o.Unsettled = true }},
+		{name: "live - converged too long after the last fault - fail", invariant: "live", want: oracle.ErrNotLive,
+			mutate: func(o *oracle.Observation) {
+				o.LastFaultAt, o.ConvergedAt = time.Hour, time.Hour+oracle.DefaultLiveBound+time.Second
+			}},
+		{name: "live - a bound of one minute, converged after two - fail", invariant: "live", want: oracle.ErrNotLive,
+			mutate: func(o *oracle.Observation) {
 				o.LastFaultAt, o.ConvergedAt, o.LiveBound = time.Hour, time.Hour+2*time.Minute, time.Minute
 			},
 			wantText: "want at most 1m0s"},
 		{name: "live - a bound of one hour, converged after twenty minutes - pass", invariant: "live",
-			mutate: func(o *Observation) {
+			mutate: func(o *oracle.Observation) {
 				o.LastFaultAt, o.ConvergedAt, o.LiveBound = time.Hour, time.Hour+20*time.Minute, time.Hour
 			}},
 
 		{name: "no-bookmark-object - only objects delivered - pass", invariant: "no-bookmark-object"},
-		{name: "no-bookmark-object - bookmark delivered - fail", invariant: "no-bookmark-object", want: ErrBookmarkObject,
-			mutate: func(o *Observation) {
-				o.Deliveries = append(o.Deliveries, Delivery{Op: OpAdd, RV: "1007", Bookmark: true})
+		{name: "no-bookmark-object - bookmark delivered - fail", invariant: "no-bookmark-object", want: oracle.ErrBookmarkObject,
+			mutate: func(o *oracle.Observation) {
+				o.Deliveries = append(o.Deliveries, oracle.Delivery{Op: oracle.OpAdd, RV: "1007", Bookmark: true})
 			}, wantText: "delivery 6: add of a bookmark at rv 1007"},
-		{name: "no-bookmark-object - empty key in the store - fail", invariant: "no-bookmark-object", want: ErrBookmarkObject,
-			mutate: func(o *Observation) { o.Store[""] = &history.Object{ResourceVersion: "1007", Raw: []byte(`{}`)} }},
+		{name: "no-bookmark-object - empty key in the store - fail", invariant: "no-bookmark-object", want: oracle.ErrBookmarkObject,
+			mutate: func(o *oracle.Observation) { o.Store[""] = &history.Object{ResourceVersion: "1007", Raw: []byte(`{}`)} }},
 
 		{name: "clean-stop - no panic, no goroutine left - pass", invariant: "clean-stop"},
-		{name: "clean-stop - handler panicked - fail", invariant: "clean-stop", want: ErrUncleanStop,
-			mutate: func(o *Observation) { o.Panics = []string{"runtime error: nil map"} }, wantText: "panic: runtime error: nil map"},
-		{name: "clean-stop - one panic three times - fail, said once with a count", invariant: "clean-stop", want: ErrUncleanStop,
-			mutate:   func(o *Observation) { o.Panics = []string{"boom", "other", "boom", "boom"} },
+		{name: "clean-stop - handler panicked - fail", invariant: "clean-stop", want: oracle.ErrUncleanStop,
+			mutate: func(o *oracle.Observation) { o.Panics = []string{"runtime error: nil map"} }, wantText: "panic: runtime error: nil map"},
+		{name: "clean-stop - one panic three times - fail, said once with a count", invariant: "clean-stop", want: oracle.ErrUncleanStop,
+			mutate:   func(o *oracle.Observation) { o.Panics = []string{"boom", "other", "boom", "boom"} },
 			wantText: "unclean stop: panic (3 times): boom\nunclean stop: panic: other"},
-		{name: "clean-stop - target recorded an error - fail", invariant: "clean-stop", want: ErrUncleanStop,
-			mutate:   func(o *Observation) { o.Errors = []string{"Added delta: indexer get: broken"} },
+		{name: "clean-stop - target recorded an error - fail", invariant: "clean-stop", want: oracle.ErrUncleanStop,
+			mutate:   func(o *oracle.Observation) { o.Errors = []string{"Added delta: indexer get: broken"} },
 			wantText: "unclean stop: target error: Added delta: indexer get: broken"},
-		{name: "clean-stop - five target errors - fail, three said and a count", invariant: "clean-stop", want: ErrUncleanStop,
-			mutate:   func(o *Observation) { o.Errors = []string{"e1", "e2", "e3", "e4", "e5"} },
+		{name: "clean-stop - five target errors - fail, three said and a count", invariant: "clean-stop", want: oracle.ErrUncleanStop,
+			mutate:   func(o *oracle.Observation) { o.Errors = []string{"e1", "e2", "e3", "e4", "e5"} },
 			wantText: "target error: e3\nunclean stop: 2 more target errors"},
-		{name: "clean-stop - goroutines left - fail", invariant: "clean-stop", want: ErrUncleanStop,
-			mutate: func(o *Observation) { o.LeftGoroutines = 2 }, wantText: "2 goroutines left"},
+		{name: "clean-stop - goroutines left - fail", invariant: "clean-stop", want: oracle.ErrUncleanStop,
+			mutate: func(o *oracle.Observation) { o.LeftGoroutines = 2 }, wantText: "2 goroutines left"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			inv, ok := LookupInvariant(tt.invariant)
+			inv, ok := oracle.LookupInvariant(tt.invariant)
 			if !ok {
 				t.Fatalf("Lookup(%q): got false, want true", tt.invariant)
 			}
@@ -247,7 +252,7 @@ func TestInvariants(t *testing.T) {
 			if tt.mutate != nil {
 				tt.mutate(o)
 			}
-			err, why := judgeOne(inv, o)
+			err, why := oracle.JudgeOne(inv, o)
 			if (why != "") != tt.notJudged {
 				t.Errorf("not judged: got %q, want not judged %v", why, tt.notJudged)
 			}
@@ -267,11 +272,11 @@ func TestInvariants(t *testing.T) {
 func TestCheck(t *testing.T) {
 	t.Parallel()
 	t.Run("check - correct observation, all invariants - pass", func(t *testing.T) {
-		got := Judge(goodObservation(t))
-		if len(got) != len(Invariants) {
-			t.Errorf("results: got %d, want %d", len(got), len(Invariants))
+		got := oracle.Judge(goodObservation(t))
+		if len(got) != len(oracle.Invariants) {
+			t.Errorf("results: got %d, want %d", len(got), len(oracle.Invariants))
 		}
-		for _, inv := range Invariants {
+		for _, inv := range oracle.Invariants {
 			if err, ok := got[inv.Name]; !ok || err != nil {
 				t.Errorf("%s: got %v (present %v), want nil, present", inv.Name, err, ok)
 			}
@@ -280,21 +285,21 @@ func TestCheck(t *testing.T) {
 	t.Run("check - named invariants only - pass", func(t *testing.T) {
 		o := goodObservation(t)
 		o.Panics = []string{"boom"}
-		got := Judge(o, "live", "clean-stop")
-		if len(got) != 2 || got["live"] != nil || !errors.Is(got["clean-stop"], ErrUncleanStop) {
-			t.Errorf("results: got %v, want live: nil, clean-stop: %v", got, ErrUncleanStop)
+		got := oracle.Judge(o, "live", "clean-stop")
+		if len(got) != 2 || got["live"] != nil || !errors.Is(got["clean-stop"], oracle.ErrUncleanStop) {
+			t.Errorf("results: got %v, want live: nil, clean-stop: %v", got, oracle.ErrUncleanStop)
 		}
 	})
 	t.Run("check - unknown name - fail", func(t *testing.T) {
-		got := Judge(goodObservation(t), "no-such")
-		if !errors.Is(got["no-such"], ErrUnknownInvariant) {
-			t.Errorf("no-such: got %v, want %v", got["no-such"], ErrUnknownInvariant)
+		got := oracle.Judge(goodObservation(t), "no-such")
+		if !errors.Is(got["no-such"], oracle.ErrUnknownInvariant) {
+			t.Errorf("no-such: got %v, want %v", got["no-such"], oracle.ErrUnknownInvariant)
 		}
 	})
 	t.Run("check - nil observation - fail", func(t *testing.T) {
-		for name, err := range Judge(nil) {
-			if !errors.Is(err, ErrNoObservation) {
-				t.Errorf("%s: got %v, want %v", name, err, ErrNoObservation)
+		for name, err := range oracle.Judge(nil) {
+			if !errors.Is(err, oracle.ErrNoObservation) {
+				t.Errorf("%s: got %v, want %v", name, err, oracle.ErrNoObservation)
 			}
 		}
 	})
@@ -302,13 +307,13 @@ func TestCheck(t *testing.T) {
 		o := goodObservation(t)
 		delete(o.Store, "ns/a")
 		delete(o.Store, "ns/c")
-		err := Judge(o, "converged")["converged"]
+		err := oracle.Judge(o, "converged")["converged"]
 		if got := strings.Count(err.Error(), "missing"); got != 2 {
 			t.Errorf("missing lines: got %d in %q, want 2", got, err)
 		}
 	})
 	t.Run("lookup - unknown name - fail", func(t *testing.T) {
-		if _, ok := LookupInvariant("no-such"); ok {
+		if _, ok := oracle.LookupInvariant("no-such"); ok {
 			t.Errorf("Lookup: got true, want false")
 		}
 	})

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"runtime"
 	"strings"
-	"time"
 )
 
 // A run's goroutines live in its synctest bubble. When the bubble's main
@@ -16,10 +15,6 @@ import (
 // deadlockPrefix starts the message of synctest's panic for goroutines
 // left blocked in a bubble whose main goroutine has returned.
 const deadlockPrefix = "deadlock: main bubble goroutine has exited"
-
-// stopGrace is how long, in virtual time, a stopped target has to end its
-// goroutines (a goroutine waiting on a timer within it is not left over).
-const stopGrace = time.Minute
 
 // isLeftGoroutines reports whether a recovered panic is synctest's report
 // of goroutines left in a bubble.

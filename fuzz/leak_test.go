@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
 // withStop returns the informer target changed by change, which runs after
@@ -36,19 +38,19 @@ func TestCleanStopOnRealRuns(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			obs := Observe(t, Spec{History: loadTargetHistory(t), Target: tc.target, WatchList: true})
-			err := Judge(obs, "clean-stop")["clean-stop"]
+			err := oracle.Judge(obs, "clean-stop")["clean-stop"]
 			switch {
 			case tc.wantText == "" && err != nil:
 				t.Fatalf("clean-stop: got %v, want it to hold", err)
-			case tc.wantText != "" && !errors.Is(err, ErrUncleanStop):
-				t.Fatalf("clean-stop: got %v, want %v", err, ErrUncleanStop)
+			case tc.wantText != "" && !errors.Is(err, oracle.ErrUncleanStop):
+				t.Fatalf("clean-stop: got %v, want %v", err, oracle.ErrUncleanStop)
 			case tc.wantText != "" && !strings.Contains(err.Error(), tc.wantText):
 				t.Errorf("clean-stop: got %q, want it to contain %q", err, tc.wantText)
 			}
 			if tc.wantText != "" && obs.LeftGoroutines > 0 && !strings.Contains(obs.LeftStack, "synctest bubble") {
 				t.Errorf("left stack: got %q, want a goroutine of the run's bubble", obs.LeftStack)
 			}
-			if c := Judge(obs, "converged")["converged"]; c != nil {
+			if c := oracle.Judge(obs, "converged")["converged"]; c != nil {
 				t.Errorf("converged: got %v, want it to hold (the target did its job before stopping badly)", c)
 			}
 		})

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
 // TestLevelsAgree runs every fault of the registry, placed at a few early
@@ -36,7 +37,7 @@ func TestLevelsAgree(t *testing.T) {
 					for i, level := range []Level{Typed, Wire} {
 						obs := Observe(t, Spec{History: h, Plan: plan, Target: target, WatchList: watchList, Level: level, decoded: d})
 						got[i] = map[string]bool{}
-						for name, err := range Judge(obs) {
+						for name, err := range oracle.Judge(obs) {
 							got[i][name] = err == nil
 						}
 						fired[i] = faults.Story(obs.Fired)

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -19,14 +19,14 @@ type Probe struct {
 	start time.Time
 
 	mu         sync.Mutex
-	deliveries []Delivery
+	deliveries []oracle.Delivery
 	synced     func() bool
 	store      func() []any
 	panics     []string
 	panicSites []string
 	firstPanic time.Duration // when the first of panics was recorded
 	errs       []string
-	views      []StoreView
+	views      []oracle.StoreView
 	exposed    any
 	// known returns the history object of a stored object the typed level
 	// decoded and shared (nil: none is known).
@@ -47,7 +47,7 @@ func (r *Probe) Expose(v any) {
 func (r *Probe) Panic(v any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	site := callerSite() // while panicking, the frames below the panic are on the stack
+	site := oracle.CallerSite() // while panicking, the frames below the panic are on the stack
 	r.panics = append(r.panics, fmt.Sprint(v))
 	r.panicSites = append(r.panicSites, site)
 	if len(r.panics) == 1 {
@@ -64,13 +64,13 @@ func (r *Probe) view() {
 	if fn == nil || n == 0 {
 		return
 	}
-	keys, sum, ok := viewOf(fn())
+	keys, sum, ok := oracle.ViewOf(fn())
 	if !ok {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.views = append(r.views, StoreView{Delivery: n - 1, Keys: keys, Sum: sum})
+	r.views = append(r.views, oracle.StoreView{Delivery: n - 1, Keys: keys, Sum: sum})
 }
 
 // Error records an error the target met and went on from (a delta it
@@ -86,7 +86,7 @@ func (r *Probe) Error(err error) {
 }
 
 func newProbe(start time.Time) *Probe {
-	return &Probe{start: start, deliveries: make([]Delivery, 0, 256)}
+	return &Probe{start: start, deliveries: make([]oracle.Delivery, 0, 256)}
 }
 
 // SetSynced registers the target's HasSynced (AddEventHandler registers
@@ -114,35 +114,35 @@ func (r *Probe) HasSynced() bool {
 
 // Add records an add of obj; synced says whether the target had reported
 // HasSynced before it.
-func (r *Probe) Add(obj any, synced bool) { r.record(OpAdd, obj, synced) }
+func (r *Probe) Add(obj any, synced bool) { r.record(oracle.OpAdd, obj, synced) }
 
 // Update records an update to obj.
-func (r *Probe) Update(obj any, synced bool) { r.record(OpUpdate, obj, synced) }
+func (r *Probe) Update(obj any, synced bool) { r.record(oracle.OpUpdate, obj, synced) }
 
 // Delete records a delete of obj; a cache.DeletedFinalStateUnknown is
 // recorded as a tombstone.
 func (r *Probe) Delete(obj any, synced bool) {
 	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		dv := deliveryOf(OpTombstone, d.Obj)
+		dv := deliveryOf(oracle.OpTombstone, d.Obj)
 		dv.Key = d.Key
 		r.append(dv, synced)
 		return
 	}
-	r.record(OpDelete, obj, synced)
+	r.record(oracle.OpDelete, obj, synced)
 }
 
-func (r *Probe) record(op Op, obj any, synced bool) {
+func (r *Probe) record(op oracle.Op, obj any, synced bool) {
 	if r.known != nil {
 		// A shared decoded object: its key and versions are known.
 		if o, ok := r.known(obj); ok {
-			r.append(Delivery{Op: op, Key: o.Key(), RV: o.ResourceVersion, UID: o.UID, Bookmark: o.Name == ""}, synced)
+			r.append(oracle.Delivery{Op: op, Key: o.Key(), RV: o.ResourceVersion, UID: o.UID, Bookmark: o.Name == ""}, synced)
 			return
 		}
 	}
 	r.append(deliveryOf(op, obj), synced)
 }
 
-func (r *Probe) append(d Delivery, synced bool) {
+func (r *Probe) append(d oracle.Delivery, synced bool) {
 	d.At = time.Since(r.start)
 	d.Synced = synced
 	r.mu.Lock()
@@ -158,10 +158,10 @@ func (r *Probe) deliveryCount() int {
 }
 
 // Deliveries returns the deliveries so far, in order.
-func (r *Probe) Deliveries() []Delivery {
+func (r *Probe) Deliveries() []oracle.Delivery {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]Delivery(nil), r.deliveries...)
+	return append([]oracle.Delivery(nil), r.deliveries...)
 }
 
 // Store returns the target's store by key (nil when no store is
@@ -223,7 +223,7 @@ func (r *Probe) storeRVs() (map[string]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %T", ErrNotAnObject, obj)
 		}
-		out[keyOf(m)] = m.GetResourceVersion()
+		out[cache.MetaObjectToName(m).String()] = m.GetResourceVersion()
 	}
 	return out, nil
 }
@@ -232,22 +232,15 @@ func (r *Probe) storeRVs() (map[string]string, error) {
 var ErrNotAnObject = errors.New("not a Kubernetes object")
 
 // deliveryOf describes obj (which may be nil or not an object).
-func deliveryOf(op Op, obj any) Delivery {
-	d := Delivery{Op: op}
+func deliveryOf(op oracle.Op, obj any) oracle.Delivery {
+	d := oracle.Delivery{Op: op}
 	m, err := meta.Accessor(obj)
 	if err != nil || m == nil {
 		return d
 	}
-	d.Key = keyOf(m)
+	d.Key = cache.MetaObjectToName(m).String()
 	d.RV = m.GetResourceVersion()
 	d.UID = string(m.GetUID())
 	d.Bookmark = m.GetName() == ""
 	return d
-}
-
-func keyOf(m metav1.Object) string {
-	if m.GetNamespace() == "" {
-		return m.GetName()
-	}
-	return m.GetNamespace() + "/" + m.GetName()
 }

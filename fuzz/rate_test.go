@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
@@ -92,15 +93,15 @@ func TestHotLoopIsARate(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: mustPlan(t, tc.plan), Target: retrying(tc.pause), Level: Wire})
-			err := Judge(obs, "no-hot-loop")["no-hot-loop"]
+			err := oracle.Judge(obs, "no-hot-loop")["no-hot-loop"]
 			if !tc.wantHot {
 				if err != nil {
 					t.Errorf("no-hot-loop: got %.300v, want it to hold (%d requests, run ended at %v)", err, len(obs.Requests), obs.EndedAt)
 				}
 				return
 			}
-			if !errors.Is(err, ErrHotLoop) || !strings.Contains(err.Error(), "a second sustained") {
-				t.Fatalf("no-hot-loop: got %.300v, want %v for a sustained rate", err, ErrHotLoop)
+			if !errors.Is(err, oracle.ErrHotLoop) || !strings.Contains(err.Error(), "a second sustained") {
+				t.Fatalf("no-hot-loop: got %.300v, want %v for a sustained rate", err, oracle.ErrHotLoop)
 			}
 			if obs.HotLoop.At > sustainedWindow+10*time.Second {
 				t.Errorf("hot loop: got crossed at %v, want within the first %v of virtual time", obs.HotLoop.At, sustainedWindow+10*time.Second)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
@@ -49,10 +50,10 @@ func TestWatchListRestartStorm(t *testing.T) {
 		finding bool    // a case of the findings × versions table
 	}{
 		{name: "storm - WatchList, every stream cut after 5 events - fail", input: input(true, "close-watch:after=5,from=0"),
-			want: []error{ErrRequestStorm, ErrNoProgress, ErrHotLoop}, finding: true},
+			want: []error{oracle.ErrRequestStorm, oracle.ErrNoProgress, oracle.ErrHotLoop}, finding: true},
 		{name: "storm - WatchList, every stream slower than the watch timeout - fail", input: input(true, "delay:ms=65000,from=0"),
-			want: []error{ErrNoProgress}},
-		{name: "storm - the found input - fail", input: []byte("\x00\x01\xc5"), want: []error{ErrRequestStorm, ErrNoProgress, ErrHotLoop}},
+			want: []error{oracle.ErrNoProgress}},
+		{name: "storm - the found input - fail", input: []byte("\x00\x01\xc5"), want: []error{oracle.ErrRequestStorm, oracle.ErrNoProgress, oracle.ErrHotLoop}},
 		{name: "storm - LIST+WATCH, every stream cut after 5 events - pass", input: input(false, "close-watch:after=5,from=0"), finding: true},
 		{name: "storm - WatchList, one stream cut after 5 events - pass", input: input(true, "close-watch:after=5,at=0")},
 		{name: "storm - WatchList streams whole, every later watch closed at once - pass",
@@ -63,7 +64,7 @@ func TestWatchListRestartStorm(t *testing.T) {
 			out := c.Check(t, tc.input)
 			if tc.finding && out.Observation != nil {
 				storm := 0
-				if errors.Is(out.Results["no-request-storm"], ErrRequestStorm) {
+				if errors.Is(out.Results["no-request-storm"], oracle.ErrRequestStorm) {
 					storm = 1
 				}
 				testutil.RecordFinding(t, testutil.Finding{Finding: "WatchList restart storm (close-watch:after=5,from=0)",

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
 // ArtifactsEnv names the environment variable that says where failure
@@ -92,7 +93,7 @@ func inputOr(in input, old []byte) []byte {
 
 // firstBroken names the first invariant out broke, in report order.
 func firstBroken(out *Outcome) string {
-	for _, name := range invariantOrder(out.Results) {
+	for _, name := range oracle.InReportOrder(out.Results) {
 		if out.Results[name] != nil {
 			return name
 		}
@@ -168,7 +169,7 @@ func (c *Campaign) story(orig *Outcome, s *Saved) string {
 	}
 	fmt.Fprintf(&b, "plan file: %s (lwreplay serve %s --plan %s)\n", filepath.Join(s.Dir, PlanFile), orig.Cassette, filepath.Join(s.Dir, PlanFile))
 	if obs := s.Outcome.Observation; obs != nil && len(obs.Requests) > 0 {
-		fmt.Fprintf(&b, "\nthe target's requests (virtual time, verb, resource, resourceVersion asked for):\n%s", requestTimeline(obs.Requests, 20, 5))
+		fmt.Fprintf(&b, "\nthe target's requests (virtual time, verb, resource, resourceVersion asked for):\n%s", oracle.RequestTimeline(obs.Requests, 20, 5))
 	}
 	return b.String()
 }

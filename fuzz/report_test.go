@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -20,10 +21,10 @@ var errTombstone = errors.New("tombstone delivered")
 // handler was ever given a DeletedFinalStateUnknown — which client-go does,
 // legally, when a relist misses a delete. It gives the report tests a
 // failure that a legal plan provokes.
-var noTombstone = NewInvariant("no-tombstone", "the handler never gets a DeletedFinalStateUnknown",
-	func(_ *history.Log, o *Observation) error {
+var noTombstone = oracle.NewInvariant("no-tombstone", "the handler never gets a DeletedFinalStateUnknown",
+	func(_ *history.Log, o *oracle.Observation) error {
 		for _, d := range o.Deliveries {
-			if d.Op == OpTombstone {
+			if d.Op == oracle.OpTombstone {
 				return fmt.Errorf("%w: %s at %v", errTombstone, d.Key, d.At)
 			}
 		}
@@ -37,7 +38,7 @@ var noTombstone = NewInvariant("no-tombstone", "the handler never gets a Deleted
 func tombstoneInput(t *testing.T) (*Campaign, []byte) {
 	t.Helper()
 	c, err := NewCampaign(Options{Cassettes: []string{"../cassettes/real-configmaps-pods-list-pages.yaml"},
-		Invariants: []string{"converged", "no-tombstone"}, Extra: []Invariant{noTombstone}})
+		Invariants: []string{"converged", "no-tombstone"}, Extra: []oracle.Invariant{noTombstone}})
 	if err != nil {
 		t.Fatalf("NewCampaign: got error %v, want none", err)
 	}
@@ -84,7 +85,7 @@ func TestSaveReproducerReplays(t *testing.T) {
 
 	// The reproducer, replayed with no plan, breaks the same invariant.
 	r, err := NewCampaign(Options{Cassettes: []string{filepath.Join(dir, ReproducerFile)},
-		Invariants: []string{"converged", "no-tombstone"}, Extra: []Invariant{noTombstone}})
+		Invariants: []string{"converged", "no-tombstone"}, Extra: []oracle.Invariant{noTombstone}})
 	if err != nil {
 		t.Fatalf("reproducer campaign: got error %v, want none", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
 // sharedReproducers holds the project's regression reproducers
@@ -53,14 +55,14 @@ func TestSharedReproducersConverge(t *testing.T) {
 				if out.Report != "" {
 					t.Errorf("invariants: got broken\n%s\nwant all held", out.Report)
 				}
-				if got := len(out.Results); got != len(Invariants) {
-					t.Errorf("invariants checked: got %d, want all %d", got, len(Invariants))
+				if got := len(out.Results); got != len(oracle.Invariants) {
+					t.Errorf("invariants checked: got %d, want all %d", got, len(oracle.Invariants))
 				}
 				obs := out.Observation
 				if final := obs.Truth.StateAt(obs.Truth.End()); len(obs.Store) != len(final) || len(final) == 0 {
 					t.Errorf("store: got %d objects, want the %d of the final state", len(obs.Store), len(final))
 				}
-				if got := countOp(obs, OpTombstone) > 0; got != tt.tombstones {
+				if got := countOp(obs, oracle.OpTombstone) > 0; got != tt.tombstones {
 					t.Errorf("tombstones delivered: got %v, want %v", got, tt.tombstones)
 				}
 			})
@@ -69,7 +71,7 @@ func TestSharedReproducersConverge(t *testing.T) {
 }
 
 // countOp counts the deliveries of op in obs.
-func countOp(obs *Observation, op Op) int {
+func countOp(obs *oracle.Observation, op oracle.Op) int {
 	n := 0
 	for _, d := range obs.Deliveries {
 		if d.Op == op {

@@ -14,7 +14,9 @@ import (
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/weakcache"
 	"github.com/lwreplay/lwreplay/recorder"
 	"github.com/lwreplay/lwreplay/replayer"
 )
@@ -40,12 +42,6 @@ const tick = 100 * time.Millisecond
 // maxTick is the longest a run goes, in virtual time, without looking at
 // the target's state, once nothing has changed for a while.
 const maxTick = 30 * time.Second
-
-// watchCap is the longest a run's replay keeps a watch open: client-go's
-// shortest watch timeout (its Reflector asks for 5 to 10 minutes, drawn at
-// random), so that when a watch ends, and which frames and decision points
-// it carries, do not depend on that draw.
-const watchCap = 5 * time.Minute
 
 // replayHost is the host a target's client is pointed at; the transport
 // never dials it.
@@ -117,7 +113,7 @@ func (v verbatimReplay) ExhaustedOf(history.Resource) bool { return v.Exhausted(
 // newReplay returns the replay s asks for.
 func newReplay(s Spec) (replay, error) {
 	if s.Reproducer == nil {
-		return replayer.New(s.History, replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(watchCap)), nil
+		return replayer.New(s.History, replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(oracle.WatchCap)), nil
 	}
 	v, err := replayer.NewVerbatim(s.Reproducer...)
 	if err != nil {
@@ -131,14 +127,14 @@ func newReplay(s Spec) (replay, error) {
 // lasts until the target has caught up with an exhausted replay, or
 // the watchdog (15 minutes) in virtual time, which costs real time only for what the
 // target and the replayer compute.
-func Observe(t *testing.T, s Spec) *Observation {
+func Observe(t *testing.T, s Spec) *oracle.Observation {
 	t.Helper()
 	defer QuietClientGo()()
 	defer enterGates(s.Gates)()
 	if s.Resource == (history.Resource{}) {
 		s.Resource = ConfigMaps
 	}
-	var obs *Observation
+	var obs *oracle.Observation
 	var bubble string
 	func() {
 		defer func() {
@@ -167,7 +163,7 @@ type storeSnapshot struct {
 }
 
 // runInBubble is RunResource's body; it must run inside a synctest bubble.
-func runInBubble(t *testing.T, s Spec) *Observation {
+func runInBubble(t *testing.T, s Spec) *oracle.Observation {
 	t.Helper()
 	if err := checkGates(s.Gates); err != nil {
 		t.Errorf("gates: got error %v, want none", err)
@@ -210,10 +206,10 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 		decoded:   s.decoded,
 	}
 	res, target := s.Resource, s.Target
-	obs := &Observation{Resource: res, SyncedAt: -1, LastFaultAt: -1, ConvergedAt: -1, FirstPanicAt: -1, LiveBound: s.LiveBound,
+	obs := &oracle.Observation{Resource: res, SyncedAt: -1, LastFaultAt: -1, ConvergedAt: -1, FirstPanicAt: -1, LiveBound: s.LiveBound,
 		Gates: effectiveGates(s.Gates, s.WatchList)}
 	if obs.LiveBound <= 0 {
-		obs.LiveBound = defaultLiveBound
+		obs.LiveBound = oracle.DefaultLiveBound
 	}
 
 	ctx, cancel := context.WithCancel(t.Context())
@@ -227,7 +223,7 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 		defer close(done)
 		defer func() {
 			if runPanic = recover(); runPanic != nil {
-				runPanicAt, runPanicSite = time.Since(start), callerSite()
+				runPanicAt, runPanicSite = time.Since(start), oracle.CallerSite()
 			}
 		}()
 		runErr = target.Run(ctx, env)
@@ -313,7 +309,7 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 		// Give the goroutines the target started (and the replayer's) a
 		// moment of virtual time to end; those still blocked after it are
 		// left over, and counted when the bubble ends.
-		time.Sleep(stopGrace)
+		time.Sleep(oracle.StopGrace)
 		if runPanic != nil {
 			obs.Panics = append(obs.Panics, fmt.Sprint(runPanic))
 			obs.PanicSites = append(obs.PanicSites, runPanicSite)
@@ -322,7 +318,7 @@ func runInBubble(t *testing.T, s Spec) *Observation {
 		if runErr != nil && !errors.Is(runErr, context.Canceled) {
 			obs.Errors = append(obs.Errors, fmt.Sprintf("Run returned: %v", runErr))
 		}
-	case <-time.After(stopGrace):
+	case <-time.After(oracle.StopGrace):
 		obs.NotStopped = true
 	}
 	obs.Deliveries = rec.Deliveries()
@@ -378,7 +374,7 @@ func finalRVs(h *history.History, res history.Resource) map[string]string {
 }
 
 // finalObjectsCache holds each log's final objects by key.
-var finalObjectsCache weakCache[history.Log, map[string]*history.Object]
+var finalObjectsCache weakcache.Cache[history.Log, map[string]*history.Object]
 
 // finalObjects returns the final state of h's log of res by key (shared:
 // not to be changed).
@@ -387,7 +383,7 @@ func finalObjects(h *history.History, res history.Resource) map[string]*history.
 	if !ok {
 		return nil
 	}
-	return finalObjectsCache.get(l, func(l *history.Log) map[string]*history.Object {
+	return finalObjectsCache.Get(l, func(l *history.Log) map[string]*history.Object {
 		out := map[string]*history.Object{}
 		for _, o := range l.StateAt(l.End()) {
 			out[o.Key()] = o

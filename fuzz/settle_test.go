@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -44,10 +45,10 @@ func TestLateFaultJudgedAfterBound(t *testing.T) {
 				if obs.Unsettled != tc.wantUnsettled {
 					t.Errorf("unsettled: got %v, want %v (last fault at %v, ended at %v)", obs.Unsettled, tc.wantUnsettled, obs.LastFaultAt, obs.EndedAt)
 				}
-				if !tc.wantUnsettled && obs.EndedAt < obs.LastFaultAt+defaultLiveBound && !obs.EndedEarly {
-					t.Errorf("ended at: got %v, want the live bound after the last fault (%v) or an early end", obs.EndedAt, obs.LastFaultAt+defaultLiveBound)
+				if !tc.wantUnsettled && obs.EndedAt < obs.LastFaultAt+oracle.DefaultLiveBound && !obs.EndedEarly {
+					t.Errorf("ended at: got %v, want the live bound after the last fault (%v) or an early end", obs.EndedAt, obs.LastFaultAt+oracle.DefaultLiveBound)
 				}
-				for name, err := range Judge(obs) {
+				for name, err := range oracle.Judge(obs) {
 					if err != nil {
 						t.Errorf("%s: got %v, want it to hold (fired: %s)", name, err, faults.Story(obs.Fired))
 					}
@@ -100,7 +101,7 @@ func TestNoFalseAlarmOnRelists(t *testing.T) {
 		}
 		spec := Spec{History: histories[i%len(histories)], Plan: plan, Target: informer, WatchList: i%2 == 0, Level: Level(i / 2 % 2)}
 		obs := Observe(t, spec)
-		for name, err := range Judge(obs) {
+		for name, err := range oracle.Judge(obs) {
 			if err != nil {
 				failed++
 				t.Errorf("plan %s, WatchList %v, %s: %s: got %v, want it to hold (fired: %s)", plan, spec.WatchList, spec.Level, name, err, faults.Story(obs.Fired))
@@ -110,10 +111,10 @@ func TestNoFalseAlarmOnRelists(t *testing.T) {
 		if obs.Unsettled {
 			unsettled++
 		}
-		if obs.LastFaultAt >= watchdog-watchCap {
+		if obs.LastFaultAt >= watchdog-oracle.WatchCap {
 			late++
 		}
 	}
 	t.Logf("%d runs: %d faults fired, %d runs with a fault in the last %v before the watchdog or later, %d unsettled, %d failures",
-		n, fired, late, watchCap, unsettled, failed)
+		n, fired, late, oracle.WatchCap, unsettled, failed)
 }

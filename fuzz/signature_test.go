@@ -10,80 +10,28 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
-
-func TestStackSite(t *testing.T) {
-	reflectorStorm := strings.Join([]string{
-		"net/http.(*Client).Do", "\t/go/src/net/http/client.go:590",
-		"k8s.io/client-go/rest.(*Request).Watch", "\t/mod/k8s.io/client-go@v0.37.2/rest/request.go:745",
-		"k8s.io/client-go/kubernetes/typed/core/v1.(*configMaps).Watch", "\t/mod/k8s.io/client-go@v0.37.2/kubernetes/typed/core/v1/configmap.go:70",
-		"k8s.io/client-go/tools/cache.(*ListWatch).WatchWithContext", "\t/mod/k8s.io/client-go@v0.37.2/tools/cache/listwatch.go:210",
-		"k8s.io/client-go/tools/cache.(*Reflector).watchList.func1", "\t/mod/k8s.io/client-go@v0.37.2/tools/cache/reflector.go:840",
-		"k8s.io/client-go/tools/cache.(*Reflector).watchList", "\t/mod/k8s.io/client-go@v0.37.2/tools/cache/reflector.go:863",
-		"k8s.io/client-go/tools/cache.(*Reflector).ListAndWatchWithContext", "\t/mod/k8s.io/client-go@v0.37.2/tools/cache/reflector.go:400",
-	}, "\n")
-	runtimeStack := strings.Join([]string{
-		"goroutine 31 [select, synctest bubble 7]:",
-		"k8s.io/client-go/tools/cache.(*processorListener).run.func1()",
-		"\t/mod/k8s.io/client-go@v0.37.2/tools/cache/shared_informer.go:1044 +0x8f",
-		"k8s.io/apimachinery/pkg/util/wait.BackoffUntil.func1(0xc000123456?)",
-		"\t/mod/k8s.io/apimachinery@v0.37.2/pkg/util/wait/backoff.go:233 +0x33",
-		"created by k8s.io/client-go/tools/cache.(*processorListener).add in goroutine 12",
-		"\t/mod/k8s.io/client-go@v0.37.2/tools/cache/shared_informer.go:950 +0x1a",
-	}, "\n")
-	whilePanicking := strings.Join([]string{
-		"github.com/lwreplay/lwreplay/fuzz.(*Probe).Panic", "\t/src/lwreplay/fuzz/probe.go:48",
-		"example.com/ctrl.(*Mirror).recovering.func1.1", "\t/src/ctrl/mirror.go:176",
-		"panic({0x1234, 0x5678})", "\t/go/src/runtime/panic.go:785 +0x132",
-		"runtime.panicdottypeE(...)", "\t/go/src/runtime/iface.go:275",
-		"example.com/ctrl.(*Mirror).handleDelete(0xc0000a2000, {0x1, 0x2})", "\t/src/ctrl/mirror.go:150 +0x1f",
-		"example.com/ctrl.(*Mirror).Run.func2()", "\t/src/ctrl/mirror.go:100",
-	}, "\n")
-	testConsumer := strings.Join([]string{
-		"github.com/lwreplay/lwreplay/fuzz.(*requestBound).RoundTrip", "\t/src/lwreplay/fuzz/bound.go:140",
-		"github.com/lwreplay/lwreplay/fuzz.TestHotLoopEndsTheRun.func1", "\t/src/lwreplay/fuzz/bound_test.go:31",
-	}, "\n")
-	tests := []struct {
-		name, stack, want string
-	}{
-		{"site - reflector restarting WatchList streams - the looping frame, closure trimmed - pass", reflectorStorm,
-			"k8s.io/client-go/tools/cache.(*Reflector).watchList"},
-		{"site - runtime.Stack of a left goroutine - first frame past plumbing - pass", runtimeStack,
-			"k8s.io/client-go/tools/cache.(*processorListener).run"},
-		{"site - taken while panicking - the panic's site, not the recovering code - pass", whilePanicking,
-			"example.com/ctrl.(*Mirror).handleDelete"},
-		{"site - a consumer in the fuzz package's tests - its frame, the harness skipped - pass", testConsumer,
-			"github.com/lwreplay/lwreplay/fuzz.TestHotLoopEndsTheRun"},
-		{"site - only plumbing - none - pass", "net/http.(*Client).Do\n\t/go/src/net/http/client.go:590", ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := stackSite(tc.stack); got != tc.want {
-				t.Errorf("stackSite: got %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
 
 func TestSignatureText(t *testing.T) {
 	tests := []struct {
 		name    string
 		text    string
-		want    Signature
+		want    oracle.Signature
 		wantErr bool
 	}{
 		{name: "signature - invariants and a site - pass", text: "no-request-storm,progress @ k8s.io/client-go/tools/cache.(*Reflector).watchList",
-			want: Signature{Invariants: []string{"no-request-storm", "progress"}, Site: "k8s.io/client-go/tools/cache.(*Reflector).watchList"}},
-		{name: "signature - invariants only - pass", text: "converged", want: Signature{Invariants: []string{"converged"}}},
+			want: oracle.Signature{Invariants: []string{"no-request-storm", "progress"}, Site: "k8s.io/client-go/tools/cache.(*Reflector).watchList"}},
+		{name: "signature - invariants only - pass", text: "converged", want: oracle.Signature{Invariants: []string{"converged"}}},
 		{name: "signature - no invariant - fail", text: " @ main.f", wantErr: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ParseSignature(tc.text)
+			got, err := oracle.ParseSignature(tc.text)
 			if tc.wantErr {
-				if !errors.Is(err, ErrSignature) {
-					t.Fatalf("ParseSignature(%q): got error %v, want %v", tc.text, err, ErrSignature)
+				if !errors.Is(err, oracle.ErrSignature) {
+					t.Fatalf("ParseSignature(%q): got error %v, want %v", tc.text, err, oracle.ErrSignature)
 				}
 				return
 			}
@@ -95,19 +43,19 @@ func TestSignatureText(t *testing.T) {
 }
 
 func TestKnownMatches(t *testing.T) {
-	storm := KnownFindings[0]
+	storm := oracle.KnownFindings[0]
 	site := storm.Site
 	tests := []struct {
 		name string
-		sig  Signature
+		sig  oracle.Signature
 		want bool
 	}{
-		{"known - storm and hot loop at the reflector - pass", Signature{Invariants: []string{"no-request-storm", "progress", "no-hot-loop"}, Site: site}, true},
-		{"known - progress alone at the reflector (a stream slower than the timeout) - pass", Signature{Invariants: []string{"progress"}, Site: site}, true},
-		{"known - a user invariant broken beside the storm - not known, fail", Signature{Invariants: []string{"no-request-storm", "mirror-matches-truth"}, Site: site}, false},
-		{"known - a storm of another site - not known, fail", Signature{Invariants: []string{"no-request-storm"}, Site: "example.com/ctrl.(*C).relist"}, false},
-		{"known - no site - not known, fail", Signature{Invariants: []string{"progress"}}, false},
-		{"known - nothing broken - not known, fail", Signature{Site: site}, false},
+		{"known - storm and hot loop at the reflector - pass", oracle.Signature{Invariants: []string{"no-request-storm", "progress", "no-hot-loop"}, Site: site}, true},
+		{"known - progress alone at the reflector (a stream slower than the timeout) - pass", oracle.Signature{Invariants: []string{"progress"}, Site: site}, true},
+		{"known - a user invariant broken beside the storm - not known, fail", oracle.Signature{Invariants: []string{"no-request-storm", "mirror-matches-truth"}, Site: site}, false},
+		{"known - a storm of another site - not known, fail", oracle.Signature{Invariants: []string{"no-request-storm"}, Site: "example.com/ctrl.(*C).relist"}, false},
+		{"known - no site - not known, fail", oracle.Signature{Invariants: []string{"progress"}}, false},
+		{"known - nothing broken - not known, fail", oracle.Signature{Site: site}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -139,9 +87,9 @@ func TestKnownOptions(t *testing.T) {
 		{name: "known options - default - the shipped ones - pass", want: []string{"kubernetes#140890"}},
 		{name: "known options - a shipped one reported - none - pass", opts: Options{ReportKnown: []string{"kubernetes#140890"}}},
 		{name: "known options - a user's - shipped and the user's - pass",
-			opts: Options{Known: []Known{{Name: "mine", Invariants: []string{"converged"}}}}, want: []string{"kubernetes#140890", "mine"}},
+			opts: Options{Known: []oracle.Known{{Name: "mine", Invariants: []string{"converged"}}}}, want: []string{"kubernetes#140890", "mine"}},
 		{name: "known options - reporting an unknown name - fail", opts: Options{ReportKnown: []string{"nope"}}, err: ErrKnown},
-		{name: "known options - a user's without invariants - fail", opts: Options{Known: []Known{{Name: "mine"}}}, err: ErrKnown},
+		{name: "known options - a user's without invariants - fail", opts: Options{Known: []oracle.Known{{Name: "mine"}}}, err: ErrKnown},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -186,7 +134,7 @@ func TestPanicSite(t *testing.T) {
 	for _, plan := range []string{"", "close-watch:after=2", "delay:ms=3000,at=1"} {
 		t.Run("panic site - plan "+plan+" - one signature - pass", func(t *testing.T) {
 			obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: mustPlan(t, plan), Target: target, Level: Wire})
-			out := &Outcome{Results: Judge(obs, "clean-stop")}
+			out := &Outcome{Results: oracle.Judge(obs, "clean-stop")}
 			if got := out.Signature().String(); got != want {
 				t.Errorf("signature: got %q, want %q (panics %q, sites %q)", got, want, obs.Panics, obs.PanicSites)
 			}
@@ -198,12 +146,12 @@ func TestPanicSite(t *testing.T) {
 // built-in or the user's, is not judged on an unsettled run and the
 // outcome says why; one on behaviour along the way is judged.
 func TestScopeUnsettled(t *testing.T) {
-	never := func(*history.Log, *Observation) error { return errors.New("my index differs from the truth") }
-	endState := NewInvariant("my-index", "my index equals the truth's final state", never)
-	along := NewInvariant("my-order", "my handler saw keys in order", never, WithScope(Along))
+	never := func(*history.Log, *oracle.Observation) error { return errors.New("my index differs from the truth") }
+	endState := oracle.NewInvariant("my-index", "my index equals the truth's final state", never)
+	along := oracle.NewInvariant("my-order", "my handler saw keys in order", never, oracle.WithScope(oracle.Along))
 	tests := []struct {
 		name          string
-		inv           Invariant
+		inv           oracle.Invariant
 		unsettled     bool
 		wantBroken    bool
 		wantNotJudged bool
@@ -218,8 +166,8 @@ func TestScopeUnsettled(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := goodObservation(t)
 			delete(o.Store, "ns/a")
-			o.Unsettled, o.LastFaultAt, o.EndedAt, o.LiveBound = tc.unsettled, 30*60e9, 31*60e9, defaultLiveBound
-			err, why := judgeOne(tc.inv, o)
+			o.Unsettled, o.LastFaultAt, o.EndedAt, o.LiveBound = tc.unsettled, 30*60e9, 31*60e9, oracle.DefaultLiveBound
+			err, why := oracle.JudgeOne(tc.inv, o)
 			if (err != nil) != tc.wantBroken {
 				t.Errorf("result: got %v, want broken %v", err, tc.wantBroken)
 			}
@@ -230,9 +178,9 @@ func TestScopeUnsettled(t *testing.T) {
 	}
 }
 
-func mustInvariant(t *testing.T, name string) Invariant {
+func mustInvariant(t *testing.T, name string) oracle.Invariant {
 	t.Helper()
-	inv, ok := LookupInvariant(name)
+	inv, ok := oracle.LookupInvariant(name)
 	if !ok {
 		t.Fatalf("LookupInvariant(%q): got none", name)
 	}

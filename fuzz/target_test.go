@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/informers"
@@ -211,7 +212,7 @@ func TestUserTargetWithClientset(t *testing.T) {
 	for _, watchList := range []bool{true, false} {
 		t.Run(fmt.Sprintf("user target - clientset from env.Config, WatchList %v - every invariant holds - pass", watchList), func(t *testing.T) {
 			obs := Observe(t, Spec{History: loadTargetHistory(t), Target: clientsetTarget, WatchList: watchList})
-			for name, err := range Judge(obs) {
+			for name, err := range oracle.Judge(obs) {
 				if err != nil {
 					t.Errorf("%s: got %v, want it to hold", name, err)
 				}

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/lwreplay/lwreplay/cassette"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/synth"
 )
@@ -102,7 +103,7 @@ func TestTargetsAnyResource(t *testing.T) {
 				for _, watchList := range []bool{true, false} {
 					t.Run(fmt.Sprintf("%s - %s, %s, WatchList %v - every invariant holds - pass", name, res, level, watchList), func(t *testing.T) {
 						obs := Observe(t, Spec{History: h, Resource: res, Target: target, WatchList: watchList, Level: level})
-						for inv, err := range Judge(obs) {
+						for inv, err := range oracle.Judge(obs) {
 							if err != nil {
 								t.Errorf("%s: got %v, want it to hold", inv, err)
 							}

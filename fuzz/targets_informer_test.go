@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
 // controllerTargets are the targets built as controllers build informers.
@@ -139,11 +140,11 @@ func TestControllerTargetsHoldUnderOneShotFaults(t *testing.T) {
 
 // resyncs counts the updates delivered at the resourceVersion delivered
 // last for their key: the resyncs a handler was told of.
-func resyncs(ds []Delivery) int {
+func resyncs(ds []oracle.Delivery) int {
 	last := map[string]string{}
 	n := 0
 	for _, d := range ds {
-		if d.Op == OpUpdate && last[d.Key] == d.RV {
+		if d.Op == oracle.OpUpdate && last[d.Key] == d.RV {
 			n++
 		}
 		last[d.Key] = d.RV
@@ -177,7 +178,7 @@ func TestInformerResync(t *testing.T) {
 			}
 			target, _ := LookupTarget(tc.target)
 			obs := Observe(t, Spec{History: h, Plan: plan, Target: target, WatchList: tc.watchList})
-			for name, err := range Judge(obs) {
+			for name, err := range oracle.Judge(obs) {
 				if err != nil {
 					t.Errorf("%s: got %v, want it to hold", name, err)
 				}
@@ -218,7 +219,7 @@ func TestLateHandlerJoinsSynced(t *testing.T) {
 					})
 				}}
 				obs := Observe(t, Spec{History: h, Plan: plan, Target: target, WatchList: watchList})
-				for name, err := range Judge(obs) {
+				for name, err := range oracle.Judge(obs) {
 					if err != nil {
 						t.Errorf("%s: got %v, want it to hold", name, err)
 					}
@@ -236,7 +237,7 @@ func TestLateHandlerJoinsSynced(t *testing.T) {
 					t.Errorf("joined with %d stored, %d told as initial: want %d (the state at rv %s)", stored, obs.InitialDelivered, want, obs.SyncedRV)
 				}
 				for i, d := range obs.Deliveries[:min(stored, len(obs.Deliveries))] {
-					if d.Op != OpAdd || d.Synced {
+					if d.Op != oracle.OpAdd || d.Synced {
 						t.Errorf("delivery %d: got %s, synced %v, want an add of the initial list", i, d.Op, d.Synced)
 					}
 				}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/timeline"
 )
 
@@ -26,7 +27,7 @@ const TimelineFile = "timeline.html"
 // target did) with the diff of the target's final
 // store against the truth's final state. results may be nil (no
 // violation shown).
-func WriteTimeline(w io.Writer, o *Observation, results map[string]error) error {
+func WriteTimeline(w io.Writer, o *oracle.Observation, results map[string]error) error {
 	if o == nil {
 		return fmt.Errorf("%w: timeline: no observation", ErrReport)
 	}
@@ -43,7 +44,7 @@ func WriteTimeline(w io.Writer, o *Observation, results map[string]error) error 
 		run.Deliveries = append(run.Deliveries, timeline.Delivery{At: d.At, Op: string(d.Op), Key: d.Key, RV: d.RV})
 	}
 	var broken []string
-	for _, name := range invariantOrder(results) {
+	for _, name := range oracle.InReportOrder(results) {
 		if err := results[name]; err != nil {
 			broken = append(broken, fmt.Sprintf("%s: %v", name, err))
 		}
@@ -51,7 +52,7 @@ func WriteTimeline(w io.Writer, o *Observation, results map[string]error) error 
 	if len(broken) > 0 {
 		v := &timeline.Violation{At: detectedAt(o, results), Broken: broken}
 		if o.Truth != nil {
-			v.Diff = storeDiff(o.Store, o.Truth.StateAt(o.Truth.End()))
+			v.Diff = oracle.StoreDiff(o.Store, o.Truth.StateAt(o.Truth.End()))
 		}
 		run.Violation = v
 	}
@@ -65,7 +66,7 @@ func WriteTimeline(w io.Writer, o *Observation, results map[string]error) error 
 // detectedAt is when the run saw its first broken invariant's evidence:
 // the request that crossed the hot-loop bound, the target's first panic,
 // or else the end of the run, where the invariants judge what it did.
-func detectedAt(o *Observation, results map[string]error) time.Duration {
+func detectedAt(o *oracle.Observation, results map[string]error) time.Duration {
 	at := o.EndedAt
 	if results["no-hot-loop"] != nil && o.HotLoop != nil && o.HotLoop.At < at {
 		at = o.HotLoop.At
@@ -97,7 +98,7 @@ func writeTimelineFile(dir string, out *Outcome) error {
 // the story's words for the firings at it. A point's Request counts the
 // server's LISTs (every page) or WATCHes from 1, in the order the target
 // sent them; other requests and requests no decision fired at have none.
-func firedAt(o *Observation) map[int]string {
+func firedAt(o *oracle.Observation) map[int]string {
 	lists, watches := map[int]int{}, map[int]int{} // ordinal → index
 	nl, nw := 0, 0
 	for i, q := range o.Requests {

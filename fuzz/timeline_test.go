@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/timeline/timelinetest"
 )
 
@@ -40,19 +41,19 @@ func TestWriteTimeline(t *testing.T) {
 				t.Fatalf("Parse: got error %v, want the page's data", err)
 			}
 			got := p.Counts()
-			ops := map[Op]int{}
+			ops := map[oracle.Op]int{}
 			for _, d := range o.Deliveries {
 				ops[d.Op]++
 			}
 			want := map[string]int{"request": len(o.Requests), "firing": len(o.Fired), "delivery": len(o.Deliveries),
-				"event": len(o.Truth.Events), "delivery tombstone": ops[OpTombstone], "delivery add": ops[OpAdd]}
+				"event": len(o.Truth.Events), "delivery tombstone": ops[oracle.OpTombstone], "delivery add": ops[oracle.OpAdd]}
 			for k, v := range want {
 				if got[k] != v {
 					t.Errorf("%s marks: got %d, want %d", k, got[k], v)
 				}
 			}
-			if ops[OpTombstone] == 0 || len(o.Fired) == 0 {
-				t.Errorf("run: got %d tombstones and %d firings, want some of each", ops[OpTombstone], len(o.Fired))
+			if ops[oracle.OpTombstone] == 0 || len(o.Fired) == 0 {
+				t.Errorf("run: got %d tombstones and %d firings, want some of each", ops[oracle.OpTombstone], len(o.Fired))
 			}
 			answered, byFiring := 0, 0
 			for _, l := range p.Lanes {
@@ -96,14 +97,14 @@ func TestWriteTimelineNoObservation(t *testing.T) {
 
 func TestDetectedAt(t *testing.T) {
 	broken := errors.New("broken")
-	base := Observation{EndedAt: 60 * time.Second, FirstPanicAt: -1}
+	base := oracle.Observation{EndedAt: 60 * time.Second, FirstPanicAt: -1}
 	withPanic := base
 	withPanic.FirstPanicAt = 2 * time.Second
 	withLoop := base
-	withLoop.HotLoop = &HotLoop{At: 3 * time.Second}
+	withLoop.HotLoop = &oracle.HotLoop{At: 3 * time.Second}
 	tests := []struct {
 		name    string
-		o       Observation
+		o       oracle.Observation
 		results map[string]error
 		want    time.Duration
 	}{

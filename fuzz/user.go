@@ -1,64 +1,10 @@
 package fuzz
 
-import (
-	"errors"
-	"fmt"
-
-	"github.com/lwreplay/lwreplay/history"
-)
-
-// ErrUserInvariant wraps the failure of a user's invariant, so that a
-// report can tell it from the built-in ones.
-var ErrUserInvariant = errors.New("user invariant broken")
-
-// NewInvariant returns a user invariant for Options.Extra: check gets the
-// history the replayer served (the truth) and what the run observed,
-// including what the target exposed with Probe.Expose, and returns nil
-// when the property holds. Its error is reported wrapped in
-// ErrUserInvariant; a panic in check is reported as its failure; an error
-// wrapping ErrNotJudged says the run gave it nothing to judge.
-//
-// By default the invariant judges the end state (Scope EndState): like the
-// built-in converged, it is not judged on a run whose faults kept firing
-// until its end (Observation.Unsettled), where no client could have
-// converged. An invariant on behaviour along the way (an order of
-// deliveries, a count of requests) says so with WithScope(Along), and is
-// judged on every run.
-//
-//	mirrorMatches := fuzz.NewInvariant("mirror-matches-truth",
-//		"the mirror holds every configmap of the final state",
-//		func(truth *history.Log, o *fuzz.Observation) error { ... })
-func NewInvariant(name, doc string, check func(truth *history.Log, observed *Observation) error, opts ...InvariantOption) Invariant {
-	inv := Invariant{Name: name, Doc: doc, Guarantee: "user invariant", Scope: EndState, Check: func(o *Observation) error {
-		if err := needTruth(o, ErrUserInvariant); err != nil {
-			return err
-		}
-		if err := check(o.Truth, o); err != nil {
-			if errors.Is(err, ErrNotJudged) {
-				return err
-			}
-			return fmt.Errorf("%w: %w", ErrUserInvariant, err)
-		}
-		return nil
-	}}
-	for _, opt := range opts {
-		opt(&inv)
-	}
-	return inv
-}
-
-// InvariantOption configures a user invariant (NewInvariant).
-type InvariantOption func(*Invariant)
-
-// WithScope sets what the invariant judges: EndState (the default) or
-// Along.
-func WithScope(s Scope) InvariantOption {
-	return func(inv *Invariant) { inv.Scope = s }
-}
+import "github.com/lwreplay/lwreplay/fuzz/oracle"
 
 // invariant returns the built-in or user invariant called name.
-func (c *Campaign) invariant(name string) (Invariant, bool) {
-	if inv, ok := LookupInvariant(name); ok {
+func (c *Campaign) invariant(name string) (oracle.Invariant, bool) {
+	if inv, ok := oracle.LookupInvariant(name); ok {
 		return inv, true
 	}
 	for _, inv := range c.opts.Extra {
@@ -66,13 +12,13 @@ func (c *Campaign) invariant(name string) (Invariant, bool) {
 			return inv, true
 		}
 	}
-	return Invariant{}, false
+	return oracle.Invariant{}, false
 }
 
 // builtinNames returns the built-in invariants the campaign checks.
 func (c *Campaign) builtinNames() []string {
 	var out []string
-	for _, inv := range Invariants {
+	for _, inv := range oracle.Invariants {
 		if len(c.opts.Invariants) == 0 {
 			out = append(out, inv.Name)
 			continue

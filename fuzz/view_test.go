@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
@@ -152,22 +155,22 @@ func TestConsistentViewAtomicFIFO(t *testing.T) {
 						t.Fatalf("views: got none, want the store at each notification after the sync")
 					}
 					gatesRun = obs.Gates
-					err := viewViolations(obs)
+					err := viewViolations(t, obs)
 					if err != nil {
 						seen++
-						if !errors.Is(err, ErrInconsistentView) {
-							t.Errorf("view violations: got %v, want %v", err, ErrInconsistentView)
+						if !errors.Is(err, oracle.ErrInconsistentView) {
+							t.Errorf("view violations: got %v, want %v", err, oracle.ErrInconsistentView)
 						}
 					}
 					switch {
 					case tc.unserved == never && err != nil:
 						t.Errorf("view violations: got %v, want none", err)
 					case tc.unserved == always && err == nil:
-						t.Errorf("view violations: got none, want %v", ErrInconsistentView)
+						t.Errorf("view violations: got none, want %v", oracle.ErrInconsistentView)
 					}
 					// consistent-view holds: on, every view was served; off,
 					// it is not judged.
-					if judged := Judge(obs, "consistent-view")["consistent-view"]; judged != nil {
+					if judged := oracle.Judge(obs, "consistent-view")["consistent-view"]; judged != nil {
 						t.Errorf("consistent-view with AtomicFIFO %s: got %v, want it to hold", onOff(tc.atomic), judged)
 					}
 					if tc.unserved == counted {
@@ -177,10 +180,10 @@ func TestConsistentViewAtomicFIFO(t *testing.T) {
 					// and broken exactly when a state never served was read.
 					claimed := *obs
 					claimed.Gates = maps.Clone(obs.Gates)
-					claimed.Gates[string(gateAtomicFIFO)] = true
-					judged := Judge(&claimed, "consistent-view")["consistent-view"]
-					if got, want := errors.Is(judged, ErrInconsistentView), tc.unserved == always; got != want || (!want && judged != nil) {
-						t.Errorf("consistent-view of the run with AtomicFIFO claimed: got %v, want broken (%v): %v", judged, ErrInconsistentView, want)
+					claimed.Gates[oracle.GateAtomicFIFO] = true
+					judged := oracle.Judge(&claimed, "consistent-view")["consistent-view"]
+					if got, want := errors.Is(judged, oracle.ErrInconsistentView), tc.unserved == always; got != want || (!want && judged != nil) {
+						t.Errorf("consistent-view of the run with AtomicFIFO claimed: got %v, want broken (%v): %v", judged, oracle.ErrInconsistentView, want)
 					}
 				}
 				t.Logf("%d of %d runs showed a state never served (client-go %s)", seen, tc.runs, ClientGoVersion())
@@ -199,19 +202,24 @@ func TestConsistentViewAtomicFIFO(t *testing.T) {
 // two states is not.
 func TestConsistentView(t *testing.T) {
 	t.Parallel()
-	view := func(rvs ...string) StoreView { // key, rv, key, rv...
-		var sum uint64
+	view := func(rvs ...string) oracle.StoreView { // key, rv, key, rv...
+		var items []any
 		for i := 0; i < len(rvs); i += 2 {
-			sum += entrySum(rvs[i], rvs[i+1])
+			ns, name, _ := strings.Cut(rvs[i], "/")
+			items = append(items, &metav1.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: rvs[i+1]})
 		}
-		return StoreView{Delivery: 3, Keys: len(rvs) / 2, Sum: sum}
+		keys, sum, ok := oracle.ViewOf(items)
+		if !ok {
+			t.Fatalf("ViewOf(%v): got not ok, want a digest", rvs)
+		}
+		return oracle.StoreView{Delivery: 3, Keys: keys, Sum: sum}
 	}
 	initial := view("ns/a", "1001", "ns/b", "1002", "ns/c", "1003")
 	final := view("ns/a", "1004", "ns/c", "1003", "ns/d", "1006")
 	mix := view("ns/a", "1001", "ns/c", "1003", "ns/d", "1006") // d added, a's update not applied
 	tests := []struct {
 		name      string
-		views     []StoreView
+		views     []oracle.StoreView
 		gates     map[string]bool
 		fired     []faults.Firing
 		want      error // consistent-view's; nil: holds or not judged
@@ -219,41 +227,51 @@ func TestConsistentView(t *testing.T) {
 		notJudged bool  // consistent-view has nothing to judge (client-go promises nothing)
 	}{
 		{name: "consistent view - AtomicFIFO on, the initial and the final state - pass",
-			views: []StoreView{initial, final}, gates: map[string]bool{"AtomicFIFO": true}},
+			views: []oracle.StoreView{initial, final}, gates: map[string]bool{"AtomicFIFO": true}},
 		{name: "consistent view - AtomicFIFO on, no view - pass", gates: map[string]bool{"AtomicFIFO": true}},
 		{name: "consistent view - AtomicFIFO on, a mix of the initial and the final state - fail",
-			views: []StoreView{initial, mix, final}, gates: map[string]bool{"AtomicFIFO": true},
-			want: ErrInconsistentView, anyway: ErrInconsistentView},
+			views: []oracle.StoreView{initial, mix, final}, gates: map[string]bool{"AtomicFIFO": true},
+			want: oracle.ErrInconsistentView, anyway: oracle.ErrInconsistentView},
 		{name: "consistent view - AtomicFIFO on, the state between b's delete and d's add - pass",
-			views: []StoreView{view("ns/a", "1004", "ns/c", "1003")}, gates: map[string]bool{"AtomicFIFO": true}},
+			views: []oracle.StoreView{view("ns/a", "1004", "ns/c", "1003")}, gates: map[string]bool{"AtomicFIFO": true}},
 		{name: "consistent view - AtomicFIFO on, the initial state missing a key - fail",
-			views: []StoreView{view("ns/a", "1001", "ns/b", "1002")}, gates: map[string]bool{"AtomicFIFO": true},
-			want: ErrInconsistentView, anyway: ErrInconsistentView},
+			views: []oracle.StoreView{view("ns/a", "1001", "ns/b", "1002")}, gates: map[string]bool{"AtomicFIFO": true},
+			want: oracle.ErrInconsistentView, anyway: oracle.ErrInconsistentView},
 		{name: "consistent view - AtomicFIFO on, the final state at an rv never served - fail",
-			views: []StoreView{view("ns/a", "1004", "ns/c", "1003", "ns/d", "1007")}, gates: map[string]bool{"AtomicFIFO": true},
-			want: ErrInconsistentView, anyway: ErrInconsistentView},
+			views: []oracle.StoreView{view("ns/a", "1004", "ns/c", "1003", "ns/d", "1007")}, gates: map[string]bool{"AtomicFIFO": true},
+			want: oracle.ErrInconsistentView, anyway: oracle.ErrInconsistentView},
 		{name: "consistent view - AtomicFIFO off, a mix - not judged - pass", notJudged: true,
-			views: []StoreView{mix}, gates: map[string]bool{"AtomicFIFO": false}, anyway: ErrInconsistentView},
+			views: []oracle.StoreView{mix}, gates: map[string]bool{"AtomicFIFO": false}, anyway: oracle.ErrInconsistentView},
 		{name: "consistent view - no AtomicFIFO gate, a mix - not judged - pass", notJudged: true,
-			views: []StoreView{mix}, anyway: ErrInconsistentView},
+			views: []oracle.StoreView{mix}, anyway: oracle.ErrInconsistentView},
 		{name: "consistent view - AtomicFIFO on, a mix after a breaking fault - not judged - pass", notJudged: true,
-			views: []StoreView{mix}, gates: map[string]bool{"AtomicFIFO": true}, fired: []faults.Firing{{Fault: "reorder"}},
-			anyway: ErrInconsistentView},
+			views: []oracle.StoreView{mix}, gates: map[string]bool{"AtomicFIFO": true}, fired: []faults.Firing{{Fault: "reorder"}},
+			anyway: oracle.ErrInconsistentView},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			o := goodObservation(t)
 			o.Views, o.Gates, o.Fired = tc.views, tc.gates, tc.fired
-			got, why := judgeOne(mustInvariant(t, "consistent-view"), o)
+			got, why := oracle.JudgeOne(mustInvariant(t, "consistent-view"), o)
 			if !errors.Is(got, tc.want) || (tc.want == nil && got != nil) {
 				t.Errorf("consistent-view: got %v, want %v", got, tc.want)
 			}
 			if (why != "") != tc.notJudged {
 				t.Errorf("consistent-view not judged: got %q, want not judged %v", why, tc.notJudged)
 			}
-			if got := viewViolations(o); !errors.Is(got, tc.anyway) || (tc.anyway == nil && got != nil) {
+			if got := viewViolations(t, o); !errors.Is(got, tc.anyway) || (tc.anyway == nil && got != nil) {
 				t.Errorf("viewViolations: got %v, want %v", got, tc.anyway)
 			}
 		})
 	}
+}
+
+// viewViolations returns consistent-view's verdict on o as if the run had
+// AtomicFIFO on and no breaking fault fired: whether a handler read a
+// state never served, whatever the gates.
+func viewViolations(t *testing.T, o *oracle.Observation) error {
+	t.Helper()
+	c := *o
+	c.Gates, c.Fired = map[string]bool{oracle.GateAtomicFIFO: true}, nil
+	return oracle.Judge(&c, "consistent-view")["consistent-view"]
 }

@@ -1,4 +1,4 @@
-package fuzz
+package oracle
 
 import (
 	"errors"
@@ -15,12 +15,12 @@ import (
 
 // progressBound is how long a client may take to sync once a persistent
 // fault closes one way to the state but leaves LIST open: the replay's
-// longest watch (watchCap, 5 minutes: a WatchList whose initial events a
+// longest watch (WatchCap, 5 minutes: a WatchList whose initial events a
 // fault slows is given up only when its timeout ends it, and only then
 // does client-go fall back to LIST), then 5 minutes more — a backoff
 // series reaches its 30 s cap within a minute; five leave room for a
 // client that tries its first way a few times.
-const progressBound = watchCap + 5*time.Minute
+const progressBound = WatchCap + 5*time.Minute
 
 var (
 	// ErrRequestStorm says a client kept asking without making progress.
@@ -91,7 +91,7 @@ func checkNoRequestStorm(o *Observation) error {
 		}
 		held := count.Held()
 		return withSite(fmt.Errorf("%w: %d requests for %s from %v to %v of virtual time (%s) with no progress (no newer resourceVersion delivered or asked for, not synced), want at most %d within %v",
-			ErrRequestStorm, len(held), name, held[0].At, r.At, verbCounts(held), storm.Limit, storm.Window), r.site())
+			ErrRequestStorm, len(held), name, held[0].At, r.At, verbCounts(held), storm.Limit, storm.Window), r.Site())
 	}
 	return nil
 }
@@ -150,7 +150,7 @@ func checkProgress(o *Observation) error {
 	// where it went wrong: what sent its last request
 	site := ""
 	if n := len(o.Requests); n > 0 {
-		site = o.Requests[n-1].site()
+		site = o.Requests[n-1].Site()
 	}
 	return withSite(fmt.Errorf("%w: %s; the persistent faults that fired from %v on leave the LIST path open, want synced by %v (%s)",
 		ErrNoProgress, synced, first, first+progressBound, verbCounts(o.Requests)), site)

@@ -1,4 +1,4 @@
-package fuzz
+package oracle
 
 import (
 	"errors"
@@ -61,7 +61,7 @@ var (
 // defaultLiveBound is how long, in virtual time after the last fault fired
 // (or after the start when none did), a target may take to converge when
 // Options.LiveBound does not say.
-const defaultLiveBound = 10 * time.Minute
+const DefaultLiveBound = 10 * time.Minute
 
 // Invariants lists every invariant, in report order.
 var Invariants = []Invariant{
@@ -145,7 +145,7 @@ func checkConverged(o *Observation) error {
 		return err
 	}
 	var errs []error
-	for _, d := range storeDiff(o.Store, o.Truth.StateAt(o.Truth.End())) {
+	for _, d := range StoreDiff(o.Store, o.Truth.StateAt(o.Truth.End())) {
 		errs = append(errs, fmt.Errorf("%w: %s", ErrNotConverged, d))
 	}
 	for _, b := range o.BadStore {
@@ -273,7 +273,7 @@ func checkLive(o *Observation) error {
 	from := max(o.LastFaultAt, 0)
 	bound := o.LiveBound
 	if bound <= 0 {
-		bound = defaultLiveBound
+		bound = DefaultLiveBound
 	}
 	if took := o.ConvergedAt - from; took > bound {
 		return fmt.Errorf("%w: converged at %v, %v after the last fault at %v, want at most %v",
@@ -335,7 +335,7 @@ func checkCleanStop(o *Observation) error {
 		errs = append(errs, fmt.Errorf("%w: target error: %s", ErrUncleanStop, e))
 	}
 	if o.NotStopped {
-		errs = append(errs, fmt.Errorf("%w: Run did not return within %v of its context being cancelled", ErrUncleanStop, stopGrace))
+		errs = append(errs, fmt.Errorf("%w: Run did not return within %v of its context being cancelled", ErrUncleanStop, StopGrace))
 	}
 	if o.LeftGoroutines != 0 {
 		errs = append(errs, fmt.Errorf("%w: %d goroutines left after stop, want 0; the first:\n%s", ErrUncleanStop, o.LeftGoroutines, o.LeftStack))
@@ -357,4 +357,25 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// InReportOrder returns the names in results, in report order (unknown
+// names last, sorted).
+func InReportOrder[V any](results map[string]V) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, inv := range Invariants {
+		if _, ok := results[inv.Name]; ok {
+			out = append(out, inv.Name)
+			seen[inv.Name] = true
+		}
+	}
+	var rest []string
+	for name := range results {
+		if !seen[name] {
+			rest = append(rest, name)
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
 }

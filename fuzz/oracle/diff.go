@@ -1,4 +1,4 @@
-package fuzz
+package oracle
 
 import (
 	"encoding/json"
@@ -18,7 +18,7 @@ const maxDiffs = 20
 // at rv 8". Content compares the objects' JSON decoded into any, so key
 // order and spacing do not matter. Past maxDiffs it ends with a count of
 // the rest.
-func storeDiff(store map[string]*history.Object, want []*history.Object) []string {
+func StoreDiff(store map[string]*history.Object, want []*history.Object) []string {
 	wantBy := make(map[string]*history.Object, len(want))
 	keys := make([]string, 0, len(want)+len(store))
 	for _, w := range want {

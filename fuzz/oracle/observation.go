@@ -1,26 +1,4 @@
-// Package fuzz runs real client-go code — Reflector+DeltaFIFO,
-// Reflector+RealFIFO, SharedIndexInformer, or a user's own target — against
-// replays perturbed by fault plans, in testing/synctest virtual time, and
-// checks named invariants on what it observed. A failure is minimized and
-// saved with a reproducer cassette.
-//
-// Typical use, in a _test.go file:
-//
-//	func FuzzMyController(f *testing.F) {
-//		fuzz.Run(f, fuzz.Options{Cassettes: fuzz.Glob("testdata/cassettes/*.yaml"), Target: myTarget})
-//	}
-//
-// where myTarget is a Target whose Run builds the controller from
-// env.Clientset() (informers of a SharedInformerFactory, at the run's
-// level) or env.ListerWatcher(&corev1.ConfigMap{}), and registers its
-// handler with env.Probe.AddEventHandler, which reports the handler's
-// notifications and panics, the store and HasSynced to the probe.
-// go test replays the seeds and the saved inputs; go test -fuzz explores.
-// Campaign is one target's campaign without testing.F (Check judges one
-// input), Explore runs campaigns on random inputs and groups their
-// failures by Signature (the lwreplay fuzz command), and Observe runs one
-// Spec.
-package fuzz
+package oracle
 
 import (
 	"time"
@@ -154,3 +132,25 @@ type Observation struct {
 	// LeftStack is the stack of the first of them.
 	LeftStack string
 }
+
+// FiredBreaking returns the names of the breaking faults that fired during
+// the run, each once, in firing order.
+func FiredBreaking(obs *Observation) []string {
+	if obs == nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, fr := range obs.Fired {
+		if f, ok := faults.Lookup(fr.Fault); ok && f.Class == faults.Breaking && !seen[fr.Fault] {
+			seen[fr.Fault] = true
+			out = append(out, fr.Fault)
+		}
+	}
+	return out
+}
+
+// GateAtomicFIFO is the name of client-go's AtomicFIFO feature gate
+// (features.AtomicFIFO from v0.36 on), under which Observation.Gates says
+// whether the run had it: consistent-view is judged only with it on.
+const GateAtomicFIFO = "AtomicFIFO"

@@ -1,4 +1,4 @@
-package fuzz
+package oracle
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // (a LIST from the start of a chain, or a WatchList), and when it synced:
 //
 //	requests: configmaps: WATCHLIST ×201 from 0s to 0s (201 starts over); synced: never
-func activity(o *Observation) string {
+func Activity(o *Observation) string {
 	if o == nil {
 		return "unknown"
 	}
@@ -49,7 +49,7 @@ func activity(o *Observation) string {
 
 // requestTimeline renders the first and last requests of a run, one a
 // line, with how many went between.
-func requestTimeline(reqs []Request, head, tail int) string {
+func RequestTimeline(reqs []Request, head, tail int) string {
 	var b strings.Builder
 	for i, r := range reqs {
 		switch {

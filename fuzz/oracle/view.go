@@ -1,4 +1,4 @@
-package fuzz
+package oracle
 
 import (
 	"errors"
@@ -6,8 +6,10 @@ import (
 	"hash/fnv"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/weakcache"
 )
 
 // StoreView is what a handler could read from the target's store when it
@@ -36,14 +38,14 @@ func entrySum(key, rv string) uint64 {
 	return h.Sum64()
 }
 
-// viewOf digests a store's items; ok is false when an item is no object.
-func viewOf(items []any) (keys int, sum uint64, ok bool) {
+// ViewOf digests a store's items (as StoreView.Sum); ok is false when an item is no object.
+func ViewOf(items []any) (keys int, sum uint64, ok bool) {
 	for _, it := range items {
 		m, err := meta.Accessor(it)
 		if err != nil {
 			return 0, 0, false
 		}
-		sum += entrySum(keyOf(m), m.GetResourceVersion())
+		sum += entrySum(cache.MetaObjectToName(m).String(), m.GetResourceVersion())
 	}
 	return len(items), sum, true
 }
@@ -51,7 +53,7 @@ func viewOf(items []any) (keys int, sum uint64, ok bool) {
 // servedViews returns the digest of every state of l, position by
 // position: the states a server could have served.
 func servedViews(l *history.Log) map[uint64]bool {
-	return servedViewsCache.get(l, func(l *history.Log) map[uint64]bool {
+	return servedViewsCache.Get(l, func(l *history.Log) map[uint64]bool {
 		rvs := map[string]string{}
 		var sum uint64
 		for _, o := range l.Initial {
@@ -76,16 +78,16 @@ func servedViews(l *history.Log) map[uint64]bool {
 }
 
 // servedViewsCache holds each log's served state digests.
-var servedViewsCache weakCache[history.Log, map[uint64]bool]
+var servedViewsCache weakcache.Cache[history.Log, map[uint64]bool]
 
 func checkConsistentView(o *Observation) error {
 	if err := needTruth(o, ErrInconsistentView); err != nil {
 		return err
 	}
-	if !o.Gates[string(gateAtomicFIFO)] {
+	if !o.Gates[GateAtomicFIFO] {
 		return fmt.Errorf("%w: client-go promises it with the AtomicFIFO gate on only", ErrNotJudged)
 	}
-	if b := firedBreaking(o); len(b) > 0 {
+	if b := FiredBreaking(o); len(b) > 0 {
 		// a breaking fault makes the client hold states never served;
 		// whether a handler reads one depends on scheduling
 		return fmt.Errorf("%w: breaking fault %s fired", ErrNotJudged, b[0])

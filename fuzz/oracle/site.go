@@ -1,4 +1,4 @@
-package fuzz
+package oracle
 
 import (
 	"errors"
@@ -37,7 +37,7 @@ var plumbing = []string{
 // harness is the prefix of lwreplay's fuzz package: its non-test files
 // are plumbing (client levels, probe, request bound), its test files are
 // targets.
-const harness = "github.com/lwreplay/lwreplay/fuzz."
+const harness = "github.com/lwreplay/lwreplay/fuzz"
 
 // closureSuffix matches what Go appends to a function's name for its
 // closures and goroutine wrappers: ".func2", ".func1.3", ".gowrap1".
@@ -89,7 +89,7 @@ func siteOf(frames []frame) string {
 
 // callers returns the calling goroutine's program counters, from its
 // caller's caller on (its innermost 48 frames: a site is never deeper).
-func callers() []uintptr {
+func Callers() []uintptr {
 	var pcs [48]uintptr
 	n := runtime.Callers(3, pcs[:])
 	return append([]uintptr(nil), pcs[:n]...)
@@ -109,8 +109,8 @@ func framesOf(pcs []uintptr) []frame {
 }
 
 // callerSite returns the site of the calling goroutine's stack.
-func callerSite() string {
-	return siteOf(framesOf(callers()))
+func CallerSite() string {
+	return siteOf(framesOf(Callers()))
 }
 
 // parseStack reads a stack as runtime.Stack, debug.Stack or cleanStack

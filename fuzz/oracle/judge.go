@@ -1,4 +1,4 @@
-package fuzz
+package oracle
 
 import (
 	"errors"
@@ -44,13 +44,13 @@ var ErrNotJudged = errors.New("not judged")
 // judged (a campaign's Outcome.NotJudged says which and why). A name that is not an
 // invariant's maps to an error wrapping ErrUnknownInvariant.
 func Judge(o *Observation, names ...string) map[string]error {
-	results, _ := judgeNames(o, names)
+	results, _ := JudgeNames(o, names)
 	return results
 }
 
 // judgeNames judges the named built-in invariants (all when names is
 // empty) on o.
-func judgeNames(o *Observation, names []string) (results map[string]error, notJudged map[string]string) {
+func JudgeNames(o *Observation, names []string) (results map[string]error, notJudged map[string]string) {
 	run := Invariants
 	results = make(map[string]error, max(len(names), len(Invariants)))
 	notJudged = map[string]string{}
@@ -66,7 +66,7 @@ func judgeNames(o *Observation, names []string) (results map[string]error, notJu
 		}
 	}
 	for _, inv := range run {
-		err, why := judgeOne(inv, o)
+		err, why := JudgeOne(inv, o)
 		results[inv.Name] = err
 		if why != "" {
 			notJudged[inv.Name] = why
@@ -80,7 +80,7 @@ func judgeNames(o *Observation, names []string) (results map[string]error, notJu
 // unsettled run, and a check that returns ErrNotJudged was not judged.
 // A panic of the check is its failure. why says why it was not judged
 // ("" when it was).
-func judgeOne(inv Invariant, o *Observation) (err error, why string) {
+func JudgeOne(inv Invariant, o *Observation) (err error, why string) {
 	if o == nil {
 		return fmt.Errorf("%w: nil observation", ErrNoObservation), ""
 	}

@@ -1,0 +1,122 @@
+package oracle
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Request is one request a target made, as a run saw it.
+type Request struct {
+	// At is when it was sent (virtual time since the run started).
+	At time.Duration
+	// Resource is what it asked for: "configmaps", "deployments.apps", or
+	// the path of a request for no resource (discovery).
+	Resource string
+	// Verb is LIST, WATCH or WATCHLIST (a watch with initial events), or
+	// GET for anything else.
+	Verb string
+	// RV is the resourceVersion asked for ("" when none).
+	RV string
+	// Continue says a LIST asked for a next page.
+	Continue bool
+	// Code is the HTTP status the replay answered with (0: no answer,
+	// e.g. a request the run's bound held). A watch's 200 may carry an
+	// ERROR event: the firings say so.
+	Code int
+
+	// Stack holds the program counters of the goroutine that sent it
+	// (see Site); nil when the run did not keep them.
+	Stack []uintptr
+}
+
+// Site returns where the goroutine that sent r was (see siteOf; "" when
+// the run did not keep its stack).
+func (r Request) Site() string {
+	if len(r.Stack) == 0 {
+		return ""
+	}
+	return siteOf(framesOf(r.Stack))
+}
+
+// String renders the request as a report line does: "12.3s WATCHLIST
+// configmaps rv=\"\"".
+func (r Request) String() string {
+	s := fmt.Sprintf("%v %s %s rv=%q", r.At.Round(time.Millisecond), r.Verb, r.Resource, r.RV)
+	if r.Continue {
+		s += " continue"
+	}
+	return s
+}
+
+// HotLoop is what a run saw of a target that crossed its request bound.
+type HotLoop struct {
+	// Why says which bound: "more than 1000 requests within 1s of
+	// virtual time".
+	Why string
+	// At is when (virtual time since the start) the bound was crossed.
+	At time.Duration
+	// Stack is the stack of the goroutine whose request crossed it.
+	Stack string
+}
+
+// requestsPerResource counts log's requests by resource.
+func requestsPerResource(log []Request) map[string]int {
+	per := map[string]int{}
+	for _, r := range log {
+		per[r.Resource]++
+	}
+	return per
+}
+
+// cleanStack keeps what a stack says the same in every run: each frame's
+// function and file:line, without the goroutine's number, argument
+// values, program-counter offsets, and the frames of the bound itself.
+func CleanStack(raw []byte) string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		switch t := strings.TrimSpace(line); {
+		case strings.HasPrefix(t, "goroutine "):
+			continue
+		case strings.HasPrefix(line, "\t"):
+			if i := strings.LastIndex(t, " +0x"); i > 0 {
+				t = t[:i]
+			}
+			out = append(out, "\t"+t)
+		default:
+			if i := strings.Index(t, " in goroutine "); i > 0 {
+				t = t[:i]
+			}
+			if i := strings.LastIndex(t, "("); i > 0 && strings.HasSuffix(t, ")") {
+				t = t[:i]
+			}
+			out = append(out, t)
+		}
+	}
+	// drop debug.Stack and RoundTrip's own frames (function and file lines)
+	for len(out) >= 2 && (strings.HasPrefix(out[0], "runtime/debug.Stack") || strings.Contains(out[0], "fuzz.(*requestBound)")) {
+		out = out[2:]
+	}
+	return strings.Join(out, "\n")
+}
+
+// requestCounts renders requests per resource, most first: "configmaps:
+// 1001, namespaces: 2".
+func requestCounts(per map[string]int) string {
+	names := make([]string, 0, len(per))
+	for k := range per {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if per[names[i]] != per[names[j]] {
+			return per[names[i]] > per[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	s := make([]string, len(names))
+	for i, k := range names {
+		s[i] = fmt.Sprintf("%s: %d", k, per[k])
+	}
+	return strings.Join(s, ", ")
+}
