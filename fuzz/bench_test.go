@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	restclientwatch "k8s.io/client-go/rest/watch"
 
+	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/bubble"
 	"github.com/lwreplay/lwreplay/replayer"
@@ -54,14 +55,14 @@ func BenchmarkRun(b *testing.B) {
 func benchmarkRuns(b *testing.B, targets []Target) {
 	h := referenceHistory(b)
 	for _, target := range targets {
-		for _, level := range []Level{Typed, Wire} {
+		for _, lvl := range []Level{Typed, Wire} {
 			for _, watchList := range []bool{true, false} {
 				path := "list"
 				if watchList {
 					path = "watchlist"
 				}
-				b.Run(target.Name+"/"+level.String()+"/"+path, func(b *testing.B) {
-					spec := Spec{History: h, Target: target, WatchList: watchList, Level: level, decoded: newDecoded()}
+				b.Run(target.Name+"/"+lvl.String()+"/"+path, func(b *testing.B) {
+					spec := Spec{History: h, Target: target, WatchList: watchList, Level: lvl, Cache: level.NewCache()}
 					err := bubble.Host(func(t *testing.T) {
 						Observe(t, spec) // warm the decoded answers
 						b.ResetTimer()
@@ -127,7 +128,7 @@ func BenchmarkDecodeAlone(b *testing.B) {
 func answerBytes(b *testing.B, h *history.History, watchList bool) (list, stream []byte) {
 	b.Helper()
 	get := func(t *testing.T, rt http.RoundTripper, query string) []byte {
-		req, _ := http.NewRequest(http.MethodGet, replayHost+"/api/v1/configmaps?"+query, nil)
+		req, _ := http.NewRequest(http.MethodGet, level.ReplayHost+"/api/v1/configmaps?"+query, nil)
 		resp, err := rt.RoundTrip(req)
 		if err != nil {
 			t.Fatalf("GET %s: got error %v, want none", query, err)

@@ -52,11 +52,11 @@ func TestHotLoopEndsTheRun(t *testing.T) {
 		{name: "hot loop - informer, LIST+WATCH, every watch closed after 3 events - holds - pass", target: informer,
 			plan: "close-watch:after=3", watchList: false},
 	}
-	for _, level := range []Level{Typed, Wire} {
+	for _, lvl := range []Level{Typed, Wire} {
 		for _, tc := range tests {
-			t.Run(level.String()+" "+tc.name, func(t *testing.T) {
+			t.Run(lvl.String()+" "+tc.name, func(t *testing.T) {
 				plan := mustPlan(t, tc.plan)
-				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: tc.watchList, Level: level})
+				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: tc.watchList, Level: lvl})
 				err := oracle.Judge(obs, "no-hot-loop")["no-hot-loop"]
 				if !tc.wantHot {
 					if err != nil {
@@ -120,11 +120,11 @@ func TestBehaviourInvariantsOnRealRuns(t *testing.T) {
 		{name: "behaviour - a consumer retrying every 100 ms while every LIST fails - storm, fail", target: impatient,
 			plan: "http-error:code=500,from=0", want: map[string]error{"no-request-storm": oracle.ErrRequestStorm, "progress": nil}},
 	}
-	for _, level := range []Level{Typed, Wire} {
+	for _, lvl := range []Level{Typed, Wire} {
 		for _, tc := range tests {
-			t.Run(level.String()+" "+tc.name, func(t *testing.T) {
+			t.Run(lvl.String()+" "+tc.name, func(t *testing.T) {
 				plan := mustPlan(t, tc.plan)
-				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: tc.watchList, Level: level})
+				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: tc.watchList, Level: lvl})
 				results := oracle.Judge(obs)
 				for name, want := range tc.want {
 					if got := results[name]; !errors.Is(got, want) || (want == nil) != (got == nil) {

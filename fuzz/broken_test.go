@@ -84,11 +84,11 @@ func TestInvariantsFireOnBrokenReplays(t *testing.T) {
 		{name: "no-bookmark-object - a bookmark handed to the handler - fail", target: bookmarkAsObject,
 			invariant: "no-bookmark-object", want: oracle.ErrBookmarkObject},
 	}
-	for _, level := range []Level{Typed, Wire} {
+	for _, lvl := range []Level{Typed, Wire} {
 		for _, tc := range tests {
-			t.Run(level.String()+" "+tc.name, func(t *testing.T) {
+			t.Run(lvl.String()+" "+tc.name, func(t *testing.T) {
 				plan := mustPlan(t, tc.plan)
-				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: true, Level: level, LiveBound: tc.liveBound})
+				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: true, Level: lvl, LiveBound: tc.liveBound})
 				results := oracle.Judge(obs)
 				for _, inv := range oracle.Invariants {
 					err := results[inv.Name]
@@ -160,10 +160,10 @@ func TestSyncedRVOnRealRuns(t *testing.T) {
 		{name: "synced rv - informer, LIST - the LIST's rv, holds - pass", target: informer, watchList: false},
 		{name: "synced rv - synced after one of three objects - fail", target: syncedAfterOne, want: oracle.ErrSyncedEarly},
 	}
-	for _, level := range []Level{Typed, Wire} {
+	for _, lvl := range []Level{Typed, Wire} {
 		for _, tc := range tests {
-			t.Run(level.String()+" "+tc.name, func(t *testing.T) {
-				obs := Observe(t, Spec{History: h, Target: tc.target, WatchList: tc.watchList, Level: level})
+			t.Run(lvl.String()+" "+tc.name, func(t *testing.T) {
+				obs := Observe(t, Spec{History: h, Target: tc.target, WatchList: tc.watchList, Level: lvl})
 				if obs.SyncedRV != snapRV {
 					t.Errorf("SyncedRV: got %q, want %q (the snapshot the replay listed first)", obs.SyncedRV, snapRV)
 				}

@@ -234,7 +234,7 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 func (c *Campaign) spec(in input) Spec {
 	fc := c.cassettes[in.cassette]
 	return Spec{History: fc.h, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList, Gates: in.gates,
-		Level: c.opts.Level, LiveBound: c.opts.LiveBound, MaxBurst: c.opts.MaxBurst, MaxRate: c.opts.MaxRate, Reproducer: fc.reproducer, decoded: fc.decoded}
+		Level: c.opts.Level, LiveBound: c.opts.LiveBound, MaxBurst: c.opts.MaxBurst, MaxRate: c.opts.MaxRate, Reproducer: fc.reproducer, Cache: fc.Cache}
 }
 
 // judge checks the campaign's invariants on obs into out.

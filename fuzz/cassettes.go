@@ -8,6 +8,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -123,7 +124,7 @@ func cassettesOf(recs []recording, res history.Resource, all bool) ([]fuzzCasset
 			}
 			continue
 		}
-		fc := fuzzCassette{path: name, h: r.h, decoded: newDecoded()}
+		fc := fuzzCassette{path: name, h: r.h, Cache: level.NewCache()}
 		if files := r.rec.Files; cassette.IsVerbatim(files...) {
 			fc.reproducer, fc.watchList = files, recordedWatchList(files)
 		}

@@ -4,16 +4,15 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"reflect"
 	"slices"
 	"testing"
 
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -110,7 +109,7 @@ func TestClientsetLevelsAgree(t *testing.T) {
 	}
 	for _, path := range shippedCassettes {
 		h := mustHistory(t, path)
-		d := newDecoded()
+		d := level.NewCache()
 		for _, p := range plans {
 			for _, watchList := range []bool{true, false} {
 				name := fmt.Sprintf("clientset levels agree - %s, plan %q, WatchList %v - pass", path, p.text, watchList)
@@ -125,8 +124,8 @@ func TestClientsetLevelsAgree(t *testing.T) {
 					var held [2]map[string]error
 					var delivered [2][]string
 					var fired [2]string
-					for i, level := range []Level{Typed, Wire} {
-						obs := Observe(t, Spec{History: h, Plan: plan, Target: factoryTarget, WatchList: watchList, Level: level, decoded: d})
+					for i, lvl := range []Level{Typed, Wire} {
+						obs := Observe(t, Spec{History: h, Plan: plan, Target: factoryTarget, WatchList: watchList, Level: lvl, Cache: d})
 						held[i] = oracle.Judge(obs)
 						delivered[i] = deliveryLines(obs.Deliveries)
 						fired[i] = faults.Story(obs.Fired)
@@ -157,8 +156,8 @@ func TestClientsetMemo(t *testing.T) {
 			if watchList && os.Getenv("KUBE_FEATURE_WatchListClient") == "false" {
 				t.Skip("KUBE_FEATURE_WatchListClient=false")
 			}
-			d := newDecoded()
-			spec := Spec{History: h, Target: factoryTarget, WatchList: watchList, Level: Typed, decoded: d}
+			d := level.NewCache()
+			spec := Spec{History: h, Target: factoryTarget, WatchList: watchList, Level: Typed, Cache: d}
 			var entries [2]int
 			var delivered [2][]string
 			for i := range entries {
@@ -166,7 +165,7 @@ func TestClientsetMemo(t *testing.T) {
 				if obs.ConvergedAt < 0 {
 					t.Fatalf("run %d: got no convergence, want one", i+1)
 				}
-				entries[i], delivered[i] = d.codecEntries(), deliveryLines(obs.Deliveries)
+				entries[i], delivered[i] = d.CodecEntries(), deliveryLines(obs.Deliveries)
 			}
 			if entries[0] == 0 {
 				t.Errorf("memo after the first run: got no decode kept, want the run's bodies and frames")
@@ -181,64 +180,14 @@ func TestClientsetMemo(t *testing.T) {
 	}
 }
 
-// wireOnlyGroups are the group clients only some supported client-go
-// versions have, which memoClientset takes from its embedded wire
-// clientset.
-var wireOnlyGroups = map[string]bool{
-	"AutoscalingV2beta1": true, "AutoscalingV2beta2": true, "SchedulingV1alpha1": true, // v0.35
-	"SchedulingV1alpha2": true,                                                         // v0.36
-	"LifecycleV1alpha1":  true, "SchedulingV1alpha3": true, "StoragemigrationV1": true, // v0.37
-}
-
-func TestMemoClientsetGroups(t *testing.T) {
-	t.Parallel()
-	// client-go reads klog's settings, which Observe's last restore
-	// writes: hold them as Observe does, until the subtests end.
-	t.Cleanup(QuietClientGo())
-	cfg := &rest.Config{Host: replayHost}
-	memo, err := newMemoClientset(cfg, newDecoded(), false)
-	if err != nil {
-		t.Fatalf("newMemoClientset: got error %v, want none", err)
-	}
-	wire, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatalf("NewForConfig: got error %v, want none", err)
-	}
-	iface := reflect.TypeFor[kubernetes.Interface]()
-	for i := range iface.NumMethod() {
-		name := iface.Method(i).Name
-		if name == "Discovery" {
-			continue
-		}
-		through := "through the memo"
-		if wireOnlyGroups[name] {
-			through = "at the wire level"
-		}
-		t.Run("memo clientset - "+name+" - its own group version, "+through+" - pass", func(t *testing.T) {
-			got := reflect.ValueOf(memo).MethodByName(name).Call(nil)[0].Interface().(restClienter).RESTClient()
-			want := reflect.ValueOf(wire).MethodByName(name).Call(nil)[0].Interface().(restClienter).RESTClient()
-			if got.APIVersion() != want.APIVersion() {
-				t.Errorf("group version: got %s, want %s as client-go's", got.APIVersion(), want.APIVersion())
-			}
-			memoRC := memo.groups[want.APIVersion()]
-			if wireOnlyGroups[name] && got == memoRC {
-				t.Errorf("REST client: got the memo's of %s, want the embedded wire clientset's (a group only some client-go versions have)", want.APIVersion())
-			}
-			if !wireOnlyGroups[name] && got != memoRC {
-				t.Errorf("REST client: got %p, want the memo's of %s (a group client-go added: list it in clientset_groups.go, or here if only some supported versions have it)", got, want.APIVersion())
-			}
-		})
-	}
-}
-
 func TestClientsetWatchList(t *testing.T) {
 	t.Parallel()
-	t.Cleanup(QuietClientGo()) // as in TestMemoClientsetGroups
-	for _, level := range []Level{Typed, Wire} {
+	t.Cleanup(QuietClientGo()) // client-go reads klog's settings, which Observe's last restore writes
+	for _, lvl := range []Level{Typed, Wire} {
 		for _, watchList := range []bool{true, false} {
-			t.Run(fmt.Sprintf("clientset - %s, WatchList %v - opts out of WatchList unless asked - pass", level, watchList), func(t *testing.T) {
+			t.Run(fmt.Sprintf("clientset - %s, WatchList %v - opts out of WatchList unless asked - pass", lvl, watchList), func(t *testing.T) {
 				t.Parallel()
-				env := &Env{Config: &rest.Config{Host: replayHost}, Level: level, WatchList: watchList}
+				env := &Env{Config: &rest.Config{Host: level.ReplayHost}, Level: lvl, WatchList: watchList}
 				cs, err := env.Clientset()
 				if err != nil {
 					t.Fatalf("Clientset: got error %v, want none", err)

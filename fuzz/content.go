@@ -2,8 +2,6 @@ package fuzz
 
 import (
 	"encoding/json"
-	"fmt"
-	"maps"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -16,31 +14,6 @@ import (
 // with sorted keys, the truth's object is encoded the same way once per
 // history (cached while the object lives), and only when the bytes differ
 // are both decoded and compared value by value.
-
-// objectOf turns a stored object into a history object; an unstructured
-// one is encoded directly, in canonical form.
-func objectOf(obj any) (*history.Object, error) {
-	if u, ok := obj.(*unstructured.Unstructured); ok && u != nil && u.GetName() != "" {
-		m := maps.Clone(u.Object)
-		delete(m, "kind")
-		delete(m, "apiVersion")
-		raw, err := json.Marshal(m)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %T: %v", ErrNotAnObject, obj, err)
-		}
-		return &history.Object{Namespace: u.GetNamespace(), Name: u.GetName(), UID: string(u.GetUID()),
-			ResourceVersion: u.GetResourceVersion(), Labels: u.GetLabels(), Annotations: u.GetAnnotations(), Raw: raw}, nil
-	}
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %T: %v", ErrNotAnObject, obj, err)
-	}
-	o, _, _, err := history.ParseObject(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %T: %v", ErrNotAnObject, obj, err)
-	}
-	return o, nil
-}
 
 // decodedCache holds each truth object's content decoded into any.
 var decodedCache weakcache.Cache[history.Object, any]

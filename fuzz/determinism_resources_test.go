@@ -71,13 +71,13 @@ func TestDeterminismTwoResources(t *testing.T) {
 		}
 		inputs = append(inputs, namedInput{fmt.Sprintf("random one-point plan %d", i), data})
 	}
-	for _, level := range []Level{Typed, Wire} {
-		c, err := NewCampaign(Options{Cassettes: Glob("../cassettes/real-configmaps-pods-*.yaml"), Target: twoInformers, Level: level})
+	for _, lvl := range []Level{Typed, Wire} {
+		c, err := NewCampaign(Options{Cassettes: Glob("../cassettes/real-configmaps-pods-*.yaml"), Target: twoInformers, Level: lvl})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, in := range inputs {
-			t.Run(fmt.Sprintf("determinism two resources - %s, %s, %d runs - one verdict - pass", level, in.name, reruns), func(t *testing.T) {
+			t.Run(fmt.Sprintf("determinism two resources - %s, %s, %d runs - one verdict - pass", lvl, in.name, reruns), func(t *testing.T) {
 				repeats(t, c, in.data, reruns, perResource)
 			})
 		}

@@ -90,13 +90,13 @@ func TestDeterminism(t *testing.T) {
 		}
 		inputs = append(inputs, namedInput{fmt.Sprintf("random plan %d", i), data})
 	}
-	for _, level := range []Level{Typed, Wire} {
-		c, err := NewCampaign(Options{Cassettes: Glob("../cassettes/real-*.yaml"), AllowBreaking: true, Level: level})
+	for _, lvl := range []Level{Typed, Wire} {
+		c, err := NewCampaign(Options{Cassettes: Glob("../cassettes/real-*.yaml"), AllowBreaking: true, Level: lvl})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, in := range inputs {
-			t.Run(fmt.Sprintf("determinism - %s, %s, %d runs - one verdict - pass", level, in.name, reruns), func(t *testing.T) {
+			t.Run(fmt.Sprintf("determinism - %s, %s, %d runs - one verdict - pass", lvl, in.name, reruns), func(t *testing.T) {
 				repeats(t, c, in.data, reruns, verdict)
 			})
 		}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -115,9 +116,9 @@ type Options struct {
 
 // fuzzCassette is one cassette loaded for a fuzz run.
 type fuzzCassette struct {
-	path    string
-	h       *history.History
-	decoded *decoded
+	path  string
+	h     *history.History
+	Cache *level.Cache
 	// reproducer holds the files of a reproducer (replayed verbatim, with
 	// no plan, on the client path it was recorded on); nil otherwise.
 	reproducer []*cassette.File

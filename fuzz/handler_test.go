@@ -231,14 +231,14 @@ func TestAddEventHandlerSynced(t *testing.T) {
 	t.Parallel()
 	for _, path := range []string{"../cassettes/real-configmaps-pods-watchlist.yaml", "../cassettes/real-configmaps-pods-list-pages.yaml"} {
 		h := mustHistory(t, path)
-		for _, level := range []Level{Typed, Wire} {
+		for _, lvl := range []Level{Typed, Wire} {
 			for _, watchList := range []bool{true, false} {
-				t.Run(fmt.Sprintf("wrapped handler synced - %s, %s, WatchList %v - initial adds not synced, later deliveries synced - pass", path, level, watchList), func(t *testing.T) {
+				t.Run(fmt.Sprintf("wrapped handler synced - %s, %s, WatchList %v - initial adds not synced, later deliveries synced - pass", path, lvl, watchList), func(t *testing.T) {
 					t.Parallel()
 					if watchList && os.Getenv("KUBE_FEATURE_WatchListClient") == "false" {
 						t.Skip("KUBE_FEATURE_WatchListClient=false")
 					}
-					obs := Observe(t, Spec{History: h, Target: handlerTarget("wrapped", nil), WatchList: watchList, Level: level})
+					obs := Observe(t, Spec{History: h, Target: handlerTarget("wrapped", nil), WatchList: watchList, Level: lvl})
 					if err := oracle.Judge(obs, "synced-after-initial")["synced-after-initial"]; err != nil {
 						t.Errorf("synced-after-initial: got %v, want it to hold", err)
 					}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestLevelsAgree(t *testing.T) {
 	target, _ := LookupTarget("reflector-deltafifo")
 	h := loadTargetHistory(t)
-	d := newDecoded()
+	d := level.NewCache()
 	for _, f := range faults.Registry {
 		for _, place := range []string{"at=0", "at=1", "at=3", "from=0", "from=3"} {
 			if f.Persists == faults.Once && place[:4] == "from" {
@@ -34,8 +35,8 @@ func TestLevelsAgree(t *testing.T) {
 					}
 					var got [2]map[string]bool
 					var fired [2]string
-					for i, level := range []Level{Typed, Wire} {
-						obs := Observe(t, Spec{History: h, Plan: plan, Target: target, WatchList: watchList, Level: level, decoded: d})
+					for i, lvl := range []Level{Typed, Wire} {
+						obs := Observe(t, Spec{History: h, Plan: plan, Target: target, WatchList: watchList, Level: lvl, Cache: d})
 						got[i] = map[string]bool{}
 						for name, err := range oracle.Judge(obs) {
 							got[i][name] = err == nil

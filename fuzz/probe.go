@@ -1,7 +1,6 @@
 package fuzz
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -9,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -199,7 +199,7 @@ func (r *Probe) storeAgainst(want map[string]*history.Object) (store map[string]
 			out[""] = &history.Object{Namespace: m.GetNamespace(), UID: string(m.GetUID()), ResourceVersion: m.GetResourceVersion()}
 			continue
 		}
-		o, err := objectOf(obj)
+		o, err := level.ObjectOf(obj)
 		if err != nil {
 			bad = append(bad, fmt.Sprintf("item %d: %v", i, err))
 			continue
@@ -221,15 +221,12 @@ func (r *Probe) storeRVs() (map[string]string, error) {
 	for _, obj := range fn() {
 		m, err := meta.Accessor(obj)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %T", ErrNotAnObject, obj)
+			return nil, fmt.Errorf("%w: %T", level.ErrNotAnObject, obj)
 		}
 		out[cache.MetaObjectToName(m).String()] = m.GetResourceVersion()
 	}
 	return out, nil
 }
-
-// ErrNotAnObject is returned for a stored item with no object metadata.
-var ErrNotAnObject = errors.New("not a Kubernetes object")
 
 // deliveryOf describes obj (which may be nil or not an object).
 func deliveryOf(op oracle.Op, obj any) oracle.Delivery {

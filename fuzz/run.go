@@ -14,6 +14,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/weakcache"
@@ -42,10 +43,6 @@ const tick = 100 * time.Millisecond
 // maxTick is the longest a run goes, in virtual time, without looking at
 // the target's state, once nothing has changed for a while.
 const maxTick = 30 * time.Second
-
-// replayHost is the host a target's client is pointed at; the transport
-// never dials it.
-const replayHost = "http://replay.invalid"
 
 // Spec says what one run replays and what it runs.
 type Spec struct {
@@ -78,7 +75,7 @@ type Spec struct {
 	// no plan, and History is the history they build.
 	Reproducer []*cassette.File
 
-	decoded  *decoded      // decoded answers shared by runs of one history
+	Cache    *level.Cache  // decoded answers shared by runs of one history
 	recordTo string        // when set, the target's traffic is recorded there as a reproducer
 	watchdog time.Duration // when set, the run's watchdog (tests)
 }
@@ -194,16 +191,16 @@ func runInBubble(t *testing.T, s Spec) *oracle.Observation {
 	bound := newRequestBound(transport, s.MaxBurst, s.MaxRate, start, stopped)
 	transport = bound
 	rec := newProbe(start)
-	if s.decoded != nil && s.Level == Typed {
-		rec.known = s.decoded.known
+	if s.Cache != nil && s.Level == Typed {
+		rec.known = s.Cache.Known
 	}
 	env := &Env{
-		Config:    &rest.Config{Host: replayHost, Transport: transport},
+		Config:    &rest.Config{Host: level.ReplayHost, Transport: transport},
 		Resource:  s.Resource,
 		Probe:     rec,
 		WatchList: s.WatchList,
 		Level:     s.Level,
-		decoded:   s.decoded,
+		cache:     s.Cache,
 	}
 	res, target := s.Resource, s.Target
 	obs := &oracle.Observation{Resource: res, SyncedAt: -1, LastFaultAt: -1, ConvergedAt: -1, FirstPanicAt: -1, LiveBound: s.LiveBound,

@@ -34,11 +34,11 @@ func TestLateFaultJudgedAfterBound(t *testing.T) {
 		{name: "late fault - recreate at every re-watch until the hard end - unsettled, not judged - pass",
 			plan: "recreate:object=1", watchdog: 5*time.Minute + 500*time.Millisecond, wantUnsettled: true},
 	}
-	for _, level := range []Level{Typed, Wire} {
+	for _, lvl := range []Level{Typed, Wire} {
 		for _, tc := range tests {
-			t.Run(level.String()+" "+tc.name, func(t *testing.T) {
+			t.Run(lvl.String()+" "+tc.name, func(t *testing.T) {
 				plan := mustPlan(t, tc.plan)
-				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: informer, WatchList: false, Level: level, watchdog: tc.watchdog})
+				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: informer, WatchList: false, Level: lvl, watchdog: tc.watchdog})
 				if obs.LastFaultAt < 5*time.Minute {
 					t.Fatalf("last fault at: got %v, want at the second watch (5 min or later); fired: %s", obs.LastFaultAt, faults.Story(obs.Fired))
 				}

@@ -43,17 +43,17 @@ func loadTargetHistory(t *testing.T) *history.History {
 func TestTargetsConverge(t *testing.T) {
 	t.Parallel()
 	for _, target := range Targets {
-		for _, level := range []Level{Typed, Wire} {
+		for _, lvl := range []Level{Typed, Wire} {
 			for _, watchList := range []bool{true, false} {
 				path := "WatchList off"
 				if watchList {
 					path = "WatchList on"
 				}
-				t.Run(target.Name+" - "+level.String()+", "+path+" - no faults, store equals truth - pass", func(t *testing.T) {
+				t.Run(target.Name+" - "+lvl.String()+", "+path+" - no faults, store equals truth - pass", func(t *testing.T) {
 					if watchList && os.Getenv("KUBE_FEATURE_WatchListClient") == "false" {
 						t.Skip("KUBE_FEATURE_WatchListClient=false")
 					}
-					obs := Observe(t, Spec{History: loadTargetHistory(t), Target: target, WatchList: watchList, Level: level})
+					obs := Observe(t, Spec{History: loadTargetHistory(t), Target: target, WatchList: watchList, Level: lvl})
 					if obs == nil || obs.Truth == nil {
 						t.Fatalf("observation: got %+v, want one with a truth", obs)
 					}
@@ -108,7 +108,7 @@ func TestTargetsClientPath(t *testing.T) {
 	}
 	plan := faults.Plan{Decisions: []faults.Decision{d}}
 	for _, target := range Targets {
-		for _, level := range []Level{Typed, Wire} {
+		for _, lvl := range []Level{Typed, Wire} {
 			for _, c := range []struct {
 				watchList  bool
 				situation  string
@@ -117,11 +117,11 @@ func TestTargetsClientPath(t *testing.T) {
 				{watchList: true, situation: "WatchList on - initial events never end, never syncs", wantSynced: false},
 				{watchList: false, situation: "WatchList off - no WatchList request, syncs", wantSynced: true},
 			} {
-				t.Run(target.Name+" - "+level.String()+", "+c.situation+" - pass", func(t *testing.T) {
+				t.Run(target.Name+" - "+lvl.String()+", "+c.situation+" - pass", func(t *testing.T) {
 					if c.watchList && os.Getenv("KUBE_FEATURE_WatchListClient") == "false" {
 						t.Skip("KUBE_FEATURE_WatchListClient=false")
 					}
-					obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: target, WatchList: c.watchList, Level: level})
+					obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: target, WatchList: c.watchList, Level: lvl})
 					if got := obs.SyncedAt >= 0; got != c.wantSynced {
 						t.Errorf("synced: got %v (at %v), want %v", got, obs.SyncedAt, c.wantSynced)
 					}

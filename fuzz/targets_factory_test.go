@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/lwreplay/lwreplay/cassette"
+	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/synth"
@@ -99,10 +100,10 @@ func TestTargetsAnyResource(t *testing.T) {
 		h := builtHistory(t, res)
 		for _, name := range append([]string{"informer"}, controllerTargets...) {
 			target, _ := LookupTarget(name)
-			for _, level := range []Level{Typed, Wire} {
+			for _, lvl := range []Level{Typed, Wire} {
 				for _, watchList := range []bool{true, false} {
-					t.Run(fmt.Sprintf("%s - %s, %s, WatchList %v - every invariant holds - pass", name, res, level, watchList), func(t *testing.T) {
-						obs := Observe(t, Spec{History: h, Resource: res, Target: target, WatchList: watchList, Level: level})
+					t.Run(fmt.Sprintf("%s - %s, %s, WatchList %v - every invariant holds - pass", name, res, lvl, watchList), func(t *testing.T) {
+						obs := Observe(t, Spec{History: h, Resource: res, Target: target, WatchList: watchList, Level: lvl})
 						for inv, err := range oracle.Judge(obs) {
 							if err != nil {
 								t.Errorf("%s: got %v, want it to hold", inv, err)
@@ -130,7 +131,7 @@ func TestSharedInformerOf(t *testing.T) {
 		{"shared informer - a custom resource - an informer of unstructured objects, shared - pass", widgets, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env := &Env{Config: &rest.Config{Host: replayHost}, Resource: tc.res, Level: Wire, Probe: newProbe(time.Now())}
+			env := &Env{Config: &rest.Config{Host: level.ReplayHost}, Resource: tc.res, Level: Wire, Probe: newProbe(time.Now())}
 			factory := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
 			a, err := sharedInformerOf(factory, env)
 			if err != nil {

@@ -63,13 +63,13 @@ func TestControllerTargetsHoldOnSeeds(t *testing.T) {
 	for _, name := range controllerTargets {
 		target, _ := LookupTarget(name)
 		for _, r := range recorded {
-			for _, level := range []Level{Typed, Wire} {
-				c, err := NewCampaign(Options{Cassettes: r.Cassettes, Resource: r.Resource, Target: target, Level: level})
+			for _, lvl := range []Level{Typed, Wire} {
+				c, err := NewCampaign(Options{Cassettes: r.Cassettes, Resource: r.Resource, Target: target, Level: lvl})
 				if err != nil {
 					t.Fatalf("NewCampaign: got error %v, want none", err)
 				}
 				for _, seed := range c.Seeds() {
-					t.Run(fmt.Sprintf("%s - %s, %s, %s, input %q - every invariant holds - pass", name, r.Resource, level, c.Cassettes()[seed[0]], seed), func(t *testing.T) {
+					t.Run(fmt.Sprintf("%s - %s, %s, %s, input %q - every invariant holds - pass", name, r.Resource, lvl, c.Cassettes()[seed[0]], seed), func(t *testing.T) {
 						if out := c.Check(t, seed); out.Report != "" {
 							t.Errorf("report: got\n%s\nwant none", out.Report)
 						}
@@ -301,7 +301,7 @@ func TestHeldListerWatcher(t *testing.T) {
 				if tc.release {
 					close(released)
 				}
-				w, err := newHeldListerWatcher(noWatchList{lw}, released).Watch(tc.opts)
+				w, err := newHeldListerWatcher(optedOut{lw}, released).Watch(tc.opts)
 				if err != nil {
 					t.Fatalf("Watch: got error %v, want none", err)
 				}
@@ -335,7 +335,7 @@ func TestHeldListerWatcher(t *testing.T) {
 		})
 	}
 	t.Run("held lister watcher - parent opted out of WatchList - opts out too - pass", func(t *testing.T) {
-		if got := newHeldListerWatcher(noWatchList{&cache.ListWatch{}}, nil).IsWatchListSemanticsUnSupported(); !got {
+		if got := newHeldListerWatcher(optedOut{&cache.ListWatch{}}, nil).IsWatchListSemanticsUnSupported(); !got {
 			t.Errorf("IsWatchListSemanticsUnSupported: got false, want true")
 		}
 		if got := newHeldListerWatcher(&cache.ListWatch{}, nil).IsWatchListSemanticsUnSupported(); got {
@@ -362,3 +362,9 @@ func TestHeldListerWatcher(t *testing.T) {
 		})
 	})
 }
+
+// optedOut is a ListWatch whose client does not support WatchList.
+type optedOut struct{ *cache.ListWatch }
+
+// IsWatchListSemanticsUnSupported opts the reflector out of WatchList.
+func (optedOut) IsWatchListSemanticsUnSupported() bool { return true }

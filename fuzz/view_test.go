@@ -137,9 +137,9 @@ func TestConsistentViewAtomicFIFO(t *testing.T) {
 		{name: "consistent view - shared informer, AtomicFIFO on, relist of many changes - every state read was served - pass",
 			target: informer, runs: shared, atomic: true, unserved: never},
 	}
-	for _, level := range []Level{Typed, Wire} {
+	for _, lvl := range []Level{Typed, Wire} {
 		for _, tc := range tests {
-			t.Run(level.String()+" "+tc.name, func(t *testing.T) {
+			t.Run(lvl.String()+" "+tc.name, func(t *testing.T) {
 				gates, ok := viewGates(tc.atomic)
 				if !ok {
 					t.Skipf("client-go %s has no AtomicFIFO gate (added in v0.36)", ClientGoVersion())
@@ -147,7 +147,7 @@ func TestConsistentViewAtomicFIFO(t *testing.T) {
 				seen := 0
 				var gatesRun map[string]bool
 				for range tc.runs {
-					obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, Level: level, Gates: gates})
+					obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, Level: lvl, Gates: gates})
 					if len(obs.Fired) == 0 {
 						t.Fatalf("faults fired: got none, want the first watch expired")
 					}
@@ -187,7 +187,7 @@ func TestConsistentViewAtomicFIFO(t *testing.T) {
 					}
 				}
 				t.Logf("%d of %d runs showed a state never served (client-go %s)", seen, tc.runs, ClientGoVersion())
-				if level == Wire && tc.target.Name == informer.Name {
+				if lvl == Wire && tc.target.Name == informer.Name {
 					testutil.RecordFinding(t, testutil.Finding{Finding: "handler reads an unserved store (expire-watch:after=0,watch=1)", ClientGo: ClientGoVersion(),
 						Gates: testutil.GatesOf(gatesRun, "AtomicFIFO", "InOrderInformersBatchProcess"), Reproduced: seen, Runs: tc.runs})
 				}

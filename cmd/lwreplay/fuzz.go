@@ -12,6 +12,8 @@ import (
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/level"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
 func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -42,7 +44,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if !ok {
 		return fmt.Errorf("%w: --target: unknown target %q (want %s)", errUsage, *targetName, targetNames())
 	}
-	level, err := fuzz.ParseLevel(*levelName)
+	lvl, err := level.Parse(*levelName)
 	if err != nil {
 		return fmt.Errorf("%w: --level: got %q, want typed or wire", errUsage, *levelName)
 	}
@@ -68,7 +70,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		knownFindings = append(knownFindings, k)
 	}
 	for _, name := range *reportKnown {
-		if !slices.ContainsFunc(fuzz.KnownFindings, func(k fuzz.Known) bool { return k.Name == name }) {
+		if !slices.ContainsFunc(oracle.KnownFindings, func(k fuzz.Known) bool { return k.Name == name }) {
 			return fmt.Errorf("%w: --report-known: %q is no shipped known finding (want %s)", errUsage, name, knownNames())
 		}
 	}
@@ -104,7 +106,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	var campaigns []*fuzz.Campaign
 	for _, r := range selected {
-		c, err := fuzz.NewCampaign(fuzz.Options{Recordings: built, Salvage: *salvage, Resource: r.Resource, Target: target, WatchList: wl, AllowBreaking: *breaking, Level: level,
+		c, err := fuzz.NewCampaign(fuzz.Options{Recordings: built, Salvage: *salvage, Resource: r.Resource, Target: target, WatchList: wl, AllowBreaking: *breaking, Level: lvl,
 			Known: knownFindings, ReportKnown: *reportKnown})
 		if err != nil {
 			return err
@@ -113,7 +115,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	fmt.Fprintf(stdout, "fuzz: client-go %s, target %s, %d cassette(s), resources %s, level %s, watchlist %s, breaking faults %s, seed %d (repeat with --seed %d)\n",
 		fuzz.ClientGoVersion(),
-		target.Name, len(recs), resourcesText(selected, len(recs)), level, *watchList, onOff(*breaking), *seed, *seed)
+		target.Name, len(recs), resourcesText(selected, len(recs)), lvl, *watchList, onOff(*breaking), *seed, *seed)
 	e := fuzz.Explore(ctx, campaigns, fuzz.ExploreOptions{Duration: *duration, Parallel: *parallel, Seed: *seed, Artifacts: root, Progress: stdout})
 	e.WriteTable(stdout)
 	e.WriteSummary(stdout)
@@ -129,7 +131,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // knownNames lists the shipped known findings' names.
 func knownNames() string {
 	var names []string
-	for _, k := range fuzz.KnownFindings {
+	for _, k := range oracle.KnownFindings {
 		names = append(names, k.Name)
 	}
 	return strings.Join(names, ", ")

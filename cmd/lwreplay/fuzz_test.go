@@ -10,6 +10,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
 const watchlistCassette = "../../cassettes/real-configmaps-pods-watchlist.yaml"
@@ -36,7 +37,7 @@ func TestFuzzRun(t *testing.T) {
 		{"fuzz - short run prints the table header - pass", strings.Contains(out, "INVARIANT \\ FAULT") && strings.Contains(out, " none"), "a table header with a none column"},
 		{"fuzz - short run prints the summary - pass", regexp.MustCompile(`(?m)^seed 1: [1-9]\d* runs, 0 findings \(0 failing runs\)`).MatchString(out), "a summary naming seed 1 and the runs"},
 	}
-	for _, inv := range fuzz.Invariants {
+	for _, inv := range oracle.Invariants {
 		row := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(inv.Name) + `\s+\d+/\d+`)
 		checks = append(checks, struct {
 			name string

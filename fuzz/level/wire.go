@@ -1,4 +1,4 @@
-package fuzz
+package level
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func wireListWatch(cfg *rest.Config, res history.Resource, example runtime.Objec
 	if _, ok := example.(*unstructured.Unstructured); ok {
 		dc, err := dynamic.NewForConfig(cfg)
 		if err != nil {
-			return nil, fmt.Errorf("%w: dynamic client: %v", ErrTarget, err)
+			return nil, fmt.Errorf("%w: dynamic client: %v", ErrSetup, err)
 		}
 		ri := dc.Resource(gvr)
 		return &cache.ListWatch{
@@ -39,7 +39,7 @@ func wireListWatch(cfg *rest.Config, res history.Resource, example runtime.Objec
 		}, nil
 	}
 	if _, _, err := scheme.Scheme.ObjectKinds(example); err != nil {
-		return nil, fmt.Errorf("%w: %T is not in client-go's scheme: %v", ErrTarget, example, err)
+		return nil, fmt.Errorf("%w: %T is not in client-go's scheme: %v", ErrSetup, example, err)
 	}
 	c := rest.CopyConfig(cfg)
 	c.GroupVersion = &schema.GroupVersion{Group: res.Group, Version: res.Version}
@@ -50,7 +50,7 @@ func wireListWatch(cfg *rest.Config, res history.Resource, example runtime.Objec
 	c.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
 	rc, err := rest.RESTClientFor(c)
 	if err != nil {
-		return nil, fmt.Errorf("%w: REST client: %v", ErrTarget, err)
+		return nil, fmt.Errorf("%w: REST client: %v", ErrSetup, err)
 	}
 	return cache.NewListWatchFromClient(rc, res.Resource, metav1.NamespaceAll, fields.Everything()), nil
 }

@@ -1,4 +1,4 @@
-package fuzz
+package level
 
 import (
 	admissionregistrationv1 "k8s.io/client-go/kubernetes/typed/admissionregistration/v1"

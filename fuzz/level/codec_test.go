@@ -1,4 +1,4 @@
-package fuzz
+package level
 
 import (
 	"fmt"
@@ -35,14 +35,16 @@ func TestMemoCodec(t *testing.T) {
 		{name: "memo codec - Status with defaults, as an error answer is read - not kept - pass", data: status,
 			defaults: &schema.GroupVersionKind{Version: "v1"}, wantKept: 0},
 		{name: "memo codec - into an object already filled - not kept - pass", data: object,
-			into: func() runtime.Object { return typedConfigMap("ns", "x", "1") }, wantKept: 0},
+			into: func() runtime.Object {
+				return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "x", ResourceVersion: "1"}}
+			}, wantKept: 0},
 		{name: "memo codec - garbled frame - the serializer's error, kept - fail", data: garbled,
 			into: func() runtime.Object { return &metav1.WatchEvent{} }, wantKept: 1, wantErr: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			d := newDecoded()
+			d := NewCache()
 			ns := newMemoSerializer(d)
 			info, ok := runtime.SerializerInfoForMediaType(ns.SupportedMediaTypes(), runtime.ContentTypeJSON)
 			if !ok {
@@ -78,7 +80,7 @@ func TestMemoCodec(t *testing.T) {
 			if got[0] != nil && got[0] == got[1] {
 				t.Errorf("decodes: got the same object %p twice, want a copy each", got[0])
 			}
-			if n := d.codecEntries(); n != tc.wantKept {
+			if n := d.CodecEntries(); n != tc.wantKept {
 				t.Errorf("kept decodes: got %d, want %d", n, tc.wantKept)
 			}
 		})

@@ -1,4 +1,4 @@
-package fuzz
+package level
 
 import (
 	"bufio"
@@ -26,6 +26,7 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	restclientwatch "k8s.io/client-go/rest/watch"
 	"k8s.io/client-go/tools/cache"
 
@@ -46,9 +47,9 @@ const maxMemo = 1 << 16
 // server asked it to retry (rest.Request's default).
 const maxRetries = 10
 
-// decoded holds a cassette's decoded answers, per Go type of object. It is
+// Cache holds a cassette's decoded answers, per Go type of object. It is
 // safe for concurrent use.
-type decoded struct {
+type Cache struct {
 	mu     sync.RWMutex
 	byType map[reflect.Type]*memo
 	// objects are the history objects of the decoded unstructured objects
@@ -62,14 +63,14 @@ type decoded struct {
 	codecs map[reflect.Type]*memo
 }
 
-// newDecoded returns an empty cache of decoded answers.
-func newDecoded() *decoded {
-	return &decoded{byType: map[reflect.Type]*memo{}, objects: map[uintptr]*history.Object{}}
+// NewCache returns an empty cache of decoded answers.
+func NewCache() *Cache {
+	return &Cache{byType: map[reflect.Type]*memo{}, objects: map[uintptr]*history.Object{}}
 }
 
 // remember keeps the history object of a decoded object (a watch event's,
 // or a list's items).
-func (d *decoded) remember(obj runtime.Object) {
+func (d *Cache) remember(obj runtime.Object) {
 	var items []map[string]any
 	switch o := obj.(type) {
 	case *unstructured.Unstructured:
@@ -80,7 +81,7 @@ func (d *decoded) remember(obj runtime.Object) {
 		}
 	}
 	for _, m := range items {
-		ho, err := objectOf(&unstructured.Unstructured{Object: m})
+		ho, err := ObjectOf(&unstructured.Unstructured{Object: m})
 		if err != nil {
 			continue
 		}
@@ -92,9 +93,9 @@ func (d *decoded) remember(obj runtime.Object) {
 	}
 }
 
-// known returns the history object of obj when obj's content is a decoded
+// Known returns the history object of obj when obj's content is a decoded
 // object's own (shared, unchanged by contract).
-func (d *decoded) known(obj any) (*history.Object, bool) {
+func (d *Cache) Known(obj any) (*history.Object, bool) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok || u == nil || u.Object == nil {
 		return nil, false
@@ -107,7 +108,7 @@ func (d *decoded) known(obj any) (*history.Object, bool) {
 
 // memo is the decoded answers for one Go type of object.
 type memo struct {
-	owner   *decoded
+	owner   *Cache
 	objects runtime.Decoder // decodes one object (or list) of the type
 	events  runtime.Decoder // decodes a watch frame's envelope
 
@@ -124,7 +125,7 @@ type decodedEvent struct {
 }
 
 // memoFor returns the memo for objects of example's type.
-func (d *decoded) memoFor(example runtime.Object) (*memo, error) {
+func (d *Cache) memoFor(example runtime.Object) (*memo, error) {
 	t := reflect.TypeOf(example)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -133,7 +134,7 @@ func (d *decoded) memoFor(example runtime.Object) (*memo, error) {
 	}
 	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.WithoutConversion().SupportedMediaTypes(), runtime.ContentTypeJSON)
 	if !ok || info.StreamSerializer == nil {
-		return nil, fmt.Errorf("%w: client-go's scheme has no JSON stream serializer", ErrTarget)
+		return nil, fmt.Errorf("%w: client-go's scheme has no JSON stream serializer", ErrSetup)
 	}
 	m := &memo{owner: d, events: info.StreamSerializer.Serializer, frames: map[string]decodedEvent{}, lists: map[string]decodedEvent{}}
 	switch example.(type) {
@@ -141,7 +142,7 @@ func (d *decoded) memoFor(example runtime.Object) (*memo, error) {
 		m.objects = unstructured.UnstructuredJSONScheme
 	default:
 		if _, _, err := scheme.Scheme.ObjectKinds(example); err != nil {
-			return nil, fmt.Errorf("%w: %T is not in client-go's scheme: %v", ErrTarget, example, err)
+			return nil, fmt.Errorf("%w: %T is not in client-go's scheme: %v", ErrSetup, example, err)
 		}
 		m.objects = scheme.Codecs.UniversalDeserializer()
 	}
@@ -211,17 +212,15 @@ func (e decodedEvent) hand(shared bool) (runtime.Object, error) {
 	return e.obj.DeepCopyObject(), nil
 }
 
-// typedListWatch returns the typed level's ListWatch of e.Resource.
-func typedListWatch(e *Env, example runtime.Object, shared bool) (*cache.ListWatch, error) {
-	if e.decoded == nil {
-		e.decoded = newDecoded()
-	}
-	m, err := e.decoded.memoFor(example)
+// typedListWatch returns the typed level's ListWatch of res through cfg's
+// transport, decoding through d.
+func typedListWatch(cfg *rest.Config, d *Cache, res history.Resource, example runtime.Object, shared bool) (*cache.ListWatch, error) {
+	m, err := d.memoFor(example)
 	if err != nil {
 		return nil, err
 	}
-	c := &typedClient{rt: e.Config.Transport, base: e.Config.Host + resourcePath(e.Resource),
-		gr: schema.GroupResource{Group: e.Resource.Group, Resource: e.Resource.Resource}}
+	c := &typedClient{rt: cfg.Transport, base: cfg.Host + resourcePath(res),
+		gr: schema.GroupResource{Group: res.Group, Resource: res.Resource}}
 	return &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			body, err := c.get(ctx, o)

@@ -1,4 +1,4 @@
-package fuzz
+package level
 
 import (
 	"errors"
@@ -69,8 +69,8 @@ func TestLineFrameReader(t *testing.T) {
 			t.Run(fmt.Sprintf("%s (buffer %d)", tc.name, size), func(t *testing.T) {
 				t.Parallel()
 				want, wantErr := readFrames(framer.NewJSONFramedReader(io.NopCloser(tc.body())), size)
-				d := newDecoded()
-				r := memoFramer{decoded: d}.NewFrameReader(io.NopCloser(tc.body()))
+				d := NewCache()
+				r := memoFramer{cache: d}.NewFrameReader(io.NopCloser(tc.body()))
 				got, err := readFrames(r, size)
 				if !slices.Equal(got, want) {
 					t.Errorf("frames: got %q, want %q as client-go's JSON framer", got, want)
@@ -78,7 +78,7 @@ func TestLineFrameReader(t *testing.T) {
 				if fmt.Sprintf("%T %v", err, err) != fmt.Sprintf("%T %v", wantErr, wantErr) {
 					t.Errorf("error: got %T %v, want %T %v as client-go's JSON framer", err, err, wantErr, wantErr)
 				}
-				if n := d.codecEntries(); n != tc.wantLines {
+				if n := d.CodecEntries(); n != tc.wantLines {
 					t.Errorf("kept lines: got %d, want %d", n, tc.wantLines)
 				}
 			})

@@ -1,4 +1,4 @@
-package fuzz
+package level
 
 import (
 	"bufio"
@@ -26,12 +26,12 @@ import (
 // memo.
 type memoFramer struct {
 	runtime.Framer
-	decoded *decoded
+	cache *Cache
 }
 
 // NewFrameReader returns a reader of r's frames.
 func (f memoFramer) NewFrameReader(r io.ReadCloser) io.ReadCloser {
-	return &lineFrameReader{body: r, lines: bufio.NewReaderSize(r, 4096), memo: f.decoded.codecMemo(lineType)}
+	return &lineFrameReader{body: r, lines: bufio.NewReaderSize(r, 4096), memo: f.cache.codecMemo(lineType)}
 }
 
 // lineType is the type the memo keeps whole lines under.

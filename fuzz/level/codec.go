@@ -1,4 +1,4 @@
-package fuzz
+package level
 
 import (
 	"reflect"
@@ -29,18 +29,18 @@ type memoSerializer struct {
 
 // newMemoSerializer returns a negotiated serializer keeping its JSON
 // decodes in d.
-func newMemoSerializer(d *decoded) memoSerializer {
+func newMemoSerializer(d *Cache) memoSerializer {
 	ns := rest.CodecFactoryForGeneratedClient(scheme.Scheme, scheme.Codecs).WithoutConversion()
 	infos := append([]runtime.SerializerInfo(nil), ns.SupportedMediaTypes()...)
 	for i, info := range infos {
 		if info.MediaType != runtime.ContentTypeJSON {
 			continue
 		}
-		infos[i].Serializer = memoCodec{Serializer: info.Serializer, decoded: d}
+		infos[i].Serializer = memoCodec{Serializer: info.Serializer, cache: d}
 		if info.StreamSerializer != nil {
 			stream := *info.StreamSerializer
-			stream.Serializer = memoCodec{Serializer: stream.Serializer, decoded: d}
-			stream.Framer = memoFramer{Framer: stream.Framer, decoded: d}
+			stream.Serializer = memoCodec{Serializer: stream.Serializer, cache: d}
+			stream.Framer = memoFramer{Framer: stream.Framer, cache: d}
 			infos[i].StreamSerializer = &stream
 		}
 	}
@@ -53,7 +53,7 @@ func (s memoSerializer) SupportedMediaTypes() []runtime.SerializerInfo { return 
 // memoCodec is a serializer whose decodes are kept in a memo.
 type memoCodec struct {
 	runtime.Serializer
-	decoded *decoded
+	cache *Cache
 }
 
 // Decode decodes data as the serializer does, once per cassette for the
@@ -64,7 +64,7 @@ func (c memoCodec) Decode(data []byte, defaults *schema.GroupVersionKind, into r
 	if !ok {
 		return c.Serializer.Decode(data, defaults, into)
 	}
-	m := c.decoded.codecMemo(t)
+	m := c.cache.codecMemo(t)
 	e := m.cached(m.lists, data, func() (e decodedEvent) {
 		var fresh runtime.Object
 		if t != nil {
@@ -108,7 +108,7 @@ func memoizable(defaults *schema.GroupVersionKind, into runtime.Object) (reflect
 
 // codecMemo returns the memo of decodes into objects of type t (nil: into
 // nothing).
-func (d *decoded) codecMemo(t reflect.Type) *memo {
+func (d *Cache) codecMemo(t reflect.Type) *memo {
 	d.mu.RLock()
 	m, ok := d.codecs[t]
 	d.mu.RUnlock()
@@ -128,9 +128,9 @@ func (d *decoded) codecMemo(t reflect.Type) *memo {
 	return m
 }
 
-// codecEntries returns how many decodes and framed lines d's clientset
+// CodecEntries returns how many decodes and framed lines d's clientset
 // memos keep.
-func (d *decoded) codecEntries() int {
+func (d *Cache) CodecEntries() int {
 	d.mu.RLock()
 	memos := make([]*memo, 0, len(d.codecs))
 	for _, m := range d.codecs {

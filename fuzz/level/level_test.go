@@ -1,11 +1,11 @@
-package fuzz
+package level
 
 import (
 	"errors"
 	"testing"
 )
 
-func TestParseLevel(t *testing.T) {
+func TestParse(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
@@ -19,9 +19,9 @@ func TestParseLevel(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ParseLevel(tc.in)
+			got, err := Parse(tc.in)
 			if !errors.Is(err, tc.wantErr) || (err == nil && got != tc.want) {
-				t.Errorf("ParseLevel(%q): got %v, %v, want %v, %v", tc.in, got, err, tc.want, tc.wantErr)
+				t.Errorf("Parse(%q): got %v, %v, want %v, %v", tc.in, got, err, tc.want, tc.wantErr)
 			}
 			if err == nil && got.String() != tc.in {
 				t.Errorf("String: got %q, want %q", got.String(), tc.in)

@@ -1,0 +1,59 @@
+package fuzz
+
+import (
+	"github.com/lwreplay/lwreplay/fuzz/level"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// The names a user's fuzz test writes, kept here beside Run and Options:
+// each is the oracle's (or harness's) own, under the name the examples
+// have always used.
+
+// Observation is what a run of a target saw (oracle.Observation).
+type Observation = oracle.Observation
+
+// Invariant is a named property every run of a correct target has
+// (oracle.Invariant).
+type Invariant = oracle.Invariant
+
+// InvariantOption configures a user invariant (oracle.InvariantOption).
+type InvariantOption = oracle.InvariantOption
+
+// Scope says what of a run an invariant judges (oracle.Scope).
+type Scope = oracle.Scope
+
+// The scopes of an invariant (oracle.EndState, oracle.Along).
+const (
+	EndState = oracle.EndState
+	Along    = oracle.Along
+)
+
+// ErrNotJudged is what an invariant's check wraps when the run gave it
+// nothing to judge (oracle.ErrNotJudged).
+var ErrNotJudged = oracle.ErrNotJudged
+
+// Known is a finding known already (oracle.Known).
+type Known = oracle.Known
+
+// NewInvariant returns a user invariant for Options.Extra
+// (oracle.NewInvariant).
+func NewInvariant(name, doc string, check func(truth *history.Log, observed *Observation) error, opts ...InvariantOption) Invariant {
+	return oracle.NewInvariant(name, doc, check, opts...)
+}
+
+// WithScope sets what a user invariant judges (oracle.WithScope).
+func WithScope(s Scope) InvariantOption { return oracle.WithScope(s) }
+
+// KnownSignature returns a known finding named by its signature's text
+// (oracle.KnownSignature).
+func KnownSignature(text string) (Known, error) { return oracle.KnownSignature(text) }
+
+// Level is how a run's client reaches the replay (level.Level).
+type Level = level.Level
+
+// The levels (level.Typed, level.Wire).
+const (
+	Typed = level.Typed
+	Wire  = level.Wire
+)
