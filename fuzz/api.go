@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
@@ -57,3 +58,17 @@ const (
 	Typed = level.Typed
 	Wire  = level.Wire
 )
+
+// Target is client-go code a run drives against a replay
+// (harness.Target); targets.Builtin are the built-in ones.
+type Target = harness.Target
+
+// Env is what a target gets to run against one replay (harness.Env).
+type Env = harness.Env
+
+// Probe collects a target's notifications, store and HasSynced
+// (harness.Probe).
+type Probe = harness.Probe
+
+// Gates are client-go feature gates a run sets (harness.Gates).
+type Gates = harness.Gates

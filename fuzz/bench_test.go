@@ -14,7 +14,9 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	restclientwatch "k8s.io/client-go/rest/watch"
 
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/level"
+	"github.com/lwreplay/lwreplay/fuzz/targets"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/bubble"
 	"github.com/lwreplay/lwreplay/replayer"
@@ -47,7 +49,7 @@ func referenceHistory(tb testing.TB) *history.History {
 // on every core (b.RunParallel). runs/s is the figure the speed targets
 // name.
 func BenchmarkRun(b *testing.B) {
-	benchmarkRuns(b, Targets)
+	benchmarkRuns(b, targets.Builtin)
 }
 
 // benchmarkRuns runs each target's whole runs of the reference cassette
@@ -62,13 +64,13 @@ func benchmarkRuns(b *testing.B, targets []Target) {
 					path = "watchlist"
 				}
 				b.Run(target.Name+"/"+lvl.String()+"/"+path, func(b *testing.B) {
-					spec := Spec{History: h, Target: target, WatchList: watchList, Level: lvl, Cache: level.NewCache()}
+					spec := harness.Spec{History: h, Target: target, WatchList: watchList, Level: lvl, Cache: level.NewCache()}
 					err := bubble.Host(func(t *testing.T) {
-						Observe(t, spec) // warm the decoded answers
+						harness.Observe(t, spec) // warm the decoded answers
 						b.ResetTimer()
 						b.RunParallel(func(pb *testing.PB) {
 							for pb.Next() {
-								if obs := Observe(t, spec); obs == nil || obs.ConvergedAt < 0 {
+								if obs := harness.Observe(t, spec); obs == nil || obs.ConvergedAt < 0 {
 									t.Errorf("run: got no convergence, want one")
 								}
 							}

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/targets"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -20,7 +22,7 @@ import (
 // judged by no-hot-loop, with the requests per resource and the stack of
 // the looping goroutine.
 func TestHotLoopEndsTheRun(t *testing.T) {
-	informer, _ := LookupTarget("informer")
+	informer, _ := targets.Lookup("informer")
 	// reconnecting watches, closes its watch at once and watches again,
 	// never waiting.
 	reconnecting := Target{Name: "reconnecting", Doc: "a consumer that re-watches in a loop", Run: func(ctx context.Context, env *Env) error {
@@ -56,7 +58,7 @@ func TestHotLoopEndsTheRun(t *testing.T) {
 		for _, tc := range tests {
 			t.Run(lvl.String()+" "+tc.name, func(t *testing.T) {
 				plan := mustPlan(t, tc.plan)
-				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: tc.watchList, Level: lvl})
+				obs := harness.Observe(t, harness.Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: tc.watchList, Level: lvl})
 				err := oracle.Judge(obs, "no-hot-loop")["no-hot-loop"]
 				if !tc.wantHot {
 					if err != nil {
@@ -83,7 +85,7 @@ func TestHotLoopEndsTheRun(t *testing.T) {
 // no-hot-loop) — and holding on the same plans on the LIST+WATCH path and
 // on clean runs.
 func TestBehaviourInvariantsOnRealRuns(t *testing.T) {
-	informer, _ := LookupTarget("informer")
+	informer, _ := targets.Lookup("informer")
 	// impatient lists and, on every failure, lists again 100 ms later.
 	impatient := Target{Name: "impatient", Doc: "a consumer that retries every 100 ms", Run: func(ctx context.Context, env *Env) error {
 		lw, err := env.ListerWatcher(&unstructured.Unstructured{})
@@ -124,7 +126,7 @@ func TestBehaviourInvariantsOnRealRuns(t *testing.T) {
 		for _, tc := range tests {
 			t.Run(lvl.String()+" "+tc.name, func(t *testing.T) {
 				plan := mustPlan(t, tc.plan)
-				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: tc.watchList, Level: lvl})
+				obs := harness.Observe(t, harness.Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: tc.watchList, Level: lvl})
 				results := oracle.Judge(obs)
 				for name, want := range tc.want {
 					if got := results[name]; !errors.Is(got, want) || (want == nil) != (got == nil) {

@@ -13,14 +13,16 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/targets"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/synth"
 )
 
 // informerThen returns the informer target with before run ahead of it.
 func informerThen(name string, before func(env *Env)) Target {
-	informer, _ := LookupTarget("informer")
+	informer, _ := targets.Lookup("informer")
 	return Target{Name: name, Doc: "the informer target, " + name, Run: func(ctx context.Context, env *Env) error {
 		before(env)
 		return informer.Run(ctx, env)
@@ -34,7 +36,7 @@ func informerThen(name string, before func(env *Env)) Target {
 // TestCleanStopOnRealRuns).
 func TestInvariantsFireOnBrokenReplays(t *testing.T) {
 	t.Parallel()
-	informer, _ := LookupTarget("informer")
+	informer, _ := targets.Lookup("informer")
 	// syncedAtOnce says it has synced before it lists, then hands the
 	// listed objects to its handler one by one.
 	syncedAtOnce := Target{Name: "synced-at-once", Doc: "a lister that claims to have synced first", Run: func(ctx context.Context, env *Env) error {
@@ -88,7 +90,7 @@ func TestInvariantsFireOnBrokenReplays(t *testing.T) {
 		for _, tc := range tests {
 			t.Run(lvl.String()+" "+tc.name, func(t *testing.T) {
 				plan := mustPlan(t, tc.plan)
-				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: true, Level: lvl, LiveBound: tc.liveBound})
+				obs := harness.Observe(t, harness.Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, WatchList: true, Level: lvl, LiveBound: tc.liveBound})
 				results := oracle.Judge(obs)
 				for _, inv := range oracle.Invariants {
 					err := results[inv.Name]
@@ -124,7 +126,7 @@ func TestSyncedRVOnRealRuns(t *testing.T) {
 	if err != nil {
 		t.Fatalf("History: got error %v, want none", err)
 	}
-	informer, _ := LookupTarget("informer")
+	informer, _ := targets.Lookup("informer")
 	// syncedAfterOne lists, then says it has synced once the first listed
 	// object reached its handler.
 	syncedAfterOne := Target{Name: "synced-after-one", Doc: "a lister that claims to have synced after one object", Run: func(ctx context.Context, env *Env) error {
@@ -163,7 +165,7 @@ func TestSyncedRVOnRealRuns(t *testing.T) {
 	for _, lvl := range []Level{Typed, Wire} {
 		for _, tc := range tests {
 			t.Run(lvl.String()+" "+tc.name, func(t *testing.T) {
-				obs := Observe(t, Spec{History: h, Target: tc.target, WatchList: tc.watchList, Level: lvl})
+				obs := harness.Observe(t, harness.Spec{History: h, Target: tc.target, WatchList: tc.watchList, Level: lvl})
 				if obs.SyncedRV != snapRV {
 					t.Errorf("SyncedRV: got %q, want %q (the snapshot the replay listed first)", obs.SyncedRV, snapRV)
 				}
@@ -223,7 +225,7 @@ func TestTargetOutputIsEvidence(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			obs := Observe(t, Spec{History: loadTargetHistory(t), Target: tc.target, WatchList: true, Level: Typed})
+			obs := harness.Observe(t, harness.Spec{History: loadTargetHistory(t), Target: tc.target, WatchList: true, Level: Typed})
 			if obs == nil || obs.EndedAt <= 0 {
 				t.Fatalf("observation: got %v, want a run observed to its end", obs)
 			}

@@ -10,7 +10,9 @@ import (
 	clientfeatures "k8s.io/client-go/features"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/targets"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -33,12 +35,12 @@ type Campaign struct {
 func NewCampaign(o Options) (*Campaign, error) {
 	c := &Campaign{opts: o, target: o.Target, res: resourceOf(o)}
 	if c.target.Run == nil {
-		c.target, _ = LookupTarget("informer")
+		c.target, _ = targets.Lookup("informer")
 	}
 	if c.target.Name == "" {
-		return nil, fmt.Errorf("%w: a target needs a name", ErrTarget)
+		return nil, fmt.Errorf("%w: a target needs a name", harness.ErrTarget)
 	}
-	if err := checkGates(o.Gates); err != nil {
+	if err := harness.CheckGates(o.Gates); err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
@@ -217,12 +219,12 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 	}
 	spec := c.spec(in)
 	out := &Outcome{Input: append([]byte(nil), data...), Cassette: fc.path, CassetteIndex: in.cassette, WatchList: in.watchList, Gates: in.gates, Plan: in.plan, Level: spec.Level}
-	c.judge(out, Observe(t, spec))
+	c.judge(out, harness.Observe(t, spec))
 	if out.Report != "" && out.Known == "" && spec.Level == Typed {
 		typed := out.Report
 		spec.Level = Wire
 		out.Level = Wire
-		c.judge(out, Observe(t, spec))
+		c.judge(out, harness.Observe(t, spec))
 		if out.Report == "" {
 			out.Unconfirmed = typed
 		}
@@ -231,9 +233,9 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 }
 
 // spec is the run an input asks for.
-func (c *Campaign) spec(in input) Spec {
+func (c *Campaign) spec(in input) harness.Spec {
 	fc := c.cassettes[in.cassette]
-	return Spec{History: fc.h, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList, Gates: in.gates,
+	return harness.Spec{History: fc.h, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList, Gates: in.gates,
 		Level: c.opts.Level, LiveBound: c.opts.LiveBound, MaxBurst: c.opts.MaxBurst, MaxRate: c.opts.MaxRate, Reproducer: fc.reproducer, Cache: fc.Cache}
 }
 
@@ -319,9 +321,9 @@ func (c *Campaign) report(out *Outcome) string {
 	fmt.Fprintf(&b, "cassette: %s\n", out.Cassette)
 	fmt.Fprintf(&b, "WatchList: %s\n", wl)
 	if out.Observation != nil {
-		fmt.Fprintf(&b, "gates: %s\n", gatesText(out.Observation.Gates))
+		fmt.Fprintf(&b, "gates: %s\n", harness.GatesText(out.Observation.Gates))
 	}
-	fmt.Fprintf(&b, "client-go: %s\n", ClientGoVersion())
+	fmt.Fprintf(&b, "client-go: %s\n", harness.ClientGoVersion())
 	fmt.Fprintf(&b, "level: %s\n", out.Level)
 	fmt.Fprintf(&b, "plan: %s\n", planText(out.Plan))
 	fmt.Fprintf(&b, "fired: %s\n", faults.Story(fired))

@@ -10,11 +10,12 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/rest"
 
-	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
 // shippedCassettes are the cassettes of cassettes/ with configmaps.
@@ -28,15 +29,7 @@ var shippedCassettes = []string{
 // mustHistory builds the history of the cassette at path.
 func mustHistory(tb testing.TB, path string) *history.History {
 	tb.Helper()
-	files, err := cassette.LoadAll(path)
-	if err != nil {
-		tb.Fatalf("got error %v, want none", err)
-	}
-	h, err := history.Build(files...)
-	if err != nil {
-		tb.Fatalf("got error %v, want none", err)
-	}
-	return h
+	return testutil.MustHistory(tb, path)
 }
 
 // factoryTarget is a user target written on the helpers, as most
@@ -125,7 +118,7 @@ func TestClientsetLevelsAgree(t *testing.T) {
 					var delivered [2][]string
 					var fired [2]string
 					for i, lvl := range []Level{Typed, Wire} {
-						obs := Observe(t, Spec{History: h, Plan: plan, Target: factoryTarget, WatchList: watchList, Level: lvl, Cache: d})
+						obs := harness.Observe(t, harness.Spec{History: h, Plan: plan, Target: factoryTarget, WatchList: watchList, Level: lvl, Cache: d})
 						held[i] = oracle.Judge(obs)
 						delivered[i] = deliveryLines(obs.Deliveries)
 						fired[i] = faults.Story(obs.Fired)
@@ -157,11 +150,11 @@ func TestClientsetMemo(t *testing.T) {
 				t.Skip("KUBE_FEATURE_WatchListClient=false")
 			}
 			d := level.NewCache()
-			spec := Spec{History: h, Target: factoryTarget, WatchList: watchList, Level: Typed, Cache: d}
+			spec := harness.Spec{History: h, Target: factoryTarget, WatchList: watchList, Level: Typed, Cache: d}
 			var entries [2]int
 			var delivered [2][]string
 			for i := range entries {
-				obs := Observe(t, spec)
+				obs := harness.Observe(t, spec)
 				if obs.ConvergedAt < 0 {
 					t.Fatalf("run %d: got no convergence, want one", i+1)
 				}
@@ -182,7 +175,7 @@ func TestClientsetMemo(t *testing.T) {
 
 func TestClientsetWatchList(t *testing.T) {
 	t.Parallel()
-	t.Cleanup(QuietClientGo()) // client-go reads klog's settings, which Observe's last restore writes
+	t.Cleanup(harness.QuietClientGo()) // client-go reads klog's settings, which Observe's last restore writes
 	for _, lvl := range []Level{Typed, Wire} {
 		for _, watchList := range []bool{true, false} {
 			t.Run(fmt.Sprintf("clientset - %s, WatchList %v - opts out of WatchList unless asked - pass", lvl, watchList), func(t *testing.T) {

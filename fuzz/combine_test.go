@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -122,7 +123,7 @@ func TestRelistFromZeroCombines(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: mustPlan(t, tc.plan), Target: relistFromZero, Level: Typed})
+			obs := harness.Observe(t, harness.Spec{History: loadTargetHistory(t), Plan: mustPlan(t, tc.plan), Target: relistFromZero, Level: Typed})
 			err := oracle.Judge(obs, "no-time-travel")["no-time-travel"]
 			if (err != nil) != tc.want {
 				t.Errorf("no-time-travel: got %v, want broken: %v (fired: %v)", err, tc.want, obs.Fired)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/targets"
 )
 
 var updateDocs = flag.Bool("update-docs", false, "rewrite docs/fuzzing.md's generated tables from the registries")
@@ -20,7 +21,7 @@ const fuzzingDoc = "../docs/fuzzing.md"
 func targetTable() string {
 	var b strings.Builder
 	b.WriteString("| target | what it runs |\n|---|---|\n")
-	for _, t := range Targets {
+	for _, t := range targets.Builtin {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", t.Name, t.Doc)
 	}
 	return b.String()

@@ -29,6 +29,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
@@ -187,7 +188,7 @@ func runGoTest(f *testing.F, o Options) {
 // resourceOf is the resource o asks for.
 func resourceOf(o Options) history.Resource {
 	if o.Resource == (history.Resource{}) {
-		return ConfigMaps
+		return harness.ConfigMaps
 	}
 	return o.Resource
 }

@@ -2,6 +2,8 @@ package fuzz
 
 import (
 	"testing"
+
+	"github.com/lwreplay/lwreplay/fuzz/targets"
 )
 
 // realCassettes are the recorded cassettes the fuzz tests replay.
@@ -12,11 +14,11 @@ func FuzzInformer(f *testing.F) {
 }
 
 func FuzzReflectorDeltaFIFO(f *testing.F) {
-	target, _ := LookupTarget("reflector-deltafifo")
+	target, _ := targets.Lookup("reflector-deltafifo")
 	Run(f, Options{Cassettes: realCassettes, Target: target})
 }
 
 func FuzzReflectorRealFIFO(f *testing.F) {
-	target, _ := LookupTarget("reflector-realfifo")
+	target, _ := targets.Lookup("reflector-realfifo")
 	Run(f, Options{Cassettes: realCassettes, Target: target})
 }

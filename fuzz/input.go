@@ -7,6 +7,7 @@ import (
 	clientfeatures "k8s.io/client-go/features"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 )
 
 // InputLayout is the version of the fuzz-input byte layout Input reads and
@@ -37,7 +38,7 @@ const (
 // inputGates are the gates a fuzz input turns off, in bit order from the
 // path byte's second bit. The bits keep their meaning on every client-go
 // version; one whose gate the client-go in use does not know is ignored.
-var inputGates = []clientfeatures.Feature{gateAtomicFIFO, gateInOrderInformersBatchProcess}
+var inputGates = []clientfeatures.Feature{harness.GateAtomicFIFO, harness.GateInOrderInformersBatchProcess}
 
 // gateBit is the path-byte bit that turns inputGates[i] off.
 func gateBit(i int) byte { return watchListBit << (i + 1) }
@@ -140,7 +141,7 @@ func decodeInput(data []byte, n int, o Options) input {
 	}
 	in.gates = maps.Clone(o.Gates)
 	for _, g := range raw.GatesOff {
-		if _, fixed := o.Gates[g]; fixed || !knownGates()[g] {
+		if _, fixed := o.Gates[g]; fixed || !harness.KnownGate(g) {
 			continue
 		}
 		if in.gates == nil {

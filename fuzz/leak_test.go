@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/targets"
 )
 
 // withStop returns the informer target changed by change, which runs after
@@ -14,7 +16,7 @@ import (
 // run's bubble is not durably blocked: synctest would wait for it for
 // ever. The channels below are made inside.)
 func withStop(name string, change func()) Target {
-	informer, _ := LookupTarget("informer")
+	informer, _ := targets.Lookup("informer")
 	return Target{Name: name, Doc: "the informer target, " + name, Run: func(ctx context.Context, env *Env) error {
 		err := informer.Run(ctx, env)
 		change()
@@ -37,7 +39,7 @@ func TestCleanStopOnRealRuns(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			obs := Observe(t, Spec{History: loadTargetHistory(t), Target: tc.target, WatchList: true})
+			obs := harness.Observe(t, harness.Spec{History: loadTargetHistory(t), Target: tc.target, WatchList: true})
 			err := oracle.Judge(obs, "clean-stop")["clean-stop"]
 			switch {
 			case tc.wantText == "" && err != nil:

@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/targets"
 )
 
 // TestLevelsAgree runs every fault of the registry, placed at a few early
@@ -17,7 +19,7 @@ import (
 // requests a backing-off client makes depends on client-go's jitter, drawn
 // from the process-wide source each run seeds (see seedClientGo).
 func TestLevelsAgree(t *testing.T) {
-	target, _ := LookupTarget("reflector-deltafifo")
+	target, _ := targets.Lookup("reflector-deltafifo")
 	h := loadTargetHistory(t)
 	d := level.NewCache()
 	for _, f := range faults.Registry {
@@ -36,7 +38,7 @@ func TestLevelsAgree(t *testing.T) {
 					var got [2]map[string]bool
 					var fired [2]string
 					for i, lvl := range []Level{Typed, Wire} {
-						obs := Observe(t, Spec{History: h, Plan: plan, Target: target, WatchList: watchList, Level: lvl, Cache: d})
+						obs := harness.Observe(t, harness.Spec{History: h, Plan: plan, Target: target, WatchList: watchList, Level: lvl, Cache: d})
 						got[i] = map[string]bool{}
 						for name, err := range oracle.Judge(obs) {
 							got[i][name] = err == nil

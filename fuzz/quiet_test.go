@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/klog/v2"
 )
@@ -17,8 +18,8 @@ func TestQuietClientGo(t *testing.T) {
 	if before == 0 {
 		t.Fatalf("error handlers: got none before, want apimachinery's")
 	}
-	first := QuietClientGo()
-	second := QuietClientGo()
+	first := harness.QuietClientGo()
+	second := harness.QuietClientGo()
 	steps := []struct {
 		name string
 		do   func()
@@ -48,7 +49,7 @@ func TestQuietClientGoRestoresKlog(t *testing.T) {
 	var mine bytes.Buffer
 	klog.SetOutput(&mine)
 
-	restore := QuietClientGo()
+	restore := harness.QuietClientGo()
 	klog.Info("while quiet")
 	klog.Flush()
 	quietOut := mine.String()

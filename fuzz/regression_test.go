@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/internal/testutil"
 )
@@ -68,7 +69,7 @@ func TestWatchListRestartStorm(t *testing.T) {
 					storm = 1
 				}
 				testutil.RecordFinding(t, testutil.Finding{Finding: "WatchList restart storm (close-watch:after=5,from=0)",
-					ClientGo: ClientGoVersion(), Gates: testutil.GatesOf(out.Observation.Gates, "WatchListClient"), Reproduced: storm, Runs: 1})
+					ClientGo: harness.ClientGoVersion(), Gates: testutil.GatesOf(out.Observation.Gates, "WatchListClient"), Reproduced: storm, Runs: 1})
 			}
 			if len(tc.want) == 0 {
 				if out.Failed() {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
@@ -78,7 +79,7 @@ func (c *Campaign) checkPlan(t *testing.T, out *Outcome, plan faults.Plan) *Outc
 	spec := c.spec(in)
 	spec.Level = Wire
 	try := &Outcome{Input: inputOr(in, out.Input), Cassette: out.Cassette, CassetteIndex: out.CassetteIndex, WatchList: out.WatchList, Gates: out.Gates, Plan: plan, Level: Wire}
-	c.judge(try, Observe(t, spec))
+	c.judge(try, harness.Observe(t, spec))
 	return try
 }
 
@@ -114,9 +115,9 @@ func (c *Campaign) Save(t *testing.T, out *Outcome, dir string) (*Saved, error) 
 	repro := filepath.Join(dir, ReproducerFile)
 	in := input{cassette: min.CassetteIndex, watchList: min.WatchList, gates: min.Gates, plan: min.Plan}
 	spec := c.spec(in)
-	spec.Level, spec.recordTo = Wire, repro
+	spec.Level, spec.RecordTo = Wire, repro
 	recorded := &Outcome{Input: min.Input, Cassette: min.Cassette, CassetteIndex: min.CassetteIndex, WatchList: min.WatchList, Gates: min.Gates, Plan: min.Plan, Level: Wire}
-	c.judge(recorded, Observe(t, spec))
+	c.judge(recorded, harness.Observe(t, spec))
 	saved := &Saved{Dir: dir, Outcome: recorded, Reproduced: sameBroken(recorded, min)}
 	if !saved.Reproduced {
 		// The recording run went another way (scheduling); report what the

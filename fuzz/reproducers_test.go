@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/targets"
 )
 
 // sharedReproducers holds the project's regression reproducers
@@ -38,7 +39,7 @@ func TestSharedReproducersConverge(t *testing.T) {
 			t.Errorf("reproducer %s: got no row in this test, want one", p)
 		}
 	}
-	for _, target := range Targets {
+	for _, target := range targets.Builtin {
 		for _, tt := range tests {
 			t.Run(target.Name+" - "+tt.file+" - pass", func(t *testing.T) {
 				c, err := NewCampaign(Options{Cassettes: []string{sharedReproducers + tt.file}, Target: target})

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -67,7 +68,7 @@ func TestResolveResource(t *testing.T) {
 	t.Parallel()
 	eventsCore := history.Resource{Version: "v1", Resource: "events", Kind: "Event", Namespaced: true}
 	eventsGroup := history.Resource{Group: "events.k8s.io", Version: "v1", Resource: "events", Kind: "Event", Namespaced: true}
-	recorded := []history.Resource{ConfigMaps, pods, deployments, eventsCore, eventsGroup}
+	recorded := []history.Resource{harness.ConfigMaps, pods, deployments, eventsCore, eventsGroup}
 	tests := []struct {
 		name    string
 		arg     string
@@ -75,7 +76,7 @@ func TestResolveResource(t *testing.T) {
 		wantErr string // "" for none
 	}{
 		{name: "resolve - plural - pass", arg: "pods", want: pods},
-		{name: "resolve - fully qualified core - pass", arg: "configmaps.v1", want: ConfigMaps},
+		{name: "resolve - fully qualified core - pass", arg: "configmaps.v1", want: harness.ConfigMaps},
 		{name: "resolve - group-qualified - pass", arg: "deployments.apps", want: deployments},
 		{name: "resolve - fully qualified - pass", arg: "deployments.v1.apps", want: deployments},
 		{name: "resolve - kind - pass", arg: "Deployment", want: deployments},
@@ -112,7 +113,7 @@ func TestCampaignResource(t *testing.T) {
 		res  history.Resource
 		want history.Resource
 	}{
-		{"campaign resource - none asked - configmaps - pass", history.Resource{}, ConfigMaps},
+		{"campaign resource - none asked - configmaps - pass", history.Resource{}, harness.ConfigMaps},
 		{"campaign resource - pods - pods, named in reports - pass", pods, pods},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

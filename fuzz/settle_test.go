@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/targets"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -22,7 +24,7 @@ import (
 // last fault, and is judged then; a plan that keeps firing until the
 // run's hard end leaves it unsettled, and not judged on convergence.
 func TestLateFaultJudgedAfterBound(t *testing.T) {
-	informer, _ := LookupTarget("informer")
+	informer, _ := targets.Lookup("informer")
 	tests := []struct {
 		name          string
 		plan          string
@@ -38,7 +40,7 @@ func TestLateFaultJudgedAfterBound(t *testing.T) {
 		for _, tc := range tests {
 			t.Run(lvl.String()+" "+tc.name, func(t *testing.T) {
 				plan := mustPlan(t, tc.plan)
-				obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: informer, WatchList: false, Level: lvl, watchdog: tc.watchdog})
+				obs := harness.Observe(t, harness.Spec{History: loadTargetHistory(t), Plan: plan, Target: informer, WatchList: false, Level: lvl, Watchdog: tc.watchdog})
 				if obs.LastFaultAt < 5*time.Minute {
 					t.Fatalf("last fault at: got %v, want at the second watch (5 min or later); fired: %s", obs.LastFaultAt, faults.Story(obs.Fired))
 				}
@@ -80,7 +82,7 @@ func TestNoFalseAlarmOnRelists(t *testing.T) {
 	for _, path := range Glob("../cassettes/*.yaml") {
 		histories = append(histories, mustHistory(t, path))
 	}
-	informer, _ := LookupTarget("informer")
+	informer, _ := targets.Lookup("informer")
 	r := rand.New(rand.NewPCG(21, 22))
 	failed, fired, unsettled, late := 0, 0, 0, 0
 	for i := range n {
@@ -99,8 +101,8 @@ func TestNoFalseAlarmOnRelists(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		spec := Spec{History: histories[i%len(histories)], Plan: plan, Target: informer, WatchList: i%2 == 0, Level: Level(i / 2 % 2)}
-		obs := Observe(t, spec)
+		spec := harness.Spec{History: histories[i%len(histories)], Plan: plan, Target: informer, WatchList: i%2 == 0, Level: Level(i / 2 % 2)}
+		obs := harness.Observe(t, spec)
 		for name, err := range oracle.Judge(obs) {
 			if err != nil {
 				failed++
@@ -111,7 +113,7 @@ func TestNoFalseAlarmOnRelists(t *testing.T) {
 		if obs.Unsettled {
 			unsettled++
 		}
-		if obs.LastFaultAt >= watchdog-oracle.WatchCap {
+		if obs.LastFaultAt >= harness.DefaultWatchdog-oracle.WatchCap {
 			late++
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
@@ -27,7 +28,7 @@ func knownOf(o Options) ([]oracle.Known, error) {
 			return nil, fmt.Errorf("%w: ReportKnown: %q is no shipped known finding", ErrKnown, name)
 		}
 	}
-	v := ClientGoVersion()
+	v := harness.ClientGoVersion()
 	for _, k := range oracle.KnownFindings {
 		if k.In(v) && !slices.Contains(o.ReportKnown, k.Name) {
 			out = append(out, k)

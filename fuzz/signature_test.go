@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -133,7 +134,7 @@ func TestPanicSite(t *testing.T) {
 	const want = "clean-stop @ github.com/lwreplay/lwreplay/fuzz.(*panicsInAdd).OnAdd"
 	for _, plan := range []string{"", "close-watch:after=2", "delay:ms=3000,at=1"} {
 		t.Run("panic site - plan "+plan+" - one signature - pass", func(t *testing.T) {
-			obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: mustPlan(t, plan), Target: target, Level: Wire})
+			obs := harness.Observe(t, harness.Spec{History: loadTargetHistory(t), Plan: mustPlan(t, plan), Target: target, Level: Wire})
 			out := &Outcome{Results: oracle.Judge(obs, "clean-stop")}
 			if got := out.Signature().String(); got != want {
 				t.Errorf("signature: got %q, want %q (panics %q, sites %q)", got, want, obs.Panics, obs.PanicSites)

@@ -2,18 +2,17 @@ package fuzz
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/targets"
 	"github.com/lwreplay/lwreplay/history"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -28,11 +27,7 @@ const targetCassette = "../cassettes/real-configmaps-pods-watchlist.yaml"
 // mustPlan parses a plan's text form, failing t when it does not parse.
 func mustPlan(t *testing.T, text string) faults.Plan {
 	t.Helper()
-	p, err := faults.ParseText(text)
-	if err != nil {
-		t.Fatalf("plan %q: got error %v, want none", text, err)
-	}
-	return p
+	return testutil.MustPlan(t, text)
 }
 
 func loadTargetHistory(t *testing.T) *history.History {
@@ -42,7 +37,7 @@ func loadTargetHistory(t *testing.T) *history.History {
 
 func TestTargetsConverge(t *testing.T) {
 	t.Parallel()
-	for _, target := range Targets {
+	for _, target := range targets.Builtin {
 		for _, lvl := range []Level{Typed, Wire} {
 			for _, watchList := range []bool{true, false} {
 				path := "WatchList off"
@@ -53,7 +48,7 @@ func TestTargetsConverge(t *testing.T) {
 					if watchList && os.Getenv("KUBE_FEATURE_WatchListClient") == "false" {
 						t.Skip("KUBE_FEATURE_WatchListClient=false")
 					}
-					obs := Observe(t, Spec{History: loadTargetHistory(t), Target: target, WatchList: watchList, Level: lvl})
+					obs := harness.Observe(t, harness.Spec{History: loadTargetHistory(t), Target: target, WatchList: watchList, Level: lvl})
 					if obs == nil || obs.Truth == nil {
 						t.Fatalf("observation: got %+v, want one with a truth", obs)
 					}
@@ -107,7 +102,7 @@ func TestTargetsClientPath(t *testing.T) {
 		t.Fatalf("ParseFault: got error %v, want none", err)
 	}
 	plan := faults.Plan{Decisions: []faults.Decision{d}}
-	for _, target := range Targets {
+	for _, target := range targets.Builtin {
 		for _, lvl := range []Level{Typed, Wire} {
 			for _, c := range []struct {
 				watchList  bool
@@ -121,7 +116,7 @@ func TestTargetsClientPath(t *testing.T) {
 					if c.watchList && os.Getenv("KUBE_FEATURE_WatchListClient") == "false" {
 						t.Skip("KUBE_FEATURE_WatchListClient=false")
 					}
-					obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: target, WatchList: c.watchList, Level: lvl})
+					obs := harness.Observe(t, harness.Spec{History: loadTargetHistory(t), Plan: plan, Target: target, WatchList: c.watchList, Level: lvl})
 					if got := obs.SyncedAt >= 0; got != c.wantSynced {
 						t.Errorf("synced: got %v (at %v), want %v", got, obs.SyncedAt, c.wantSynced)
 					}
@@ -136,7 +131,7 @@ func TestTargetsClientPath(t *testing.T) {
 
 func TestRunEnds(t *testing.T) {
 	t.Parallel()
-	target, _ := LookupTarget("informer")
+	target, _ := targets.Lookup("informer")
 	tests := []struct {
 		name      string
 		plan      string
@@ -151,15 +146,15 @@ func TestRunEnds(t *testing.T) {
 			if err != nil {
 				t.Fatalf("plan: got error %v, want none", err)
 			}
-			obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: target, WatchList: true})
+			obs := harness.Observe(t, harness.Spec{History: loadTargetHistory(t), Plan: plan, Target: target, WatchList: true})
 			if obs.EndedEarly != tc.wantEarly {
 				t.Errorf("ended early: got %v (at %v), want %v", obs.EndedEarly, obs.EndedAt, tc.wantEarly)
 			}
-			if tc.wantEarly && obs.EndedAt >= watchdog {
-				t.Errorf("ended at: got %v, want before the watchdog (%v)", obs.EndedAt, watchdog)
+			if tc.wantEarly && obs.EndedAt >= harness.DefaultWatchdog {
+				t.Errorf("ended at: got %v, want before the watchdog (%v)", obs.EndedAt, harness.DefaultWatchdog)
 			}
-			if !tc.wantEarly && obs.EndedAt < watchdog {
-				t.Errorf("ended at: got %v, want at least the watchdog (%v)", obs.EndedAt, watchdog)
+			if !tc.wantEarly && obs.EndedAt < harness.DefaultWatchdog {
+				t.Errorf("ended at: got %v, want at least the watchdog (%v)", obs.EndedAt, harness.DefaultWatchdog)
 			}
 			if obs.ConvergedAt < 0 {
 				t.Errorf("converged: got never, want converged")
@@ -211,7 +206,7 @@ func TestUserTargetWithClientset(t *testing.T) {
 	t.Parallel()
 	for _, watchList := range []bool{true, false} {
 		t.Run(fmt.Sprintf("user target - clientset from env.Config, WatchList %v - every invariant holds - pass", watchList), func(t *testing.T) {
-			obs := Observe(t, Spec{History: loadTargetHistory(t), Target: clientsetTarget, WatchList: watchList})
+			obs := harness.Observe(t, harness.Spec{History: loadTargetHistory(t), Target: clientsetTarget, WatchList: watchList})
 			for name, err := range oracle.Judge(obs) {
 				if err != nil {
 					t.Errorf("%s: got %v, want it to hold", name, err)
@@ -219,51 +214,6 @@ func TestUserTargetWithClientset(t *testing.T) {
 			}
 			if len(obs.Store) == 0 {
 				t.Errorf("store: got empty, want the final configmaps")
-			}
-		})
-	}
-}
-
-// brokenIndexer is an indexer whose Get, Add, Update and Delete fail.
-type brokenIndexer struct{ cache.Indexer }
-
-var errBrokenIndexer = errors.New("broken indexer")
-
-func (brokenIndexer) Get(any) (any, bool, error) { return nil, false, errBrokenIndexer }
-func (brokenIndexer) Add(any) error              { return errBrokenIndexer }
-func (brokenIndexer) Update(any) error           { return errBrokenIndexer }
-func (brokenIndexer) Delete(any) error           { return errBrokenIndexer }
-
-func TestApplyDeltasErrors(t *testing.T) {
-	obj := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "a", "namespace": "ns", "resourceVersion": "5"}}}
-	good := cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{})
-	tests := []struct {
-		name    string
-		indexer cache.Indexer
-		deltas  any
-		wantErr string // "" for none
-		wantOps int
-	}{
-		{name: "apply - added to a working indexer - recorded - pass", indexer: good,
-			deltas: cache.Deltas{{Type: cache.Added, Object: obj}}, wantOps: 1},
-		{name: "apply - indexer get fails - error returned, nothing recorded - fail", indexer: brokenIndexer{},
-			deltas: cache.Deltas{{Type: cache.Added, Object: obj}}, wantErr: "Added delta: indexer get: broken indexer"},
-		{name: "apply - indexer delete fails - error returned - fail", indexer: brokenIndexer{},
-			deltas: cache.Deltas{{Type: cache.Deleted, Object: obj}}, wantErr: "broken indexer"},
-		{name: "apply - not deltas - error returned - fail", indexer: good, deltas: obj, wantErr: "want Deltas"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			probe := newProbe(time.Now())
-			err := applyDeltas(tc.indexer, probe, tc.deltas, true)
-			switch {
-			case tc.wantErr == "" && err != nil:
-				t.Fatalf("applyDeltas: got error %v, want none", err)
-			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-				t.Fatalf("applyDeltas: got error %v, want one containing %q", err, tc.wantErr)
-			}
-			if got := len(probe.Deliveries()); got != tc.wantOps {
-				t.Errorf("deliveries: got %d, want %d", got, tc.wantOps)
 			}
 		})
 	}

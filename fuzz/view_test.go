@@ -12,7 +12,9 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/targets"
 	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
@@ -27,7 +29,7 @@ var inlineInformer = Target{
 	Name: "inline-informer",
 	Doc:  "a cache.NewInformerWithOptions informer whose recording handler client-go calls after each delta it applies",
 	Run: func(ctx context.Context, env *Env) error {
-		lw, err := env.listerWatcher(&unstructured.Unstructured{}, true)
+		lw, err := env.SharedListerWatcher(&unstructured.Unstructured{})
 		if err != nil {
 			return err
 		}
@@ -41,7 +43,7 @@ var inlineInformer = Target{
 }
 
 // inlineHandler records each notification to a probe with the store view
-// a handler could read, as probeHandler does. It cannot ask the informer
+// a handler could read, as the probe's own handler does. It cannot ask the informer
 // whether it has synced (client-go calls it with its queue locked, and
 // HasSynced locks it): every notification but an add of the initial list
 // comes after the sync, and only adds make up an initial list.
@@ -50,18 +52,18 @@ type inlineHandler struct{ probe *Probe }
 func (h inlineHandler) OnAdd(obj any, isInInitialList bool) {
 	h.probe.Add(obj, !isInInitialList)
 	if !isInInitialList {
-		h.probe.view()
+		h.probe.View()
 	}
 }
 
 func (h inlineHandler) OnUpdate(_, obj any) {
 	h.probe.Update(obj, true)
-	h.probe.view()
+	h.probe.View()
 }
 
 func (h inlineHandler) OnDelete(obj any) {
 	h.probe.Delete(obj, true)
-	h.probe.view()
+	h.probe.View()
 }
 
 // relistPlan answers the first watch 410: the relist is served at the
@@ -80,12 +82,12 @@ func relistPlan(t *testing.T) faults.Plan {
 // off (on, a whole relist is applied in one batch before any handler
 // runs). ok is false for AtomicFIFO on where client-go has no such gate.
 func viewGates(atomic bool) (g Gates, ok bool) {
-	g = Gates{gateAtomicFIFO: atomic, gateInOrderInformersBatchProcess: false}
-	if !knownGates()[gateAtomicFIFO] {
+	g = Gates{harness.GateAtomicFIFO: atomic, harness.GateInOrderInformersBatchProcess: false}
+	if !harness.KnownGate(harness.GateAtomicFIFO) {
 		if atomic {
 			return nil, false
 		}
-		delete(g, gateAtomicFIFO) // RealFIFO without AtomicFIFO is all there is
+		delete(g, harness.GateAtomicFIFO) // RealFIFO without AtomicFIFO is all there is
 	}
 	return g, true
 }
@@ -110,7 +112,7 @@ func viewGates(atomic bool) (g Gates, ok bool) {
 // findings × versions table's (hack/findings.sh), from 100 runs when it
 // collects.
 func TestConsistentViewAtomicFIFO(t *testing.T) {
-	informer, _ := LookupTarget("informer")
+	informer, _ := targets.Lookup("informer")
 	plan := relistPlan(t)
 	shared := 10
 	if testutil.FindingsWanted() {
@@ -142,12 +144,12 @@ func TestConsistentViewAtomicFIFO(t *testing.T) {
 			t.Run(lvl.String()+" "+tc.name, func(t *testing.T) {
 				gates, ok := viewGates(tc.atomic)
 				if !ok {
-					t.Skipf("client-go %s has no AtomicFIFO gate (added in v0.36)", ClientGoVersion())
+					t.Skipf("client-go %s has no AtomicFIFO gate (added in v0.36)", harness.ClientGoVersion())
 				}
 				seen := 0
 				var gatesRun map[string]bool
 				for range tc.runs {
-					obs := Observe(t, Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, Level: lvl, Gates: gates})
+					obs := harness.Observe(t, harness.Spec{History: loadTargetHistory(t), Plan: plan, Target: tc.target, Level: lvl, Gates: gates})
 					if len(obs.Fired) == 0 {
 						t.Fatalf("faults fired: got none, want the first watch expired")
 					}
@@ -171,7 +173,7 @@ func TestConsistentViewAtomicFIFO(t *testing.T) {
 					// consistent-view holds: on, every view was served; off,
 					// it is not judged.
 					if judged := oracle.Judge(obs, "consistent-view")["consistent-view"]; judged != nil {
-						t.Errorf("consistent-view with AtomicFIFO %s: got %v, want it to hold", onOff(tc.atomic), judged)
+						t.Errorf("consistent-view with AtomicFIFO %s: got %v, want it to hold", map[bool]string{true: "on", false: "off"}[tc.atomic], judged)
 					}
 					if tc.unserved == counted {
 						continue
@@ -186,9 +188,9 @@ func TestConsistentViewAtomicFIFO(t *testing.T) {
 						t.Errorf("consistent-view of the run with AtomicFIFO claimed: got %v, want broken (%v): %v", judged, oracle.ErrInconsistentView, want)
 					}
 				}
-				t.Logf("%d of %d runs showed a state never served (client-go %s)", seen, tc.runs, ClientGoVersion())
+				t.Logf("%d of %d runs showed a state never served (client-go %s)", seen, tc.runs, harness.ClientGoVersion())
 				if lvl == Wire && tc.target.Name == informer.Name {
-					testutil.RecordFinding(t, testutil.Finding{Finding: "handler reads an unserved store (expire-watch:after=0,watch=1)", ClientGo: ClientGoVersion(),
+					testutil.RecordFinding(t, testutil.Finding{Finding: "handler reads an unserved store (expire-watch:after=0,watch=1)", ClientGo: harness.ClientGoVersion(),
 						Gates: testutil.GatesOf(gatesRun, "AtomicFIFO", "InOrderInformersBatchProcess"), Reproduced: seen, Runs: tc.runs})
 				}
 			})

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/internal/rebuild"
 )
 
@@ -23,7 +23,7 @@ func (c exitCode) Error() string { return fmt.Sprintf("exit status %d", int(c)) 
 
 // addClientGoFlag adds --client-go to a verb's flags.
 func addClientGoFlag(fs *pflag.FlagSet) *string {
-	return fs.String("client-go", "", "run with this client-go version (v0.35.x and newer) instead of the embedded "+fuzz.ClientGoVersion()+": lwreplay is rebuilt with it by the go command on PATH (cached under the user cache directory)")
+	return fs.String("client-go", "", "run with this client-go version (v0.35.x and newer) instead of the embedded "+harness.ClientGoVersion()+": lwreplay is rebuilt with it by the go command on PATH (cached under the user cache directory)")
 }
 
 // withClientGo runs the verb's command line again in an lwreplay built
@@ -37,7 +37,7 @@ func withClientGo(ctx context.Context, version, verb string, args []string, stdo
 	if err != nil {
 		return true, fmt.Errorf("%w: --client-go: %w", errUsage, err)
 	}
-	if v == fuzz.ClientGoVersion() {
+	if v == harness.ClientGoVersion() {
 		return false, nil
 	}
 	bin, err := rebuild.Binary(ctx, v, func(line string) { fmt.Fprintf(stderr, "lwreplay %s: %s\n", verb, line) })

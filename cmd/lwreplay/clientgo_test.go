@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
@@ -26,7 +26,7 @@ func TestClientGoFlagErrors(t *testing.T) {
 func TestClientGoNoToolchain(t *testing.T) {
 	t.Setenv("PATH", t.TempDir()) // no go command
 	other := "v0.36.6"
-	if fuzz.ClientGoVersion() == other {
+	if harness.ClientGoVersion() == other {
 		other = "v0.37.2"
 	}
 	code, _, stderr := runCLI("fuzz", "--client-go", other, "--duration", "1s", watchListCassette)
@@ -62,7 +62,7 @@ func TestClientGoFuzz(t *testing.T) {
 		t.Skip("builds lwreplay with another client-go: not in -short")
 	}
 	other := "v0.36.6"
-	if fuzz.ClientGoVersion() == other {
+	if harness.ClientGoVersion() == other {
 		other = "v0.37.2"
 	}
 	artifacts := t.TempDir()

@@ -12,8 +12,10 @@ import (
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/targets"
 )
 
 func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -40,7 +42,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if fs.NArg() == 0 {
 		return fmt.Errorf("%w: name at least one cassette file or directory", errUsage)
 	}
-	target, ok := fuzz.LookupTarget(*targetName)
+	target, ok := targets.Lookup(*targetName)
 	if !ok {
 		return fmt.Errorf("%w: --target: unknown target %q (want %s)", errUsage, *targetName, targetNames())
 	}
@@ -114,7 +116,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		campaigns = append(campaigns, c)
 	}
 	fmt.Fprintf(stdout, "fuzz: client-go %s, target %s, %d cassette(s), resources %s, level %s, watchlist %s, breaking faults %s, seed %d (repeat with --seed %d)\n",
-		fuzz.ClientGoVersion(),
+		harness.ClientGoVersion(),
 		target.Name, len(recs), resourcesText(selected, len(recs)), lvl, *watchList, onOff(*breaking), *seed, *seed)
 	e := fuzz.Explore(ctx, campaigns, fuzz.ExploreOptions{Duration: *duration, Parallel: *parallel, Seed: *seed, Artifacts: root, Progress: stdout})
 	e.WriteTable(stdout)
@@ -140,7 +142,7 @@ func knownNames() string {
 // targetNames lists the built-in targets' names.
 func targetNames() string {
 	var names []string
-	for _, t := range fuzz.Targets {
+	for _, t := range targets.Builtin {
 		names = append(names, t.Name)
 	}
 	return strings.Join(names, ", ")

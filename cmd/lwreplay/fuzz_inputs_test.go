@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -127,7 +128,7 @@ func TestSelectResources(t *testing.T) {
 }
 
 func TestResourcesText(t *testing.T) {
-	cm := fuzz.Recorded{Resource: fuzz.ConfigMaps, Cassettes: []string{"a.yaml", "b.yaml", "b_001.yaml"}, Recordings: []string{"a.yaml", "b.yaml b_001.yaml"}}
+	cm := fuzz.Recorded{Resource: harness.ConfigMaps, Cassettes: []string{"a.yaml", "b.yaml", "b_001.yaml"}, Recordings: []string{"a.yaml", "b.yaml b_001.yaml"}}
 	pods := fuzz.Recorded{Resource: history.Resource{Version: "v1", Resource: "pods"}, Cassettes: []string{"b.yaml", "b_001.yaml"}, Recordings: []string{"b.yaml b_001.yaml"}}
 	tests := []struct {
 		name     string

@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 )
 
 // runVersion prints lwreplay's version (its module's, "(devel)" for a
@@ -24,6 +24,6 @@ func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if info, ok := debug.ReadBuildInfo(); ok {
 		version = info.Main.Version
 	}
-	fmt.Fprintf(stdout, "lwreplay %s\nclient-go %s\n%s\n", version, fuzz.ClientGoVersion(), runtime.Version())
+	fmt.Fprintf(stdout, "lwreplay %s\nclient-go %s\n%s\n", version, harness.ClientGoVersion(), runtime.Version())
 	return nil
 }

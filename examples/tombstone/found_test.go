@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
@@ -36,7 +37,7 @@ func TestFoundInput(t *testing.T) {
 			out := c.Check(t, foundByFuzzing)
 			if tc.wantFailed && out.Observation != nil {
 				testutil.RecordFinding(t, testutil.Finding{Finding: "planted: tombstone panics the example's delete handler (expire-watch:after=0,at=1)",
-					ClientGo: fuzz.ClientGoVersion(), Gates: testutil.GatesOf(out.Observation.Gates, "WatchListClient"), Reproduced: boolInt(out.Failed()), Runs: 1})
+					ClientGo: harness.ClientGoVersion(), Gates: testutil.GatesOf(out.Observation.Gates, "WatchListClient"), Reproduced: boolInt(out.Failed()), Runs: 1})
 			}
 			if out.Failed() != tc.wantFailed {
 				t.Fatalf("failed: got %v, want %v; report:\n%s", out.Failed(), tc.wantFailed, out.Report)

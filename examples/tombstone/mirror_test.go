@@ -20,7 +20,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
-	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/replayer"
 )
@@ -43,7 +43,7 @@ const settle = 15 * time.Minute
 const relistAcrossDelete = "expire-watch:after=56,watch=1"
 
 func TestMain(m *testing.M) {
-	fuzz.QuietClientGo() // client-go inside synctest bubbles: see its doc
+	harness.QuietClientGo() // client-go inside synctest bubbles: see its doc
 	os.Exit(m.Run())
 }
 

@@ -20,7 +20,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
-	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/replayer"
 )
@@ -39,7 +39,7 @@ var configMaps = history.Resource{Version: "v1", Resource: "configmaps"}
 const settle = 15 * time.Minute
 
 func TestMain(m *testing.M) {
-	fuzz.QuietClientGo() // client-go inside synctest bubbles: see its doc
+	harness.QuietClientGo() // client-go inside synctest bubbles: see its doc
 	os.Exit(m.Run())
 }
 

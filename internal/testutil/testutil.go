@@ -15,7 +15,10 @@ import (
 	"sort"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 )
@@ -96,3 +99,21 @@ func (c *cutBody) Read(p []byte) (int, error) {
 }
 
 func (c *cutBody) Close() error { return c.rc.Close() }
+
+// ConfigMap returns a typed configmap ns/name at resourceVersion rv, whose
+// UID is "uid-" + name.
+func ConfigMap(ns, name, rv string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: rv, UID: types.UID("uid-" + name)}}
+}
+
+// MirrorHandler is a configmap handler as the tombstone example plants it:
+// its delete type-asserts a *corev1.ConfigMap, and panics on a tombstone
+// unless it is fixed.
+func MirrorHandler(fixed bool) cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok && fixed {
+			obj = d.Obj
+		}
+		_ = obj.(*corev1.ConfigMap).Name
+	}}
+}

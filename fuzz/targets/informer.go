@@ -1,10 +1,11 @@
-package fuzz
+package targets
 
 import (
 	"context"
 	"sync"
 	"time"
 
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -24,8 +25,8 @@ const ResyncPeriod = 30 * time.Second
 // with the stored object as both old and new: the probe records an update
 // at the resourceVersion delivered last, which no-time-travel accepts
 // (equal is not older) and no other invariant counts as a change.
-func runInformerResync(ctx context.Context, env *Env) error {
-	lw, err := env.listerWatcher(&unstructured.Unstructured{}, true)
+func runInformerResync(ctx context.Context, env *harness.Env) error {
+	lw, err := env.SharedListerWatcher(&unstructured.Unstructured{})
 	if err != nil {
 		return err
 	}
@@ -46,14 +47,14 @@ func runInformerResync(ctx context.Context, env *Env) error {
 // heldListerWatcher): the handler joins at the state of the first listing,
 // the state synced-after-initial judges it against, wherever the faults
 // put that listing.
-func runLateHandler(ctx context.Context, env *Env) error {
+func runLateHandler(ctx context.Context, env *harness.Env) error {
 	return lateHandler(ctx, env, nil)
 }
 
 // lateHandler is runLateHandler; joining, when set, is called with the
 // informer just before the handler is registered.
-func lateHandler(ctx context.Context, env *Env, joining func(cache.SharedIndexInformer)) error {
-	lw, err := env.listerWatcher(&unstructured.Unstructured{}, true)
+func lateHandler(ctx context.Context, env *harness.Env, joining func(cache.SharedIndexInformer)) error {
+	lw, err := env.SharedListerWatcher(&unstructured.Unstructured{})
 	if err != nil {
 		return err
 	}

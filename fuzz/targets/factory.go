@@ -1,4 +1,4 @@
-package fuzz
+package targets
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -28,7 +29,7 @@ import (
 // resources would share the replay's decision points (numbered in the
 // order requests reach the server, across resources) with it, and which
 // resource a fault lands on would depend on goroutine scheduling.
-func runFactoryShared(ctx context.Context, env *Env) error {
+func runFactoryShared(ctx context.Context, env *harness.Env) error {
 	cs, err := env.Clientset()
 	if err != nil {
 		return err
@@ -47,7 +48,7 @@ func runFactoryShared(ctx context.Context, env *Env) error {
 	}
 	queue := workqueue.NewTyped[string]()
 	if _, err := worker.Informer().AddEventHandler(enqueueKeys(queue, env.Probe)); err != nil {
-		return fmt.Errorf("%w: add event handler: %w", ErrTarget, err)
+		return fmt.Errorf("%w: add event handler: %w", harness.ErrTarget, err)
 	}
 	factory.Start(ctx.Done())
 	var wg sync.WaitGroup
@@ -73,7 +74,7 @@ func runFactoryShared(ctx context.Context, env *Env) error {
 // generated informer of client-go's (factory.ForResource) for the
 // resources client-go knows, else as an informer of unstructured objects
 // the factory keeps by that type (factory.InformerFor).
-func sharedInformerOf(factory informers.SharedInformerFactory, env *Env) (informers.GenericInformer, error) {
+func sharedInformerOf(factory informers.SharedInformerFactory, env *harness.Env) (informers.GenericInformer, error) {
 	res := env.Resource
 	gvr := schema.GroupVersionResource{Group: res.Group, Version: res.Version, Resource: res.Resource}
 	if inf, err := factory.ForResource(gvr); err == nil {
@@ -106,7 +107,7 @@ func (u unstructuredInformer) Lister() cache.GenericLister {
 // enqueueKeys is a controller's handler: it queues the key of every object
 // it is told of, a tombstone's too; a key that cannot be made is recorded
 // with probe.Error.
-func enqueueKeys(queue workqueue.TypedInterface[string], probe *Probe) cache.ResourceEventHandler {
+func enqueueKeys(queue workqueue.TypedInterface[string], probe *harness.Probe) cache.ResourceEventHandler {
 	add := func(obj any) {
 		key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
 		if err != nil {
@@ -125,7 +126,7 @@ func enqueueKeys(queue workqueue.TypedInterface[string], probe *Probe) cache.Res
 // lookUpKeys is a controller's worker: it takes one key off queue and gets
 // it from lister (absent is fine: the object was deleted), recording any
 // other error with probe.Error. It returns false once queue is shut down.
-func lookUpKeys(queue workqueue.TypedInterface[string], lister cache.GenericLister, probe *Probe) bool {
+func lookUpKeys(queue workqueue.TypedInterface[string], lister cache.GenericLister, probe *harness.Probe) bool {
 	key, shutdown := queue.Get()
 	if shutdown {
 		return false

@@ -1,4 +1,4 @@
-package fuzz
+package harness
 
 import (
 	"fmt"
@@ -55,9 +55,11 @@ func (r *Probe) Panic(v any) {
 	}
 }
 
-// view records what a handler called for the last delivery could read
-// from the registered store.
-func (r *Probe) view() {
+// View records what a handler called for the last delivery could read
+// from the registered store (SetStore), for the consistent-view
+// invariant: the handler of AddEventHandler calls it after each
+// notification past the sync, and a target's own handler may do the same.
+func (r *Probe) View() {
 	r.mu.Lock()
 	fn, n := r.store, len(r.deliveries)
 	r.mu.Unlock()
@@ -85,7 +87,16 @@ func (r *Probe) Error(err error) {
 	r.errs = append(r.errs, err.Error())
 }
 
-func newProbe(start time.Time) *Probe {
+// Errors returns the errors recorded with Error, in order.
+func (r *Probe) Errors() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.errs...)
+}
+
+// NewProbe returns an empty probe whose deliveries are timed from start
+// (a run makes its own: this one is for testing a handler alone).
+func NewProbe(start time.Time) *Probe {
 	return &Probe{start: start, deliveries: make([]oracle.Delivery, 0, 256)}
 }
 

@@ -1,4 +1,4 @@
-package fuzz
+package harness
 
 import (
 	"context"
@@ -26,7 +26,7 @@ import (
 // Spec (or Options) names none.
 var ConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
 
-// watchdog is how long a run lasts, in virtual time, when no fault fires
+// DefaultWatchdog is how long a run lasts, in virtual time, when no fault fires
 // late: longer than client-go's longest watch timeout (10 min) and a
 // relist's backoff. A run ends sooner once the replay is exhausted, the
 // plan can fire no more, and the target has synced and its store holds the
@@ -34,7 +34,7 @@ var ConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "
 // has passed since the last fault fired, but never past the watchdog plus
 // twice the live bound: a fault that fires by the watchdog plus the bound
 // is always judged (see Observation.Unsettled).
-const watchdog = 15 * time.Minute
+const DefaultWatchdog = 15 * time.Minute
 
 // tick is how often, in virtual time, a run looks at the target's state
 // while the target is busy.
@@ -60,7 +60,7 @@ type Spec struct {
 	// process's); runs with other gates wait for each other (see Gates).
 	Gates Gates
 	// Level is how the target's ListerWatcher reaches the replay.
-	Level Level
+	Level level.Level
 	// LiveBound is how long after the last fault fired the target may take
 	// to converge (the live invariant); zero means 10 minutes.
 	LiveBound time.Duration
@@ -74,10 +74,15 @@ type Spec struct {
 	// marked verbatim): the run replays them as recorded, in order, with
 	// no plan, and History is the history they build.
 	Reproducer []*cassette.File
-
-	Cache    *level.Cache  // decoded answers shared by runs of one history
-	recordTo string        // when set, the target's traffic is recorded there as a reproducer
-	watchdog time.Duration // when set, the run's watchdog (tests)
+	// Cache, when set, holds decoded answers shared by the typed-level
+	// runs of one history (nil: each run decodes afresh).
+	Cache *level.Cache
+	// RecordTo, when set, is a path the target's traffic is recorded to,
+	// as a reproducer (every interaction marked verbatim).
+	RecordTo string
+	// Watchdog, when set, is the run's watchdog instead of 15 minutes
+	// (tests of when a run ends).
+	Watchdog time.Duration
 }
 
 // replay is the server side of a run: the model apiserver or a
@@ -162,7 +167,7 @@ type storeSnapshot struct {
 // runInBubble is RunResource's body; it must run inside a synctest bubble.
 func runInBubble(t *testing.T, s Spec) *oracle.Observation {
 	t.Helper()
-	if err := checkGates(s.Gates); err != nil {
+	if err := CheckGates(s.Gates); err != nil {
 		t.Errorf("gates: got error %v, want none", err)
 		return nil
 	}
@@ -172,15 +177,15 @@ func runInBubble(t *testing.T, s Spec) *oracle.Observation {
 		return nil
 	}
 	transport := srv.Transport()
-	if s.recordTo != "" {
-		traffic, err := recorder.New(s.recordTo, recorder.WithFlushInterval(time.Hour), recorder.WithBeforeSave(cassette.MarkVerbatim))
+	if s.RecordTo != "" {
+		traffic, err := recorder.New(s.RecordTo, recorder.WithFlushInterval(time.Hour), recorder.WithBeforeSave(cassette.MarkVerbatim))
 		if err != nil {
-			t.Errorf("record %s: got error %v, want none", s.recordTo, err)
+			t.Errorf("record %s: got error %v, want none", s.RecordTo, err)
 			return nil
 		}
 		defer func() {
 			if err := traffic.Close(); err != nil {
-				t.Errorf("record %s: close: got error %v, want none", s.recordTo, err)
+				t.Errorf("record %s: close: got error %v, want none", s.RecordTo, err)
 			}
 		}()
 		transport = traffic.Wrap(transport)
@@ -190,8 +195,8 @@ func runInBubble(t *testing.T, s Spec) *oracle.Observation {
 	stopped := make(chan struct{}) // closed when the run stops the target
 	bound := newRequestBound(transport, s.MaxBurst, s.MaxRate, start, stopped)
 	transport = bound
-	rec := newProbe(start)
-	if s.Cache != nil && s.Level == Typed {
+	rec := NewProbe(start)
+	if s.Cache != nil && s.Level == level.Typed {
 		rec.known = s.Cache.Known
 	}
 	env := &Env{
@@ -239,9 +244,9 @@ func runInBubble(t *testing.T, s Spec) *oracle.Observation {
 	fired, delivered := 0, 0
 	var snaps []storeSnapshot
 	step := tick
-	dog := watchdog
-	if s.watchdog > 0 {
-		dog = s.watchdog
+	dog := DefaultWatchdog
+	if s.Watchdog > 0 {
+		dog = s.Watchdog
 	}
 	// end is when the run stops looking: the watchdog, or the live bound
 	// after the last fault fired, within the watchdog plus twice the bound.

@@ -1,9 +1,8 @@
-package fuzz
+package targets
 
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -15,128 +14,13 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
 // controllerTargets are the targets built as controllers build informers.
 var controllerTargets = []string{"informer-resync", "informer-late-handler", "factory-shared"}
-
-func TestTargetNames(t *testing.T) {
-	t.Parallel()
-	kebab := regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	seen := map[string]bool{}
-	for _, target := range Targets {
-		t.Run("target "+target.Name+" - named, documented, found by name - pass", func(t *testing.T) {
-			if !kebab.MatchString(target.Name) {
-				t.Errorf("name: got %q, want kebab-case", target.Name)
-			}
-			if seen[target.Name] {
-				t.Errorf("name %q: got a duplicate, want unique", target.Name)
-			}
-			seen[target.Name] = true
-			if target.Doc == "" || target.Run == nil {
-				t.Errorf("doc, run: got %q, %v, want both set", target.Doc, target.Run != nil)
-			}
-			if got, ok := LookupTarget(target.Name); !ok || got.Name != target.Name {
-				t.Errorf("LookupTarget(%q): got %q, %v, want the target", target.Name, got.Name, ok)
-			}
-		})
-	}
-	for _, name := range controllerTargets {
-		t.Run("target "+name+" - built in - pass", func(t *testing.T) {
-			if _, ok := LookupTarget(name); !ok {
-				t.Errorf("LookupTarget(%q): got none, want a built-in target", name)
-			}
-		})
-	}
-}
-
-// TestControllerTargetsHoldOnSeeds runs each controller target on every
-// seed (no fault, both client paths) of every shipped cassette, for each
-// resource the cassettes recorded, at both levels: every invariant holds.
-func TestControllerTargetsHoldOnSeeds(t *testing.T) {
-	t.Parallel()
-	recorded, err := RecordedResources(Glob("../cassettes/*.yaml"))
-	if err != nil {
-		t.Fatalf("RecordedResources: got error %v, want none", err)
-	}
-	for _, name := range controllerTargets {
-		target, _ := LookupTarget(name)
-		for _, r := range recorded {
-			for _, lvl := range []Level{Typed, Wire} {
-				c, err := NewCampaign(Options{Cassettes: r.Cassettes, Resource: r.Resource, Target: target, Level: lvl})
-				if err != nil {
-					t.Fatalf("NewCampaign: got error %v, want none", err)
-				}
-				for _, seed := range c.Seeds() {
-					t.Run(fmt.Sprintf("%s - %s, %s, %s, input %q - every invariant holds - pass", name, r.Resource, lvl, c.Cassettes()[seed[0]], seed), func(t *testing.T) {
-						if out := c.Check(t, seed); out.Report != "" {
-							t.Errorf("report: got\n%s\nwant none", out.Report)
-						}
-					})
-				}
-			}
-		}
-	}
-}
-
-// legalChoices returns one fault byte per legal (fault, parameters)
-// choice of faults.Decode.
-func legalChoices() []byte {
-	var out []byte
-	seen := map[string]bool{}
-	for b := faults.FirstFaultByte; b < faults.FirstPersistentByte; b++ {
-		p := faults.Decode([]byte{byte(b)}).Only(faults.Legal)
-		if len(p.Decisions) == 0 || seen[p.String()] {
-			continue
-		}
-		seen[p.String()] = true
-		out = append(out, byte(b))
-	}
-	return out
-}
-
-// TestControllerTargetsHoldUnderOneShotFaults runs each controller target
-// under every legal one-shot fault, at a few early decision points, on
-// both client paths with every combination of the gates input byte 1 can
-// turn off, on the recorded cassettes: client-go's code is
-// correct there, so every invariant holds (a typed-level violation is
-// re-run at the wire level before it counts, as in a campaign).
-func TestControllerTargetsHoldUnderOneShotFaults(t *testing.T) {
-	t.Parallel()
-	// byte 1: the client path (bit 0), AtomicFIFO off (bit 1),
-	// InOrderInformersBatchProcess off (bit 2)
-	points, paths := []int{0, 1, 3}, []byte{0, 1, 2, 3, 4, 5, 6, 7}
-	if testing.Short() {
-		points, paths = []int{1}, []byte{0, 1}
-	}
-	choices := legalChoices()
-	for _, name := range controllerTargets {
-		target, _ := LookupTarget(name)
-		c, err := NewCampaign(Options{Cassettes: realCassettes, Target: target})
-		if err != nil {
-			t.Fatalf("NewCampaign: got error %v, want none", err)
-		}
-		t.Run(name+" - every legal one-shot fault - every invariant holds - pass", func(t *testing.T) {
-			runs := 0
-			for ci := range c.Cassettes() {
-				for _, path := range paths {
-					for _, at := range points {
-						for _, b := range choices {
-							in := append(append([]byte{byte(ci), path}, make([]byte, at)...), b)
-							out := c.Check(t, in)
-							runs++
-							if out.Failed() {
-								t.Errorf("input %q: got\n%s\nwant every invariant to hold", in, out.Report)
-							}
-						}
-					}
-				}
-			}
-			t.Logf("%d runs", runs)
-		})
-	}
-}
 
 // resyncs counts the updates delivered at the resourceVersion delivered
 // last for their key: the resyncs a handler was told of.
@@ -154,7 +38,7 @@ func resyncs(ds []oracle.Delivery) int {
 
 func TestInformerResync(t *testing.T) {
 	t.Parallel()
-	h := loadTargetHistory(t)
+	h := testutil.MustHistory(t, testutil.Shipped(testutil.TargetCassette))
 	// On the WatchList path the configmaps' initial events are decision
 	// points 1 to 20 (19 objects and the initial-events-end bookmark).
 	tests := []struct {
@@ -176,8 +60,8 @@ func TestInformerResync(t *testing.T) {
 			if err != nil {
 				t.Fatalf("plan: got error %v, want none", err)
 			}
-			target, _ := LookupTarget(tc.target)
-			obs := Observe(t, Spec{History: h, Plan: plan, Target: target, WatchList: tc.watchList})
+			target, _ := Lookup(tc.target)
+			obs := harness.Observe(t, harness.Spec{History: h, Plan: plan, Target: target, WatchList: tc.watchList})
 			for name, err := range oracle.Judge(obs) {
 				if err != nil {
 					t.Errorf("%s: got %v, want it to hold", name, err)
@@ -196,7 +80,7 @@ func TestInformerResync(t *testing.T) {
 // state as adds in its initial list.
 func TestLateHandlerJoinsSynced(t *testing.T) {
 	t.Parallel()
-	h := loadTargetHistory(t)
+	h := testutil.MustHistory(t, testutil.Shipped(testutil.TargetCassette))
 	for _, tc := range []struct{ name, plan string }{
 		{"late handler - no fault - joins at the first listing - pass", ""},
 		{"late handler - first watch 410 at open, relist - joins at the first listing - pass", "expire-watch:after=0,at=1"},
@@ -211,14 +95,14 @@ func TestLateHandlerJoinsSynced(t *testing.T) {
 				}
 				var mu sync.Mutex
 				joined, synced, stored := false, false, 0
-				target := Target{Name: "late-probe", Doc: "informer-late-handler, watched", Run: func(ctx context.Context, env *Env) error {
+				target := harness.Target{Name: "late-probe", Doc: "informer-late-handler, watched", Run: func(ctx context.Context, env *harness.Env) error {
 					return lateHandler(ctx, env, func(inf cache.SharedIndexInformer) {
 						mu.Lock()
 						defer mu.Unlock()
 						joined, synced, stored = true, inf.HasSynced(), len(inf.GetStore().List())
 					})
 				}}
-				obs := Observe(t, Spec{History: h, Plan: plan, Target: target, WatchList: watchList})
+				obs := harness.Observe(t, harness.Spec{History: h, Plan: plan, Target: target, WatchList: watchList})
 				for name, err := range oracle.Judge(obs) {
 					if err != nil {
 						t.Errorf("%s: got %v, want it to hold", name, err)

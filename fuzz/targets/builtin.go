@@ -1,4 +1,4 @@
-package fuzz
+package targets
 
 import (
 	"context"
@@ -6,33 +6,13 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
 )
 
-// Target is client-go code a run drives against a replay.
-type Target struct {
-	// Name names the target ("informer").
-	Name string
-	// Doc says what the target is, in a sentence.
-	Doc string
-	// Run lists and watches env.Resource until ctx is done, through
-	// env.ListerWatcher or env.Clientset (either level) or env.Config
-	// (wire level only), telling env.Probe of every handler notification
-	// and registering its store and HasSynced there (Probe.AddEventHandler
-	// does both); it returns once every goroutine it
-	// started has ended. It runs inside the run's synctest bubble: what it
-	// waits on must belong to the run (channels and timers made inside
-	// it); a goroutine blocked on something from outside — a channel made
-	// before the run, a real socket — keeps the run from ending.
-	Run func(ctx context.Context, env *Env) error
-}
-
-// ErrTarget is returned when a target cannot be set up.
-var ErrTarget = errors.New("target setup failed")
-
-// Targets are the built-in targets.
-var Targets = []Target{
+// Builtin are the built-in targets, in the order docs and the CLI list them.
+var Builtin = []harness.Target{
 	{
 		Name: "informer",
 		Doc:  "a SharedIndexInformer whose event handler records what it is told",
@@ -56,7 +36,7 @@ var Targets = []Target{
 	{
 		Name: "reflector-deltafifo",
 		Doc:  "a Reflector feeding a DeltaFIFO whose deltas a Pop loop applies to an indexer, as a hand-built controller does",
-		Run: func(ctx context.Context, env *Env) error {
+		Run: func(ctx context.Context, env *harness.Env) error {
 			return runPopLoop(ctx, env, func(known cache.KeyListerGetter) fifo {
 				return cache.NewDeltaFIFOWithOptions(cache.DeltaFIFOOptions{KnownObjects: known, EmitDeltaTypeReplaced: true})
 			})
@@ -65,7 +45,7 @@ var Targets = []Target{
 	{
 		Name: "reflector-realfifo",
 		Doc:  "a Reflector feeding a RealFIFO whose deltas a Pop loop applies to an indexer",
-		Run: func(ctx context.Context, env *Env) error {
+		Run: func(ctx context.Context, env *harness.Env) error {
 			return runPopLoop(ctx, env, func(known cache.KeyListerGetter) fifo {
 				return cache.NewRealFIFOWithOptions(cache.RealFIFOOptions{KnownObjects: known})
 			})
@@ -73,20 +53,20 @@ var Targets = []Target{
 	},
 }
 
-// LookupTarget returns the built-in target called name.
-func LookupTarget(name string) (Target, bool) {
-	for _, t := range Targets {
+// Lookup returns the built-in target called name.
+func Lookup(name string) (harness.Target, bool) {
+	for _, t := range Builtin {
 		if t.Name == name {
 			return t, true
 		}
 	}
-	return Target{}, false
+	return harness.Target{}, false
 }
 
 // runInformer runs a SharedIndexInformer over res whose only handler is
 // the probe's recording one.
-func runInformer(ctx context.Context, env *Env) error {
-	lw, err := env.listerWatcher(&unstructured.Unstructured{}, true)
+func runInformer(ctx context.Context, env *harness.Env) error {
+	lw, err := env.SharedListerWatcher(&unstructured.Unstructured{})
 	if err != nil {
 		return err
 	}
@@ -108,9 +88,9 @@ type fifo interface {
 
 // runPopLoop runs a Reflector into the queue newQueue makes and a loop that
 // pops its deltas, applies them to an indexer and records them.
-func runPopLoop(ctx context.Context, env *Env, newQueue func(cache.KeyListerGetter) fifo) error {
+func runPopLoop(ctx context.Context, env *harness.Env, newQueue func(cache.KeyListerGetter) fifo) error {
 	rec := env.Probe
-	lw, err := env.listerWatcher(&unstructured.Unstructured{}, true)
+	lw, err := env.SharedListerWatcher(&unstructured.Unstructured{})
 	if err != nil {
 		return err
 	}
@@ -141,10 +121,10 @@ func runPopLoop(ctx context.Context, env *Env, newQueue func(cache.KeyListerGett
 
 // applyDeltas applies a popped Deltas to indexer and records each as a
 // handler would be told of it.
-func applyDeltas(indexer cache.Indexer, rec *Probe, obj any, synced bool) error {
+func applyDeltas(indexer cache.Indexer, rec *harness.Probe, obj any, synced bool) error {
 	deltas, ok := obj.(cache.Deltas)
 	if !ok {
-		return fmt.Errorf("%w: popped %T, want Deltas", ErrTarget, obj)
+		return fmt.Errorf("%w: popped %T, want Deltas", harness.ErrTarget, obj)
 	}
 	for _, d := range deltas {
 		switch d.Type {

@@ -1,4 +1,4 @@
-package fuzz
+package targets
 
 import (
 	"fmt"
@@ -20,9 +20,11 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/lwreplay/lwreplay/cassette"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 	"github.com/lwreplay/lwreplay/synth"
 )
 
@@ -99,11 +101,11 @@ func TestTargetsAnyResource(t *testing.T) {
 	for _, res := range []history.Resource{deployments, widgets} {
 		h := builtHistory(t, res)
 		for _, name := range append([]string{"informer"}, controllerTargets...) {
-			target, _ := LookupTarget(name)
-			for _, lvl := range []Level{Typed, Wire} {
+			target, _ := Lookup(name)
+			for _, lvl := range []level.Level{level.Typed, level.Wire} {
 				for _, watchList := range []bool{true, false} {
 					t.Run(fmt.Sprintf("%s - %s, %s, WatchList %v - every invariant holds - pass", name, res, lvl, watchList), func(t *testing.T) {
-						obs := Observe(t, Spec{History: h, Resource: res, Target: target, WatchList: watchList, Level: lvl})
+						obs := harness.Observe(t, harness.Spec{History: h, Resource: res, Target: target, WatchList: watchList, Level: lvl})
 						for inv, err := range oracle.Judge(obs) {
 							if err != nil {
 								t.Errorf("%s: got %v, want it to hold", inv, err)
@@ -126,12 +128,12 @@ func TestSharedInformerOf(t *testing.T) {
 		res           history.Resource
 		wantGenerated bool // client-go's generated informer, not one of unstructured objects
 	}{
-		{"shared informer - configmaps - client-go's generated informer, shared - pass", ConfigMaps, true},
+		{"shared informer - configmaps - client-go's generated informer, shared - pass", harness.ConfigMaps, true},
 		{"shared informer - deployments.apps - client-go's generated informer, shared - pass", deployments, true},
 		{"shared informer - a custom resource - an informer of unstructured objects, shared - pass", widgets, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env := &Env{Config: &rest.Config{Host: level.ReplayHost}, Resource: tc.res, Level: Wire, Probe: newProbe(time.Now())}
+			env := &harness.Env{Config: &rest.Config{Host: level.ReplayHost}, Resource: tc.res, Level: level.Wire, Probe: harness.NewProbe(time.Now())}
 			factory := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
 			a, err := sharedInformerOf(factory, env)
 			if err != nil {
@@ -174,7 +176,7 @@ func (q *recordingQueue) Get() (string, bool) {
 
 func TestControllerHandlers(t *testing.T) {
 	t.Parallel()
-	cm := typedConfigMap("ns", "a", "7")
+	cm := testutil.ConfigMap("ns", "a", "7")
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: "3"}}
 	tests := []struct {
 		name     string
@@ -203,7 +205,7 @@ func TestControllerHandlers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			probe := newProbe(time.Now())
+			probe := harness.NewProbe(time.Now())
 			queue := &recordingQueue{TypedInterface: workqueue.NewTyped[string]()}
 			indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 			for _, o := range tc.stored {
@@ -221,12 +223,13 @@ func TestControllerHandlers(t *testing.T) {
 			if fmt.Sprint(keys) != fmt.Sprint(tc.wantKeys) {
 				t.Errorf("keys: got %v, want %v", keys, tc.wantKeys)
 			}
-			probe.mu.Lock()
-			errs := strings.Join(probe.errs, "; ")
-			probe.mu.Unlock()
+			errs := strings.Join(probe.Errors(), "; ")
 			if (tc.wantErr == "") != (errs == "") || !strings.Contains(errs, tc.wantErr) {
 				t.Errorf("errors: got %q, want one containing %q", errs, tc.wantErr)
 			}
 		})
 	}
 }
+
+// deployments, apps v1, is a resource of a generated informer.
+var deployments = history.Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}

@@ -1,4 +1,4 @@
-package fuzz
+package harness
 
 import (
 	"fmt"
@@ -65,7 +65,7 @@ func (w *probeHandler) synced() bool {
 func (w *probeHandler) OnAdd(obj any, isInInitialList bool) {
 	w.probe.Add(obj, !isInInitialList)
 	if !isInInitialList {
-		w.probe.view()
+		w.probe.View()
 	}
 	if w.handler == nil {
 		return
@@ -79,7 +79,7 @@ func (w *probeHandler) OnUpdate(oldObj, newObj any) {
 	synced := w.synced()
 	w.probe.Update(newObj, synced)
 	if synced {
-		w.probe.view()
+		w.probe.View()
 	}
 	if w.handler == nil {
 		return
@@ -94,7 +94,7 @@ func (w *probeHandler) OnDelete(obj any) {
 	synced := w.synced()
 	w.probe.Delete(obj, synced)
 	if synced {
-		w.probe.view()
+		w.probe.View()
 	}
 	if w.handler == nil {
 		return

@@ -1,4 +1,4 @@
-package fuzz
+package harness
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	clientfeatures "k8s.io/client-go/features"
 )
 
@@ -26,23 +27,26 @@ var ErrUnknownGate = errors.New("unknown client-go feature gate")
 // the versions that know each gate (AtomicFIFO and
 // UnlockWhileProcessingFIFO since v0.36).
 const (
-	gateAtomicFIFO                   clientfeatures.Feature = "AtomicFIFO"
-	gateInOrderInformersBatchProcess clientfeatures.Feature = "InOrderInformersBatchProcess"
-	gateInformerResourceVersion      clientfeatures.Feature = "InformerResourceVersion"
-	gateUnlockWhileProcessingFIFO    clientfeatures.Feature = "UnlockWhileProcessingFIFO"
-	gateWatchListClient              clientfeatures.Feature = "WatchListClient"
+	GateAtomicFIFO                   clientfeatures.Feature = oracle.GateAtomicFIFO
+	GateInOrderInformersBatchProcess clientfeatures.Feature = "InOrderInformersBatchProcess"
+	GateInformerResourceVersion      clientfeatures.Feature = "InformerResourceVersion"
+	GateUnlockWhileProcessingFIFO    clientfeatures.Feature = "UnlockWhileProcessingFIFO"
+	GateWatchListClient              clientfeatures.Feature = "WatchListClient"
 )
 
 // listWatchGates are the client-go gates that change list/watch behaviour,
 // named in every report with the value the run had.
 var listWatchGates = []clientfeatures.Feature{
-	gateAtomicFIFO, gateInOrderInformersBatchProcess, gateInformerResourceVersion,
-	gateUnlockWhileProcessingFIFO, gateWatchListClient,
+	GateAtomicFIFO, GateInOrderInformersBatchProcess, GateInformerResourceVersion,
+	GateUnlockWhileProcessingFIFO, GateWatchListClient,
 }
 
 // processGates are client-go's feature gates as the process started with
 // them, before runs replace them with overrides.
 var processGates = sync.OnceValue(clientfeatures.FeatureGates)
+
+// KnownGate reports whether the client-go in use knows list/watch gate f.
+func KnownGate(f clientfeatures.Feature) bool { return knownGates()[f] }
 
 // knownGates are the list/watch gates the client-go in use knows.
 var knownGates = sync.OnceValue(func() map[clientfeatures.Feature]bool {
@@ -65,9 +69,9 @@ func knowsGate(g clientfeatures.Gates, f clientfeatures.Feature) (known bool) {
 	return true
 }
 
-// checkGates returns an ErrUnknownGate error for each gate of g the
+// CheckGates returns an ErrUnknownGate error for each gate of g the
 // client-go in use does not know.
-func checkGates(g Gates) error {
+func CheckGates(g Gates) error {
 	var errs []error
 	for _, f := range slices.Sorted(maps.Keys(g)) {
 		known, listed := knownGates()[f]
@@ -87,7 +91,7 @@ func (g Gates) String() string {
 	for k, v := range g {
 		byName[string(k)] = v
 	}
-	return gatesText(byName)
+	return GatesText(byName)
 }
 
 func onOff(b bool) string {
@@ -176,12 +180,12 @@ func effectiveGates(g Gates, watchList bool) map[string]bool {
 		}
 		out[string(f)] = v
 	}
-	out[string(gateWatchListClient)] = watchList
+	out[string(GateWatchListClient)] = watchList
 	return out
 }
 
-// gatesText renders effective gates, sorted: "AtomicFIFO=on ...".
-func gatesText(g map[string]bool) string {
+// GatesText renders effective gates, sorted: "AtomicFIFO=on ...".
+func GatesText(g map[string]bool) string {
 	var s []string
 	for _, k := range slices.Sorted(maps.Keys(g)) {
 		s = append(s, fmt.Sprintf("%s=%s", k, onOff(g[k])))

@@ -1,4 +1,4 @@
-package fuzz
+package harness
 
 import (
 	"fmt"
@@ -40,9 +40,15 @@ func (e *Env) ListerWatcher(example runtime.Object) (cache.ListerWatcher, error)
 	return e.listerWatcher(example, false)
 }
 
-// listerWatcher is ListerWatcher; with shared true, the typed level hands
-// out the decoded objects themselves, not copies: only for targets that,
-// as client-go's own code, never change an object they are given.
+// SharedListerWatcher is ListerWatcher whose typed level hands out the
+// decoded objects themselves, not copies: only for targets that, as
+// client-go's own code, never change an object they are given (the
+// built-in targets).
+func (e *Env) SharedListerWatcher(example runtime.Object) (cache.ListerWatcher, error) {
+	return e.listerWatcher(example, true)
+}
+
+// listerWatcher is ListerWatcher, handing out shared objects or copies.
 func (e *Env) listerWatcher(example runtime.Object, shared bool) (cache.ListerWatcher, error) {
 	lw, err := e.client().ListerWatcher(e.Resource, example, shared)
 	if err != nil {

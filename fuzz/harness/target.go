@@ -1,0 +1,27 @@
+package harness
+
+import (
+	"context"
+	"errors"
+)
+
+// Target is client-go code a run drives against a replay.
+type Target struct {
+	// Name names the target ("informer").
+	Name string
+	// Doc says what the target is, in a sentence.
+	Doc string
+	// Run lists and watches env.Resource until ctx is done, through
+	// env.ListerWatcher or env.Clientset (either level) or env.Config
+	// (wire level only), telling env.Probe of every handler notification
+	// and registering its store and HasSynced there (Probe.AddEventHandler
+	// does both); it returns once every goroutine it
+	// started has ended. It runs inside the run's synctest bubble: what it
+	// waits on must belong to the run (channels and timers made inside
+	// it); a goroutine blocked on something from outside — a channel made
+	// before the run, a real socket — keeps the run from ending.
+	Run func(ctx context.Context, env *Env) error
+}
+
+// ErrTarget is returned when a target cannot be set up.
+var ErrTarget = errors.New("target setup failed")
