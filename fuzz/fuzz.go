@@ -18,8 +18,19 @@
 // go test replays the seeds and the saved inputs; go test -fuzz explores.
 // Campaign is one target's campaign without testing.F (Check judges one
 // input), Explore runs campaigns on random inputs and groups their
-// failures by Signature (the lwreplay fuzz command), and Observe runs one
-// Spec.
+// failures by Signature (the lwreplay fuzz command).
+//
+// fuzz is the driver; the packages under it hold the other roles, each
+// importing only those below it:
+//
+//	fuzz          Run, Options, Campaign, Input, Explore, minimizing, reports
+//	fuzz/targets  the built-in targets (Builtin, Lookup)
+//	fuzz/harness  one run in a synctest bubble: Target, Env, Probe, Spec, Observe
+//	fuzz/level    the clients at the typed or wire level
+//	fuzz/oracle   Observation, Invariant, Judge, Signature, Known
+//
+// Target, Env, Probe, Gates, Level, Observation, Invariant, NewInvariant
+// and Known are here too, under the names fuzz tests have always used.
 package fuzz
 
 import (

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -122,7 +123,7 @@ func (b *requestBound) RoundTrip(req *http.Request) (*http.Response, error) {
 				b.sustained, sustainedWindow, b.sustained/int(sustainedWindow/time.Second))
 		}
 		if b.tripWhy != "" {
-			over, b.trip, b.trippedAt = true, oracle.CleanStack(debug.Stack()), now
+			over, b.trip, b.trippedAt = true, cleanStack(debug.Stack()), now
 		}
 	}
 	b.mu.Unlock()
@@ -160,4 +161,35 @@ func (b *requestBound) report() (log []oracle.Request, hot *oracle.HotLoop) {
 		return log, nil
 	}
 	return log, &oracle.HotLoop{Why: b.tripWhy, At: b.trippedAt, Stack: b.trip}
+}
+
+// cleanStack keeps what a stack says the same in every run: each frame's
+// function and file:line, without the goroutine's number, argument
+// values, program-counter offsets, and the frames of the bound itself.
+func cleanStack(raw []byte) string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		switch t := strings.TrimSpace(line); {
+		case strings.HasPrefix(t, "goroutine "):
+			continue
+		case strings.HasPrefix(line, "\t"):
+			if i := strings.LastIndex(t, " +0x"); i > 0 {
+				t = t[:i]
+			}
+			out = append(out, "\t"+t)
+		default:
+			if i := strings.Index(t, " in goroutine "); i > 0 {
+				t = t[:i]
+			}
+			if i := strings.LastIndex(t, "("); i > 0 && strings.HasSuffix(t, ")") {
+				t = t[:i]
+			}
+			out = append(out, t)
+		}
+	}
+	// drop debug.Stack and RoundTrip's own frames (function and file lines)
+	for len(out) >= 2 && (strings.HasPrefix(out[0], "runtime/debug.Stack") || strings.Contains(out[0], "harness.(*requestBound)")) {
+		out = out[2:]
+	}
+	return strings.Join(out, "\n")
 }

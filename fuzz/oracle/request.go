@@ -70,37 +70,6 @@ func requestsPerResource(log []Request) map[string]int {
 	return per
 }
 
-// cleanStack keeps what a stack says the same in every run: each frame's
-// function and file:line, without the goroutine's number, argument
-// values, program-counter offsets, and the frames of the bound itself.
-func CleanStack(raw []byte) string {
-	var out []string
-	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
-		switch t := strings.TrimSpace(line); {
-		case strings.HasPrefix(t, "goroutine "):
-			continue
-		case strings.HasPrefix(line, "\t"):
-			if i := strings.LastIndex(t, " +0x"); i > 0 {
-				t = t[:i]
-			}
-			out = append(out, "\t"+t)
-		default:
-			if i := strings.Index(t, " in goroutine "); i > 0 {
-				t = t[:i]
-			}
-			if i := strings.LastIndex(t, "("); i > 0 && strings.HasSuffix(t, ")") {
-				t = t[:i]
-			}
-			out = append(out, t)
-		}
-	}
-	// drop debug.Stack and RoundTrip's own frames (function and file lines)
-	for len(out) >= 2 && (strings.HasPrefix(out[0], "runtime/debug.Stack") || strings.Contains(out[0], "fuzz.(*requestBound)")) {
-		out = out[2:]
-	}
-	return strings.Join(out, "\n")
-}
-
 // requestCounts renders requests per resource, most first: "configmaps:
 // 1001, namespaces: 2".
 func requestCounts(per map[string]int) string {

@@ -34,9 +34,9 @@ var plumbing = []string{
 	"github.com/lwreplay/lwreplay/internal/", "github.com/lwreplay/lwreplay/history.", "github.com/lwreplay/lwreplay/faults.",
 }
 
-// harness is the prefix of lwreplay's fuzz package: its non-test files
-// are plumbing (client levels, probe, request bound), its test files are
-// targets.
+// harness is the prefix of lwreplay's fuzz packages (fuzz, fuzz/harness,
+// fuzz/level, ...): their non-test files are plumbing (client levels,
+// probe, request bound, built-in targets), their test files are targets.
 const harness = "github.com/lwreplay/lwreplay/fuzz"
 
 // closureSuffix matches what Go appends to a function's name for its
