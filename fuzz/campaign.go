@@ -97,14 +97,9 @@ func (c *Campaign) Seeds() [][]byte {
 		seed := func(watchList bool, gatesOff []clientfeatures.Feature, plan []byte) {
 			out = append(out, Input{Cassette: byte(i), WatchList: watchList, GatesOff: gatesOff, Plan: plan}.Bytes())
 		}
-		// no fault: the gates as they are, then (unless Options.Gates
-		// fixes some) every input gate off; a path Options.WatchList fixes
-		// is its own whatever the input says
-		gateSets := [][]clientfeatures.Feature{nil}
-		if len(c.opts.Gates) == 0 {
-			gateSets = append(gateSets, inputGates)
-		}
-		for _, off := range gateSets {
+		// no fault, under each of the seeds' gate sets; a path
+		// Options.WatchList fixes is its own whatever the input says
+		for _, off := range seedGatesOff(c.opts.Gates) {
 			seed(true, off, nil)
 			if c.opts.WatchList == nil {
 				seed(false, off, nil)

@@ -40,6 +40,15 @@ const (
 // version; one whose gate the client-go in use does not know is ignored.
 var inputGates = []clientfeatures.Feature{harness.GateAtomicFIFO, harness.GateInOrderInformersBatchProcess}
 
+// seedGatesOff returns the gates the no-fault seeds turn off: none, then
+// (unless fixed names some) every gate an input can turn off.
+func seedGatesOff(fixed Gates) [][]clientfeatures.Feature {
+	if len(fixed) > 0 {
+		return [][]clientfeatures.Feature{nil}
+	}
+	return [][]clientfeatures.Feature{nil, inputGates}
+}
+
 // gateBit is the path-byte bit that turns inputGates[i] off.
 func gateBit(i int) byte { return watchListBit << (i + 1) }
 

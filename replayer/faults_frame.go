@@ -270,7 +270,9 @@ func (ws *watchStream) pause(d time.Duration) bool {
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return true
+		// a pause that ends as the watch times out ends the watch: which
+		// of two timers due at one instant a select takes is random
+		return !ws.done()
 	case <-ws.ctx.Done():
 		return false
 	case <-ws.expire:

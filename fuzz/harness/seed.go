@@ -6,13 +6,15 @@ import (
 )
 
 // seedClientGo seeds the process-wide math/rand source, which client-go
-// draws its relist backoff jitter (and its watch timeouts) from, from what
-// the run replays: under a fault that keeps firing, how many requests a
+// draws its watch timeouts (and anything else random) from, and sets the
+// one jitter of the run's backoffs (see jitterRand), from what the run
+// replays: under a fault that keeps firing, how many requests a
 // backing-off client makes depends on those draws. Since Go 1.24,
 // rand.Seed is a no-op unless the binary runs with GODEBUG randseednop=0
 // (a //go:debug randseednop=0 line in a main package or a _test.go file
-// sets it; lwreplay's command and tests do): without it, runs stay the
-// same up to that jitter. Runs in parallel in one process share the
+// sets it; lwreplay's command and tests do): without it, the backoffs
+// still repeat (their jitter is set), and only client-go's other draws
+// vary. Runs in parallel in one process share the
 // source, so only runs one at a time repeat exactly — as go test -fuzz
 // runs its inputs, one per worker process.
 func seedClientGo(s Spec) {
@@ -24,5 +26,7 @@ func seedClientGo(s Spec) {
 	for _, l := range s.History.Logs {
 		h.Write([]byte(l.Resource.Resource + "@" + l.LastRV()))
 	}
-	rand.Seed(int64(h.Sum64())) //nolint:staticcheck // client-go draws from the global source
+	sum := h.Sum64()
+	rand.Seed(int64(sum)) //nolint:staticcheck // client-go draws from the global source
+	setJitter(float64(sum>>11) / (1 << 53))
 }
