@@ -10,6 +10,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
 
 // aggregatedContentType is the media type of an aggregated discovery
@@ -39,7 +41,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 	if (p == "/api" || p == "/apis") && wantsAggregated(r.Header.Get("Accept")) {
 		body, err := s.aggregatedAnswer(p)
 		if err != nil {
-			writeStatus(w, r, notFound(r.URL.Path))
+			status.Write(w, status.NotFound())
 			return
 		}
 		w.Header().Set("Vary", "Accept")
@@ -87,12 +89,12 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 		rl.TypeMeta = metav1.TypeMeta{Kind: kindResourceList, APIVersion: "v1"}
 		obj = rl
 	default:
-		writeStatus(w, r, notFound(r.URL.Path))
+		status.Write(w, status.NotFound())
 		return
 	}
 	body, err := json.Marshal(obj)
 	if err != nil {
-		writeStatus(w, r, notFound(r.URL.Path))
+		status.Write(w, status.NotFound())
 		return
 	}
 	writeJSONAnswer(w, r, "application/json", body)
@@ -136,7 +138,7 @@ func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := json.Marshal(versionInfo(s.opts.gitVersion))
 	if err != nil {
-		writeStatus(w, r, notFound(r.URL.Path))
+		status.Write(w, status.NotFound())
 		return
 	}
 	writeJSONAnswer(w, r, "application/json", body)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
 
 // Discovery tells what the replay can answer: the resources the history has
@@ -233,7 +234,7 @@ func (s *Server) aggregatedAnswer(path string) ([]byte, error) {
 // has no log of; when the recorded discovery lists it, the message says
 // that the cassette holds no traffic for it.
 func (s *Server) noTrafficFor(r *http.Request, res history.Resource) metav1.Status {
-	st := notFound(r.URL.Path)
+	st := status.NotFound()
 	all, _ := s.discovery()
 	rl := all.resources[res.GroupVersion()]
 	if rl == nil || !slices.ContainsFunc(rl.APIResources, func(a metav1.APIResource) bool { return a.Name == res.Resource }) {

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
 
 // Server answers LIST, WATCH and discovery requests from a history.
@@ -78,12 +79,12 @@ func (s *Server) History() *history.History { return s.h }
 // ServeHTTP answers one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
-		writeMethodNotAllowed(w, r)
+		writeMethodNotAllowed(w)
 		return
 	}
 	q, isResource, err := history.ParseRequest(r.URL)
 	if err != nil {
-		writeStatus(w, r, badRequest(err.Error()))
+		status.Write(w, badRequest(err.Error()))
 		return
 	}
 	if !isResource {
@@ -92,16 +93,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	l, ok := s.served().Log(q.Resource)
 	if !ok {
-		writeStatus(w, r, s.noTrafficFor(r, q.Resource))
+		status.Write(w, s.noTrafficFor(r, q.Resource))
 		return
 	}
 	if q.Namespace != "" && !l.Resource.Namespaced {
-		writeStatus(w, r, notFound(r.URL.Path))
+		status.Write(w, status.NotFound())
 		return
 	}
 	tv, st := s.tableFor(r, l)
 	if st != nil {
-		writeStatus(w, r, *st)
+		status.Write(w, *st)
 		return
 	}
 	if tv != nil {
