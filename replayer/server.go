@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer/discovery"
 	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
 
@@ -55,7 +56,7 @@ type Server struct {
 
 	fx *faultRun // the fault plan being acted out; nil without one
 
-	disco discoveryState // what discovery tells, computed on first use
+	disco *discovery.Doc // what discovery tells
 
 	storms *stormDetector // nil without storm detection
 }
@@ -66,7 +67,8 @@ func New(h *history.History, opts ...Option) *Server {
 	for _, fn := range opts {
 		fn(&o)
 	}
-	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}, reached: map[*history.Log]int{}, listings: map[history.Resource]string{}, floors: map[history.Resource]string{}}
+	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}, reached: map[*history.Log]int{}, listings: map[history.Resource]string{}, floors: map[history.Resource]string{},
+		disco: discovery.New(h.Discovery, resourcesOf(h), o.gitVersion)}
 	s.startPlan()
 	s.startStorms()
 	return s
@@ -93,7 +95,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	l, ok := s.served().Log(q.Resource)
 	if !ok {
-		status.Write(w, s.noTrafficFor(r, q.Resource))
+		status.Write(w, s.noTrafficFor(q.Resource))
 		return
 	}
 	if q.Namespace != "" && !l.Resource.Namespaced {
