@@ -41,7 +41,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.Requ
 		body := o.WithKind(l.Resource.Kind, l.Resource.GroupVersion())
 		if tv := tableOf(r); tv != nil {
 			var err error
-			if body, err = tv.render([]tableObject{body}, metav1.ListMeta{ResourceVersion: o.ResourceVersion}, true); err != nil {
+			if body, err = tv.Render([][]byte{body}, metav1.ListMeta{ResourceVersion: o.ResourceVersion}, true); err != nil {
 				status.Write(w, internalError(err))
 				return
 			}

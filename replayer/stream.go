@@ -107,7 +107,7 @@ func (fw *frameWriter) objectFrame(typ history.EventType, o *history.Object, kin
 // encode renders one event frame into fw.buf.
 func (fw *frameWriter) encode(typ history.EventType, obj []byte) {
 	if fw.table != nil {
-		obj = fw.table.event(typ, obj)
+		obj = fw.table.Event(typ, obj)
 	}
 	fw.buf.Reset()
 	fw.buf.WriteString(`{"type":`)
