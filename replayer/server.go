@@ -21,6 +21,20 @@
 // client reads. What a LIST with resourceVersion "" sees is the state at the
 // server's head: the newest position any answer has reached, so a fresh
 // client lists the initial state and then watches every event.
+//
+// Fault actuation (WithPlan) lives in this package, in the files named
+// faults_*.go: faults_plan.go numbers the decision points and records what
+// fired, faults_effects.go is the table of what each fault does at which
+// kind of point, and faults_list.go, faults_watch.go, faults_frame.go and
+// faults_history.go act at LIST answers, at a watch when it opens, at a
+// frame boundary and on the history served. It stays in the core because
+// it acts on the core's own state, not through an interface of it: a fault
+// answers a LIST with the core's continue tokens and Status answers, moves
+// the compaction point, rewrites the history served together with the
+// heads of every log under the server's lock (recreate, opaque-rv), and
+// drives an open watch stream's position, frame writer and timers (reorder,
+// delay, reset). A package of its own would have to import the core, which
+// calls it at every decision point, or have the core export all of that.
 package replayer
 
 import (
