@@ -14,10 +14,10 @@
 // Typical use:
 //
 //	d := discovery.New(h.Discovery, resources, "v1.37.2")
-//	a, ok := d.Answer(r.URL.Path, r.Header.Get("Accept"), r.Host)
-//	if !ok { /* 404 */ }
-//	w.Header().Set("Content-Type", a.ContentType)
-//	w.Write(a.Body)
+//	if a, ok := d.Answer(r.URL.Path, r.Header.Get("Accept"), r.Host); ok {
+//		w.Header().Set("Content-Type", a.ContentType)
+//		w.Write(a.Body)
+//	}
 package discovery
 
 import (
