@@ -15,15 +15,11 @@ const testHost = "http://replay.invalid"
 
 var configMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
 
-// fetch requests target through rt, reads the answer to its end and
-// returns its code.
+// fetch GETs target through rt, reads the answer to its end and returns
+// its code.
 func fetch(t *testing.T, rt http.RoundTripper, target string) int {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, testHost+target, nil)
-	if err != nil {
-		t.Fatalf("request %s: %v", target, err)
-	}
-	resp, err := rt.RoundTrip(req)
+	resp, err := (&http.Client{Transport: rt}).Get(testHost + target)
 	if err != nil {
 		t.Fatalf("GET %s: got error %v, want an answer", target, err)
 	}

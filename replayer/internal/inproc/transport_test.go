@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -311,24 +310,6 @@ func TestTransportBodyCloseCancelsHandler(t *testing.T) {
 					t.Errorf("read after close: got nil error, want one")
 				}
 			})
-		})
-	}
-}
-
-func TestBreak(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		w    http.ResponseWriter
-		want bool
-	}{
-		{name: "break - a writer not of a Transport - nothing to break - fail", w: httptest.NewRecorder(), want: false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := Break(tt.w, io.ErrUnexpectedEOF); got != tt.want {
-				t.Errorf("Break: got %v, want %v", got, tt.want)
-			}
 		})
 	}
 }
