@@ -5,7 +5,7 @@
 // It runs a reference client — one real client-go informer per recorded
 // resource, exactly as lwreplay record drives them — against the replayer
 // with the plan, records what the client was sent, and marks every
-// interaction to be replayed verbatim (replayer.Verbatim): traffic that
+// interaction to be replayed verbatim (verbatim.Replay): traffic that
 // breaks the watch contract on purpose cannot be modelled as a history, so
 // the reproducer replays it byte for byte, in order.
 //
@@ -35,6 +35,7 @@ import (
 	"github.com/lwreplay/lwreplay/recorder"
 	"github.com/lwreplay/lwreplay/recorder/capture"
 	"github.com/lwreplay/lwreplay/replayer"
+	"github.com/lwreplay/lwreplay/replayer/verbatim"
 )
 
 // ErrUnsupported says a plan holds a fault whose traffic a reproducer
@@ -189,7 +190,7 @@ func (e *StormError) WatchListCut() bool {
 // verbatim with no plan, and records what it was sent to out: the traffic
 // equals the reproducer's when the reproducer replays the same.
 func Replay(ctx context.Context, files []*cassette.File, out string, o Options) (Result, error) {
-	v, err := replayer.NewVerbatim(files...)
+	v, err := verbatim.New(files...)
 	if err != nil {
 		return Result{}, err
 	}
@@ -199,7 +200,7 @@ func Replay(ctx context.Context, files []*cassette.File, out string, o Options) 
 		for _, i := range f.Interactions {
 			u, err := url.Parse(i.URL)
 			if err != nil {
-				continue // NewVerbatim has refused such a file already
+				continue // verbatim.New has refused such a file already
 			}
 			if q, ok, err := history.ParseRequest(u); ok && err == nil && !seen[q.Resource.Name()] {
 				seen[q.Resource.Name()] = true

@@ -101,8 +101,10 @@ func TestDiscoveryClient(t *testing.T) {
 }
 
 const (
-	acceptAggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"
-	acceptV2beta1    = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json"
+	// aggregatedContentType is the media type of an aggregated answer.
+	aggregatedContentType = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+	acceptAggregated      = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"
+	acceptV2beta1         = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json"
 )
 
 // Recorded discovery answers the path tests put in the history: they list
@@ -202,30 +204,6 @@ func TestDiscoveryPaths(t *testing.T) {
 				if strings.Contains(rec.Body.String(), c) {
 					t.Errorf("got body %s, want no %s in it", rec.Body, c)
 				}
-			}
-		})
-	}
-}
-
-func TestWantsAggregated(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		accept string
-		want   bool
-	}{
-		{name: "accept - client-go default - pass", accept: discovery.AcceptV2 + "," + discovery.AcceptV1, want: true},
-		{name: "accept - no peer profile first - pass", accept: discovery.AcceptV2NoPeer + "," + discovery.AcceptV2 + "," + discovery.AcceptV1, want: true},
-		{name: "accept - legacy only - pass", accept: discovery.AcceptV1, want: false},
-		{name: "accept - v2beta1 then legacy - pass", accept: acceptV2beta1, want: false},
-		{name: "accept - protobuf aggregated then JSON aggregated - pass", accept: "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList," + discovery.AcceptV2, want: true},
-		{name: "accept - empty - pass", accept: "", want: false},
-		{name: "accept - malformed - pass", accept: ";;;", want: false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := wantsAggregated(tt.accept); got != tt.want {
-				t.Errorf("got %v, want %v", got, tt.want)
 			}
 		})
 	}

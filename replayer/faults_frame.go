@@ -9,6 +9,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer/internal/inproc"
 )
 
 // errStreamEnd ends a watch stream early: the client left, the timeout
@@ -308,8 +309,7 @@ func (fw *frameWriter) cut(f outFrame) {
 		return
 	}
 	fw.err = errStreamEnd
-	if p, ok := fw.w.(*pipeResponse); ok {
-		p.pw.CloseWithError(io.ErrUnexpectedEOF)
+	if inproc.Break(fw.w, io.ErrUnexpectedEOF) {
 		return
 	}
 	if conn, _, err := http.NewResponseController(fw.w).Hijack(); err == nil {

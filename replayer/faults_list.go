@@ -11,6 +11,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
 
 // listPoint reaches the decision point of a valid LIST request and acts
@@ -43,7 +44,7 @@ func answerHTTPError(c *pointCtx, d faults.Decision) (func() error, bool) {
 	}
 	return func() error {
 		c.s.fire(c.pt, d.Fault, fmt.Sprint(st.Code))
-		writeStatus(c.w, c.r, st)
+		status.Write(c.w, st)
 		return errAnswered
 	}, true
 }
@@ -61,7 +62,7 @@ func expireContinue(c *pointCtx, d faults.Decision) (func() error, bool) {
 		st := expired(continueTooOldMsg)
 		st.ListMeta.Continue = continueToken{consistent: true, start: c.tok.start}.encode()
 		c.s.fire(c.pt, d.Fault, "rv "+c.tok.rv+compactedTo(c.s.compactThrough(c.l.Resource, c.tok.rv)))
-		writeStatus(c.w, c.r, st)
+		status.Write(c.w, st)
 		return errAnswered
 	}, true
 }
@@ -75,7 +76,7 @@ func tooLargeRV(c *pointCtx, d faults.Decision) (func() error, bool) {
 			want = c.l.LastRV()
 		}
 		c.s.fire(c.pt, d.Fault, "rv "+want)
-		writeStatus(c.w, c.r, tooLarge(want, c.l.RVAt(c.s.newestPosition(c.l))))
+		status.Write(c.w, tooLarge(want, c.l.RVAt(c.s.newestPosition(c.l))))
 		return errAnswered
 	}, true
 }

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
 
 // serveGet answers a GET of one object (and of its status subresource,
@@ -17,11 +18,11 @@ import (
 // 404 NotFound when it does not exist there.
 func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.Request, l *history.Log) {
 	if (l.Resource.Namespaced && q.Namespace == "") || (q.Subresource != "" && q.Subresource != "status") {
-		writeStatus(w, r, notFound(r.URL.Path))
+		status.Write(w, status.NotFound())
 		return
 	}
 	if !isJSONAccept(r) {
-		writeStatus(w, r, notAcceptable())
+		status.Write(w, notAcceptable())
 		return
 	}
 	m := readNotOlderThan
@@ -33,15 +34,15 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.Requ
 	}
 	snap, st := s.pickSnapshot(r, l, m, q.ResourceVersion)
 	if st != nil {
-		writeStatus(w, r, *st)
+		status.Write(w, *st)
 		return
 	}
 	if o := findObject(l.StateAt(snap.pos), q.Namespace, q.Name); o != nil {
 		body := o.WithKind(l.Resource.Kind, l.Resource.GroupVersion())
 		if tv := tableOf(r); tv != nil {
 			var err error
-			if body, err = tv.render([]tableObject{body}, metav1.ListMeta{ResourceVersion: o.ResourceVersion}, true); err != nil {
-				writeStatus(w, r, internalError(err))
+			if body, err = tv.Render([][]byte{body}, metav1.ListMeta{ResourceVersion: o.ResourceVersion}, true); err != nil {
+				status.Write(w, internalError(err))
 				return
 			}
 		}
@@ -49,7 +50,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.Requ
 		return
 	}
 	gr := schema.GroupResource{Group: l.Resource.Group, Resource: l.Resource.Resource}
-	writeStatus(w, r, objectNotFound(gr, q.Name))
+	status.Write(w, objectNotFound(gr, q.Name))
 }
 
 // findObject returns the object of state (sorted by key) named name in

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
 
 // Messages of kube-apiserver's LIST answers (k8s.io/apiserver
@@ -35,16 +36,16 @@ const (
 // continue token picks.
 func (s *Server) serveList(w http.ResponseWriter, r *http.Request, q history.Request, l *history.Log) {
 	if !isJSONAccept(r) {
-		writeStatus(w, r, notAcceptable())
+		status.Write(w, notAcceptable())
 		return
 	}
 	if st := validateList(q); st != nil {
-		writeStatus(w, r, *st)
+		status.Write(w, *st)
 		return
 	}
 	f, err := newFilter(q)
 	if err != nil {
-		writeStatus(w, r, badRequest(err.Error()))
+		status.Write(w, badRequest(err.Error()))
 		return
 	}
 	// kube-apiserver's watch cache ignores the limit of an RV "0" list
@@ -62,11 +63,11 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, q history.Req
 	if q.Continue != "" {
 		tok, err := decodeContinue(q.Continue)
 		if err != nil {
-			writeStatus(w, r, badRequest("invalid continue token: "+err.Error()))
+			status.Write(w, badRequest("invalid continue token: "+err.Error()))
 			return
 		}
 		if q.ResourceVersion != "" && q.ResourceVersion != "0" {
-			writeStatus(w, r, badRequest(continueWithRVMessage))
+			status.Write(w, badRequest(continueWithRVMessage))
 			return
 		}
 		snap, st = s.continueSnapshot(r, l, tok)
@@ -75,7 +76,7 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, q history.Req
 		snap, st = s.pickSnapshot(r, l, listReadMode(q), q.ResourceVersion)
 	}
 	if st != nil {
-		writeStatus(w, r, *st)
+		status.Write(w, *st)
 		return
 	}
 	s.answerList(w, r, l, snap.rv, paginate(l.StateAt(snap.pos), f, q.Namespace, start, limit))

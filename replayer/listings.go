@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
 
 // FirstListing returns the resourceVersion of the first complete listing
@@ -36,7 +37,7 @@ func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l *history.L
 	if tv := tableOf(r); tv != nil {
 		body, err := s.tableList(r, tv, l, rv, p)
 		if err != nil {
-			writeStatus(w, r, internalError(err))
+			status.Write(w, internalError(err))
 			return
 		}
 		writeJSONAnswer(w, r, "application/json", body)

@@ -1,26 +1,3 @@
-// Package replayer is a model kube-apiserver: it answers any legal LIST or
-// WATCH request from a recorded history, the way kube-apiserver would, so
-// that unmodified client-go reflectors, informers and kubectl run against it
-// and converge to the recorded final state.
-//
-// The same handler has two faces: an http.Handler for a real server
-// (lwreplay serve) and an in-process http.RoundTripper whose bodies are fed
-// through pipes, with no sockets, so that client code can run inside a
-// testing/synctest bubble where timeouts, bookmarks and backoffs pass in
-// virtual time.
-//
-// Typical use:
-//
-//	h, err := history.Build(files...)
-//	srv := replayer.New(h)
-//	cfg := &rest.Config{Host: "http://replay", Transport: srv.Transport()}
-//	client := kubernetes.NewForConfigOrDie(cfg)
-//
-// The server's clock starts at New. Under the default pace (max) no event
-// waits: a watch sends every event after its resourceVersion as fast as the
-// client reads. What a LIST with resourceVersion "" sees is the state at the
-// server's head: the newest position any answer has reached, so a fresh
-// client lists the initial state and then watches every event.
 package replayer
 
 import (
@@ -31,6 +8,8 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer/discovery"
+	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
 
 // Server answers LIST, WATCH and discovery requests from a history.
@@ -54,7 +33,7 @@ type Server struct {
 
 	fx *faultRun // the fault plan being acted out; nil without one
 
-	disco discoveryState // what discovery tells, computed on first use
+	disco *discovery.Doc // what discovery tells
 
 	storms *stormDetector // nil without storm detection
 }
@@ -65,7 +44,8 @@ func New(h *history.History, opts ...Option) *Server {
 	for _, fn := range opts {
 		fn(&o)
 	}
-	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}, reached: map[*history.Log]int{}, listings: map[history.Resource]string{}, floors: map[history.Resource]string{}}
+	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}, reached: map[*history.Log]int{}, listings: map[history.Resource]string{}, floors: map[history.Resource]string{},
+		disco: discovery.New(h.Discovery, resourcesOf(h), o.gitVersion)}
 	s.startPlan()
 	s.startStorms()
 	return s
@@ -78,12 +58,12 @@ func (s *Server) History() *history.History { return s.h }
 // ServeHTTP answers one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
-		writeMethodNotAllowed(w, r)
+		writeMethodNotAllowed(w)
 		return
 	}
 	q, isResource, err := history.ParseRequest(r.URL)
 	if err != nil {
-		writeStatus(w, r, badRequest(err.Error()))
+		status.Write(w, badRequest(err.Error()))
 		return
 	}
 	if !isResource {
@@ -92,16 +72,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	l, ok := s.served().Log(q.Resource)
 	if !ok {
-		writeStatus(w, r, s.noTrafficFor(r, q.Resource))
+		status.Write(w, s.noTrafficFor(q.Resource))
 		return
 	}
 	if q.Namespace != "" && !l.Resource.Namespaced {
-		writeStatus(w, r, notFound(r.URL.Path))
+		status.Write(w, status.NotFound())
 		return
 	}
 	tv, st := s.tableFor(r, l)
 	if st != nil {
-		writeStatus(w, r, *st)
+		status.Write(w, *st)
 		return
 	}
 	if tv != nil {

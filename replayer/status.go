@@ -1,44 +1,15 @@
 package replayer
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
-
-// statusJSON renders a Status as kube-apiserver does.
-func statusJSON(st metav1.Status) []byte {
-	st.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
-	b, err := json.Marshal(st)
-	if err != nil { // a Status always marshals; keep a valid answer regardless
-		return []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","code":500}`)
-	}
-	return b
-}
-
-// writeStatus writes a Status answer with its code.
-func writeStatus(w http.ResponseWriter, _ *http.Request, st metav1.Status) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-cache, private")
-	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
-	}
-	w.WriteHeader(int(st.Code))
-	w.Write(statusJSON(st))
-	w.Write([]byte("\n"))
-}
-
-func notFound(path string) metav1.Status {
-	return metav1.Status{
-		Status: metav1.StatusFailure, Message: "the server could not find the requested resource",
-		Reason: metav1.StatusReasonNotFound, Details: &metav1.StatusDetails{}, Code: http.StatusNotFound,
-	}
-}
 
 func objectNotFound(gr schema.GroupResource, name string) metav1.Status {
 	return apierrors.NewNotFound(gr, name).ErrStatus
@@ -57,9 +28,9 @@ const allowedMethods = http.MethodGet
 // a path does not serve (its go-restful service error, as a Status), with
 // the Allow header HTTP asks of a 405 (kube-apiserver 1.37 drops the one
 // go-restful sets).
-func writeMethodNotAllowed(w http.ResponseWriter, r *http.Request) {
+func writeMethodNotAllowed(w http.ResponseWriter) {
 	w.Header().Set("Allow", allowedMethods)
-	writeStatus(w, r, apierrors.NewGenericServerResponse(http.StatusMethodNotAllowed, "", schema.GroupResource{}, "", "405: Method Not Allowed", 0, false).ErrStatus)
+	status.Write(w, apierrors.NewGenericServerResponse(http.StatusMethodNotAllowed, "", schema.GroupResource{}, "", "405: Method Not Allowed", 0, false).ErrStatus)
 }
 
 // expired is the 410 kube-apiserver answers for a resourceVersion or

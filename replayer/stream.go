@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
 
 // frameWriter writes a watch stream as kube-apiserver's JSON watch encoder
@@ -106,7 +107,7 @@ func (fw *frameWriter) objectFrame(typ history.EventType, o *history.Object, kin
 // encode renders one event frame into fw.buf.
 func (fw *frameWriter) encode(typ history.EventType, obj []byte) {
 	if fw.table != nil {
-		obj = fw.table.event(typ, obj)
+		obj = fw.table.Event(typ, obj)
 	}
 	fw.buf.Reset()
 	fw.buf.WriteString(`{"type":`)
@@ -125,7 +126,7 @@ func (fw *frameWriter) encode(typ history.EventType, obj []byte) {
 
 // errorFrame writes an ERROR event carrying st.
 func (fw *frameWriter) errorFrame(st metav1.Status) error {
-	return fw.frame(history.Error, statusJSON(st))
+	return fw.frame(history.Error, status.JSON(st))
 }
 
 // bookmarkObject renders the object of a BOOKMARK event as kube-apiserver

@@ -148,33 +148,6 @@ func decodeTable(t *testing.T, body []byte) tableAnswer {
 	return a
 }
 
-func TestTableAccept(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		accept string
-		want   string // "" for no Table
-	}{
-		{name: "accept - kubectl's - pass", accept: kubectlAccept, want: "meta.k8s.io/v1"},
-		{name: "accept - v1beta1 first - pass", accept: "application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json", want: "meta.k8s.io/v1beta1"},
-		{name: "accept - Table at a lower quality - pass", accept: "application/json;as=Table;v=v1;g=meta.k8s.io;q=0.5,application/json"},
-		{name: "accept - any type as Table - pass", accept: "*/*;as=Table;v=v1;g=meta.k8s.io", want: "meta.k8s.io/v1"},
-		{name: "accept - Table of an unknown version, then JSON - pass", accept: "application/json;as=Table;v=v2;g=meta.k8s.io,application/json"},
-		{name: "accept - YAML Table, then JSON Table - pass", accept: "application/yaml;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io", want: "meta.k8s.io/v1beta1"},
-		{name: "accept - metadata only, then Table - pass", accept: "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1;g=meta.k8s.io", want: "meta.k8s.io/v1"},
-		{name: "accept - plain JSON - pass", accept: "application/json"},
-		{name: "accept - empty - pass", accept: ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, ok := tableAccept(tt.accept)
-			if got != tt.want || ok != (tt.want != "") {
-				t.Errorf("got %q, %v; want %q, %v", got, ok, tt.want, tt.want != "")
-			}
-		})
-	}
-}
-
 func TestTableAnswers(t *testing.T) {
 	t.Parallel()
 	defaultColumns := []string{"Name string name 0", "Created At date 0"}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
 
 // preTimeoutBookmark is how long before a watch's timeout the cacher sends
@@ -32,17 +33,17 @@ const preTimeoutBookmark = 2 * time.Second
 // timeout. An R the history cannot place is a 400.
 func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.Request, l *history.Log) {
 	if !isJSONAccept(r) {
-		writeStatus(w, r, notAcceptable())
+		status.Write(w, notAcceptable())
 		return
 	}
 	f, err := newFilter(q)
 	if err != nil {
-		writeStatus(w, r, badRequest(err.Error()))
+		status.Write(w, badRequest(err.Error()))
 		return
 	}
 	opts, st := watchOptions(q)
 	if st != nil {
-		writeStatus(w, r, *st)
+		status.Write(w, *st)
 		return
 	}
 	wf, answered := s.watchPoint(w, r, q, l, opts.SendInitialEvents != nil && *opts.SendInitialEvents)
@@ -69,7 +70,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.Re
 	floor := s.watchFloor(l)
 	switch {
 	case errors.Is(err, history.ErrUnknownRV):
-		writeStatus(w, r, invalidRV(l, rv))
+		status.Write(w, invalidRV(l, rv))
 		return
 	case errors.Is(err, history.ErrTooOld) || l.Order().Less(rv, floor):
 		ws.fw.begin()
@@ -78,7 +79,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.Re
 	case errors.Is(err, history.ErrTooLarge):
 		pos = l.End()
 	case err != nil:
-		writeStatus(w, r, badRequest(err.Error()))
+		status.Write(w, badRequest(err.Error()))
 		return
 	}
 	ws.pos, ws.fromRV = pos, rv

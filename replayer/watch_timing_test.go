@@ -10,6 +10,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/lwreplay/lwreplay/replayer/internal/inproc"
 )
 
 func TestWatchTiming(t *testing.T) {
@@ -237,10 +239,10 @@ func TestWatchStops(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := New(h)
 				returned := make(chan struct{})
-				rt := &transport{h: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				rt := inproc.New(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					defer close(returned)
 					srv.ServeHTTP(w, r)
-				})}
+				}))
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
 				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, testHost+tt.target, nil)

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
 
 // watchOptions defaults and validates a watch's options as kube-apiserver
@@ -60,7 +61,7 @@ func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *h
 		p, err := l.Position(rv)
 		switch {
 		case errors.Is(err, history.ErrUnknownRV):
-			writeStatus(w, r, invalidRV(l, rv))
+			status.Write(w, invalidRV(l, rv))
 			return
 		case errors.Is(err, history.ErrTooOld):
 		case errors.Is(err, history.ErrTooLarge):
@@ -71,7 +72,7 @@ func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *h
 			ws.fw.errorFrame(tooLarge(rv, l.RVAt(s.available(l))))
 			return
 		case err != nil:
-			writeStatus(w, r, badRequest(err.Error()))
+			status.Write(w, badRequest(err.Error()))
 			return
 		default:
 			if p > pos {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/history"
-	"github.com/lwreplay/lwreplay/replayer"
+	"github.com/lwreplay/lwreplay/replayer/verbatim"
 )
 
 // runInspect describes each recording the cassettes hold: one summary per
@@ -39,7 +39,7 @@ func runInspect(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		out := inspection{Summary: history.Summarize(h)}
 		if cassette.IsVerbatim(r.Files...) {
-			d := replayer.DescribeReproducer(r.Files...)
+			d := verbatim.Describe(r.Files...)
 			out.Reproducer = &d
 		}
 		outs = append(outs, out)
@@ -75,5 +75,5 @@ func runInspect(_ context.Context, args []string, stdout, stderr io.Writer) erro
 // and, for a reproducer, what it replays for.
 type inspection struct {
 	history.Summary
-	Reproducer *replayer.Reproduction `json:"reproducer,omitempty"`
+	Reproducer *verbatim.Reproduction `json:"reproducer,omitempty"`
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lwreplay/lwreplay/replayer"
+	"github.com/lwreplay/lwreplay/replayer/verbatim"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -54,7 +54,7 @@ func TestInspectReproducer(t *testing.T) {
 		}
 		var got struct {
 			Resources  []json.RawMessage      `json:"resources"`
-			Reproducer *replayer.Reproduction `json:"reproducer"`
+			Reproducer *verbatim.Reproduction `json:"reproducer"`
 		}
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatalf("output is not JSON: %v\n%s", err, out)

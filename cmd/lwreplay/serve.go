@@ -13,6 +13,7 @@ import (
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/replayer"
+	"github.com/lwreplay/lwreplay/replayer/verbatim"
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -50,11 +51,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err := checkVerbatimFlags(fs); err != nil {
 			return err
 		}
-		v, err := replayer.NewVerbatim(files...)
+		v, err := verbatim.New(files...)
 		if err != nil {
 			return err
 		}
-		return serveHandler(ctx, v, endpoint{*addr, *insecureHTTP, *kubeconfig}, "a reproducer, verbatim", reproducerHint(replayer.DescribeReproducer(files...)), stdout, stderr)
+		return serveHandler(ctx, v, endpoint{*addr, *insecureHTTP, *kubeconfig}, "a reproducer, verbatim", reproducerHint(verbatim.Describe(files...)), stdout, stderr)
 	}
 	opts := []replayer.Option{replayer.WithPace(pace), replayer.WithPlan(plan), replayer.WithStormHandler(stormWarner(stderr))}
 	if *compaction != "" {
@@ -87,7 +88,7 @@ func kubectlHint(resource string) func(kubeconfig string) string {
 
 // reproducerHint says what a reproducer replays for: the client whose
 // requests it holds; no kubectl command, whose requests it does not hold.
-func reproducerHint(r replayer.Reproduction) func(kubeconfig string) string {
+func reproducerHint(r verbatim.Reproduction) func(kubeconfig string) string {
 	return func(string) string {
 		return "replays " + r.String() + "\n" +
 			"each answered once, in recorded order; any other request (kubectl's among them) gets 404: point the client that made them at the kubeconfig"

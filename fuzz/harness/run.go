@@ -20,6 +20,7 @@ import (
 	"github.com/lwreplay/lwreplay/internal/weakcache"
 	"github.com/lwreplay/lwreplay/recorder"
 	"github.com/lwreplay/lwreplay/replayer"
+	"github.com/lwreplay/lwreplay/replayer/verbatim"
 )
 
 // ConfigMaps, core v1 configmaps, is the resource a run watches when its
@@ -100,7 +101,7 @@ type replay interface {
 // verbatimReplay replays a reproducer; its truth is the history the
 // reproducer builds, and no fault fires.
 type verbatimReplay struct {
-	*replayer.Verbatim
+	*verbatim.Replay
 	truth *history.History
 }
 
@@ -117,11 +118,11 @@ func newReplay(s Spec) (replay, error) {
 	if s.Reproducer == nil {
 		return replayer.New(s.History, replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(oracle.WatchCap)), nil
 	}
-	v, err := replayer.NewVerbatim(s.Reproducer...)
+	v, err := verbatim.New(s.Reproducer...)
 	if err != nil {
 		return nil, err
 	}
-	return verbatimReplay{Verbatim: v, truth: s.History}, nil
+	return verbatimReplay{Replay: v, truth: s.History}, nil
 }
 
 // Observe runs s.Target against a replay of s.History perturbed by s.Plan,

@@ -30,7 +30,7 @@ var plumbing = []string{
 	"k8s.io/client-go/tools/cache.NewListWatchFromClient", "k8s.io/client-go/tools/cache.listWatcherWithWatchListSemanticsWrapper",
 	"k8s.io/client-go/tools/cache.(*listWatcherWithWatchListSemanticsWrapper)",
 	"k8s.io/apimachinery/pkg/runtime", "k8s.io/apimachinery/pkg/util/runtime.", "k8s.io/klog",
-	"github.com/lwreplay/lwreplay/replayer.", "github.com/lwreplay/lwreplay/recorder.",
+	"github.com/lwreplay/lwreplay/replayer.", "github.com/lwreplay/lwreplay/replayer/", "github.com/lwreplay/lwreplay/recorder.",
 	"github.com/lwreplay/lwreplay/internal/", "github.com/lwreplay/lwreplay/history.", "github.com/lwreplay/lwreplay/faults.",
 }
 

@@ -1,4 +1,19 @@
-package replayer
+// Package verbatim replays a reproducer cassette as it was recorded: each
+// request gets the recorded answer to the same request, in order, whatever
+// it says. lwreplay mutate writes reproducers (the traffic a client was
+// sent under a fault plan); their traffic may break the watch contract on
+// purpose, so it is replayed here rather than modelled as a history by the
+// replayer's Server. Like the Server, a Replay is an http.Handler and has an
+// in-process Transport.
+//
+// Typical use:
+//
+//	files, err := cassette.LoadAll(paths...)
+//	v, err := verbatim.New(files...)
+//	cfg := &rest.Config{Host: "http://replay", Transport: v.Transport()}
+//	// ... run the client, then:
+//	done := v.Exhausted()
+package verbatim
 
 import (
 	"bytes"
@@ -11,12 +26,15 @@ import (
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/history"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"github.com/lwreplay/lwreplay/replayer/internal/inproc"
+	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
 
-// Verbatim answers requests with recorded interactions as they were
+// Replay answers requests with recorded interactions as they were
 // recorded, in order, as a reproducer cassette asks (lwreplay mutate writes
 // them): its traffic may break the watch contract on purpose, so it is not
 // modelled as a history. The n-th request with a given method, path and
@@ -27,7 +45,7 @@ import (
 // the request ends or its timeout; one the server ended, ends; one that
 // broke, breaks. A request with no recorded answer left gets a 404 Status
 // naming it.
-type Verbatim struct {
+type Replay struct {
 	mu     sync.Mutex
 	queues map[string][]cassette.Interaction
 	// listings holds each resource's first complete listing's RV, by
@@ -35,9 +53,9 @@ type Verbatim struct {
 	listings map[history.Resource]string
 }
 
-// NewVerbatim returns a handler replaying files' interactions verbatim.
-func NewVerbatim(files ...*cassette.File) (*Verbatim, error) {
-	v := &Verbatim{queues: map[string][]cassette.Interaction{}}
+// New returns a handler replaying files' interactions verbatim.
+func New(files ...*cassette.File) (*Replay, error) {
+	v := &Replay{queues: map[string][]cassette.Interaction{}}
 	for _, f := range files {
 		for n, i := range f.Interactions {
 			u, err := url.Parse(i.URL)
@@ -54,9 +72,11 @@ func NewVerbatim(files ...*cassette.File) (*Verbatim, error) {
 	return v, nil
 }
 
-// Transport returns an in-process RoundTripper for the handler, as
-// Server.Transport does.
-func (v *Verbatim) Transport() http.RoundTripper { return &transport{h: v} }
+// Transport returns an in-process RoundTripper for the handler, as the
+// replayer's Server.Transport does: a request whose recorded stream broke
+// fails its body read with an error wrapping the replayer's
+// ErrHandlerPanic.
+func (v *Replay) Transport() http.RoundTripper { return inproc.New(v) }
 
 func verbatimKey(method string, u *url.URL) string {
 	q := u.Query()
@@ -76,7 +96,7 @@ func verbatimKey(method string, u *url.URL) string {
 }
 
 // ServeHTTP answers with the next recorded answer to the request.
-func (v *Verbatim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (v *Replay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	method := r.Method
 	if method == "" {
 		method = http.MethodGet
@@ -91,9 +111,9 @@ func (v *Verbatim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	v.mu.Unlock()
 	if !ok {
-		st := notFound(r.URL.Path)
+		st := status.NotFound()
 		st.Message = "lwreplay: the reproducer holds no answer left for " + method + " " + r.URL.RequestURI()
-		writeStatus(w, r, st)
+		status.Write(w, st)
 		return
 	}
 	for name, vals := range it.Header {
@@ -147,7 +167,7 @@ func (v *Verbatim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Exhausted reports whether every recorded answer has been given.
-func (v *Verbatim) Exhausted() bool {
+func (v *Replay) Exhausted() bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for _, q := range v.queues {
@@ -159,10 +179,10 @@ func (v *Verbatim) Exhausted() bool {
 }
 
 // FirstListing returns the resourceVersion of the first complete listing
-// of res the reproducer has served (see Server.FirstListing): a 200 LIST
+// of res the reproducer has served (see the replayer's Server.FirstListing): a 200 LIST
 // answer without a continue token, or a watch frame that is an
 // initial-events-end BOOKMARK.
-func (v *Verbatim) FirstListing(res history.Resource) (rv string, ok bool) {
+func (v *Replay) FirstListing(res history.Resource) (rv string, ok bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	rv, ok = v.listings[res.ID()]
@@ -170,7 +190,7 @@ func (v *Verbatim) FirstListing(res history.Resource) (rv string, ok bool) {
 }
 
 // noteList notes a LIST answer it served, if it is a last page.
-func (v *Verbatim) noteList(u *url.URL, it cassette.Interaction) {
+func (v *Replay) noteList(u *url.URL, it cassette.Interaction) {
 	q, ok, err := history.ParseRequest(u)
 	if !ok || err != nil || q.Watch || q.Name != "" || it.Code != http.StatusOK {
 		return
@@ -188,7 +208,7 @@ func (v *Verbatim) noteList(u *url.URL, it cassette.Interaction) {
 }
 
 // noteFrame notes a watch frame it served, if it ends initial events.
-func (v *Verbatim) noteFrame(u *url.URL, frame []byte) {
+func (v *Replay) noteFrame(u *url.URL, frame []byte) {
 	if !bytes.Contains(frame, []byte(metav1.InitialEventsAnnotationKey)) {
 		return
 	}
@@ -212,7 +232,7 @@ func (v *Verbatim) noteFrame(u *url.URL, frame []byte) {
 }
 
 // listed notes a complete listing of res at rv; the first one stays.
-func (v *Verbatim) listed(res history.Resource, rv string) {
+func (v *Replay) listed(res history.Resource, rv string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.listings == nil {

@@ -1,23 +1,24 @@
-package replayer
+package discovery
 
 import (
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
+	cgdiscovery "k8s.io/client-go/discovery"
 
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// discoveryDoc is what discovery tells: the API groups with their versions
+// document is what discovery tells: the API groups with their versions
 // (the core group, named "", first) and the resources of each group
 // version. It merges the recorded discovery answers, in either form, with
-// the resources the history has logs of.
-type discoveryDoc struct {
+// the resources the replay serves.
+type document struct {
 	groups    []metav1.APIGroup
 	resources map[string]*metav1.APIResourceList // by group version
 }
@@ -41,27 +42,22 @@ func recordedKind(body []byte) typeMeta {
 	return tm
 }
 
-// newDiscoveryDoc builds the discovery document of h.
-func newDiscoveryDoc(h *history.History) *discoveryDoc {
-	d := &discoveryDoc{resources: map[string]*metav1.APIResourceList{}}
+// newDocument builds the discovery document of the recorded answers (by
+// path) and the served resources.
+func newDocument(recorded map[string][]byte, resources []history.Resource) *document {
+	d := &document{resources: map[string]*metav1.APIResourceList{}}
 	d.addVersion("", "v1")
-	paths := make([]string, 0, len(h.Discovery))
-	for p := range h.Discovery {
-		paths = append(paths, p)
+	for _, p := range slices.Sorted(maps.Keys(recorded)) { // /api before /apis before /apis/<g>/<v>
+		d.addRecorded(recorded[p])
 	}
-	sort.Strings(paths) // /api before /apis before /apis/<g>/<v>
-	for _, p := range paths {
-		d.addRecorded(h.Discovery[p])
-	}
-	for _, l := range h.Logs {
-		r := l.Resource
+	for _, r := range resources {
 		known := builtinNames[schema.GroupResource{Group: r.Group, Resource: r.Resource}]
 		d.addResource(r.Group, r.Version, metav1.APIResource{
 			Name:         r.Resource,
 			SingularName: strings.ToLower(r.Kind),
 			Namespaced:   r.Namespaced,
 			Kind:         r.Kind,
-			Verbs:        metav1.Verbs{"get", "list", "watch"},
+			Verbs:        slices.Clone(servedVerbs),
 			ShortNames:   known.shortNames,
 			Categories:   known.categories,
 		})
@@ -105,14 +101,14 @@ var builtinNames = map[schema.GroupResource]struct{ shortNames, categories []str
 }
 
 // addRecorded merges a recorded discovery answer.
-func (d *discoveryDoc) addRecorded(body []byte) {
+func (d *document) addRecorded(body []byte) {
 	switch recordedKind(body).Kind {
 	case kindAggregated: // v2 and v2beta1 share their JSON form
 		var agg apidiscoveryv2.APIGroupDiscoveryList
 		if json.Unmarshal(body, &agg) != nil {
 			return
 		}
-		groups, resources, _ := discovery.SplitGroupsAndResources(agg)
+		groups, resources, _ := cgdiscovery.SplitGroupsAndResources(agg)
 		for _, g := range groups.Groups {
 			d.addGroup(g)
 		}
@@ -145,7 +141,7 @@ func (d *discoveryDoc) addRecorded(body []byte) {
 }
 
 // group returns the group named name, or nil.
-func (d *discoveryDoc) group(name string) *metav1.APIGroup {
+func (d *document) group(name string) *metav1.APIGroup {
 	for i := range d.groups {
 		if d.groups[i].Name == name {
 			return &d.groups[i]
@@ -154,7 +150,7 @@ func (d *discoveryDoc) group(name string) *metav1.APIGroup {
 	return nil
 }
 
-func (d *discoveryDoc) addGroup(g metav1.APIGroup) {
+func (d *document) addGroup(g metav1.APIGroup) {
 	for _, v := range g.Versions {
 		d.addVersion(g.Name, v.Version)
 	}
@@ -165,7 +161,7 @@ func (d *discoveryDoc) addGroup(g metav1.APIGroup) {
 
 // addVersion adds a group version; the first version of a group is its
 // preferred one until a recorded answer says otherwise.
-func (d *discoveryDoc) addVersion(group, version string) {
+func (d *document) addVersion(group, version string) {
 	gv := schema.GroupVersion{Group: group, Version: version}.String()
 	g := d.group(group)
 	if g == nil {
@@ -189,7 +185,7 @@ func (d *discoveryDoc) addVersion(group, version string) {
 
 // addResource adds a resource (or subresource, "pods/status") to a group
 // version unless it is there already.
-func (d *discoveryDoc) addResource(group, version string, r metav1.APIResource) {
+func (d *document) addResource(group, version string, r metav1.APIResource) {
 	d.addVersion(group, version)
 	rl := d.resources[schema.GroupVersion{Group: group, Version: version}.String()]
 	for _, have := range rl.APIResources {
@@ -201,7 +197,7 @@ func (d *discoveryDoc) addResource(group, version string, r metav1.APIResource) 
 }
 
 // versions returns the group versions of group, the preferred one first.
-func (d *discoveryDoc) versions(group string) []metav1.GroupVersionForDiscovery {
+func (d *document) versions(group string) []metav1.GroupVersionForDiscovery {
 	g := d.group(group)
 	if g == nil {
 		return nil
@@ -217,7 +213,7 @@ func (d *discoveryDoc) versions(group string) []metav1.GroupVersionForDiscovery 
 
 // aggregated renders the groups named by keep in the aggregated form
 // (apidiscovery.k8s.io/v2).
-func (d *discoveryDoc) aggregated(keep func(group string) bool) apidiscoveryv2.APIGroupDiscoveryList {
+func (d *document) aggregated(keep func(group string) bool) apidiscoveryv2.APIGroupDiscoveryList {
 	out := apidiscoveryv2.APIGroupDiscoveryList{
 		TypeMeta: metav1.TypeMeta{Kind: kindAggregated, APIVersion: apidiscoveryv2.SchemeGroupVersion.String()},
 		Items:    []apidiscoveryv2.APIGroupDiscovery{},

@@ -1,12 +1,9 @@
-package replayer
+package discovery
 
 import (
 	"encoding/json"
-	"fmt"
-	"net/http"
 	"slices"
 	"strings"
-	"sync"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,11 +12,11 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// Discovery tells what the replay can answer: the resources the history has
-// a log of (recorded LIST or WATCH traffic), each with its status
-// subresource, which a GET answers, and with the verbs get, list and watch
-// only. A resource the recorded discovery lists but the history has no
-// traffic of is left out: kubectl then says the server does not have that
+// Discovery tells what the replay can answer: the resources it serves
+// (those its history has recorded LIST or WATCH traffic of), each with its
+// status subresource, which a GET answers, and with the verbs get, list
+// and watch only. A resource the recorded discovery lists but the replay
+// does not serve is left out: kubectl then says the server does not have that
 // resource type, rather than listing it in api-resources and failing its
 // LIST; a request for it anyway gets a 404 that says so.
 
@@ -30,35 +27,19 @@ var servedSubresources = map[string]bool{"status": true}
 // servedVerbs are the verbs the replayer answers.
 var servedVerbs = []string{"get", "list", "watch"}
 
-// discoveryState is the discovery the server tells, computed once: its
-// history never changes.
-type discoveryState struct {
-	once sync.Once
-	// all merges every recorded discovery answer with the history's logs;
-	// served is its part the history can answer.
-	all, served *discoveryDoc
+// servedSet holds the resources a replay serves, by Resource.ID.
+type servedSet map[history.Resource]bool
+
+// has reports whether resource name of gv is served.
+func (set servedSet) has(gv schema.GroupVersion, name string) bool {
+	return set[history.Resource{Group: gv.Group, Version: gv.Version, Resource: name}]
 }
 
-// discovery returns the discovery documents of the server's history.
-func (s *Server) discovery() (all, served *discoveryDoc) {
-	s.disco.once.Do(func() {
-		s.disco.all = newDiscoveryDoc(s.h)
-		s.disco.served = s.disco.all.servedBy(s.h)
-	})
-	return s.disco.all, s.disco.served
-}
-
-// hasLog reports whether h has a log of resource name in gv.
-func hasLog(h *history.History, gv schema.GroupVersion, name string) bool {
-	_, ok := h.Log(history.Resource{Group: gv.Group, Version: gv.Version, Resource: name})
-	return ok
-}
-
-// servedResource returns r as served for h: ok is false when h cannot
+// servedResource returns r as served: ok is false when the replay cannot
 // answer it; verbs are narrowed to those the replayer answers.
-func servedResource(h *history.History, gv schema.GroupVersion, r metav1.APIResource) (metav1.APIResource, bool) {
+func servedResource(served servedSet, gv schema.GroupVersion, r metav1.APIResource) (metav1.APIResource, bool) {
 	parent, sub, isSub := strings.Cut(r.Name, "/")
-	if !hasLog(h, gv, parent) || (isSub && !servedSubresources[sub]) {
+	if !served.has(gv, parent) || (isSub && !servedSubresources[sub]) {
 		return r, false
 	}
 	r.Verbs = narrowVerbs(r.Verbs, isSub)
@@ -77,12 +58,12 @@ func narrowVerbs(verbs []string, sub bool) []string {
 	return out
 }
 
-// servedBy returns the part of d that h can answer (see servedResource);
+// servedBy returns the part of d the replay can answer (see servedResource);
 // a group version left with no resource is dropped, and so is a group
 // left with no version. A group whose preferred version is dropped
 // prefers its first remaining one.
-func (d *discoveryDoc) servedBy(h *history.History) *discoveryDoc {
-	out := &discoveryDoc{resources: map[string]*metav1.APIResourceList{}}
+func (d *document) servedBy(served servedSet) *document {
+	out := &document{resources: map[string]*metav1.APIResourceList{}}
 	for _, g := range d.groups {
 		kept := metav1.APIGroup{Name: g.Name}
 		for _, v := range g.Versions {
@@ -93,7 +74,7 @@ func (d *discoveryDoc) servedBy(h *history.History) *discoveryDoc {
 			gv := schema.GroupVersion{Group: g.Name, Version: v.Version}
 			list := &metav1.APIResourceList{GroupVersion: rl.GroupVersion, APIResources: []metav1.APIResource{}}
 			for _, r := range rl.APIResources {
-				if sr, ok := servedResource(h, gv, r); ok {
+				if sr, ok := servedResource(served, gv, r); ok {
 					list.APIResources = append(list.APIResources, sr)
 				}
 			}
@@ -118,16 +99,16 @@ func (d *discoveryDoc) servedBy(h *history.History) *discoveryDoc {
 }
 
 // servedResourceList returns a recorded APIResourceList as served: the
-// resources h cannot answer taken out, then the ones d serves in that
-// group version and the recording lacks added.
-func servedResourceList(h *history.History, d *discoveryDoc, rec metav1.APIResourceList) (metav1.APIResourceList, bool) {
+// resources the replay cannot answer taken out, then the ones d serves in
+// that group version and the recording lacks added.
+func servedResourceList(served servedSet, d *document, rec metav1.APIResourceList) (metav1.APIResourceList, bool) {
 	gv, err := schema.ParseGroupVersion(rec.GroupVersion)
 	if err != nil {
 		return rec, false
 	}
 	kept := []metav1.APIResource{}
 	for _, r := range rec.APIResources {
-		if sr, ok := servedResource(h, gv, r); ok {
+		if sr, ok := servedResource(served, gv, r); ok {
 			kept = append(kept, sr)
 		}
 	}
@@ -143,11 +124,11 @@ func servedResourceList(h *history.History, d *discoveryDoc, rec metav1.APIResou
 }
 
 // servedAggregated returns a recorded aggregated discovery answer as
-// served, in the recording's shape: the resources h cannot answer and
+// served, in the recording's shape: the resources the replay cannot answer and
 // their subresources taken out (verbs narrowed), versions and groups left
 // empty dropped, then what gen (the answer built from the served
 // discovery document) has and the recording lacks added.
-func servedAggregated(h *history.History, rec, gen apidiscoveryv2.APIGroupDiscoveryList) apidiscoveryv2.APIGroupDiscoveryList {
+func servedAggregated(served servedSet, rec, gen apidiscoveryv2.APIGroupDiscoveryList) apidiscoveryv2.APIGroupDiscoveryList {
 	out := rec
 	out.Items = []apidiscoveryv2.APIGroupDiscovery{}
 	for _, g := range rec.Items {
@@ -156,7 +137,7 @@ func servedAggregated(h *history.History, rec, gen apidiscoveryv2.APIGroupDiscov
 			gv := schema.GroupVersion{Group: g.Name, Version: v.Version}
 			var resources []apidiscoveryv2.APIResourceDiscovery
 			for _, r := range v.Resources {
-				if !hasLog(h, gv, r.Resource) {
+				if !served.has(gv, r.Resource) {
 					continue
 				}
 				r.Verbs = narrowVerbs(r.Verbs, false)
@@ -213,41 +194,18 @@ func mergeAggregated(out, gen apidiscoveryv2.APIGroupDiscoveryList) apidiscovery
 // aggregatedAnswer returns the aggregated discovery answer for /api
 // (core) or /apis: the recorded one as served, or one built from the
 // served discovery document.
-func (s *Server) aggregatedAnswer(path string) ([]byte, error) {
-	_, served := s.discovery()
+func (d *Doc) aggregatedAnswer(path string) ([]byte, error) {
+	_, shown := d.documents()
 	core := path == "/api"
-	gen := served.aggregated(func(g string) bool { return (g == "") == core })
+	gen := shown.aggregated(func(g string) bool { return (g == "") == core })
 	out := gen
-	if rec, ok := s.h.Discovery[path]; ok {
+	if rec, ok := d.recorded[path]; ok {
 		if tm := recordedKind(rec); tm.Kind == kindAggregated && tm.APIVersion == apidiscoveryv2.SchemeGroupVersion.String() {
 			var list apidiscoveryv2.APIGroupDiscoveryList
 			if err := json.Unmarshal(rec, &list); err == nil {
-				out = servedAggregated(s.h, list, gen)
+				out = servedAggregated(d.served, list, gen)
 			}
 		}
 	}
 	return json.Marshal(out)
-}
-
-// noTrafficFor returns the 404 for a request of a resource the history
-// has no log of; when the recorded discovery lists it, the message says
-// that the cassette holds no traffic for it.
-func (s *Server) noTrafficFor(r *http.Request, res history.Resource) metav1.Status {
-	st := notFound(r.URL.Path)
-	all, _ := s.discovery()
-	rl := all.resources[res.GroupVersion()]
-	if rl == nil || !slices.ContainsFunc(rl.APIResources, func(a metav1.APIResource) bool { return a.Name == res.Resource }) {
-		return st
-	}
-	have := []string{}
-	for _, l := range s.h.Logs {
-		have = append(have, l.Resource.String())
-	}
-	if len(have) == 0 {
-		have = append(have, "no resource")
-	}
-	st.Message = fmt.Sprintf("the server could not find the requested resource: the cassette holds no list or watch traffic for %s "+
-		"(its recorded discovery lists it); this replay answers %s", res.String(), strings.Join(have, ", "))
-	st.Details = &metav1.StatusDetails{Group: res.Group, Kind: res.Resource}
-	return st
 }

@@ -1,4 +1,4 @@
-package replayer
+package verbatim
 
 import (
 	"net/http"
@@ -8,7 +8,7 @@ import (
 	"github.com/lwreplay/lwreplay/cassette"
 )
 
-func TestDescribeReproducer(t *testing.T) {
+func TestDescribe(t *testing.T) {
 	t.Parallel()
 	ua := func(s string) http.Header { return http.Header{"User-Agent": {s}} }
 	it := func(method, url string, h http.Header) cassette.Interaction {
@@ -43,7 +43,7 @@ func TestDescribeReproducer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := DescribeReproducer(tt.files...)
+			got := Describe(tt.files...)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}

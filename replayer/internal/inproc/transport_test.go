@@ -1,4 +1,4 @@
-package replayer
+package inproc
 
 import (
 	"context"
@@ -8,7 +8,12 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+
+	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
+
+// testHost is the host the tests' requests name.
+const testHost = "http://replay.invalid"
 
 // rtResult is what a transport test observed.
 type rtResult struct {
@@ -47,7 +52,7 @@ func TestTransport(t *testing.T) {
 			name: "status answer - code, header and body as written - pass",
 			handler: func(<-chan struct{}) http.HandlerFunc {
 				return func(w http.ResponseWriter, r *http.Request) {
-					writeStatus(w, r, notFound(r.URL.Path))
+					status.Write(w, status.NotFound())
 					w.Header().Set("X-Late", "ignored") // after WriteHeader: not sent
 				}
 			},
@@ -152,6 +157,22 @@ func TestTransport(t *testing.T) {
 			},
 		},
 		{
+			name: "answer broken mid-body - the body read fails with Break's error after what was written - fail",
+			handler: func(<-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, _ *http.Request) {
+					io.WriteString(w, "half")
+					if !Break(w, io.ErrUnexpectedEOF) {
+						panic("Break: got false for a Transport's writer, want true")
+					}
+				}
+			},
+			check: func(t *testing.T, r rtResult) {
+				if r.body != "half" || !errors.Is(r.readErr, io.ErrUnexpectedEOF) {
+					t.Errorf("body: got %q and error %v, want half and io.ErrUnexpectedEOF", r.body, r.readErr)
+				}
+			},
+		},
+		{
 			name:        "request context cancelled before the header - RoundTrip fails with it - fail",
 			cancelEarly: true,
 			handler: func(<-chan struct{}) http.HandlerFunc {
@@ -204,10 +225,10 @@ func TestTransport(t *testing.T) {
 				release := make(chan struct{})
 				returned := make(chan struct{})
 				h := tt.handler(release)
-				rt := &transport{h: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				rt := New(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					defer close(returned)
 					h(w, r)
-				})}
+				}))
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
 				method := tt.method
@@ -260,12 +281,12 @@ func TestTransportBodyCloseCancelsHandler(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var handlerErr error
 				returned := make(chan struct{})
-				rt := &transport{h: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				rt := New(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					defer close(returned)
 					io.WriteString(w, "a")
 					<-r.Context().Done()
 					handlerErr = r.Context().Err()
-				})}
+				}))
 				req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, testHost+"/x", nil)
 				resp, err := rt.RoundTrip(req)
 				if err != nil {

@@ -1,4 +1,4 @@
-package replayer
+package table
 
 import (
 	"time"
@@ -18,15 +18,22 @@ var swaggerMetadataDescriptions = metav1.ObjectMeta{}.SwaggerDoc()
 // leaves the rows of an empty list nil.
 type defaultTable struct{}
 
-func (defaultTable) columns() []metav1.TableColumnDefinition {
+// Default returns kube-apiserver's default Table convertor: columns Name
+// and Created At.
+func Default() Convertor { return defaultTable{} }
+
+// Columns returns Name and Created At.
+func (defaultTable) Columns() []metav1.TableColumnDefinition {
 	return []metav1.TableColumnDefinition{
 		{Name: "Name", Type: "string", Format: "name", Description: swaggerMetadataDescriptions["name"]},
 		{Name: "Created At", Type: "date", Description: swaggerMetadataDescriptions["creationTimestamp"]},
 	}
 }
 
-func (defaultTable) cells(m *metav1.ObjectMeta, _ []byte) []any {
+// Cells returns the object's name and creationTimestamp.
+func (defaultTable) Cells(m *metav1.ObjectMeta, _ []byte) []any {
 	return []any{m.GetName(), m.GetCreationTimestamp().Time.UTC().Format(time.RFC3339)}
 }
 
-func (defaultTable) emptyRows() []metav1.TableRow { return nil }
+// EmptyRows is nil, as defaultTableConvertor leaves it.
+func (defaultTable) EmptyRows() []metav1.TableRow { return nil }

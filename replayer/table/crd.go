@@ -1,4 +1,4 @@
-package replayer
+package table
 
 import (
 	"bytes"
@@ -10,14 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/client-go/util/jsonpath"
-
-	"github.com/lwreplay/lwreplay/history"
-)
-
-// crdGroup and crdResource name the CustomResourceDefinitions resource.
-const (
-	crdGroup    = "apiextensions.k8s.io"
-	crdResource = "customresourcedefinitions"
 )
 
 // crdColumn is a printer column of a CustomResourceDefinition version
@@ -42,33 +34,22 @@ type crdSpec struct {
 	} `json:"spec"`
 }
 
-// convertorFor returns the Table convertor kube-apiserver uses for res:
-// the printer columns of its CustomResourceDefinition, as the newest state
-// of the history the server has served holds it, or the default one.
-func (s *Server) convertorFor(res history.Resource) tableConvertor {
-	if res.Group == "" {
-		return defaultTable{}
+// ForCRD returns the convertor of the custom resources of version that
+// the CustomResourceDefinition crd (its JSON) defines: its printer
+// columns for that version, as kube-apiserver's is. A definition that
+// does not parse, or that has no such version, gets the default
+// convertor.
+func ForCRD(crd []byte, version string) Convertor {
+	var spec crdSpec
+	if json.Unmarshal(crd, &spec) != nil {
+		return Default()
 	}
-	for _, l := range s.served().Logs {
-		if l.Resource.Group != crdGroup || l.Resource.Resource != crdResource {
-			continue
-		}
-		for _, o := range l.StateAt(max(s.head(l), s.available(l))) {
-			if o.Name != res.Resource+"."+res.Group {
-				continue
-			}
-			var crd crdSpec
-			if json.Unmarshal(o.Raw, &crd) != nil {
-				return defaultTable{}
-			}
-			for _, v := range crd.Spec.Versions {
-				if v.Name == res.Version {
-					return newCRDTable(v.AdditionalPrinterColumns)
-				}
-			}
+	for _, v := range spec.Spec.Versions {
+		if v.Name == version {
+			return newCRDTable(v.AdditionalPrinterColumns)
 		}
 	}
-	return defaultTable{}
+	return Default()
 }
 
 // crdTable is the Table convertor of a custom resource: a Name column,
@@ -111,12 +92,14 @@ func newCRDTable(columns []crdColumn) *crdTable {
 	return c
 }
 
-func (c *crdTable) columns() []metav1.TableColumnDefinition { return c.headers }
+// Columns returns a Name column and one per printer column.
+func (c *crdTable) Columns() []metav1.TableColumnDefinition { return c.headers }
 
-// emptyRows is empty, not nil: MetaToTableRow makes the rows of a list.
-func (c *crdTable) emptyRows() []metav1.TableRow { return []metav1.TableRow{} }
+// EmptyRows is empty, not nil: MetaToTableRow makes the rows of a list.
+func (c *crdTable) EmptyRows() []metav1.TableRow { return []metav1.TableRow{} }
 
-func (c *crdTable) cells(m *metav1.ObjectMeta, raw []byte) []any {
+// Cells returns the object's name and the value of each column's JSONPath.
+func (c *crdTable) Cells(m *metav1.ObjectMeta, raw []byte) []any {
 	cells := make([]any, 1, 1+len(c.paths))
 	cells[0] = m.GetName()
 	var content map[string]any

@@ -1,4 +1,4 @@
-package replayer
+package verbatim
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 )
 
 // Reproduction says what a reproducer replays for. A reproducer (see
-// Verbatim) answers the requests of the client whose traffic it recorded,
+// Replay) answers the requests of the client whose traffic it recorded,
 // each with its recorded answer, and nothing else: another client's
 // requests (kubectl's LIST with limit=500, a watch without bookmarks) are
 // not among them and get a 404.
@@ -35,8 +35,8 @@ type RequestCount struct {
 	N int `json:"n"`
 }
 
-// DescribeReproducer says what the reproducer files replay for.
-func DescribeReproducer(files ...*cassette.File) Reproduction {
+// Describe says what the reproducer files replay for.
+func Describe(files ...*cassette.File) Reproduction {
 	var r Reproduction
 	seen := map[string]bool{}
 	index := map[string]int{}
