@@ -1,0 +1,31 @@
+package writes
+
+import (
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Do answers req against st, stamping through env. Its error is an
+// *apierrors.StatusError carrying the Status a real kube-apiserver
+// answers (code, reason, message, details and causes); nothing is stored
+// when it is not nil.
+func Do(st State, env Env, req Request) (Result, error) {
+	switch req.Verb {
+	case Create:
+		return create(st, env, req)
+	case Update:
+		return update(st, env, req)
+	case Patch:
+		return patch(st, env, req)
+	case Delete:
+		return del(st, env, req)
+	}
+	return Result{}, apierrors.NewMethodNotSupported(groupResource(req.Kind), fmt.Sprint(req.Verb))
+}
+
+// groupResource is k's group and resource, as Status details name them.
+func groupResource(k Kind) schema.GroupResource {
+	return schema.GroupResource{Group: k.Resource.Group, Resource: k.Resource.Resource}
+}

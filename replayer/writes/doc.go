@@ -1,0 +1,24 @@
+// Package writes answers one write request — create, update, patch
+// (JSON merge, strategic merge, JSON patch, server-side apply), delete,
+// and the status subresource — with kube-apiserver's rules
+// (k8s.io/apiserver registry/generic/registry/store.go, registry/rest,
+// endpoints/handlers): what the request stores, the event it makes, and
+// the answer, or the Status error a real apiserver gives.
+//
+// It is pure: Do reads the objects of the resource through a State and
+// stamps what the server stamps (time, resourceVersion, UID, generated
+// names) through an Env, and changes nothing itself. The replayer holds
+// the state, gives writes their place in its one revision order, and
+// serves their events to watches.
+//
+//	res, err := writes.Do(state, env, writes.Request{
+//		Verb: writes.Create, Kind: kind, Namespace: "ns",
+//		Body: body, ContentType: "application/json",
+//	})
+//	if err != nil { // an *apierrors.StatusError: write its Status
+//		...
+//	}
+//	state.put(res.Stored) // res.Event says ADDED, MODIFIED or DELETED ("" for a dry run)
+//
+// What it models and what it does not is in docs/replayer.md ("Writes").
+package writes
