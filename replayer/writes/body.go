@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -17,6 +20,7 @@ import (
 const (
 	mediaJSON     = runtime.ContentTypeJSON
 	mediaProtobuf = runtime.ContentTypeProtobuf
+	mediaYAML     = runtime.ContentTypeYAML
 )
 
 // decodeObject reads a create or update body of kind k: JSON for every
@@ -30,28 +34,40 @@ func decodeObject(k Kind, contentType string, body []byte) (*unstructured.Unstru
 		media, err = mediaJSON, nil
 	}
 	if err != nil {
-		return nil, unsupportedMediaType(k)
+		return nil, unsupported(bodyTypes(k))
 	}
 	gvk := schema.GroupVersionKind{Group: k.Resource.Group, Version: k.Resource.Version, Kind: k.Resource.Kind}
 	var obj *unstructured.Unstructured
 	switch media {
-	case mediaJSON:
-		u := &unstructured.Unstructured{}
-		if _, _, err := unstructured.UnstructuredJSONScheme.Decode(body, &gvk, u); err != nil {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf: %v", err))
+	case mediaYAML:
+		js, err := yaml.ToJSON(body)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s: %v", strings.Join(bodyTypes(k), ", "), err))
 		}
-		obj = u
+		return decodeObject(k, mediaJSON, js)
+	case mediaJSON:
+		var m map[string]any
+		if err := utiljson.Unmarshal(body, &m); err != nil || m == nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s: %v", strings.Join(bodyTypes(k), ", "), err))
+		}
+		obj = &unstructured.Unstructured{Object: m}
+		if obj.GetKind() == "" && !k.Builtin {
+			// a custom resource's body is decoded as unstructured, which
+			// wants its kind (a built-in's typed decode defaults it)
+			_, _, err := unstructured.UnstructuredJSONScheme.Decode(body, nil, &unstructured.Unstructured{})
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
 	case mediaProtobuf:
 		if !k.Builtin {
-			return nil, unsupportedMediaType(k)
+			return nil, unsupported(bodyTypes(k))
 		}
 		info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), mediaProtobuf)
 		if !ok {
-			return nil, unsupportedMediaType(k)
+			return nil, unsupported(bodyTypes(k))
 		}
 		typed, _, err := info.Serializer.Decode(body, &gvk, nil)
 		if err != nil {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf: %v", err))
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s: %v", strings.Join(bodyTypes(k), ", "), err))
 		}
 		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
 		if err != nil {
@@ -60,7 +76,7 @@ func decodeObject(k Kind, contentType string, body []byte) (*unstructured.Unstru
 		obj = &unstructured.Unstructured{Object: m}
 		obj.SetGroupVersionKind(gvk)
 	default:
-		return nil, unsupportedMediaType(k)
+		return nil, unsupported(bodyTypes(k))
 	}
 	if got := obj.GroupVersionKind(); got.Kind == "" && got.Version == "" {
 		obj.SetGroupVersionKind(gvk)
@@ -70,13 +86,19 @@ func decodeObject(k Kind, contentType string, body []byte) (*unstructured.Unstru
 	return obj, nil
 }
 
-// unsupportedMediaType is kube-apiserver's 415 for a body of a media type
-// the resource does not accept (endpoints/handlers/negotiation).
-func unsupportedMediaType(k Kind) error {
-	accepted := mediaJSON + ", application/yaml"
+// bodyTypes are the media types a create or update body of kind k may
+// have, as kube-apiserver's 415 lists them.
+func bodyTypes(k Kind) []string {
 	if k.Builtin {
-		accepted += ", " + mediaProtobuf
+		return []string{mediaJSON, mediaYAML, mediaProtobuf}
 	}
+	return []string{mediaJSON, mediaYAML}
+}
+
+// unsupported is kube-apiserver's 415 for a body of a media type not in
+// accepted (endpoints/handlers/negotiation NewUnsupportedMediaTypeError).
+func unsupported(accepted []string) error {
 	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType,
-		Reason: metav1.StatusReasonUnsupportedMediaType, Message: "the body of the request was in an unknown format - accepted media types include: " + accepted}}
+		Reason:  metav1.StatusReasonUnsupportedMediaType,
+		Message: "the body of the request was in an unknown format - accepted media types include: " + strings.Join(accepted, ", ")}}
 }

@@ -1,0 +1,154 @@
+package writes
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// MaxBodyBytes is the largest request body a write may carry, as
+// kube-apiserver's default (--max-request-body-bytes, 3 MiB): a larger one
+// is answered 413.
+const MaxBodyBytes = 3 << 20
+
+// patchTypes are the patch types a resource accepts, in the order
+// kube-apiserver's 415 lists them (endpoints/installer.go): custom
+// resources take no strategic merge patch.
+func patchTypes(k Kind) []string {
+	if k.Builtin {
+		return []string{string(types.JSONPatchType), string(types.MergePatchType), string(types.StrategicMergePatchType), string(types.ApplyYAMLPatchType)}
+	}
+	return []string{string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType)}
+}
+
+// ParseRequest reads the write r asks of kind k, whose path and query q
+// (history.ParseRequest's) named the object: the verb of its method, its
+// body (at most MaxBodyBytes), content type and patch type, and its
+// options (dryRun, fieldManager, force, the delete options), checked as
+// kube-apiserver's handlers check them (endpoints/handlers: create.go,
+// update.go, patch.go, delete.go). A method that writes nothing is
+// answered 405, as the replayer answers it today.
+func ParseRequest(r *http.Request, q history.Request, k Kind) (Request, error) {
+	req := Request{Kind: k, Namespace: q.Namespace, Name: q.Name, Subresource: q.Subresource, UserAgent: r.UserAgent()}
+	switch {
+	case r.Method == http.MethodPost && q.Name == "":
+		req.Verb = Create
+	case r.Method == http.MethodPut && q.Name != "":
+		req.Verb = Update
+	case r.Method == http.MethodPatch && q.Name != "":
+		req.Verb = Patch
+	case r.Method == http.MethodDelete && q.Name != "":
+		req.Verb = Delete
+	default:
+		return Request{}, apierrors.NewMethodNotSupported(groupResource(k), strings.ToLower(r.Method))
+	}
+	req.ContentType = r.Header.Get("Content-Type")
+	if req.Verb == Patch {
+		media := req.ContentType
+		if i := strings.Index(media, ";"); i > 0 {
+			media = media[:i]
+		}
+		accepted := patchTypes(k)
+		if !contains(accepted, media) {
+			return Request{}, unsupported(accepted)
+		}
+		req.PatchType = types.PatchType(media)
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return Request{}, err
+	}
+	req.Body = body
+	query := r.URL.Query()
+	var dryRun []string
+	var errs field.ErrorList
+	var options string
+	switch req.Verb {
+	case Create:
+		var o metav1.CreateOptions
+		if err := metainternalversionscheme.ParameterCodec.DecodeParameters(query, metav1.SchemeGroupVersion, &o); err != nil {
+			return Request{}, apierrors.NewBadRequest(err.Error())
+		}
+		errs, options, dryRun, req.FieldManager = validation.ValidateCreateOptions(&o), "CreateOptions", o.DryRun, o.FieldManager
+	case Update:
+		var o metav1.UpdateOptions
+		if err := metainternalversionscheme.ParameterCodec.DecodeParameters(query, metav1.SchemeGroupVersion, &o); err != nil {
+			return Request{}, apierrors.NewBadRequest(err.Error())
+		}
+		errs, options, dryRun, req.FieldManager = validation.ValidateUpdateOptions(&o), "UpdateOptions", o.DryRun, o.FieldManager
+	case Patch:
+		var o metav1.PatchOptions
+		if err := metainternalversionscheme.ParameterCodec.DecodeParameters(query, metav1.SchemeGroupVersion, &o); err != nil {
+			return Request{}, apierrors.NewBadRequest(err.Error())
+		}
+		errs, options, dryRun, req.FieldManager = validation.ValidatePatchOptions(&o, req.PatchType), "PatchOptions", o.DryRun, o.FieldManager
+		req.Force = o.Force != nil && *o.Force
+	case Delete:
+		o, err := deleteOptions(query, body)
+		if err != nil {
+			return Request{}, err
+		}
+		req.Delete, req.Body = o, nil
+		errs, options, dryRun = validation.ValidateDeleteOptions(&o), "DeleteOptions", o.DryRun
+	}
+	if len(errs) > 0 {
+		return Request{}, apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: options}, "", errs)
+	}
+	req.DryRun = len(dryRun) > 0
+	return req, nil
+}
+
+// readBody reads r's body, refusing one past MaxBodyBytes with
+// kube-apiserver's 413.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	defer r.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	if err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	if len(data) > MaxBodyBytes {
+		return nil, apierrors.NewRequestEntityTooLargeError("limit is 3145728")
+	}
+	return data, nil
+}
+
+// deleteOptions are a DELETE's options: its body's, when it has one
+// (meta.k8s.io/v1 DeleteOptions, JSON), else its query's — never a mix,
+// as kube-apiserver's delete handler reads them.
+func deleteOptions(query map[string][]string, body []byte) (metav1.DeleteOptions, error) {
+	var o metav1.DeleteOptions
+	if len(body) > 0 {
+		if err := json.Unmarshal(body, &o); err != nil {
+			return o, apierrors.NewBadRequest(err.Error())
+		}
+		return o, nil
+	}
+	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(query, metav1.SchemeGroupVersion, &o); err != nil {
+		return o, apierrors.NewBadRequest(err.Error())
+	}
+	return o, nil
+}
+
+// contains reports whether list holds s.
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
