@@ -1,19 +1,136 @@
 package writes
 
 import (
+	"net/http"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// create answers a POST (owned by the create/update/delete rules).
+// maxNameGenerationCreateAttempts is how many generated names a create
+// with generateName tries before giving up (store.go:506).
+const maxNameGenerationCreateAttempts = 8
+
+// maxGeneratedNameLength is the longest generateName prefix kept, so the
+// name with its 5-character suffix fits 63 characters
+// (k8s.io/apiserver pkg/storage/names/generate.go).
+const maxGeneratedNameLength = 63 - 5
+
+// create answers a POST: it decodes the body and creates it.
 func create(st State, env Env, req Request) (Result, error) {
-	return Result{}, apierrors.NewMethodNotSupported(groupResource(req.Kind), "create")
+	if req.Subresource != "" {
+		return Result{}, noCreate(req)
+	}
+	obj, err := decodeObject(req.Kind, req.ContentType, req.Body)
+	if err != nil {
+		return Result{}, err
+	}
+	return createObject(st, env, req, obj)
+}
+
+// noCreate is the answer to a POST to a subresource: the status
+// subresource's storage is no rest.Creater, so kube-apiserver has no POST
+// route there (go-restful answers a bare 405); this is the Status form of
+// that 405.
+func noCreate(req Request) error {
+	return apierrors.NewMethodNotSupported(groupResource(req.Kind), "create")
 }
 
 // createObject stores obj as a new object of req.Kind with the create
 // rules (uid, creationTimestamp, generation, resourceVersion, generateName,
 // AlreadyExists, an RV set on create refused): server-side apply's create
 // of a missing object calls it too.
+//
+// The order is kube-apiserver's: the handler wipes the system fields and
+// checks the namespace (handlers/create.go:171-178); Store.Create
+// generates the name, retrying AlreadyExists up to 8 times
+// (store.go:514-543); rest.BeforeCreate validates; etcd3 refuses a set
+// resourceVersion before it looks for the key. The managedFields stay as
+// the body sent them (the field manager is server-side apply's).
 func createObject(st State, env Env, req Request, obj *unstructured.Unstructured) (Result, error) {
-	return Result{}, apierrors.NewMethodNotSupported(groupResource(req.Kind), "create")
+	obj = deepCopy(obj)
+	wipeSystemFields(obj)
+	if err := ensureNamespace(req.Kind, req.Namespace, obj); err != nil {
+		return Result{}, err
+	}
+	if obj.GetGenerateName() == "" || obj.GetName() != "" {
+		return insert(st, env, req, obj, false)
+	}
+	var err error
+	for i := 0; i < maxNameGenerationCreateAttempts; i++ {
+		var res Result
+		if res, err = insert(st, env, req, withGeneratedName(obj, env), false); err == nil || !apierrors.IsAlreadyExists(err) {
+			return res, err
+		}
+	}
+	return Result{}, err
+}
+
+// withGeneratedName is a copy of obj named generateName + env.Suffix()
+// (names.simpleNameGenerator.GenerateName).
+func withGeneratedName(obj *unstructured.Unstructured, env Env) *unstructured.Unstructured {
+	out := obj.DeepCopy()
+	base := obj.GetGenerateName()
+	if len(base) > maxGeneratedNameLength {
+		base = base[:maxGeneratedNameLength]
+	}
+	out.SetName(base + env.Suffix())
+	return out
+}
+
+// insert creates obj (named, its namespace set) in st: the system fields
+// filled (rest.FillObjectMetaSystemFields), the strategy's create
+// preparation (status dropped when the kind has the subresource,
+// generation 1), validation, and storage: an existing key is AlreadyExists
+// (a generated name's, GenerateNameConflict: rest.CheckGeneratedNameError;
+// "object is being deleted: " before it when the stored object has a
+// deletionTimestamp: store.go:614-627). ignoreRV is the create-on-update
+// path, where etcd3's GuaranteedUpdate clears the resourceVersion instead
+// of refusing it. A dry run stores nothing and answers the object as
+// DryRunnableStorage.Create copies it: with the body's resourceVersion
+// (none), since etcd3 never sees it.
+func insert(st State, env Env, req Request, obj *unstructured.Unstructured, ignoreRV bool) (Result, error) {
+	obj.SetCreationTimestamp(metav1.NewTime(env.Now))
+	obj.SetUID(env.NewUID())
+	if req.Kind.Status {
+		delete(obj.Object, "status")
+	}
+	if tracksGeneration(req.Kind, obj) {
+		obj.SetGeneration(1)
+	} else {
+		obj.SetGeneration(0)
+	}
+	if err := validateCreate(req.Kind, obj); err != nil {
+		return Result{}, err
+	}
+	if ignoreRV {
+		obj.SetResourceVersion("")
+	} else if !req.DryRun && rvSet(obj.GetResourceVersion()) {
+		return Result{}, rvSetOnCreate()
+	}
+	if existing, ok := st.Get(Key(obj.GetNamespace(), obj.GetName())); ok {
+		return Result{}, alreadyExists(req, obj, existing)
+	}
+	if req.DryRun {
+		return Result{Code: http.StatusCreated, Event: None, Answer: obj}, nil
+	}
+	stored := stamped(obj, env.NextRV())
+	return Result{Code: http.StatusCreated, Event: Added, Stored: stored, Answer: stored.DeepCopy()}, nil
+}
+
+// alreadyExists is the registry's answer to a create of obj where
+// existing is stored (store.go:612-628).
+func alreadyExists(req Request, obj, existing *unstructured.Unstructured) error {
+	gr := groupResource(req.Kind)
+	var err *apierrors.StatusError
+	if obj.GetGenerateName() != "" {
+		err = apierrors.NewGenerateNameConflict(gr, obj.GetName(), 1)
+	} else {
+		err = apierrors.NewAlreadyExists(gr, obj.GetName())
+	}
+	if existing.GetDeletionTimestamp() != nil {
+		err.ErrStatus.Message = "object is being deleted: " + err.ErrStatus.Message
+	}
+	return err
 }

@@ -1,13 +1,103 @@
 package writes
 
 import (
+	"errors"
+	"fmt"
+	"net/http"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// update answers a PUT (owned by the create/update/delete rules).
+// createOnUpdate are the built-in resources whose strategy allows a PUT
+// to create a missing object (AllowCreateOnUpdate true in
+// k8s.io/kubernetes pkg/registry: core events, endpoints, limitranges,
+// services; coordination leases and leasecandidates; rbac roles and
+// bindings; node runtimeclasses; events.k8s.io shares the core event
+// strategy). Every other built-in (configmaps, secrets, deployments, ...)
+// and every custom resource (customresource strategy.go:264) answers 404.
+var createOnUpdate = map[schema.GroupResource]bool{
+	{Resource: "events"}:                                                  true,
+	{Resource: "endpoints"}:                                               true,
+	{Resource: "limitranges"}:                                             true,
+	{Resource: "services"}:                                                true,
+	{Group: "events.k8s.io", Resource: "events"}:                          true,
+	{Group: "coordination.k8s.io", Resource: "leases"}:                    true,
+	{Group: "coordination.k8s.io", Resource: "leasecandidates"}:           true,
+	{Group: "rbac.authorization.k8s.io", Resource: "roles"}:               true,
+	{Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}:        true,
+	{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}:        true,
+	{Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"}: true,
+	{Group: "node.k8s.io", Resource: "runtimeclasses"}:                    true,
+}
+
+// update answers a PUT: it decodes the body, checks its name against the
+// URL's (handlers/update.go:151), and stores it over the stored object,
+// or creates it where the kind allows create on update (store.go:702-785;
+// 201 Created: handlers/update.go:247-250), or answers 404.
 func update(st State, env Env, req Request) (Result, error) {
-	return Result{}, apierrors.NewMethodNotSupported(groupResource(req.Kind), "update")
+	obj, err := decodeObject(req.Kind, req.ContentType, req.Body)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := checkName(req, obj); err != nil {
+		return Result{}, err
+	}
+	old, ok := st.Get(Key(expectedNamespace(req.Kind, req.Namespace), req.Name))
+	if ok {
+		return store(st, env, req, old, obj)
+	}
+	if !req.Kind.Builtin || !createOnUpdate[groupResource(req.Kind)] || req.Subresource != "" {
+		return Result{}, apierrors.NewNotFound(groupResource(req.Kind), req.Name)
+	}
+	// The UID precondition is checked against the empty object
+	// GuaranteedUpdate starts from (store.go:696-700).
+	if err := uidPrecondition(req, obj, &unstructured.Unstructured{}); err != nil {
+		return Result{}, err
+	}
+	obj = deepCopy(obj)
+	wipeSystemFields(obj)
+	if err := ensureNamespace(req.Kind, req.Namespace, obj); err != nil {
+		return Result{}, err
+	}
+	return insert(st, env, req, obj, true)
+}
+
+// uidPrecondition is the storage precondition a PUT carries when its body
+// has a uid (rest.defaultUpdatedObjectInfo.Preconditions): a uid that is
+// not old's is a Conflict around the StorageError etcd3 returns
+// (storage/interfaces.go:157-162, storeerr.InterpretUpdateError).
+func uidPrecondition(req Request, obj, old *unstructured.Unstructured) error {
+	uid := obj.GetUID()
+	if uid == "" || uid == old.GetUID() {
+		return nil
+	}
+	msg := fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", uid, old.GetUID())
+	storageErr := fmt.Sprintf("StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: %s",
+		storageKey(req.Kind, expectedNamespace(req.Kind, req.Namespace), req.Name), msg)
+	return apierrors.NewConflict(groupResource(req.Kind), req.Name, errors.New(storageErr))
+}
+
+// rvPrecondition checks obj's resourceVersion against old's, as
+// Store.Update does (store.go:787-809): none is an unconditional update
+// for a built-in kind (AllowUnconditionalUpdate, true for the built-in
+// strategies configmaps, secrets, deployments, ... use) and Invalid for a
+// custom resource (customresource strategy.go:269); another than old's
+// is a Conflict.
+func rvPrecondition(req Request, obj, old *unstructured.Unstructured) error {
+	gr := groupResource(req.Kind)
+	switch rv := obj.GetResourceVersion(); {
+	case rv == "" && req.Kind.Builtin:
+		obj.SetResourceVersion(old.GetResourceVersion())
+	case rv == "":
+		errs := field.ErrorList{field.Invalid(field.NewPath("metadata").Child("resourceVersion"), uint64(0), "must be specified for an update")}
+		return apierrors.NewInvalid(schema.GroupKind{Group: gr.Group, Kind: gr.Resource}, req.Name, errs)
+	case rv != old.GetResourceVersion():
+		return apierrors.NewConflict(gr, req.Name, errors.New(optimisticLockErrorMsg))
+	}
+	return nil
 }
 
 // store stores obj as the new version of old (the stored object) with
@@ -16,6 +106,78 @@ func update(st State, env Env, req Request) (Result, error) {
 // the status subresource's split, finalizers emptied on a deleting object
 // deleting it — and answers as a PUT does; a patch computes obj and calls
 // it.
+//
+// An update that leaves the object as stored writes nothing (etcd3
+// GuaranteedUpdate compares the encodings: store.go:562): Event None and
+// the stored object. A dry run answers the object it would store, at
+// old's resourceVersion (DryRunnableStorage.GuaranteedUpdate).
 func store(st State, env Env, req Request, old, obj *unstructured.Unstructured) (Result, error) {
-	return Result{}, apierrors.NewMethodNotSupported(groupResource(req.Kind), "update")
+	obj = deepCopy(obj)
+	if err := uidPrecondition(req, obj, old); err != nil {
+		return Result{}, err
+	}
+	if err := rvPrecondition(req, obj, old); err != nil {
+		return Result{}, err
+	}
+	if err := ensureNamespace(req.Kind, req.Namespace, obj); err != nil {
+		return Result{}, err
+	}
+	obj = prepareForUpdate(req, old, obj)
+	if err := validateUpdate(req.Kind, old, obj); err != nil {
+		return Result{}, err
+	}
+	if len(obj.GetFinalizers()) == 0 && old.GetDeletionTimestamp() != nil &&
+		(old.GetDeletionGracePeriodSeconds() == nil || *old.GetDeletionGracePeriodSeconds() == 0) {
+		return finalized(env, req, old, obj), nil
+	}
+	if sameStored(obj, old) {
+		return Result{Code: http.StatusOK, Event: None, Answer: old.DeepCopy()}, nil
+	}
+	if req.DryRun {
+		return Result{Code: http.StatusOK, Event: None, Answer: obj}, nil
+	}
+	stored := stamped(obj, env.NextRV())
+	return Result{Code: http.StatusOK, Event: Modified, Stored: stored, Answer: stored.DeepCopy()}, nil
+}
+
+// prepareForUpdate is rest.BeforeUpdate with the strategy's
+// PrepareForUpdate (rest/update.go BeforeUpdate): the status split, the
+// generation, and the uid, creationTimestamp, deletionTimestamp and
+// deletionGracePeriodSeconds no request can change.
+func prepareForUpdate(req Request, old, obj *unstructured.Unstructured) *unstructured.Unstructured {
+	switch {
+	case req.Subresource == "status":
+		obj = statusOnly(req.Kind, old, obj)
+		obj.SetGeneration(old.GetGeneration())
+	case req.Kind.Status:
+		keepStatus(obj, old)
+		obj.SetGeneration(nextGeneration(req.Kind, old, obj))
+	default:
+		obj.SetGeneration(nextGeneration(req.Kind, old, obj))
+	}
+	if obj.GetUID() == "" {
+		obj.SetUID(old.GetUID())
+	}
+	if ct := old.GetCreationTimestamp(); !ct.IsZero() {
+		obj.SetCreationTimestamp(ct)
+	}
+	if dt := old.GetDeletionTimestamp(); dt != nil {
+		obj.SetDeletionTimestamp(dt)
+	}
+	if g := old.GetDeletionGracePeriodSeconds(); g != nil && obj.GetDeletionGracePeriodSeconds() == nil {
+		obj.SetDeletionGracePeriodSeconds(g)
+	}
+	return obj
+}
+
+// finalized is an update that empties the finalizers of an object being
+// deleted: the registry deletes it (ShouldDeleteDuringUpdate,
+// deleteWithoutFinalizers: store.go:630-683) and answers the updated
+// object with 200. The DELETED event carries the last stored object at
+// the delete's revision (etcd's previous value of the key).
+func finalized(env Env, req Request, old, obj *unstructured.Unstructured) Result {
+	if req.DryRun {
+		return Result{Code: http.StatusOK, Event: None, Answer: obj}
+	}
+	return Result{Code: http.StatusOK, Event: Deleted, Stored: stamped(old, env.NextRV()), Answer: obj}
 }
