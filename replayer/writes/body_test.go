@@ -41,22 +41,22 @@ func TestDecodeObject(t *testing.T) {
 		wantData    string // data.k of the decoded object; "" with wantCode
 		wantCode    int32
 	}{
-		{name: "body - JSON configmap - decoded - pass", kind: configMaps, contentType: "application/json",
+		{name: "body - JSON configmap - decoded - pass", kind: configmaps, contentType: "application/json",
 			body: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":"v"}}`), wantData: "v"},
-		{name: "body - JSON without kind and apiVersion - the URL's - pass", kind: configMaps, contentType: "application/json",
+		{name: "body - JSON without kind and apiVersion - the URL's - pass", kind: configmaps, contentType: "application/json",
 			body: []byte(`{"metadata":{"name":"a"},"data":{"k":"v"}}`), wantData: "v"},
-		{name: "body - YAML configmap - decoded - pass", kind: configMaps, contentType: "application/yaml",
+		{name: "body - YAML configmap - decoded - pass", kind: configmaps, contentType: "application/yaml",
 			body: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n"), wantData: "v"},
-		{name: "body - protobuf configmap (controller-runtime's client) - decoded - pass", kind: configMaps, contentType: runtime.ContentTypeProtobuf,
+		{name: "body - protobuf configmap (controller-runtime's client) - decoded - pass", kind: configmaps, contentType: runtime.ContentTypeProtobuf,
 			body: protobufConfigMap(t, cm.DeepCopy()), wantData: "v"},
 		{name: "body - protobuf custom resource - 415 - fail", kind: widgets, contentType: runtime.ContentTypeProtobuf,
 			body: protobufConfigMap(t, cm.DeepCopy()), wantCode: 415},
-		{name: "body - another kind's apiVersion - 400 - fail", kind: configMaps, contentType: "application/json",
+		{name: "body - another kind's apiVersion - 400 - fail", kind: configmaps, contentType: "application/json",
 			body: []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"a"}}`), wantCode: 400},
 		{name: "body - custom resource without kind - 400 - fail", kind: widgets, contentType: "application/json",
 			body: []byte(`{"metadata":{"name":"a"}}`), wantCode: 400},
-		{name: "body - not JSON - 400 - fail", kind: configMaps, contentType: "application/json", body: []byte(`{"metadata":`), wantCode: 400},
-		{name: "body - text/plain - 415 - fail", kind: configMaps, contentType: "text/plain", body: []byte(`x`), wantCode: 415},
+		{name: "body - not JSON - 400 - fail", kind: configmaps, contentType: "application/json", body: []byte(`{"metadata":`), wantCode: 400},
+		{name: "body - text/plain - 415 - fail", kind: configmaps, contentType: "text/plain", body: []byte(`x`), wantCode: 415},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -14,14 +14,6 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// Kinds the tests write to: a built-in kind, a built-in kind with a status
-// subresource, and a custom resource with one.
-var (
-	configMaps  = Kind{Resource: history.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}, Builtin: true}
-	deployments = Kind{Resource: history.Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}, Builtin: true, Status: true}
-	widgets     = Kind{Resource: history.Resource{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true}, Status: true}
-)
-
 func TestParseRequest(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -36,32 +28,32 @@ func TestParseRequest(t *testing.T) {
 		wantMsg     string  // part of the error's message
 	}{
 		{name: "parse - POST to a collection - create - pass", method: http.MethodPost, target: "/api/v1/namespaces/ns/configmaps?fieldManager=ctrl",
-			contentType: "application/json", body: `{}`, kind: configMaps, want: Request{Verb: Create, Namespace: "ns", FieldManager: "ctrl"}},
+			contentType: "application/json", body: `{}`, kind: configmaps, want: Request{Verb: Create, Namespace: "ns", FieldManager: "ctrl"}},
 		{name: "parse - PUT of a status subresource - update of status - pass", method: http.MethodPut, target: "/apis/apps/v1/namespaces/ns/deployments/d/status",
 			contentType: "application/json", body: `{}`, kind: deployments, want: Request{Verb: Update, Namespace: "ns", Name: "d", Subresource: "status"}},
 		{name: "parse - PATCH with apply and force - apply patch, forced - pass", method: http.MethodPatch, target: "/api/v1/namespaces/ns/configmaps/a?fieldManager=m&force=true",
-			contentType: "application/apply-patch+yaml", body: `{}`, kind: configMaps,
+			contentType: "application/apply-patch+yaml", body: `{}`, kind: configmaps,
 			want: Request{Verb: Patch, Namespace: "ns", Name: "a", PatchType: types.ApplyYAMLPatchType, FieldManager: "m", Force: true}},
 		{name: "parse - PATCH with a charset - merge patch - pass", method: http.MethodPatch, target: "/api/v1/namespaces/ns/configmaps/a",
-			contentType: "application/merge-patch+json; charset=utf-8", body: `{}`, kind: configMaps, want: Request{Verb: Patch, Namespace: "ns", Name: "a", PatchType: types.MergePatchType}},
+			contentType: "application/merge-patch+json; charset=utf-8", body: `{}`, kind: configmaps, want: Request{Verb: Patch, Namespace: "ns", Name: "a", PatchType: types.MergePatchType}},
 		{name: "parse - DELETE with query options and dryRun - delete options - pass", method: http.MethodDelete, target: "/api/v1/namespaces/ns/configmaps/a?propagationPolicy=Foreground&dryRun=All",
-			kind: configMaps, want: Request{Verb: Delete, Namespace: "ns", Name: "a", DryRun: true, Delete: metav1.DeleteOptions{PropagationPolicy: ptr(metav1.DeletePropagationForeground), DryRun: []string{"All"}}}},
+			kind: configmaps, want: Request{Verb: Delete, Namespace: "ns", Name: "a", DryRun: true, Delete: metav1.DeleteOptions{PropagationPolicy: ptr(metav1.DeletePropagationForeground), DryRun: []string{"All"}}}},
 		{name: "parse - DELETE with a body - the body's options, not the query's - pass", method: http.MethodDelete, target: "/api/v1/namespaces/ns/configmaps/a?propagationPolicy=Foreground",
-			contentType: "application/json", body: `{"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"uid":"u1"}}`, kind: configMaps,
+			contentType: "application/json", body: `{"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"uid":"u1"}}`, kind: configmaps,
 			want: Request{Verb: Delete, Namespace: "ns", Name: "a", Delete: metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: ptr(types.UID("u1"))}}}},
 		{name: "parse - strategic merge patch of a custom resource - 415 - fail", method: http.MethodPatch, target: "/apis/example.com/v1/namespaces/ns/widgets/w",
 			contentType: "application/strategic-merge-patch+json", body: `{}`, kind: widgets, wantCode: 415,
 			wantMsg: "accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"},
 		{name: "parse - apply without a field manager - 422 PatchOptions - fail", method: http.MethodPatch, target: "/api/v1/namespaces/ns/configmaps/a",
-			contentType: "application/apply-patch+yaml", body: `{}`, kind: configMaps, wantCode: 422, wantMsg: "fieldManager: Required value: is required for apply patch"},
+			contentType: "application/apply-patch+yaml", body: `{}`, kind: configmaps, wantCode: 422, wantMsg: "fieldManager: Required value: is required for apply patch"},
 		{name: "parse - force on a merge patch - 422 - fail", method: http.MethodPatch, target: "/api/v1/namespaces/ns/configmaps/a?force=true",
-			contentType: "application/merge-patch+json", body: `{}`, kind: configMaps, wantCode: 422, wantMsg: "force: Forbidden: may not be specified for non-apply patch"},
+			contentType: "application/merge-patch+json", body: `{}`, kind: configmaps, wantCode: 422, wantMsg: "force: Forbidden: may not be specified for non-apply patch"},
 		{name: "parse - dryRun other than All - 422 - fail", method: http.MethodPost, target: "/api/v1/namespaces/ns/configmaps?dryRun=Some",
-			contentType: "application/json", body: `{}`, kind: configMaps, wantCode: 422, wantMsg: `dryRun: Unsupported value: ["Some"]`},
+			contentType: "application/json", body: `{}`, kind: configmaps, wantCode: 422, wantMsg: `dryRun: Unsupported value: ["Some"]`},
 		{name: "parse - POST to an object - 405 - fail", method: http.MethodPost, target: "/api/v1/namespaces/ns/configmaps/a",
-			contentType: "application/json", body: `{}`, kind: configMaps, wantCode: 405},
+			contentType: "application/json", body: `{}`, kind: configmaps, wantCode: 405},
 		{name: "parse - a body past 3 MiB - 413 - fail", method: http.MethodPost, target: "/api/v1/namespaces/ns/configmaps",
-			contentType: "application/json", body: strings.Repeat(" ", MaxBodyBytes+1), kind: configMaps, wantCode: 413, wantMsg: "limit is 3145728"},
+			contentType: "application/json", body: strings.Repeat(" ", MaxBodyBytes+1), kind: configmaps, wantCode: 413, wantMsg: "limit is 3145728"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
