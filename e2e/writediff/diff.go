@@ -3,7 +3,8 @@ package writediff
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 )
 
 // Diff compares two transcripts and returns one line per difference, naming
@@ -99,31 +100,22 @@ func flattenInto(out map[string]string, path string, x any) {
 
 // diffFields compares flattened values, one line per path that differs.
 func diffFields(where string, want, got map[string]string) []string {
-	paths := map[string]bool{}
-	for p := range want {
-		paths[p] = true
-	}
-	for p := range got {
-		paths[p] = true
-	}
-	sorted := make([]string, 0, len(paths))
-	for p := range paths {
-		sorted = append(sorted, p)
-	}
-	sort.Strings(sorted)
+	paths := maps.Clone(want)
+	maps.Copy(paths, got)
 	var out []string
-	for _, p := range sorted {
-		w, inWant := want[p]
-		g, inGot := got[p]
-		if !inWant {
-			w = "nothing"
-		}
-		if !inGot {
-			g = "nothing"
-		}
+	for _, p := range slices.Sorted(maps.Keys(paths)) {
+		w, g := valueAt(want, p), valueAt(got, p)
 		if w != g {
 			out = append(out, fmt.Sprintf("%s: %s: got %s, want %s", where, p, g, w))
 		}
 	}
 	return out
+}
+
+// valueAt is m's value at path p, or "nothing".
+func valueAt(m map[string]string, p string) string {
+	if v, ok := m[p]; ok {
+		return v
+	}
+	return "nothing"
 }
