@@ -231,12 +231,21 @@ func (h *History) Order() *Order { return h.order }
 
 // Log returns the log of resource r (matched on group, version, resource).
 func (h *History) Log(r Resource) (*Log, bool) {
-	for _, l := range h.Logs {
-		if l.Resource.ID() == r.ID() {
-			return l, true
-		}
+	if i := h.LogIndex(r); i >= 0 {
+		return h.Logs[i], true
 	}
 	return nil, false
+}
+
+// LogIndex returns the index in Logs of resource r's log (matched on
+// group, version, resource); -1 when h has none.
+func (h *History) LogIndex(r Resource) int {
+	for i, l := range h.Logs {
+		if l.Resource.ID() == r.ID() {
+			return i
+		}
+	}
+	return -1
 }
 
 // sortErrors puts errors in recorded order.

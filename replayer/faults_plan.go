@@ -140,6 +140,9 @@ func (s *Server) Truth() *history.History { return s.served() }
 // served returns the history requests are answered from.
 func (s *Server) served() *history.History {
 	if s.fx == nil {
+		if w := s.written.Load(); w != nil {
+			return w
+		}
 		return s.h
 	}
 	s.fx.mu.Lock()

@@ -229,6 +229,12 @@ func listBody(res history.Resource, rv string, p page) []byte {
 // writeJSONAnswer writes a 200 answer, pretty-printed when kube-apiserver
 // would (?pretty=true, or curl, Wget or a browser as user agent).
 func writeJSONAnswer(w http.ResponseWriter, r *http.Request, contentType string, body []byte) {
+	writeJSONCode(w, r, http.StatusOK, contentType, body)
+}
+
+// writeJSONCode is writeJSONAnswer with another status code (a write's
+// 201 or 202).
+func writeJSONCode(w http.ResponseWriter, r *http.Request, code int, contentType string, body []byte) {
 	body = bytes.TrimRight(body, " \t\r\n") // one newline ends the answer
 	if prettyRequested(r) {
 		var ind bytes.Buffer
@@ -238,7 +244,7 @@ func writeJSONAnswer(w http.ResponseWriter, r *http.Request, contentType string,
 	}
 	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Cache-Control", "no-cache, private")
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(code)
 	w.Write(body)
 	w.Write([]byte("\n"))
 }

@@ -8,13 +8,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// TestMethodNotAllowed checks the 405 for each method the replayer does
-// not serve: kube-apiserver 1.37's Status (seen: "the server does not
-// allow this method on the requested resource", reason MethodNotAllowed),
-// with an Allow header naming GET.
+// TestMethodNotAllowed checks the 405 a read-only replay (WithReadOnly)
+// answers each method but GET with: kube-apiserver 1.37's Status (seen:
+// "the server does not allow this method on the requested resource",
+// reason MethodNotAllowed), with an Allow header naming GET.
 func TestMethodNotAllowed(t *testing.T) {
 	t.Parallel()
-	s := newTestServer(t)
+	s := newTestServer(t, WithReadOnly())
 	tests := []struct {
 		name, method, target string
 	}{

@@ -87,6 +87,7 @@ type options struct {
 	noWatchCache     bool
 	maxWatchTimeout  time.Duration // 0: no cap
 	plan             *faults.Plan  // nil: no plan
+	readOnly         bool          // writes answered 405 (see WithReadOnly)
 
 	storm       bool // storm detection (see WithStormDetection)
 	stormWindow time.Duration
@@ -136,6 +137,11 @@ func WithMaxWatchTimeout(d time.Duration) Option { return func(o *options) { o.m
 // does: a LIST at resourceVersion "0" is read from storage, so it honours
 // limit and is paginated (the watch cache ignores limit for it).
 func WithoutWatchCache() Option { return func(o *options) { o.noWatchCache = true } }
+
+// WithReadOnly answers every write 405 MethodNotAllowed, as the replayer
+// did before it took writes: for a replay that must stay what was
+// recorded.
+func WithReadOnly() Option { return func(o *options) { o.readOnly = true } }
 
 // WithVersion sets the gitVersion /version reports.
 func WithVersion(v string) Option { return func(o *options) { o.gitVersion = v } }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lwreplay/lwreplay/history"
@@ -36,6 +37,11 @@ type Server struct {
 	disco *discovery.Doc // what discovery tells
 
 	storms *stormDetector // nil without storm detection
+
+	writeMu    sync.Mutex                      // one write at a time (without a plan: see lockTruth)
+	written    atomic.Pointer[history.History] // the history with the writes, without a plan; nil before the first
+	writesMade atomic.Int64                    // writes stored (they name their UIDs and generated names)
+	changed    atomic.Pointer[chan struct{}]   // closed when a write changes the served history
 }
 
 // New returns a server for h. Its clock (for pace and timeouts) starts now.
@@ -45,7 +51,10 @@ func New(h *history.History, opts ...Option) *Server {
 		fn(&o)
 	}
 	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}, reached: map[*history.Log]int{}, listings: map[history.Resource]string{}, floors: map[history.Resource]string{},
+
 		disco: discovery.New(h.Discovery, resourcesOf(h), o.gitVersion)}
+	changed := make(chan struct{})
+	s.changed.Store(&changed)
 	s.startPlan()
 	s.startStorms()
 	return s
@@ -58,7 +67,7 @@ func (s *Server) History() *history.History { return s.h }
 // ServeHTTP answers one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
-		writeMethodNotAllowed(w)
+		s.serveWrite(w, r)
 		return
 	}
 	q, isResource, err := history.ParseRequest(r.URL)

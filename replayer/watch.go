@@ -196,6 +196,7 @@ func (ws *watchStream) run() {
 	}
 	schedule()
 	for {
+		changedC := ws.follow()
 		select {
 		case <-ws.ctx.Done():
 			return
@@ -234,8 +235,22 @@ func (ws *watchStream) run() {
 			}
 			schedule()
 		case <-eventC:
+		case <-changedC: // a write appended an event
 		}
 	}
+}
+
+// follow moves ws to its resource's log as the target's writes left it
+// (a write only appends, so ws.pos stays where it was) and returns a
+// channel closed at the next write.
+func (ws *watchStream) follow() <-chan struct{} {
+	changed := ws.s.truthChanged()
+	if ws.s.writesMade.Load() > 0 {
+		if nl := ws.s.logNow(ws.l); nl != ws.l {
+			ws.l, ws.availCache = nl, 0
+		}
+	}
+	return changed
 }
 
 // available reports whether event ws.pos may be sent now.

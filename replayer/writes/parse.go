@@ -1,8 +1,8 @@
 package writes
 
 import (
-	"encoding/json"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 
@@ -10,9 +10,11 @@ import (
 	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -95,7 +97,7 @@ func ParseRequest(r *http.Request, q history.Request, k Kind) (Request, error) {
 		errs, options, dryRun, req.FieldManager = validation.ValidatePatchOptions(&o, req.PatchType), "PatchOptions", o.DryRun, o.FieldManager
 		req.Force = o.Force != nil && *o.Force
 	case Delete:
-		o, err := deleteOptions(query, body)
+		o, err := deleteOptions(query, req.ContentType, body)
 		if err != nil {
 			return Request{}, err
 		}
@@ -127,12 +129,22 @@ func readBody(r *http.Request) ([]byte, error) {
 }
 
 // deleteOptions are a DELETE's options: its body's, when it has one
-// (meta.k8s.io/v1 DeleteOptions, JSON), else its query's — never a mix,
-// as kube-apiserver's delete handler reads them.
-func deleteOptions(query map[string][]string, body []byte) (metav1.DeleteOptions, error) {
+// (DeleteOptions of meta.k8s.io/v1 or a group's, in the body's media
+// type: client-go's typed clients send protobuf), else its query's —
+// never a mix, as kube-apiserver's delete handler reads them.
+func deleteOptions(query map[string][]string, contentType string, body []byte) (metav1.DeleteOptions, error) {
 	var o metav1.DeleteOptions
 	if len(body) > 0 {
-		if err := json.Unmarshal(body, &o); err != nil {
+		media, _, err := mime.ParseMediaType(contentType)
+		if contentType == "" {
+			media, err = mediaJSON, nil
+		}
+		info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), media)
+		if err != nil || !ok {
+			return o, unsupported([]string{mediaJSON, mediaYAML, mediaProtobuf})
+		}
+		gvk := metav1.SchemeGroupVersion.WithKind("DeleteOptions")
+		if _, _, err := info.Serializer.Decode(body, &gvk, &o); err != nil {
 			return o, apierrors.NewBadRequest(err.Error())
 		}
 		return o, nil
