@@ -329,7 +329,7 @@ func gvk(k Kind) schema.GroupVersionKind {
 }
 
 // unknownError is the Status kube-apiserver answers for an error that is
-// not a Status (responsewriters.ErrorToAPIStatus): 500, reason Unknown,
+// not a Status (responsewriters.ErrorToAPIStatus): 500, reason Unknown (""),
 // the error's text.
 func unknownError(err error) error {
 	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError,
