@@ -31,7 +31,8 @@ const maxJSONPatchOperations = 10000
 // (endpoints/handlers/patch.go): the patch type must be one the resource
 // serves (415), the options valid (422 PatchOptions), the body JSON (or
 // YAML for apply, 400); a JSON, merge or strategic merge patch of a
-// missing object is 404, an apply of one creates it; the patched object
+// missing object is 404, an apply of one creates it (not through the
+// status subresource: 404); the patched object
 // is stored with the update rules, its Update (or Apply) recorded in
 // managedFields.
 func patch(st State, env Env, req Request) (Result, error) {
@@ -40,6 +41,11 @@ func patch(st State, env Env, req Request) (Result, error) {
 		return Result{}, err
 	}
 	old, found := st.Get(Key(req.Namespace, req.Name))
+	if !found && (pt != types.ApplyYAMLPatchType || req.Subresource != "") {
+		// Only an apply to the main resource may create (forceAllowCreate);
+		// a subresource's REST never creates (StatusREST.Update).
+		return Result{}, apierrors.NewNotFound(groupResource(req.Kind), req.Name)
+	}
 	if pt == types.ApplyYAMLPatchType {
 		var live *unstructured.Unstructured
 		if found {
@@ -53,9 +59,6 @@ func patch(st State, env Env, req Request) (Result, error) {
 			return createObject(st, env, req, obj)
 		}
 		return store(st, env, req, old, obj)
-	}
-	if !found {
-		return Result{}, apierrors.NewNotFound(groupResource(req.Kind), req.Name)
 	}
 	obj, err := patched(req.Kind, old, req)
 	if err != nil {
@@ -135,16 +138,24 @@ func checkPatchRequest(k Kind, pt types.PatchType, req Request) error {
 // update rules (store does).
 func patched(k Kind, old *unstructured.Unstructured, req Request) (*unstructured.Unstructured, error) {
 	pt := patchTypeOf(req)
+	base := old
+	if k.Builtin {
+		// The handler patches the object as it encodes its Go type.
+		var err error
+		if base, err = throughType(k, old); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+	}
 	var obj *unstructured.Unstructured
 	var err error
 	switch pt {
 	case types.JSONPatchType, types.MergePatchType:
-		obj, err = jsonPatched(k, old, pt, req.Body)
+		obj, err = jsonPatched(k, base, pt, req.Body)
 	case types.StrategicMergePatchType:
 		if !k.Builtin {
 			return nil, checkPatchRequest(k, pt, req)
 		}
-		obj, err = strategicPatched(k, old, req.Body)
+		obj, err = strategicPatched(k, base, req.Body)
 	default:
 		// The handler's safety net (patchResource): a type no mechanism takes.
 		return nil, unknownError(fmt.Errorf("%v: unimplemented patch type", pt))
@@ -243,7 +254,7 @@ func strategicPatched(k Kind, old *unstructured.Unstructured, body []byte) (*uns
 	if err := utiljson.Unmarshal(body, &patchMap); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	merged, err := strategicpatch.StrategicMergeMapPatch(old.DeepCopy().Object, patchMap, ref)
+	merged, err := strategicpatch.StrategicMergeMapPatch(old.Object, patchMap, ref)
 	if err != nil {
 		return nil, strategicMergePatchError(err)
 	}

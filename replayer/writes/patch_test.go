@@ -166,6 +166,8 @@ func TestPatched(t *testing.T) {
 			body: `[{"op":"remove","path":"/data/zz"}]`, code: 422, reason: "Invalid", msg: "the server rejected our request"},
 		{name: "json patch - not a list of operations - fail", kind: configMaps, stored: storedConfigMap, pt: types.JSONPatchType,
 			body: `{}`, code: 400, reason: "BadRequest", msg: "json: cannot unmarshal object into Go value of type jsonpatch.Patch"},
+		{name: "json patch - deployment patched as its Go type encodes it (status {}) - pass", kind: deployments, stored: storedDeployment, pt: types.JSONPatchType,
+			body: `[{"op":"add","path":"/status/replicas","value":2}]`, fields: map[string]any{"status.replicas": int64(2)}},
 		{name: "json patch - widget list item replaced - pass", kind: widgets, stored: storedWidget, pt: types.JSONPatchType,
 			body: `[{"op":"replace","path":"/spec/items/1","value":"z"}]`, fields: map[string]any{"spec.items": []any{"x", "z"}}},
 		{name: "strategic merge - deployment container merged by name - pass", kind: deployments, stored: storedDeployment, pt: types.StrategicMergePatchType,
@@ -230,6 +232,8 @@ func TestPatchChecks(t *testing.T) {
 			code: 400, reason: "BadRequest", msg: "invalid JSON patch"},
 		{name: "body - apply not YAML - fail", req: Request{Kind: configMaps, PatchType: types.ApplyYAMLPatchType, FieldManager: "m", Body: []byte("a: [")},
 			code: 400, reason: "BadRequest", msg: "error encoding patch: "},
+		{name: "missing - apply to the status of a missing object - fail", req: Request{Kind: widgets, Name: "w", Subresource: "status",
+			PatchType: types.ApplyYAMLPatchType, FieldManager: "m", Body: []byte(`{}`)}, code: 404, reason: "NotFound", msg: `widgets.example.com "w" not found`},
 		{name: "missing - json patch of a missing object - fail", req: Request{Kind: deployments, Name: "d", PatchType: types.JSONPatchType, Body: []byte(`[]`)},
 			code: 404, reason: "NotFound", msg: `deployments.apps "d" not found`},
 	}
