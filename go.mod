@@ -8,11 +8,13 @@ require (
 	go.yaml.in/yaml/v4 v4.0.0
 	golang.org/x/term v0.45.0
 	gopkg.in/dnaeon/go-vcr.v4 v4.0.8
+	gopkg.in/evanphx/json-patch.v4 v4.13.0
 	k8s.io/api v0.35.10
 	k8s.io/apimachinery v0.35.10
 	k8s.io/client-go v0.35.10
 	k8s.io/klog/v2 v2.140.0
 	sigs.k8s.io/randfill v1.0.0
+	sigs.k8s.io/structured-merge-diff/v6 v6.3.0
 )
 
 require (
@@ -41,12 +43,10 @@ require (
 	golang.org/x/text v0.39.0 // indirect
 	golang.org/x/time v0.9.0 // indirect
 	google.golang.org/protobuf v1.36.12-0.20260120151049-f2248ac996af // indirect
-	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	k8s.io/kube-openapi v0.0.0-20250910181357-589584f1c912 // indirect
 	k8s.io/utils v0.0.0-20251002143259-bc988d571ff4 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
-	sigs.k8s.io/structured-merge-diff/v6 v6.3.0 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )

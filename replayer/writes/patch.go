@@ -1,8 +1,348 @@
 package writes
 
-import apierrors "k8s.io/apimachinery/pkg/api/errors"
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
 
-// patch answers a PATCH (owned by the patch and apply rules).
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/mergepatch"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// maxJSONPatchOperations is the most operations kube-apiserver takes in
+// one JSON patch (endpoints/handlers/patch.go).
+const maxJSONPatchOperations = 10000
+
+// patch answers a PATCH as kube-apiserver's PatchResource handler does
+// (endpoints/handlers/patch.go): the patch type must be one the resource
+// serves (415), the options valid (422 PatchOptions), the body JSON (or
+// YAML for apply, 400); a JSON, merge or strategic merge patch of a
+// missing object is 404, an apply of one creates it (not through the
+// status subresource: 404); the patched object
+// is stored with the update rules, its Update (or Apply) recorded in
+// managedFields.
 func patch(st State, env Env, req Request) (Result, error) {
-	return Result{}, apierrors.NewMethodNotSupported(groupResource(req.Kind), "patch")
+	pt := patchTypeOf(req)
+	if err := checkPatchRequest(req.Kind, pt, req); err != nil {
+		return Result{}, err
+	}
+	old, found := st.Get(Key(req.Namespace, req.Name))
+	if !found && (pt != types.ApplyYAMLPatchType || req.Subresource != "") {
+		// Only an apply to the main resource may create (forceAllowCreate);
+		// a subresource's REST never creates (StatusREST.Update).
+		return Result{}, apierrors.NewNotFound(groupResource(req.Kind), req.Name)
+	}
+	if pt == types.ApplyYAMLPatchType {
+		var live *unstructured.Unstructured
+		if found {
+			live = old
+		}
+		obj, err := applied(req.Kind, live, req, env.Now)
+		if err != nil {
+			return Result{}, err
+		}
+		if !found {
+			return createObject(st, env, req, obj)
+		}
+		return store(st, env, req, old, obj)
+	}
+	obj, err := patched(req.Kind, old, req)
+	if err != nil {
+		return Result{}, err
+	}
+	obj, err = trackUpdate(req.Kind, req.Subresource, old, obj, managerOrUserAgent(req.FieldManager, req.UserAgent), env.Now)
+	if err != nil {
+		return Result{}, err
+	}
+	return store(st, env, req, old, obj)
+}
+
+// patchTypeOf is req's patch type: PatchType, or else the media type of
+// ContentType without its parameters, as the handler takes it.
+func patchTypeOf(req Request) types.PatchType {
+	if req.PatchType != "" {
+		return req.PatchType
+	}
+	ct := req.ContentType
+	if i := strings.Index(ct, ";"); i > 0 {
+		ct = ct[:i]
+	}
+	return types.PatchType(ct)
+}
+
+// patchTypes are the patch types kube-apiserver serves for k, in the
+// order its 415 lists them: a custom resource has no strategic merge
+// patch (apiextensions-apiserver customresource_handler.go); apply as
+// CBOR is behind the CBORServingAndStorage gate, off in 1.37.
+func patchTypes(k Kind) []string {
+	if k.Builtin {
+		return []string{string(types.JSONPatchType), string(types.MergePatchType), string(types.StrategicMergePatchType), string(types.ApplyYAMLPatchType)}
+	}
+	return []string{string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType)}
+}
+
+// checkPatchRequest makes the handler's checks before it reads the
+// object, in its order: the patch type (415), the PatchOptions (422:
+// apply needs a fieldManager, force is for apply only), the body (400).
+func checkPatchRequest(k Kind, pt types.PatchType, req Request) error {
+	accepted := patchTypes(k)
+	if !slices.Contains(accepted, string(pt)) {
+		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType,
+			Reason:  metav1.StatusReasonUnsupportedMediaType,
+			Message: "the body of the request was in an unknown format - accepted media types include: " + strings.Join(accepted, ", ")}}
+	}
+	opts := &metav1.PatchOptions{FieldManager: req.FieldManager}
+	if req.Force {
+		opts.Force = &req.Force
+	}
+	if req.DryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	if errs := metavalidation.ValidatePatchOptions(opts, pt); len(errs) > 0 {
+		return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "PatchOptions"}, "", errs)
+	}
+	if pt == types.ApplyYAMLPatchType {
+		if _, err := yaml.ToJSON(req.Body); err != nil {
+			return apierrors.NewBadRequest(fmt.Sprintf("error encoding patch: %v", err))
+		}
+		return nil
+	}
+	if !json.Valid(req.Body) {
+		return apierrors.NewBadRequest("invalid JSON patch")
+	}
+	return nil
+}
+
+// patched is old with req's JSON patch, merge patch or strategic merge
+// patch applied, as the handler's jsonPatcher and smpPatcher compute it:
+// the patch is applied to old's JSON (the map, for strategic merge, with
+// the patch metadata of the Go type in client-go's scheme), and the
+// result decoded as the kind (a built-in kind through its Go type, which
+// drops unknown fields: fieldValidation defaults to Warn, and warnings are
+// not modelled); the result must keep old's name, namespace and uid.
+// It does not record managedFields (trackUpdate does) nor check the
+// update rules (store does).
+func patched(k Kind, old *unstructured.Unstructured, req Request) (*unstructured.Unstructured, error) {
+	pt := patchTypeOf(req)
+	base := old
+	if k.Builtin {
+		// The handler patches the object as it encodes its Go type.
+		var err error
+		if base, err = throughType(k, old); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+	}
+	var obj *unstructured.Unstructured
+	var err error
+	switch pt {
+	case types.JSONPatchType, types.MergePatchType:
+		obj, err = jsonPatched(k, base, pt, req.Body)
+	case types.StrategicMergePatchType:
+		if !k.Builtin {
+			return nil, checkPatchRequest(k, pt, req)
+		}
+		obj, err = strategicPatched(k, base, req.Body)
+	default:
+		// The handler's safety net (patchResource): a type no mechanism takes.
+		return nil, unknownError(fmt.Errorf("%v: unimplemented patch type", pt))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := keepIdentity(k, req, obj); err != nil {
+		return nil, err
+	}
+	if uid := obj.GetUID(); uid != "" && uid != old.GetUID() {
+		// ValidateObjectMetaUpdate (the update strategy's validation): a
+		// patch has no UID precondition, so a changed uid is invalid.
+		return nil, apierrors.NewInvalid(gvk(k).GroupKind(), obj.GetName(), field.ErrorList{
+			field.Invalid(field.NewPath("metadata", "uid"), uid, "field is immutable")})
+	}
+	return obj, nil
+}
+
+// jsonPatched applies a JSON patch or a JSON merge patch to old with
+// evanphx/json-patch, as the handler's applyJSPatch does, and decodes the
+// result as the kind.
+func jsonPatched(k Kind, old *unstructured.Unstructured, pt types.PatchType, body []byte) (*unstructured.Unstructured, error) {
+	current, err := json.Marshal(old.Object)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	var js []byte
+	if pt == types.JSONPatchType {
+		ops, err := jsonpatch.DecodePatch(body)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		if len(ops) > maxJSONPatchOperations {
+			return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
+		}
+		if js, err = ops.Apply(current); err != nil {
+			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
+		}
+	} else {
+		js, err = jsonpatch.MergePatch(current, body)
+		if err == jsonpatch.ErrBadJSONPatch {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		if err != nil {
+			return nil, unknownError(err)
+		}
+	}
+	obj, err := decodePatched(k, js)
+	if err != nil {
+		return nil, apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
+			field.Invalid(field.NewPath("patch"), string(js), err.Error())})
+	}
+	return obj, nil
+}
+
+// decodePatched decodes a patched object's JSON as the handler's codec
+// does: a built-in kind into its Go type with the strict JSON decoder
+// (strict errors only warn), a custom resource as unstructured.
+func decodePatched(k Kind, js []byte) (*unstructured.Unstructured, error) {
+	if !k.Builtin {
+		obj := &unstructured.Unstructured{}
+		if err := obj.UnmarshalJSON(js); err != nil {
+			return nil, err
+		}
+		return obj, nil
+	}
+	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
+	if !ok {
+		return nil, fmt.Errorf("no serializer defined for %v", runtime.ContentTypeJSON)
+	}
+	into, err := scheme.Scheme.New(gvk(k))
+	if err != nil {
+		return nil, err
+	}
+	g := gvk(k)
+	typed, _, err := info.StrictSerializer.Decode(js, &g, into)
+	if err != nil && !runtime.IsStrictDecodingError(err) {
+		return nil, err
+	}
+	if typed == nil {
+		typed = into
+	}
+	return toUnstructured(k, typed)
+}
+
+// strategicPatched applies a strategic merge patch to old with the patch
+// metadata of the kind's Go type, as the handler's strategicPatchObject
+// and applyPatchToObject do, and decodes the result into the Go type.
+func strategicPatched(k Kind, old *unstructured.Unstructured, body []byte) (*unstructured.Unstructured, error) {
+	ref, err := scheme.Scheme.New(gvk(k))
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	patchMap := map[string]any{}
+	if err := utiljson.Unmarshal(body, &patchMap); err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	merged, err := strategicpatch.StrategicMergeMapPatch(old.Object, patchMap, ref)
+	if err != nil {
+		return nil, strategicMergePatchError(err)
+	}
+	into, err := scheme.Scheme.New(gvk(k))
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(merged, into, true); err != nil && !runtime.IsStrictDecodingError(err) {
+		return nil, apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
+			field.Invalid(field.NewPath("patch"), fmt.Sprintf("%+v", patchMap), err.Error())})
+	}
+	return toUnstructured(k, into)
+}
+
+// strategicMergePatchError is the handler's interpretStrategicMergePatchError:
+// a malformed patch is 400, a list of lists or a retainKeys mismatch 422,
+// anything else as it is (a 500).
+func strategicMergePatchError(err error) error {
+	switch err {
+	case mergepatch.ErrBadJSONDoc, mergepatch.ErrBadPatchFormatForPrimitiveList, mergepatch.ErrBadPatchFormatForRetainKeys,
+		mergepatch.ErrBadPatchFormatForSetElementOrderList, mergepatch.ErrUnsupportedStrategicMergePatchFormat:
+		return apierrors.NewBadRequest(err.Error())
+	case mergepatch.ErrNoListOfLists, mergepatch.ErrPatchContentNotMatchRetainKeys:
+		return apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
+	}
+	return unknownError(err)
+}
+
+// toUnstructured is typed (a built-in kind's Go object) as unstructured,
+// with k's apiVersion and kind.
+func toUnstructured(k Kind, typed runtime.Object) (*unstructured.Unstructured, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		return nil, err
+	}
+	obj := &unstructured.Unstructured{Object: m}
+	obj.SetGroupVersionKind(gvk(k))
+	return obj, nil
+}
+
+// throughType is obj of a built-in kind decoded into its Go type and
+// back, as kube-apiserver holds and encodes it: unknown fields dropped,
+// the type's empty structs and null timestamps present.
+func throughType(k Kind, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	into, err := scheme.Scheme.New(gvk(k))
+	if err != nil {
+		return nil, err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, into); err != nil {
+		return nil, err
+	}
+	return toUnstructured(k, into)
+}
+
+// keepIdentity checks obj, the result of a patch or an apply to
+// req.Namespace/req.Name, as the handler's applyPatch does: its namespace
+// defaults to the request's (cleared for a cluster-scoped kind) and may
+// not differ (rest.EnsureObjectNamespaceMatchesRequestNamespace), its
+// name must be the URL's (checkName).
+func keepIdentity(k Kind, req Request, obj *unstructured.Unstructured) error {
+	want := ""
+	if k.Resource.Namespaced {
+		want = req.Namespace
+	}
+	switch ns := obj.GetNamespace(); {
+	case ns == want:
+	case ns == "":
+		obj.SetNamespace(want)
+	case want == "":
+		obj.SetNamespace("")
+	default:
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	if name := obj.GetName(); name != req.Name {
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, req.Name))
+	}
+	return nil
+}
+
+// gvk is k's group, version and kind.
+func gvk(k Kind) schema.GroupVersionKind {
+	return schema.GroupVersionKind{Group: k.Resource.Group, Version: k.Resource.Version, Kind: k.Resource.Kind}
+}
+
+// unknownError is the Status kube-apiserver answers for an error that is
+// not a Status (responsewriters.ErrorToAPIStatus): 500, reason Unknown (""),
+// the error's text.
+func unknownError(err error) error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError,
+		Reason: metav1.StatusReasonUnknown, Message: err.Error()}}
 }

@@ -1,0 +1,262 @@
+package writes
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured/unstructuredscheme"
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/applyconfigurations"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// applied is live with req's server-side apply (an
+// application/apply-patch+yaml body, YAML or JSON) merged by
+// req.FieldManager, as the handler's applyPatcher does with the kind's
+// managedfields.FieldManager: conflicts with other managers are the 409
+// the library words, unless req.Force takes the fields over; live is nil
+// when the object does not exist, and the apply then makes it from
+// nothing. managedFields times stamped by this apply are now. The result
+// keeps the request's name and namespace (keepIdentity); the create or
+// update rules are not applied (createObject, store do).
+func applied(k Kind, live *unstructured.Unstructured, req Request, now time.Time) (*unstructured.Unstructured, error) {
+	if req.FieldManager == "" {
+		// ValidatePatchOptions, as patch checks it first.
+		return nil, checkPatchRequest(k, patchTypeOf(req), req)
+	}
+	fm, err := fieldManagerFor(k, req.Subresource)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	patchObj := &unstructured.Unstructured{Object: map[string]any{}}
+	if err := yaml.Unmarshal(req.Body, &patchObj.Object); err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding patch: %v", err))
+	}
+	created := live == nil
+	if created {
+		live = &unstructured.Unstructured{}
+		live.SetGroupVersionKind(gvk(k))
+	} else {
+		live = live.DeepCopy() // the library may change it; State's objects are not to be
+	}
+	out, err := fm.Apply(live, patchObj, req.FieldManager, req.Force)
+	if err != nil {
+		return nil, asStatus(err)
+	}
+	obj, ok := out.(*unstructured.Unstructured)
+	if !ok {
+		return nil, apierrors.NewInternalError(fmt.Errorf("apply made a %T, not an unstructured object", out))
+	}
+	if k.Builtin {
+		// kube-apiserver keeps the result as the Go type: as it encodes it.
+		if obj, err = throughType(k, obj); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+	}
+	if created && obj.GetUID() != "" {
+		return nil, apierrors.NewConflict(groupResource(k), req.Name, fmt.Errorf("uid mismatch: the provided object specified uid %s, and no existing object was found", obj.GetUID()))
+	}
+	if err := keepIdentity(k, req, obj); err != nil {
+		return nil, err
+	}
+	stampTimes(live, obj, now)
+	return obj, nil
+}
+
+// trackUpdate is obj, the new version of old written by a non-apply
+// request (an update or a patch) of subresource ("" or "status"), with
+// the write recorded in managedFields as operation Update of manager, as
+// kube-apiserver's field manager does (FieldManager.UpdateNoErrors):
+// manager is the fieldManager parameter or else managerOrUserAgent's
+// default; a changed entry's time is now. As in kube-apiserver, when the
+// library cannot track the fields obj's managedFields are removed and the
+// write goes on; only a kind that has no field manager is an error.
+func trackUpdate(k Kind, subresource string, old, obj *unstructured.Unstructured, manager string, now time.Time) (*unstructured.Unstructured, error) {
+	fm, err := fieldManagerFor(k, subresource)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	obj = obj.DeepCopy()
+	out, err := fm.Update(old.DeepCopy(), obj, manager)
+	if err != nil {
+		obj.SetManagedFields(nil)
+		return obj, nil
+	}
+	u, ok := out.(*unstructured.Unstructured)
+	if !ok {
+		obj.SetManagedFields(nil)
+		return obj, nil
+	}
+	stampTimes(old, u, now)
+	return u, nil
+}
+
+// managerOrUserAgent is the handlers' field manager of a non-apply write
+// (endpoints/handlers/create.go): the fieldManager parameter, or else the
+// User-Agent up to its first "/", unprintable runes dropped, cut to the
+// longest name a field manager may have.
+func managerOrUserAgent(manager, userAgent string) string {
+	if manager != "" {
+		return manager
+	}
+	buf := bytes.NewBuffer(nil)
+	for _, r := range strings.Split(userAgent, "/")[0] {
+		if !unicode.IsPrint(r) {
+			continue
+		}
+		if buf.Len()+utf8.RuneLen(r) > metavalidation.FieldManagerMaxLength {
+			break
+		}
+		buf.WriteRune(r)
+	}
+	return buf.String()
+}
+
+// stampTimes sets to now the time of each managedFields entry of obj that
+// the field manager stamped (it stamps the wall clock): an entry old did
+// not have, or whose time differs from old's.
+func stampTimes(old, obj *unstructured.Unstructured, now time.Time) {
+	before := map[string]*metav1.Time{}
+	for _, e := range old.GetManagedFields() {
+		before[entryKey(e)] = e.Time
+	}
+	entries := obj.GetManagedFields()
+	t := metav1.NewTime(now.UTC().Truncate(time.Second))
+	for i, e := range entries {
+		if was, ok := before[entryKey(e)]; ok && was.Equal(e.Time) {
+			continue
+		}
+		entries[i].Time = &t
+	}
+	if len(entries) > 0 {
+		obj.SetManagedFields(entries)
+	}
+}
+
+// entryKey names a managedFields entry as the library keys them.
+func entryKey(e metav1.ManagedFieldsEntry) string {
+	return strings.Join([]string{e.Manager, string(e.Operation), e.APIVersion, e.Subresource}, "\x00")
+}
+
+// asStatus is err as a Status error: the library's own (a conflict, a bad
+// request) as they are, others as kube-apiserver answers a plain error.
+func asStatus(err error) error {
+	if _, ok := err.(apierrors.APIStatus); ok {
+		return err
+	}
+	return unknownError(err)
+}
+
+// managerKey names a cached field manager.
+type managerKey struct {
+	gvk         schema.GroupVersionKind
+	builtin     bool
+	status      bool
+	subresource string
+}
+
+// fieldManagers are the field managers made so far, one per managerKey;
+// a managedfields.FieldManager serves concurrent requests, as it does in
+// kube-apiserver.
+var fieldManagers sync.Map
+
+// builtinTypes is the type converter of client-go's scheme (its OpenAPI
+// models), made once: parsing them is slow.
+var builtinTypes = sync.OnceValue(func() managedfields.TypeConverter {
+	return applyconfigurations.NewTypeConverter(scheme.Scheme)
+})
+
+// fieldManagerFor is the field manager of k's main resource or of its
+// status subresource, as kube-apiserver builds one per resource
+// (endpoints/installer.go): for a built-in kind from client-go's OpenAPI
+// models (NewDefaultFieldManager); for a custom resource, whose CRD
+// schema writes does not know, from a deduced schema
+// (NewDefaultCRDFieldManager with NewDeducedTypeConverter), which is not
+// the real one: every list is atomic (no merge by key, one owner for the
+// whole list), every map granular, and no default or pruning applies.
+func fieldManagerFor(k Kind, subresource string) (*managedfields.FieldManager, error) {
+	key := managerKey{gvk: gvk(k), builtin: k.Builtin, status: k.Status, subresource: subresource}
+	if fm, ok := fieldManagers.Load(key); ok {
+		return fm.(*managedfields.FieldManager), nil
+	}
+	var fm *managedfields.FieldManager
+	var err error
+	reset := resetFields(k, subresource)
+	conv := sameVersion{}
+	if k.Builtin {
+		fm, err = managedfields.NewDefaultFieldManager(builtinTypes(), conv, unstructuredscheme.NewUnstructuredDefaulter(),
+			unstructuredscheme.NewUnstructuredCreator(), key.gvk, key.gvk.GroupVersion(), subresource, reset)
+	} else {
+		fm, err = managedfields.NewDefaultCRDFieldManager(managedfields.NewDeducedTypeConverter(), conv, unstructuredscheme.NewUnstructuredDefaulter(),
+			unstructuredscheme.NewUnstructuredCreator(), key.gvk, key.gvk.GroupVersion(), subresource, reset)
+	}
+	if err != nil {
+		return nil, err
+	}
+	got, _ := fieldManagers.LoadOrStore(key, fm)
+	return got.(*managedfields.FieldManager), nil
+}
+
+// resetFields are the fields the strategies of k wipe, which the field
+// manager leaves to their owners (GetResetFields): with a status
+// subresource, the main resource resets status; the status subresource
+// resets spec, and also metadata for a custom resource
+// (customresource/status_strategy.go) and metadata.labels for a
+// deployment (apps/deployment/strategy.go). Other built-in kinds' extra
+// reset fields are not listed.
+func resetFields(k Kind, subresource string) map[fieldpath.APIVersion]fieldpath.Filter {
+	if !k.Status {
+		return nil
+	}
+	var set *fieldpath.Set
+	switch {
+	case subresource == "":
+		set = fieldpath.NewSet(fieldpath.MakePathOrDie("status"))
+	case !k.Builtin:
+		set = fieldpath.NewSet(fieldpath.MakePathOrDie("metadata"), fieldpath.MakePathOrDie("spec"))
+	case k.Resource.Group == "apps" && k.Resource.Resource == "deployments":
+		set = fieldpath.NewSet(fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("metadata", "labels"))
+	default:
+		set = fieldpath.NewSet(fieldpath.MakePathOrDie("spec"))
+	}
+	return fieldpath.NewExcludeFilterSetMap(map[fieldpath.APIVersion]*fieldpath.Set{
+		fieldpath.APIVersion(schema.GroupVersion{Group: k.Resource.Group, Version: k.Resource.Version}.String()): set})
+}
+
+// sameVersion is the object converter of a resource served in one
+// version as unstructured objects: converting to that version is the
+// object itself (writes keeps no internal version, so the hub is the
+// served version too); any other version is an error.
+type sameVersion struct{}
+
+// Convert is not supported.
+func (sameVersion) Convert(in, out, context any) error {
+	return fmt.Errorf("converting %T to %T is not supported", in, out)
+}
+
+// ConvertToVersion returns in when it is of the version target names.
+func (sameVersion) ConvertToVersion(in runtime.Object, target runtime.GroupVersioner) (runtime.Object, error) {
+	from := in.GetObjectKind().GroupVersionKind()
+	if to, ok := target.KindForGroupVersionKinds([]schema.GroupVersionKind{from}); ok && to == from {
+		return in, nil
+	}
+	return nil, fmt.Errorf("%v cannot be converted to %v", from, target)
+}
+
+// ConvertFieldLabel is not supported.
+func (sameVersion) ConvertFieldLabel(gvk schema.GroupVersionKind, label, value string) (string, string, error) {
+	return "", "", fmt.Errorf("field label %q of %v is not supported", label, gvk)
+}
