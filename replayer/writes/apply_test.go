@@ -95,7 +95,7 @@ func (c applyCase) run(t *testing.T) {
 		t.Errorf("live object changed: got %v, want %v", live, before)
 	}
 	if c.code != 0 {
-		if s := wantStatus(err, c.code, c.reason, c.msg); s != "" {
+		if s := statusMismatch(err, c.code, c.reason, c.msg); s != "" {
 			t.Fatal(s)
 		}
 		var se *apierrors.StatusError
@@ -118,7 +118,7 @@ func (c applyCase) run(t *testing.T) {
 }
 
 func TestApplied(t *testing.T) {
-	cm := func(t *testing.T) *unstructured.Unstructured { return appliedBy(t, configMaps, "a", cmByA) }
+	cm := func(t *testing.T) *unstructured.Unstructured { return appliedBy(t, configmaps, "a", cmByA) }
 	dep := func(t *testing.T) *unstructured.Unstructured { return appliedBy(t, deployments, "a", depByA) }
 	widget := func(t *testing.T) *unstructured.Unstructured { return appliedBy(t, widgets, "a", widgetByA) }
 	const (
@@ -127,15 +127,15 @@ func TestApplied(t *testing.T) {
 		cmK     = `{"f:data":{"f:k":{}}}`
 	)
 	cases := []applyCase{
-		{name: "apply - configmap created from YAML - pass", kind: configMaps, req: apply(configMaps, "a", cmByA, false),
+		{name: "apply - configmap created from YAML - pass", kind: configmaps, req: apply(configmaps, "a", cmByA, false),
 			fields:  map[string]any{"data.k": "v", "metadata.namespace": "ns", "metadata.name": "c", "metadata.uid": nil},
 			entries: []string{`a Apply "" ` + at + " " + cmK}},
-		{name: "apply - second manager conflicting - fail", kind: configMaps, live: cm, req: apply(configMaps, "b", cmByB, false),
+		{name: "apply - second manager conflicting - fail", kind: configmaps, live: cm, req: apply(configmaps, "b", cmByB, false),
 			code: 409, reason: "Conflict", msg: `Apply failed with 1 conflict: conflict with "a": .data.k`,
 			causes: []metav1.StatusCause{{Type: metav1.CauseTypeFieldManagerConflict, Message: `conflict with "a"`, Field: ".data.k"}}},
-		{name: "apply - second manager forcing takes the field - pass", kind: configMaps, live: cm, req: apply(configMaps, "b", cmByB, true),
+		{name: "apply - second manager forcing takes the field - pass", kind: configmaps, live: cm, req: apply(configmaps, "b", cmByB, true),
 			fields: map[string]any{"data.k": "w"}, entries: []string{`b Apply "" ` + at + " " + cmK}},
-		{name: "apply - second manager agreeing shares the field - pass", kind: configMaps, live: cm, req: apply(configMaps, "b", cmSameByB, false),
+		{name: "apply - second manager agreeing shares the field - pass", kind: configmaps, live: cm, req: apply(configmaps, "b", cmSameByB, false),
 			fields: map[string]any{"data.k": "v"}, entries: []string{`b Apply "" ` + at + " " + cmK, `a Apply "" ` + atFirst + " " + cmK}},
 		{name: "apply - deployment containers merged by name - pass", kind: deployments, live: dep, req: apply(deployments, "b", depSideByB, false),
 			fields: map[string]any{"spec.template.spec.containers.0.name": "app", "spec.template.spec.containers.1.name": "side"},
@@ -153,19 +153,19 @@ func TestApplied(t *testing.T) {
 			req:     func() Request { r := apply(widgets, "s", widgetStats, false); r.Subresource = "status"; return r }(),
 			fields:  map[string]any{"status.ready": true, "spec.items": []any{"q"} /* store resets spec, as the status strategy does */},
 			entries: []string{`a Apply "" ` + atFirst + ` {"f:spec":{".":{},"f:items":{}}}`, `s Apply "status" ` + at + ` {"f:status":{".":{},"f:ready":{}}}`}},
-		{name: "apply - name other than the URL's - fail", kind: configMaps, req: func() Request { r := apply(configMaps, "a", cmByA, false); r.Name = "x"; return r }(),
+		{name: "apply - name other than the URL's - fail", kind: configmaps, req: func() Request { r := apply(configmaps, "a", cmByA, false); r.Name = "x"; return r }(),
 			code: 400, reason: "BadRequest", msg: "the name of the object (c) does not match the name on the URL (x)"},
-		{name: "apply - other apiVersion - fail", kind: configMaps, req: apply(configMaps, "a", `{"apiVersion":"v2","kind":"ConfigMap","metadata":{"name":"c"}}`, false),
+		{name: "apply - other apiVersion - fail", kind: configmaps, req: apply(configmaps, "a", `{"apiVersion":"v2","kind":"ConfigMap","metadata":{"name":"c"}}`, false),
 			code: 400, reason: "BadRequest", msg: "invalid object type: /v2, Kind=ConfigMap"},
-		{name: "apply - managedFields in the body - fail", kind: configMaps,
-			req:  apply(configMaps, "a", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","managedFields":[{"manager":"x"}]}}`, false),
+		{name: "apply - managedFields in the body - fail", kind: configmaps,
+			req:  apply(configmaps, "a", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","managedFields":[{"manager":"x"}]}}`, false),
 			code: 400, reason: "BadRequest", msg: "metadata.managedFields must be nil"},
-		{name: "apply - uid creating a missing object - fail", kind: configMaps,
-			req:  apply(configMaps, "a", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","uid":"u9"}}`, false),
+		{name: "apply - uid creating a missing object - fail", kind: configmaps,
+			req:  apply(configmaps, "a", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","uid":"u9"}}`, false),
 			code: 409, reason: "Conflict", msg: "uid mismatch: the provided object specified uid u9, and no existing object was found"},
-		{name: "apply - without a field manager - fail", kind: configMaps, req: apply(configMaps, "", cmByA, false),
+		{name: "apply - without a field manager - fail", kind: configmaps, req: apply(configmaps, "", cmByA, false),
 			code: 422, reason: "Invalid", msg: "fieldManager: Required value: is required for apply patch"},
-		{name: "apply - body not YAML - fail", kind: configMaps, req: apply(configMaps, "a", "a: [", false),
+		{name: "apply - body not YAML - fail", kind: configmaps, req: apply(configmaps, "a", "a: [", false),
 			code: 400, reason: "BadRequest", msg: "error decoding patch: "},
 	}
 	for _, c := range cases {
@@ -174,7 +174,7 @@ func TestApplied(t *testing.T) {
 }
 
 func TestTrackUpdate(t *testing.T) {
-	old := appliedBy(t, configMaps, "a", cmByA)
+	old := appliedBy(t, configmaps, "a", cmByA)
 	changed := old.DeepCopy()
 	if err := unstructured.SetNestedField(changed.Object, "2", "data", "b"); err != nil {
 		t.Fatal(err)
@@ -195,7 +195,7 @@ func TestTrackUpdate(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := trackUpdate(configMaps, c.subresource, old, c.obj, c.manager, now)
+			got, err := trackUpdate(configmaps, c.subresource, old, c.obj, c.manager, now)
 			if err != nil {
 				t.Fatalf("got error %v, want none", err)
 			}

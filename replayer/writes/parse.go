@@ -4,6 +4,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,16 +24,6 @@ import (
 // kube-apiserver's default (--max-request-body-bytes, 3 MiB): a larger one
 // is answered 413.
 const MaxBodyBytes = 3 << 20
-
-// patchTypes are the patch types a resource accepts, in the order
-// kube-apiserver's 415 lists them (endpoints/installer.go): custom
-// resources take no strategic merge patch.
-func patchTypes(k Kind) []string {
-	if k.Builtin {
-		return []string{string(types.JSONPatchType), string(types.MergePatchType), string(types.StrategicMergePatchType), string(types.ApplyYAMLPatchType)}
-	}
-	return []string{string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType)}
-}
 
 // ParseRequest reads the write r asks of kind k, whose path and query q
 // (history.ParseRequest's) named the object: the verb of its method, its
@@ -62,7 +53,7 @@ func ParseRequest(r *http.Request, q history.Request, k Kind) (Request, error) {
 			media = media[:i]
 		}
 		accepted := patchTypes(k)
-		if !contains(accepted, media) {
+		if !slices.Contains(accepted, media) {
 			return Request{}, unsupported(accepted)
 		}
 		req.PatchType = types.PatchType(media)
@@ -153,14 +144,4 @@ func deleteOptions(query map[string][]string, contentType string, body []byte) (
 		return o, apierrors.NewBadRequest(err.Error())
 	}
 	return o, nil
-}
-
-// contains reports whether list holds s.
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -11,17 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/lwreplay/lwreplay/history"
-)
-
-// The kinds the tests write: a built-in kind without and one with a
-// status subresource, and a custom resource with one.
-var (
-	configMaps  = Kind{Resource: history.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}, Builtin: true}
-	deployments = Kind{Resource: history.Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true},
-		Builtin: true, Status: true}
-	widgets = Kind{Resource: history.Resource{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true}, Status: true}
 )
 
 // Stored objects the tests patch.
@@ -81,9 +70,9 @@ func wantFields(obj *unstructured.Unstructured, want map[string]any) string {
 	return strings.Join(bad, "; ")
 }
 
-// wantStatus says how err differs from a StatusError of code and reason
+// statusMismatch says how err differs from a StatusError of code and reason
 // whose message contains message: "" when it does not.
-func wantStatus(err error, code int32, reason, message string) string {
+func statusMismatch(err error, code int32, reason, message string) string {
 	var se *apierrors.StatusError
 	if !errors.As(err, &se) {
 		return fmt.Sprintf("got error %v, want a StatusError %d %s", err, code, reason)
@@ -130,7 +119,7 @@ func (c patchCase) run(t *testing.T) {
 		t.Errorf("stored object changed: got %v, want %v", old, before)
 	}
 	if c.code != 0 {
-		if s := wantStatus(err, c.code, c.reason, c.msg); s != "" {
+		if s := statusMismatch(err, c.code, c.reason, c.msg); s != "" {
 			t.Error(s)
 		}
 		return
@@ -145,26 +134,26 @@ func (c patchCase) run(t *testing.T) {
 
 func TestPatched(t *testing.T) {
 	cases := []patchCase{
-		{name: "merge patch - configmap key set and key removed - pass", kind: configMaps, stored: storedConfigMap, pt: types.MergePatchType,
+		{name: "merge patch - configmap key set and key removed - pass", kind: configmaps, stored: storedConfigMap, pt: types.MergePatchType,
 			body: `{"data":{"a":"9","b":null}}`, fields: map[string]any{"data.a": "9", "data.b": nil, "metadata.uid": "u1", "metadata.resourceVersion": "5"}},
-		{name: "merge patch - not an object - fail", kind: configMaps, stored: storedConfigMap, pt: types.MergePatchType,
+		{name: "merge patch - not an object - fail", kind: configmaps, stored: storedConfigMap, pt: types.MergePatchType,
 			body: `"x"`, code: 400, reason: "BadRequest", msg: "Invalid JSON Patch"},
-		{name: "merge patch - configmap value of the wrong type - fail", kind: configMaps, stored: storedConfigMap, pt: types.MergePatchType,
+		{name: "merge patch - configmap value of the wrong type - fail", kind: configmaps, stored: storedConfigMap, pt: types.MergePatchType,
 			body: `{"data":{"a":5}}`, code: 422, reason: "Invalid", msg: `patch: Invalid value: "{\"apiVersion\":\"v1\",\"data\":{\"a\":5,\"b\":\"2\"}`},
 		{name: "merge patch - deployment containers list replaced - pass", kind: deployments, stored: storedDeployment, pt: types.MergePatchType,
 			body:   `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"app:2"}]}}}}`,
 			fields: map[string]any{"spec.template.spec.containers.0.image": "app:2", "spec.template.spec.containers.1": nil}},
 		{name: "merge patch - widget spec field and unknown field - pass", kind: widgets, stored: storedWidget, pt: types.MergePatchType,
 			body: `{"spec":{"size":3,"color":"red"}}`, fields: map[string]any{"spec.size": int64(3), "spec.color": "red", "spec.items": []any{"x", "y"}}},
-		{name: "json patch - configmap add and remove - pass", kind: configMaps, stored: storedConfigMap, pt: types.JSONPatchType,
+		{name: "json patch - configmap add and remove - pass", kind: configmaps, stored: storedConfigMap, pt: types.JSONPatchType,
 			body: `[{"op":"add","path":"/data/c","value":"3"},{"op":"remove","path":"/data/a"}]`, fields: map[string]any{"data.c": "3", "data.a": nil, "data.b": "2"}},
-		{name: "json patch - test op that holds - pass", kind: configMaps, stored: storedConfigMap, pt: types.JSONPatchType,
+		{name: "json patch - test op that holds - pass", kind: configmaps, stored: storedConfigMap, pt: types.JSONPatchType,
 			body: `[{"op":"test","path":"/data/a","value":"1"},{"op":"replace","path":"/data/a","value":"7"}]`, fields: map[string]any{"data.a": "7"}},
-		{name: "json patch - test op that fails - fail", kind: configMaps, stored: storedConfigMap, pt: types.JSONPatchType,
+		{name: "json patch - test op that fails - fail", kind: configmaps, stored: storedConfigMap, pt: types.JSONPatchType,
 			body: `[{"op":"test","path":"/data/a","value":"2"}]`, code: 422, reason: "Invalid", msg: "the server rejected our request due to an error in our request"},
-		{name: "json patch - remove of a missing path - fail", kind: configMaps, stored: storedConfigMap, pt: types.JSONPatchType,
+		{name: "json patch - remove of a missing path - fail", kind: configmaps, stored: storedConfigMap, pt: types.JSONPatchType,
 			body: `[{"op":"remove","path":"/data/zz"}]`, code: 422, reason: "Invalid", msg: "the server rejected our request"},
-		{name: "json patch - not a list of operations - fail", kind: configMaps, stored: storedConfigMap, pt: types.JSONPatchType,
+		{name: "json patch - not a list of operations - fail", kind: configmaps, stored: storedConfigMap, pt: types.JSONPatchType,
 			body: `{}`, code: 400, reason: "BadRequest", msg: "json: cannot unmarshal object into Go value of type jsonpatch.Patch"},
 		{name: "json patch - deployment patched as its Go type encodes it (status {}) - pass", kind: deployments, stored: storedDeployment, pt: types.JSONPatchType,
 			body: `[{"op":"add","path":"/status/replicas","value":2}]`, fields: map[string]any{"status.replicas": int64(2)}},
@@ -179,25 +168,25 @@ func TestPatched(t *testing.T) {
 			fields: map[string]any{"spec.template.spec.containers.0.name": "app", "spec.template.spec.containers.1": nil}},
 		{name: "strategic merge - deployment through its Go type - pass", kind: deployments, stored: storedDeployment, pt: types.StrategicMergePatchType,
 			body: `{"spec":{"replicas":3,"bogus":1}}`, fields: map[string]any{"spec.replicas": int64(3), "spec.bogus": nil, "status": map[string]any{}}},
-		{name: "strategic merge - configmap value of the wrong type - fail", kind: configMaps, stored: storedConfigMap, pt: types.StrategicMergePatchType,
+		{name: "strategic merge - configmap value of the wrong type - fail", kind: configmaps, stored: storedConfigMap, pt: types.StrategicMergePatchType,
 			body: `{"data":"x"}`, code: 422, reason: "Invalid", msg: `patch: Invalid value: "map[data:x]"`},
-		{name: "strategic merge - not an object - fail", kind: configMaps, stored: storedConfigMap, pt: types.StrategicMergePatchType,
+		{name: "strategic merge - not an object - fail", kind: configmaps, stored: storedConfigMap, pt: types.StrategicMergePatchType,
 			body: `[1]`, code: 400, reason: "BadRequest", msg: "json: cannot unmarshal array into Go value of type map[string]interface {}"},
 		{name: "strategic merge - unknown $patch directive, a plain error (500) - fail", kind: deployments, stored: storedDeployment, pt: types.StrategicMergePatchType,
 			body: `{"spec":{"template":{"spec":{"containers":[{"name":"side","$patch":"bogus"}]}}}}`, code: 500, reason: "", msg: "unknown patch type: bogus in map"},
 		{name: "strategic merge - custom resource - fail", kind: widgets, stored: storedWidget, pt: types.StrategicMergePatchType,
 			body: `{"spec":{"size":2}}`, code: 415, reason: "UnsupportedMediaType",
 			msg: "accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"},
-		{name: "identity - name changed - fail", kind: configMaps, stored: storedConfigMap, pt: types.MergePatchType,
+		{name: "identity - name changed - fail", kind: configmaps, stored: storedConfigMap, pt: types.MergePatchType,
 			body: `{"metadata":{"name":"other"}}`, code: 400, reason: "BadRequest", msg: "the name of the object (other) does not match the name on the URL (c)"},
 		{name: "identity - namespace changed - fail", kind: widgets, stored: storedWidget, pt: types.JSONPatchType,
 			body: `[{"op":"replace","path":"/metadata/namespace","value":"other"}]`, code: 400, reason: "BadRequest",
 			msg: "the namespace of the provided object does not match the namespace sent on the request"},
-		{name: "identity - namespace removed - pass", kind: configMaps, stored: storedConfigMap, pt: types.JSONPatchType,
+		{name: "identity - namespace removed - pass", kind: configmaps, stored: storedConfigMap, pt: types.JSONPatchType,
 			body: `[{"op":"remove","path":"/metadata/namespace"}]`, fields: map[string]any{"metadata.namespace": "ns"}},
 		{name: "identity - uid changed - fail", kind: deployments, stored: storedDeployment, pt: types.MergePatchType,
 			body: `{"metadata":{"uid":"other"}}`, code: 422, reason: "Invalid", msg: `Deployment.apps "d" is invalid: metadata.uid: Invalid value: "other": field is immutable`},
-		{name: "patch type - apply is not patched - fail", kind: configMaps, stored: storedConfigMap, pt: types.ApplyYAMLPatchType,
+		{name: "patch type - apply is not patched - fail", kind: configmaps, stored: storedConfigMap, pt: types.ApplyYAMLPatchType,
 			body: `{}`, code: 500, reason: "", msg: "application/apply-patch+yaml: unimplemented patch type"},
 	}
 	for _, c := range cases {
@@ -219,18 +208,18 @@ func TestPatchChecks(t *testing.T) {
 		reason string
 		msg    string
 	}{
-		{name: "patch type - unknown - fail", req: Request{Kind: configMaps, ContentType: "application/json", Body: []byte(`{}`)},
+		{name: "patch type - unknown - fail", req: Request{Kind: configmaps, ContentType: "application/json", Body: []byte(`{}`)},
 			code: 415, reason: "UnsupportedMediaType", msg: "the body of the request was in an unknown format - accepted media types include: " +
 				"application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml"},
-		{name: "patch type - from the content type with parameters - fail", req: Request{Kind: configMaps,
+		{name: "patch type - from the content type with parameters - fail", req: Request{Kind: configmaps,
 			ContentType: "application/merge-patch+json; charset=utf-8", Body: []byte(`{}`)}, code: 404, reason: "NotFound", msg: `configmaps "c" not found`},
-		{name: "options - apply without a field manager - fail", req: Request{Kind: configMaps, PatchType: types.ApplyYAMLPatchType, Body: []byte(`{}`)},
+		{name: "options - apply without a field manager - fail", req: Request{Kind: configmaps, PatchType: types.ApplyYAMLPatchType, Body: []byte(`{}`)},
 			code: 422, reason: "Invalid", msg: `PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch`},
-		{name: "options - force on a merge patch - fail", req: Request{Kind: configMaps, PatchType: types.MergePatchType, Force: true, Body: []byte(`{}`)},
+		{name: "options - force on a merge patch - fail", req: Request{Kind: configmaps, PatchType: types.MergePatchType, Force: true, Body: []byte(`{}`)},
 			code: 422, reason: "Invalid", msg: "force: Forbidden: may not be specified for non-apply patch"},
-		{name: "body - merge patch not JSON - fail", req: Request{Kind: configMaps, PatchType: types.MergePatchType, Body: []byte(`data: x`)},
+		{name: "body - merge patch not JSON - fail", req: Request{Kind: configmaps, PatchType: types.MergePatchType, Body: []byte(`data: x`)},
 			code: 400, reason: "BadRequest", msg: "invalid JSON patch"},
-		{name: "body - apply not YAML - fail", req: Request{Kind: configMaps, PatchType: types.ApplyYAMLPatchType, FieldManager: "m", Body: []byte("a: [")},
+		{name: "body - apply not YAML - fail", req: Request{Kind: configmaps, PatchType: types.ApplyYAMLPatchType, FieldManager: "m", Body: []byte("a: [")},
 			code: 400, reason: "BadRequest", msg: "error encoding patch: "},
 		{name: "missing - apply to the status of a missing object - fail", req: Request{Kind: widgets, Name: "w", Subresource: "status",
 			PatchType: types.ApplyYAMLPatchType, FieldManager: "m", Body: []byte(`{}`)}, code: 404, reason: "NotFound", msg: `widgets.example.com "w" not found`},
@@ -245,7 +234,7 @@ func TestPatchChecks(t *testing.T) {
 				req.Name = "c"
 			}
 			_, err := Do(missing{}, Env{Now: now}, req)
-			if s := wantStatus(err, c.code, c.reason, c.msg); s != "" {
+			if s := statusMismatch(err, c.code, c.reason, c.msg); s != "" {
 				t.Error(s)
 			}
 		})
