@@ -224,3 +224,29 @@ func copyLog(l *Log, order *Order) *Log {
 		order: order,
 	}
 }
+
+// AddLog returns a copy of h with an empty log of r, starting at startRV:
+// a resource a replay serves that the recording never listed or watched
+// (what a target creates, say), whose objects start with none. h must
+// have no log of r and startRV must fit h's order (for a numeric history:
+// an integer).
+func AddLog(h *History, r Resource, startRV string) (*History, error) {
+	if _, ok := h.Log(r); ok {
+		return nil, fmt.Errorf("%w: %s has a log already", ErrRewrite, r)
+	}
+	order := newOrder([]string{startRV})
+	if h.order != nil && h.order.numeric && !order.numeric {
+		return nil, fmt.Errorf("%w: %s: start %q is no integer, as the history's RVs are", ErrRewrite, r, startRV)
+	}
+	out := &History{Discovery: h.Discovery, Errors: h.Errors, Files: h.Files, Span: h.Span}
+	for _, l := range h.Logs {
+		nl := copyLog(l, l.order)
+		nl.finish()
+		out.Logs = append(out.Logs, nl)
+	}
+	nl := &Log{Resource: r, StartRV: startRV, order: order}
+	nl.finish()
+	out.Logs = append(out.Logs, nl)
+	out.order, out.orderErr = mergeOrders(out.Logs)
+	return out, nil
+}

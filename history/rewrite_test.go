@@ -160,3 +160,28 @@ func TestReplaceEvents(t *testing.T) {
 		}
 	})
 }
+
+func TestAddLog(t *testing.T) {
+	h := rewriteHistory(t)
+	pods := history.Resource{Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true}
+	got, err := history.AddLog(h, pods, "20")
+	if err != nil {
+		t.Fatalf("AddLog: got error %v, want none", err)
+	}
+	l, ok := got.Log(pods)
+	if !ok || l.End() != 0 || len(l.StateAt(0)) != 0 || l.LastRV() != "20" {
+		t.Fatalf("added log: got %v (ok %v), want an empty log of pods at rv 20", l, ok)
+	}
+	if p, err := l.Position("20"); err != nil || p != 0 {
+		t.Errorf("Position(20): got %d, %v, want 0, nil", p, err)
+	}
+	if len(got.Logs) != len(h.Logs)+1 {
+		t.Errorf("logs: got %d, want %d", len(got.Logs), len(h.Logs)+1)
+	}
+	if _, err := history.AddLog(got, pods, "21"); !errors.Is(err, history.ErrRewrite) {
+		t.Errorf("AddLog of a resource with a log: got %v, want %v", err, history.ErrRewrite)
+	}
+	if _, err := history.AddLog(h, pods, "r0001"); !errors.Is(err, history.ErrRewrite) {
+		t.Errorf("AddLog with an opaque start in a numeric history: got %v, want %v", err, history.ErrRewrite)
+	}
+}

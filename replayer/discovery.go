@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer/discovery"
 	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
 
@@ -25,7 +26,7 @@ func resourcesOf(h *history.History) []history.Resource {
 // discovery): /version, /api, /apis and the group and group version
 // paths; any other path is a 404.
 func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.disco.Answer(r.URL.Path, r.Header.Get("Accept"), r.Host)
+	a, ok := s.disco.Load().Answer(r.URL.Path, r.Header.Get("Accept"), r.Host)
 	if !ok {
 		status.Write(w, status.NotFound())
 		return
@@ -41,7 +42,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 // that the cassette holds no traffic for it.
 func (s *Server) noTrafficFor(res history.Resource) metav1.Status {
 	st := status.NotFound()
-	if !s.disco.Lists(res) {
+	if !s.disco.Load().Lists(res) {
 		return st
 	}
 	have := []string{}
@@ -55,4 +56,10 @@ func (s *Server) noTrafficFor(res history.Resource) metav1.Status {
 		"(its recorded discovery lists it); this replay answers %s", res.String(), strings.Join(have, ", "))
 	st.Details = &metav1.StatusDetails{Group: res.Group, Kind: res.Resource}
 	return st
+}
+
+// discoveryOf returns what discovery tells of h: its recorded answers and
+// the resources it serves.
+func (s *Server) discoveryOf(h *history.History) *discovery.Doc {
+	return discovery.New(h.Discovery, resourcesOf(h), s.opts.gitVersion)
 }

@@ -114,6 +114,9 @@ func TestAPIResources(t *testing.T) {
 	}
 }
 
+// TestNoTrafficStatus checks the 404 a read-only replay answers for a
+// resource its history does not record; TestUnrecordedStartsEmpty, what a
+// writable one answers.
 func TestNoTrafficStatus(t *testing.T) {
 	t.Parallel()
 	h := recordedDiscoveryHistory(t)
@@ -136,7 +139,7 @@ func TestNoTrafficStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := get(New(h), tt.path, "")
+			rec := get(New(h, WithReadOnly()), tt.path, "")
 			if rec.Code != 404 {
 				t.Fatalf("got code %d, want 404: %s", rec.Code, rec.Body)
 			}
@@ -146,6 +149,44 @@ func TestNoTrafficStatus(t *testing.T) {
 			}
 			if st.Reason != metav1.StatusReasonNotFound || st.Message != tt.message || !reflect.DeepEqual(st.Details, tt.details) {
 				t.Errorf("got reason %s, message %q, details %+v; want NotFound, %q, %+v", st.Reason, st.Message, st.Details, tt.message, tt.details)
+			}
+		})
+	}
+}
+
+// TestUnrecordedStartsEmpty checks that a replay taking writes (the
+// default) serves a resource its history does not record, when it knows
+// the resource, as one with no objects yet: an empty LIST whose
+// resourceVersion is the newest served, and one the unknown resource
+// still 404s.
+func TestUnrecordedStartsEmpty(t *testing.T) {
+	t.Parallel()
+	h := recordedDiscoveryHistory(t)
+	tests := []struct {
+		name, path string
+		wantCode   int
+	}{
+		{name: "unrecorded - a built-in kind of client-go's scheme - empty list - pass", path: "/apis/apps/v1/namespaces/default/deployments", wantCode: 200},
+		{name: "unrecorded - a core kind, all namespaces - empty list - pass", path: "/api/v1/secrets", wantCode: 200},
+		{name: "unrecorded - a resource nothing knows - 404 - fail", path: "/apis/example.com/v1/widgets", wantCode: 404},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := get(New(h), tt.path, "")
+			if rec.Code != tt.wantCode {
+				t.Fatalf("got code %d, want %d: %s", rec.Code, tt.wantCode, rec.Body)
+			}
+			if tt.wantCode != 200 {
+				return
+			}
+			var list struct {
+				Metadata struct {
+					ResourceVersion string `json:"resourceVersion"`
+				} `json:"metadata"`
+				Items []json.RawMessage `json:"items"`
+			}
+			if err := json.Unmarshal(rec.Body.Bytes(), &list); err != nil || len(list.Items) != 0 || list.Metadata.ResourceVersion == "" {
+				t.Errorf("got body %s (%v), want an empty list at a resourceVersion", rec.Body, err)
 			}
 		})
 	}

@@ -34,7 +34,7 @@ type Server struct {
 
 	fx *faultRun // the fault plan being acted out; nil without one
 
-	disco *discovery.Doc // what discovery tells
+	disco atomic.Pointer[discovery.Doc] // what discovery tells (a resource a write makes joins it)
 
 	storms *stormDetector // nil without storm detection
 
@@ -50,9 +50,8 @@ func New(h *history.History, opts ...Option) *Server {
 	for _, fn := range opts {
 		fn(&o)
 	}
-	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}, reached: map[*history.Log]int{}, listings: map[history.Resource]string{}, floors: map[history.Resource]string{},
-
-		disco: discovery.New(h.Discovery, resourcesOf(h), o.gitVersion)}
+	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}, reached: map[*history.Log]int{}, listings: map[history.Resource]string{}, floors: map[history.Resource]string{}}
+	s.disco.Store(s.discoveryOf(h))
 	changed := make(chan struct{})
 	s.changed.Store(&changed)
 	s.startPlan()
@@ -79,7 +78,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveDiscovery(w, r)
 		return
 	}
-	l, ok := s.served().Log(q.Resource)
+	l, ok := s.logFor(q, nil)
 	if !ok {
 		status.Write(w, s.noTrafficFor(q.Resource))
 		return

@@ -76,17 +76,27 @@ func (s *Server) convertorFor(res history.Resource) table.Convertor {
 	if res.Group == "" {
 		return table.Default()
 	}
+	if o, ok := s.crdOf(res.Group, res.Resource); ok {
+		return table.ForCRD(o.Raw, res.Version)
+	}
+	return table.Default()
+}
+
+// crdOf returns the CustomResourceDefinition of resource group/resource in
+// the newest state of the history the server has served, when it holds
+// one.
+func (s *Server) crdOf(group, resource string) (*history.Object, bool) {
 	for _, l := range s.served().Logs {
 		if l.Resource.Group != crdGroup || l.Resource.Resource != crdResource {
 			continue
 		}
 		for _, o := range l.StateAt(max(s.head(l), s.available(l))) {
-			if o.Name == res.Resource+"."+res.Group {
-				return table.ForCRD(o.Raw, res.Version)
+			if o.Name == resource+"."+group {
+				return o, true
 			}
 		}
 	}
-	return table.Default()
+	return nil, false
 }
 
 // tableList renders page p of l's state at rv as the Table tv asks for: a

@@ -1,10 +1,12 @@
 package replayer
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"reflect"
 	"sort"
@@ -46,7 +48,12 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request) {
 		writeMethodNotAllowed(w)
 		return
 	}
-	l, ok := s.served().Log(q.Resource)
+	var hint []byte // a create's body: its kind may name a resource the history does not record
+	if r.Method == http.MethodPost && r.Body != nil {
+		hint, _ = io.ReadAll(io.LimitReader(r.Body, writes.MaxBodyBytes+1))
+		r.Body = io.NopCloser(bytes.NewReader(hint))
+	}
+	l, ok := s.logFor(q, hint)
 	if !ok {
 		status.Write(w, s.noTrafficFor(q.Resource))
 		return

@@ -1,0 +1,121 @@
+package replayer
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// A replay that takes writes serves a resource its history does not
+// record as a resource with no objects yet, when it knows the resource: a
+// kind of client-go's scheme, a custom resource whose
+// CustomResourceDefinition the served history holds (recorded, or created
+// by the target), or, for a create, the kind its body names. Its log is
+// made on the first request for it, starting at the newest resourceVersion
+// served: a controller's informer of what it creates lists nothing and
+// watches, as against a real apiserver. A read-only replay answers such a
+// request 404, as one that recorded nothing for it.
+
+// clusterScoped are the built-in kinds kube-apiserver 1.37 serves
+// cluster-scoped (client-go's scheme does not say; its discovery does).
+var clusterScoped = map[string]bool{
+	"Namespace": true, "Node": true, "PersistentVolume": true, "ComponentStatus": true,
+	"ClusterRole": true, "ClusterRoleBinding": true, "StorageClass": true, "CSIDriver": true, "CSINode": true,
+	"VolumeAttachment": true, "PriorityClass": true, "RuntimeClass": true, "IngressClass": true, "IPAddress": true,
+	"ServiceCIDR": true, "CertificateSigningRequest": true, "ClusterTrustBundle": true,
+	"MutatingWebhookConfiguration": true, "ValidatingWebhookConfiguration": true,
+	"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true,
+	"MutatingAdmissionPolicy": true, "MutatingAdmissionPolicyBinding": true,
+	"FlowSchema": true, "PriorityLevelConfiguration": true, "DeviceClass": true, "ResourceSlice": true,
+	"CustomResourceDefinition": true, "APIService": true, "StorageVersionMigration": true,
+	"SelfSubjectReview": true, "TokenReview": true, "SubjectAccessReview": true, "SelfSubjectAccessReview": true, "SelfSubjectRulesReview": true,
+}
+
+// crdKinds are the kinds the apiextensions group serves, which client-go's
+// scheme does not hold.
+var crdKinds = map[schema.GroupResource]string{{Group: crdGroup, Resource: crdResource}: "CustomResourceDefinition"}
+
+// logFor returns the served log of q's resource; for a resource the
+// history does not record, a writable replay makes its empty log when it
+// knows the resource (body: a create's, whose kind may name it).
+func (s *Server) logFor(q history.Request, body []byte) (*history.Log, bool) {
+	if l, ok := s.served().Log(q.Resource); ok {
+		return l, true
+	}
+	if s.opts.readOnly || s.opts.pace.Mode != PaceMax {
+		return nil, false
+	}
+	res, ok := s.knownResource(q, body)
+	if !ok {
+		return nil, false
+	}
+	unlock := s.lockTruth()
+	defer unlock()
+	truth := s.truthLocked()
+	if l, ok := truth.Log(res); ok { // made meanwhile
+		return l, true
+	}
+	if truth.Order() != nil && !truth.Order().Numeric() && len(truth.Logs) > 0 {
+		return nil, false
+	}
+	h, err := history.AddLog(truth, res, strconv.FormatUint(max(s.servedNewest(truth), 1), 10))
+	if err != nil {
+		return nil, false
+	}
+	s.setTruthLocked(truth, h, func(_, head int) int { return head }, func(rv string) string { return rv })
+	s.disco.Store(s.discoveryOf(h))
+	l, ok := h.Log(res)
+	return l, ok
+}
+
+// knownResource returns q's resource, whole (kind and scope), when the
+// replay knows it.
+func (s *Server) knownResource(q history.Request, body []byte) (history.Resource, bool) {
+	res := q.Resource
+	if o, ok := s.crdOf(res.Group, res.Resource); ok {
+		var crd struct {
+			Spec struct {
+				Scope string `json:"scope"`
+				Names struct {
+					Kind string `json:"kind"`
+				} `json:"names"`
+				Versions []struct {
+					Name string `json:"name"`
+				} `json:"versions"`
+			} `json:"spec"`
+		}
+		if json.Unmarshal(o.Raw, &crd) == nil && crd.Spec.Names.Kind != "" {
+			for _, v := range crd.Spec.Versions {
+				if v.Name == res.Version {
+					res.Kind, res.Namespaced = crd.Spec.Names.Kind, crd.Spec.Scope != "Cluster"
+					return res, true
+				}
+			}
+		}
+	}
+	gv := schema.GroupVersion{Group: res.Group, Version: res.Version}
+	if kind, ok := crdKinds[schema.GroupResource{Group: res.Group, Resource: res.Resource}]; ok {
+		res.Kind, res.Namespaced = kind, false
+		return res, true
+	}
+	for kind := range scheme.Scheme.KnownTypes(gv) {
+		if plural, _ := meta.UnsafeGuessKindToResource(gv.WithKind(kind)); plural.Resource == res.Resource {
+			res.Kind, res.Namespaced = kind, !clusterScoped[kind]
+			return res, true
+		}
+	}
+	var typ struct {
+		Kind       string `json:"kind"`
+		APIVersion string `json:"apiVersion"`
+	}
+	if len(body) > 0 && json.Unmarshal(body, &typ) == nil && typ.Kind != "" && typ.APIVersion == gv.String() {
+		res.Kind, res.Namespaced = typ.Kind, q.Namespace != ""
+		return res, true
+	}
+	return history.Resource{}, false
+}
