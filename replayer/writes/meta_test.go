@@ -56,12 +56,19 @@ func testEnv(suffixes ...string) Env {
 // obj builds an object of k from its JSON form.
 func obj(t *testing.T, k Kind, js string) *unstructured.Unstructured {
 	t.Helper()
-	u := &unstructured.Unstructured{}
-	if err := json.Unmarshal([]byte(js), &u.Object); err != nil {
+	m := map[string]any{}
+	if err := json.Unmarshal([]byte(js), &m); err != nil {
 		t.Fatal(err)
 	}
-	u.SetAPIVersion(k.Resource.GroupVersion())
-	u.SetKind(k.Resource.Kind)
+	m["apiVersion"], m["kind"] = k.Resource.GroupVersion(), k.Resource.Kind
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(b); err != nil { // numbers as int64, as the engine decodes them
+		t.Fatal(err)
+	}
 	return u
 }
 
