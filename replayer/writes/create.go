@@ -96,7 +96,7 @@ func insert(st State, env Env, req Request, obj *unstructured.Unstructured, igno
 	if req.Kind.Status {
 		delete(obj.Object, "status")
 	}
-	if tracksGeneration(req.Kind, obj) {
+	if tracksGeneration(req.Kind) {
 		obj.SetGeneration(1)
 	} else {
 		obj.SetGeneration(0)

@@ -134,6 +134,10 @@ func TestMeta(t *testing.T) {
 	if sameStored(a, b) {
 		t.Errorf("sameStored - labels differ - fail: got true, want false")
 	}
+	if !tracksGeneration(deployments) || !tracksGeneration(widgets) || tracksGeneration(configmaps) {
+		t.Errorf("tracksGeneration - deployments, widgets, configmaps - pass: got %v %v %v, want true true false",
+			tracksGeneration(deployments), tracksGeneration(widgets), tracksGeneration(configmaps))
+	}
 	if rvSet("0") || !rvSet("5") {
 		t.Errorf("rvSet - 0 and 5 - pass: got %v %v, want false true", rvSet("0"), rvSet("5"))
 	}

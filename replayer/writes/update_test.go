@@ -6,6 +6,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/lwreplay/lwreplay/history"
 )
 
 // TestUpdate checks the update rules.
@@ -108,4 +110,51 @@ func TestUpdateProtobufAndDryRun(t *testing.T) {
 		t.Fatalf("update - dry run - pass: got %v, want no error", err)
 	}
 	wantMeta(t, res, 200, None, "c", "5", "uid-c", 0)
+}
+
+// leases is a built-in kind whose strategy allows create on update.
+var leases = Kind{Resource: history.Resource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Kind: "Lease", Namespaced: true}, Builtin: true}
+
+// TestUpdateMetadata checks what an update cannot change, the widget's
+// status write, and create on update.
+func TestUpdateMetadata(t *testing.T) {
+	st := mapState{
+		"ns/w":  stored(t, widgets, "7", "uid-w", `{"metadata":{"name":"w","namespace":"ns","generation":3,"labels":{"l":"1"}},"spec":{"x":1},"status":{"s":1}}`),
+		"ns/wd": stored(t, widgets, "8", "uid-wd", `{"metadata":{"name":"wd","namespace":"ns","generation":2,"finalizers":["a","b"],"deletionTimestamp":"2026-01-01T00:00:00Z","deletionGracePeriodSeconds":0}}`),
+	}
+	before := st["ns/w"].DeepCopy()
+	run := func(k Kind, name, sub, js string) (Result, error) {
+		return Do(st, testEnv(), Request{Verb: Update, Kind: k, Namespace: "ns", Name: name, Subresource: sub, Body: body(t, obj(t, k, js))})
+	}
+	// rest/update.go BeforeUpdate: an update never removes a deletionTimestamp.
+	res, err := run(widgets, "wd", "", `{"metadata":{"name":"wd","resourceVersion":"8","finalizers":["a"]}}`)
+	if err != nil || res.Stored.GetDeletionTimestamp() == nil || res.Event != Modified {
+		t.Errorf("update - deletionTimestamp dropped by the body - pass: got %v %v, want it kept, MODIFIED", err, res.Stored)
+	}
+	// api/validation/objectmeta.go:316-318.
+	_, err = run(widgets, "wd", "", `{"metadata":{"name":"wd","resourceVersion":"8","finalizers":["a","b","c"]}}`)
+	wantStatus(t, err, 422, "Invalid", `Widget.example.com "wd" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"c"}`)
+	// api/validation/objectmeta.go:335: a deletionTimestamp cannot be set by an update.
+	_, err = run(widgets, "w", "", `{"metadata":{"name":"w","resourceVersion":"7","deletionTimestamp":"2026-01-01T00:00:00Z"},"spec":{"x":1}}`)
+	wantStatus(t, err, 422, "Invalid", "")
+	// customresource status_strategy.go PrepareForUpdate: only status (and managedFields) change.
+	res, err = run(widgets, "w", "status", `{"metadata":{"name":"w","resourceVersion":"7","labels":{"l":"2"}},"spec":{"x":9},"status":{"s":2}}`)
+	if err != nil {
+		t.Fatalf("update - widget status write - pass: got %v, want no error", err)
+	}
+	wantMeta(t, res, 200, Modified, "w", "101", "uid-w", 3)
+	if res.Stored.GetLabels()["l"] != "1" || res.Stored.Object["spec"].(map[string]any)["x"] != int64(1) || res.Stored.Object["status"].(map[string]any)["s"] != int64(2) {
+		t.Errorf("update - widget status write - pass: got %v, want labels and spec kept, status s=2", res.Stored.Object)
+	}
+	if !sameStored(st["ns/w"], before) || st["ns/w"].GetResourceVersion() != "7" {
+		t.Errorf("update - state untouched - pass: got %v, want %v", st["ns/w"].Object, before.Object)
+	}
+	// coordination/lease strategy AllowCreateOnUpdate true: 201, created.
+	res, err = run(leases, "l", "", `{"metadata":{"name":"l","resourceVersion":"3"},"spec":{"holderIdentity":"me"}}`)
+	if err != nil {
+		t.Fatalf("update - lease create on update - pass: got %v, want no error", err)
+	}
+	wantMeta(t, res, 201, Added, "l", "101", "uid-1", 0) // leases carry no generation
+	_, err = run(leases, "l2", "status", `{"metadata":{"name":"l2"}}`)
+	wantStatus(t, err, 404, "NotFound", `leases.coordination.k8s.io "l2" not found`)
 }
