@@ -86,14 +86,7 @@ func TestCreate(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := Do(existing, testEnv("aaaaa", "bbbbb"), Request{Verb: Create, Kind: c.kind, Namespace: "ns",
 				Subresource: c.sub, Body: body(t, obj(t, c.kind, c.body)), ContentType: "application/json", DryRun: c.dryRun})
-			if c.code != 0 {
-				wantStatus(t, err, c.code, c.reason, c.message)
-				return
-			}
-			if err != nil {
-				t.Fatalf("got %v, want no error", err)
-			}
-			c.check(t, res)
+			verify(t, res, err, c.code, c.reason, c.message, c.check)
 		})
 	}
 }

@@ -84,14 +84,7 @@ func TestDelete(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := Do(st, testEnv(), Request{Verb: Delete, Kind: c.kind, Namespace: "ns", Name: c.key, Delete: c.opts, Body: []byte(c.body), DryRun: c.dryRun})
-			if c.code != 0 {
-				wantStatus(t, err, c.code, c.reason, c.message)
-				return
-			}
-			if err != nil {
-				t.Fatalf("got %v, want no error", err)
-			}
-			c.check(t, res)
+			verify(t, res, err, c.code, c.reason, c.message, c.check)
 		})
 	}
 }

@@ -109,6 +109,20 @@ func wantStatus(t *testing.T, err error, code int32, reason, message string) {
 	}
 }
 
+// verify checks a case's outcome: the StatusError of code, reason and
+// message when code is not 0, else no error and check's conditions on res.
+func verify(t *testing.T, res Result, err error, code int32, reason, message string, check func(*testing.T, Result)) {
+	t.Helper()
+	if code != 0 {
+		wantStatus(t, err, code, reason, message)
+		return
+	}
+	if err != nil {
+		t.Fatalf("got %v, want no error", err)
+	}
+	check(t, res)
+}
+
 // TestMeta checks the shared metadata rules.
 func TestMeta(t *testing.T) {
 	cm := obj(t, configmaps, `{"metadata":{"name":"a","namespace":"other"}}`)

@@ -81,14 +81,7 @@ func TestUpdate(t *testing.T) {
 				name = "c"
 			}
 			res, err := Do(st, testEnv(), Request{Verb: Update, Kind: c.kind, Namespace: "ns", Name: name, Subresource: c.sub, Body: body(t, u)})
-			if c.code != 0 {
-				wantStatus(t, err, c.code, c.reason, c.message)
-				return
-			}
-			if err != nil {
-				t.Fatalf("got %v, want no error", err)
-			}
-			c.check(t, res)
+			verify(t, res, err, c.code, c.reason, c.message, c.check)
 		})
 	}
 }
