@@ -38,6 +38,12 @@ var createOnUpdate = map[schema.GroupResource]bool{
 // or creates it where the kind allows create on update (store.go:702-785;
 // 201 Created: handlers/update.go:247-250), or answers 404.
 func update(st State, env Env, req Request) (Result, error) {
+	if req.Subresource != "" && (req.Subresource != "status" || !req.Kind.Status) {
+		// No such subresource: apiextensions answers NotFound
+		// (customresource_handler.go:353-357); a built-in has no route
+		// there, modelled alike.
+		return Result{}, apierrors.NewNotFound(groupResource(req.Kind), req.Name)
+	}
 	obj, err := decodeObject(req.Kind, req.ContentType, req.Body)
 	if err != nil {
 		return Result{}, err

@@ -148,6 +148,9 @@ func TestUpdateMetadata(t *testing.T) {
 		t.Fatalf("update - lease create on update - pass: got %v, want no error", err)
 	}
 	wantMeta(t, res, 201, Added, "l", "101", "uid-1", 0) // leases carry no generation
+	// customresource_handler.go:353-357: no status subresource, NotFound.
+	_, err = run(configmaps, "c", "status", `{"metadata":{"name":"c"}}`)
+	wantStatus(t, err, 404, "NotFound", `configmaps "c" not found`)
 	_, err = run(leases, "l2", "status", `{"metadata":{"name":"l2"}}`)
 	wantStatus(t, err, 404, "NotFound", `leases.coordination.k8s.io "l2" not found`)
 }
