@@ -57,8 +57,9 @@ func TestUpdate(t *testing.T) {
 		// store.go:805 OptimisticLockErrorMsg.
 		{name: "update - stale resourceVersion - fail", kind: deployments, body: `{"metadata":{"name":"d","resourceVersion":"1"}}`,
 			code: 409, reason: "Conflict", message: `Operation cannot be fulfilled on deployments.apps "d": the object has been modified; please apply your changes to the latest version and try again`},
-		// store.go:800-802: custom resources need a resourceVersion (the value as
-		// this module's apimachinery formats a uint64 0).
+		// store.go:800-802: custom resources need a resourceVersion; field.Error
+		// renders the uint64 0 through json.Marshal, "0" (apimachinery v0.37.2
+		// util/validation/field/errors.go:134-137; not the 0x0 of old releases).
 		{name: "update - widget without resourceVersion - fail", kind: widgets, body: `{"metadata":{"name":"w"}}`,
 			code: 422, reason: "Invalid", message: `widgets.example.com "w" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update`},
 		// storage/interfaces.go:157-162 through InterpretUpdateError.
