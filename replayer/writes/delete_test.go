@@ -44,7 +44,7 @@ func TestDelete(t *testing.T) {
 					t.Errorf("got %q %v, want nothing stored", res.Event, res.Stored)
 				}
 			}},
-		// store.go:1088-1106 markAsDeleting; handlers/delete.go:188 answers 200.
+		// store.go:1083-1101 markAsDeleting; handlers/delete.go:188 answers 200.
 		{name: "delete - widget with finalizers is marked - pass", key: "w", kind: widgets,
 			check: func(t *testing.T, res Result) {
 				wantMeta(t, res, 200, Modified, "w", "101", "uid-w", 2)
@@ -54,7 +54,7 @@ func TestDelete(t *testing.T) {
 			}},
 		{name: "delete - widget already being deleted - pass", key: "wd", kind: widgets,
 			check: func(t *testing.T, res Result) { wantMeta(t, res, 200, None, "wd", "8", "uid-wd", 2) }},
-		// store.go:1059-1064: Foreground adds foregroundDeletion; OrphanDependents=false answers 202.
+		// store.go:1064-1069: Foreground adds foregroundDeletion; OrphanDependents=false answers 202.
 		{name: "delete - deployment foreground - pass", key: "d", kind: deployments, opts: metav1.DeleteOptions{PropagationPolicy: &foreground},
 			check: func(t *testing.T, res Result) {
 				wantMeta(t, res, 200, Modified, "d", "101", "uid-d", 3)
@@ -72,7 +72,7 @@ func TestDelete(t *testing.T) {
 			check: func(t *testing.T, res Result) { wantMeta(t, res, 202, Modified, "w", "101", "uid-w", 2) }},
 		{name: "delete - missing - fail", key: "gone", kind: widgets,
 			code: 404, reason: "NotFound", message: `widgets.example.com "gone" not found`},
-		// rest/delete.go:52-56: the kind names the resource.
+		// rest/delete.go:86-89: the kind names the resource.
 		{name: "delete - uid precondition - fail", key: "c", kind: configmaps, opts: metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &wrongUID}},
 			code: 409, reason: "Conflict", message: `Operation cannot be fulfilled on ConfigMap "c": the UID in the precondition (other) does not match the UID in record (uid-c). The object might have been deleted and then recreated`},
 		{name: "delete - resourceVersion precondition - fail", key: "d", kind: deployments, opts: metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: &wrongRV}},

@@ -28,7 +28,7 @@ func groupKind(k Kind) schema.GroupKind {
 
 // kindResource is the GroupResource rest.BeforeDelete names a failed
 // precondition with: the group and the kind in the resource's place
-// (k8s.io/apiserver pkg/registry/rest/delete.go:53).
+// (k8s.io/apiserver pkg/registry/rest/delete.go:86).
 func kindResource(k Kind) schema.GroupResource {
 	return schema.GroupResource{Group: k.Resource.Group, Resource: k.Resource.Kind}
 }

@@ -47,17 +47,17 @@ func TestUpdate(t *testing.T) {
 			check: func(t *testing.T, res Result) { wantMeta(t, res, 200, Modified, "w", "101", "uid-w", 3) }},
 		{name: "update - widget spec bumps generation - pass", kind: widgets, body: `{"metadata":{"name":"w","resourceVersion":"7"},"spec":{"x":2}}`,
 			check: func(t *testing.T, res Result) { wantMeta(t, res, 200, Modified, "w", "101", "uid-w", 4) }},
-		// store.go:630-683: finalizers emptied on a deleting object delete it; the answer is the updated object.
+		// store.go:633-683: finalizers emptied on a deleting object delete it; the answer is the updated object.
 		{name: "update - finalizers emptied on a deleting widget - pass", kind: widgets, body: `{"metadata":{"name":"f","resourceVersion":"8"}}`,
 			check: func(t *testing.T, res Result) {
 				if res.Code != 200 || res.Event != Deleted || res.Stored.GetResourceVersion() != "101" || res.Answer.GetName() != "f" {
 					t.Errorf("got %d %q stored rv %q, want 200 DELETED rv 101", res.Code, res.Event, res.Stored.GetResourceVersion())
 				}
 			}},
-		// store.go:805 OptimisticLockErrorMsg.
+		// store.go:808 OptimisticLockErrorMsg.
 		{name: "update - stale resourceVersion - fail", kind: deployments, body: `{"metadata":{"name":"d","resourceVersion":"1"}}`,
 			code: 409, reason: "Conflict", message: `Operation cannot be fulfilled on deployments.apps "d": the object has been modified; please apply your changes to the latest version and try again`},
-		// store.go:800-802: custom resources need a resourceVersion; field.Error
+		// store.go:800-805: custom resources need a resourceVersion; field.Error
 		// renders the uint64 0 through json.Marshal, "0" (apimachinery v0.37.2
 		// util/validation/field/errors.go:134-137; not the 0x0 of old releases).
 		{name: "update - widget without resourceVersion - fail", kind: widgets, body: `{"metadata":{"name":"w"}}`,
