@@ -9,7 +9,7 @@ import (
 )
 
 // maxNameGenerationCreateAttempts is how many generated names a create
-// with generateName tries before giving up (store.go:506).
+// with generateName tries before giving up (store.go:508).
 const maxNameGenerationCreateAttempts = 8
 
 // maxGeneratedNameLength is the longest generateName prefix kept, so the
@@ -85,7 +85,7 @@ func withGeneratedName(obj *unstructured.Unstructured, env Env) *unstructured.Un
 // generation 1), validation, and storage: an existing key is AlreadyExists
 // (a generated name's, GenerateNameConflict: rest.CheckGeneratedNameError;
 // "object is being deleted: " before it when the stored object has a
-// deletionTimestamp: store.go:614-627). ignoreRV is the create-on-update
+// deletionTimestamp: store.go:605-610). ignoreRV is the create-on-update
 // path, where etcd3's GuaranteedUpdate clears the resourceVersion instead
 // of refusing it. A dry run stores nothing and answers the object as
 // DryRunnableStorage.Create copies it: with the body's resourceVersion
@@ -96,7 +96,7 @@ func insert(st State, env Env, req Request, obj *unstructured.Unstructured, igno
 	if req.Kind.Status {
 		delete(obj.Object, "status")
 	}
-	if tracksGeneration(req.Kind, obj) {
+	if tracksGeneration(req.Kind) {
 		obj.SetGeneration(1)
 	} else {
 		obj.SetGeneration(0)
@@ -120,7 +120,7 @@ func insert(st State, env Env, req Request, obj *unstructured.Unstructured, igno
 }
 
 // alreadyExists is the registry's answer to a create of obj where
-// existing is stored (store.go:612-628).
+// existing is stored (store.go:596-611).
 func alreadyExists(req Request, obj, existing *unstructured.Unstructured) error {
 	gr := groupResource(req.Kind)
 	var err *apierrors.StatusError

@@ -64,10 +64,10 @@ func TestCreate(t *testing.T) {
 			check: func(t *testing.T, res Result) { wantMeta(t, res, 201, Added, "gen-bbbbb", "101", "uid-2", 0) }},
 		{name: "create - dry run - pass", kind: widgets, body: `{"metadata":{"name":"w"}}`, dryRun: true,
 			check: func(t *testing.T, res Result) { wantMeta(t, res, 201, None, "w", "", "uid-1", 1) }},
-		// store.go:612 InterpretCreateError: NewAlreadyExists.
+		// store.go:598 InterpretCreateError: NewAlreadyExists.
 		{name: "create - name taken - fail", kind: configmaps, body: `{"metadata":{"name":"taken"}}`,
 			code: 409, reason: "AlreadyExists", message: `configmaps "taken" already exists`},
-		// store.go:624: a stored object being deleted prefixes the message.
+		// store.go:609: a stored object being deleted prefixes the message.
 		{name: "create - name of an object being deleted - fail", kind: widgets, body: `{"metadata":{"name":"going"}}`,
 			code: 409, reason: "AlreadyExists", message: `object is being deleted: widgets.example.com "going" already exists`},
 		// rest/meta.go:66.
@@ -86,14 +86,7 @@ func TestCreate(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := Do(existing, testEnv("aaaaa", "bbbbb"), Request{Verb: Create, Kind: c.kind, Namespace: "ns",
 				Subresource: c.sub, Body: body(t, obj(t, c.kind, c.body)), ContentType: "application/json", DryRun: c.dryRun})
-			if c.code != 0 {
-				wantStatus(t, err, c.code, c.reason, c.message)
-				return
-			}
-			if err != nil {
-				t.Fatalf("got %v, want no error", err)
-			}
-			c.check(t, res)
+			verify(t, res, err, c.code, c.reason, c.message, c.check)
 		})
 	}
 }

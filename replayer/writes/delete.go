@@ -68,7 +68,7 @@ func del(st State, env Env, req Request) (Result, error) {
 }
 
 // deletePreconditions checks a DELETE's preconditions against the stored
-// object, with rest.BeforeDelete's messages (rest/delete.go:51-57).
+// object, with rest.BeforeDelete's messages (rest/delete.go:84-90).
 func deletePreconditions(k Kind, old *unstructured.Unstructured, p *metav1.Preconditions) error {
 	if p == nil {
 		return nil
@@ -83,7 +83,7 @@ func deletePreconditions(k Kind, old *unstructured.Unstructured, p *metav1.Preco
 }
 
 // gcFinalizers are old's finalizers as the delete leaves them
-// (deletionFinalizersForGarbageCollection, store.go:1046-1080, with the
+// (deletionFinalizersForGarbageCollection, store.go:1048-1081, with the
 // garbage collector enabled and no strategy's default policy: orphan
 // when asked or already set, foregroundDeletion likewise); old's own
 // list when the set is unchanged.
@@ -117,7 +117,7 @@ func gcFinalizers(old *unstructured.Unstructured, opts metav1.DeleteOptions) []s
 	return out
 }
 
-// markAsDeleting is store.go's markAsDeleting (store.go:1088-1106): the
+// markAsDeleting is store.go's markAsDeleting (store.go:1083-1101): the
 // generation bumped on the first delete of an object that has one, the
 // deletionTimestamp set to now unless an earlier one is, and a grace
 // period of 0.

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -27,7 +28,7 @@ func groupKind(k Kind) schema.GroupKind {
 
 // kindResource is the GroupResource rest.BeforeDelete names a failed
 // precondition with: the group and the kind in the resource's place
-// (k8s.io/apiserver pkg/registry/rest/delete.go:53).
+// (k8s.io/apiserver pkg/registry/rest/delete.go:86).
 func kindResource(k Kind) schema.GroupResource {
 	return schema.GroupResource{Group: k.Resource.Group, Resource: k.Resource.Kind}
 }
@@ -122,39 +123,45 @@ func wipeSystemFields(obj *unstructured.Unstructured) {
 	obj.SetSelfLink("")
 }
 
-// tracksGeneration says objects of k carry metadata.generation. Custom
-// resources always do (customresource strategy PrepareForCreate). For a
-// built-in kind this is the model of its strategy, which is not
-// available here: kinds with a spec (deployments, statefulsets, ...) set
-// generation 1 on create and bump it on a spec change, kinds without one
-// (configmaps, secrets) have none.
-func tracksGeneration(k Kind, obj *unstructured.Unstructured) bool {
-	if !k.Builtin {
-		return true
-	}
-	_, ok := obj.Object["spec"]
-	return ok
+// generationKinds are the built-in resources whose strategy sets
+// generation 1 on create (k8s.io/kubernetes v1.37 pkg/registry/*/strategy.go
+// PrepareForCreate: "Generation = 1"); other built-ins (configmaps,
+// secrets, leases, ...) carry none.
+var generationKinds = sets.New(
+	"/pods", "/podtemplates", "/replicationcontrollers",
+	"apps/deployments", "apps/replicasets", "apps/statefulsets", "apps/daemonsets",
+	"batch/jobs", "batch/cronjobs", "autoscaling/horizontalpodautoscalers",
+	"policy/poddisruptionbudgets", "discovery.k8s.io/endpointslices",
+	"networking.k8s.io/ingresses", "networking.k8s.io/ingressclasses", "networking.k8s.io/networkpolicies",
+	"scheduling.k8s.io/priorityclasses",
+	"flowcontrol.apiserver.k8s.io/flowschemas", "flowcontrol.apiserver.k8s.io/prioritylevelconfigurations",
+	"resource.k8s.io/resourceslices", "resource.k8s.io/deviceclasses", "resource.k8s.io/devicetaintrules",
+	"admissionregistration.k8s.io/validatingwebhookconfigurations", "admissionregistration.k8s.io/mutatingwebhookconfigurations",
+	"admissionregistration.k8s.io/validatingadmissionpolicies", "admissionregistration.k8s.io/validatingadmissionpolicybindings",
+	"admissionregistration.k8s.io/mutatingadmissionpolicies", "admissionregistration.k8s.io/mutatingadmissionpolicybindings",
+)
+
+// tracksGeneration says objects of k carry metadata.generation: every
+// custom resource (customresource strategy.go:155) and the built-ins of
+// generationKinds.
+func tracksGeneration(k Kind) bool {
+	return !k.Builtin || generationKinds.Has(k.Resource.Group+"/"+k.Resource.Resource)
 }
 
 // nextGeneration is the generation of obj, the update of old (whose
-// generation a request cannot change: rest.BeforeUpdate). A custom
-// resource's bumps on any change outside metadata (the status is the
-// stored one by then when it has the subresource: customresource
-// strategy.go PrepareForUpdate); a built-in's on a spec change, and a
-// deployment's on an annotation change too (apps/deployment strategy.go
-// PrepareForUpdate).
+// generation a request cannot change: rest.BeforeUpdate). It bumps on
+// any change outside metadata — by then the status is the stored one
+// when the kind has the subresource — as the custom resource strategy
+// does (customresource strategy.go:178-186). The built-in strategies are
+// modelled alike: theirs bump on a spec change (the content outside
+// metadata and status), a deployment's on an annotation change too
+// (apps/deployment strategy.go:116-123).
 func nextGeneration(k Kind, old, obj *unstructured.Unstructured) int64 {
 	gen := old.GetGeneration()
-	if !k.Builtin {
-		if !equality.Semantic.DeepEqual(withoutMetadata(old), withoutMetadata(obj)) {
-			gen++
-		}
+	if !tracksGeneration(k) {
 		return gen
 	}
-	if gen == 0 {
-		return 0
-	}
-	changed := !equality.Semantic.DeepEqual(old.Object["spec"], obj.Object["spec"])
+	changed := !equality.Semantic.DeepEqual(withoutMetadata(old), withoutMetadata(obj))
 	if k.Resource.Group == "apps" && k.Resource.Resource == "deployments" &&
 		!equality.Semantic.DeepEqual(old.GetAnnotations(), obj.GetAnnotations()) {
 		changed = true

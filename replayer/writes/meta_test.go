@@ -56,12 +56,19 @@ func testEnv(suffixes ...string) Env {
 // obj builds an object of k from its JSON form.
 func obj(t *testing.T, k Kind, js string) *unstructured.Unstructured {
 	t.Helper()
-	u := &unstructured.Unstructured{}
-	if err := json.Unmarshal([]byte(js), &u.Object); err != nil {
+	m := map[string]any{}
+	if err := json.Unmarshal([]byte(js), &m); err != nil {
 		t.Fatal(err)
 	}
-	u.SetAPIVersion(k.Resource.GroupVersion())
-	u.SetKind(k.Resource.Kind)
+	m["apiVersion"], m["kind"] = k.Resource.GroupVersion(), k.Resource.Kind
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(b); err != nil { // numbers as int64, as the engine decodes them
+		t.Fatal(err)
+	}
 	return u
 }
 
@@ -102,6 +109,20 @@ func wantStatus(t *testing.T, err error, code int32, reason, message string) {
 	}
 }
 
+// verify checks a case's outcome: the StatusError of code, reason and
+// message when code is not 0, else no error and check's conditions on res.
+func verify(t *testing.T, res Result, err error, code int32, reason, message string, check func(*testing.T, Result)) {
+	t.Helper()
+	if code != 0 {
+		wantStatus(t, err, code, reason, message)
+		return
+	}
+	if err != nil {
+		t.Fatalf("got %v, want no error", err)
+	}
+	check(t, res)
+}
+
 // TestMeta checks the shared metadata rules.
 func TestMeta(t *testing.T) {
 	cm := obj(t, configmaps, `{"metadata":{"name":"a","namespace":"other"}}`)
@@ -126,6 +147,10 @@ func TestMeta(t *testing.T) {
 	b.SetLabels(map[string]string{"x": "y"})
 	if sameStored(a, b) {
 		t.Errorf("sameStored - labels differ - fail: got true, want false")
+	}
+	if !tracksGeneration(deployments) || !tracksGeneration(widgets) || tracksGeneration(configmaps) {
+		t.Errorf("tracksGeneration - deployments, widgets, configmaps - pass: got %v %v %v, want true true false",
+			tracksGeneration(deployments), tracksGeneration(widgets), tracksGeneration(configmaps))
 	}
 	if rvSet("0") || !rvSet("5") {
 		t.Errorf("rvSet - 0 and 5 - pass: got %v %v, want false true", rvSet("0"), rvSet("5"))

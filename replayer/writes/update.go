@@ -38,6 +38,12 @@ var createOnUpdate = map[schema.GroupResource]bool{
 // or creates it where the kind allows create on update (store.go:702-785;
 // 201 Created: handlers/update.go:247-250), or answers 404.
 func update(st State, env Env, req Request) (Result, error) {
+	if req.Subresource != "" && (req.Subresource != "status" || !req.Kind.Status) {
+		// No such subresource: apiextensions answers NotFound
+		// (customresource_handler.go:353-357); a built-in has no route
+		// there, modelled alike.
+		return Result{}, apierrors.NewNotFound(groupResource(req.Kind), req.Name)
+	}
 	obj, err := decodeObject(req.Kind, req.ContentType, req.Body)
 	if err != nil {
 		return Result{}, err
@@ -53,7 +59,7 @@ func update(st State, env Env, req Request) (Result, error) {
 		return Result{}, apierrors.NewNotFound(groupResource(req.Kind), req.Name)
 	}
 	// The UID precondition is checked against the empty object
-	// GuaranteedUpdate starts from (store.go:696-700).
+	// GuaranteedUpdate starts from (store.go:698-700).
 	if err := uidPrecondition(req, obj, &unstructured.Unstructured{}); err != nil {
 		return Result{}, err
 	}
@@ -81,7 +87,7 @@ func uidPrecondition(req Request, obj, old *unstructured.Unstructured) error {
 }
 
 // rvPrecondition checks obj's resourceVersion against old's, as
-// Store.Update does (store.go:787-809): none is an unconditional update
+// Store.Update does (store.go:786-809): none is an unconditional update
 // for a built-in kind (AllowUnconditionalUpdate, true for the built-in
 // strategies configmaps, secrets, deployments, ... use) and Invalid for a
 // custom resource (customresource strategy.go:269); another than old's
@@ -108,7 +114,7 @@ func rvPrecondition(req Request, obj, old *unstructured.Unstructured) error {
 // it.
 //
 // An update that leaves the object as stored writes nothing (etcd3
-// GuaranteedUpdate compares the encodings: store.go:562): Event None and
+// GuaranteedUpdate compares the encodings: storage/etcd3/store.go:562): Event None and
 // the stored object. A dry run answers the object it would store, at
 // old's resourceVersion (DryRunnableStorage.GuaranteedUpdate).
 func store(st State, env Env, req Request, old, obj *unstructured.Unstructured) (Result, error) {
@@ -172,7 +178,7 @@ func prepareForUpdate(req Request, old, obj *unstructured.Unstructured) *unstruc
 
 // finalized is an update that empties the finalizers of an object being
 // deleted: the registry deletes it (ShouldDeleteDuringUpdate,
-// deleteWithoutFinalizers: store.go:630-683) and answers the updated
+// deleteWithoutFinalizers: store.go:633-683) and answers the updated
 // object with 200. The DELETED event carries the last stored object at
 // the delete's revision (etcd's previous value of the key).
 func finalized(env Env, req Request, old, obj *unstructured.Unstructured) Result {
