@@ -3,9 +3,9 @@ package e2e
 import (
 	"context"
 	"flag"
-	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,9 +84,9 @@ func TestWritesRealAPIServer(t *testing.T) {
 }
 
 // TestWritesReplay runs the write sequences against the replay of an empty
-// history and wants the golden transcript of the real kube-apiserver. It
-// skips while the replay answers writes 405, or 404 for a resource its
-// (empty) history does not record (the first sequence, run alone, tells).
+// history and wants the golden transcript of the real kube-apiserver, but
+// for the known differences (knownWriteDifferences), each of which must
+// still show.
 func TestWritesReplay(t *testing.T) {
 	want, err := writediff.ReadTranscript(writesGolden)
 	if err != nil {
@@ -100,17 +100,34 @@ func TestWritesReplay(t *testing.T) {
 	}
 	cfg := &rest.Config{Host: ts.URL}
 	seqs := writediff.Sequences()
-	// The first sequence alone tells whether writes are accepted; it runs
-	// no kubectl.
-	switch code := runWrites(t, cfg, kubeconfig, seqs[:1]).FirstCode(); code {
-	case http.StatusMethodNotAllowed:
-		t.Skip("the replay does not accept writes yet (issue [J])")
-	case http.StatusNotFound:
-		t.Skip("the replay does not take writes to a resource its history does not record yet (issue [J]): the first write was answered 404")
-	}
 	logKubectl(t)
 	got := runWrites(t, cfg, kubeconfig, seqs)
+	seen := make([]bool, len(knownWriteDifferences))
 	for _, d := range writediff.Diff(want, got) {
-		t.Errorf("replay beside the real kube-apiserver: %s", d)
+		known := false
+		for i, k := range knownWriteDifferences {
+			if strings.HasPrefix(d, k.prefix) {
+				known, seen[i] = true, true
+			}
+		}
+		if !known {
+			t.Errorf("replay beside the real kube-apiserver: %s", d)
+		}
 	}
+	for i, k := range knownWriteDifferences {
+		if !seen[i] {
+			t.Errorf("known difference %q (%s): got none, want it (fixed? take it off knownWriteDifferences and docs/replayer.md)", k.prefix, k.why)
+		}
+	}
+}
+
+// knownWriteDifferences are the differences between the replay's answers
+// and the real kube-apiserver's that docs/replayer.md ("Writes") lists,
+// each with its reason: a diff line starting with prefix is expected.
+var knownWriteDifferences = []struct{ prefix, why string }{
+	{"patch / json patch malformed: message:", "kube-apiserver's message names its own Go type ([]handlers.jsonPatchOp)"},
+	{"patch-deployment / create protobuf: shown.spec.template.spec.containers:", "no defaulting of built-in kinds: its defaulters live in k8s.io/kubernetes"},
+	{"patch-deployment / strategic patch containers by name protobuf: shown.spec.template.spec.containers:", "no defaulting of built-in kinds"},
+	{"patch-deployment / merge patch containers (list replaced): shown.spec.template.spec.containers:", "no defaulting of built-in kinds"},
+	{"patch-deployment / strategic patch deleting container c: shown.spec.template.spec.containers:", "no defaulting of built-in kinds"},
 }

@@ -130,9 +130,19 @@ func (s *Server) write(req writes.Request) (writes.Result, error) {
 	if err != nil || res.Event == writes.None {
 		return res, err
 	}
-	ev, err := eventOf(res, time.Since(s.start))
+	at := time.Since(s.start)
+	ev, err := eventOf(res.Event, res.Stored, at)
 	if err != nil {
 		return writes.Result{}, apierrors.NewInternalError(err)
+	}
+	placed := []history.Event{ev}
+	if acc, ok := crdAccepted(l.Resource, res, env.NextRV); ok {
+		// the apiextensions controller's answer to a new or changed CRD
+		cev, err := eventOf(writes.Modified, acc, at)
+		if err != nil {
+			return writes.Result{}, apierrors.NewInternalError(err)
+		}
+		placed = append(placed, cev)
 	}
 	taken := next - base
 	moveUp := func(rv string) string {
@@ -148,8 +158,8 @@ func (s *Server) write(req writes.Request) (writes.Result, error) {
 		}
 	}
 	wl := work.Logs[i]
-	evs := make([]history.Event, 0, len(wl.Events)+1)
-	evs = append(append(append(evs, wl.Events[:p]...), ev), wl.Events[p:]...)
+	evs := make([]history.Event, 0, len(wl.Events)+len(placed))
+	evs = append(append(append(evs, wl.Events[:p]...), placed...), wl.Events[p:]...)
 	h, err := history.ReplaceEvents(work, l.Resource, evs)
 	if err != nil {
 		return writes.Result{}, apierrors.NewInternalError(err)
@@ -160,9 +170,9 @@ func (s *Server) write(req writes.Request) (writes.Result, error) {
 			return head
 		}
 		if head > p {
-			return head + 1
+			return head + len(placed)
 		}
-		return p + 1 // a read after the write sees it
+		return p + len(placed) // a read after the write sees it
 	}, moveUp)
 	return res, nil
 }
@@ -189,9 +199,9 @@ func after(l *history.Log, rv uint64) int {
 	})
 }
 
-// eventOf is the log event of what a write stored.
-func eventOf(res writes.Result, at time.Duration) (history.Event, error) {
-	raw, err := json.Marshal(res.Stored.Object)
+// eventOf is the log event of typ of obj, a stored object.
+func eventOf(typ writes.Event, obj *unstructured.Unstructured, at time.Duration) (history.Event, error) {
+	raw, err := json.Marshal(obj.Object)
 	if err != nil {
 		return history.Event{}, err
 	}
@@ -199,7 +209,48 @@ func eventOf(res writes.Result, at time.Duration) (history.Event, error) {
 	if err != nil {
 		return history.Event{}, err
 	}
-	return history.Event{Type: history.EventType(res.Event), Object: o, At: at, From: history.Location{File: "write", Event: -1}}, nil
+	return history.Event{Type: history.EventType(typ), Object: o, At: at, From: history.Location{File: "write", Event: -1}}, nil
+}
+
+// crdAccepted is what kube-apiserver's apiextensions controllers make of
+// a CustomResourceDefinition a write stored (created, or changed) that
+// they have not accepted yet: its names accepted and it established
+// (status.conditions NamesAccepted and Established True, acceptedNames
+// the spec's, storedVersions the storage version), at the next
+// resourceVersion — the other actor a CRD's creator waits for.
+func crdAccepted(res history.Resource, r writes.Result, nextRV func() string) (*unstructured.Unstructured, bool) {
+	if res.Group != crdGroup || res.Resource != crdResource || (r.Event != writes.Added && r.Event != writes.Modified) {
+		return nil, false
+	}
+	conds, _, _ := unstructured.NestedSlice(r.Stored.Object, "status", "conditions")
+	for _, c := range conds {
+		if m, ok := c.(map[string]any); ok && m["type"] == "Established" && m["status"] == "True" {
+			return nil, false
+		}
+	}
+	out := r.Stored.DeepCopy()
+	names, _, _ := unstructured.NestedMap(out.Object, "spec", "names")
+	stored := []any{}
+	versions, _, _ := unstructured.NestedSlice(out.Object, "spec", "versions")
+	for _, v := range versions {
+		if m, ok := v.(map[string]any); ok && m["storage"] == true {
+			stored = append(stored, m["name"])
+		}
+	}
+	now := out.GetCreationTimestamp().UTC().Format(time.RFC3339)
+	cond := func(typ, reason, msg string) any {
+		return map[string]any{"type": typ, "status": "True", "lastTransitionTime": now, "reason": reason, "message": msg}
+	}
+	_ = unstructured.SetNestedField(out.Object, map[string]any{
+		"conditions": []any{
+			cond("NamesAccepted", "NoConflicts", "no conflicts found"),
+			cond("Established", "InitialNamesAccepted", "the initial names have been accepted"),
+		},
+		"acceptedNames":  names,
+		"storedVersions": stored,
+	}, "status")
+	out.SetResourceVersion(nextRV())
+	return out, true
 }
 
 // newestRV is the newest resourceVersion of every log of h (a numeric

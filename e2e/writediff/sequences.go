@@ -174,17 +174,17 @@ func statusSequence() Sequence {
 // kubectlSequence is kubectl's writes on configmaps.
 func kubectlSequence() Sequence {
 	return Sequence{Name: "kubectl", Steps: []Step{
-		kubectl("create", "kc", kcObj, "create", "-f", "-"),
+		kubectl("create", "kc", kcObj, "create", "--validate=false", "-f", "-"),
 		kubectl("patch merge", "kc", "", "patch", "configmap", "kc", "--type=merge", "-p", `{"data":{"m":"merged"}}`),
-		kubectl("replace stale", "kc", kcOld, "replace", "-f", "-"),
+		kubectl("replace stale", "kc", kcOld, "replace", "--validate=false", "-f", "-"),
 		kubectl("patch strategic", "kc", "", "patch", "configmap", "kc", "--type=strategic", "-p", `{"data":{"s":"strategic"}}`),
 		kubectl("patch json", "kc", "", "patch", "configmap", "kc", "--type=json", "-p", `[{"op":"add","path":"/data/j","value":"json"}]`),
 		kubectl("patch json failing test", "kc", "", "patch", "configmap", "kc", "--type=json", "-p", `[{"op":"test","path":"/data/k","value":"nope"}]`),
-		kubectl("apply server-side by a", "ks", kcA, "apply", "--server-side", "--field-manager=a", "-f", "-"),
-		kubectl("apply server-side by b", "ks", kcB, "apply", "--server-side", "--field-manager=b", "-f", "-"),
-		kubectl("apply server-side by b forced", "ks", kcB, "apply", "--server-side", "--field-manager=b", "--force-conflicts", "-f", "-"),
-		kubectl("create dry-run=server", "dry", kcDry, "create", "--dry-run=server", "-f", "-"),
-		kubectl("create again", "kc", kcObj, "create", "-f", "-"),
+		kubectl("apply server-side by a", "ks", kcA, "apply", "--server-side", "--validate=false", "--field-manager=a", "-f", "-"),
+		kubectl("apply server-side by b", "ks", kcB, "apply", "--server-side", "--validate=false", "--field-manager=b", "-f", "-"),
+		kubectl("apply server-side by b forced", "ks", kcB, "apply", "--server-side", "--validate=false", "--field-manager=b", "--force-conflicts", "-f", "-"),
+		kubectl("create dry-run=server", "dry", kcDry, "create", "--dry-run=server", "--validate=false", "-f", "-"),
+		kubectl("create again", "kc", kcObj, "create", "--validate=false", "-f", "-"),
 		kubectl("delete", "kc", "", "delete", "configmap", "kc"),
 		kubectl("delete missing", "kc", "", "delete", "configmap", "kc"),
 	}}

@@ -26,7 +26,31 @@ func create(st State, env Env, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	// the handler records the create in managedFields against an empty
+	// object of the kind (handlers/create.go)
+	if obj, err = tracked(req, env, nil, obj); err != nil {
+		return Result{}, err
+	}
 	return createObject(st, env, req, obj)
+}
+
+// tracked is obj, a non-apply write's new object of req.Kind, as the
+// handlers hold it before storage: a built-in one through its Go type
+// (throughType), and the write recorded in managedFields as an Update by
+// its field manager (trackUpdate) against old (nil: an empty object).
+func tracked(req Request, env Env, old, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if req.Kind.Builtin {
+		typed, err := throughType(req.Kind, obj)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		obj = typed
+	}
+	if old == nil {
+		old = &unstructured.Unstructured{}
+		old.SetGroupVersionKind(gvk(req.Kind))
+	}
+	return trackUpdate(req.Kind, req.Subresource, old, obj, managerOrUserAgent(req.FieldManager, req.UserAgent), env.Now)
 }
 
 // noCreate is the answer to a POST to a subresource: the status
@@ -94,7 +118,12 @@ func insert(st State, env Env, req Request, obj *unstructured.Unstructured, igno
 	obj.SetCreationTimestamp(metav1.NewTime(env.Now))
 	obj.SetUID(env.NewUID())
 	if req.Kind.Status {
+		// the strategy resets it: a custom resource has none, a built-in
+		// its Go type's empty status, encoded {}
 		delete(obj.Object, "status")
+		if req.Kind.Builtin {
+			obj.Object["status"] = map[string]any{}
+		}
 	}
 	if tracksGeneration(req.Kind) {
 		obj.SetGeneration(1)

@@ -1,6 +1,7 @@
 package writes
 
 import (
+	"encoding/json"
 	"io"
 	"mime"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/lwreplay/lwreplay/history"
@@ -130,15 +132,28 @@ func deleteOptions(query map[string][]string, contentType string, body []byte) (
 		if contentType == "" {
 			media, err = mediaJSON, nil
 		}
-		info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), media)
-		if err != nil || !ok {
-			return o, unsupported([]string{mediaJSON, mediaYAML, mediaProtobuf})
+		switch {
+		case err != nil:
+		case media == mediaJSON || media == mediaYAML:
+			// kubectl sends meta.k8s.io/v1 DeleteOptions, which no group's
+			// scheme registers: read as the plain struct it is
+			js, err := yaml.ToJSON(body)
+			if err == nil {
+				err = json.Unmarshal(js, &o)
+			}
+			if err != nil {
+				return o, apierrors.NewBadRequest(err.Error())
+			}
+			return o, nil
+		case media == mediaProtobuf:
+			info, _ := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), media)
+			gvk := metav1.SchemeGroupVersion.WithKind("DeleteOptions")
+			if _, _, err := info.Serializer.Decode(body, &gvk, &o); err != nil {
+				return o, apierrors.NewBadRequest(err.Error())
+			}
+			return o, nil
 		}
-		gvk := metav1.SchemeGroupVersion.WithKind("DeleteOptions")
-		if _, _, err := info.Serializer.Decode(body, &gvk, &o); err != nil {
-			return o, apierrors.NewBadRequest(err.Error())
-		}
-		return o, nil
+		return o, unsupported([]string{mediaJSON, mediaYAML, mediaProtobuf})
 	}
 	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(query, metav1.SchemeGroupVersion, &o); err != nil {
 		return o, apierrors.NewBadRequest(err.Error())

@@ -53,6 +53,9 @@ func update(st State, env Env, req Request) (Result, error) {
 	}
 	old, ok := st.Get(Key(expectedNamespace(req.Kind, req.Namespace), req.Name))
 	if ok {
+		if obj, err = tracked(req, env, old, obj); err != nil {
+			return Result{}, err
+		}
 		return store(st, env, req, old, obj)
 	}
 	if !req.Kind.Builtin || !createOnUpdate[groupResource(req.Kind)] || req.Subresource != "" {
@@ -61,6 +64,9 @@ func update(st State, env Env, req Request) (Result, error) {
 	// The UID precondition is checked against the empty object
 	// GuaranteedUpdate starts from (store.go:698-700).
 	if err := uidPrecondition(req, obj, &unstructured.Unstructured{}); err != nil {
+		return Result{}, err
+	}
+	if obj, err = tracked(req, env, nil, obj); err != nil {
 		return Result{}, err
 	}
 	obj = deepCopy(obj)
