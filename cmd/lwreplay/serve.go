@@ -25,6 +25,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	compaction := fs.String("compaction", "", "resourceVersion before which requests get 410 Expired (default: each resource's first)")
 	faultFlags := fs.StringArray("fault", nil, "a fault to apply, e.g. close-watch:after=5 (repeatable; see docs/faults.md's fault table)")
 	planFile := fs.String("plan", "", "a fault plan file")
+	readOnly := fs.Bool("read-only", false, "answer every write 405, as a recording does not change (default: writes are applied on top of the recording, under --pace max)")
 	salvage := addSalvageFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -58,6 +59,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return serveHandler(ctx, v, endpoint{*addr, *insecureHTTP, *kubeconfig}, "a reproducer, verbatim", reproducerHint(verbatim.Describe(files...)), stdout, stderr)
 	}
 	opts := []replayer.Option{replayer.WithPace(pace), replayer.WithPlan(plan), replayer.WithStormHandler(stormWarner(stderr))}
+	if *readOnly {
+		opts = append(opts, replayer.WithReadOnly())
+	}
 	if *compaction != "" {
 		if err := checkCompaction(h, *compaction); err != nil {
 			return err
