@@ -1,7 +1,6 @@
 package writes
 
 import (
-	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -11,24 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/scheme"
 )
-
-// protobufConfigMap returns cm as controller-runtime's client sends it:
-// client-go's protobuf serializer, kind and apiVersion set.
-func protobufConfigMap(t *testing.T, cm *corev1.ConfigMap) []byte {
-	t.Helper()
-	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), runtime.ContentTypeProtobuf)
-	if !ok {
-		t.Fatal("client-go's scheme: got no protobuf serializer, want one")
-	}
-	cm.APIVersion, cm.Kind = "v1", "ConfigMap"
-	var b bytes.Buffer
-	if err := info.Serializer.Encode(cm, &b); err != nil {
-		t.Fatalf("protobuf encode: got error %v, want none", err)
-	}
-	return b.Bytes()
-}
 
 func TestDecodeObject(t *testing.T) {
 	t.Parallel()
@@ -48,9 +30,9 @@ func TestDecodeObject(t *testing.T) {
 		{name: "body - YAML configmap - decoded - pass", kind: configmaps, contentType: "application/yaml",
 			body: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n"), wantData: "v"},
 		{name: "body - protobuf configmap (controller-runtime's client) - decoded - pass", kind: configmaps, contentType: runtime.ContentTypeProtobuf,
-			body: protobufConfigMap(t, cm.DeepCopy()), wantData: "v"},
+			body: protobufBody(t, cm.DeepCopy()), wantData: "v"},
 		{name: "body - protobuf custom resource - 415 - fail", kind: widgets, contentType: runtime.ContentTypeProtobuf,
-			body: protobufConfigMap(t, cm.DeepCopy()), wantCode: 415},
+			body: protobufBody(t, cm.DeepCopy()), wantCode: 415},
 		{name: "body - another kind's apiVersion - 400 - fail", kind: configmaps, contentType: "application/json",
 			body: []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"a"}}`), wantCode: 400},
 		{name: "body - custom resource without kind - 400 - fail", kind: widgets, contentType: "application/json",
