@@ -82,13 +82,18 @@ func newRequestBound(next http.RoundTripper, burst, rate int, start time.Time, s
 
 // requestOf describes req.
 func requestOf(req *http.Request, at time.Duration) oracle.Request {
-	r := oracle.Request{At: at, Resource: req.URL.Path, Verb: "GET"}
+	verb := "GET"
+	if req.Method != "" && req.Method != http.MethodGet {
+		verb = req.Method // a write: POST, PUT, PATCH or DELETE
+	}
+	r := oracle.Request{At: at, Resource: req.URL.Path, Verb: verb}
 	q, ok, err := history.ParseRequest(req.URL)
 	if !ok || err != nil {
 		return r
 	}
 	r.Resource, r.RV, r.Continue = q.Resource.Name(), q.ResourceVersion, q.Continue != ""
 	switch {
+	case verb != "GET":
 	case q.Name != "":
 	case q.Watch && q.SendInitialEvents != nil && *q.SendInitialEvents:
 		r.Verb = "WATCHLIST"
@@ -142,6 +147,17 @@ func (b *requestBound) RoundTrip(req *http.Request) (*http.Response, error) {
 		<-b.stop // a loop that cancels and retries must not spin either
 	}
 	return nil, errRequestBound
+}
+
+// lastAt returns when (virtual time since the start) the target sent its
+// last request; 0 before any.
+func (b *requestBound) lastAt() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.log) == 0 {
+		return 0
+	}
+	return b.log[len(b.log)-1].At
 }
 
 // tripped reports whether a request crossed the bound.

@@ -37,6 +37,13 @@ var ConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "
 // is always judged (see Observation.Unsettled).
 const DefaultWatchdog = 15 * time.Minute
 
+// quietEnd is how long, in virtual time, a target must have sent no
+// request before its run may end early: a controller that writes starts
+// once its informers have synced (cache.WaitForCacheSync polls every
+// 100 ms), so a store that equals the truth at the sync is no sign that it
+// is done.
+const quietEnd = time.Second
+
 // tick is how often, in virtual time, a run looks at the target's state
 // while the target is busy.
 const tick = 100 * time.Millisecond
@@ -286,7 +293,8 @@ func runInBubble(t *testing.T, s Spec) *oracle.Observation {
 			delivered = n
 			changed = true
 		}
-		if obs.SyncedAt >= 0 && len(snaps) > 0 && maps.Equal(snaps[len(snaps)-1].rvs, finalState()) && srv.ExhaustedOf(res) && srv.Spent() {
+		if obs.SyncedAt >= 0 && len(snaps) > 0 && maps.Equal(snaps[len(snaps)-1].rvs, finalState()) && srv.ExhaustedOf(res) && srv.Spent() &&
+			now-bound.lastAt() >= quietEnd {
 			obs.EndedEarly = true
 			break
 		}

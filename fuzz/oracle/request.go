@@ -14,8 +14,9 @@ type Request struct {
 	// Resource is what it asked for: "configmaps", "deployments.apps", or
 	// the path of a request for no resource (discovery).
 	Resource string
-	// Verb is LIST, WATCH or WATCHLIST (a watch with initial events), or
-	// GET for anything else.
+	// Verb is LIST, WATCH or WATCHLIST (a watch with initial events), the
+	// method of a write (POST, PUT, PATCH, DELETE), or GET for anything
+	// else.
 	Verb string
 	// RV is the resourceVersion asked for ("" when none).
 	RV string

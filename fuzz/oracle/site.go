@@ -23,7 +23,7 @@ var plumbing = []string{
 	"runtime.", "runtime/debug.", "internal/", "sync.", "context.", "time.", "testing.", "io.", "net/", "crypto/",
 	"golang.org/x/net/",
 	"k8s.io/client-go/rest.", "k8s.io/client-go/transport", "k8s.io/client-go/util/",
-	"k8s.io/client-go/kubernetes.", "k8s.io/client-go/kubernetes/typed/", "k8s.io/client-go/informers/",
+	"k8s.io/client-go/kubernetes.", "k8s.io/client-go/kubernetes/typed/", "k8s.io/client-go/gentype.", "k8s.io/client-go/informers/",
 	"k8s.io/client-go/listers/", "k8s.io/client-go/dynamic", "k8s.io/client-go/metadata",
 	"k8s.io/client-go/tools/pager.",
 	"k8s.io/client-go/tools/cache.(*ListWatch)", "k8s.io/client-go/tools/cache.NewFilteredListWatchFromClient",
