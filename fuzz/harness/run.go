@@ -30,8 +30,9 @@ var ConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "
 // DefaultWatchdog is how long a run lasts, in virtual time, when no fault fires
 // late: longer than client-go's longest watch timeout (10 min) and a
 // relist's backoff. A run ends sooner once the replay is exhausted, the
-// plan can fire no more, and the target has synced and its store holds the
-// truth's final state; it goes on past the watchdog until the live bound
+// plan can fire no more, the target has synced and its store holds the
+// truth's final state, and it has sent no request for a second (quietEnd);
+// it goes on past the watchdog until the live bound
 // has passed since the last fault fired, but never past the watchdog plus
 // twice the live bound: a fault that fires by the watchdog plus the bound
 // is always judged (see Observation.Unsettled).

@@ -106,7 +106,7 @@ type Observation struct {
 	Unsettled bool
 	// EndedEarly says the run ended before the watchdog (15 minutes,
 	// virtual): the target had caught up with an exhausted replay whose
-	// plan could fire no more.
+	// plan could fire no more, and had sent no request for a second.
 	EndedEarly bool
 	// Panics holds panics recovered from the target.
 	Panics []string
