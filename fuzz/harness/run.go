@@ -294,8 +294,9 @@ func runInBubble(t *testing.T, s Spec) *oracle.Observation {
 			delivered = n
 			changed = true
 		}
-		if obs.SyncedAt >= 0 && len(snaps) > 0 && maps.Equal(snaps[len(snaps)-1].rvs, finalState()) && srv.ExhaustedOf(res) && srv.Spent() &&
-			now-bound.lastAt() >= quietEnd {
+		caughtUp := obs.SyncedAt >= 0 && len(snaps) > 0 && maps.Equal(snaps[len(snaps)-1].rvs, finalState()) && srv.ExhaustedOf(res) && srv.Spent()
+		quietAt := bound.lastAt() + quietEnd
+		if caughtUp && now >= quietAt {
 			obs.EndedEarly = true
 			break
 		}
@@ -304,9 +305,14 @@ func runInBubble(t *testing.T, s Spec) *oracle.Observation {
 		}
 		// Look often while the target is busy, and ever less often while
 		// nothing happens: a quiet run costs tens of looks, not thousands.
-		if changed {
+		// Caught up, it looks next when it has been quiet long enough (a
+		// request meanwhile is a change the next look sees).
+		switch {
+		case caughtUp:
+			step = quietAt - now
+		case changed:
 			step = tick
-		} else {
+		default:
 			step = min(2*step, maxTick)
 		}
 		time.Sleep(min(step, end()-now))
