@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -92,6 +93,37 @@ func TestStaleRetryFound(t *testing.T) {
 				t.Errorf("failed: got %v, want %v; report:\n%s", out.Failed(), tc.want, out.Report)
 			}
 			t.Logf("signature %s; report:\n%s", out.Signature(), out.Report)
+		})
+	}
+}
+
+// TestDeterminismWrites re-runs inputs of the writing controller —
+// seeds and plans of legal faults — and wants one verdict and one story
+// each time: where a write lands, and what it answers, is a function of
+// the input.
+func TestDeterminismWrites(t *testing.T) {
+	c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: cassettes, Target: controllerTarget("children"), Extra: []fuzz.Invariant{childrenMatchParents}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reruns := 20
+	if testing.Short() {
+		reruns = 3
+	}
+	for _, in := range [][]byte{{0, 0}, {0, 1}, {1, 0}, {2, 1}, {0, 0, 0x83, 0x91}, {1, 1, 0xa5, 0x88, 0xc2}} {
+		t.Run(fmt.Sprintf("determinism - writing controller, input %q, %d runs - one verdict - pass", in, reruns), func(t *testing.T) {
+			var want string
+			for k := range reruns {
+				out := c.Check(t, in)
+				got := fmt.Sprintf("failed %v\nfired: %s\nreport: %s", out.Failed(), faults.Story(out.Observation.Fired), out.Report)
+				if k == 0 {
+					want = got
+					continue
+				}
+				if got != want {
+					t.Fatalf("run %d: got\n%s\nwant (run 0)\n%s", k, got, want)
+				}
+			}
 		})
 	}
 }
