@@ -32,22 +32,27 @@ func (s *Server) truthLocked() *history.History {
 }
 
 // setTruthLocked makes next, a change of old, the served history: the
-// head of each log of old carries over to next's log at the same index as
-// headOf(index, head) says, its paced position likewise, and the
-// compaction points move as moveRV moves their RVs; open watches are
-// told. The caller holds lockTruth.
-func (s *Server) setTruthLocked(old, next *history.History, headOf func(i, head int) int, moveRV func(string) string) {
+// head and paced position of each log of old carry over to next's log at
+// the same index, moved as shift moves positions of that log (nil: they
+// stay), and the compaction points move as moveRV moves their RVs (nil:
+// they stay); open watches are told. The caller holds lockTruth.
+func (s *Server) setTruthLocked(old, next *history.History, shift func(i, pos int) int, moveRV func(string) string) {
+	if shift == nil {
+		shift = func(_, pos int) int { return pos }
+	}
 	s.mu.Lock()
 	for i, ol := range old.Logs {
 		if i >= len(next.Logs) {
 			break
 		}
 		nl := next.Logs[i]
-		s.heads[nl] = max(s.heads[nl], headOf(i, s.heads[ol]))
-		s.reached[nl] = max(s.reached[nl], min(headOf(i, s.reached[ol]), s.reached[ol]+1))
+		s.heads[nl] = max(s.heads[nl], shift(i, s.heads[ol]))
+		s.reached[nl] = max(s.reached[nl], shift(i, s.reached[ol]))
 	}
 	for id, f := range s.floors {
-		s.floors[id] = moveRV(f)
+		if moveRV != nil {
+			s.floors[id] = moveRV(f)
+		}
 	}
 	s.mu.Unlock()
 	if s.fx != nil {

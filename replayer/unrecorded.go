@@ -36,10 +36,6 @@ var clusterScoped = map[string]bool{
 	"SelfSubjectReview": true, "TokenReview": true, "SubjectAccessReview": true, "SelfSubjectAccessReview": true, "SelfSubjectRulesReview": true,
 }
 
-// crdKinds are the kinds the apiextensions group serves, which client-go's
-// scheme does not hold.
-var crdKinds = map[schema.GroupResource]string{{Group: crdGroup, Resource: crdResource}: "CustomResourceDefinition"}
-
 // logFor returns the served log of q's resource; for a resource the
 // history does not record, a writable replay makes its empty log when it
 // knows the resource (body: a create's, whose kind may name it).
@@ -67,7 +63,7 @@ func (s *Server) logFor(q history.Request, body []byte) (*history.Log, bool) {
 	if err != nil {
 		return nil, false
 	}
-	s.setTruthLocked(truth, h, func(_, head int) int { return head }, func(rv string) string { return rv })
+	s.setTruthLocked(truth, h, nil, nil)
 	s.disco.Store(s.discoveryOf(h))
 	l, ok := h.Log(res)
 	return l, ok
@@ -99,8 +95,8 @@ func (s *Server) knownResource(q history.Request, body []byte) (history.Resource
 		}
 	}
 	gv := schema.GroupVersion{Group: res.Group, Version: res.Version}
-	if kind, ok := crdKinds[schema.GroupResource{Group: res.Group, Resource: res.Resource}]; ok {
-		res.Kind, res.Namespaced = kind, false
+	if res.Group == crdGroup && res.Resource == crdResource { // apiextensions: not in client-go's scheme
+		res.Kind, res.Namespaced = "CustomResourceDefinition", false
 		return res, true
 	}
 	for kind := range scheme.Scheme.KnownTypes(gv) {

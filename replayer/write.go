@@ -165,15 +165,13 @@ func (s *Server) write(req writes.Request) (writes.Result, error) {
 		return writes.Result{}, apierrors.NewInternalError(err)
 	}
 	s.writesMade.Store(int64(n + 1))
-	s.setTruthLocked(truth, h, func(j, head int) int {
-		if j != i {
-			return head
+	s.setTruthLocked(truth, h, func(j, pos int) int {
+		if j == i && pos > p {
+			return pos + len(placed)
 		}
-		if head > p {
-			return head + len(placed)
-		}
-		return p + len(placed) // a read after the write sees it
+		return pos
 	}, moveUp)
+	s.advance(h.Logs[i], p+len(placed)) // a read after the write sees it
 	return res, nil
 }
 
