@@ -42,6 +42,9 @@ type Server struct {
 	written    atomic.Pointer[history.History] // the history with the writes, without a plan; nil before the first
 	writesMade atomic.Int64                    // writes stored (they name their UIDs and generated names)
 	changed    atomic.Pointer[chan struct{}]   // closed when a write changes the served history
+	// recorded holds, by Resource.ID and served RV, the recorded change of
+	// each event a write rebased (see actors.go); under lockTruth.
+	recorded recordedChanges
 }
 
 // New returns a server for h. Its clock (for pace and timeouts) starts now.
@@ -50,7 +53,7 @@ func New(h *history.History, opts ...Option) *Server {
 	for _, fn := range opts {
 		fn(&o)
 	}
-	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}, reached: map[*history.Log]int{}, listings: map[history.Resource]string{}, floors: map[history.Resource]string{}}
+	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}, reached: map[*history.Log]int{}, listings: map[history.Resource]string{}, floors: map[history.Resource]string{}, recorded: recordedChanges{}}
 	s.disco.Store(s.discoveryOf(h))
 	changed := make(chan struct{})
 	s.changed.Store(&changed)
@@ -128,10 +131,7 @@ func (s *Server) available(l *history.Log) int {
 	if s.opts.pace.Mode == PaceMax {
 		return l.End()
 	}
-	virt := time.Duration(math.MaxInt64) // a factor so large the clock is past every offset
-	if v := float64(time.Since(s.start)) * s.opts.pace.factor(); v < math.MaxInt64 {
-		virt = time.Duration(v)
-	}
+	virt := s.pacedNow()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := s.reached[l]
@@ -140,6 +140,15 @@ func (s *Server) available(l *history.Log) int {
 	}
 	s.reached[l] = n
 	return max(n, s.heads[l])
+}
+
+// pacedNow is the paced clock: the recorded offset the replay has reached
+// (the time since the server started, times the pace's factor).
+func (s *Server) pacedNow() time.Duration {
+	if v := float64(time.Since(s.start)) * s.opts.pace.factor(); v < math.MaxInt64 {
+		return time.Duration(v)
+	}
+	return time.Duration(math.MaxInt64) // a factor so large the clock is past every offset
 }
 
 // nextAt returns how long until event pos becomes available under the

@@ -43,7 +43,7 @@ func (s *Server) logFor(q history.Request, body []byte) (*history.Log, bool) {
 	if l, ok := s.served().Log(q.Resource); ok {
 		return l, true
 	}
-	if s.opts.readOnly || s.opts.pace.Mode != PaceMax {
+	if s.opts.readOnly {
 		return nil, false
 	}
 	res, ok := s.knownResource(q, body)
@@ -59,7 +59,7 @@ func (s *Server) logFor(q history.Request, body []byte) (*history.Log, bool) {
 	if truth.Order() != nil && !truth.Order().Numeric() && len(truth.Logs) > 0 {
 		return nil, false
 	}
-	h, err := history.AddLog(truth, res, strconv.FormatUint(max(s.servedNewest(truth), 1), 10))
+	h, err := history.AddLog(truth, res, strconv.FormatUint(max(s.happenedNewest(truth), 1), 10))
 	if err != nil {
 		return nil, false
 	}

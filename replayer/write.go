@@ -25,18 +25,19 @@ import (
 )
 
 // The target's writes. A write is answered by writes.Do on the state of
-// its resource at the newest position served; what it stores is appended
-// to the resource's log as the event a watch then serves, at a
-// resourceVersion above every one the history holds (one counter across
-// resources, as etcd's revision): under PaceMax every recorded event is
-// served at once, so a write comes after all of them. The served history
-// with the writes is the run's truth.
+// its resource as it is now; what it stores is placed in the resource's
+// log as the event a watch then serves: after the newest resourceVersion
+// that has happened in any resource (served, or reached by the pace:
+// under PaceMax every recorded event has, so a write comes after all of
+// them), at the next RVs of one counter across resources (etcd's
+// revision), and before what the history records after that, which is
+// served that many RVs higher. Recorded changes still to come of an
+// object the write stored are the other actors' writes onto what the
+// target left (actors.go). The served history with the writes is the
+// run's truth.
 //
-// Not yet: writes under a paced replay (recorded events still to come
-// would have to be served after the write: replayer/revisions.go), to a
-// resource the history does not record, to an opaque-RV history, and a
-// recorded change applied onto an object the target wrote (the history
-// as the other actors): these answer 405 with the reason.
+// A history whose RVs are not integers (opaque-rv) takes no writes: 405
+// with the reason.
 
 // errWrites says why a replay does not take writes now.
 var errWrites = errors.New("the replay does not take writes")
@@ -85,8 +86,6 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request) {
 // writable returns why l takes no writes now ("" when it does).
 func (s *Server) writable(l *history.Log) string {
 	switch {
-	case s.opts.pace.Mode != PaceMax:
-		return "writes need --pace max for now"
 	case !l.Order().Numeric():
 		return "its resourceVersions are not integers"
 	}
@@ -107,7 +106,7 @@ func (s *Server) write(req writes.Request) (writes.Result, error) {
 		return writes.Result{}, apierrors.NewNotFound(schema.GroupResource{Group: req.Kind.Resource.Group, Resource: req.Kind.Resource.Resource}, req.Name)
 	}
 	l := truth.Logs[i]
-	base := s.servedNewest(truth)
+	base := s.happenedNewest(truth)
 	p := after(l, base)
 	next := base
 	n := int(s.writesMade.Load())
@@ -130,7 +129,7 @@ func (s *Server) write(req writes.Request) (writes.Result, error) {
 	if err != nil || res.Event == writes.None {
 		return res, err
 	}
-	at := time.Since(s.start)
+	at := s.pacedNow() // on the recorded offsets' axis, where the pace serves it at once
 	ev, err := eventOf(res.Event, res.Stored, at)
 	if err != nil {
 		return writes.Result{}, apierrors.NewInternalError(err)
@@ -160,11 +159,30 @@ func (s *Server) write(req writes.Request) (writes.Result, error) {
 	wl := work.Logs[i]
 	evs := make([]history.Event, 0, len(wl.Events)+len(placed))
 	evs = append(append(append(evs, wl.Events[:p]...), placed...), wl.Events[p:]...)
+	recorded := s.recorded
+	if work != truth {
+		recorded = movedRecorded(recorded, moveUp)
+	}
+	if p < len(wl.Events) { // recorded events to come: the other actors' writes onto what the target left
+		cur := map[string]*unstructured.Unstructured{} // what the write left of each key it stored
+		for _, e := range placed {
+			cur[e.Object.Key()] = nil
+			if e.Type != history.Deleted {
+				if cur[e.Object.Key()], err = decoded(l.Resource, e.Object); err != nil {
+					return writes.Result{}, apierrors.NewInternalError(err)
+				}
+			}
+		}
+		if evs, err = s.rebaseLater(recorded, req.Kind, evs, p+len(placed), cur); err != nil {
+			return writes.Result{}, apierrors.NewInternalError(err)
+		}
+	}
 	h, err := history.ReplaceEvents(work, l.Resource, evs)
 	if err != nil {
 		return writes.Result{}, apierrors.NewInternalError(err)
 	}
 	s.writesMade.Store(int64(n + 1))
+	s.recorded = recorded
 	s.setTruthLocked(truth, h, func(j, pos int) int {
 		if j == i && pos > p {
 			return pos + len(placed)
@@ -175,14 +193,14 @@ func (s *Server) write(req writes.Request) (writes.Result, error) {
 	return res, nil
 }
 
-// servedNewest is the newest resourceVersion any answer reached, in any
-// log of h (a numeric history's): what a write comes after.
-func (s *Server) servedNewest(h *history.History) uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// happenedNewest is the newest resourceVersion of what has happened, in
+// any log of h (a numeric history's): what some answer reached, or what
+// the pace has (under PaceMax: every recorded event). A write comes after
+// it.
+func (s *Server) happenedNewest(h *history.History) uint64 {
 	var out uint64
 	for _, l := range h.Logs {
-		if v, err := strconv.ParseUint(l.RVAt(s.heads[l]), 10, 64); err == nil {
+		if v, err := strconv.ParseUint(l.RVAt(s.available(l)), 10, 64); err == nil {
 			out = max(out, v)
 		}
 	}

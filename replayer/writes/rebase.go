@@ -1,0 +1,139 @@
+package writes
+
+import (
+	"encoding/json"
+	"fmt"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// Rebase returns what another writer's recorded change of an object —
+// from before to after, two versions a recording holds — makes of cur,
+// the object as it is now, which the target may have changed since
+// before: the recorded change replayed as that writer's write onto cur,
+// so that the target's own changes of other fields survive.
+//
+// The change is the two-way patch from before to after — a strategic
+// merge patch for a built-in kind (lists merged by their keys, as
+// kube-apiserver merges a strategic patch), a JSON merge patch for a
+// custom resource — applied onto cur; where the target and the recorded
+// writer changed the same field, the recorded writer, the later one,
+// wins. metadata.managedFields are merged by manager (the recorded
+// writer's entries replace, add or drop theirs; the others are cur's);
+// metadata.generation is cur's, plus one when the recorded change bumped
+// it; the resourceVersion is after's.
+//
+// The event is Modified, None when the change makes no difference to cur
+// (kube-apiserver stores no no-op update: no event, no resourceVersion),
+// or Deleted when it empties the finalizers of an object cur shows being
+// deleted (the registry then deletes it: store.go deleteWithoutFinalizers).
+func Rebase(k Kind, before, after, cur *unstructured.Unstructured) (*unstructured.Unstructured, Event, error) {
+	from, to, onto := bare(before), bare(after), bare(cur)
+	fromJS, err := json.Marshal(from.Object)
+	if err != nil {
+		return nil, None, err
+	}
+	toJS, err := json.Marshal(to.Object)
+	if err != nil {
+		return nil, None, err
+	}
+	ontoJS, err := json.Marshal(onto.Object)
+	if err != nil {
+		return nil, None, err
+	}
+	var merged []byte
+	if ref, err := scheme.Scheme.New(gvk(k)); k.Builtin && err == nil {
+		p, err := strategicpatch.CreateTwoWayMergePatch(fromJS, toJS, ref)
+		if err != nil {
+			return nil, None, fmt.Errorf("the recorded change as a strategic merge patch: %w", err)
+		}
+		if merged, err = strategicpatch.StrategicMergePatch(ontoJS, p, ref); err != nil {
+			return nil, None, fmt.Errorf("the recorded change onto the object: %w", err)
+		}
+	} else {
+		p, err := jsonpatch.CreateMergePatch(fromJS, toJS)
+		if err != nil {
+			return nil, None, fmt.Errorf("the recorded change as a merge patch: %w", err)
+		}
+		if merged, err = jsonpatch.MergePatch(ontoJS, p); err != nil {
+			return nil, None, fmt.Errorf("the recorded change onto the object: %w", err)
+		}
+	}
+	out := &unstructured.Unstructured{}
+	if err := out.UnmarshalJSON(merged); err != nil {
+		return nil, None, fmt.Errorf("the rebased object: %w", err)
+	}
+	out.SetManagedFields(mergeManagers(before.GetManagedFields(), after.GetManagedFields(), cur.GetManagedFields()))
+	gen := cur.GetGeneration()
+	if after.GetGeneration() > before.GetGeneration() {
+		gen++
+	}
+	if gen != 0 {
+		out.SetGeneration(gen)
+	}
+	out.SetResourceVersion(cur.GetResourceVersion())
+	if equality.Semantic.DeepEqual(out.Object, cur.Object) {
+		return cur, None, nil
+	}
+	out.SetResourceVersion(after.GetResourceVersion())
+	if out.GetDeletionTimestamp() != nil && len(out.GetFinalizers()) == 0 {
+		return out, Deleted, nil
+	}
+	return out, Modified, nil
+}
+
+// bare is a copy of u without what a recorded change of it must not carry
+// onto another version: its resourceVersion, generation and managedFields
+// (Rebase sets those by their own rules).
+func bare(u *unstructured.Unstructured) *unstructured.Unstructured {
+	c := u.DeepCopy()
+	c.SetResourceVersion("")
+	unstructured.RemoveNestedField(c.Object, "metadata", "generation")
+	c.SetManagedFields(nil)
+	return c
+}
+
+// mergeManagers is cur's managedFields with the recorded change from
+// before to after applied entry by entry: an entry after holds that
+// before did not, or holds changed, replaces or joins cur's of the same
+// key; an entry before held that after dropped leaves cur too.
+func mergeManagers(before, after, cur []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
+	was := map[string]metav1.ManagedFieldsEntry{}
+	for _, e := range before {
+		was[entryKey(e)] = e
+	}
+	now := map[string]metav1.ManagedFieldsEntry{}
+	for _, e := range after {
+		now[entryKey(e)] = e
+	}
+	out := make([]metav1.ManagedFieldsEntry, 0, len(cur)+len(after))
+	seen := map[string]bool{}
+	for _, e := range cur {
+		k := entryKey(e)
+		seen[k] = true
+		n, kept := now[k]
+		_, had := was[k]
+		switch {
+		case kept && !equality.Semantic.DeepEqual(n, was[k]):
+			out = append(out, n)
+		case had && !kept:
+		default:
+			out = append(out, e)
+		}
+	}
+	for _, e := range after {
+		k := entryKey(e)
+		if b, had := was[k]; !seen[k] && (!had || !equality.Semantic.DeepEqual(b, e)) {
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
