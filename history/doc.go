@@ -41,6 +41,20 @@
 // another resource's newest object). History.Order merges the resources'
 // orders into one for RVs, which lists them all.
 //
+// # Recorded events as other writers' writes
+//
+// A history records what every writer did to the objects; a replay that
+// takes the target's writes (package replayer) serves the history as the
+// other actors. A recorded event is then that writer's write: an ADDED
+// its create, a DELETED its delete, a MODIFIED its change from the
+// event's Prev to its Object — the difference between two recorded
+// versions, which the replayer applies onto the object as the target left
+// it (replayer/writes.Rebase), so the target's own changes of other fields
+// survive. What a recording cannot tell: the resourceVersion the recorded
+// writer sent (so it never meets a 409 of the target's making), and
+// whether a MODIFIED was the target's own write when the target was
+// recorded too.
+//
 // # Large recordings
 //
 // Build reads a watch stream left in its cassette file
