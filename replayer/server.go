@@ -42,6 +42,8 @@ type Server struct {
 	written    atomic.Pointer[history.History] // the history with the writes, without a plan; nil before the first
 	writesMade atomic.Int64                    // writes stored (they name their UIDs and generated names)
 	changed    atomic.Pointer[chan struct{}]   // closed when a write changes the served history
+
+	writeLog writeLog // the write requests answered (see Writes)
 }
 
 // New returns a server for h. Its clock (for pace and timeouts) starts now.
