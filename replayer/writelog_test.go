@@ -43,16 +43,28 @@ func TestWriteLog(t *testing.T) {
 		want Write // At left out
 	}{
 		{name: "write log - create - stored, no rv before - pass",
-			do:   func(kubernetes.Interface) error { _, err := cms.Create(ctx, cm("made", ""), metav1.CreateOptions{}); return err },
+			do: func(kubernetes.Interface) error {
+				_, err := cms.Create(ctx, cm("made", ""), metav1.CreateOptions{})
+				return err
+			},
 			want: Write{Verb: "create", Resource: configmapsRes, Key: "a/made", RVAfter: "1013", Code: 201, Event: history.Added}},
 		{name: "write log - create of an existing name - refused AlreadyExists, rv unchanged - fail",
-			do:   func(kubernetes.Interface) error { _, err := cms.Create(ctx, cm("made", ""), metav1.CreateOptions{}); return err },
+			do: func(kubernetes.Interface) error {
+				_, err := cms.Create(ctx, cm("made", ""), metav1.CreateOptions{})
+				return err
+			},
 			want: Write{Verb: "create", Resource: configmapsRes, Key: "a/made", RVBefore: "1013", RVAfter: "1013", Code: 409, Reason: metav1.StatusReasonAlreadyExists}},
 		{name: "write log - update at a stale rv - refused Conflict, rv unchanged - fail",
-			do:   func(kubernetes.Interface) error { _, err := cms.Update(ctx, cm("made", "1011"), metav1.UpdateOptions{}); return err },
+			do: func(kubernetes.Interface) error {
+				_, err := cms.Update(ctx, cm("made", "1011"), metav1.UpdateOptions{})
+				return err
+			},
 			want: Write{Verb: "update", Resource: configmapsRes, Key: "a/made", RVBefore: "1013", RVAfter: "1013", Code: 409, Reason: metav1.StatusReasonConflict}},
 		{name: "write log - update at the stored rv - stored - pass",
-			do:   func(kubernetes.Interface) error { _, err := cms.Update(ctx, cm("made", "1013"), metav1.UpdateOptions{}); return err },
+			do: func(kubernetes.Interface) error {
+				_, err := cms.Update(ctx, cm("made", "1013"), metav1.UpdateOptions{})
+				return err
+			},
 			want: Write{Verb: "update", Resource: configmapsRes, Key: "a/made", RVBefore: "1013", RVAfter: "1014", Code: 200, Event: history.Modified}},
 		{name: "write log - create as a dry run - nothing stored - pass",
 			do: func(kubernetes.Interface) error {
@@ -82,7 +94,9 @@ func TestWriteLog(t *testing.T) {
 			do:   func(kubernetes.Interface) error { return cms.Delete(ctx, "made", metav1.DeleteOptions{}) },
 			want: Write{Verb: "delete", Resource: configmapsRes, Key: "a/made", Code: 404, Reason: metav1.StatusReasonNotFound}},
 		{name: "write log - delete of a collection - refused before a write is tried - fail",
-			do:   func(kubernetes.Interface) error { return cms.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}) },
+			do: func(kubernetes.Interface) error {
+				return cms.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
+			},
 			want: Write{Verb: "deletecollection", Resource: configmapsRes, Code: 405, Reason: metav1.StatusReasonMethodNotAllowed}},
 	}
 	for i, st := range steps {
