@@ -2,7 +2,6 @@ package replayer
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"slices"
 	"sync"
@@ -60,31 +59,6 @@ type Write struct {
 	// Event is what the write stored in the resource's log ("" when
 	// nothing).
 	Event history.EventType
-}
-
-// String renders w in a few words: "1.5s update configmaps a/made rv
-// 1013→1014 200", "… 409 Conflict", "… dry run".
-func (w Write) String() string {
-	s := fmt.Sprintf("%v %s", w.At.Round(time.Millisecond), w.Verb)
-	if w.Subresource != "" {
-		s += "/" + w.Subresource
-	}
-	s += fmt.Sprintf(" %s %s rv %s→%s %d", w.Resource.Name(), w.Key, orNone(w.RVBefore), orNone(w.RVAfter), w.Code)
-	if w.Reason != "" {
-		s += " " + string(w.Reason)
-	}
-	if w.DryRun {
-		s += " dry run"
-	}
-	return s
-}
-
-// orNone is rv, or "none" when it is "".
-func orNone(rv string) string {
-	if rv == "" {
-		return "none"
-	}
-	return rv
 }
 
 // writeLog holds a server's Writes, in the order they were answered.

@@ -171,29 +171,3 @@ func TestWriteLogRefusals(t *testing.T) {
 		})
 	}
 }
-
-// TestWriteString checks how a Write reads in a report.
-func TestWriteString(t *testing.T) {
-	tests := []struct {
-		name string
-		w    Write
-		want string
-	}{
-		{name: "write string - stored update - pass",
-			w:    Write{At: 1500 * time.Millisecond, Verb: "update", Resource: configmapsRes, Key: "a/made", RVBefore: "1013", RVAfter: "1014", Code: 200},
-			want: "1.5s update configmaps a/made rv 1013→1014 200"},
-		{name: "write string - status update refused - reason - fail",
-			w:    Write{Verb: "update", Subresource: "status", Resource: history.Resource{Group: "apps", Resource: "deployments"}, Key: "a/web", RVBefore: "7", RVAfter: "7", Code: 409, Reason: metav1.StatusReasonConflict},
-			want: "0s update/status deployments.apps a/web rv 7→7 409 Conflict"},
-		{name: "write string - dry-run create - no rvs - pass",
-			w:    Write{Verb: "create", Resource: configmapsRes, Key: "a/dry", Code: 201, DryRun: true},
-			want: "0s create configmaps a/dry rv none→none 201 dry run"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.w.String(); got != tc.want {
-				t.Errorf("String: got %q, want %q", got, tc.want)
-			}
-		})
-	}
-}

@@ -101,6 +101,7 @@ type replay interface {
 	FiredCount() int
 	Fired() []faults.Firing
 	Truth() *history.History
+	Writes() []replayer.Write
 	ExhaustedOf(res history.Resource) bool
 	Spent() bool
 	FirstListing(res history.Resource) (rv string, ok bool)
@@ -117,6 +118,10 @@ func (v verbatimReplay) FiredCount() int         { return 0 }
 func (v verbatimReplay) Fired() []faults.Firing  { return nil }
 func (v verbatimReplay) Truth() *history.History { return v.truth }
 func (v verbatimReplay) Spent() bool             { return true }
+
+// Writes returns none: a verbatim replay keeps no log of its answers to
+// writes.
+func (v verbatimReplay) Writes() []replayer.Write { return nil }
 
 // ExhaustedOf reports whether every recorded answer has been given.
 func (v verbatimReplay) ExhaustedOf(history.Resource) bool { return v.Exhausted() }
@@ -352,7 +357,11 @@ func runInBubble(t *testing.T, s Spec) *oracle.Observation {
 	}
 	obs.InitialDelivered = len(initial)
 
-	truth, ok := srv.Truth().Log(res)
+	// The writes first: the served history read after them holds every
+	// write they list.
+	obs.Writes = writesOf(srv.Writes())
+	obs.Served = srv.Truth()
+	truth, ok := obs.Served.Log(res)
 	if !ok {
 		t.Errorf("truth: got no log of %s, want one", res.Resource)
 		return obs
