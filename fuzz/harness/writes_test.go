@@ -89,6 +89,9 @@ func TestObserveWrites(t *testing.T) {
 			if len(obs.Errors) > 0 {
 				t.Fatalf("target errors: got %q, want none", obs.Errors)
 			}
+			if !obs.WritesLogged {
+				t.Errorf("writes logged: got false, want true (a model replay logs them)")
+			}
 			var got []string
 			for _, w := range obs.Writes {
 				got = append(got, w.Verb+" "+w.Resource.Resource+" "+w.Key+" "+w.Reason)

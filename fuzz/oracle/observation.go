@@ -103,9 +103,12 @@ type Observation struct {
 	// Writes are the target's write requests as the replay answered them
 	// (stored, refused, dry runs), in the order it answered them: the
 	// requests behind the writes Served holds, with what each was
-	// answered. Nil for a reproducer's verbatim replay, which keeps no
-	// such log.
+	// answered.
 	Writes []Write
+	// WritesLogged says the replay logged the target's writes (the model
+	// apiserver does; a reproducer's verbatim replay does not yet): when
+	// false, Writes is empty and says nothing of what the target wrote.
+	WritesLogged bool
 	// HotLoop is set when the target crossed the run's request bound:
 	// virtual time stands still while a goroutine loops without blocking,
 	// so the run held the target's requests from then on and ended.
