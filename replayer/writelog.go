@@ -43,11 +43,15 @@ type Write struct {
 	// before its body was read).
 	Key string
 	// RVBefore is the resourceVersion of the object stored under Key
-	// before the write ("" when none was).
+	// before the write ("" when none was, or when the write was refused
+	// before it looked: a read-only or paced replay, a resource the replay
+	// knows nothing of, a request it could not read).
 	RVBefore string
 	// RVAfter is the resourceVersion of the object stored under Key after
 	// it ("" when none is: deleted, or never created); RVBefore when
-	// nothing was stored (a refusal, a dry run, a no-op update).
+	// nothing was stored (a refusal, a dry run, a no-op update). For a
+	// CustomResourceDefinition it is the RV the write stored, which the
+	// replay's acceptance of it follows at the next.
 	RVAfter string
 	// Code is the HTTP status of the answer.
 	Code int
@@ -75,9 +79,9 @@ func (l *writeLog) add(w Write) {
 }
 
 // Writes returns the write requests the server answered, in order: each
-// stored write, refusal and dry run (a copy). A write it lists has been
-// placed in the served history already: Truth, read after Writes, holds
-// every write Writes lists.
+// stored write, refusal and dry run (a copy). A write it lists that
+// stored something is in the served history already: Truth, read after
+// Writes, holds every such write Writes lists.
 func (s *Server) Writes() []Write {
 	s.writeLog.mu.Lock()
 	defer s.writeLog.mu.Unlock()
