@@ -14,6 +14,10 @@ import (
 // Observation is what a run of a target saw (oracle.Observation).
 type Observation = oracle.Observation
 
+// Write is one write request of the target's as the replay answered it
+// (oracle.Write): Observation.Writes.
+type Write = oracle.Write
+
 // Invariant is a named property every run of a correct target has
 // (oracle.Invariant).
 type Invariant = oracle.Invariant

@@ -169,8 +169,23 @@ func (c *Campaign) story(orig *Outcome, s *Saved) string {
 		fmt.Fprintf(&b, "timeline: %s (open in a browser)\n", filepath.Join(s.Dir, TimelineFile))
 	}
 	fmt.Fprintf(&b, "plan file: %s (lwreplay serve %s --plan %s)\n", filepath.Join(s.Dir, PlanFile), orig.Cassette, filepath.Join(s.Dir, PlanFile))
-	if obs := s.Outcome.Observation; obs != nil && len(obs.Requests) > 0 {
+	b.WriteString(activityText(s.Outcome.Observation))
+	return b.String()
+}
+
+// activityText is the story's account of what the target sent: its
+// requests, and its writes as the replay answered them ("" for neither).
+func activityText(obs *oracle.Observation) string {
+	if obs == nil {
+		return ""
+	}
+	var b strings.Builder
+	if len(obs.Requests) > 0 {
 		fmt.Fprintf(&b, "\nthe target's requests (virtual time, verb, resource, resourceVersion asked for):\n%s", oracle.RequestTimeline(obs.Requests, 20, 5))
+	}
+	if len(obs.Writes) > 0 {
+		fmt.Fprintf(&b, "\nthe target's writes as the replay answered them (virtual time, verb, resource, key, resourceVersion before→after, code):\n%s",
+			oracle.WriteTimeline(obs.Writes, 20, 5))
 	}
 	return b.String()
 }

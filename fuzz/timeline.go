@@ -21,7 +21,8 @@ const TimelineFile = "timeline.html"
 // WriteTimeline writes the timeline of a run as one self-contained HTML
 // page: the truth's events, the target's requests, the plan's decisions
 // that fired (in the story's words), each request's HTTP status, the
-// handler's deliveries, and, when results holds a broken invariant, the
+// target's writes as the replay answered them (verb, key, resourceVersion
+// before → after, code), the handler's deliveries, and, when results holds a broken invariant, the
 // violation marked when the run saw it (the hot loop's request, the first
 // panic, else the end of the run, where the invariants judge what the
 // target did) with the diff of the target's final
@@ -39,6 +40,10 @@ func WriteTimeline(w io.Writer, o *oracle.Observation, results map[string]error)
 			answer = strings.TrimSuffix(fmt.Sprintf("HTTP %d; %s", q.Code, answer), "; ")
 		}
 		run.Requests = append(run.Requests, timeline.Request{At: q.At, Verb: q.Verb, Resource: q.Resource, RV: q.RV, Continue: q.Continue, Answer: answer})
+	}
+	for _, w := range o.Writes {
+		run.Writes = append(run.Writes, timeline.WriteRequest{At: w.At, Verb: w.Verb, Subresource: w.Subresource, Resource: w.Resource.Name(),
+			Key: w.Key, RVBefore: w.RVBefore, RVAfter: w.RVAfter, Code: w.Code, Reason: w.Reason, DryRun: w.DryRun})
 	}
 	for _, d := range o.Deliveries {
 		run.Deliveries = append(run.Deliveries, timeline.Delivery{At: d.At, Op: string(d.Op), Key: d.Key, RV: d.RV})

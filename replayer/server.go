@@ -45,6 +45,7 @@ type Server struct {
 	// recorded holds, by Resource.ID and served RV, the recorded change of
 	// each event a write rebased (see actors.go); under lockTruth.
 	recorded recordedChanges
+	writeLog writeLog // the write requests answered (see Writes)
 }
 
 // New returns a server for h. Its clock (for pace and timeouts) starts now.

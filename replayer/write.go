@@ -46,6 +46,9 @@ var errWrites = errors.New("the replay does not take writes")
 func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request) {
 	q, isResource, err := history.ParseRequest(r.URL)
 	if s.opts.readOnly || !isResource || err != nil {
+		if isResource && err == nil {
+			s.refuse(r, q, q.Resource, methodNotAllowed)
+		}
 		writeMethodNotAllowed(w)
 		return
 	}
@@ -56,17 +59,18 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request) {
 	}
 	l, ok := s.logFor(q, hint)
 	if !ok {
-		status.Write(w, s.noTrafficFor(q.Resource))
+		status.Write(w, s.refuse(r, q, q.Resource, s.noTrafficFor(q.Resource)))
 		return
 	}
 	if why := s.writable(l); why != "" {
-		status.Write(w, apierrors.NewMethodNotSupported(schema.GroupResource{Group: l.Resource.Group, Resource: l.Resource.Resource},
-			fmt.Sprintf("%s (%v: %s)", r.Method, errWrites, why)).ErrStatus)
+		status.Write(w, s.refuse(r, q, l.Resource, apierrors.NewMethodNotSupported(schema.GroupResource{Group: l.Resource.Group, Resource: l.Resource.Resource},
+			fmt.Sprintf("%s (%v: %s)", r.Method, errWrites, why)).ErrStatus))
 		return
 	}
 	kind := kindOf(l.Resource)
 	req, err := writes.ParseRequest(r, q, kind)
 	if err != nil {
+		s.refuseErr(r, q, l.Resource, err)
 		writeStatusErr(w, err)
 		return
 	}
@@ -97,9 +101,11 @@ func (s *Server) writable(l *history.Log) string {
 // resourceVersion any answer reached in any resource (what has happened),
 // before what the history records after it (what has not yet), which is
 // served that many RVs higher.
-func (s *Server) write(req writes.Request) (writes.Result, error) {
+func (s *Server) write(req writes.Request) (res writes.Result, err error) {
 	unlock := s.lockTruth()
 	defer unlock()
+	var seen writeState // the state the write saw
+	defer func() { s.logWrite(req, seen, res, err) }()
 	truth := s.truthLocked()
 	i := truth.LogIndex(req.Kind.Resource)
 	if i < 0 {
@@ -125,7 +131,8 @@ func (s *Server) write(req writes.Request) (writes.Result, error) {
 			return nameSuffix(l.Resource, n)
 		},
 	}
-	res, err := writes.Do(writeStateOf(l, p), env, req)
+	seen = writeStateOf(l, p)
+	res, err = writes.Do(seen, env, req)
 	if err != nil || res.Event == writes.None {
 		return res, err
 	}
@@ -347,10 +354,5 @@ func nameSuffix(res history.Resource, n int) string {
 // writeStatusErr writes err's Status: an *apierrors.StatusError's own,
 // else a 500.
 func writeStatusErr(w http.ResponseWriter, err error) {
-	var se *apierrors.StatusError
-	if errors.As(err, &se) {
-		status.Write(w, se.ErrStatus)
-		return
-	}
-	status.Write(w, internalError(err))
+	status.Write(w, answerStatus(err))
 }

@@ -41,9 +41,14 @@ const (
 	// ended (cassette.EndEOF, EndError, EndClosed, or "unknown" when not
 	// recorded).
 	KindEnd
+	// KindWrite is a write of the target's as the replay answered it;
+	// Type is its verb (create, update, patch, delete) when it was
+	// answered a success, "refused" when it was refused, "dry-run" for a
+	// dry run.
+	KindWrite
 )
 
-var kindNames = [...]string{"event", "page", "bookmark", "error", "request", "firing", "delivery", "end"}
+var kindNames = [...]string{"event", "page", "bookmark", "error", "request", "firing", "delivery", "end", "write"}
 
 // String returns the kind's name as the page uses it ("event", "page", ...).
 func (k Kind) String() string {
@@ -128,6 +133,9 @@ type Run struct {
 	Firings []faults.Firing
 	// Deliveries are the handler's notifications, in order.
 	Deliveries []Delivery
+	// Writes are the target's writes as the replay answered them, in
+	// order.
+	Writes []WriteRequest
 	// Violation is the failure, if any.
 	Violation *Violation
 }
@@ -146,6 +154,29 @@ type Request struct {
 	Continue bool
 	// Answer is how it was answered, in a few words ("" when unknown).
 	Answer string
+}
+
+// WriteRequest is one write request of the target's, as the replay
+// answered it.
+type WriteRequest struct {
+	// At is when it was answered.
+	At time.Duration
+	// Verb is create, update, patch, delete or deletecollection.
+	Verb string
+	// Subresource is the subresource written ("" or "status").
+	Subresource string
+	// Resource is what it wrote: "configmaps", "deployments.apps".
+	Resource string
+	// Key is the object's key ("" when none was named).
+	Key string
+	// RVBefore and RVAfter are the resourceVersions of the object stored
+	// under Key before and after it ("" when none was, or is).
+	RVBefore, RVAfter string
+	// Code is the HTTP status of the answer; Reason a refusal's reason.
+	Code   int
+	Reason string
+	// DryRun says nothing was to be stored.
+	DryRun bool
 }
 
 // Delivery is one notification a target's handler received.

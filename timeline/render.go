@@ -67,7 +67,7 @@ type violation struct {
 // when all are decimal, by first appearance otherwise).
 func Write(w io.Writer, t *Timeline, order *history.Order) error {
 	d := data{Title: t.Title, Ordinal: t.Ordinal}
-	for k := KindEvent; k <= KindEnd; k++ {
+	for k := range Kind(len(kindNames)) {
 		d.Kinds = append(d.Kinds, k.String())
 	}
 	rvIndex := rvIndexer(t, order)

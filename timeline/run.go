@@ -9,9 +9,10 @@ import (
 
 // FromRun lays out a fuzz run: the truth's events (as FromHistory lays out
 // its log), then the target's requests (a LIST that starts over after the
-// first is a relist), the plan's firings labelled as the story tells
-// them, the handler's deliveries, and the violation. Every request,
-// firing and delivery is one mark.
+// first is a relist), its writes as the replay answered them, the handler's
+// deliveries, the plan's firings labelled as the story tells them, and the
+// violation. Every request, write, firing and delivery is one mark; the
+// writes' row is there only when the target wrote.
 func FromRun(r Run) *Timeline {
 	t := &Timeline{Title: r.Title, Violation: r.Violation}
 	if r.Truth != nil {
@@ -47,6 +48,48 @@ func FromRun(r Run) *Timeline {
 		delivered.Marks = append(delivered.Marks, Mark{Kind: KindDelivery, Type: d.Op, At: d.At, RV: d.RV, Key: d.Key,
 			Label: strings.TrimSpace(fmt.Sprintf("%s %s rv %s", d.Op, d.Key, d.RV))})
 	}
-	t.Lanes = append(t.Lanes, Lane{Name: "target", Rows: []Row{reqs, delivered}}, Lane{Name: "fault plan", Rows: []Row{fired}})
+	rows := []Row{reqs, delivered}
+	if len(r.Writes) > 0 {
+		rows = []Row{reqs, writesRow(r.Writes), delivered}
+	}
+	t.Lanes = append(t.Lanes, Lane{Name: "target", Rows: rows}, Lane{Name: "fault plan", Rows: []Row{fired}})
 	return t
+}
+
+// writesRow lays out the target's writes: one mark each, at the
+// resourceVersion it stored (its object's before, when it stored none),
+// labelled "update configmaps a/p rv 7→8 → HTTP 200".
+func writesRow(writes []WriteRequest) Row {
+	row := Row{Name: "writes (as answered)"}
+	for _, w := range writes {
+		typ, verb := w.Verb, w.Verb
+		if w.Subresource != "" {
+			verb += "/" + w.Subresource
+		}
+		switch {
+		case w.Code >= 400:
+			typ = "refused"
+		case w.DryRun:
+			typ = "dry-run"
+		}
+		answer := strings.TrimSpace(fmt.Sprintf("HTTP %d %s", w.Code, w.Reason))
+		if w.DryRun {
+			answer += ", dry run"
+		}
+		rv := w.RVAfter
+		if rv == "" {
+			rv = w.RVBefore
+		}
+		row.Marks = append(row.Marks, Mark{Kind: KindWrite, Type: typ, At: w.At, RV: rv, Key: w.Key,
+			Label: fmt.Sprintf("%s %s %s rv %s→%s → %s", verb, w.Resource, w.Key, none(w.RVBefore), none(w.RVAfter), answer)})
+	}
+	return row
+}
+
+// none is rv, or "none" when it is "".
+func none(rv string) string {
+	if rv == "" {
+		return "none"
+	}
+	return rv
 }

@@ -6,12 +6,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/synth"
 )
 
 // controllerTarget runs a Controller on the run's clientset: its informer
@@ -32,29 +38,61 @@ func controllerTarget(name string, opts ...Option) fuzz.Target {
 	}}
 }
 
-// childrenMatchParents is a user invariant: at the end every parent
-// configmap of the truth has its child, holding its name, and names it in
-// its annotation, and every child has its parent.
+// configMaps is the resource the controller reads and writes.
+var configMaps = history.Resource{Version: "v1", Resource: "configmaps"}
+
+// childrenMatchParents is a user invariant: at the end of the configmaps
+// the replay served (the recorded ones and the controller's writes),
+// every parent has its child, holding its name, and names it in its
+// annotations, and every child has its parent; and, where the replay
+// logged the controller's writes (Observation.WritesLogged: not a
+// reproducer's verbatim replay), what it judges is the controller's
+// doing: every child there is one the controller's create stored, and
+// every parent's final state one the controller's write stored.
 var childrenMatchParents = fuzz.NewInvariant("children-match-parents",
-	"every parent configmap has its child and names it; every child has its parent",
-	func(truth *history.Log, _ *fuzz.Observation) error {
+	"every parent configmap has its child and names it; every child has its parent; the children and the annotations are the controller's writes",
+	func(_ *history.Log, o *fuzz.Observation) error {
+		if o.Served == nil {
+			return fmt.Errorf("%w: no served history", fuzz.ErrNotJudged)
+		}
+		served, ok := o.Served.Log(configMaps)
+		if !ok {
+			return fmt.Errorf("%w: the served history holds no configmaps", fuzz.ErrNotJudged)
+		}
+		created := map[string]bool{} // keys the controller created
+		stored := map[string]bool{}  // key@rv of each state the controller stored
+		for _, w := range o.Writes {
+			if w.Resource.ID() != configMaps.ID() || !w.Stored() {
+				continue
+			}
+			stored[w.Key+"@"+w.RVAfter] = true
+			if w.Verb == "create" {
+				created[w.Key] = true
+			}
+		}
 		final := map[string]*history.Object{}
-		for _, o := range truth.StateAt(truth.End()) {
-			final[o.Key()] = o
+		for _, obj := range served.StateAt(served.End()) {
+			final[obj.Key()] = obj
 		}
 		var errs []error
-		for key, o := range final {
-			if o.Labels[ChildLabel] != "" {
+		for _, key := range slices.Sorted(maps.Keys(final)) {
+			obj := final[key]
+			if obj.Labels[ChildLabel] != "" {
 				if _, ok := final[strings.TrimSuffix(key, childSuffix)]; !ok {
 					errs = append(errs, fmt.Errorf("child %s: got no parent, want it deleted", key))
+				}
+				if o.WritesLogged && !created[key] {
+					errs = append(errs, fmt.Errorf("child %s: got no create of the controller's in its writes, want the child its write", key))
 				}
 				continue
 			}
 			if _, ok := final[key+childSuffix]; !ok {
 				errs = append(errs, fmt.Errorf("parent %s: got no child, want %s", key, key+childSuffix))
 			}
-			if got := o.Annotations[ChildAnnotation]; got != o.Name+childSuffix || o.Annotations[ReconciledAnnotation] != "true" {
-				errs = append(errs, fmt.Errorf("parent %s: annotations got child %q, reconciled %q, want %q, true", key, got, o.Annotations[ReconciledAnnotation], o.Name+childSuffix))
+			if got := obj.Annotations[ChildAnnotation]; got != obj.Name+childSuffix || obj.Annotations[ReconciledAnnotation] != "true" {
+				errs = append(errs, fmt.Errorf("parent %s: annotations got child %q, reconciled %q, want %q, true", key, got, obj.Annotations[ReconciledAnnotation], obj.Name+childSuffix))
+			} else if o.WritesLogged && !stored[key+"@"+obj.ResourceVersion] {
+				errs = append(errs, fmt.Errorf("parent %s: got its final state at rv %s from no write of the controller's, want its annotating update", key, obj.ResourceVersion))
 			}
 		}
 		return errors.Join(errs...)
@@ -123,6 +161,83 @@ func TestDeterminismWrites(t *testing.T) {
 				if got != want {
 					t.Fatalf("run %d: got\n%s\nwant (run 0)\n%s", k, got, want)
 				}
+			}
+		})
+	}
+}
+
+// servedParents is a served history of configmaps: the parent a/p
+// (rv 1001) and, withQ, the parent a/q (1002) recorded; then, as the
+// controller writes them, the child a/p-child (1002 or 1003) and the
+// annotated a/p (1003 or 1004).
+func servedParents(t *testing.T, withQ bool) *history.History {
+	t.Helper()
+	b := synth.NewBuilder()
+	p := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "p"}}
+	b.Add(p)
+	if withQ {
+		b.Add(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "q"}})
+	}
+	b.Snapshot()
+	b.Add(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "p-child", Labels: map[string]string{ChildLabel: "true"}},
+		Data: map[string]string{"parent": "p"}})
+	p.Annotations = map[string]string{ChildAnnotation: "p-child", ReconciledAnnotation: "true"}
+	b.Update(p)
+	h, err := b.History()
+	if err != nil {
+		t.Fatalf("history: got error %v, want none", err)
+	}
+	return h
+}
+
+// TestChildrenMatchParents judges the invariant on served histories and
+// write logs made up to break each of its rules.
+func TestChildrenMatchParents(t *testing.T) {
+	withQ, withoutQ := servedParents(t, true), servedParents(t, false)
+	cm := history.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
+	createChild := func(rv string) fuzz.Write {
+		return fuzz.Write{Verb: "create", Resource: cm, Key: "a/p-child", RVAfter: rv, Code: 201, Event: history.Added}
+	}
+	annotate := func(before, after string) fuzz.Write {
+		return fuzz.Write{Verb: "update", Resource: cm, Key: "a/p", RVBefore: before, RVAfter: after, Code: 200, Event: history.Modified}
+	}
+	tests := []struct {
+		name     string
+		served   *history.History
+		writes   []fuzz.Write
+		verbatim bool     // the replay logged no writes
+		want     []string // what the failure says, in order; none: it holds
+	}{
+		{name: "children match parents - every child and annotation the controller's writes - pass",
+			served: withoutQ, writes: []fuzz.Write{createChild("1002"), {Verb: "update", Resource: cm, Key: "a/p", Code: 409, Reason: "Conflict"}, annotate("1001", "1003")}},
+		{name: "children match parents - a parent with no child - fail",
+			served: withQ, writes: []fuzz.Write{createChild("1003"), annotate("1001", "1004")},
+			want: []string{"parent a/q: got no child, want a/q-child", `parent a/q: annotations got child "", reconciled "", want "q-child", true`}},
+		{name: "children match parents - the child and annotation recorded, not written - fail",
+			served: withoutQ, writes: []fuzz.Write{{Verb: "create", Resource: cm, Key: "a/p-child", Code: 409, Reason: "AlreadyExists"}},
+			want: []string{"parent a/p: got its final state at rv 1003 from no write of the controller's, want its annotating update",
+				"child a/p-child: got no create of the controller's in its writes, want the child its write"}},
+		{name: "children match parents - a verbatim replay, no write log - the state alone judged - pass",
+			served: withoutQ, verbatim: true},
+		{name: "children match parents - a verbatim replay, a parent with no child - fail",
+			served: withQ, verbatim: true,
+			want: []string{"parent a/q: got no child, want a/q-child", `parent a/q: annotations got child "", reconciled "", want "q-child", true`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l, _ := tc.served.Log(configMaps)
+			err := childrenMatchParents.Check(&fuzz.Observation{Truth: l, Served: tc.served, Writes: tc.writes, WritesLogged: !tc.verbatim})
+			if len(tc.want) == 0 {
+				if err != nil {
+					t.Errorf("check: got %v, want it to hold", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("check: got it held, want %q", tc.want)
+			}
+			if got := strings.Join(tc.want, "\n"); !strings.HasSuffix(err.Error(), got) {
+				t.Errorf("check: got %q, want it to end with %q", err, got)
 			}
 		})
 	}

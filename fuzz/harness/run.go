@@ -101,6 +101,7 @@ type replay interface {
 	FiredCount() int
 	Fired() []faults.Firing
 	Truth() *history.History
+	Writes() (log []replayer.Write, logged bool)
 	ExhaustedOf(res history.Resource) bool
 	Spent() bool
 	FirstListing(res history.Resource) (rv string, ok bool)
@@ -118,13 +119,24 @@ func (v verbatimReplay) Fired() []faults.Firing  { return nil }
 func (v verbatimReplay) Truth() *history.History { return v.truth }
 func (v verbatimReplay) Spent() bool             { return true }
 
+// Writes returns no log: a verbatim replay keeps none of its answers to
+// writes.
+func (v verbatimReplay) Writes() ([]replayer.Write, bool) { return nil, false }
+
+// modelReplay is a replay of the model apiserver, which logs the
+// target's writes.
+type modelReplay struct{ *replayer.Server }
+
+// Writes returns the server's log of the target's writes.
+func (m modelReplay) Writes() ([]replayer.Write, bool) { return m.Server.Writes(), true }
+
 // ExhaustedOf reports whether every recorded answer has been given.
 func (v verbatimReplay) ExhaustedOf(history.Resource) bool { return v.Exhausted() }
 
 // newReplay returns the replay s asks for.
 func newReplay(s Spec) (replay, error) {
 	if s.Reproducer == nil {
-		return replayer.New(s.History, replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(oracle.WatchCap)), nil
+		return modelReplay{replayer.New(s.History, replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(oracle.WatchCap))}, nil
 	}
 	v, err := verbatim.New(s.Reproducer...)
 	if err != nil {
@@ -352,7 +364,12 @@ func runInBubble(t *testing.T, s Spec) *oracle.Observation {
 	}
 	obs.InitialDelivered = len(initial)
 
-	truth, ok := srv.Truth().Log(res)
+	// The writes first: the served history read after them holds every
+	// write they list.
+	log, logged := srv.Writes()
+	obs.Writes, obs.WritesLogged = writesOf(log), logged
+	obs.Served = srv.Truth()
+	truth, ok := obs.Served.Log(res)
 	if !ok {
 		t.Errorf("truth: got no log of %s, want one", res.Resource)
 		return obs

@@ -7,11 +7,13 @@ import (
 	"time"
 )
 
-// activity says what the target did, for a report: its requests per
+// Activity says what the target did, for a report: its requests per
 // resource by verb over the run's virtual time, how often it started over
-// (a LIST from the start of a chain, or a WatchList), and when it synced:
+// (a LIST from the start of a chain, or a WatchList), when it synced, and
+// its writes by verb and answer when it wrote:
 //
 //	requests: configmaps: WATCHLIST ×201 from 0s to 0s (201 starts over); synced: never
+//	requests: configmaps: LIST ×1, POST ×2, PUT ×9 from 0s to 4s (1 starts over); synced: 0s; writes: create ×2 (201 ×2), update ×9 (200 ×2, 409 Conflict ×7)
 func Activity(o *Observation) string {
 	if o == nil {
 		return "unknown"
@@ -44,10 +46,14 @@ func Activity(o *Observation) string {
 	if len(parts) == 0 {
 		parts = append(parts, "none")
 	}
-	return "requests: " + strings.Join(parts, "; ") + "; synced: " + synced
+	out := "requests: " + strings.Join(parts, "; ") + "; synced: " + synced
+	if len(o.Writes) > 0 {
+		out += "; writes: " + writeCounts(o.Writes)
+	}
+	return out
 }
 
-// requestTimeline renders the first and last requests of a run, one a
+// RequestTimeline renders the first and last requests of a run, one a
 // line, with how many went between.
 func RequestTimeline(reqs []Request, head, tail int) string {
 	var b strings.Builder

@@ -103,7 +103,7 @@ func verbCounts(reqs []Request) string {
 		n[r.Verb]++
 	}
 	var s []string
-	for _, v := range []string{"WATCHLIST", "LIST", "WATCH", "GET"} {
+	for _, v := range []string{"WATCHLIST", "LIST", "WATCH", "GET", "POST", "PUT", "PATCH", "DELETE"} {
 		if n[v] > 0 {
 			s = append(s, fmt.Sprintf("%s ×%d", v, n[v]))
 		}

@@ -51,6 +51,13 @@ type Observation struct {
 	// Truth is the history the replayer actually served (after plan-level
 	// faults), whose final state a converging target must reach.
 	Truth *history.Log
+	// Served is the history the replayer served, every resource's log
+	// (Truth is the run's resource's): the recorded events after
+	// plan-level faults, with each write of the target's that stored
+	// something placed as an event where the replay answered it. A user
+	// invariant on another resource the target reads or writes judges its
+	// log here (Served.Log).
+	Served *history.History
 	// Store is the target's store at the end: objects by key; an object
 	// without a name (a bookmark's) is under the empty key.
 	Store map[string]*history.Object
@@ -93,6 +100,15 @@ type Observation struct {
 	EndedAt time.Duration
 	// Requests are the target's requests, in the order it sent them.
 	Requests []Request
+	// Writes are the target's write requests as the replay answered them
+	// (stored, refused, dry runs), in the order it answered them: the
+	// requests behind the writes Served holds, with what each was
+	// answered.
+	Writes []Write
+	// WritesLogged says the replay logged the target's writes (the model
+	// apiserver does; a reproducer's verbatim replay does not yet): when
+	// false, Writes is empty and says nothing of what the target wrote.
+	WritesLogged bool
 	// HotLoop is set when the target crossed the run's request bound:
 	// virtual time stands still while a goroutine loops without blocking,
 	// so the run held the target's requests from then on and ended.

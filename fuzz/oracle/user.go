@@ -12,9 +12,11 @@ import (
 var ErrUserInvariant = errors.New("user invariant broken")
 
 // NewInvariant returns a user invariant for Options.Extra: check gets the
-// history the replayer served (the truth) and what the run observed,
-// including what the target exposed with Probe.Expose, and returns nil
-// when the property holds. Its error is reported wrapped in
+// history the replayer served of the run's resource (the truth, with the
+// target's writes) and what the run observed — the served history of
+// every resource (Observation.Served), the target's writes as the replay
+// answered them (Observation.Writes), what the target exposed with
+// Probe.Expose — and returns nil when the property holds. Its error is reported wrapped in
 // ErrUserInvariant; a panic in check is reported as its failure; an error
 // wrapping ErrNotJudged says the run gave it nothing to judge.
 //

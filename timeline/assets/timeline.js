@@ -58,6 +58,7 @@
       case "error": e = el("path", { d: "M" + x + " " + (y - 6) + "l6 11h-12z" }); break;
       case "request": e = el("rect", { x: x - 1.5, y: y - 7, width: 3, height: 14 }); break;
       case "firing": e = el("path", { d: "M" + (x - 5) + " " + (y - 5) + "l10 10m0-10l-10 10", "stroke-width": 2.5, stroke: "#000" }); break;
+      case "write": e = el("path", { d: "M" + (x - 5) + " " + (y - 5) + "h10l-5 10z" }); break;
       case "end": e = el("path", { d: "M" + (x - 4) + " " + (y - 7) + "h4v14h-4", fill: "none", "stroke-width": 2 }); break;
       default: e = el("rect", { x: x - 3, y: y - 6, width: 6, height: 12, rx: 3 });
     }

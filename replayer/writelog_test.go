@@ -1,0 +1,178 @@
+package replayer
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// configmapsRes is the configmaps resource as a write to listHistory's
+// replay names it.
+var configmapsRes = history.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
+
+// TestWriteLog drives client-go's typed client through writes of every
+// kind on a replay of listHistory (newest rv 1012, listed first): each
+// answer — stored, refused, dry run — is one Write of the log, in order,
+// with its verb, key, the stored object's resourceVersions before and
+// after, its code and reason, and the time it was answered.
+func TestWriteLog(t *testing.T) {
+	s := New(listHistory(t))
+	cs := writeClient(t, s, false)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	cms := cs.CoreV1().ConfigMaps("a")
+	if _, err := cms.List(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatalf("List: got error %v, want none", err)
+	}
+	cm := func(name, rv string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, ResourceVersion: rv}, Data: map[string]string{"k": rv}}
+	}
+	steps := []struct {
+		name string
+		do   func(kubernetes.Interface) error
+		want Write // At left out
+	}{
+		{name: "write log - create - stored, no rv before - pass",
+			do: func(kubernetes.Interface) error {
+				_, err := cms.Create(ctx, cm("made", ""), metav1.CreateOptions{})
+				return err
+			},
+			want: Write{Verb: "create", Resource: configmapsRes, Key: "a/made", RVAfter: "1013", Code: 201, Event: history.Added}},
+		{name: "write log - create of an existing name - refused AlreadyExists, rv unchanged - fail",
+			do: func(kubernetes.Interface) error {
+				_, err := cms.Create(ctx, cm("made", ""), metav1.CreateOptions{})
+				return err
+			},
+			want: Write{Verb: "create", Resource: configmapsRes, Key: "a/made", RVBefore: "1013", RVAfter: "1013", Code: 409, Reason: metav1.StatusReasonAlreadyExists}},
+		{name: "write log - update at a stale rv - refused Conflict, rv unchanged - fail",
+			do: func(kubernetes.Interface) error {
+				_, err := cms.Update(ctx, cm("made", "1011"), metav1.UpdateOptions{})
+				return err
+			},
+			want: Write{Verb: "update", Resource: configmapsRes, Key: "a/made", RVBefore: "1013", RVAfter: "1013", Code: 409, Reason: metav1.StatusReasonConflict}},
+		{name: "write log - update at the stored rv - stored - pass",
+			do: func(kubernetes.Interface) error {
+				_, err := cms.Update(ctx, cm("made", "1013"), metav1.UpdateOptions{})
+				return err
+			},
+			want: Write{Verb: "update", Resource: configmapsRes, Key: "a/made", RVBefore: "1013", RVAfter: "1014", Code: 200, Event: history.Modified}},
+		{name: "write log - create as a dry run - nothing stored - pass",
+			do: func(kubernetes.Interface) error {
+				_, err := cms.Create(ctx, cm("dry", ""), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+				return err
+			},
+			want: Write{Verb: "create", Resource: configmapsRes, Key: "a/dry", Code: 201, DryRun: true}},
+		{name: "write log - merge patch - stored - pass",
+			do: func(kubernetes.Interface) error {
+				_, err := cms.Patch(ctx, "made", types.MergePatchType, []byte(`{"data":{"k":"p"}}`), metav1.PatchOptions{})
+				return err
+			},
+			want: Write{Verb: "patch", Resource: configmapsRes, Key: "a/made", RVBefore: "1014", RVAfter: "1015", Code: 200, Event: history.Modified}},
+		{name: "write log - create with generateName - the generated key - pass",
+			do: func(kubernetes.Interface) error {
+				got, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "gen-"}}, metav1.CreateOptions{})
+				if err == nil && !strings.HasPrefix(got.Name, "gen-") {
+					t.Errorf("generated name: got %q, want gen-…", got.Name)
+				}
+				return err
+			},
+			want: Write{Verb: "create", Resource: configmapsRes, Key: "a/gen-", RVAfter: "1016", Code: 201, Event: history.Added}},
+		{name: "write log - delete - stored, no rv after - pass",
+			do:   func(kubernetes.Interface) error { return cms.Delete(ctx, "made", metav1.DeleteOptions{}) },
+			want: Write{Verb: "delete", Resource: configmapsRes, Key: "a/made", RVBefore: "1015", Code: 200, Event: history.Deleted}},
+		{name: "write log - delete of a missing object - refused NotFound - fail",
+			do:   func(kubernetes.Interface) error { return cms.Delete(ctx, "made", metav1.DeleteOptions{}) },
+			want: Write{Verb: "delete", Resource: configmapsRes, Key: "a/made", Code: 404, Reason: metav1.StatusReasonNotFound}},
+		{name: "write log - delete of a collection - refused before a write is tried - fail",
+			do: func(kubernetes.Interface) error {
+				return cms.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
+			},
+			want: Write{Verb: "deletecollection", Resource: configmapsRes, Code: 405, Reason: metav1.StatusReasonMethodNotAllowed}},
+	}
+	for i, st := range steps {
+		err := st.do(cs)
+		if (err == nil) != strings.HasSuffix(st.name, "- pass") {
+			t.Errorf("%s: got error %v, want one exactly when the step fails", st.name, err)
+		}
+		got := s.Writes()
+		if len(got) != i+1 {
+			t.Fatalf("%s: got %d writes logged (%v), want %d", st.name, len(got), got, i+1)
+		}
+		w := got[i]
+		if i > 0 && w.At < got[i-1].At {
+			t.Errorf("%s: got at %v, before the previous write's %v, want the log in time order", st.name, w.At, got[i-1].At)
+		}
+		w.At = 0
+		if strings.HasPrefix(w.Key, "a/gen-") {
+			w.Key = "a/gen-" // the suffix is the run's
+		}
+		if w != st.want {
+			t.Errorf("%s: got %+v, want %+v", st.name, w, st.want)
+		}
+	}
+}
+
+// TestWriteLogRefusals checks the writes a replay refuses before it tries
+// them are logged with the refusal's code and reason, and a request that
+// writes nothing is not.
+func TestWriteLogRefusals(t *testing.T) {
+	widgets := history.Resource{Group: "example.com", Version: "v1", Resource: "widgets"}
+	tests := []struct {
+		name   string
+		opts   []Option
+		opaque bool // the history is opaqueHistory's, not listHistory's
+		method string
+		path   string
+		want   []Write // At left out
+	}{
+		{name: "write log - create on a read-only replay - 405 logged - fail", opts: []Option{WithReadOnly()},
+			method: http.MethodPost, path: "/api/v1/namespaces/a/configmaps",
+			want: []Write{{Verb: "create", Resource: history.Resource{Version: "v1", Resource: "configmaps"}, Code: 405, Reason: metav1.StatusReasonMethodNotAllowed}}},
+		{name: "write log - update of a history with opaque RVs - 405 logged - fail", opaque: true,
+			method: http.MethodPut, path: "/api/v1/namespaces/ns/secrets/a",
+			want: []Write{{Verb: "update", Resource: history.Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}, Key: "ns/a", Code: 405, Reason: metav1.StatusReasonMethodNotAllowed}}},
+		{name: "write log - delete of a resource the replay knows nothing of - 404 logged - fail",
+			method: http.MethodDelete, path: "/apis/example.com/v1/namespaces/a/widgets/w",
+			want: []Write{{Verb: "delete", Resource: widgets, Key: "a/w", Code: 404, Reason: metav1.StatusReasonNotFound}}},
+		{name: "write log - HEAD of an object - no write, nothing logged - pass",
+			method: http.MethodHead, path: "/api/v1/namespaces/a/configmaps/one"},
+		{name: "write log - POST to a path of no resource - no object written, nothing logged - pass",
+			method: http.MethodPost, path: "/version"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := listHistory(t)
+			if tc.opaque {
+				h = opaqueHistory(t)
+			}
+			s := New(h, tc.opts...)
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, strings.NewReader(`{}`)))
+			got := s.Writes()
+			for i := range got {
+				got[i].At = 0
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("writes: got %+v, want %+v", got, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Errorf("write %d: got %+v, want %+v", i, got[i], tc.want[i])
+				}
+				if got[i].Code != rec.Code {
+					t.Errorf("write %d: got code %d, want the answer's %d", i, got[i].Code, rec.Code)
+				}
+			}
+		})
+	}
+}
