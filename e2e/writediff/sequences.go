@@ -194,7 +194,7 @@ const scaleApply = `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"n
 // controller-manager runs, so status.replicas stays 0): an update, one
 // with a stale resourceVersion, merge patches (one changing nothing, one
 // invalid, a dry run), protobuf, an apply conflicting with the scale
-// writer, and the deployment's managedFields after.
+// writer, kubectl scale, and the deployment's managedFields after.
 func scaleSequence() Sequence {
 	sc := func(s Step) Step {
 		s.Subresource = "scale"
@@ -213,6 +213,7 @@ func scaleSequence() Sequence {
 		sc(cm("get scale protobuf", Typed, Get, "web", "")),
 		sc(cm("update scale protobuf", Typed, Update, "web", `{"spec":{"replicas":5}}`)),
 		sc(with(cm("apply scale by hpa", Dynamic, Apply, "web", scaleApply), func(s *Step) { s.Manager = "hpa" })),
+		on(kubectl("kubectl scale", "web", "", "scale", "deployment", "web", "--replicas=6"), "deployments", "spec.replicas"),
 		on(cm("get deployment", Dynamic, Get, "web", ""), "deployments", "spec.replicas"),
 		sc(cm("get scale missing", Dynamic, Get, "missing", "")),
 		with(sc(cm("get scale of a configmap", Dynamic, Get, "a", "")), func(s *Step) { s.Resource = "configmaps" }),
