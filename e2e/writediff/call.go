@@ -116,6 +116,10 @@ func prepare(s Step, ns string, before *unstructured.Unstructured, staleRV strin
 		uid := types.UID(s.UID)
 		req.delete.Preconditions = &metav1.Preconditions{UID: &uid}
 	}
+	if s.TargetRV && before != nil {
+		rv := before.GetResourceVersion()
+		req.delete.Preconditions = &metav1.Preconditions{ResourceVersion: &rv}
+	}
 	if s.Propagation != "" {
 		p := s.Propagation
 		req.delete.PropagationPolicy = &p

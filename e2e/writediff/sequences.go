@@ -161,11 +161,15 @@ const (
 	cmXkeep = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"keep","labels":{"app":"x"},"finalizers":["example.com/keep"]}}`
 	cmXc    = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","labels":{"app":"x"}}}`
 	cmYd    = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d","labels":{"app":"y"}},"data":{"k":"v1"}}`
+	cmZe    = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"e","labels":{"app":"z"}}}`
+	cmZf    = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"f","labels":{"app":"z"}}}`
 )
 
 // deleteCollectionSequence deletes configmaps by label and field
 // selector: a dry run, a finalizer-held object among those deleted, a
-// second delete of it, protobuf, and the selectors kube-apiserver refuses.
+// second delete of it, protobuf, the selectors kube-apiserver refuses,
+// and a resourceVersion precondition only the first object selected
+// meets.
 func deleteCollectionSequence() Sequence {
 	coll := func(name string, via Via, selector, target string) Step {
 		return Step{Name: name, Via: via, Verb: DeleteCollection, Resource: "configmaps", Selector: selector, Target: target}
@@ -184,6 +188,11 @@ func deleteCollectionSequence() Sequence {
 		coll("delete collection bad label selector", Dynamic, "app===x", ""),
 		with(coll("delete collection unknown field", Dynamic, "", ""), func(s *Step) { s.FieldSelector = "data.k=v1" }),
 		cm("update removing the finalizer", Dynamic, Update, "keep", `{"metadata":{"finalizers":null}}`),
+		cm("create e", Dynamic, Create, "e", cmZe),
+		cm("create f", Dynamic, Create, "f", cmZf),
+		// one delete worker: e goes, f's precondition fails, the 409 is the answer
+		with(coll("delete collection app=z with e's resourceVersion", Dynamic, "app=z", "e"), func(s *Step) { s.TargetRV = true }),
+		cm("get f", Dynamic, Get, "f", ""),
 	}}
 }
 

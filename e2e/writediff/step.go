@@ -92,6 +92,9 @@ type Step struct {
 	DryRun bool
 	// UID is a delete's uid precondition, when not empty.
 	UID string
+	// TargetRV makes a delete's resourceVersion precondition Target's
+	// stored resourceVersion before the step.
+	TargetRV bool
 	// Propagation is a delete's propagationPolicy, when not empty.
 	Propagation metav1.DeletionPropagation
 	// Selector and FieldSelector are a DeleteCollection's label and field
