@@ -1,23 +1,27 @@
 package replayer
 
 import (
+	"encoding/json"
 	"net/http"
 	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/replayer/internal/status"
+	"github.com/lwreplay/lwreplay/replayer/writes"
 )
 
 // serveGet answers a GET of one object (and of its status subresource,
-// which shows the same object): the object at the newest state, or at a
+// which shows the same object, or of its scale subresource, its Scale): the object at the newest state, or at a
 // state not older than the request's resourceVersion, with its kind and
 // apiVersion (or as a Table of one row, when the request asked for one);
 // 404 NotFound when it does not exist there.
 func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.Request, l *history.Log) {
-	if (l.Resource.Namespaced && q.Namespace == "") || (q.Subresource != "" && q.Subresource != "status") {
+	scale := q.Subresource == "scale" && writes.HasScale(kindOf(l.Resource))
+	if (l.Resource.Namespaced && q.Namespace == "") || (q.Subresource != "" && q.Subresource != "status" && !scale) {
 		status.Write(w, status.NotFound())
 		return
 	}
@@ -39,6 +43,10 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.Requ
 	}
 	if o := findObject(l.StateAt(snap.pos), q.Namespace, q.Name); o != nil {
 		body := o.WithKind(l.Resource.Kind, l.Resource.GroupVersion())
+		if scale {
+			serveScale(w, r, l, body)
+			return
+		}
 		if tv := tableOf(r); tv != nil {
 			var err error
 			if body, err = tv.Render([][]byte{body}, metav1.ListMeta{ResourceVersion: o.ResourceVersion}, true); err != nil {
@@ -51,6 +59,27 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.Requ
 	}
 	gr := schema.GroupResource{Group: l.Resource.Group, Resource: l.Resource.Resource}
 	status.Write(w, objectNotFound(gr, q.Name))
+}
+
+// serveScale answers a GET of the scale subresource: the object's
+// autoscaling/v1 Scale (writes.ScaleOf), as JSON (not as a Table).
+func serveScale(w http.ResponseWriter, r *http.Request, l *history.Log, obj []byte) {
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(obj); err != nil {
+		status.Write(w, internalError(err))
+		return
+	}
+	sc, err := writes.ScaleOf(kindOf(l.Resource), u)
+	if err != nil {
+		writeStatusErr(w, err)
+		return
+	}
+	body, err := json.Marshal(sc.Object)
+	if err != nil {
+		status.Write(w, internalError(err))
+		return
+	}
+	writeJSONAnswer(w, r, "application/json", body)
 }
 
 // findObject returns the object of state (sorted by key) named name in

@@ -130,6 +130,7 @@ func (s *Server) write(req writes.Request) (res writes.Result, err error) {
 			n++
 			return nameSuffix(l.Resource, n)
 		},
+		Revision: strconv.FormatUint(base, 10),
 	}
 	seen = writeStateOf(l, p)
 	res, err = writes.Do(seen, env, req)
@@ -142,6 +143,13 @@ func (s *Server) write(req writes.Request) (res writes.Result, err error) {
 		return writes.Result{}, apierrors.NewInternalError(err)
 	}
 	placed := []history.Event{ev}
+	for _, c := range res.More { // a delete of a collection stores several
+		mev, err := eventOf(c.Event, c.Stored, at)
+		if err != nil {
+			return writes.Result{}, apierrors.NewInternalError(err)
+		}
+		placed = append(placed, mev)
+	}
 	if acc, ok := crdAccepted(l.Resource, res, env.NextRV); ok {
 		// the apiextensions controller's answer to a new or changed CRD
 		cev, err := eventOf(writes.Modified, acc, at)
@@ -291,6 +299,7 @@ func newestRV(h *history.History) uint64 {
 // writeState is the state of a log at its end, as a write sees it.
 type writeState struct {
 	l     *history.Log
+	objs  []*history.Object // sorted by key
 	byKey map[string]*history.Object
 }
 
@@ -301,7 +310,7 @@ func writeStateOf(l *history.Log, p int) writeState {
 	for _, o := range objs {
 		by[o.Key()] = o
 	}
-	return writeState{l: l, byKey: by}
+	return writeState{l: l, objs: objs, byKey: by}
 }
 
 // Get returns the object stored under key, decoded.
@@ -315,6 +324,26 @@ func (st writeState) Get(key string) (*unstructured.Unstructured, bool) {
 		return nil, false
 	}
 	return u, true
+}
+
+// writeState is a writes.Lister: a delete of a collection lists it.
+var _ writes.Lister = writeState{}
+
+// List returns the objects of namespace ns ("" for all), decoded, in key
+// order.
+func (st writeState) List(ns string) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	for _, o := range st.objs {
+		if ns != "" && o.Namespace != ns {
+			continue
+		}
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(o.WithKind(st.l.Resource.Kind, st.l.Resource.GroupVersion())); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", st.l.Resource.ID(), o.Key(), err)
+		}
+		out = append(out, u)
+	}
+	return out, nil
 }
 
 // kindOf is what a write needs to know of res: whether client-go's scheme

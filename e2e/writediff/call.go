@@ -37,6 +37,10 @@ func (r *runner) step(ctx context.Context, ns string, s Step, stale map[string]s
 			stale[key] = before.GetResourceVersion()
 		}
 	}
+	shownBefore := before // what the answer is held against
+	if s.Subresource == "scale" {
+		shownBefore = r.storedScale(ctx, ns, s.Resource, s.Target)
+	}
 	var (
 		o   Outcome
 		obj *unstructured.Unstructured
@@ -47,7 +51,7 @@ func (r *runner) step(ctx context.Context, ns string, s Step, stale map[string]s
 		o, err = r.runKubectl(ctx, ns, s, stale[key])
 	case Dynamic, Typed:
 		var req request
-		if req, err = prepare(s, ns, before, stale[key]); err != nil {
+		if req, err = prepare(s, ns, shownBefore, stale[key]); err != nil {
 			return o, err
 		}
 		var callErr error
@@ -74,7 +78,7 @@ func (r *runner) step(ctx context.Context, ns string, s Step, stale map[string]s
 			norm.noteRV(x.GetResourceVersion())
 		}
 	}
-	o.Object = observe(before, obj)
+	o.Object = observe(shownBefore, obj)
 	if s.Target != "" {
 		o.Stored = storedChange(before, after)
 	}
@@ -111,6 +115,10 @@ func prepare(s Step, ns string, before *unstructured.Unstructured, staleRV strin
 	if s.UID != "" {
 		uid := types.UID(s.UID)
 		req.delete.Preconditions = &metav1.Preconditions{UID: &uid}
+	}
+	if s.TargetRV && before != nil {
+		rv := before.GetResourceVersion()
+		req.delete.Preconditions = &metav1.Preconditions{ResourceVersion: &rv}
 	}
 	if s.Propagation != "" {
 		p := s.Propagation
@@ -149,7 +157,7 @@ func prepare(s Step, ns string, before *unstructured.Unstructured, staleRV strin
 			force := s.Force
 			req.patchOpts.Force = &force
 		}
-	case Get, Delete:
+	case Get, Delete, DeleteCollection:
 	default:
 		return req, fmt.Errorf("unknown verb %q", s.Verb)
 	}
@@ -192,6 +200,13 @@ func (r *runner) dynamicDo(ctx context.Context, ns string, s Step, req request) 
 		return ri.Update(ctx, req.obj, req.update, subs...)
 	case Patch, Apply:
 		return ri.Patch(ctx, s.Target, req.patchType, req.patch, req.patchOpts, subs...)
+	case DeleteCollection:
+		return nil, ri.DeleteCollection(ctx, req.delete, listOptions(s))
 	}
 	return nil, ri.Delete(ctx, s.Target, req.delete, subs...)
+}
+
+// listOptions are a DeleteCollection step's selectors.
+func listOptions(s Step) metav1.ListOptions {
+	return metav1.ListOptions{LabelSelector: s.Selector, FieldSelector: s.FieldSelector}
 }

@@ -1,8 +1,8 @@
 // Package writediff is the differential harness for writes: it runs
 // scripted write sequences (create, update, patch, server-side apply,
-// delete, dry runs, status subresources, kubectl) against a kube-apiserver,
-// records what each step was answered in a normalized Transcript, with
-// nothing run-specific left (namespaces, uids, resourceVersions and
+// delete, delete of a collection, dry runs, status and scale
+// subresources, kubectl) against a kube-apiserver, records what each step
+// was answered in a normalized Transcript, with nothing run-specific left (namespaces, uids, resourceVersions and
 // generated names become placeholders, RVs are told as "greater" or
 // "same"), and compares two transcripts line by line. The real
 // kube-apiserver's transcript is the golden one; the replay's is held to it.

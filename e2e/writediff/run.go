@@ -229,6 +229,19 @@ func (r *runner) stored(ctx context.Context, ns, res, name string) *unstructured
 	return obj
 }
 
+// storedScale reads the scale subresource of the stored object; nil when
+// absent or unreadable.
+func (r *runner) storedScale(ctx context.Context, ns, res, name string) *unstructured.Unstructured {
+	if name == "" {
+		return nil
+	}
+	obj, err := r.plain.Resource(resources[res]).Namespace(ns).Get(ctx, name, metav1.GetOptions{}, "scale")
+	if err != nil {
+		return nil
+	}
+	return obj
+}
+
 // storedChange tells after beside before.
 func storedChange(before, after *unstructured.Unstructured) string {
 	switch {

@@ -149,7 +149,84 @@ func Sequences() []Sequence {
 			cm("get", Dynamic, Get, "a", ""),
 		}},
 		kubectlSequence(),
+		deleteCollectionSequence(),
+		scaleSequence(),
 	}
+}
+
+// Manifests of the delete-collection sequence: three configmaps labelled
+// app=x, one of them held by a finalizer, and one labelled app=y.
+const (
+	cmXa    = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","labels":{"app":"x"}},"data":{"k":"v1"}}`
+	cmXkeep = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"keep","labels":{"app":"x"},"finalizers":["example.com/keep"]}}`
+	cmXc    = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","labels":{"app":"x"}}}`
+	cmYd    = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d","labels":{"app":"y"}},"data":{"k":"v1"}}`
+	cmZe    = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"e","labels":{"app":"z"}}}`
+	cmZf    = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"f","labels":{"app":"z"}}}`
+)
+
+// deleteCollectionSequence deletes configmaps by label and field
+// selector: a dry run, a finalizer-held object among those deleted, a
+// second delete of it, protobuf, the selectors kube-apiserver refuses,
+// and a resourceVersion precondition only the first object selected
+// meets.
+func deleteCollectionSequence() Sequence {
+	coll := func(name string, via Via, selector, target string) Step {
+		return Step{Name: name, Via: via, Verb: DeleteCollection, Resource: "configmaps", Selector: selector, Target: target}
+	}
+	return Sequence{Name: "delete-collection", Steps: []Step{
+		cm("create a", Dynamic, Create, "a", cmXa),
+		cm("create keep with finalizer", Dynamic, Create, "keep", cmXkeep),
+		cm("create c", Dynamic, Create, "c", cmXc),
+		cm("create d", Dynamic, Create, "d", cmYd),
+		with(coll("delete collection app=x dry run", Dynamic, "app=x", "a"), func(s *Step) { s.DryRun = true }),
+		coll("delete collection app=x", Dynamic, "app=x", "keep"),
+		cm("get a", Dynamic, Get, "a", ""),
+		cm("get d", Dynamic, Get, "d", ""),
+		coll("delete collection app=x again", Dynamic, "app=x", "keep"),
+		with(coll("delete collection by name protobuf", Typed, "", "d"), func(s *Step) { s.FieldSelector = "metadata.name=d" }),
+		coll("delete collection bad label selector", Dynamic, "app===x", ""),
+		with(coll("delete collection unknown field", Dynamic, "", ""), func(s *Step) { s.FieldSelector = "data.k=v1" }),
+		cm("update removing the finalizer", Dynamic, Update, "keep", `{"metadata":{"finalizers":null}}`),
+		cm("create e", Dynamic, Create, "e", cmZe),
+		cm("create f", Dynamic, Create, "f", cmZf),
+		// one delete worker: e goes, f's precondition fails, the 409 is the answer
+		with(coll("delete collection app=z with e's resourceVersion", Dynamic, "app=z", "e"), func(s *Step) { s.TargetRV = true }),
+		cm("get f", Dynamic, Get, "f", ""),
+	}}
+}
+
+// scaleApply is a server-side apply of a Scale.
+const scaleApply = `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"web"},"spec":{"replicas":8}}`
+
+// scaleSequence reads and writes a deployment's scale subresource (no
+// controller-manager runs, so status.replicas stays 0): an update, one
+// with a stale resourceVersion, merge patches (one changing nothing, one
+// invalid, a dry run), protobuf, an apply conflicting with the scale
+// writer, kubectl scale, and the deployment's managedFields after.
+func scaleSequence() Sequence {
+	sc := func(s Step) Step {
+		s.Subresource = "scale"
+		return on(s, "deployments", "spec.replicas", "status.replicas", "status.selector")
+	}
+	merge := types.MergePatchType
+	return Sequence{Name: "scale", Watch: "deployments", Steps: []Step{
+		on(cm("create deployment", Dynamic, Create, "web", deployWeb), "deployments", "spec.replicas"),
+		sc(cm("get scale", Dynamic, Get, "web", "")),
+		sc(cm("update scale", Dynamic, Update, "web", `{"spec":{"replicas":2}}`)),
+		sc(with(cm("update scale stale RV", Dynamic, Update, "web", `{"spec":{"replicas":3}}`), func(s *Step) { s.RV = RVStale })),
+		sc(patch("merge patch scale", Dynamic, merge, "web", `{"spec":{"replicas":4}}`)),
+		sc(patch("merge patch scale changing nothing", Dynamic, merge, "web", `{"spec":{"replicas":4}}`)),
+		sc(patch("merge patch scale negative", Dynamic, merge, "web", `{"spec":{"replicas":-1}}`)),
+		sc(with(patch("merge patch scale dry run", Dynamic, merge, "web", `{"spec":{"replicas":9}}`), func(s *Step) { s.DryRun = true })),
+		sc(cm("get scale protobuf", Typed, Get, "web", "")),
+		sc(cm("update scale protobuf", Typed, Update, "web", `{"spec":{"replicas":5}}`)),
+		sc(with(cm("apply scale by hpa", Dynamic, Apply, "web", scaleApply), func(s *Step) { s.Manager = "hpa" })),
+		on(kubectl("kubectl scale", "web", "", "scale", "deployment", "web", "--replicas=6"), "deployments", "spec.replicas"),
+		on(cm("get deployment", Dynamic, Get, "web", ""), "deployments", "spec.replicas"),
+		sc(cm("get scale missing", Dynamic, Get, "missing", "")),
+		with(sc(cm("get scale of a configmap", Dynamic, Get, "a", "")), func(s *Step) { s.Resource = "configmaps" }),
+	}}
 }
 
 // statusSequence updates spec and status of a deployment and a widget

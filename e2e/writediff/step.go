@@ -14,7 +14,8 @@ const (
 	// Typed is client-go's typed clientset, speaking protobuf
 	// (rest.Config.ContentType "application/vnd.kubernetes.protobuf"), as
 	// controller-runtime's client sends built-in kinds. It serves
-	// configmaps and deployments, without subresources.
+	// configmaps and deployments, and a deployment's scale subresource
+	// (GetScale, UpdateScale).
 	Typed Via = "typed"
 	// Kubectl is a kubectl invocation (Step.Args).
 	Kubectl Via = "kubectl"
@@ -38,6 +39,10 @@ const (
 	Apply Verb = "apply"
 	// Delete deletes Step.Target.
 	Delete Verb = "delete"
+	// DeleteCollection deletes what Step.Selector and Step.FieldSelector
+	// select in the namespace (DELETE of the collection); Step.Target,
+	// when set, is the object whose stored state the transcript tells.
+	DeleteCollection Verb = "deletecollection"
 )
 
 // RVChoice says which resourceVersion an Update sends.
@@ -66,7 +71,9 @@ type Step struct {
 	Verb Verb
 	// Resource is "configmaps", "deployments" or "widgets".
 	Resource string
-	// Subresource is "" or "status" (Dynamic only).
+	// Subresource is "", "status" (Dynamic only) or "scale". A scale step
+	// holds its answer against the Scale before it, and an Update merges
+	// Body into that Scale.
 	Subresource string
 	// Target is the object's name; empty for a create with generateName.
 	// The harness reads Target before and after the step.
@@ -85,8 +92,14 @@ type Step struct {
 	DryRun bool
 	// UID is a delete's uid precondition, when not empty.
 	UID string
+	// TargetRV makes a delete's resourceVersion precondition Target's
+	// stored resourceVersion before the step.
+	TargetRV bool
 	// Propagation is a delete's propagationPolicy, when not empty.
 	Propagation metav1.DeletionPropagation
+	// Selector and FieldSelector are a DeleteCollection's label and field
+	// selectors.
+	Selector, FieldSelector string
 	// Show lists dotted paths ("data", "spec.template.spec.containers")
 	// of the answered object whose values the transcript records.
 	Show []string

@@ -10,8 +10,12 @@ import (
 // Do answers req against st, stamping through env. Its error is an
 // *apierrors.StatusError carrying the Status a real kube-apiserver
 // answers (code, reason, message, details and causes); nothing is stored
-// when it is not nil.
+// when it is not nil (a DeleteCollection that fails part way answers its
+// Status in Result: see Result.Code).
 func Do(st State, env Env, req Request) (Result, error) {
+	if req.Subresource == "scale" {
+		return scale(st, env, req)
+	}
 	switch req.Verb {
 	case Create:
 		return create(st, env, req)
@@ -21,6 +25,8 @@ func Do(st State, env Env, req Request) (Result, error) {
 		return patch(st, env, req)
 	case Delete:
 		return del(st, env, req)
+	case DeleteCollection:
+		return deleteCollection(st, env, req)
 	}
 	return Result{}, apierrors.NewMethodNotSupported(groupResource(req.Kind), fmt.Sprint(req.Verb))
 }

@@ -30,9 +30,10 @@ const MaxBodyBytes = 3 << 20
 // ParseRequest reads the write r asks of kind k, whose path and query q
 // (history.ParseRequest's) named the object: the verb of its method, its
 // body (at most MaxBodyBytes), content type and patch type, and its
-// options (dryRun, fieldManager, force, the delete options), checked as
-// kube-apiserver's handlers check them (endpoints/handlers: create.go,
-// update.go, patch.go, delete.go). A method that writes nothing is
+// options (dryRun, fieldManager, force, the delete options, a
+// DeleteCollection's list options), checked as kube-apiserver's handlers
+// check them (endpoints/handlers: create.go, update.go, patch.go,
+// delete.go). A method that writes nothing is
 // answered 405, as the replayer answers it today.
 func ParseRequest(r *http.Request, q history.Request, k Kind) (Request, error) {
 	req := Request{Kind: k, Namespace: q.Namespace, Name: q.Name, Subresource: q.Subresource, UserAgent: r.UserAgent()}
@@ -45,6 +46,8 @@ func ParseRequest(r *http.Request, q history.Request, k Kind) (Request, error) {
 		req.Verb = Patch
 	case r.Method == http.MethodDelete && q.Name != "":
 		req.Verb = Delete
+	case r.Method == http.MethodDelete:
+		req.Verb = DeleteCollection
 	default:
 		return Request{}, apierrors.NewMethodNotSupported(groupResource(k), strings.ToLower(r.Method))
 	}
@@ -89,6 +92,11 @@ func ParseRequest(r *http.Request, q history.Request, k Kind) (Request, error) {
 		}
 		errs, options, dryRun, req.FieldManager = validation.ValidatePatchOptions(&o, req.PatchType), "PatchOptions", o.DryRun, o.FieldManager
 		req.Force = o.Force != nil && *o.Force
+	case DeleteCollection:
+		if req.List, err = collectionOptions(query, k, q.Namespace); err != nil {
+			return Request{}, err
+		}
+		fallthrough
 	case Delete:
 		o, err := deleteOptions(query, req.ContentType, body)
 		if err != nil {

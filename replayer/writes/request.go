@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -25,9 +26,13 @@ const (
 	Patch
 	// Delete is a DELETE of the object.
 	Delete
+	// DeleteCollection is a DELETE of the collection: every object
+	// Request.List selects.
+	DeleteCollection
 )
 
-// String returns "create", "update", "patch" or "delete".
+// String returns "create", "update", "patch", "delete" or
+// "deletecollection".
 func (v Verb) String() string {
 	switch v {
 	case Create:
@@ -38,6 +43,8 @@ func (v Verb) String() string {
 		return "patch"
 	case Delete:
 		return "delete"
+	case DeleteCollection:
+		return "deletecollection"
 	}
 	return fmt.Sprintf("Verb(%d)", int(v))
 }
@@ -68,7 +75,7 @@ type Request struct {
 	// Namespace and Name name the object ("" Name for a create, which
 	// takes the body's name or generateName).
 	Namespace, Name string
-	// Subresource is "" or "status".
+	// Subresource is "", "status" or "scale".
 	Subresource string
 	// Body is the request body: the object (create, update), the patch
 	// (patch), or DeleteOptions (delete; may be empty).
@@ -92,6 +99,9 @@ type Request struct {
 	// Delete are the delete options of the query (a body's, when it has
 	// one, win, as in kube-apiserver).
 	Delete metav1.DeleteOptions
+	// List are the list options of a DeleteCollection: its label and
+	// field selectors (field labels checked for the kind) and limit.
+	List metainternalversion.ListOptions
 }
 
 // State is what a write sees of the objects of its resource now. Objects
@@ -115,6 +125,9 @@ type Env struct {
 	// Suffix returns the 5 random characters generateName appends (from
 	// the run's seed), as k8s.io/apiserver/pkg/storage/names does.
 	Suffix func() string
+	// Revision is the resourceVersion of the state the write sees (a
+	// list taken now): a DeleteCollection answers its list at it.
+	Revision string
 }
 
 // Event is what a write did to the stored object.
@@ -132,7 +145,9 @@ const (
 // Result is what a write did and answers.
 type Result struct {
 	// Code is the HTTP status of the answer: 200, 201 (created), or 202
-	// (a delete that left the object to its finalizers).
+	// (a delete that left the object to its finalizers); or, for a
+	// DeleteCollection that failed part way, the failure's code, Answer
+	// its Status, and the deletions made before it stored.
 	Code int
 	// Event is what it did to the stored object.
 	Event Event
@@ -143,6 +158,18 @@ type Result struct {
 	// Answer is the body of the answer: the object as a real apiserver
 	// returns it (for a dry run: as it would have stored it).
 	Answer *unstructured.Unstructured
+	// More are the changes stored after Event and Stored, in the order
+	// of their resourceVersions: a DeleteCollection's second and later
+	// (nil for every other write).
+	More []Change
+}
+
+// Change is one stored change of a write that stores several.
+type Change struct {
+	// Event is what it did to the object.
+	Event Event
+	// Stored is the object as stored (for Deleted: as it was deleted).
+	Stored *unstructured.Unstructured
 }
 
 // Key returns the key of namespace/name as State keys objects.
