@@ -40,11 +40,12 @@ type Write struct {
 	Resource history.Resource
 	// Key is the object's key, "namespace/name" or "name" ("" when the
 	// request named no object and its answer none: a create refused
-	// before its body was read).
+	// before its body was read, a delete of a collection, whose deletes
+	// are events of the served history).
 	Key string
 	// RVBefore is the resourceVersion of the object stored under Key
 	// before the write ("" when none was, or when the write was refused
-	// before it looked: a read-only or paced replay, a resource the replay
+	// before it looked: a read-only replay, an opaque-RV history, a resource the replay
 	// knows nothing of, a request it could not read).
 	RVBefore string
 	// RVAfter is the resourceVersion of the object stored under Key after
@@ -94,7 +95,7 @@ func (s *Server) Writes() []Write {
 func (s *Server) logWrite(req writes.Request, st writeState, res writes.Result, err error) {
 	w := Write{At: time.Since(s.start), Verb: req.Verb.String(), Subresource: req.Subresource, Resource: req.Kind.Resource, DryRun: req.DryRun}
 	ns, name := req.Namespace, req.Name
-	if obj := res.Stored; obj != nil || res.Answer != nil {
+	if obj := res.Stored; req.Verb != writes.DeleteCollection && (obj != nil || res.Answer != nil) {
 		if obj == nil {
 			obj = res.Answer
 		}
@@ -116,6 +117,7 @@ func (s *Server) logWrite(req writes.Request, st writeState, res writes.Result, 
 		w.RVBefore = o.ResourceVersion
 	}
 	switch {
+	case req.Verb == writes.DeleteCollection: // of many keys: no one key's RVs
 	case err != nil || res.Event == writes.None:
 		w.RVAfter = w.RVBefore
 	case res.Event != writes.Deleted:
