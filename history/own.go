@@ -170,7 +170,11 @@ func keyOf(namespace, name string) string {
 // nothing answers with the state it found), and each event echoes one
 // write at most.
 func (h *History) echoWrites() {
-	claimed := map[*Log]map[int]bool{}
+	type logIndex struct {
+		byKey   map[string][]int // event indexes of each key, in order
+		claimed map[int]bool
+	}
+	index := map[*Log]*logIndex{}
 	for k := range h.Writes {
 		w := &h.Writes[k]
 		l, ok := h.Log(w.Resource)
@@ -181,19 +185,25 @@ func (h *History) echoWrites() {
 		if !w.Stored() || w.Key == "" || (w.RV == "" && w.Verb != "delete") {
 			continue
 		}
-		if claimed[l] == nil {
-			claimed[l] = map[int]bool{}
+		ix := index[l]
+		if ix == nil {
+			ix = &logIndex{byKey: map[string][]int{}, claimed: map[int]bool{}}
+			for n, e := range l.Events {
+				ix.byKey[e.Object.Key()] = append(ix.byKey[e.Object.Key()], n)
+			}
+			index[l] = ix
 		}
-		for n, e := range l.Events {
+		for _, n := range ix.byKey[w.Key] {
+			e := l.Events[n]
 			switch {
-			case claimed[l][n] || e.Object.Key() != w.Key || (e.At >= 0 && w.At >= 0 && e.At < w.At):
+			case ix.claimed[n] || (e.At >= 0 && w.At >= 0 && e.At < w.At):
 				continue
 			case w.RV != "" && e.RV() != w.RV:
 				continue
 			case w.RV == "" && (e.Type != Deleted || (w.UID != "" && e.Object.UID != w.UID)):
 				continue
 			}
-			claimed[l][n] = true
+			ix.claimed[n] = true
 			w.EchoRV, w.Echo = e.RV(), e.From
 			break
 		}
