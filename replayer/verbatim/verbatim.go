@@ -4,7 +4,9 @@
 // sent under a fault plan); their traffic may break the watch contract on
 // purpose, so it is replayed here rather than modelled as a history by the
 // replayer's Server. Like the Server, a Replay is an http.Handler and has an
-// in-process Transport.
+// in-process Transport. A reproducer of a writing target holds its writes
+// too: each is answered with its recorded answer, in order, when the
+// target sends the recorded body (see Replay).
 //
 // Typical use:
 //
@@ -26,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/lwreplay/lwreplay/cassette"
@@ -44,10 +47,13 @@ import (
 // closed when it was recorded stays open after its frames, silent, until
 // the request ends or its timeout; one the server ended, ends; one that
 // broke, breaks. A request with no recorded answer left gets a 404 Status
-// naming it.
+// naming it. A write is answered so too, once its body is the recorded
+// one: a write whose body differs gets a 400 naming the recorded
+// interaction, and Mismatches tells the writes not answered.
 type Replay struct {
-	mu     sync.Mutex
-	queues map[string][]cassette.Interaction
+	mu         sync.Mutex
+	queues     map[string][]recorded
+	mismatches []error
 	// listings holds each resource's first complete listing's RV, by
 	// Resource.ID (see FirstListing).
 	listings map[history.Resource]string
@@ -55,7 +61,7 @@ type Replay struct {
 
 // New returns a handler replaying files' interactions verbatim.
 func New(files ...*cassette.File) (*Replay, error) {
-	v := &Replay{queues: map[string][]cassette.Interaction{}}
+	v := &Replay{queues: map[string][]recorded{}}
 	for _, f := range files {
 		for n, i := range f.Interactions {
 			u, err := url.Parse(i.URL)
@@ -66,7 +72,7 @@ func New(files ...*cassette.File) (*Replay, error) {
 				return nil, fmt.Errorf("%s: interaction %d: %w", f.Path, n, err)
 			}
 			k := verbatimKey(i.Method, u)
-			v.queues[k] = append(v.queues[k], i)
+			v.queues[k] = append(v.queues[k], recorded{it: i, where: fmt.Sprintf("%s: interaction %d", f.Path, n)})
 		}
 	}
 	return v, nil
@@ -102,15 +108,30 @@ func (v *Replay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		method = http.MethodGet
 	}
 	k := verbatimKey(method, r.URL)
+	sent, readErr := readSent(r)
 	v.mu.Lock()
 	q := v.queues[k]
 	var it cassette.Interaction
 	ok := len(q) > 0
+	var mismatch error
 	if ok {
-		it, v.queues[k] = q[0], q[1:]
+		mismatch = differs(method, r, q[0], sent, readErr)
+	}
+	if ok && mismatch == nil {
+		it, v.queues[k] = q[0].it, q[1:]
+	}
+	if mismatch == nil && !ok && method != http.MethodGet && method != http.MethodHead {
+		mismatch = fmt.Errorf("%w: %s %s: the reproducer holds no write left to it", ErrMismatch, method, r.URL.RequestURI())
+	}
+	if mismatch != nil {
+		v.mismatches = append(v.mismatches, mismatch)
 	}
 	v.mu.Unlock()
-	if !ok {
+	switch {
+	case ok && mismatch != nil:
+		status.Write(w, apierrors.NewBadRequest("lwreplay: "+mismatch.Error()).ErrStatus)
+		return
+	case !ok:
 		st := status.NotFound()
 		st.Message = "lwreplay: the reproducer holds no answer left for " + method + " " + r.URL.RequestURI()
 		status.Write(w, st)

@@ -1,0 +1,199 @@
+package verbatim
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/lwreplay/lwreplay/cassette"
+)
+
+// The target's writes. A reproducer of a writing target holds its writes
+// with their request bodies (the recorder keeps them, see recorder) and
+// answers: the n-th write with a given method, path and query is answered
+// with the n-th recorded answer to such a write, as any request is — once
+// its body is the recorded one. A write whose body differs (another
+// object, another change: the target went another way) gets a 400
+// BadRequest Status naming the recorded interaction and the first
+// difference, and the recorded write stays next, for a retry that sends
+// it; a write with no recorded one left gets the 404 any request gets.
+// Both are kept (Mismatches): the replay no longer reproduces the
+// recording. A recorded write without a body (a reproducer recorded before
+// bodies were kept, or a body the recorder could not redact) and one
+// whose body the recorder redacted (cassette.HeaderRedacted) are answered
+// without a look at the body. The recorded watch streams carry the
+// writes' echoes already.
+
+// ErrMismatch is wrapped by the errors of writes a reproducer did not
+// answer with a recorded answer: their body is not the recorded one, or
+// no recorded write to them is left.
+var ErrMismatch = errors.New("the target's write is not the recorded one")
+
+// maxSent is the most of a request body a replay reads: kube-apiserver's
+// default limit (k8s.io/apiserver/pkg/server/config.go,
+// MaxRequestBodyBytes); a recorded write cannot have been larger.
+const maxSent = 3 << 20
+
+// recorded is a recorded interaction and where it was recorded.
+type recorded struct {
+	it    cassette.Interaction
+	where string // "file.yaml: interaction 7"
+}
+
+// Mismatches returns the writes the replay did not answer with their
+// recorded answer, in the order they came, joined (nil when there were
+// none); each wraps ErrMismatch and names the request and the recorded
+// interaction.
+func (v *Replay) Mismatches() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return errors.Join(v.mismatches...)
+}
+
+// readSent reads the body r sends, up to maxSent bytes and one more.
+func readSent(r *http.Request) ([]byte, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, nil
+	}
+	return io.ReadAll(io.LimitReader(r.Body, maxSent+1))
+}
+
+// differs returns why r, which sent body sent (or failed to: readErr), is
+// not the write rec recorded; nil when it is, or when rec has no body to
+// hold it to.
+func differs(method string, r *http.Request, rec recorded, sent []byte, readErr error) error {
+	want := rec.it.RequestBody
+	if want == nil || rec.it.Header.Get(cassette.HeaderRedacted) != "" {
+		return nil
+	}
+	what := fmt.Sprintf("%s %s (recorded at %s)", method, r.URL.RequestURI(), rec.where)
+	if readErr != nil {
+		return fmt.Errorf("%w: %s: reading the body: %v", ErrMismatch, what, readErr)
+	}
+	got, rct := mediaOf(r.Header.Get("Content-Type")), mediaOf(rec.it.RequestHeader.Get("Content-Type"))
+	if got != rct {
+		return fmt.Errorf("%w: %s: the body is %s, recorded %s", ErrMismatch, what, got, rct)
+	}
+	if d := bodyDiff(got, sent, want); d != "" {
+		return fmt.Errorf("%w: %s: %s", ErrMismatch, what, d)
+	}
+	return nil
+}
+
+// mediaOf is a Content-Type's media type, in lower case (JSON when
+// absent: client-go's default).
+func mediaOf(contentType string) string {
+	if contentType == "" {
+		return "application/json"
+	}
+	media, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return strings.ToLower(contentType)
+	}
+	return media
+}
+
+// bodyDiff says how body got differs from the recorded want, of media
+// type media: "" when they are the same — as JSON values for JSON and
+// the apply YAML (so that the encoding's layout does not count), byte for
+// byte for any other encoding (protobuf).
+func bodyDiff(media string, got, want []byte) string {
+	asJSON := media == "application/json" || strings.HasSuffix(media, "+json")
+	if media == "application/apply-patch+yaml" {
+		g, gerr := utilyaml.ToJSON(got)
+		w, werr := utilyaml.ToJSON(want)
+		if gerr == nil && werr == nil {
+			got, want, asJSON = g, w, true
+		}
+	}
+	if asJSON {
+		g, gerr := decodeJSON(got)
+		w, werr := decodeJSON(want)
+		switch {
+		case gerr != nil && werr == nil:
+			return fmt.Sprintf("the body is not JSON (%v), the recorded one is", gerr)
+		case gerr == nil && werr == nil:
+			if path, ok := firstDiff(g, w, ""); !ok {
+				return "they differ at " + path
+			}
+			return ""
+		}
+	}
+	if bytes.Equal(got, want) {
+		return ""
+	}
+	at := 0
+	for at < len(got) && at < len(want) && got[at] == want[at] {
+		at++
+	}
+	return fmt.Sprintf("%d bytes, recorded %d, first different at byte %d", len(got), len(want), at)
+}
+
+// decodeJSON decodes one JSON value, numbers as written.
+func decodeJSON(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// firstDiff reports whether JSON values a and b are equal, and else the
+// path of their first difference (".metadata.annotations.x", "[2]";
+// "the whole body" at the top).
+func firstDiff(a, b any, path string) (string, bool) {
+	here := path
+	if here == "" {
+		here = "the whole body"
+	}
+	switch av := a.(type) {
+	case map[string]any:
+		bv, ok := b.(map[string]any)
+		if !ok {
+			return here, false
+		}
+		keys := make([]string, 0, len(av)+len(bv))
+		for k := range av {
+			keys = append(keys, k)
+		}
+		for k := range bv {
+			if _, ok := av[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if p, ok := firstDiff(av[k], bv[k], path+"."+k); !ok {
+				return p, false
+			}
+		}
+		return "", true
+	case []any:
+		bv, ok := b.([]any)
+		if !ok || len(av) != len(bv) {
+			return here, false
+		}
+		for i := range av {
+			if p, ok := firstDiff(av[i], bv[i], path+"["+strconv.Itoa(i)+"]"); !ok {
+				return p, false
+			}
+		}
+		return "", true
+	}
+	if !reflect.DeepEqual(a, b) {
+		return here, false
+	}
+	return "", true
+}
