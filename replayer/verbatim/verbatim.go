@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -115,10 +116,11 @@ func (v *Replay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ok := len(q) > 0
 	var mismatch error
 	if ok {
-		mismatch = differs(method, r, q[0], sent, readErr)
-	}
-	if ok && mismatch == nil {
-		it, v.queues[k] = q[0].it, q[1:]
+		var n int
+		if n, mismatch = matching(method, r, q, sent, readErr); mismatch == nil {
+			it = q[n].it
+			v.queues[k] = slices.Delete(q, n, n+1)
+		}
 	}
 	if mismatch == nil && !ok && method != http.MethodGet && method != http.MethodHead {
 		mismatch = fmt.Errorf("%w: %s %s: the reproducer holds no write left to it", ErrMismatch, method, r.URL.RequestURI())

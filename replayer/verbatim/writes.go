@@ -20,13 +20,16 @@ import (
 
 // The target's writes. A reproducer of a writing target holds its writes
 // with their request bodies (the recorder keeps them, see recorder) and
-// answers: the n-th write with a given method, path and query is answered
-// with the n-th recorded answer to such a write, as any request is — once
-// its body is the recorded one. A write whose body differs (another
-// object, another change: the target went another way) gets a 400
-// BadRequest Status naming the recorded interaction and the first
-// difference, and the recorded write stays next, for a retry that sends
-// it; a write with no recorded one left gets the 404 any request gets.
+// answers: a write with a given method, path and query is answered with
+// the recorded answer of the next recorded write to them whose body is
+// its body (the n-th such write with the n-th answer, as any request; a
+// create of another object to the same collection may come first, as a
+// client's workers or its informer's order make it). A write whose body
+// no recorded one has (another object, another change: the target went
+// another way) gets a 400 BadRequest Status naming the next recorded
+// write to them and the first difference from it, and the recorded
+// writes stay, for a retry that sends one; a write with no recorded one
+// left gets the 404 any request gets.
 // Both are kept (Mismatches): the replay no longer reproduces the
 // recording. A recorded write without a body (a reproducer recorded before
 // bodies were kept, or a body the recorder could not redact) and one
@@ -66,6 +69,23 @@ func readSent(r *http.Request) ([]byte, error) {
 		return nil, nil
 	}
 	return io.ReadAll(io.LimitReader(r.Body, maxSent+1))
+}
+
+// matching returns the index in q of the first recorded request r
+// matches (the next recorded write with r's body: creates of other
+// objects to one collection may come in another order), or the error
+// saying how r differs from the first of q.
+func matching(method string, r *http.Request, q []recorded, sent []byte, readErr error) (int, error) {
+	first := differs(method, r, q[0], sent, readErr)
+	if first == nil || readErr != nil {
+		return 0, first
+	}
+	for n := 1; n < len(q); n++ {
+		if differs(method, r, q[n], sent, nil) == nil {
+			return n, nil
+		}
+	}
+	return 0, first
 }
 
 // differs returns why r, which sent body sent (or failed to: readErr), is
