@@ -12,10 +12,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/lwreplay/lwreplay/cassette"
+	"github.com/lwreplay/lwreplay/history"
 )
 
 // The target's writes. A reproducer of a writing target holds its writes
@@ -35,7 +37,9 @@ import (
 // bodies were kept, or a body the recorder could not redact) and one
 // whose body the recorder redacted (cassette.HeaderRedacted) are answered
 // without a look at the body. The recorded watch streams carry the
-// writes' echoes already.
+// writes' echoes; each is held back until its write is answered (see
+// gateEchoes), so that the target, reading its streams, finds the world
+// as it was before it wrote, as it did when recorded.
 
 // ErrMismatch is wrapped by the errors of writes a reproducer did not
 // answer with a recorded answer: their body is not the recorded one, or
@@ -49,8 +53,61 @@ const maxSent = 3 << 20
 
 // recorded is a recorded interaction and where it was recorded.
 type recorded struct {
-	it    cassette.Interaction
-	where string // "file.yaml: interaction 7"
+	it  cassette.Interaction
+	loc history.Location
+}
+
+// gateEchoes holds back, in the recorded watch streams, each frame that
+// echoes a recorded write (history.Write.Echo, as Build finds it) until
+// the replay has answered that write: the target's own change is not
+// shown to it before it makes it, as no apiserver would. Reproducers
+// without writes, and those no history models (traffic that breaks the
+// watch contract on purpose), are served as recorded.
+func (v *Replay) gateEchoes(files []*cassette.File) {
+	writes := false
+	for _, f := range files {
+		for _, i := range f.Interactions {
+			writes = writes || (i.Method != "" && i.Method != http.MethodGet && i.Method != http.MethodHead)
+		}
+	}
+	if !writes {
+		return
+	}
+	h, err := history.Build(files...)
+	if err != nil {
+		return
+	}
+	for _, w := range h.Writes {
+		if w.EchoRV != "" && w.Echo.File != "" {
+			g := make(chan struct{})
+			v.echoes[w.Echo], v.opens[w.From] = g, g
+		}
+	}
+}
+
+// answered opens the gate of the echo of the write recorded at loc, if
+// it has one. The caller holds v.mu.
+func (v *Replay) answered(loc history.Location) {
+	if g, ok := v.opens[loc]; ok {
+		close(g)
+		delete(v.opens, loc)
+	}
+}
+
+// awaitWrite waits, when the frame recorded at loc echoes a write, until
+// the write is answered; false when r ends or timeout fires first.
+func (v *Replay) awaitWrite(r *http.Request, timeout *time.Timer, loc history.Location) bool {
+	g, ok := v.echoes[loc]
+	if !ok {
+		return true
+	}
+	select {
+	case <-g:
+		return true
+	case <-r.Context().Done():
+	case <-timeout.C:
+	}
+	return false
 }
 
 // Mismatches returns the writes the replay did not answer with their
@@ -96,7 +153,7 @@ func differs(method string, r *http.Request, rec recorded, sent []byte, readErr 
 	if want == nil || rec.it.Header.Get(cassette.HeaderRedacted) != "" {
 		return nil
 	}
-	what := fmt.Sprintf("%s %s (recorded at %s)", method, r.URL.RequestURI(), rec.where)
+	what := fmt.Sprintf("%s %s (recorded at %s)", method, r.URL.RequestURI(), rec.loc)
 	if readErr != nil {
 		return fmt.Errorf("%w: %s: reading the body: %v", ErrMismatch, what, readErr)
 	}

@@ -1,12 +1,16 @@
 package verbatim
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/lwreplay/lwreplay/cassette"
 )
@@ -154,6 +158,89 @@ func TestVerbatimWrites(t *testing.T) {
 			if got := v.Exhausted(); got != tc.wantExhausted {
 				t.Errorf("Exhausted: got %v, want %v", got, tc.wantExhausted)
 			}
+		})
+	}
+}
+
+func TestVerbatimEchoes(t *testing.T) {
+	const (
+		cms     = "/api/v1/namespaces/ns/configmaps"
+		wURL    = cms + "?allowWatchBookmarks=true&resourceVersion=10&timeoutSeconds=60&watch=true"
+		list    = `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"10"},"items":[]}`
+		created = `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a-child","namespace":"ns","uid":"u1","resourceVersion":"11"}}`
+		echo    = `{"type":"ADDED","object":` + created + `}`
+		other   = `{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"b","namespace":"ns","uid":"u2","resourceVersion":"12"}}}`
+		body    = `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a-child","namespace":"ns"}}`
+	)
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	file := &cassette.File{Path: "repro.yaml", Interactions: []cassette.Interaction{
+		{Method: "GET", URL: testHost + cms + "?limit=500&resourceVersion=0", Code: 200, Body: []byte(list), Started: start},
+		{Method: "GET", URL: testHost + wURL, Code: 200, Body: []byte(echo + "\n" + other + "\n"), Started: start.Add(time.Second),
+			FrameOffsets: []time.Duration{2 * time.Second, 3 * time.Second}, StreamEnd: cassette.EndEOF},
+		{Method: "POST", URL: testHost + cms, Code: 201, Body: []byte(created), Started: start.Add(2 * time.Second),
+			RequestHeader: http.Header{"Content-Type": {"application/json"}}, RequestBody: []byte(body)},
+	}}
+	for k := range file.Interactions {
+		file.Interactions[k].Replay = cassette.ReplayVerbatim
+	}
+	tests := []struct {
+		name        string
+		write       bool // the target makes the recorded create
+		wantBefore  int  // frames read before the create
+		wantAfter   int  // frames read by the stream's end
+		wantTimeout bool // the stream ends at its timeout
+	}{
+		{name: "verbatim echoes - the create made - its echo after it, then the rest - pass", write: true, wantBefore: 0, wantAfter: 2},
+		{name: "verbatim echoes - the create never made - the echo and what follows held back, the stream ends at its timeout - fail", wantTimeout: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				v, err := New(file)
+				if err != nil {
+					t.Fatalf("New: got error %v, want none", err)
+				}
+				rt := v.Transport()
+				fetch(t, rt, cms+"?limit=500&resourceVersion=0")
+				var mu sync.Mutex
+				frames := 0
+				ended := make(chan time.Time, 1)
+				go func() {
+					resp, err := (&http.Client{Transport: rt}).Get(testHost + wURL)
+					if err != nil {
+						ended <- time.Now()
+						return
+					}
+					defer resp.Body.Close()
+					sc := bufio.NewScanner(resp.Body)
+					for sc.Scan() {
+						mu.Lock()
+						frames++
+						mu.Unlock()
+					}
+					ended <- time.Now()
+				}()
+				synctest.Wait()
+				mu.Lock()
+				before := frames
+				mu.Unlock()
+				if before != tc.wantBefore {
+					t.Errorf("frames before the create: got %d, want %d", before, tc.wantBefore)
+				}
+				began := time.Now()
+				if tc.write {
+					send(t, rt, sent{"POST", cms, "application/json", body, 201, `"resourceVersion":"11"`})
+				}
+				end := <-ended
+				mu.Lock()
+				defer mu.Unlock()
+				if frames != tc.wantAfter {
+					t.Errorf("frames by the end: got %d, want %d", frames, tc.wantAfter)
+				}
+				if timedOut := end.Sub(began) >= time.Minute; timedOut != tc.wantTimeout {
+					t.Errorf("stream ended after %v: got timeout %v, want %v", end.Sub(began), timedOut, tc.wantTimeout)
+				}
+			})
 		})
 	}
 }
