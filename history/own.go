@@ -48,10 +48,11 @@ type Write struct {
 	From Location
 	// EchoRV is the resourceVersion of the event of the resource's log
 	// that is the write's own change (its echo); "" when the recording
-	// shows none. Echo is where that event was recorded (File "" for an
-	// event inferred from a relist).
+	// shows none.
 	EchoRV string
-	Echo   Location
+	// Echo is where the echo was recorded (File "" for an event inferred
+	// from a relist, and when there is no echo).
+	Echo Location
 	// Error is the answer's Status, for an answer that is not 2xx.
 	Error *RecordedError
 }
