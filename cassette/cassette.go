@@ -59,6 +59,9 @@ const (
 	HeaderFrameOffsets = "X-Lwreplay-Frame-Offsets"
 	HeaderStreamEnd    = "X-Lwreplay-Stream-End"
 	HeaderReplay       = "X-Lwreplay-Replay"
+	// HeaderRedacted ("request-body") says the recorder redacted the
+	// request body: it is not what the client sent. It stays in Header.
+	HeaderRedacted = "X-Lwreplay-Redacted"
 )
 
 // How a recorded watch stream ended (Interaction.StreamEnd).
@@ -107,6 +110,10 @@ type Interaction struct {
 	URL string
 	// RequestHeader holds the request headers kept in the file.
 	RequestHeader http.Header
+	// RequestBody is the request body (a write's object or patch, in
+	// the encoding its Content-Type header names: JSON, YAML or
+	// protobuf bytes); nil when the request had none or it was not kept.
+	RequestBody []byte
 	// Code is the HTTP status code of the answer.
 	Code int
 	// Header holds the response headers (without the lwreplay headers,

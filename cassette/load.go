@@ -268,6 +268,7 @@ func fromVCR(vi *vcr.Interaction) (Interaction, error) {
 		URL:           vi.Request.URL,
 		RequestHeader: vi.Request.Headers,
 		Code:          vi.Response.Code,
+		RequestBody:   requestBody(vi.Request.Body),
 		Body:          []byte(vi.Response.Body),
 		Duration:      vi.Response.Duration,
 	}
@@ -327,6 +328,14 @@ func fromVCR(vi *vcr.Interaction) (Interaction, error) {
 		return i, truncation{fmt.Sprintf("response status code %d is not an HTTP status code (is the file truncated?)", i.Code)}
 	}
 	return i, nil
+}
+
+// requestBody returns a recorded request body; nil for none.
+func requestBody(b string) []byte {
+	if b == "" {
+		return nil
+	}
+	return []byte(b)
 }
 
 // parseOffsets parses a X-Lwreplay-Frame-Offsets value.

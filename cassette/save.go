@@ -48,7 +48,7 @@ func toVCR(i Interaction) *vcr.Interaction {
 		Request: vcr.Request{
 			Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 			Method: method, URL: i.URL, Headers: i.RequestHeader,
-			Host: hostOf(i.URL),
+			Host: hostOf(i.URL), Body: string(i.RequestBody), ContentLength: int64(len(i.RequestBody)),
 		},
 		Response: vcr.Response{
 			Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,

@@ -96,6 +96,9 @@ func Build(files ...*cassette.File) (*History, error) {
 		case recTable:
 			h.Tables = append(h.Tables, r.table)
 			continue
+		case recWrite:
+			h.Writes = append(h.Writes, *r.write)
+			continue
 		case recError:
 			if r.req.Resource.Resource == "" {
 				h.Errors = append(h.Errors, *r.err)
@@ -142,6 +145,7 @@ func Build(files ...*cassette.File) (*History, error) {
 		return nil, noTraffic(files, refused)
 	}
 	h.order, h.orderErr = mergeOrders(h.Logs)
+	h.echoWrites()
 	return h, nil
 }
 

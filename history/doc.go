@@ -53,7 +53,43 @@
 // survive. What a recording cannot tell: the resourceVersion the recorded
 // writer sent (so it never meets a 409 of the target's making), and
 // whether a MODIFIED was the target's own write when the target was
-// recorded too.
+// recorded too: History.Writes and WithoutOwn below.
+//
+// # The recorded client's writes
+//
+// A recording made by wrapping a controller's rest.Config
+// (recorder.Wrap) holds its writes too: creates, updates, patches and
+// deletes, with their request bodies and answers. They are not list/watch
+// history; Build lists them in History.Writes, in recorded order (verb,
+// key, recorded code, the RV and UID the answer carried, user agent, field
+// manager, where), and finds each stored write's echo: the event of its
+// resource's log that is its own change — the event of its key at the RV
+// its answer carried (kube-apiserver answers a create, an update or
+// patch, and a delete that returns the object with the object at the
+// write's etcd revision — k8s.io/apiserver/pkg/storage/etcd3/store.go
+// Create, GuaranteedUpdate, conditionalDelete — and its watch event
+// carries the same revision, a DELETED the deleted object at the
+// deletion's: etcd3/watcher.go), or, for a delete answered with a Status
+// instead of the object (most kinds: registry/generic/registry/store.go
+// finalizeDelete), the next DELETED of its key and UID. An event recorded before the write was sent is no
+// echo (an update that changes nothing answers with the state it found),
+// an event echoes one write at most, and a dry run or a refused write
+// echoes nothing. Write.EchoRV and Write.Echo say which event it is.
+//
+// Build keeps the echoes in the log, as every other event: the history is
+// the world as recorded, the client's objects in it. That is the truth for
+// any other target replayed on the recording — a plain informer replayed
+// on a controller's cassette must see the children the controller made,
+// or it would see changes of objects that never appeared — and for the
+// verbatim replay of a reproducer, whose streams carry the echoes. For a
+// replay to the recorded controller itself, whose writes the replay
+// answers anew, WithoutOwn makes the history of the other actors: each
+// echo (of every write, or of those a predicate picks, by user agent or
+// field manager) moves from Events to Log.Own, and the next event of its
+// key changes from the echo's object (Event.Prev), so that another
+// actor's change is the difference from what the client wrote. Leaving
+// them out is a choice of the replay, not of the recording: Build cannot
+// know which target will be replayed.
 //
 // # Large recordings
 //

@@ -100,6 +100,10 @@ type Log struct {
 	Events []Event
 	// Marks are bookmarks and list resourceVersions, in order.
 	Marks []Mark
+	// Own are the recorded client's own changes that WithoutOwn left out
+	// of Events, in resourceVersion order: not served, but what the next
+	// event of their key changed from (its Prev). None as Build makes it.
+	Own []Event
 	// Errors are the recorded error answers for this resource.
 	Errors []RecordedError
 	// Lists and Watches count the recorded LIST pages and watch streams.
@@ -171,8 +175,10 @@ func (l *Log) finish() {
 	for _, o := range l.Initial {
 		last[o.Key()] = o
 	}
+	own := 0 // Own events applied to last
 	for i := range l.Events {
 		e := &l.Events[i]
+		own = l.applyOwn(last, own, e.RV())
 		l.headRV[i+1] = e.RV()
 		k := e.Object.Key()
 		e.Prev = last[k]
@@ -182,6 +188,7 @@ func (l *Log) finish() {
 			last[k] = e.Object
 		}
 	}
+	l.applyOwn(last, own, "")
 	for _, m := range l.Marks {
 		pos, err := l.positionNoLimit(m.RV)
 		if err != nil {
@@ -213,6 +220,9 @@ type History struct {
 	// Tables holds the recorded LIST answers in Table form, in recorded
 	// order.
 	Tables []RecordedTable
+	// Writes holds the recorded client's writes, in recorded order, as
+	// recorded (a rewrite of the history leaves them as they were).
+	Writes []Write
 	// Files names the cassette files, in load order.
 	Files []string
 	// Span is the wall-clock time from the first request to the last

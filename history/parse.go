@@ -27,6 +27,7 @@ const (
 	recDiscovery
 	recError
 	recTable
+	recWrite
 )
 
 // record is one interaction, parsed.
@@ -51,6 +52,8 @@ type record struct {
 	body []byte
 	// a LIST answer in Table form
 	table RecordedTable
+	// a write (a request other than GET)
+	write *Write
 }
 
 // appearance returns the resourceVersions r shows, in the order the
@@ -137,7 +140,7 @@ func parseInteraction(bs *buildState, loc Location, i cassette.Interaction, star
 		return nil, fmt.Errorf("%w: %s: %v", cassette.ErrFormat, loc, err)
 	}
 	if i.Method != "" && i.Method != "GET" {
-		return r, nil // writes are not part of the list/watch history
+		return parseWrite(r, i, u.Query(), q, isResource) // not list/watch history: History.Writes
 	}
 	if !isResource {
 		if i.Body, err = readBody(loc, &i); err != nil {

@@ -39,6 +39,9 @@ func sortedRVs(order *Order, logs ...*Log) ([]string, error) {
 		for _, e := range l.Events {
 			add(e.RV())
 		}
+		for _, e := range l.Own {
+			add(e.RV())
+		}
 		for _, m := range l.Marks {
 			add(m.RV)
 		}
@@ -99,7 +102,7 @@ func RewriteRVs(h *History, fn func(string) string) (*History, error) {
 		objs[o] = c
 		return c, nil
 	}
-	out := &History{Discovery: h.Discovery, Errors: h.Errors, Files: h.Files, Span: h.Span}
+	out := &History{Discovery: h.Discovery, Errors: h.Errors, Files: h.Files, Span: h.Span, Writes: h.Writes}
 	for _, l := range h.Logs {
 		own, err := sortedRVs(l.order, l)
 		if err != nil {
@@ -118,6 +121,11 @@ func RewriteRVs(h *History, fn func(string) string) (*History, error) {
 		}
 		for i := range nl.Events {
 			if nl.Events[i].Object, err = obj(l.Events[i].Object); err != nil {
+				return nil, err
+			}
+		}
+		for i := range nl.Own {
+			if nl.Own[i].Object, err = obj(l.Own[i].Object); err != nil {
 				return nil, err
 			}
 		}
@@ -186,7 +194,7 @@ func ReplaceEvents(h *History, r Resource, evs []Event) (*History, error) {
 		}
 		prev = e.RV()
 	}
-	out := &History{Discovery: h.Discovery, Errors: h.Errors, Files: h.Files, Span: h.Span}
+	out := &History{Discovery: h.Discovery, Errors: h.Errors, Files: h.Files, Span: h.Span, Writes: h.Writes}
 	for _, l := range h.Logs {
 		nl := copyLog(l, l.order)
 		if l == target {
@@ -219,6 +227,7 @@ func copyLog(l *Log, order *Order) *Log {
 		Resource: l.Resource, StartRV: l.StartRV,
 		Initial: append([]*Object(nil), l.Initial...),
 		Events:  append([]Event(nil), l.Events...),
+		Own:     append([]Event(nil), l.Own...),
 		Marks:   append([]Mark(nil), l.Marks...),
 		Errors:  l.Errors, Lists: l.Lists, Watches: l.Watches,
 		order: order,
@@ -238,7 +247,7 @@ func AddLog(h *History, r Resource, startRV string) (*History, error) {
 	if h.order != nil && h.order.numeric && !order.numeric {
 		return nil, fmt.Errorf("%w: %s: start %q is no integer, as the history's RVs are", ErrRewrite, r, startRV)
 	}
-	out := &History{Discovery: h.Discovery, Errors: h.Errors, Files: h.Files, Span: h.Span}
+	out := &History{Discovery: h.Discovery, Errors: h.Errors, Files: h.Files, Span: h.Span, Writes: h.Writes}
 	for _, l := range h.Logs {
 		nl := copyLog(l, l.order)
 		nl.finish()

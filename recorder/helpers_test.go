@@ -30,10 +30,17 @@ type answer struct {
 type upstream struct {
 	answers map[string]answer // by URL.RequestURI(); "" matches anything else
 	seen    []*http.Request
+	bodies  [][]byte // the request bodies read, as seen
+	bodyErr []error  // the errors reading them
 }
 
 func (u *upstream) RoundTrip(req *http.Request) (*http.Response, error) {
 	u.seen = append(u.seen, req)
+	if req.Body != nil {
+		b, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		u.bodies, u.bodyErr = append(u.bodies, b), append(u.bodyErr, err)
+	}
 	a, ok := u.answers[req.URL.RequestURI()]
 	if !ok {
 		a, ok = u.answers[""]

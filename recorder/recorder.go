@@ -18,16 +18,22 @@
 // byte arrives, with its arrival offset since the request was sent. A watch
 // that is cut or cancelled keeps its complete frames; a partial last frame
 // is dropped and counted in Stats.PartialFrames. A body the client asked
-// gzipped is recorded decoded.
+// gzipped is recorded decoded. Writes (POST, PUT, PATCH, DELETE) are
+// recorded with their request body as sent (JSON, YAML or protobuf bytes)
+// and their answer, so that a controller's recording holds what it wrote
+// (history.Build lists them: History.Writes).
 //
 // What is never written: the request headers Authorization,
 // Proxy-Authorization, Cookie and Impersonate-*, the response header
 // Set-Cookie, user info in URLs and token-like query parameters
 // (access_token, token, id_token, refresh_token, bearer_token,
 // client_secret, password, api_key, apikey). Options redact Secret values,
-// chosen fields and managedFields from bodies. Redaction applies to what is
-// written only: the client gets the original bytes. A body that is redacted
-// is written as re-encoded JSON; others are kept byte for byte.
+// chosen fields and managedFields from bodies, request bodies included (a
+// Secret a controller creates is redacted in its request as in its
+// answer; see request.go for the encodings). Redaction applies to what is
+// written only: the client gets the original bytes and the server the
+// original request. A body that is redacted is written as re-encoded JSON
+// (a protobuf request body as protobuf); others are kept byte for byte.
 //
 // Saving: the cassette is rewritten (to a temporary file, renamed over it)
 // every flush interval, by Flush, and by Close; an open watch is written
@@ -147,11 +153,13 @@ type Stats struct {
 	Errors        int   // non-2xx answers and ERROR events
 	Bytes         int64 // response body bytes the client read through recorded answers
 	PartialFrames int   // incomplete frames dropped at a cut
+	Writes        int   // requests other than GET and HEAD recorded (creates, updates, patches, deletes)
+	DroppedBodies int   // request bodies not written: redaction could not rewrite them
 	Files         []string
 }
 
 type counters struct {
-	interactions, pages, watches, objects, events, bookmarks, errors, bytes, partial atomic.Int64
+	interactions, pages, watches, objects, events, bookmarks, errors, bytes, partial, writes, dropped atomic.Int64
 }
 
 // Recorder records the traffic of the transports it wraps into a cassette.
@@ -329,6 +337,8 @@ func (r *Recorder) Stats() Stats {
 		Errors:        int(c.errors.Load()),
 		Bytes:         c.bytes.Load(),
 		PartialFrames: int(c.partial.Load()),
+		Writes:        int(c.writes.Load()),
+		DroppedBodies: int(c.dropped.Load()),
 		Files:         files,
 	}
 }

@@ -18,7 +18,8 @@ import (
 // once, and the bytes are copied aside. Nothing is read ahead of the
 // client. Since cassettes hold JSON, the protobuf and CBOR media ranges of
 // a request's Accept header are left out (client-go decodes whichever
-// encoding it gets).
+// encoding it gets). A request's body (a write's object or patch) is
+// recorded as sent, in its own encoding (see request.go).
 // Upgraded connections (101) and requests whose list options do not parse
 // pass through unrecorded, as does everything after Close.
 func (r *Recorder) Wrap(rt http.RoundTripper) http.RoundTripper {
@@ -36,12 +37,13 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.next.RoundTrip(req)
 	}
 	req = preferJSON(req)
+	sent, req := takeBody(req)
 	started := time.Now()
 	resp, err := t.next.RoundTrip(req)
 	if err != nil || resp == nil || resp.StatusCode == http.StatusSwitchingProtocols {
 		return resp, err
 	}
-	e := t.r.register(req, resp, started)
+	e := t.r.register(req, sent, resp, started)
 	if e == nil {
 		return resp, nil
 	}
@@ -82,9 +84,10 @@ func preferJSON(req *http.Request) *http.Request {
 	return c
 }
 
-// register starts recording an answer; nil after Close, and for a request
-// whose list options do not parse (watch=yes, limit=-1).
-func (r *Recorder) register(req *http.Request, resp *http.Response, started time.Time) *entry {
+// register starts recording an answer to req, which sent body; nil after
+// Close, and for a request whose list options do not parse (watch=yes,
+// limit=-1).
+func (r *Recorder) register(req *http.Request, body []byte, resp *http.Response, started time.Time) *entry {
 	q, isResource, err := history.ParseRequest(req.URL)
 	if err != nil {
 		return nil // kube-apiserver refuses it too; it would make the cassette unreadable
@@ -101,6 +104,13 @@ func (r *Recorder) register(req *http.Request, resp *http.Response, started time
 		Header:        responseHeader(resp.Header),
 		Started:       started,
 	}
+	kept, redacted, ok := r.rd.request(body, req.Header.Get("Content-Type"), q)
+	if !ok {
+		r.stats.dropped.Add(1)
+	}
+	if it.RequestBody = kept; redacted {
+		it.Header.Set(cassette.HeaderRedacted, "request-body")
+	}
 	e := newEntry(r, it, q, isResource)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -108,6 +118,9 @@ func (r *Recorder) register(req *http.Request, resp *http.Response, started time
 		return nil
 	}
 	r.entries = append(r.entries, e)
+	if method != http.MethodGet && method != http.MethodHead {
+		r.stats.writes.Add(1)
+	}
 	if e.watch {
 		r.stats.watches.Add(1)
 		r.stats.interactions.Add(1)

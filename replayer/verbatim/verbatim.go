@@ -4,7 +4,9 @@
 // sent under a fault plan); their traffic may break the watch contract on
 // purpose, so it is replayed here rather than modelled as a history by the
 // replayer's Server. Like the Server, a Replay is an http.Handler and has an
-// in-process Transport.
+// in-process Transport. A reproducer of a writing target holds its writes
+// too: each is answered with its recorded answer, in order, when the
+// target sends the recorded body (see Replay).
 //
 // Typical use:
 //
@@ -21,11 +23,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/lwreplay/lwreplay/cassette"
@@ -44,10 +48,18 @@ import (
 // closed when it was recorded stays open after its frames, silent, until
 // the request ends or its timeout; one the server ended, ends; one that
 // broke, breaks. A request with no recorded answer left gets a 404 Status
-// naming it.
+// naming it. A write is answered so too, once its body is the recorded
+// one: a write whose body differs gets a 400 naming the recorded
+// interaction, and Mismatches tells the writes not answered. A frame that
+// echoes a recorded write is held back until the write is answered.
 type Replay struct {
-	mu     sync.Mutex
-	queues map[string][]cassette.Interaction
+	mu         sync.Mutex
+	queues     map[string][]recorded
+	mismatches []error
+	// echoes holds, by where each was recorded, the gate of the frames
+	// that echo a recorded write (read only after New); opens, by where
+	// each write was recorded, the gate its answer opens.
+	echoes, opens map[history.Location]chan struct{}
 	// listings holds each resource's first complete listing's RV, by
 	// Resource.ID (see FirstListing).
 	listings map[history.Resource]string
@@ -55,7 +67,7 @@ type Replay struct {
 
 // New returns a handler replaying files' interactions verbatim.
 func New(files ...*cassette.File) (*Replay, error) {
-	v := &Replay{queues: map[string][]cassette.Interaction{}}
+	v := &Replay{queues: map[string][]recorded{}, echoes: map[history.Location]chan struct{}{}, opens: map[history.Location]chan struct{}{}}
 	for _, f := range files {
 		for n, i := range f.Interactions {
 			u, err := url.Parse(i.URL)
@@ -66,9 +78,10 @@ func New(files ...*cassette.File) (*Replay, error) {
 				return nil, fmt.Errorf("%s: interaction %d: %w", f.Path, n, err)
 			}
 			k := verbatimKey(i.Method, u)
-			v.queues[k] = append(v.queues[k], i)
+			v.queues[k] = append(v.queues[k], recorded{it: i, loc: history.Location{File: f.Path, Interaction: n, Event: -1}})
 		}
 	}
+	v.gateEchoes(files)
 	return v, nil
 }
 
@@ -102,15 +115,33 @@ func (v *Replay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		method = http.MethodGet
 	}
 	k := verbatimKey(method, r.URL)
+	sent, readErr := readSent(r)
 	v.mu.Lock()
 	q := v.queues[k]
 	var it cassette.Interaction
+	var at history.Location // where it was recorded
 	ok := len(q) > 0
+	var mismatch error
 	if ok {
-		it, v.queues[k] = q[0], q[1:]
+		var n int
+		if n, mismatch = matching(method, r, q, sent, readErr); mismatch == nil {
+			it, at = q[n].it, q[n].loc
+			v.answered(at)
+			v.queues[k] = slices.Delete(q, n, n+1)
+		}
+	}
+	if mismatch == nil && !ok && method != http.MethodGet && method != http.MethodHead {
+		mismatch = fmt.Errorf("%w: %s %s: the reproducer holds no write left to it", ErrMismatch, method, r.URL.RequestURI())
+	}
+	if mismatch != nil {
+		v.mismatches = append(v.mismatches, mismatch)
 	}
 	v.mu.Unlock()
-	if !ok {
+	switch {
+	case ok && mismatch != nil:
+		status.Write(w, apierrors.NewBadRequest("lwreplay: "+mismatch.Error()).ErrStatus)
+		return
+	case !ok:
 		st := status.NotFound()
 		st.Message = "lwreplay: the reproducer holds no answer left for " + method + " " + r.URL.RequestURI()
 		status.Write(w, st)
@@ -133,9 +164,25 @@ func (v *Replay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if flusher != nil {
 		flusher.Flush()
 	}
+	timeout := 30 * time.Minute
+	if s := r.URL.Query().Get("timeoutSeconds"); s != "" {
+		var n int
+		if _, err := fmt.Sscan(s, &n); err == nil && n > 0 {
+			timeout = time.Duration(n) * time.Second
+		}
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	event := 0 // the frame's index, as history counts them: blank lines aside
 	for _, frame := range bytes.SplitAfter(it.Body, []byte("\n")) {
 		if len(frame) == 0 {
 			continue
+		}
+		if len(bytes.TrimSpace(frame)) > 0 {
+			at.Event, event = event, event+1
+			if !v.awaitWrite(r, t, at) {
+				return // the request ended, or its timeout passed, before the write came
+			}
 		}
 		if _, err := w.Write(frame); err != nil {
 			return
@@ -151,15 +198,6 @@ func (v *Replay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case cassette.EndError:
 		panic(http.ErrAbortHandler) // the stream broke: so does the replay
 	}
-	timeout := 30 * time.Minute
-	if s := r.URL.Query().Get("timeoutSeconds"); s != "" {
-		var n int
-		if _, err := fmt.Sscan(s, &n); err == nil && n > 0 {
-			timeout = time.Duration(n) * time.Second
-		}
-	}
-	t := time.NewTimer(timeout)
-	defer t.Stop()
 	select {
 	case <-r.Context().Done():
 	case <-t.C:
