@@ -231,7 +231,7 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 func (c *Campaign) spec(in input) harness.Spec {
 	fc := c.cassettes[in.cassette]
 	return harness.Spec{History: fc.h, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList, Gates: in.gates,
-		Level: c.opts.Level, LiveBound: c.opts.LiveBound, MaxBurst: c.opts.MaxBurst, MaxRate: c.opts.MaxRate, Reproducer: fc.reproducer, Cache: fc.Cache}
+		Level: c.opts.Level, LiveBound: c.opts.LiveBound, MaxBurst: c.opts.MaxBurst, MaxRate: c.opts.MaxRate, Reproducer: fc.reproducer, Cache: fc.Cache, Pace: c.opts.Pace}
 }
 
 // judge checks the campaign's invariants on obs into out.
@@ -320,6 +320,7 @@ func (c *Campaign) report(out *Outcome) string {
 	}
 	fmt.Fprintf(&b, "client-go: %s\n", harness.ClientGoVersion())
 	fmt.Fprintf(&b, "level: %s\n", out.Level)
+	fmt.Fprintf(&b, "pace: %s\n", c.opts.Pace)
 	fmt.Fprintf(&b, "plan: %s\n", planText(out.Plan))
 	fmt.Fprintf(&b, "fired: %s\n", faults.Story(fired))
 	fmt.Fprintf(&b, "%s\n", oracle.Activity(out.Observation))

@@ -44,6 +44,7 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer"
 )
 
 // Options configure Run. The zero value (with Cassettes set) fuzzes the
@@ -124,6 +125,13 @@ type Options struct {
 	// violations are confirmed at the wire level before they are
 	// reported.
 	Level Level
+	// Pace is the pace every run replays its cassette at; zero means
+	// replayer.PaceMax (every recorded change has happened before the
+	// target starts). replayer.PaceRecorded serves the recorded changes at
+	// their recorded offsets in virtual time, so that a controller's
+	// writes interleave with the other actors' (see docs/replayer.md,
+	// "The recorded history is the other actors").
+	Pace replayer.Pace
 }
 
 // fuzzCassette is one cassette loaded for a fuzz run.

@@ -14,6 +14,7 @@ import (
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/replayer"
 )
 
 // ArtifactsEnv names the environment variable that says where failure
@@ -168,7 +169,11 @@ func (c *Campaign) story(orig *Outcome, s *Saved) string {
 	if s.Outcome.Observation != nil {
 		fmt.Fprintf(&b, "timeline: %s (open in a browser)\n", filepath.Join(s.Dir, TimelineFile))
 	}
-	fmt.Fprintf(&b, "plan file: %s (lwreplay serve %s --plan %s)\n", filepath.Join(s.Dir, PlanFile), orig.Cassette, filepath.Join(s.Dir, PlanFile))
+	pace := ""
+	if c.opts.Pace.Mode != replayer.PaceMax {
+		pace = " --pace " + c.opts.Pace.String()
+	}
+	fmt.Fprintf(&b, "plan file: %s (lwreplay serve %s --plan %s%s)\n", filepath.Join(s.Dir, PlanFile), orig.Cassette, filepath.Join(s.Dir, PlanFile), pace)
 	b.WriteString(activityText(s.Outcome.Observation))
 	return b.String()
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/fuzz/targets"
+	"github.com/lwreplay/lwreplay/replayer"
 )
 
 func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -27,6 +28,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	artifacts := fs.String("artifacts", "", "where failure reports go (default $"+fuzz.ArtifactsEnv+", else ./"+fuzz.DefaultArtifacts+")")
 	levelName := fs.String("level", "typed", "level runs explore at: typed or wire")
 	watchList := fs.String("watchlist", "auto", "client path: auto (the input picks), on or off")
+	paceFlag := fs.String("pace", "max", "how fast each run replays the recorded changes, in virtual time: max (all have happened when the target starts), recorded (at their recorded offsets: a controller's writes interleave with them), or a factor such as 10x")
 	breaking := fs.Bool("breaking", false, "keep breaking faults (violations after one fired are expected, not failures)")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at a time")
 	known := fs.StringArray("known", nil, "a signature of a finding known already, as a report's signature line gives it (repeatable): runs with it are counted, not failed")
@@ -36,7 +38,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := nonEmpty(fs, "target", "level", "watchlist", "artifacts", "client-go"); err != nil {
+	if err := nonEmpty(fs, "target", "level", "watchlist", "pace", "artifacts", "client-go"); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -53,6 +55,10 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	wl, err := parseWatchList(*watchList)
 	if err != nil {
 		return err
+	}
+	pace, err := replayer.ParsePace(*paceFlag)
+	if err != nil {
+		return fmt.Errorf("%w: --pace: %v", errUsage, err)
 	}
 	if fs.Changed("resource") && (len(*resourceNames) == 0 || slices.Contains(*resourceNames, "")) {
 		return fmt.Errorf("%w: --resource: empty resource name", errUsage)
@@ -109,15 +115,15 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var campaigns []*fuzz.Campaign
 	for _, r := range selected {
 		c, err := fuzz.NewCampaign(fuzz.Options{Recordings: built, Salvage: *salvage, Resource: r.Resource, Target: target, WatchList: wl, AllowBreaking: *breaking, Level: lvl,
-			Known: knownFindings, ReportKnown: *reportKnown})
+			Known: knownFindings, ReportKnown: *reportKnown, Pace: pace})
 		if err != nil {
 			return err
 		}
 		campaigns = append(campaigns, c)
 	}
-	fmt.Fprintf(stdout, "fuzz: client-go %s, target %s, %d cassette(s), resources %s, level %s, watchlist %s, breaking faults %s, seed %d (repeat with --seed %d)\n",
+	fmt.Fprintf(stdout, "fuzz: client-go %s, target %s, %d cassette(s), resources %s, level %s, watchlist %s, pace %s, breaking faults %s, seed %d (repeat with --seed %d)\n",
 		harness.ClientGoVersion(),
-		target.Name, len(recs), resourcesText(selected, len(recs)), lvl, *watchList, onOff(*breaking), *seed, *seed)
+		target.Name, len(recs), resourcesText(selected, len(recs)), lvl, *watchList, pace, onOff(*breaking), *seed, *seed)
 	e := fuzz.Explore(ctx, campaigns, fuzz.ExploreOptions{Duration: *duration, Parallel: *parallel, Seed: *seed, Artifacts: root, Progress: stdout})
 	e.WriteTable(stdout)
 	e.WriteSummary(stdout)

@@ -92,6 +92,12 @@ type Spec struct {
 	// Watchdog, when set, is the run's watchdog instead of 15 minutes
 	// (tests of when a run ends).
 	Watchdog time.Duration
+	// Pace is the pace the replay serves the history at; zero means
+	// replayer.PaceMax (every recorded event has happened when the target
+	// starts). Under replayer.PaceRecorded the recorded changes come at
+	// their recorded offsets, in virtual time, so a writing target's
+	// writes interleave with them: the other actors.
+	Pace replayer.Pace
 }
 
 // replay is the server side of a run: the model apiserver or a
@@ -136,7 +142,7 @@ func (v verbatimReplay) ExhaustedOf(history.Resource) bool { return v.Exhausted(
 // newReplay returns the replay s asks for.
 func newReplay(s Spec) (replay, error) {
 	if s.Reproducer == nil {
-		return modelReplay{replayer.New(s.History, replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(oracle.WatchCap))}, nil
+		return modelReplay{replayer.New(s.History, replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(oracle.WatchCap), replayer.WithPace(s.Pace))}, nil
 	}
 	v, err := verbatim.New(s.Reproducer...)
 	if err != nil {
