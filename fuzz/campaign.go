@@ -67,6 +67,16 @@ func NewCampaign(o Options) (*Campaign, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.ExpectOwn {
+		for i, fc := range c.cassettes {
+			if fc.reproducer != nil {
+				continue // replayed verbatim: its writes are answered as recorded
+			}
+			if c.cassettes[i].h, err = history.WithoutOwn(fc.h, nil); err != nil {
+				return nil, fmt.Errorf("cassette %s: %w", fc.path, err)
+			}
+		}
+	}
 	if c.plans, err = loadPlans(o.Plans); err != nil {
 		return nil, err
 	}

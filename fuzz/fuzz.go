@@ -132,6 +132,14 @@ type Options struct {
 	// writes interleave with the other actors' (see docs/replayer.md,
 	// "The recorded history is the other actors").
 	Pace replayer.Pace
+	// ExpectOwn says the cassettes' recorded writes are the target's own
+	// (it was recorded through recorder.Wrap): their echoes are left out
+	// of the replay (history.WithoutOwn) and expected from the target, and
+	// the other actors' recorded changes are served as their writes onto
+	// what the target writes (docs/replayer.md, "Recording a controller").
+	// False (the default) replays the recording as it was, the recorded
+	// client's objects in it.
+	ExpectOwn bool
 }
 
 // fuzzCassette is one cassette loaded for a fuzz run.

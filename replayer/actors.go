@@ -1,6 +1,11 @@
 package replayer
 
 import (
+	"cmp"
+	"maps"
+	"slices"
+	"sort"
+	"strconv"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,80 +47,170 @@ type recordedChange struct {
 	before, after *history.Object
 }
 
-// recordedChanges are the recorded changes of the events writes rebased,
-// by Resource.ID and served RV.
-type recordedChanges map[history.Resource]map[string]recordedChange
+// otherActors is what the replay keeps of the recorded changes it serves
+// as other writers' writes, by Resource.ID: the recorded change of each
+// event it rebased, by served RV, and the recorded events it serves not
+// (their writer was refused: the object it changed was gone), by key, in
+// RV order, to serve if the target's writes make their writer's write
+// possible before their time.
+type otherActors struct {
+	recorded map[history.Resource]map[string]recordedChange
+	pending  map[history.Resource]map[string][]history.Event
+}
+
+// newOtherActors returns an empty otherActors.
+func newOtherActors() *otherActors {
+	return &otherActors{recorded: map[history.Resource]map[string]recordedChange{}, pending: map[history.Resource]map[string][]history.Event{}}
+}
 
 // of returns the recorded change of e, an event of res's log: the one
-// kept when a write rebased it, else e's own.
-func (rc recordedChanges) of(res history.Resource, e history.Event) recordedChange {
-	if c, ok := rc[res.ID()][e.RV()]; ok {
+// kept when it was rebased, else e's own.
+func (a *otherActors) of(res history.Resource, e history.Event) recordedChange {
+	if c, ok := a.recorded[res.ID()][e.RV()]; ok {
 		return c
 	}
 	return recordedChange{before: e.Prev, after: e.Object}
 }
 
-// movedRecorded is rc rekeyed as moveRV moved the served RVs.
-func movedRecorded(rc recordedChanges, moveRV func(string) string) recordedChanges {
-	out := make(recordedChanges, len(rc))
-	for id, by := range rc {
-		moved := make(map[string]recordedChange, len(by))
+// moved is a copy of a with its RVs moved as moveRV moves the served ones.
+func (a *otherActors) moved(moveRV func(string) string) (*otherActors, error) {
+	out := newOtherActors()
+	for id, by := range a.recorded {
+		m := make(map[string]recordedChange, len(by))
 		for rv, c := range by {
-			moved[moveRV(rv)] = c
+			m[moveRV(rv)] = c
 		}
-		out[id] = moved
+		out.recorded[id] = m
 	}
-	return out
+	for id, by := range a.pending {
+		m := make(map[string][]history.Event, len(by))
+		for key, evs := range by {
+			for _, e := range evs {
+				o, err := history.WithResourceVersion(e.Object, moveRV(e.RV()))
+				if err != nil {
+					return nil, err
+				}
+				e.Object = o
+				m[key] = append(m[key], e)
+			}
+		}
+		out.pending[id] = m
+	}
+	return out, nil
 }
 
-// rebaseLater serves the events of evs from position from on, of the keys
-// a write just stored (cur: the object now by key, nil when deleted), as
-// the other actors' writes onto what the target left: it returns the
-// events to serve instead. rc holds the recorded changes of the events
-// rebased before, and takes those of these.
-func (s *Server) rebaseLater(rc recordedChanges, k writes.Kind, evs []history.Event, from int, cur map[string]*unstructured.Unstructured) ([]history.Event, error) {
-	touched := false
+// rebaseLater serves the recorded events of the keys of cur from position
+// from of evs on — and the pending ones of those keys newer than base —
+// as the other actors' writes onto what the target left (cur: the object
+// now by key, nil when deleted): it returns the events to serve instead,
+// in RV order. a takes the recorded changes of the events it rebased and
+// the events it serves not.
+func (a *otherActors) rebaseLater(start time.Time, factor float64, k writes.Kind, evs []history.Event, from int, base uint64, cur map[string]*unstructured.Unstructured) ([]history.Event, error) {
+	res := k.Resource
+	id := res.ID()
+	later := map[string][]history.Event{} // the recorded events to come of each key of cur
+	rest := make([]history.Event, 0, len(evs))
+	rest = append(rest, evs[:from]...)
 	for _, e := range evs[from:] {
 		if _, ok := cur[e.Object.Key()]; ok {
-			touched = true
-			break
-		}
-	}
-	if !touched {
-		return evs, nil
-	}
-	res := k.Resource
-	out := make([]history.Event, from, len(evs))
-	copy(out, evs[:from])
-	for _, e := range evs[from:] {
-		key := e.Object.Key()
-		now, ok := cur[key]
-		if !ok {
-			out = append(out, e)
+			later[e.Object.Key()] = append(later[e.Object.Key()], e)
 			continue
 		}
-		rec := rc.of(res, e)
-		ne, next, keep, err := s.rebaseEvent(k, e, rec, now)
+		rest = append(rest, e)
+	}
+	for key := range cur {
+		for _, e := range a.pending[id][key] {
+			if rvNumber(e.RV()) > base {
+				later[key] = append(later[key], e)
+			}
+		}
+		delete(a.pending[id], key)
+	}
+	if len(later) == 0 {
+		return evs, nil
+	}
+	if a.recorded[id] == nil {
+		a.recorded[id] = map[string]recordedChange{}
+	}
+	if a.pending[id] == nil {
+		a.pending[id] = map[string][]history.Event{}
+	}
+	for _, key := range slices.Sorted(maps.Keys(later)) {
+		les := later[key]
+		slices.SortStableFunc(les, func(x, y history.Event) int { return cmp.Compare(rvNumber(x.RV()), rvNumber(y.RV())) })
+		now := cur[key]
+		for _, e := range les {
+			rec := a.of(res, e)
+			ne, next, keep, err := rebaseEvent(start, factor, k, e, rec, now)
+			if err != nil {
+				return nil, err
+			}
+			a.recorded[id][e.RV()] = rec
+			if !keep {
+				a.pending[id][key] = append(a.pending[id][key], e)
+				continue
+			}
+			now = next
+			rest = append(rest, ne)
+		}
+	}
+	tail := rest[from:]
+	slices.SortStableFunc(tail, func(x, y history.Event) int { return cmp.Compare(rvNumber(x.RV()), rvNumber(y.RV())) })
+	return rest, nil
+}
+
+// rvNumber is rv as an integer (0 when it is none: a numeric history's RVs
+// all are).
+func rvNumber(rv string) uint64 {
+	v, _ := strconv.ParseUint(rv, 10, 64)
+	return v
+}
+
+// withoutOwnRebased is h — a history from which history.WithoutOwn took a
+// recorded client's own changes (Log.Own) — with the recorded changes
+// that came after an own change of their object served as the other
+// actors' writes onto the object without it: a change of an object only
+// the client's own write made is not served until the replayed client
+// makes that write (its writer's write would be refused), and one made on
+// top of the client's change is the difference from it. What it served
+// not and what it rebased go into a.
+func withoutOwnRebased(h *history.History, a *otherActors, start time.Time, factor float64) (*history.History, error) {
+	out := h
+	for i, l := range h.Logs {
+		if len(l.Own) == 0 || !l.Order().Numeric() {
+			continue
+		}
+		k := kindOf(l.Resource)
+		first := map[string]string{} // the RV of each key's first own change
+		for _, e := range l.Own {
+			if _, ok := first[e.Object.Key()]; !ok {
+				first[e.Object.Key()] = e.RV()
+			}
+		}
+		before, err := statesBefore(l, first)
 		if err != nil {
 			return nil, err
 		}
-		cur[key] = next
-		if !keep {
-			continue
+		evs := l.Events
+		for _, key := range slices.Sorted(maps.Keys(first)) {
+			rv := rvNumber(first[key])
+			from := sort.Search(len(evs), func(j int) bool { return rvNumber(evs[j].RV()) > rv })
+			if evs, err = a.rebaseLater(start, factor, k, evs, from, rv, map[string]*unstructured.Unstructured{key: before[key]}); err != nil {
+				return nil, err
+			}
 		}
-		if rc[res.ID()] == nil {
-			rc[res.ID()] = map[string]recordedChange{}
+		if out, err = history.ReplaceEvents(out, out.Logs[i].Resource, evs); err != nil {
+			return nil, err
 		}
-		rc[res.ID()][ne.RV()] = rec
-		out = append(out, ne)
 	}
 	return out, nil
 }
 
 // rebaseEvent is e, recorded as rec, served onto now (nil: the target
 // deleted the object): the event to serve (keep false: none) and the
-// object after it.
-func (s *Server) rebaseEvent(k writes.Kind, e history.Event, rec recordedChange, now *unstructured.Unstructured) (history.Event, *unstructured.Unstructured, bool, error) {
+// object after it. A deletionTimestamp it sets is the server's start plus
+// e's offset at the pace's factor.
+func rebaseEvent(start time.Time, factor float64, k writes.Kind, e history.Event, rec recordedChange, now *unstructured.Unstructured) (history.Event, *unstructured.Unstructured, bool, error) {
 	res := k.Resource
 	switch {
 	case now == nil && e.Type == history.Added:
@@ -134,7 +229,7 @@ func (s *Server) rebaseEvent(k writes.Kind, e history.Event, rec recordedChange,
 		if now.GetDeletionTimestamp() != nil {
 			return e, now, false, nil // already being deleted: no change
 		}
-		at := metav1.NewTime(s.start.Add(time.Duration(float64(e.At) / s.opts.pace.factor())))
+		at := metav1.NewTime(start.Add(time.Duration(float64(e.At) / factor)))
 		zero := int64(0)
 		gone.SetDeletionTimestamp(&at)
 		gone.SetDeletionGracePeriodSeconds(&zero)
@@ -177,4 +272,43 @@ func decoded(res history.Resource, o *history.Object) (*unstructured.Unstructure
 		return nil, err
 	}
 	return u, nil
+}
+
+// statesBefore returns, of each key of at, its object in l just before
+// the RV at names (absent: it did not exist then), in one walk of l.
+func statesBefore(l *history.Log, at map[string]string) (map[string]*unstructured.Unstructured, error) {
+	state := make(map[string]*history.Object, len(l.Initial))
+	for _, o := range l.Initial {
+		state[o.Key()] = o
+	}
+	keys := slices.SortedFunc(maps.Keys(at), func(x, y string) int { return cmp.Compare(rvNumber(at[x]), rvNumber(at[y])) })
+	out := make(map[string]*unstructured.Unstructured, len(at))
+	j := 0
+	for _, key := range keys {
+		rv := rvNumber(at[key])
+		for ; j < len(l.Events) && rvNumber(l.Events[j].RV()) < rv; j++ {
+			e := l.Events[j]
+			if e.Type == history.Deleted {
+				delete(state, e.Object.Key())
+			} else {
+				state[e.Object.Key()] = e.Object
+			}
+		}
+		if o, ok := state[key]; ok {
+			u, err := decoded(l.Resource, o)
+			if err != nil {
+				return nil, err
+			}
+			out[key] = u
+		} else {
+			out[key] = nil
+		}
+	}
+	return out, nil
+}
+
+// hasOwn says some log of h holds a recorded client's own changes left
+// out of its events (history.WithoutOwn).
+func hasOwn(h *history.History) bool {
+	return slices.ContainsFunc(h.Logs, func(l *history.Log) bool { return len(l.Own) > 0 })
 }

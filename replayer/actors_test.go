@@ -2,6 +2,8 @@ package replayer
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -11,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/synth"
 )
@@ -141,4 +144,90 @@ func TestOtherActors(t *testing.T) {
 			t.Errorf("truth: got final state %v, want only a", final)
 		}
 	})
+}
+
+// ownWritesHistory is history/testdata/own-writes.yaml's recording of a
+// controller with its own changes left out (history.WithoutOwn): the
+// other actor changes p (13, after the controller annotated it at 12)
+// and p-child (14, which the controller created at 11 and deletes at 15).
+func ownWritesHistory(t *testing.T) *history.History {
+	t.Helper()
+	files, err := cassette.LoadAll("../history/testdata/own-writes.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := history.Build(files...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, err = history.WithoutOwn(h, nil); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestExpectOwn replays a controller's recording with its own changes
+// left out, at the recorded pace: the other actor's changes are served
+// as its writes onto the objects as the replayed controller leaves them —
+// its change of p without the recorded controller's annotation, its
+// change of p-child only if the replayed controller creates p-child
+// before it (else its writer's update finds nothing).
+func TestExpectOwn(t *testing.T) {
+	tests := []struct {
+		name   string
+		create bool // the replayed controller creates p-child at the start
+		want   []string
+	}{
+		{name: "expect own - the replayed controller writes nothing - the other actor's changes without the controller's - pass",
+			want: []string{"MODIFIED p k=v2 child="}},
+		{name: "expect own - the replayed controller creates p-child - the other actor's change of it follows - pass", create: true,
+			want: []string{"ADDED p-child k= child=", "MODIFIED p k=v2 child=", "MODIFIED p-child k= child= extra=other"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := New(ownWritesHistory(t), WithPace(Pace{Mode: PaceRecorded}))
+				cms := writeClient(t, s, false).CoreV1().ConfigMaps("ns")
+				ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+				defer cancel()
+				list, err := cms.List(ctx, metav1.ListOptions{})
+				if err != nil || len(list.Items) != 1 {
+					t.Fatalf("List: got %v, %v, want p alone", list, err)
+				}
+				w, err := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+				if err != nil {
+					t.Fatalf("Watch: got error %v, want none", err)
+				}
+				defer w.Stop()
+				if tc.create {
+					child := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "p-child", Labels: map[string]string{"child": "true"}}, Data: map[string]string{"parent": "p"}}
+					if _, err := cms.Create(ctx, child, metav1.CreateOptions{}); err != nil {
+						t.Fatalf("Create p-child: got error %v, want none", err)
+					}
+				}
+				time.Sleep(time.Minute) // past every recorded offset
+				var got []string
+				for done := false; !done; {
+					synctest.Wait() // the watch has handed on what it has
+					select {
+					case ev := <-w.ResultChan():
+						cm, ok := ev.Object.(*corev1.ConfigMap)
+						if !ok {
+							continue
+						}
+						line := fmt.Sprintf("%s %s k=%s child=%s", ev.Type, cm.Name, cm.Data["k"], cm.Annotations["child"])
+						if cm.Data["extra"] != "" {
+							line += " extra=" + cm.Data["extra"]
+						}
+						got = append(got, line)
+					default:
+						done = true
+					}
+				}
+				if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+					t.Errorf("watch: got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+				}
+			})
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package replayer
 
 import (
+	"fmt"
 	"math"
 	"net/http"
 	"strings"
@@ -42,9 +43,11 @@ type Server struct {
 	written    atomic.Pointer[history.History] // the history with the writes, without a plan; nil before the first
 	writesMade atomic.Int64                    // writes stored (they name their UIDs and generated names)
 	changed    atomic.Pointer[chan struct{}]   // closed when a write changes the served history
-	// recorded holds, by Resource.ID and served RV, the recorded change of
-	// each event a write rebased (see actors.go); under lockTruth.
-	recorded recordedChanges
+	setupErr   error                           // why the server cannot serve its history: every request answers it, 500
+
+	// actors holds what the replay keeps of the recorded changes it serves
+	// as other writers' writes (see actors.go); under lockTruth.
+	actors   *otherActors
 	writeLog writeLog // the write requests answered (see Writes)
 }
 
@@ -54,7 +57,14 @@ func New(h *history.History, opts ...Option) *Server {
 	for _, fn := range opts {
 		fn(&o)
 	}
-	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}, reached: map[*history.Log]int{}, listings: map[history.Resource]string{}, floors: map[history.Resource]string{}, recorded: recordedChanges{}}
+	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}, reached: map[*history.Log]int{}, listings: map[history.Resource]string{}, floors: map[history.Resource]string{}, actors: newOtherActors()}
+	if hasOwn(h) { // a recorded client's own changes left out (history.WithoutOwn): the other actors' history
+		if r, err := withoutOwnRebased(h, s.actors, s.start, o.pace.factor()); err != nil {
+			s.setupErr = fmt.Errorf("the other actors' history (history.WithoutOwn): %w", err)
+		} else {
+			s.h = r
+		}
+	}
 	s.disco.Store(s.discoveryOf(h))
 	changed := make(chan struct{})
 	s.changed.Store(&changed)
@@ -69,6 +79,10 @@ func (s *Server) History() *history.History { return s.h }
 
 // ServeHTTP answers one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.setupErr != nil {
+		status.Write(w, internalError(s.setupErr))
+		return
+	}
 	if r.Method != http.MethodGet {
 		s.serveWrite(w, r)
 		return

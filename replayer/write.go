@@ -174,11 +174,14 @@ func (s *Server) write(req writes.Request) (res writes.Result, err error) {
 	wl := work.Logs[i]
 	evs := make([]history.Event, 0, len(wl.Events)+len(placed))
 	evs = append(append(append(evs, wl.Events[:p]...), placed...), wl.Events[p:]...)
-	recorded := s.recorded
+	actors := s.actors
 	if work != truth {
-		recorded = movedRecorded(recorded, moveUp)
+		if actors, err = s.actors.moved(moveUp); err != nil {
+			return writes.Result{}, apierrors.NewInternalError(err)
+		}
 	}
-	if p < len(wl.Events) { // recorded events to come: the other actors' writes onto what the target left
+	if p < len(wl.Events) || len(actors.pending[l.Resource.ID()]) > 0 {
+		// recorded events to come, or refused: the other actors' writes onto what the target left
 		cur := map[string]*unstructured.Unstructured{} // what the write left of each key it stored
 		for _, e := range placed {
 			cur[e.Object.Key()] = nil
@@ -188,7 +191,7 @@ func (s *Server) write(req writes.Request) (res writes.Result, err error) {
 				}
 			}
 		}
-		if evs, err = s.rebaseLater(recorded, req.Kind, evs, p+len(placed), cur); err != nil {
+		if evs, err = actors.rebaseLater(s.start, s.opts.pace.factor(), req.Kind, evs, p+len(placed), next, cur); err != nil {
 			return writes.Result{}, apierrors.NewInternalError(err)
 		}
 	}
@@ -197,7 +200,7 @@ func (s *Server) write(req writes.Request) (res writes.Result, err error) {
 		return writes.Result{}, apierrors.NewInternalError(err)
 	}
 	s.writesMade.Store(int64(n + 1))
-	s.recorded = recorded
+	s.actors = actors
 	s.setTruthLocked(truth, h, func(j, pos int) int {
 		if j == i && pos > p {
 			return pos + len(placed)

@@ -83,7 +83,7 @@ func TestCLIErrors(t *testing.T) {
 		{"serve - unknown compaction rv - fail", []string{"serve", "--compaction", "abc", shipped}, 2, `--compaction "abc": not a resourceVersion of the history (configmaps.v1 1050..1150, pods.v1 1050..1150)`},
 		{"serve - compaction after the history - fail", []string{"serve", "--compaction", "99999", shipped}, 2, `--compaction "99999": after the history's newest resourceVersion 1150`},
 		{"serve - empty compaction - fail", []string{"serve", "--compaction=", shipped}, 2, "--compaction: got an empty value"},
-		{"serve - reproducer with a fault - fail", []string{"serve", "--fault", "close-watch", reproducer}, 2, "takes no --fault, --plan, --pace, --compaction (got --fault)"},
+		{"serve - reproducer with a fault - fail", []string{"serve", "--fault", "close-watch", reproducer}, 2, "takes no --fault, --plan, --pace, --compaction, --expect-own-writes (got --fault)"},
 		{"serve - reproducer with a plan - fail", []string{"serve", "--plan", goodPlan, reproducer}, 2, "(got --plan)"},
 		{"serve - reproducer with a pace - fail", []string{"serve", "--pace", "10x", reproducer}, 2, "(got --pace)"},
 		{"serve - reproducer with a compaction - fail", []string{"serve", "--compaction", "1", reproducer}, 2, "(got --compaction)"},

@@ -28,6 +28,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	artifacts := fs.String("artifacts", "", "where failure reports go (default $"+fuzz.ArtifactsEnv+", else ./"+fuzz.DefaultArtifacts+")")
 	levelName := fs.String("level", "typed", "level runs explore at: typed or wire")
 	watchList := fs.String("watchlist", "auto", "client path: auto (the input picks), on or off")
+	expectOwn := fs.Bool("expect-own-writes", false, "the cassettes' recorded writes are the target's own (recorded through recorder.Wrap): leave their echoes out and expect them from the target")
 	paceFlag := fs.String("pace", "max", "how fast each run replays the recorded changes, in virtual time: max (all have happened when the target starts), recorded (at their recorded offsets: a controller's writes interleave with them), or a factor such as 10x")
 	breaking := fs.Bool("breaking", false, "keep breaking faults (violations after one fired are expected, not failures)")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at a time")
@@ -115,7 +116,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var campaigns []*fuzz.Campaign
 	for _, r := range selected {
 		c, err := fuzz.NewCampaign(fuzz.Options{Recordings: built, Salvage: *salvage, Resource: r.Resource, Target: target, WatchList: wl, AllowBreaking: *breaking, Level: lvl,
-			Known: knownFindings, ReportKnown: *reportKnown, Pace: pace})
+			Known: knownFindings, ReportKnown: *reportKnown, Pace: pace, ExpectOwn: *expectOwn})
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/replayer"
 	"github.com/lwreplay/lwreplay/replayer/verbatim"
 )
@@ -25,7 +26,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	compaction := fs.String("compaction", "", "resourceVersion before which requests get 410 Expired (default: each resource's first)")
 	faultFlags := fs.StringArray("fault", nil, "a fault to apply, e.g. close-watch:after=5 (repeatable; see docs/faults.md's fault table)")
 	planFile := fs.String("plan", "", "a fault plan file")
-	readOnly := fs.Bool("read-only", false, "answer every write 405, as a recording does not change (default: writes are applied on top of the recording, under --pace max)")
+	readOnly := fs.Bool("read-only", false, "answer every write 405, as a recording does not change (default: writes are applied on top of the recording)")
+	expectOwn := fs.Bool("expect-own-writes", false, "the cassette's recorded writes are the client's own (recorded through recorder.Wrap): leave their echoes out, so the client replayed makes them again")
 	salvage := addSalvageFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -61,6 +63,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	opts := []replayer.Option{replayer.WithPace(pace), replayer.WithPlan(plan), replayer.WithStormHandler(stormWarner(stderr))}
 	if *readOnly {
 		opts = append(opts, replayer.WithReadOnly())
+	}
+	if *expectOwn {
+		if h, err = history.WithoutOwn(h, nil); err != nil {
+			return err
+		}
 	}
 	if *compaction != "" {
 		if err := checkCompaction(h, *compaction); err != nil {

@@ -20,7 +20,7 @@ func checkServeFlags(fs *pflag.FlagSet, addr string) error {
 
 // verbatimIgnores are the serve flags that shape a modelled replay; a
 // reproducer, replayed as recorded, takes none of them.
-var verbatimIgnores = []string{"fault", "plan", "pace", "compaction"}
+var verbatimIgnores = []string{"fault", "plan", "pace", "compaction", "expect-own-writes"}
 
 // checkVerbatimFlags refuses the flags a reproducer cannot take.
 func checkVerbatimFlags(fs *pflag.FlagSet) error {
