@@ -93,22 +93,10 @@ type writeAnswer struct {
 	} `json:"details"`
 }
 
-// writeVerb is kube-apiserver's verb for a write's method
-// (k8s.io/apiserver/pkg/endpoints/request/requestinfo.go: a DELETE
-// without a name is a deletecollection).
+// writeVerb is WriteVerb, or another method in lower case.
 func writeVerb(method, name string) string {
-	switch method {
-	case http.MethodPost:
-		return "create"
-	case http.MethodPut:
-		return "update"
-	case http.MethodPatch:
-		return "patch"
-	case http.MethodDelete:
-		if name == "" {
-			return "deletecollection"
-		}
-		return "delete"
+	if v := WriteVerb(method, name); v != "" {
+		return v
 	}
 	return strings.ToLower(method)
 }

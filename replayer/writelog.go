@@ -23,48 +23,8 @@ import (
 // its resource's log in the served history (the truth); the log says
 // what the target asked and what it was answered, refusals included.
 
-// Write is one write request the server answered.
-type Write struct {
-	// At is when it was answered: virtual time since the server started
-	// (the clock the served history's writes are stamped with).
-	At time.Duration
-	// Verb is kube-apiserver's verb of the request: create, update, patch
-	// or delete (k8s.io/apiserver pkg/endpoints/request/requestinfo.go:
-	// POST, PUT, PATCH, DELETE), deletecollection for a DELETE of a
-	// collection; a server-side apply is a patch.
-	Verb string
-	// Subresource is the subresource written ("" or "status").
-	Subresource string
-	// Resource is the resource written (its Kind "" when the replay knows
-	// none of it).
-	Resource history.Resource
-	// Key is the object's key, "namespace/name" or "name" ("" when the
-	// request named no object and its answer none: a create refused
-	// before its body was read, a delete of a collection, whose deletes
-	// are events of the served history).
-	Key string
-	// RVBefore is the resourceVersion of the object stored under Key
-	// before the write ("" when none was, or when the write was refused
-	// before it looked: a read-only replay, an opaque-RV history, a resource the replay
-	// knows nothing of, a request it could not read).
-	RVBefore string
-	// RVAfter is the resourceVersion of the object stored under Key after
-	// it ("" when none is: deleted, or never created); RVBefore when
-	// nothing was stored (a refusal, a dry run, a no-op update). For a
-	// CustomResourceDefinition it is the RV the write stored, which the
-	// replay's acceptance of it follows at the next.
-	RVAfter string
-	// Code is the HTTP status of the answer.
-	Code int
-	// Reason is the reason of a refusal's Status (Conflict,
-	// AlreadyExists, ...; "" for a success).
-	Reason metav1.StatusReason
-	// DryRun says the request asked dryRun=All: nothing was stored.
-	DryRun bool
-	// Event is what the write stored in the resource's log ("" when
-	// nothing).
-	Event history.EventType
-}
+// Write is one write request the server answered (Server.Writes).
+type Write = history.WriteAnswer
 
 // writeLog holds a server's Writes, in the order they were answered.
 type writeLog struct {
@@ -103,7 +63,7 @@ func (s *Server) logWrite(req writes.Request, st writeState, res writes.Result, 
 	}
 	if err != nil {
 		a := answerStatus(err)
-		w.Code, w.Reason = int(a.Code), a.Reason
+		w.Code, w.Reason = int(a.Code), string(a.Reason)
 		if name == "" && a.Details != nil {
 			name = a.Details.Name
 		}
@@ -131,11 +91,11 @@ func (s *Server) logWrite(req writes.Request, st writeState, res writes.Result, 
 // returns st. A method that writes nothing (HEAD, OPTIONS) is no write
 // and is not recorded.
 func (s *Server) refuse(r *http.Request, q history.Request, res history.Resource, st metav1.Status) metav1.Status {
-	verb := verbOf(r.Method, q.Name)
+	verb := history.WriteVerb(r.Method, q.Name)
 	if verb == "" {
 		return st
 	}
-	w := Write{At: time.Since(s.start), Verb: verb, Subresource: q.Subresource, Resource: res, Code: int(st.Code), Reason: st.Reason}
+	w := Write{At: time.Since(s.start), Verb: verb, Subresource: q.Subresource, Resource: res, Code: int(st.Code), Reason: string(st.Reason)}
 	if q.Name != "" {
 		w.Key = writes.Key(q.Namespace, q.Name)
 	}
@@ -151,27 +111,6 @@ var methodNotAllowed = metav1.Status{Code: http.StatusMethodNotAllowed, Reason: 
 // refuseErr is refuse with err's Status.
 func (s *Server) refuseErr(r *http.Request, q history.Request, res history.Resource, err error) {
 	s.refuse(r, q, res, answerStatus(err))
-}
-
-// verbOf is kube-apiserver's verb of a request of method to a path that
-// names the object name ("" for a collection): create, update, patch,
-// delete, or deletecollection (requestinfo.go, NewRequestInfo); "" for a
-// method that writes nothing.
-func verbOf(method, name string) string {
-	switch method {
-	case http.MethodPost:
-		return "create"
-	case http.MethodPut:
-		return "update"
-	case http.MethodPatch:
-		return "patch"
-	case http.MethodDelete:
-		if name == "" {
-			return "deletecollection"
-		}
-		return "delete"
-	}
-	return ""
 }
 
 // answerStatus is the Status a write's error answers: an

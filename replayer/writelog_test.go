@@ -53,13 +53,13 @@ func TestWriteLog(t *testing.T) {
 				_, err := cms.Create(ctx, cm("made", ""), metav1.CreateOptions{})
 				return err
 			},
-			want: Write{Verb: "create", Resource: configmapsRes, Key: "a/made", RVBefore: "1013", RVAfter: "1013", Code: 409, Reason: metav1.StatusReasonAlreadyExists}},
+			want: Write{Verb: "create", Resource: configmapsRes, Key: "a/made", RVBefore: "1013", RVAfter: "1013", Code: 409, Reason: string(metav1.StatusReasonAlreadyExists)}},
 		{name: "write log - update at a stale rv - refused Conflict, rv unchanged - fail",
 			do: func(kubernetes.Interface) error {
 				_, err := cms.Update(ctx, cm("made", "1011"), metav1.UpdateOptions{})
 				return err
 			},
-			want: Write{Verb: "update", Resource: configmapsRes, Key: "a/made", RVBefore: "1013", RVAfter: "1013", Code: 409, Reason: metav1.StatusReasonConflict}},
+			want: Write{Verb: "update", Resource: configmapsRes, Key: "a/made", RVBefore: "1013", RVAfter: "1013", Code: 409, Reason: string(metav1.StatusReasonConflict)}},
 		{name: "write log - update at the stored rv - stored - pass",
 			do: func(kubernetes.Interface) error {
 				_, err := cms.Update(ctx, cm("made", "1013"), metav1.UpdateOptions{})
@@ -92,7 +92,7 @@ func TestWriteLog(t *testing.T) {
 			want: Write{Verb: "delete", Resource: configmapsRes, Key: "a/made", RVBefore: "1015", Code: 200, Event: history.Deleted}},
 		{name: "write log - delete of a missing object - refused NotFound - fail",
 			do:   func(kubernetes.Interface) error { return cms.Delete(ctx, "made", metav1.DeleteOptions{}) },
-			want: Write{Verb: "delete", Resource: configmapsRes, Key: "a/made", Code: 404, Reason: metav1.StatusReasonNotFound}},
+			want: Write{Verb: "delete", Resource: configmapsRes, Key: "a/made", Code: 404, Reason: string(metav1.StatusReasonNotFound)}},
 		{name: "write log - delete of a collection - one write of no one key - pass",
 			do: func(kubernetes.Interface) error {
 				return cms.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
@@ -137,13 +137,13 @@ func TestWriteLogRefusals(t *testing.T) {
 	}{
 		{name: "write log - create on a read-only replay - 405 logged - fail", opts: []Option{WithReadOnly()},
 			method: http.MethodPost, path: "/api/v1/namespaces/a/configmaps",
-			want: []Write{{Verb: "create", Resource: history.Resource{Version: "v1", Resource: "configmaps"}, Code: 405, Reason: metav1.StatusReasonMethodNotAllowed}}},
+			want: []Write{{Verb: "create", Resource: history.Resource{Version: "v1", Resource: "configmaps"}, Code: 405, Reason: string(metav1.StatusReasonMethodNotAllowed)}}},
 		{name: "write log - update of a history with opaque RVs - 405 logged - fail", opaque: true,
 			method: http.MethodPut, path: "/api/v1/namespaces/ns/secrets/a",
-			want: []Write{{Verb: "update", Resource: history.Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}, Key: "ns/a", Code: 405, Reason: metav1.StatusReasonMethodNotAllowed}}},
+			want: []Write{{Verb: "update", Resource: history.Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}, Key: "ns/a", Code: 405, Reason: string(metav1.StatusReasonMethodNotAllowed)}}},
 		{name: "write log - delete of a resource the replay knows nothing of - 404 logged - fail",
 			method: http.MethodDelete, path: "/apis/example.com/v1/namespaces/a/widgets/w",
-			want: []Write{{Verb: "delete", Resource: widgets, Key: "a/w", Code: 404, Reason: metav1.StatusReasonNotFound}}},
+			want: []Write{{Verb: "delete", Resource: widgets, Key: "a/w", Code: 404, Reason: string(metav1.StatusReasonNotFound)}}},
 		{name: "write log - HEAD of an object - no write, nothing logged - pass",
 			method: http.MethodHead, path: "/api/v1/namespaces/a/configmaps/one"},
 		{name: "write log - POST to a path of no resource - no object written, nothing logged - pass",

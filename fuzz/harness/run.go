@@ -373,7 +373,7 @@ func runInBubble(t *testing.T, s Spec) *oracle.Observation {
 	// The writes first: the served history read after them holds every
 	// write they list.
 	log, logged := srv.Writes()
-	obs.Writes, obs.WritesLogged = writesOf(log), logged
+	obs.Writes, obs.WritesLogged = log, logged
 	obs.Served = srv.Truth()
 	truth, ok := obs.Served.Log(res)
 	if !ok {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -14,65 +13,7 @@ import (
 // answered them — stored, refused and dry runs alike. The target's side
 // of the same request (when it sent it, what the run's bound did with it)
 // is its Request.
-type Write struct {
-	// At is when it was answered (virtual time since the run started).
-	At time.Duration
-	// Verb is kube-apiserver's verb: create, update, patch, delete or
-	// deletecollection (a server-side apply is a patch).
-	Verb string
-	// Subresource is the subresource written ("" or "status").
-	Subresource string
-	// Resource is the resource written.
-	Resource history.Resource
-	// Key is the object's namespace/name key ("" when neither the request
-	// nor its answer named one).
-	Key string
-	// RVBefore is the resourceVersion of the object stored under Key
-	// before the write ("" when none was).
-	RVBefore string
-	// RVAfter is the resourceVersion of the object stored under Key after
-	// it ("" when none is); RVBefore when nothing was stored.
-	RVAfter string
-	// Code is the HTTP status of the answer.
-	Code int
-	// Reason is a refusal's Status reason (Conflict, AlreadyExists, ...;
-	// "" for a success).
-	Reason string
-	// DryRun says the request asked dryRun=All: nothing was stored.
-	DryRun bool
-	// Event is what the write stored in its resource's log of the served
-	// history ("" when nothing).
-	Event history.EventType
-}
-
-// Stored reports whether the write changed the served history.
-func (w Write) Stored() bool { return w.Event != "" }
-
-// String renders w as a report line does: "1.5s update configmaps a/made
-// rv 1013→1014 200", "… rv 7→7 409 Conflict", "… dry run".
-func (w Write) String() string {
-	verb := w.Verb
-	if w.Subresource != "" {
-		verb += "/" + w.Subresource
-	}
-	s := fmt.Sprintf("%v %s %s %s rv %s→%s %d", w.At.Round(time.Millisecond), verb, w.Resource.Name(), w.Key,
-		rvOrNone(w.RVBefore), rvOrNone(w.RVAfter), w.Code)
-	if w.Reason != "" {
-		s += " " + w.Reason
-	}
-	if w.DryRun {
-		s += " dry run"
-	}
-	return s
-}
-
-// rvOrNone is rv, or "none" when it is "".
-func rvOrNone(rv string) string {
-	if rv == "" {
-		return "none"
-	}
-	return rv
-}
+type Write = history.WriteAnswer
 
 // WriteTimeline renders the first head and last tail of writes, one a
 // line, with how many went between ("" when there are none).
