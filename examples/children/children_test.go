@@ -23,6 +23,12 @@ import (
 // controllerTarget runs a Controller on the run's clientset: its informer
 // reads the replay and its writes are answered by it.
 func controllerTarget(name string, opts ...Option) fuzz.Target {
+	return controllerTargetThen(name, nil, opts...)
+}
+
+// controllerTargetThen is controllerTarget calling then with each run's
+// controller once it stopped (nil: no call).
+func controllerTargetThen(name string, then func(*Controller), opts ...Option) fuzz.Target {
 	return fuzz.Target{Name: name, Doc: "the children controller of this example", Run: func(ctx context.Context, env *fuzz.Env) error {
 		cs, err := env.Clientset()
 		if err != nil {
@@ -34,7 +40,11 @@ func controllerTarget(name string, opts ...Option) fuzz.Target {
 		}
 		env.Probe.SetSynced(c.HasSynced)
 		env.Probe.SetStore(c.Informer().GetStore().List)
-		return c.Run(ctx)
+		err = c.Run(ctx)
+		if then != nil {
+			then(c)
+		}
+		return err
 	}}
 }
 

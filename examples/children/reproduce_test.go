@@ -2,7 +2,6 @@ package children
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -26,25 +25,11 @@ type watchedTarget struct {
 }
 
 func (w *watchedTarget) target(name string, opts ...Option) fuzz.Target {
-	t := controllerTarget(name, opts...)
-	t.Run = func(ctx context.Context, env *fuzz.Env) error {
-		cs, err := env.Clientset()
-		if err != nil {
-			return err
-		}
-		c := New(cs, opts...)
-		if _, err := env.Probe.AddEventHandler(c.Informer(), nil); err != nil {
-			return err
-		}
-		env.Probe.SetSynced(c.HasSynced)
-		env.Probe.SetStore(c.Informer().GetStore().List)
-		err = c.Run(ctx)
+	return controllerTargetThen(name, func(c *Controller) {
 		w.mu.Lock()
 		w.errs = append(w.errs, c.Errors()...)
 		w.mu.Unlock()
-		return err
-	}
-	return t
+	}, opts...)
 }
 
 // errors returns the reconcile errors kept from the n-th on.
