@@ -68,14 +68,7 @@ func typedCall[T any](ctx context.Context, api typedAPI[T], s Step, req request)
 	default:
 		err = api.Delete(ctx, s.Target, req.delete)
 	}
-	if err != nil || out == nil {
-		return nil, err
-	}
-	m, cerr := runtime.DefaultUnstructuredConverter.ToUnstructured(out)
-	if cerr != nil {
-		return nil, fmt.Errorf("typed step %s: convert answer: %w", s.Name, cerr)
-	}
-	return &unstructured.Unstructured{Object: m}, nil
+	return typedAnswer(s, out, err)
 }
 
 // scaleAPI is what the Typed steps use of a typed client's scale
@@ -104,6 +97,12 @@ func typedScale(ctx context.Context, api scaleAPI, s Step, req request) (*unstru
 	default:
 		return nil, fmt.Errorf("typed step %s: verb %q: the typed client gets and updates a scale only", s.Name, s.Verb)
 	}
+	return typedAnswer(s, out, err)
+}
+
+// typedAnswer is out, the typed client's answer to step s, as an object
+// (nil when the step failed or answered none).
+func typedAnswer[T any](s Step, out *T, err error) (*unstructured.Unstructured, error) {
 	if err != nil || out == nil {
 		return nil, err
 	}
