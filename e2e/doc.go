@@ -13,6 +13,10 @@
 // TestClientNodeInformer skips loudly when node or npm is missing or the
 // install fails, quietly under -short.
 // `go test ./e2e -e2e.ship` also copies the recordings into
-// the repository's cassettes/ directory as real-*.yaml; an ordinary run
-// writes only to temporary directories.
+// the repository's cassettes/ directory as real-*.yaml, and `go test ./e2e
+// -update` rewrites the golden files of the real kube-apiserver: the write
+// transcript (testdata/writes/transcript.json) and the children
+// controller's recording that examples/children replays to it
+// (TestRecordController: ../examples/children/testdata/recorded.yaml); an
+// ordinary run writes only to temporary directories, and compares.
 package e2e

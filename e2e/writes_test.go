@@ -16,8 +16,10 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// updateWrites makes TestWritesRealAPIServer rewrite the golden transcript.
-var updateWrites = flag.Bool("update", false, "rewrite testdata/writes/transcript.json from the real kube-apiserver")
+// update makes the tests that keep a golden file of the real
+// kube-apiserver's rewrite it: TestWritesRealAPIServer its transcript,
+// TestRecordController the children controller's recording.
+var update = flag.Bool("update", false, "rewrite the golden files from the real kube-apiserver ("+writesGolden+", "+controllerFixture+")")
 
 // writesGolden is the real kube-apiserver's transcript of the write
 // sequences.
@@ -68,7 +70,7 @@ func TestWritesRealAPIServer(t *testing.T) {
 	for _, d := range writediff.Diff(first, second) {
 		t.Errorf("second run beside the first: %s", d)
 	}
-	if *updateWrites {
+	if *update {
 		if err := writediff.WriteTranscript(writesGolden, first); err != nil {
 			t.Fatalf("WriteTranscript: got error %v, want none", err)
 		}

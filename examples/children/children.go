@@ -51,6 +51,7 @@ type Controller struct {
 	lister   listersv1.ConfigMapLister
 	queue    workqueue.TypedRateLimitingInterface[string]
 	stale    bool
+	ns       string // the namespace seen; "" for all
 
 	mu   sync.Mutex
 	errs []error
@@ -63,15 +64,20 @@ type Option func(*Controller)
 // the second update's Conflict retried with the same object.
 func WithStaleRetry() Option { return func(c *Controller) { c.stale = true } }
 
+// WithNamespace makes the controller see the configmaps of namespace ns
+// only, and so keep children there only (default: every namespace).
+func WithNamespace(ns string) Option { return func(c *Controller) { c.ns = ns } }
+
 // New returns a controller of the configmaps client sees; Run starts it.
 func New(client kubernetes.Interface, opts ...Option) *Controller {
-	f := informers.NewSharedInformerFactory(client, 0)
-	cms := f.Core().V1().ConfigMaps()
-	c := &Controller{client: client, factory: f, informer: cms.Informer(), lister: cms.Lister(),
+	c := &Controller{client: client,
 		queue: workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())}
 	for _, o := range opts {
 		o(c)
 	}
+	c.factory = informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(c.ns))
+	cms := c.factory.Core().V1().ConfigMaps()
+	c.informer, c.lister = cms.Informer(), cms.Lister()
 	return c
 }
 

@@ -3,6 +3,7 @@ package writes
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -24,14 +25,20 @@ import (
 // custom resource — applied onto cur; where the target and the recorded
 // writer changed the same field, the recorded writer, the later one,
 // wins. metadata.managedFields are merged by manager (the recorded
-// writer's entries replace, add or drop theirs; the others are cur's);
+// writer's entries replace, add or drop theirs; the others are cur's) and
+// kept in kube-apiserver's order (operation, time, manager, apiVersion,
+// subresource: the field manager's sortEncodedManagedFields);
 // metadata.generation is cur's, plus one when the recorded change bumped
 // it; the resourceVersion is after's.
 //
 // The event is Modified, None when the change makes no difference to cur
-// (kube-apiserver stores no no-op update: no event, no resourceVersion),
-// or Deleted when it empties the finalizers of an object cur shows being
-// deleted (the registry then deletes it: store.go deleteWithoutFinalizers).
+// (kube-apiserver stores no no-op update: no event, no resourceVersion) —
+// nor to cur's fields, unless the recorded writer applied (an update's
+// manager owns only the fields it changed, structured-merge-diff's
+// Updater.Update: one that changes none changes no managedFields; an
+// apply owns what it applies, changed or not) — or Deleted when it
+// empties the finalizers of an object cur shows being deleted (the
+// registry then deletes it: store.go deleteWithoutFinalizers).
 func Rebase(k Kind, before, after, cur *unstructured.Unstructured) (*unstructured.Unstructured, Event, error) {
 	from, to, onto := bare(before), bare(after), bare(cur)
 	fromJS, err := json.Marshal(from.Object)
@@ -77,7 +84,8 @@ func Rebase(k Kind, before, after, cur *unstructured.Unstructured) (*unstructure
 		out.SetGeneration(gen)
 	}
 	out.SetResourceVersion(cur.GetResourceVersion())
-	if equality.Semantic.DeepEqual(out.Object, cur.Object) {
+	if equality.Semantic.DeepEqual(out.Object, cur.Object) ||
+		(!recordedApply(before, after) && equality.Semantic.DeepEqual(bare(out).Object, bare(cur).Object)) {
 		return cur, None, nil
 	}
 	out.SetResourceVersion(after.GetResourceVersion())
@@ -135,5 +143,49 @@ func mergeManagers(before, after, cur []metav1.ManagedFieldsEntry) []metav1.Mana
 	if len(out) == 0 {
 		return nil
 	}
+	sort.SliceStable(out, func(i, j int) bool { return managerLess(out[i], out[j]) })
 	return out
+}
+
+// managerLess is kube-apiserver's order of managedFields entries: by
+// operation, time in seconds, manager, apiVersion, subresource
+// (k8s.io/apimachinery/pkg/util/managedfields/internal/managedfields.go
+// sortEncodedManagedFields, run on every write it stores).
+func managerLess(p, q metav1.ManagedFieldsEntry) bool {
+	if p.Operation != q.Operation {
+		return p.Operation < q.Operation
+	}
+	var ps, qs int64
+	if p.Time != nil {
+		ps = p.Time.Unix()
+	}
+	if q.Time != nil {
+		qs = q.Time.Unix()
+	}
+	if ps != qs {
+		return ps < qs
+	}
+	if p.Manager != q.Manager {
+		return p.Manager < q.Manager
+	}
+	if p.APIVersion != q.APIVersion {
+		return p.APIVersion < q.APIVersion
+	}
+	return p.Subresource < q.Subresource
+}
+
+// recordedApply reports whether the recorded change from before to after holds
+// a server-side apply: an Apply entry of after's that before did not hold
+// as it is.
+func recordedApply(before, after *unstructured.Unstructured) bool {
+	was := map[string]metav1.ManagedFieldsEntry{}
+	for _, e := range before.GetManagedFields() {
+		was[entryKey(e)] = e
+	}
+	for _, e := range after.GetManagedFields() {
+		if b, had := was[entryKey(e)]; e.Operation == metav1.ManagedFieldsOperationApply && (!had || !equality.Semantic.DeepEqual(b, e)) {
+			return true
+		}
+	}
+	return false
 }
