@@ -151,16 +151,21 @@ func (s *Server) write(req writes.Request) (writes.Result, error) {
 		}
 		return rv
 	}
-	work := truth
-	if newestRV(truth) > base {
-		if work, err = history.RewriteRVs(truth, moveUp); err != nil {
-			return writes.Result{}, apierrors.NewInternalError(err)
+	var h *history.History
+	if newestRV(truth) <= base {
+		// the write at the end of its log (p == l.End()): O(log n)
+		h, err = history.AppendEvents(truth, l.Resource, placed...)
+	} else {
+		// recorded events after the write, served taken RVs higher: the
+		// history rebuilt, O(n)
+		var work *history.History
+		if work, err = history.RewriteRVs(truth, moveUp); err == nil {
+			wl := work.Logs[i]
+			evs := make([]history.Event, 0, len(wl.Events)+len(placed))
+			evs = append(append(append(evs, wl.Events[:p]...), placed...), wl.Events[p:]...)
+			h, err = history.ReplaceEvents(work, l.Resource, evs)
 		}
 	}
-	wl := work.Logs[i]
-	evs := make([]history.Event, 0, len(wl.Events)+len(placed))
-	evs = append(append(append(evs, wl.Events[:p]...), placed...), wl.Events[p:]...)
-	h, err := history.ReplaceEvents(work, l.Resource, evs)
 	if err != nil {
 		return writes.Result{}, apierrors.NewInternalError(err)
 	}
@@ -263,25 +268,22 @@ func newestRV(h *history.History) uint64 {
 	return out
 }
 
-// writeState is the state of a log at its end, as a write sees it.
+// writeState is the state of a log at a position, as a write sees it:
+// each Get a keyed lookup (history.Log.ObjectAt, O(log n)), the state
+// never built.
 type writeState struct {
-	l     *history.Log
-	byKey map[string]*history.Object
+	l *history.Log
+	p int
 }
 
 // writeStateOf returns the state of l at position p.
 func writeStateOf(l *history.Log, p int) writeState {
-	objs := l.StateAt(p)
-	by := make(map[string]*history.Object, len(objs))
-	for _, o := range objs {
-		by[o.Key()] = o
-	}
-	return writeState{l: l, byKey: by}
+	return writeState{l: l, p: p}
 }
 
 // Get returns the object stored under key, decoded.
 func (st writeState) Get(key string) (*unstructured.Unstructured, bool) {
-	o, ok := st.byKey[key]
+	o, ok := st.l.ObjectAt(key, st.p)
 	if !ok {
 		return nil, false
 	}
