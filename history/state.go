@@ -35,6 +35,7 @@ type stateMemo struct {
 	checkpoints [][]*Object
 	saved       []savedState // the newest states asked for
 	tick        uint64       // counts lookups, for evicting the least recently used
+	lin         *lineage     // what the log's appended versions share (append.go); nil until needed
 }
 
 // savedState is the state at pos.

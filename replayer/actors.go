@@ -100,12 +100,13 @@ func (a *otherActors) moved(moveRV func(string) string) (*otherActors, error) {
 }
 
 // rebaseLater serves the recorded events of the keys of cur from position
-// from of evs on — and the pending ones of those keys newer than base —
+// from of evs on — and the pending ones of those keys newer than base
+// whose recorded offset is after now (the paced clock) —
 // as the other actors' writes onto what the target left (cur: the object
 // now by key, nil when deleted): it returns the events to serve instead,
 // in RV order. a takes the recorded changes of the events it rebased and
 // the events it serves not.
-func (a *otherActors) rebaseLater(start time.Time, factor float64, k writes.Kind, evs []history.Event, from int, base uint64, cur map[string]*unstructured.Unstructured) ([]history.Event, error) {
+func (a *otherActors) rebaseLater(start time.Time, factor float64, now time.Duration, k writes.Kind, evs []history.Event, from int, base uint64, cur map[string]*unstructured.Unstructured) ([]history.Event, error) {
 	res := k.Resource
 	id := res.ID()
 	later := map[string][]history.Event{} // the recorded events to come of each key of cur
@@ -120,7 +121,7 @@ func (a *otherActors) rebaseLater(start time.Time, factor float64, k writes.Kind
 	}
 	for key := range cur {
 		for _, e := range a.pending[id][key] {
-			if rvNumber(e.RV()) > base {
+			if rvNumber(e.RV()) > base && e.At > now {
 				later[key] = append(later[key], e)
 			}
 		}
@@ -138,10 +139,10 @@ func (a *otherActors) rebaseLater(start time.Time, factor float64, k writes.Kind
 	for _, key := range slices.Sorted(maps.Keys(later)) {
 		les := later[key]
 		slices.SortStableFunc(les, func(x, y history.Event) int { return cmp.Compare(rvNumber(x.RV()), rvNumber(y.RV())) })
-		now := cur[key]
+		obj := cur[key]
 		for _, e := range les {
 			rec := a.of(res, e)
-			ne, next, keep, err := rebaseEvent(start, factor, k, e, rec, now)
+			ne, next, keep, err := rebaseEvent(start, factor, k, e, rec, obj)
 			if err != nil {
 				return nil, err
 			}
@@ -150,7 +151,7 @@ func (a *otherActors) rebaseLater(start time.Time, factor float64, k writes.Kind
 				a.pending[id][key] = append(a.pending[id][key], e)
 				continue
 			}
-			now = next
+			obj = next
 			rest = append(rest, ne)
 		}
 	}
@@ -195,7 +196,7 @@ func withoutOwnRebased(h *history.History, a *otherActors, start time.Time, fact
 		for _, key := range slices.Sorted(maps.Keys(first)) {
 			rv := rvNumber(first[key])
 			from := sort.Search(len(evs), func(j int) bool { return rvNumber(evs[j].RV()) > rv })
-			if evs, err = a.rebaseLater(start, factor, k, evs, from, rv, map[string]*unstructured.Unstructured{key: before[key]}); err != nil {
+			if evs, err = a.rebaseLater(start, factor, -1, k, evs, from, rv, map[string]*unstructured.Unstructured{key: before[key]}); err != nil {
 				return nil, err
 			}
 		}
@@ -311,4 +312,14 @@ func statesBefore(l *history.Log, at map[string]string) (map[string]*unstructure
 // out of its events (history.WithoutOwn).
 func hasOwn(h *history.History) bool {
 	return slices.ContainsFunc(h.Logs, func(l *history.Log) bool { return len(l.Own) > 0 })
+}
+
+// holds says a holds recorded changes it served not.
+func (a *otherActors) holds() bool {
+	for _, by := range a.pending {
+		if len(by) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -166,6 +166,15 @@ func (s *Server) pacedNow() time.Duration {
 	return time.Duration(math.MaxInt64) // a factor so large the clock is past every offset
 }
 
+// pacedHappened is the recorded offset up to which every recorded event
+// has happened: pacedNow, or every offset under PaceMax.
+func (s *Server) pacedHappened() time.Duration {
+	if s.opts.pace.Mode == PaceMax {
+		return time.Duration(math.MaxInt64)
+	}
+	return s.pacedNow()
+}
+
 // nextAt returns how long until event pos becomes available under the
 // pace; 0 if it is available now.
 func (s *Server) nextAt(l *history.Log, pos int) time.Duration {

@@ -165,37 +165,25 @@ func (s *Server) write(req writes.Request) (res writes.Result, err error) {
 		}
 		return rv
 	}
-	work := truth
-	if newestRV(truth) > base {
-		if work, err = history.RewriteRVs(truth, moveUp); err != nil {
-			return writes.Result{}, apierrors.NewInternalError(err)
-		}
-	}
-	wl := work.Logs[i]
-	evs := make([]history.Event, 0, len(wl.Events)+len(placed))
-	evs = append(append(append(evs, wl.Events[:p]...), placed...), wl.Events[p:]...)
 	actors := s.actors
-	if work != truth {
-		if actors, err = s.actors.moved(moveUp); err != nil {
-			return writes.Result{}, apierrors.NewInternalError(err)
+	pending := false // a key the write stored has recorded changes held (otherActors.pending)
+	for _, e := range placed {
+		if len(actors.pending[l.Resource.ID()][e.Object.Key()]) > 0 {
+			pending = true
 		}
 	}
-	if p < len(wl.Events) || len(actors.pending[l.Resource.ID()]) > 0 {
-		// recorded events to come, or refused: the other actors' writes onto what the target left
-		cur := map[string]*unstructured.Unstructured{} // what the write left of each key it stored
-		for _, e := range placed {
-			cur[e.Object.Key()] = nil
-			if e.Type != history.Deleted {
-				if cur[e.Object.Key()], err = decoded(l.Resource, e.Object); err != nil {
-					return writes.Result{}, apierrors.NewInternalError(err)
-				}
+	var h *history.History
+	if newestRV(truth) <= base && !pending {
+		// the write at the end of its log (p == l.End()): O(log n)
+		if actors.holds() { // held recorded changes are served after the write's RVs
+			if actors, err = actors.moved(moveUp); err != nil {
+				return writes.Result{}, apierrors.NewInternalError(err)
 			}
 		}
-		if evs, err = actors.rebaseLater(s.start, s.opts.pace.factor(), req.Kind, evs, p+len(placed), next, cur); err != nil {
-			return writes.Result{}, apierrors.NewInternalError(err)
-		}
+		h, err = history.AppendEvents(truth, l.Resource, placed...)
+	} else if h, actors, err = s.placeBefore(truth, actors, req.Kind, i, p, base, next, placed, moveUp); err != nil {
+		return writes.Result{}, err
 	}
-	h, err := history.ReplaceEvents(work, l.Resource, evs)
 	if err != nil {
 		return writes.Result{}, apierrors.NewInternalError(err)
 	}
@@ -209,6 +197,46 @@ func (s *Server) write(req writes.Request) (res writes.Result, err error) {
 	}, moveUp)
 	s.advance(h.Logs[i], p+len(placed)) // a read after the write sees it
 	return res, nil
+}
+
+// placeBefore places a write's events (placed, at position p of log i of
+// truth, taking the RVs up to next) before recorded events still to come,
+// which are served taken RVs higher, and serves the recorded changes of
+// the keys it stored that come after it, or were held, as the other
+// actors' writes onto what it left (otherActors.rebaseLater): the history
+// rebuilt, O(n). It returns the new served history and the otherActors
+// that go with it (actors itself is left as it was).
+func (s *Server) placeBefore(truth *history.History, actors *otherActors, k writes.Kind, i, p int, base, next uint64, placed []history.Event, moveUp func(string) string) (*history.History, *otherActors, error) {
+	work := truth
+	var err error
+	if newestRV(truth) > base {
+		if work, err = history.RewriteRVs(truth, moveUp); err != nil {
+			return nil, nil, apierrors.NewInternalError(err)
+		}
+	}
+	if actors, err = actors.moved(moveUp); err != nil { // a copy, moved or not
+		return nil, nil, apierrors.NewInternalError(err)
+	}
+	wl := work.Logs[i]
+	evs := make([]history.Event, 0, len(wl.Events)+len(placed))
+	evs = append(append(append(evs, wl.Events[:p]...), placed...), wl.Events[p:]...)
+	cur := map[string]*unstructured.Unstructured{} // what the write left of each key it stored
+	for _, e := range placed {
+		cur[e.Object.Key()] = nil
+		if e.Type != history.Deleted {
+			if cur[e.Object.Key()], err = decoded(wl.Resource, e.Object); err != nil {
+				return nil, nil, apierrors.NewInternalError(err)
+			}
+		}
+	}
+	if evs, err = actors.rebaseLater(s.start, s.opts.pace.factor(), s.pacedHappened(), k, evs, p+len(placed), next, cur); err != nil {
+		return nil, nil, apierrors.NewInternalError(err)
+	}
+	h, err := history.ReplaceEvents(work, wl.Resource, evs)
+	if err != nil {
+		return nil, nil, apierrors.NewInternalError(err)
+	}
+	return h, actors, nil
 }
 
 // happenedNewest is the newest resourceVersion of what has happened, in
@@ -299,26 +327,22 @@ func newestRV(h *history.History) uint64 {
 	return out
 }
 
-// writeState is the state of a log at its end, as a write sees it.
+// writeState is the state of a log at a position, as a write sees it:
+// each Get a keyed lookup (history.Log.ObjectAt, O(log n)), the state
+// never built.
 type writeState struct {
-	l     *history.Log
-	objs  []*history.Object // sorted by key
-	byKey map[string]*history.Object
+	l *history.Log
+	p int
 }
 
 // writeStateOf returns the state of l at position p.
 func writeStateOf(l *history.Log, p int) writeState {
-	objs := l.StateAt(p)
-	by := make(map[string]*history.Object, len(objs))
-	for _, o := range objs {
-		by[o.Key()] = o
-	}
-	return writeState{l: l, objs: objs, byKey: by}
+	return writeState{l: l, p: p}
 }
 
 // Get returns the object stored under key, decoded.
 func (st writeState) Get(key string) (*unstructured.Unstructured, bool) {
-	o, ok := st.byKey[key]
+	o, ok := st.l.ObjectAt(key, st.p)
 	if !ok {
 		return nil, false
 	}
@@ -336,7 +360,7 @@ var _ writes.Lister = writeState{}
 // order.
 func (st writeState) List(ns string) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
-	for _, o := range st.objs {
+	for _, o := range st.l.StateAt(st.p) { // in key order
 		if ns != "" && o.Namespace != ns {
 			continue
 		}

@@ -1,38 +1,183 @@
 package replayer
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	goruntime "runtime"
 	"strings"
 	"testing"
 
-	"github.com/lwreplay/lwreplay/internal/testutil"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/synth"
 )
 
-// BenchmarkWrite measures one create of a configmap on a replay whose
-// served state holds n objects (testutil.SynthHistory's configmaps): the
-// cost of a write as the state grows. A write rebuilds the served history
-// today, so it grows with n (docs/replayer.md, Writes).
+// configmapHistory is a generated history of objects configmaps (and
+// events changes of them after its list).
+func configmapHistory(b *testing.B, objects, events int) *history.History {
+	b.Helper()
+	f, err := synth.Generate(synth.GenerateOptions{Objects: objects, Events: events, Seed: 1, Kinds: []string{"configmaps"}, PageSize: 500})
+	if err != nil {
+		b.Fatalf("Generate: got error %v, want none", err)
+	}
+	f.Path = "bench.yaml"
+	h, err := history.Build(f)
+	if err != nil {
+		b.Fatalf("Build: got error %v, want none", err)
+	}
+	if got := len(h.Logs[0].Initial); got != objects {
+		b.Fatalf("objects: got %d, want %d", got, objects)
+	}
+	return h
+}
+
+// writeRequests returns n writes of configmaps on l's state: creates and
+// unconditional updates (PUT, no resourceVersion) of the listed objects in
+// turn, each update a listed object with a data key set.
+func writeRequests(b *testing.B, l *history.Log, n int) []*http.Request {
+	b.Helper()
+	reqs := make([]*http.Request, n)
+	for i := range reqs {
+		o := l.Initial[(i/2)%len(l.Initial)]
+		if i%2 == 0 {
+			body := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"w-%d"},"data":{"k":"v"}}`, i)
+			reqs[i] = httptest.NewRequest(http.MethodPost, "/api/v1/namespaces/"+o.Namespace+"/configmaps", strings.NewReader(body))
+		} else {
+			u := &unstructured.Unstructured{}
+			if err := u.UnmarshalJSON(o.WithKind("ConfigMap", "v1")); err != nil {
+				b.Fatalf("decode %s: got error %v, want none", o.Key(), err)
+			}
+			u.SetResourceVersion("")
+			if err := unstructured.SetNestedField(u.Object, fmt.Sprint(i), "data", "written"); err != nil {
+				b.Fatalf("set data of %s: got error %v, want none", o.Key(), err)
+			}
+			body, err := u.MarshalJSON()
+			if err != nil {
+				b.Fatalf("encode %s: got error %v, want none", o.Key(), err)
+			}
+			reqs[i] = httptest.NewRequest(http.MethodPut, "/api/v1/namespaces/"+o.Namespace+"/configmaps/"+o.Name, bytes.NewReader(body))
+		}
+		reqs[i].Header.Set("Content-Type", "application/json")
+	}
+	return reqs
+}
+
+// BenchmarkWrite measures writes on a replay whose served state holds n
+// configmaps (under PaceMax, every recorded event served first: each
+// write lands at the end of its log), creates and updates alternating:
+// run with -benchtime 10000x for the 10,000 writes of issue [J]'s
+// acceptance. ns/op, B/op and allocs/op are per write, the HTTP request
+// and its JSON answer included; kept-B/op is the heap a write leaves
+// live (the served history's growth); compare BenchmarkDecodeObject.
 func BenchmarkWrite(b *testing.B) {
 	for _, n := range []int{500, 5000} {
 		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
-			h := testutil.SynthHistory(b, n, 0)
-			l := h.Logs[0]
+			h := configmapHistory(b, n, 0)
 			s := New(h)
-			ns := l.StateAt(0)[0].Namespace
+			reqs := writeRequests(b, h.Logs[0], b.N)
+			before := heapAfterGC()
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {
-				body := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"w-%d"},"data":{"k":"v"}}`, i)
-				r := httptest.NewRequest(http.MethodPost, "/api/v1/namespaces/"+ns+"/configmaps", strings.NewReader(body))
-				r.Header.Set("Content-Type", "application/json")
 				rec := httptest.NewRecorder()
-				s.ServeHTTP(rec, r)
-				if rec.Code != http.StatusCreated {
-					b.Fatalf("create %d: got %d %s, want 201", i, rec.Code, rec.Body)
+				s.ServeHTTP(rec, reqs[i])
+				want := http.StatusCreated
+				if i%2 == 1 {
+					want = http.StatusOK
 				}
+				if rec.Code != want {
+					b.Fatalf("write %d (%s): got %d %s, want %d", i, reqs[i].Method, rec.Code, rec.Body, want)
+				}
+			}
+			b.StopTimer()
+			reqs = nil
+			b.ReportMetric(float64(int64(heapAfterGC())-int64(before))/float64(b.N), "kept-B/op")
+			goruntime.KeepAlive(s)
+		})
+	}
+}
+
+// heapAfterGC returns the bytes of live heap objects after a collection.
+func heapAfterGC() uint64 {
+	goruntime.GC()
+	var m goruntime.MemStats
+	goruntime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// BenchmarkWriteBeforeRecorded measures the same writes on 5,000
+// configmaps when later recorded events are still to be served after
+// each (nothing was read: the head stays before them), so that each write
+// moves them up (the rare case: a paced replay): the history rebuilt.
+func BenchmarkWriteBeforeRecorded(b *testing.B) {
+	for _, later := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("objects=5000/later=%d", later), func(b *testing.B) {
+			h := configmapHistory(b, 5000, later)
+			s := New(h)
+			reqs := writeRequests(b, h.Logs[0], b.N)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				rec := httptest.NewRecorder()
+				s.ServeHTTP(rec, reqs[i])
+				if rec.Code != http.StatusCreated && rec.Code != http.StatusOK {
+					b.Fatalf("write %d (%s): got %d %s, want 201 or 200", i, reqs[i].Method, rec.Code, rec.Body)
+				}
+			}
+			b.StopTimer()
+			l := s.served().Logs[0]
+			if got, want := l.End()-len(h.Logs[0].Events), b.N; got != want {
+				b.Fatalf("writes placed: got %d, want %d", got, want)
+			}
+			if p := s.head(l); p >= l.End() {
+				b.Fatalf("head: got %d (the end), want recorded events after it", p)
 			}
 		})
 	}
+}
+
+// BenchmarkDecodeObject measures decoding once the object an update of
+// BenchmarkWrite sends (a listed configmap, with kind and apiVersion):
+// its JSON into unstructured, and its protobuf into a typed ConfigMap
+// (what controller-runtime sends) — the floor a write is compared with.
+func BenchmarkDecodeObject(b *testing.B) {
+	h := configmapHistory(b, 500, 0)
+	raw := h.Logs[0].Initial[0].WithKind("ConfigMap", "v1")
+	var cm corev1.ConfigMap
+	if err := runtime.DecodeInto(scheme.Codecs.UniversalDecoder(), raw, &cm); err != nil {
+		b.Fatalf("decode: got error %v, want none", err)
+	}
+	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), runtime.ContentTypeProtobuf)
+	if !ok {
+		b.Fatal("protobuf serializer: got none, want one")
+	}
+	cm.APIVersion, cm.Kind = "v1", "ConfigMap"
+	var pb bytes.Buffer
+	if err := info.Serializer.Encode(&cm, &pb); err != nil {
+		b.Fatalf("encode: got error %v, want none", err)
+	}
+	b.Run(fmt.Sprintf("json-unstructured/bytes=%d", len(raw)), func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			u := &unstructured.Unstructured{}
+			if err := u.UnmarshalJSON(raw); err != nil || u.GetName() != cm.Name {
+				b.Fatalf("decode: got %q, %v, want %q", u.GetName(), err, cm.Name)
+			}
+		}
+	})
+	b.Run(fmt.Sprintf("protobuf-configmap/bytes=%d", pb.Len()), func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			obj, _, err := info.Serializer.Decode(pb.Bytes(), nil, nil)
+			if got, ok := obj.(*corev1.ConfigMap); err != nil || !ok || got.Name != cm.Name {
+				b.Fatalf("decode: got %v, %v, want ConfigMap %q", obj, err, cm.Name)
+			}
+		}
+	})
 }

@@ -73,8 +73,10 @@ func (s *Server) logWrite(req writes.Request, st writeState, res writes.Result, 
 	if name != "" {
 		w.Key = writes.Key(ns, name)
 	}
-	if o := st.byKey[w.Key]; o != nil && w.Key != "" {
-		w.RVBefore = o.ResourceVersion
+	if st.l != nil && w.Key != "" {
+		if o, ok := st.l.ObjectAt(w.Key, st.p); ok {
+			w.RVBefore = o.ResourceVersion
+		}
 	}
 	switch {
 	case req.Verb == writes.DeleteCollection: // of many keys: no one key's RVs
