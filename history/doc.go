@@ -91,6 +91,21 @@
 // them out is a choice of the replay, not of the recording: Build cannot
 // know which target will be replayed.
 //
+// # Appending
+//
+// AppendEvents returns a history with events after the end of one log,
+// sharing everything else with the history it came from: the other logs
+// (the same *Log), and the log's Initial, Marks, earlier events and the
+// states its memo computed. A log's versions share backing arrays that the
+// newest one extends in place; each version holds a clipped prefix, so an
+// append to a version's slices copies, and a second append to one history
+// starts arrays of its own, copied once. An append costs O(events appended
+// · log n), and the old history stays valid for its readers. Log.ObjectAt
+// answers what StateAt(pos) holds under one key, from an index of each
+// key's events, without building the state. An append that would change
+// what the log already knows (an RV not after its last one, opaque RVs) is
+// a ReplaceEvents.
+//
 // # Large recordings
 //
 // Build reads a watch stream left in its cassette file
