@@ -1,0 +1,119 @@
+// Package crtarget runs controller-runtime managers as lwreplay fuzz
+// targets: a manager on a run's replay (env.Config), inside the run's
+// synctest bubble, its cache's informer of the run's resource wired into
+// the run's probe, so that the run knows when the manager's cache synced
+// and what it holds, and ends once the controller is quiet.
+//
+// It is a module of its own (github.com/lwreplay/lwreplay/fuzz/crtarget)
+// so that a client-go-only user of lwreplay does not get controller-runtime
+// in their module graph; this one pins controller-runtime v0.23, which
+// runs on the client-go (v0.35) lwreplay's go.mod requires.
+//
+// Typical use, in a controller's fuzz test:
+//
+//	var target = crtarget.Target("my-controller", "my reconciler on configmaps",
+//		func(mgr manager.Manager) error {
+//			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).
+//				WithOptions(crtarget.ControllerOptions()).Complete(&MyReconciler{Client: mgr.GetClient()})
+//		})
+//
+//	func FuzzMyController(f *testing.F) {
+//		fuzz.Run(f, fuzz.Options{Cassettes: fuzz.Glob("testdata/*.yaml"), Target: target})
+//	}
+package crtarget
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/lwreplay/lwreplay/fuzz"
+)
+
+// ErrWire says a manager's cache could not be wired into a run's probe.
+var ErrWire = errors.New("crtarget: wire the manager's cache into the probe")
+
+// NewManager returns a manager on env.Config with what a run needs: no
+// metrics server and no health probes (a run listens on no port), no
+// leader election unless opts asks for it, controller name validation
+// skipped (every run of a process builds the same controllers:
+// controller-runtime refuses a name seen before), and its cache's informer
+// of env.Resource registered with env.Probe (synced, store, handler
+// notifications), so that the invariants judge the manager's cache and the
+// run ends once the controller is quiet.
+func NewManager(env *fuzz.Env, opts manager.Options) (manager.Manager, error) {
+	opts.Metrics = metricsserver.Options{BindAddress: "0"}
+	opts.HealthProbeBindAddress = "0"
+	skip := true
+	opts.Controller = config.Controller{SkipNameValidation: &skip}
+	mgr, err := manager.New(env.Config, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := wire(env, mgr); err != nil {
+		return nil, err
+	}
+	return mgr, nil
+}
+
+// ControllerOptions are the options of a controller built in a run:
+// name validation skipped, as NewManager's manager sets for all of them.
+func ControllerOptions() controller.Options {
+	skip := true
+	return controller.Options{SkipNameValidation: &skip}
+}
+
+// Target is a fuzz.Target that builds a manager with NewManager, lets
+// setup add the controllers under test to it, and runs it until the run
+// stops it.
+func Target(name, doc string, setup func(manager.Manager) error) fuzz.Target {
+	return fuzz.Target{Name: name, Doc: doc, Run: func(ctx context.Context, env *fuzz.Env) error {
+		mgr, err := NewManager(env, manager.Options{})
+		if err != nil {
+			return err
+		}
+		if err := setup(mgr); err != nil {
+			return err
+		}
+		return mgr.Start(ctx)
+	}}
+}
+
+// wire registers the probe with mgr's informer of env.Resource: the
+// typed informer of a kind mgr's scheme knows, else an unstructured one.
+func wire(env *fuzz.Env, mgr manager.Manager) error {
+	res := env.Resource
+	gvk := schema.GroupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind}
+	var obj client.Object
+	if o, err := mgr.GetScheme().New(gvk); err == nil {
+		if co, ok := o.(client.Object); ok {
+			obj = co
+		}
+	}
+	if obj == nil {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		obj = u
+	}
+	inf, err := mgr.GetCache().GetInformer(context.Background(), obj) // before Start: registers, does not wait
+	if err != nil {
+		return fmt.Errorf("%w: informer of %s: %w", ErrWire, gvk, err)
+	}
+	si, ok := inf.(toolscache.SharedInformer)
+	if !ok {
+		return fmt.Errorf("%w: the informer of %s is a %T, no client-go SharedInformer", ErrWire, gvk, inf)
+	}
+	if _, err := env.Probe.AddEventHandler(si, nil); err != nil {
+		return fmt.Errorf("%w: %w", ErrWire, err)
+	}
+	return nil
+}
