@@ -2,6 +2,7 @@ package replayer
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,11 +10,23 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
 // The Accept headers of client-go's metadata client (k8s.io/client-go
@@ -294,5 +307,93 @@ func TestMetadataWatchNotAcceptable(t *testing.T) {
 	rec := get(New(smallHistory(t)), "/api/v1/configmaps?watch=true&timeoutSeconds=1", "application/json;as=PartialObjectMetadata;g=example.com;v=v1")
 	if rec.Code != 406 || !strings.Contains(rec.Body.String(), `"reason":"NotAcceptable"`) {
 		t.Errorf("watch - other group, no fallback - fail: got code %d %s, want 406 NotAcceptable", rec.Code, rec.Body)
+	}
+}
+
+// TestMetadataInformerConverges runs client-go's metadata informer
+// (metadatainformer, as controller-runtime's OnlyMetadata does) on the
+// in-process transport: it syncs to the history's final state, the same
+// keys at the same resourceVersions. The metadata client supports
+// WatchList semantics (it does not implement
+// IsWatchListSemanticsUnSupported), so the informer's reflector opens
+// with a WatchList while the WatchListClient gate is on (client-go
+// v0.35's default); the LIST-then-WATCH path is the same ListWatch
+// opted out (testutil.NoWatchList).
+func TestMetadataInformerConverges(t *testing.T) {
+	t.Parallel()
+	gvr := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	tests := []struct {
+		name      string
+		history   func(testing.TB) *history.History
+		watchList bool
+		first     string // the first request
+	}{
+		{name: "metadata informer - WatchList on, small history - final state - pass", history: smallHistory, watchList: true, first: "WATCHLIST rv="},
+		{name: "metadata informer - WatchList off, small history - final state - pass", history: smallHistory, first: "LIST rv=0 limit=500"},
+		{name: "metadata informer - WatchList on, generated history - final state - pass",
+			history: func(t testing.TB) *history.History {
+				return testutil.GeneratedHistory(t, 60, 400, 11, testutil.LabelFlips)
+			}, watchList: true, first: "WATCHLIST rv="},
+		{name: "metadata informer - WatchList off, generated history - final state - pass",
+			history: func(t testing.TB) *history.History {
+				return testutil.GeneratedHistory(t, 60, 400, 12, testutil.LabelFlips)
+			}, first: "LIST rv=0 limit=500"},
+	}
+	for _, tt := range tests {
+		h := tt.history(t)
+		l := h.Logs[0]
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.watchList {
+				testutil.RequireWatchList(t)
+			}
+			synctest.Test(t, func(t *testing.T) {
+				srv := New(h)
+				rl := &requestLog{rt: srv.Transport()}
+				mc, err := metadata.NewForConfig(&rest.Config{Host: testHost, Transport: rl})
+				if err != nil {
+					t.Fatalf("metadata client: got error %v, want none", err)
+				}
+				ctx, cancel := context.WithCancel(t.Context())
+				var inf cache.SharedIndexInformer
+				var wg sync.WaitGroup
+				if tt.watchList {
+					f := metadatainformer.NewSharedInformerFactory(mc, 0)
+					inf = f.ForResource(gvr).Informer()
+					f.Start(ctx.Done())
+					defer f.Shutdown()
+				} else {
+					res := mc.Resource(gvr)
+					lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+						ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+							return res.List(ctx, o)
+						},
+						WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+							return res.Watch(ctx, o)
+						},
+					}, testutil.NoWatchList{})
+					inf = cache.NewSharedIndexInformer(lw, &metav1.PartialObjectMetadata{}, 0, cache.Indexers{})
+					wg.Go(func() { inf.RunWithContext(ctx) })
+				}
+				defer wg.Wait()
+				defer cancel()
+				if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+					t.Fatalf("HasSynced: got false, want true")
+				}
+				time.Sleep(h.Span + time.Second) // every event recorded is now available
+				synctest.Wait()
+				objs := inf.GetStore().List()
+				for _, o := range objs {
+					if _, ok := o.(*metav1.PartialObjectMetadata); !ok {
+						t.Fatalf("store object: got %T, want *v1.PartialObjectMetadata", o)
+					}
+				}
+				if got, want := testutil.ObjectsState(objs), finalState(l); !equalStrings(got, want) {
+					t.Errorf("informer state:\ngot  %q\nwant %q", got, want)
+				}
+				if got := rl.requests(); len(got) == 0 || got[0] != tt.first {
+					t.Errorf("requests: got %q, want first %q", got, tt.first)
+				}
+			})
+		})
 	}
 }
