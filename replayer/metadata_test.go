@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -348,7 +349,8 @@ func TestMetadataInformerConverges(t *testing.T) {
 			}
 			synctest.Test(t, func(t *testing.T) {
 				srv := New(h)
-				rl := &requestLog{rt: srv.Transport()}
+				kp := &kindPeek{rt: srv.Transport()}
+				rl := &requestLog{rt: kp}
 				mc, err := metadata.NewForConfig(&rest.Config{Host: testHost, Transport: rl})
 				if err != nil {
 					t.Fatalf("metadata client: got error %v, want none", err)
@@ -393,7 +395,67 @@ func TestMetadataInformerConverges(t *testing.T) {
 				if got := rl.requests(); len(got) == 0 || got[0] != tt.first {
 					t.Errorf("requests: got %q, want first %q", got, tt.first)
 				}
+				cancel()
+				wg.Wait()
+				kinds := kp.seen()
+				if len(kinds) == 0 {
+					t.Errorf("answers' kinds: got none, want PartialObjectMetadata(List)")
+				}
+				for _, k := range kinds {
+					if k != "PartialObjectMetadataList" && k != "PartialObjectMetadata" {
+						t.Errorf("answers' kinds: got %q, want PartialObjectMetadata(List) only", kinds)
+						break
+					}
+				}
 			})
 		})
 	}
 }
+
+// kindPeek wraps a RoundTripper and notes the first kind each answer's
+// body shows (a LIST's, or a watch's first event object's), as the client
+// reads it.
+type kindPeek struct {
+	rt    http.RoundTripper
+	mu    sync.Mutex
+	kinds []string
+}
+
+func (k *kindPeek) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := k.rt.RoundTrip(req)
+	if err == nil {
+		resp.Body = &peekBody{rc: resp.Body, k: k}
+	}
+	return resp, err
+}
+
+func (k *kindPeek) seen() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append([]string(nil), k.kinds...)
+}
+
+type peekBody struct {
+	rc   io.ReadCloser
+	k    *kindPeek
+	head []byte
+	done bool
+}
+
+var kindField = regexp.MustCompile(`"kind":"([^"]*)"`)
+
+func (b *peekBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if !b.done {
+		b.head = append(b.head, p[:n]...)
+		if m := kindField.FindSubmatch(b.head); m != nil {
+			b.done = true
+			b.k.mu.Lock()
+			b.k.kinds = append(b.k.kinds, string(m[1]))
+			b.k.mu.Unlock()
+		}
+	}
+	return n, err
+}
+
+func (b *peekBody) Close() error { return b.rc.Close() }
