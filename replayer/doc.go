@@ -41,7 +41,9 @@
 //   - replayer/table: server-side Tables (kubectl's printing): the Accept
 //     negotiation, the default and CustomResourceDefinition convertors,
 //     rendering; table.go here picks a request's view, its resource's
-//     convertor and a recorded page.
+//     convertor and a recorded page. metadata.go, beside it, answers
+//     metadata-only requests (as=PartialObjectMetadata[List], client-go's
+//     metadata client) with each object's recorded "metadata" field.
 //   - replayer/verbatim: verbatim replay of reproducer cassettes (lwreplay
 //     mutate writes them), a handler of its own beside the Server.
 //   - replayer/internal/inproc: the in-process transport and its pipe,

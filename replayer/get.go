@@ -47,7 +47,17 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.Requ
 			serveScale(w, r, l, body)
 			return
 		}
-		if tv := tableOf(r); tv != nil {
+		if mv := metadataOf(r); mv != nil {
+			if st := mv.getStatus(l.Resource); st != nil {
+				status.Write(w, *st)
+				return
+			}
+			var err error
+			if body, err = mv.object(body); err != nil {
+				status.Write(w, internalError(err))
+				return
+			}
+		} else if tv := tableOf(r); tv != nil {
 			var err error
 			if body, err = tv.Render([][]byte{body}, metav1.ListMeta{ResourceVersion: o.ResourceVersion}, true); err != nil {
 				status.Write(w, internalError(err))

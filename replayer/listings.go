@@ -34,7 +34,18 @@ func (s *Server) listed(l *history.Log, rv string) {
 // answerList answers a LIST with page p of l's state at rv (as a Table when
 // the request asked for one), noting a last page as a complete listing.
 func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l *history.Log, rv string, p page) {
-	if tv := tableOf(r); tv != nil {
+	if mv := metadataOf(r); mv != nil {
+		if st := mv.listStatus(l.Resource); st != nil {
+			status.Write(w, *st)
+			return
+		}
+		body, err := mv.list(rv, p)
+		if err != nil {
+			status.Write(w, internalError(err))
+			return
+		}
+		writeJSONAnswer(w, r, "application/json", body)
+	} else if tv := tableOf(r); tv != nil {
 		body, err := s.tableList(r, tv, l, rv, p)
 		if err != nil {
 			status.Write(w, internalError(err))

@@ -105,13 +105,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		status.Write(w, status.NotFound())
 		return
 	}
-	tv, st := s.tableFor(r, l)
+	mv, st := metadataFor(r)
 	if st != nil {
 		status.Write(w, *st)
 		return
 	}
-	if tv != nil {
-		r = withTable(r, tv)
+	if mv != nil {
+		r = withMetadata(r, mv)
+	} else {
+		tv, st := s.tableFor(r, l)
+		if st != nil {
+			status.Write(w, *st)
+			return
+		}
+		if tv != nil {
+			r = withTable(r, tv)
+		}
 	}
 	r, answered := s.trackStorm(r, q, l)
 	defer answered()

@@ -29,6 +29,9 @@ type frameWriter struct {
 	// table renders each event's object as a Table; nil when the watch
 	// asked for none.
 	table *tableView
+	// meta renders each event's object as a PartialObjectMetadata; nil
+	// when the watch asked for none.
+	meta *metaView
 }
 
 func newFrameWriter(w http.ResponseWriter) *frameWriter {
@@ -91,7 +94,7 @@ func (fw *frameWriter) holding(on bool) {
 // apiVersion, as frame(typ, o.WithKind(kind, apiVersion)) does, but
 // rendering the object straight into the frame.
 func (fw *frameWriter) objectFrame(typ history.EventType, o *history.Object, kind, apiVersion string) error {
-	if fw.table != nil || bytes.IndexByte(o.Raw, '\n') >= 0 {
+	if fw.table != nil || fw.meta != nil || bytes.IndexByte(o.Raw, '\n') >= 0 {
 		return fw.frame(typ, o.WithKind(kind, apiVersion))
 	}
 	if fw.err != nil {
@@ -108,6 +111,9 @@ func (fw *frameWriter) objectFrame(typ history.EventType, o *history.Object, kin
 func (fw *frameWriter) encode(typ history.EventType, obj []byte) {
 	if fw.table != nil {
 		obj = fw.table.Event(typ, obj)
+	}
+	if fw.meta != nil {
+		obj = fw.meta.event(typ, obj)
 	}
 	fw.buf.Reset()
 	fw.buf.WriteString(`{"type":`)

@@ -127,6 +127,7 @@ type watchStream struct {
 func (s *Server) newWatchStream(w http.ResponseWriter, r *http.Request, l *history.Log, f filter, q history.Request) *watchStream {
 	fw := newFrameWriter(w)
 	fw.table = tableOf(r)
+	fw.meta = metadataOf(r)
 	ws := &watchStream{
 		s: s, l: l, f: f, fw: fw, ctx: r.Context(),
 		kind: l.Resource.Kind, gv: l.Resource.GroupVersion(),
