@@ -97,7 +97,7 @@ func TestInvariantsAreDocumented(t *testing.T) {
 			}
 		})
 	}
-	want := []string{"converged", "no-lost-delete", "no-time-travel", "synced-after-initial", "live", "no-bookmark-object", "consistent-view", "no-request-storm", "progress", "no-hot-loop", "clean-stop"}
+	want := []string{"converged", "no-lost-delete", "no-time-travel", "synced-after-initial", "live", "no-bookmark-object", "consistent-view", "no-request-storm", "progress", "no-hot-loop", "no-spin", "clean-stop"}
 	if len(oracle.Invariants) != len(want) {
 		t.Errorf("Invariants: got %d, want %d", len(oracle.Invariants), len(want))
 	}
@@ -127,6 +127,14 @@ func TestInvariants(t *testing.T) {
 		notJudged bool // the run gives the invariant nothing to judge
 	}{
 		{name: "converged - store equals the final state - pass", invariant: "converged"},
+		{name: "no-spin - a run that never spun - pass", invariant: "no-spin"},
+		{name: "no-spin - a run given up spinning - fail", invariant: "no-spin", want: oracle.ErrSpin,
+			mutate: func(o *oracle.Observation) {
+				o.Spin = &oracle.Spin{At: time.Minute, After: time.Minute, Stack: "goroutine 7 [running, synctest bubble 1]:\nexample.com/x.spin()\n\t/x.go:3 +0x1"}
+			},
+			wantText: "kept running without blocking while it ran, at 1m0s of virtual time"},
+		{name: "converged - a run given up spinning - not judged", invariant: "converged", notJudged: true,
+			mutate: func(o *oracle.Observation) { o.Spin = &oracle.Spin{At: time.Minute} }},
 		{name: "converged - store missing a key - fail", invariant: "converged", want: oracle.ErrNotConverged,
 			mutate: func(o *oracle.Observation) { delete(o.Store, "ns/c") }, wantText: "missing ns/c (want rv 1003)"},
 		{name: "converged - store holds a deleted key - fail", invariant: "converged", want: oracle.ErrNotConverged,

@@ -92,6 +92,11 @@ type Spec struct {
 	// Watchdog, when set, is the run's watchdog instead of 15 minutes
 	// (tests of when a run ends).
 	Watchdog time.Duration
+	// SpinBound is how long, in real time, the run may go without a look
+	// (every goroutine of its bubble blocked) before it is given up as
+	// spinning (Observation.Spin, the no-spin invariant); zero means
+	// DefaultSpinBound.
+	SpinBound time.Duration
 	// Pace is the pace the replay serves the history at; zero means
 	// replayer.PaceMax (every recorded event has happened when the target
 	// starts). Under replayer.PaceRecorded the recorded changes come at
@@ -164,23 +169,41 @@ func Observe(t *testing.T, s Spec) *oracle.Observation {
 		s.Resource = ConfigMaps
 	}
 	var obs *oracle.Observation
-	var bubble string
-	func() {
+	var panicked any
+	w := &spinWatch{}
+	finished := make(chan struct{})
+	// The bubble runs on a goroutine of its own, so that a run whose
+	// goroutines never block (its clock stands still: a spin) can be given
+	// up after SpinBound of real time; its goroutines are then left
+	// running.
+	go func() {
+		defer close(finished)
 		defer func() {
 			p := recover()
 			switch {
 			case p == nil:
 			case isLeftGoroutines(p) && obs != nil:
-				obs.LeftGoroutines, obs.LeftStack = leftIn(bubble)
+				id, _ := w.bubble.Load().(string)
+				obs.LeftGoroutines, obs.LeftStack = leftIn(id)
 			default:
-				panic(p)
+				panicked = p
 			}
 		}()
 		synctest.Test(t, func(t *testing.T) {
-			bubble = bubbleID()
-			obs = runInBubble(t, s)
+			w.bubble.Store(bubbleID())
+			obs = runInBubble(t, s, w)
 		})
 	}()
+	bound := s.SpinBound
+	if bound <= 0 {
+		bound = DefaultSpinBound
+	}
+	if spin := w.watch(finished, bound); spin != nil {
+		return spinObservation(s, spin)
+	}
+	if panicked != nil {
+		panic(panicked)
+	}
 	return obs
 }
 
@@ -192,7 +215,7 @@ type storeSnapshot struct {
 }
 
 // runInBubble is RunResource's body; it must run inside a synctest bubble.
-func runInBubble(t *testing.T, s Spec) *oracle.Observation {
+func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 	t.Helper()
 	if err := CheckGates(s.Gates); err != nil {
 		t.Errorf("gates: got error %v, want none", err)
@@ -288,6 +311,7 @@ func runInBubble(t *testing.T, s Spec) *oracle.Observation {
 		synctest.Wait()
 		now := time.Since(start)
 		lookedAt = now
+		w.look(now)
 		changed := false
 		if obs.SyncedAt < 0 && rec.HasSynced() {
 			obs.SyncedAt = now
@@ -342,6 +366,8 @@ func runInBubble(t *testing.T, s Spec) *oracle.Observation {
 	// still sends while the stopped target's connections close fires in
 	// whatever order the goroutines end in.
 	obs.Fired = srv.Fired()
+	w.stopping.Store(true)
+	w.look(time.Since(start))
 	cancel()
 	close(stopped)
 	select {

@@ -116,6 +116,10 @@ var Invariants = []Invariant{
 		Guarantee: `reflector.go: "We used to make the call every 1sec (1 QPS), the goal here is to achieve ~98% traffic ` +
 			`reduction when API server is not healthy. With these parameters, backoff will stop at [30,60) sec interval ` +
 			`which is 0.22 QPS."`},
+	{Name: "no-spin", Scope: Along, Check: checkNoSpin,
+		Doc: "no goroutine of the run keeps running without blocking (and without requests) while virtual time stands still: a run whose clock stands still for Spec.SpinBound of real time (60 s) is given up, and judged by this invariant alone",
+		Guarantee: `shared_informer.go, SharedInformer.Run: "starts and runs the shared informer, returning after it stops"; ` +
+			`controller-runtime manager.go, Manager.Start: "Start starts all registered Controllers and blocks until the context is cancelled"`},
 	{Name: "clean-stop", Scope: Along, Check: checkCleanStop,
 		Doc: "the target never panicked nor recorded an error (Probe.Error), and after stop no goroutine of the run is left",
 		Guarantee: `shared_informer.go, SharedInformer.Run: "starts and runs the shared informer, returning after it ` +

@@ -76,13 +76,17 @@ func JudgeNames(o *Observation, names []string) (results map[string]error, notJu
 }
 
 // judgeOne judges inv on o, by the one rule every invariant, built-in or
-// the user's, is judged by: an EndState invariant is not judged on an
-// unsettled run, and a check that returns ErrNotJudged was not judged.
+// the user's, is judged by: a run given up spinning is judged by no-spin
+// alone, an EndState invariant is not judged on an unsettled run, and a
+// check that returns ErrNotJudged was not judged.
 // A panic of the check is its failure. why says why it was not judged
 // ("" when it was).
 func JudgeOne(inv Invariant, o *Observation) (err error, why string) {
 	if o == nil {
 		return fmt.Errorf("%w: nil observation", ErrNoObservation), ""
+	}
+	if o.Spin != nil && inv.Name != "no-spin" {
+		return nil, spinWhy(o)
 	}
 	if inv.Scope == EndState && o.Unsettled {
 		return nil, unsettledWhy(o)

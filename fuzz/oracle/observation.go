@@ -113,6 +113,10 @@ type Observation struct {
 	// virtual time stands still while a goroutine loops without blocking,
 	// so the run held the target's requests from then on and ended.
 	HotLoop *HotLoop
+	// Spin is set when the run was given up because a goroutine of it
+	// never blocked (virtual time stood still without requests); the
+	// rest of the observation is then empty, and no-spin alone judges it.
+	Spin *Spin
 	// Unsettled says the run ended less than LiveBound after its last
 	// fault fired (a fault that fired after the watchdog plus the live
 	// bound, as a plan that keeps firing does, until the run's hard end at

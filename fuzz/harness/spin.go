@@ -1,0 +1,89 @@
+package harness
+
+import (
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
+)
+
+// DefaultSpinBound is how long, in real time, a run may go without a look
+// (every goroutine of its bubble blocked) before it is given up as
+// spinning: far longer than a look takes on the largest cassettes.
+const DefaultSpinBound = 60 * time.Second
+
+// spinWatch is what a run's bubble tells the goroutine outside it that
+// watches for a spin: a count of its looks, the virtual time of the last,
+// whether it has stopped the target, and its bubble's id.
+type spinWatch struct {
+	looks    atomic.Int64
+	lookedAt atomic.Int64 // virtual time of the last look, ns
+	stopping atomic.Bool
+	bubble   atomic.Value // string
+}
+
+// look records a look at virtual time at.
+func (w *spinWatch) look(at time.Duration) {
+	w.lookedAt.Store(int64(at))
+	w.looks.Add(1)
+}
+
+// watch waits, in real time, until finished closes (nil) or the run goes
+// bound without a look: then it returns the spin.
+func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration) *oracle.Spin {
+	tick := time.NewTicker(max(bound/20, time.Millisecond))
+	defer tick.Stop()
+	last, since := w.looks.Load(), time.Now()
+	for {
+		select {
+		case <-finished:
+			return nil
+		case <-tick.C:
+		}
+		if n := w.looks.Load(); n != last {
+			last, since = n, time.Now()
+			continue
+		}
+		if d := time.Since(since); d >= bound {
+			id, _ := w.bubble.Load().(string)
+			return &oracle.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: runningIn(id)}
+		}
+	}
+}
+
+// runningIn returns the stacks of the goroutines of bubble id that are
+// running or runnable (not blocked), each trimmed.
+func runningIn(id string) string {
+	if id == "" {
+		return ""
+	}
+	buf := make([]byte, 1<<20)
+	for {
+		m := runtime.Stack(buf, true)
+		if m < len(buf) {
+			buf = buf[:m]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		header, _, _ := strings.Cut(g, "\n")
+		if !strings.Contains(header, "synctest bubble "+id+"]") && !strings.Contains(header, "synctest bubble "+id+",") {
+			continue
+		}
+		if strings.Contains(header, "[running") || strings.Contains(header, "[runnable") {
+			out = append(out, trimStack(g))
+		}
+	}
+	return strings.Join(out, "\n\n")
+}
+
+// spinObservation is what a run given up spinning observed: its spin, and
+// nothing else (the rest stayed with its goroutines).
+func spinObservation(s Spec, spin *oracle.Spin) *oracle.Observation {
+	return &oracle.Observation{Resource: s.Resource, Gates: effectiveGates(s.Gates, s.WatchList), SyncedAt: -1, LastFaultAt: -1,
+		ConvergedAt: -1, FirstPanicAt: -1, LiveBound: s.LiveBound, EndedAt: spin.At, Unsettled: true, Spin: spin}
+}
