@@ -1,7 +1,6 @@
 package replayer
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -215,44 +214,21 @@ func TestMetadataListPages(t *testing.T) {
 // frame's type, object kind and apiVersion, key@rv and annotations.
 func watchPartial(t *testing.T, srv *Server, target, accept string) []string {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, testHost+target, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Accept", accept)
-	resp, err := srv.Transport().RoundTrip(req)
-	if err != nil {
-		t.Fatalf("GET %s: %v", target, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("GET %s: got code %d, want 200: %s", target, resp.StatusCode, b)
-	}
-	var out []string
-	r := bufio.NewReader(resp.Body)
-	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			var ev struct {
-				Type   string                       `json:"type"`
-				Object metav1.PartialObjectMetadata `json:"object"`
-			}
-			if jerr := json.Unmarshal(line, &ev); jerr != nil {
-				t.Fatalf("frame %s: %v", line, jerr)
-			}
-			o := ev.Object
-			var ann []string
-			for k := range o.Annotations {
-				ann = append(ann, k)
-			}
-			sort.Strings(ann)
-			out = append(out, fmt.Sprintf("%s %s %s %s/%s@%s %s", ev.Type, o.APIVersion, o.Kind, o.Namespace, o.Name, o.ResourceVersion, strings.Join(ann, ",")))
+	types, objects := watchAnswer(t, srv, target, accept)
+	out := make([]string, 0, len(types))
+	for i, typ := range types {
+		var o metav1.PartialObjectMetadata
+		if err := json.Unmarshal(objects[i], &o); err != nil {
+			t.Fatalf("frame %d: %s: %v", i, objects[i], err)
 		}
-		if err != nil {
-			return out
+		var ann []string
+		for k := range o.Annotations {
+			ann = append(ann, k)
 		}
+		sort.Strings(ann)
+		out = append(out, fmt.Sprintf("%s %s %s %s/%s@%s %s", typ, o.APIVersion, o.Kind, o.Namespace, o.Name, o.ResourceVersion, strings.Join(ann, ",")))
 	}
+	return out
 }
 
 func TestMetadataWatch(t *testing.T) {

@@ -276,9 +276,9 @@ func TestTableListPages(t *testing.T) {
 	}
 }
 
-// watchTable reads a watch answer (in a bubble, to its timeout): each
-// frame's type, then its Table told as decodeTable does.
-func watchTable(t *testing.T, srv *Server, target, accept string) []string {
+// watchAnswer reads a watch answer of srv to target asked with accept
+// (in a bubble, to its timeout): its frames, each type and raw object.
+func watchAnswer(t *testing.T, srv *Server, target, accept string) (types []string, objects []json.RawMessage) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, testHost+target, nil)
 	if err != nil {
@@ -294,7 +294,6 @@ func watchTable(t *testing.T, srv *Server, target, accept string) []string {
 		b, _ := io.ReadAll(resp.Body)
 		t.Fatalf("GET %s: got code %d, want 200: %s", target, resp.StatusCode, b)
 	}
-	var out []string
 	r := bufio.NewReader(resp.Body)
 	for {
 		line, err := r.ReadBytes('\n')
@@ -306,13 +305,25 @@ func watchTable(t *testing.T, srv *Server, target, accept string) []string {
 			if jerr := json.Unmarshal(line, &ev); jerr != nil {
 				t.Fatalf("frame %s: %v", line, jerr)
 			}
-			tbl := decodeTable(t, ev.Object)
-			out = append(out, fmt.Sprintf("%s %s@%s columns=%d rows=[%s]", ev.Type, tbl.kind, tbl.rv, len(tbl.columns), strings.Join(tbl.rows, " | ")))
+			types, objects = append(types, ev.Type), append(objects, ev.Object)
 		}
 		if err != nil {
-			return out
+			return types, objects
 		}
 	}
+}
+
+// watchTable reads a watch answer (in a bubble, to its timeout): each
+// frame's type, then its Table told as decodeTable does.
+func watchTable(t *testing.T, srv *Server, target, accept string) []string {
+	t.Helper()
+	types, objects := watchAnswer(t, srv, target, accept)
+	out := make([]string, 0, len(types))
+	for i, typ := range types {
+		tbl := decodeTable(t, objects[i])
+		out = append(out, fmt.Sprintf("%s %s@%s columns=%d rows=[%s]", typ, tbl.kind, tbl.rv, len(tbl.columns), strings.Join(tbl.rows, " | ")))
+	}
+	return out
 }
 
 func TestTableWatch(t *testing.T) {

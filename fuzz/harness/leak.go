@@ -43,8 +43,19 @@ func bubbleID() string {
 // leftIn counts the goroutines of bubble id that are still alive and
 // returns the stack of the first, for the report.
 func leftIn(id string) (n int, first string) {
+	gs := bubbleStacks(id)
+	if len(gs) > 0 {
+		first = trimStack(gs[0])
+	}
+	return len(gs), first
+}
+
+// bubbleStacks returns the stacks of the goroutines of bubble id, each
+// with its header ("goroutine 7 [select, synctest bubble 3]:"); none for
+// "".
+func bubbleStacks(id string) []string {
 	if id == "" {
-		return 0, ""
+		return nil
 	}
 	buf := make([]byte, 1<<20)
 	for {
@@ -57,16 +68,14 @@ func leftIn(id string) (n int, first string) {
 	}
 	mark := "synctest bubble " + id + "]"
 	mark2 := "synctest bubble " + id + ","
+	var out []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
 		header, _, _ := strings.Cut(g, "\n")
 		if strings.Contains(header, mark) || strings.Contains(header, mark2) {
-			if n == 0 {
-				first = trimStack(g)
-			}
-			n++
+			out = append(out, g)
 		}
 	}
-	return n, first
+	return out
 }
 
 // trimStack keeps a goroutine's header and its first frames.

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -56,24 +55,9 @@ func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration) *oracle
 // runningIn returns the stacks of the goroutines of bubble id that are
 // running or runnable (not blocked), each trimmed.
 func runningIn(id string) string {
-	if id == "" {
-		return ""
-	}
-	buf := make([]byte, 1<<20)
-	for {
-		m := runtime.Stack(buf, true)
-		if m < len(buf) {
-			buf = buf[:m]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
 	var out []string
-	for _, g := range strings.Split(string(buf), "\n\n") {
+	for _, g := range bubbleStacks(id) {
 		header, _, _ := strings.Cut(g, "\n")
-		if !strings.Contains(header, "synctest bubble "+id+"]") && !strings.Contains(header, "synctest bubble "+id+",") {
-			continue
-		}
 		if strings.Contains(header, "[running") || strings.Contains(header, "[runnable") {
 			out = append(out, trimStack(g))
 		}
