@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/http"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -20,7 +19,6 @@ import (
 	"github.com/lwreplay/lwreplay/internal/weakcache"
 	"github.com/lwreplay/lwreplay/recorder"
 	"github.com/lwreplay/lwreplay/replayer"
-	"github.com/lwreplay/lwreplay/replayer/verbatim"
 )
 
 // ConfigMaps, core v1 configmaps, is the resource a run watches when its
@@ -105,57 +103,6 @@ type Spec struct {
 	Pace replayer.Pace
 }
 
-// replay is the server side of a run: the model apiserver or a
-// reproducer's verbatim answers.
-type replay interface {
-	Transport() http.RoundTripper
-	FiredCount() int
-	Fired() []faults.Firing
-	Truth() *history.History
-	Writes() (log []replayer.Write, logged bool)
-	ExhaustedOf(res history.Resource) bool
-	Spent() bool
-	FirstListing(res history.Resource) (rv string, ok bool)
-}
-
-// verbatimReplay replays a reproducer; its truth is the history the
-// reproducer builds, and no fault fires.
-type verbatimReplay struct {
-	*verbatim.Replay
-	truth *history.History
-}
-
-func (v verbatimReplay) FiredCount() int         { return 0 }
-func (v verbatimReplay) Fired() []faults.Firing  { return nil }
-func (v verbatimReplay) Truth() *history.History { return v.truth }
-func (v verbatimReplay) Spent() bool             { return true }
-
-// Writes returns no log: a verbatim replay keeps none of its answers to
-// writes.
-func (v verbatimReplay) Writes() ([]replayer.Write, bool) { return nil, false }
-
-// modelReplay is a replay of the model apiserver, which logs the
-// target's writes.
-type modelReplay struct{ *replayer.Server }
-
-// Writes returns the server's log of the target's writes.
-func (m modelReplay) Writes() ([]replayer.Write, bool) { return m.Server.Writes(), true }
-
-// ExhaustedOf reports whether every recorded answer has been given.
-func (v verbatimReplay) ExhaustedOf(history.Resource) bool { return v.Exhausted() }
-
-// newReplay returns the replay s asks for.
-func newReplay(s Spec) (replay, error) {
-	if s.Reproducer == nil {
-		return modelReplay{replayer.New(s.History, replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(oracle.WatchCap), replayer.WithPace(s.Pace))}, nil
-	}
-	v, err := verbatim.New(s.Reproducer...)
-	if err != nil {
-		return nil, err
-	}
-	return verbatimReplay{Replay: v, truth: s.History}, nil
-}
-
 // Observe runs s.Target against a replay of s.History perturbed by s.Plan,
 // inside a testing/synctest bubble, and returns what it observed. The run
 // lasts until the target has caught up with an exhausted replay, or
@@ -214,7 +161,7 @@ type storeSnapshot struct {
 	rvs map[string]string
 }
 
-// runInBubble is RunResource's body; it must run inside a synctest bubble.
+// runInBubble is Observe's body; it must run inside a synctest bubble.
 func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 	t.Helper()
 	if err := CheckGates(s.Gates); err != nil {

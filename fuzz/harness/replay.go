@@ -1,0 +1,62 @@
+package harness
+
+import (
+	"net/http"
+
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer"
+	"github.com/lwreplay/lwreplay/replayer/verbatim"
+)
+
+// replay is the server side of a run: the model apiserver or a
+// reproducer's verbatim answers.
+type replay interface {
+	Transport() http.RoundTripper
+	FiredCount() int
+	Fired() []faults.Firing
+	Truth() *history.History
+	Writes() (log []replayer.Write, logged bool)
+	ExhaustedOf(res history.Resource) bool
+	Spent() bool
+	FirstListing(res history.Resource) (rv string, ok bool)
+}
+
+// verbatimReplay replays a reproducer; its truth is the history the
+// reproducer builds, and no fault fires.
+type verbatimReplay struct {
+	*verbatim.Replay
+	truth *history.History
+}
+
+func (v verbatimReplay) FiredCount() int         { return 0 }
+func (v verbatimReplay) Fired() []faults.Firing  { return nil }
+func (v verbatimReplay) Truth() *history.History { return v.truth }
+func (v verbatimReplay) Spent() bool             { return true }
+
+// Writes returns no log: a verbatim replay keeps none of its answers to
+// writes.
+func (v verbatimReplay) Writes() ([]replayer.Write, bool) { return nil, false }
+
+// modelReplay is a replay of the model apiserver, which logs the
+// target's writes.
+type modelReplay struct{ *replayer.Server }
+
+// Writes returns the server's log of the target's writes.
+func (m modelReplay) Writes() ([]replayer.Write, bool) { return m.Server.Writes(), true }
+
+// ExhaustedOf reports whether every recorded answer has been given.
+func (v verbatimReplay) ExhaustedOf(history.Resource) bool { return v.Exhausted() }
+
+// newReplay returns the replay s asks for.
+func newReplay(s Spec) (replay, error) {
+	if s.Reproducer == nil {
+		return modelReplay{replayer.New(s.History, replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(oracle.WatchCap), replayer.WithPace(s.Pace))}, nil
+	}
+	v, err := verbatim.New(s.Reproducer...)
+	if err != nil {
+		return nil, err
+	}
+	return verbatimReplay{Replay: v, truth: s.History}, nil
+}
