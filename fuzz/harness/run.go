@@ -101,6 +101,10 @@ type Spec struct {
 	// their recorded offsets, in virtual time, so a writing target's
 	// writes interleave with them: the other actors.
 	Pace replayer.Pace
+	// Seed, when not zero, is mixed into what seeds the run's randomness
+	// (see seedClientGo): two runs of one input with other seeds draw
+	// other backoffs and timeouts.
+	Seed uint64
 }
 
 // Observe runs s.Target against a replay of s.History perturbed by s.Plan,

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"encoding/binary"
 	"hash/fnv"
 	"math/rand"
 )
@@ -20,6 +21,11 @@ import (
 func seedClientGo(s Spec) {
 	h := fnv.New64a()
 	h.Write([]byte(s.Plan.String()))
+	if s.Seed != 0 {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], s.Seed)
+		h.Write(b[:])
+	}
 	if s.WatchList {
 		h.Write([]byte{1})
 	}
