@@ -67,6 +67,12 @@ func where(d Decision, f Fault) string {
 	if f.Point == PlanPoint {
 		return "throughout"
 	}
+	if f.Point == WritePoint {
+		if n := d.Param(WhereWrite); n > 0 {
+			return fmt.Sprintf("write #%d", n)
+		}
+		return "every write"
+	}
 	watch, list, page, frame := d.Param(WhereWatch), d.Param(WhereList), d.Param(WherePage), d.Param(WhereFrame)
 	listing := f.Point == ListPoint || (f.Point == RequestPoint && (list > 0 || page > 0))
 	switch {

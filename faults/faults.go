@@ -72,9 +72,13 @@ const (
 	// PlanPoint faults apply to the whole replay from its start, wherever
 	// the plan names them.
 	PlanPoint
+	// WritePoint is a write request of the target's (create, update,
+	// patch, delete, deletecollection), once the replay has answered it.
+	WritePoint
 )
 
-// String returns the kind's name: "list", "watch", "frame", "request", "plan".
+// String returns the kind's name: "list", "watch", "frame", "request",
+// "plan", "write".
 func (k PointKind) String() string {
 	switch k {
 	case ListPoint:
@@ -87,6 +91,8 @@ func (k PointKind) String() string {
 		return "request"
 	case PlanPoint:
 		return "plan"
+	case WritePoint:
+		return "write"
 	}
 	return fmt.Sprintf("PointKind(%d)", int(k))
 }

@@ -8,13 +8,14 @@ type Point struct {
 	// points, in the order the server reaches them (each resource's points
 	// are numbered on their own).
 	Index int
-	// Kind is ListPoint, WatchPoint or FramePoint (never RequestPoint or
-	// PlanPoint).
+	// Kind is ListPoint, WatchPoint, FramePoint or WritePoint (never
+	// RequestPoint or PlanPoint).
 	Kind PointKind
 	// Request is the 1-based ordinal of this request among the server's
 	// requests of its kind for its resource (LISTs, every page counting as
 	// one; WATCHes).
-	// For a FramePoint it is the ordinal of the frame's watch.
+	// For a FramePoint it is the ordinal of the frame's watch; for a
+	// WritePoint, of the write among the target's writes of its resource.
 	Request int
 	// Page is, for a ListPoint, 1 for a first page and k for the k-th page
 	// of a continue chain.
@@ -31,7 +32,7 @@ type Point struct {
 }
 
 // String names the point as Story does: "LIST #3 page 2", "watch #2",
-// "watch #2 frame 7", "watch #2 frame 8 (BOOKMARK)".
+// "watch #2 frame 7", "watch #2 frame 8 (BOOKMARK)", "write #4".
 func (pt Point) String() string {
 	switch pt.Kind {
 	case ListPoint:
@@ -48,6 +49,8 @@ func (pt Point) String() string {
 			s += " (BOOKMARK)"
 		}
 		return s
+	case WritePoint:
+		return ordinal("write", pt.Request)
 	}
 	return fmt.Sprintf("point %d", pt.Index)
 }
@@ -72,6 +75,8 @@ const (
 	WherePage = "page"
 	// WhereFrame selects the N-th frame of a watch stream.
 	WhereFrame = "frame"
+	// WhereWrite selects the target's N-th write of the resource.
+	WhereWrite = "write"
 	// ParamAt is the text form's name for Decision.At.
 	ParamAt = "at"
 	// ParamFrom is the text form's name for Decision.At of a Persistent
@@ -80,7 +85,7 @@ const (
 )
 
 // whereParams are the where-parameters in text order.
-var whereParams = []string{WhereWatch, WhereList, WherePage, WhereFrame}
+var whereParams = []string{WhereWatch, WhereList, WherePage, WhereFrame, WhereWrite}
 
 // isWhere reports whether name is a where-parameter.
 func isWhere(name string) bool {
@@ -104,6 +109,8 @@ func whereFor(k PointKind) []string {
 		return []string{WhereWatch, WhereFrame}
 	case RequestPoint:
 		return []string{WhereWatch, WhereList, WherePage}
+	case WritePoint:
+		return []string{WhereWrite}
 	}
 	return nil
 }
@@ -148,7 +155,7 @@ func (d Decision) Param(name string) int {
 // never act at a point.
 func fits(k, pk PointKind) bool {
 	switch k {
-	case ListPoint, WatchPoint, FramePoint:
+	case ListPoint, WatchPoint, FramePoint, WritePoint:
 		return k == pk
 	case RequestPoint:
 		return pk == ListPoint || pk == WatchPoint
@@ -163,7 +170,8 @@ func fits(k, pk PointKind) bool {
 // where-parameters select pt: "watch"=N a WatchPoint or
 // FramePoint whose Request is N, "list"=N a ListPoint whose Request is N,
 // "page"=N a ListPoint whose Page is N, "frame"=N a FramePoint whose Frame
-// is N; an absent (or 0) where-parameter selects any point.
+// is N, "write"=N a WritePoint whose Request is N; an absent (or 0)
+// where-parameter selects any point.
 func (d Decision) Applies(pt Point) bool {
 	f, ok := Lookup(d.Fault)
 	if !ok || !fits(f.Point, pt.Kind) {
@@ -188,6 +196,9 @@ func (d Decision) Applies(pt Point) bool {
 		return false
 	}
 	if n := d.Param(WhereFrame); n > 0 && (pt.Kind != FramePoint || pt.Frame != n) {
+		return false
+	}
+	if n := d.Param(WhereWrite); n > 0 && (pt.Kind != WritePoint || pt.Request != n) {
 		return false
 	}
 	return true

@@ -12,6 +12,7 @@ var actsAt = map[PointKind]string{
 	FramePoint:   "watch frame",
 	RequestPoint: "LIST or WATCH request",
 	PlanPoint:    "whole replay",
+	WritePoint:   "target's write",
 }
 
 // registryTable renders Registry as a Markdown table, one row per fault in

@@ -89,6 +89,10 @@ var Registry = []Fault{
 		},
 		Did:      "object recreated before %s",
 		Persists: PersistsLegal, PersistsWhy: "objects recreated under their names again and again (controllers that churn)"},
+	{Name: "crash-after-write", Class: Legal, Point: WritePoint,
+		Doc: "the target crashes right after the replay answers this write of its (stored as answered; the answer never reaches it, nor does any later request of that instance) and a fresh instance starts with cold caches: Sieve's intermediate state (a process may die at any instant; kube-apiserver keeps what it stored)",
+		Do:  fixed("crash the target once the write is answered, then start a fresh instance"), Did: "target crashed after %s",
+		Persists: Once, PersistsWhy: "one crash between two writes is the perturbation; a target that crashes after every write is crash-looping"},
 
 	// breaking: violates the watch contract; a client may diverge
 	{Name: "reorder", Class: Breaking, Point: FramePoint,
@@ -112,7 +116,7 @@ var Registry = []Fault{
 		Do:  fixed("insert a BOOKMARK with an older resourceVersion"), Did: "older BOOKMARK inserted before %s",
 		Persists: PersistsBreaking, PersistsWhy: "it breaks the watch contract however long it lasts"},
 	{Name: "garble-frame", Class: Breaking, Point: FramePoint,
-		Doc: "an invalid JSON frame is sent in place of the frame",
+		Doc: "an invalid JSON frame is sent in place of the frame (the frame follows it, undecodable after it), and the stream ends: client-go stops reading at a frame it cannot decode",
 		Do:  fixed("send invalid JSON in its place"), Did: "%s garbled",
 		Unrecordable: true,
 		Persists:     PersistsBreaking, PersistsWhy: "it breaks the watch contract however long it lasts"},

@@ -34,7 +34,7 @@ func TestRegistry(t *testing.T) {
 			if f.Class != Legal && f.Class != Breaking {
 				t.Errorf("Class: got %v, want legal or breaking", f.Class)
 			}
-			if f.Point < ListPoint || f.Point > PlanPoint {
+			if f.Point < ListPoint || f.Point > WritePoint {
 				t.Errorf("Point: got %v, want a PointKind", f.Point)
 			}
 			names := map[string]bool{}

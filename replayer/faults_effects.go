@@ -35,6 +35,7 @@ var effects = map[string]effect{
 	"bookmark-regress":           {frame: regressBookmark},
 	"garble-frame":               {frame: garbleFrame},
 	"missing-initial-events-end": {watch: withholdInitialEventsEnd},
+	"crash-after-write":          {write: crashAfterWrite},
 }
 
 // effect is how the replayer acts out one fault: its behaviour at each
@@ -44,6 +45,7 @@ type effect struct {
 	watch behaviour // at a WATCH request, when it opens
 	frame behaviour // at a frame boundary of a watch stream
 	plan  behaviour // at the start of the replay (a plan-level fault)
+	write behaviour // at a write request of the target's, once answered
 }
 
 // at returns e's behaviour at a point of kind k; nil if it has none.
@@ -57,6 +59,8 @@ func (e effect) at(k faults.PointKind) behaviour {
 		return e.frame
 	case faults.PlanPoint:
 		return e.plan
+	case faults.WritePoint:
+		return e.write
 	}
 	return nil
 }
@@ -91,6 +95,9 @@ type pointCtx struct {
 	// at a WATCH point
 	watchList bool         // the request asks for initial events
 	wf        *watchFaults // the stream's fault state, for hooks
+
+	// at a write point: the key written ("" when the request named none)
+	key string
 
 	// at a frame point
 	ws    *watchStream

@@ -89,7 +89,20 @@ func dropped(c *pointCtx, d faults.Decision) func() error {
 func garbleFrame(c *pointCtx, d faults.Decision) (func() error, bool) {
 	return func() error {
 		c.s.fire(c.pt, d.Fault, c.frameRV())
-		return c.ws.fw.raw([]byte(garbledFrame))
+		if err := c.ws.fw.raw([]byte(garbledFrame)); err != nil {
+			return err
+		}
+		// The frame itself follows, so that the client's decoder meets the
+		// syntax error (an unterminated document at the end of a stream
+		// would read as a cut, io.ErrUnexpectedEOF), and the stream ends:
+		// apimachinery's StreamWatcher (watch/streamwatcher.go, receive)
+		// stops reading at a frame it cannot decode, so how many frames a
+		// persistent garble-frame garbles no longer depends on how far the
+		// server got before the client closed.
+		if err := c.ws.write(c.frame); err != nil {
+			return err
+		}
+		return errStreamEnd
 	}, true
 }
 

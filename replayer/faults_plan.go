@@ -51,6 +51,7 @@ type pointCount struct {
 	next    int // the next point's index
 	lists   int // LIST requests reached
 	watches int // WATCH requests reached
+	writes  int // write requests reached
 }
 
 // count returns res's point count (s.fx.mu held).
@@ -170,6 +171,9 @@ func (s *Server) reach(c *pointCtx) (act func() error, ok bool) {
 	case faults.WatchPoint:
 		pc.watches++
 		c.pt.Request = pc.watches
+	case faults.WritePoint:
+		pc.writes++
+		c.pt.Request = pc.writes
 	}
 	s.fx.mu.Unlock()
 	for _, d := range s.fx.plan.Decisions {

@@ -12,7 +12,7 @@ import (
 )
 
 // pointKinds are the kinds of point an effect has a behaviour for.
-var pointKinds = []faults.PointKind{faults.ListPoint, faults.WatchPoint, faults.FramePoint, faults.PlanPoint}
+var pointKinds = []faults.PointKind{faults.ListPoint, faults.WatchPoint, faults.FramePoint, faults.PlanPoint, faults.WritePoint}
 
 // actsAt reports whether a fault registered at kind p acts at points of
 // kind k: a RequestPoint fault at LIST and WATCH points, any other at its

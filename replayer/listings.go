@@ -21,6 +21,15 @@ func (s *Server) FirstListing(res history.Resource) (rv string, ok bool) {
 	return rv, ok
 }
 
+// ForgetListings forgets the listings served so far: FirstListing then
+// returns the first complete listing served after it — what a client that
+// starts afresh (a crashed target's new instance) syncs to.
+func (s *Server) ForgetListings() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.listings)
+}
+
 // listed notes that a complete listing of l's resource at rv was served;
 // the first one stays.
 func (s *Server) listed(l *history.Log, rv string) {

@@ -88,6 +88,7 @@ type options struct {
 	maxWatchTimeout  time.Duration // 0: no cap
 	plan             *faults.Plan  // nil: no plan
 	readOnly         bool          // writes answered 405 (see WithReadOnly)
+	crash            func()        // crashes the target (see WithTargetCrash)
 
 	storm       bool // storm detection (see WithStormDetection)
 	stormWindow time.Duration
@@ -142,6 +143,15 @@ func WithoutWatchCache() Option { return func(o *options) { o.noWatchCache = tru
 // did before it took writes: for a replay that must stay what was
 // recorded.
 func WithReadOnly() Option { return func(o *options) { o.readOnly = true } }
+
+// WithTargetCrash sets how the replay crashes its target when a fault
+// says so (crash-after-write): crash is called once the write the fault
+// strikes at has been answered, before the answer is returned, and must
+// stop the instance of the target that sent it at once — the answer and
+// every later request of that instance are lost, as when a process dies —
+// and start a fresh one (fuzz/harness does). Without it no fault crashes
+// the target: crash-after-write does not act.
+func WithTargetCrash(crash func()) Option { return func(o *options) { o.crash = crash } }
 
 // WithVersion sets the gitVersion /version reports.
 func WithVersion(v string) Option { return func(o *options) { o.gitVersion = v } }

@@ -75,6 +75,7 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := s.write(req)
+	s.writePoint(l, writeKey(req, res, err))
 	if err != nil {
 		writeStatusErr(w, err)
 		return

@@ -53,25 +53,13 @@ func (s *Server) Writes() []Write {
 // st, the state of its resource it saw (zero when it saw none): res when
 // err is nil, else err's Status.
 func (s *Server) logWrite(req writes.Request, st writeState, res writes.Result, err error) {
-	w := Write{At: time.Since(s.start), Verb: req.Verb.String(), Subresource: req.Subresource, Resource: req.Kind.Resource, DryRun: req.DryRun}
-	ns, name := req.Namespace, req.Name
-	if obj := res.Stored; req.Verb != writes.DeleteCollection && (obj != nil || res.Answer != nil) {
-		if obj == nil {
-			obj = res.Answer
-		}
-		ns, name = obj.GetNamespace(), obj.GetName()
-	}
+	w := Write{At: time.Since(s.start), Verb: req.Verb.String(), Subresource: req.Subresource, Resource: req.Kind.Resource, DryRun: req.DryRun,
+		Key: writeKey(req, res, err)}
 	if err != nil {
 		a := answerStatus(err)
 		w.Code, w.Reason = int(a.Code), string(a.Reason)
-		if name == "" && a.Details != nil {
-			name = a.Details.Name
-		}
 	} else {
 		w.Code, w.Event = res.Code, history.EventType(res.Event)
-	}
-	if name != "" {
-		w.Key = writes.Key(ns, name)
 	}
 	if st.l != nil && w.Key != "" {
 		if o, ok := st.l.ObjectAt(w.Key, st.p); ok {
@@ -123,4 +111,26 @@ func answerStatus(err error) metav1.Status {
 		return se.ErrStatus
 	}
 	return internalError(err)
+}
+
+// writeKey is the key of the object a write named or its answer did
+// ("" when neither: a delete of a collection, a create refused before its
+// body was read).
+func writeKey(req writes.Request, res writes.Result, err error) string {
+	ns, name := req.Namespace, req.Name
+	if obj := res.Stored; req.Verb != writes.DeleteCollection && (obj != nil || res.Answer != nil) {
+		if obj == nil {
+			obj = res.Answer
+		}
+		ns, name = obj.GetNamespace(), obj.GetName()
+	}
+	if err != nil {
+		if a := answerStatus(err); name == "" && a.Details != nil {
+			name = a.Details.Name
+		}
+	}
+	if name == "" {
+		return ""
+	}
+	return writes.Key(ns, name)
 }

@@ -21,6 +21,7 @@ type replay interface {
 	ExhaustedOf(res history.Resource) bool
 	Spent() bool
 	FirstListing(res history.Resource) (rv string, ok bool)
+	ForgetListings()
 }
 
 // verbatimReplay replays a reproducer; its truth is the history the
@@ -34,6 +35,10 @@ func (v verbatimReplay) FiredCount() int         { return 0 }
 func (v verbatimReplay) Fired() []faults.Firing  { return nil }
 func (v verbatimReplay) Truth() *history.History { return v.truth }
 func (v verbatimReplay) Spent() bool             { return true }
+
+// ForgetListings does nothing: no fault crashes a target a verbatim replay
+// serves, so none starts afresh.
+func (v verbatimReplay) ForgetListings() {}
 
 // Writes returns no log: a verbatim replay keeps none of its answers to
 // writes.
@@ -49,10 +54,12 @@ func (m modelReplay) Writes() ([]replayer.Write, bool) { return m.Server.Writes(
 // ExhaustedOf reports whether every recorded answer has been given.
 func (v verbatimReplay) ExhaustedOf(history.Resource) bool { return v.Exhausted() }
 
-// newReplay returns the replay s asks for.
-func newReplay(s Spec) (replay, error) {
+// newReplay returns the replay s asks for; crash crashes the target when
+// a fault says so.
+func newReplay(s Spec, crash func()) (replay, error) {
 	if s.Reproducer == nil {
-		return modelReplay{replayer.New(s.History, replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(oracle.WatchCap), replayer.WithPace(s.Pace))}, nil
+		return modelReplay{replayer.New(s.History, replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(oracle.WatchCap), replayer.WithPace(s.Pace),
+			replayer.WithTargetCrash(crash))}, nil
 	}
 	v, err := verbatim.New(s.Reproducer...)
 	if err != nil {

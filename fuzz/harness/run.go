@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
-
-	"k8s.io/client-go/rest"
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
@@ -172,7 +171,17 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 		t.Errorf("gates: got error %v, want none", err)
 		return nil
 	}
-	srv, err := newReplay(s)
+	var cur atomic.Pointer[instance] // the target's live instance
+	crashed := make(chan struct{}, 1)
+	var start time.Time
+	crash := func() { // a fault crashes the instance that wrote (crash-after-write)
+		cur.Load().crash(time.Since(start))
+		select {
+		case crashed <- struct{}{}:
+		default:
+		}
+	}
+	srv, err := newReplay(s, crash)
 	if err != nil {
 		t.Errorf("replay: got error %v, want none", err)
 		return nil
@@ -192,23 +201,11 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 		transport = traffic.Wrap(transport)
 	}
 	seedClientGo(s)
-	start := time.Now()
+	start = time.Now()
 	stopped := make(chan struct{}) // closed when the run stops the target
 	bound := newRequestBound(transport, s.MaxBurst, s.MaxRate, start, stopped)
 	transport = bound
-	rec := NewProbe(start)
-	if s.Cache != nil && s.Level == level.Typed {
-		rec.known = s.Cache.Known
-	}
-	env := &Env{
-		Config:    &rest.Config{Host: level.ReplayHost, Transport: transport},
-		Resource:  s.Resource,
-		Probe:     rec,
-		WatchList: s.WatchList,
-		Level:     s.Level,
-		cache:     s.Cache,
-	}
-	res, target := s.Resource, s.Target
+	res := s.Resource
 	obs := &oracle.Observation{Resource: res, SyncedAt: -1, LastFaultAt: -1, ConvergedAt: -1, FirstPanicAt: -1, LiveBound: s.LiveBound,
 		Gates: effectiveGates(s.Gates, s.WatchList)}
 	if obs.LiveBound <= 0 {
@@ -217,20 +214,8 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	done := make(chan struct{})
-	var runErr error
-	var runPanic any
-	var runPanicAt time.Duration
-	var runPanicSite string
-	go func() {
-		defer close(done)
-		defer func() {
-			if runPanic = recover(); runPanic != nil {
-				runPanicAt, runPanicSite = time.Since(start), oracle.CallerSite()
-			}
-		}()
-		runErr = target.Run(ctx, env)
-	}()
+	cur.Store(startInstance(ctx, s, transport, start, s.Cache))
+	var crashedOnes []*instance
 
 	// The truth can change during the run (a recreate fault adds events
 	// when it fires): its final state is taken anew when it does.
@@ -263,6 +248,20 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 		now := time.Since(start)
 		lookedAt = now
 		w.look(now)
+		if in := cur.Load(); in != nil {
+			if at, ok := in.crashed(); ok {
+				// A fresh instance starts, cold; the crashed one's
+				// requests fail from now on, and it is stopped with
+				// the run.
+				crashedOnes = append(crashedOnes, in)
+				obs.Crashes = append(obs.Crashes, at)
+				srv.ForgetListings()
+				cur.Store(startInstance(ctx, s, transport, start, s.Cache))
+				obs.SyncedAt, snaps, delivered, step = -1, nil, 0, tick
+				continue
+			}
+		}
+		rec := cur.Load().rec
 		changed := false
 		if obs.SyncedAt < 0 && rec.HasSynced() {
 			obs.SyncedAt = now
@@ -308,8 +307,13 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 		default:
 			step = min(2*step, maxTick)
 		}
-		time.Sleep(min(step, end()-now))
+		select {
+		case <-time.After(min(step, end()-now)):
+		case <-crashed:
+		}
 	}
+	in := cur.Load()
+	rec := in.rec
 	obs.Unsettled = !obs.EndedEarly && obs.LastFaultAt >= 0 && lookedAt-obs.LastFaultAt < obs.LiveBound
 	obs.Store, obs.BadStore = rec.storeAgainst(finalObjects(srv.Truth(), res))
 	obs.Requests, obs.HotLoop = bound.report()
@@ -321,19 +325,24 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 	w.look(time.Since(start))
 	cancel()
 	close(stopped)
+	for _, old := range crashedOnes {
+		old.failures(obs)
+	}
 	select {
-	case <-done:
+	case <-in.done:
 		// Give the goroutines the target started (and the replayer's) a
 		// moment of virtual time to end; those still blocked after it are
 		// left over, and counted when the bubble ends.
 		time.Sleep(oracle.StopGrace)
-		if runPanic != nil {
-			obs.Panics = append(obs.Panics, fmt.Sprint(runPanic))
-			obs.PanicSites = append(obs.PanicSites, runPanicSite)
-			obs.FirstPanicAt = runPanicAt
+		if in.panic != nil {
+			obs.Panics = append(obs.Panics, fmt.Sprint(in.panic))
+			obs.PanicSites = append(obs.PanicSites, in.panicSite)
+			if obs.FirstPanicAt < 0 || in.panicAt < obs.FirstPanicAt {
+				obs.FirstPanicAt = in.panicAt
+			}
 		}
-		if runErr != nil && !errors.Is(runErr, context.Canceled) {
-			obs.Errors = append(obs.Errors, fmt.Sprintf("Run returned: %v", runErr))
+		if in.err != nil && !errors.Is(in.err, context.Canceled) {
+			obs.Errors = append(obs.Errors, fmt.Sprintf("Run returned: %v", in.err))
 		}
 	case <-time.After(oracle.StopGrace):
 		obs.NotStopped = true

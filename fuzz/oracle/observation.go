@@ -143,6 +143,11 @@ type Observation struct {
 	// Exposed is what the target handed to Probe.Expose (nil if
 	// nothing), for user invariants.
 	Exposed any
+	// Crashes are when a fault crashed the target (crash-after-write), in
+	// virtual time: each time a fresh instance of it started, cold, and
+	// Deliveries, Store, SyncedAt, SyncedRV, InitialDelivered and Views are
+	// the last instance's; the panics and errors of every instance count.
+	Crashes []time.Duration
 	// NotStopped says the target's Run had not returned a minute (virtual)
 	// after its context was cancelled.
 	NotStopped bool

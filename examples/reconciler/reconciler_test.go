@@ -1,0 +1,151 @@
+//go:debug randseednop=0
+
+package reconciler
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/crtarget"
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// cassettes are the shipped recordings of real configmaps.
+var cassettes = fuzz.Glob("../../cassettes/real-configmaps-*.yaml")
+
+// target runs the reconciler in a controller-runtime manager.
+func target(name string, opts ...Option) fuzz.Target {
+	return crtarget.Target(name, "the children reconciler of examples/reconciler", func(mgr manager.Manager) error {
+		return New(mgr.GetClient(), mgr.GetAPIReader(), opts...).SetupWithManager(mgr, crtarget.ControllerOptions())
+	})
+}
+
+// ErrChildren says a parent has no child or more than one.
+var ErrChildren = errors.New("a parent without exactly one child")
+
+// oneChildPerParent is the reconciler's promise, judged on the served
+// final state: every parent configmap has exactly one child it controls
+// (a child of a parent the history deleted is left: the replay runs no
+// garbage collector).
+var oneChildPerParent = fuzz.NewInvariant("one-child-per-parent",
+	"every parent configmap of the final state controls exactly one child configmap",
+	func(truth *history.Log, _ *fuzz.Observation) error {
+		final := truth.StateAt(truth.End())
+		children := map[string][]string{} // parent uid → child keys
+		for _, o := range final {
+			if o.Labels[ChildLabel] == "" {
+				continue
+			}
+			for _, uid := range controllers(o) {
+				children[uid] = append(children[uid], o.Key())
+			}
+		}
+		var errs []error
+		for _, o := range final {
+			if o.Labels[ChildLabel] != "" {
+				continue
+			}
+			if got := children[o.UID]; len(got) != 1 {
+				sort.Strings(got)
+				errs = append(errs, fmt.Errorf("%w: parent %s (uid %s): got children %v, want one", ErrChildren, o.Key(), o.UID, got))
+			}
+		}
+		return errors.Join(errs...)
+	})
+
+// controllers returns the uids of o's controlling owners.
+func controllers(o *history.Object) []string {
+	var m struct {
+		Metadata struct {
+			OwnerReferences []struct {
+				UID        string `json:"uid"`
+				Controller *bool  `json:"controller"`
+			} `json:"ownerReferences"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(o.Raw, &m) != nil {
+		return nil
+	}
+	var out []string
+	for _, r := range m.Metadata.OwnerReferences {
+		if r.Controller != nil && *r.Controller {
+			out = append(out, r.UID)
+		}
+	}
+	return out
+}
+
+// TestCrashBetweenWrites runs the reconciler on every shipped cassette and
+// both client paths, crashed right after each of its first four writes
+// (crash-after-write:write=N; a fresh manager starts with cold caches):
+// the correct reconciler keeps one child per parent whatever the crash;
+// the planted bug (WithGenerateName) makes a second child when the crash
+// falls between a child's create and the parent's report.
+func TestCrashBetweenWrites(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    []Option
+		wantBug bool
+	}{
+		{name: "reconciler - children named after their parent - one child per parent after any crash - pass"},
+		{name: "reconciler - children under generated names - a crash after a create makes a second child - fail", opts: []Option{WithGenerateName()}, wantBug: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: cassettes, Target: target("children", tc.opts...), Extra: []fuzz.Invariant{oneChildPerParent}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := 0
+			for i := range c.Cassettes() {
+				for _, wl := range []bool{false, true} {
+					for n := 0; n <= 4; n++ {
+						text := ""
+						if n > 0 {
+							text = fmt.Sprintf("crash-after-write:write=%d", n)
+						}
+						plan, err := faults.ParseText(text)
+						if err != nil {
+							t.Fatal(err)
+						}
+						where := fmt.Sprintf("cassette %d, WatchList %v, plan %q", i, wl, text)
+						out := c.CheckPlan(t, i, wl, plan)
+						if got, want := len(out.Observation.Crashes), min(n, 1); got != want {
+							t.Fatalf("%s: got crashes %v, want %d", where, out.Observation.Crashes, want)
+						}
+						// the writes alternate: a child's create (odd), its
+						// parent's report (even); the bug needs a crash after
+						// a create
+						wantFail := tc.wantBug && n%2 == 1
+						err = out.Results[oneChildPerParent.Name]
+						if err != nil {
+							found++
+						}
+						switch {
+						case wantFail && !errors.Is(err, ErrChildren):
+							t.Errorf("%s: got %v, want ErrChildren (a second child)", where, err)
+						case !wantFail && err != nil:
+							t.Errorf("%s: got %v, want one child per parent", where, err)
+						}
+						for name, err := range out.Results {
+							if err != nil && name != oneChildPerParent.Name {
+								t.Errorf("%s: %s: got %v, want it to hold", where, name, err)
+							}
+						}
+						if out.Failed() != wantFail {
+							t.Errorf("%s: got failed %v, want %v:\n%s", where, out.Failed(), wantFail, out.Report)
+						}
+					}
+				}
+			}
+			t.Logf("runs that broke one-child-per-parent: %d", found)
+		})
+	}
+}

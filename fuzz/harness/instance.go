@@ -1,0 +1,213 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/lwreplay/lwreplay/fuzz/level"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
+)
+
+// The target of a run is one process until a fault crashes it
+// (crash-after-write): the instance that wrote is stopped at once — its
+// requests from then on, and the answer it was waiting for, are lost, as
+// when a process dies — and a fresh instance starts, with a new Env and a
+// new Probe (cold caches), against the same replay. The invariants judge
+// the last instance's deliveries, store and sync; the panics and errors
+// every instance recorded before it crashed count too.
+
+// errCrashed is what a crashed instance's requests get: it is dead, and
+// nothing it asks reaches the replay.
+var errCrashed = errors.New("the target crashed: its requests no longer reach the replay")
+
+// instance is one incarnation of a run's target.
+type instance struct {
+	rec    *Probe
+	env    *Env
+	gate   *crashGate
+	cancel context.CancelFunc
+	done   chan struct{} // closed when its Run has returned
+
+	// how its Run ended (read once done is closed)
+	err       error
+	panic     any
+	panicAt   time.Duration
+	panicSite string
+
+	mu        sync.Mutex
+	crashedAt time.Duration // when it crashed; -1 while it runs
+	panics    []string      // its probe's panics and errors when it crashed
+	sites     []string
+	firstAt   time.Duration
+	errs      []string
+}
+
+// startInstance starts a fresh instance of s.Target on transport, its
+// deliveries timed from start.
+func startInstance(parent context.Context, s Spec, transport http.RoundTripper, start time.Time, cache *level.Cache) *instance {
+	rec := NewProbe(start)
+	if cache != nil && s.Level == level.Typed {
+		rec.known = cache.Known
+	}
+	ctx, cancel := context.WithCancel(parent)
+	in := &instance{rec: rec, cancel: cancel, done: make(chan struct{}), crashedAt: -1}
+	in.gate = &crashGate{next: transport, open: map[*gatedBody]bool{}}
+	in.env = &Env{
+		Config:    &rest.Config{Host: level.ReplayHost, Transport: in.gate},
+		Resource:  s.Resource,
+		Probe:     rec,
+		WatchList: s.WatchList,
+		Level:     s.Level,
+		cache:     cache,
+	}
+	target := s.Target
+	go func() {
+		defer close(in.done)
+		defer func() {
+			if in.panic = recover(); in.panic != nil {
+				in.panicAt, in.panicSite = time.Since(start), oracle.CallerSite()
+			}
+		}()
+		in.err = target.Run(ctx, in.env)
+	}()
+	return in
+}
+
+// crash kills the instance at virtual time at: its gate refuses every
+// request from now on and closes what it streams, and what its probe
+// recorded of panics and errors is kept as it was. Its context is left
+// alone until the run ends: a crash runs no graceful shutdown, and one
+// started while the target is still coming up is not a crash
+// (controller-runtime's runnableGroup.Start loops on a done context until
+// every runnable has signalled ready: pkg/manager/runnable_group.go).
+func (in *instance) crash(at time.Duration) {
+	in.mu.Lock()
+	if in.crashedAt >= 0 {
+		in.mu.Unlock()
+		return
+	}
+	in.crashedAt = at
+	in.rec.mu.Lock()
+	in.panics = append([]string(nil), in.rec.panics...)
+	in.sites = append([]string(nil), in.rec.panicSites...)
+	in.firstAt = in.rec.firstPanic
+	in.errs = append([]string(nil), in.rec.errs...)
+	in.rec.mu.Unlock()
+	in.mu.Unlock()
+	in.gate.kill()
+}
+
+// crashed returns when the instance crashed, and whether it did.
+func (in *instance) crashed() (time.Duration, bool) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.crashedAt, in.crashedAt >= 0
+}
+
+// failures adds what a crashed instance recorded before it crashed —
+// panics, their sites, errors, and a Run that panicked first — to obs.
+func (in *instance) failures(obs *oracle.Observation) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.panic != nil && in.panicAt <= in.crashedAt {
+		obs.Panics = append(obs.Panics, fmt.Sprint(in.panic))
+		obs.PanicSites = append(obs.PanicSites, in.panicSite)
+		if obs.FirstPanicAt < 0 || in.panicAt < obs.FirstPanicAt {
+			obs.FirstPanicAt = in.panicAt
+		}
+	}
+	if len(in.panics) > 0 && (obs.FirstPanicAt < 0 || in.firstAt < obs.FirstPanicAt) {
+		obs.FirstPanicAt = in.firstAt
+	}
+	obs.Panics = append(obs.Panics, in.panics...)
+	obs.PanicSites = append(obs.PanicSites, in.sites...)
+	obs.Errors = append(obs.Errors, in.errs...)
+}
+
+// crashGate is the transport of one instance: it passes requests on until
+// the instance crashes, then refuses them, drops the answer of a request in
+// flight and closes every body still being read.
+type crashGate struct {
+	next http.RoundTripper
+	dead atomic.Bool
+
+	mu   sync.Mutex
+	open map[*gatedBody]bool
+}
+
+// RoundTrip passes r on unless the instance has crashed.
+func (g *crashGate) RoundTrip(r *http.Request) (*http.Response, error) {
+	if g.dead.Load() {
+		return nil, errCrashed
+	}
+	resp, err := g.next.RoundTrip(r)
+	if err != nil || resp == nil || resp.Body == nil {
+		return resp, err
+	}
+	b := &gatedBody{ReadCloser: resp.Body, g: g}
+	g.mu.Lock()
+	dead := g.dead.Load()
+	if !dead {
+		g.open[b] = true
+	}
+	g.mu.Unlock()
+	if dead { // the answer of the write the crash came after, or one racing it
+		resp.Body.Close()
+		return nil, errCrashed
+	}
+	resp.Body = b
+	return resp, nil
+}
+
+// kill marks the gate dead and closes the bodies still open, on a
+// goroutine of its own: closing a stream waits for its handler to return.
+func (g *crashGate) kill() {
+	g.mu.Lock()
+	g.dead.Store(true)
+	open := g.open
+	g.open = nil
+	g.mu.Unlock()
+	go func() {
+		for b := range open {
+			b.closeOnce()
+		}
+	}()
+}
+
+// gatedBody is a response body of a gate's instance.
+type gatedBody struct {
+	io.ReadCloser
+	g    *crashGate
+	once sync.Once
+	err  error
+}
+
+// closeOnce closes the body underneath, once.
+func (b *gatedBody) closeOnce() error {
+	b.once.Do(func() { b.err = b.ReadCloser.Close() })
+	return b.err
+}
+
+// Read fails once the instance has crashed.
+func (b *gatedBody) Read(p []byte) (int, error) {
+	if b.g.dead.Load() {
+		return 0, errCrashed
+	}
+	return b.ReadCloser.Read(p)
+}
+
+// Close closes the body and forgets it.
+func (b *gatedBody) Close() error {
+	b.g.mu.Lock()
+	delete(b.g.open, b)
+	b.g.mu.Unlock()
+	return b.closeOnce()
+}

@@ -1,0 +1,68 @@
+package replayer
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/lwreplay/lwreplay/faults"
+)
+
+// TestCrashAfterWriteWire writes three configmaps under crash-after-write:
+// with a crash function the fault fires once the write it names is
+// answered — stored, its answer still sent (the runner of the target drops
+// it) — and calls it once; without one it does not act.
+func TestCrashAfterWriteWire(t *testing.T) {
+	tests := []struct {
+		name      string
+		plan      string
+		withCrash bool
+		crashedAt int // the write after which crash was called (0: never)
+		fired     []string
+	}{
+		{name: "crash-after-write - write #2 - the crash follows its answer - pass", plan: "crash-after-write:write=2", withCrash: true,
+			crashedAt: 2, fired: []string{"write #2 crash-after-write: key a/made-2"}},
+		{name: "crash-after-write - at point 1 of the resource, a write - pass", plan: "crash-after-write:at=1", withCrash: true,
+			crashedAt: 2, fired: []string{"write #2 crash-after-write: key a/made-2"}},
+		{name: "crash-after-write - no crash function - does not act - pass", plan: "crash-after-write:write=2",
+			fired: []string{}},
+		{name: "crash-after-write - write #4 of three - never fires - pass", plan: "crash-after-write:write=4", withCrash: true,
+			fired: []string{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := faults.ParseText(tc.plan)
+			if err != nil {
+				t.Fatalf("plan %q: got error %v, want none", tc.plan, err)
+			}
+			written, crashedAt, calls := 0, 0, 0
+			opts := []Option{WithPlan(plan)}
+			if tc.withCrash {
+				opts = append(opts, WithTargetCrash(func() { calls++; crashedAt = written + 1 }))
+			}
+			s := New(listHistory(t), opts...)
+			cms := writeClient(t, s, false).CoreV1().ConfigMaps("a")
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			for i := 1; i <= 3; i++ {
+				name := "made-" + string(rune('0'+i))
+				if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+					t.Fatalf("create %s: got error %v, want none (the replay answers; only the target's runner drops the answer)", name, err)
+				}
+				written = i
+			}
+			if calls > 1 || crashedAt != tc.crashedAt {
+				t.Errorf("crash: got %d calls, after write %d, want after write %d", calls, crashedAt, tc.crashedAt)
+			}
+			if got := firedStrings(s.Fired()); !equalStrings(got, tc.fired) {
+				t.Errorf("fired:\ngot  %q\nwant %q", got, tc.fired)
+			}
+			if n := len(s.Writes()); n != 3 {
+				t.Errorf("writes logged: got %d, want 3", n)
+			}
+		})
+	}
+}
