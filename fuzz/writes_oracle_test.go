@@ -19,8 +19,9 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// The writes the invariant tables judge (TestInvariants): n writes of
-// ns/a of configmaps, one every every from 0 on.
+// writtenConfigMaps is the resource of the writes TestInvariants' rows of
+// no-write-storm and no-conflict-loop judge (storedUpdates, conflicts):
+// n writes of one key, one every every from 0 on.
 var writtenConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
 
 // storedUpdates returns n stored updates of key; outside says another
