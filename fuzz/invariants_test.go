@@ -97,7 +97,7 @@ func TestInvariantsAreDocumented(t *testing.T) {
 			}
 		})
 	}
-	want := []string{"converged", "no-lost-delete", "no-time-travel", "synced-after-initial", "live", "no-bookmark-object", "consistent-view", "no-request-storm", "progress", "no-hot-loop", "no-spin", "clean-stop"}
+	want := []string{"converged", "no-lost-delete", "no-time-travel", "synced-after-initial", "live", "no-bookmark-object", "consistent-view", "no-request-storm", "no-write-storm", "no-conflict-loop", "progress", "no-hot-loop", "no-spin", "clean-stop"}
 	if len(oracle.Invariants) != len(want) {
 		t.Errorf("Invariants: got %d, want %d", len(oracle.Invariants), len(want))
 	}
@@ -234,6 +234,58 @@ func TestInvariants(t *testing.T) {
 			}, wantText: "delivery 6: add of a bookmark at rv 1007"},
 		{name: "no-bookmark-object - empty key in the store - fail", invariant: "no-bookmark-object", want: oracle.ErrBookmarkObject,
 			mutate: func(o *oracle.Observation) { o.Store[""] = &history.Object{ResourceVersion: "1007", Raw: []byte(`{}`)} }},
+
+		{name: "no-write-storm - no writes - pass", invariant: "no-write-storm", mutate: withWrites()},
+		{name: "no-write-storm - writes not logged (a verbatim replay) - not judged, pass", invariant: "no-write-storm", notJudged: true},
+		{name: "no-write-storm - 30 updates of one object within 10 s - pass", invariant: "no-write-storm",
+			mutate: withWrites(storedUpdates("ns/a", 30, 300*time.Millisecond, false))},
+		{name: "no-write-storm - 31 updates of one object within 10 s, nothing else changed it - fail", invariant: "no-write-storm", want: oracle.ErrWriteStorm,
+			mutate:   withWrites(storedUpdates("ns/a", 40, 300*time.Millisecond, false)),
+			wantText: "31 writes of configmaps ns/a from 0s to 9s of virtual time (update ×31 (200 ×31)) with no other change of it between them, want at most 30 within 10s"},
+		{name: "no-write-storm - 31 updates of one object, another actor's change before each - pass", invariant: "no-write-storm",
+			mutate: withWrites(storedUpdates("ns/a", 40, 300*time.Millisecond, true))},
+		{name: "no-write-storm - 31 updates of one object over more than 10 s - pass", invariant: "no-write-storm",
+			mutate: withWrites(storedUpdates("ns/a", 40, 350*time.Millisecond, false))},
+		{name: "no-write-storm - 31 updates spread over two objects - pass", invariant: "no-write-storm",
+			mutate: withWrites(storedUpdates("ns/a", 20, 0, false), storedUpdates("ns/c", 20, 0, false))},
+		{name: "no-write-storm - 31 writes of one object and its status - fail", invariant: "no-write-storm", want: oracle.ErrWriteStorm,
+			mutate: func(o *oracle.Observation) {
+				ws := storedUpdates("ns/a", 31, 0, false)
+				for i := 1; i < len(ws); i += 2 {
+					ws[i].Subresource = "status"
+				}
+				withWrites(ws)(o)
+			},
+			wantText: "(update ×16 (200 ×16), update/status ×15 (200 ×15))"},
+		{name: "no-write-storm - 40 updates answered 409 Conflict - pass", invariant: "no-write-storm",
+			mutate: withWrites(conflicts("ns/a", 40, 0, "Conflict", false))},
+
+		{name: "no-conflict-loop - no writes - pass", invariant: "no-conflict-loop", mutate: withWrites()},
+		{name: "no-conflict-loop - 20 conflicts in a row at one stored rv - pass", invariant: "no-conflict-loop",
+			mutate: withWrites(conflicts("ns/a", 20, time.Second, "Conflict", false))},
+		{name: "no-conflict-loop - 21 conflicts in a row at one stored rv - fail", invariant: "no-conflict-loop", want: oracle.ErrConflictLoop,
+			mutate:   withWrites(conflicts("ns/a", 30, time.Second, "Conflict", false)),
+			wantText: "21 writes of configmaps ns/a in a row answered 409 Conflict"},
+		{name: "no-conflict-loop - 21 conflicts over an hour at one stored rv - fail", invariant: "no-conflict-loop", want: oracle.ErrConflictLoop,
+			mutate:   withWrites(conflicts("ns/a", 21, 3*time.Minute, "Conflict", false)),
+			wantText: "from 0s to 1h0m0s of virtual time (update ×21 (409 Conflict ×21)), while the object stayed at rv 1004"},
+		{name: "no-conflict-loop - 30 conflicts, the stored object changing between them - pass", invariant: "no-conflict-loop",
+			mutate: withWrites(conflicts("ns/a", 30, 0, "Conflict", true))},
+		{name: "no-conflict-loop - 40 conflicts, a stored write among them - pass", invariant: "no-conflict-loop",
+			mutate: withWrites(conflicts("ns/a", 20, 0, "Conflict", false), storedUpdates("ns/a", 1, 0, false), conflicts("ns/a", 20, 0, "Conflict", false))},
+		{name: "no-conflict-loop - 30 conflicts spread over two objects - pass", invariant: "no-conflict-loop",
+			mutate: withWrites(conflicts("ns/a", 15, 0, "Conflict", false), conflicts("ns/c", 15, 0, "Conflict", false))},
+		{name: "no-conflict-loop - 30 creates answered 409 AlreadyExists - pass", invariant: "no-conflict-loop",
+			mutate: withWrites(conflicts("ns/a", 30, 0, "AlreadyExists", false))},
+		{name: "no-conflict-loop - verbatim replay, 21 updates answered 409 in a row - fail", invariant: "no-conflict-loop", want: oracle.ErrConflictLoop,
+			mutate:   func(o *oracle.Observation) { o.Requests = writeRequests("PUT", 21, 409) },
+			wantText: "21 write requests of configmaps in a row answered 409"},
+		{name: "no-conflict-loop - verbatim replay, 30 creates answered 409 - pass", invariant: "no-conflict-loop",
+			mutate: func(o *oracle.Observation) { o.Requests = writeRequests("POST", 30, 409) }},
+		{name: "no-conflict-loop - verbatim replay, 40 updates answered 409, one 200 among them - pass", invariant: "no-conflict-loop",
+			mutate: func(o *oracle.Observation) {
+				o.Requests = append(append(writeRequests("PUT", 20, 409), writeRequests("PUT", 1, 200)...), writeRequests("PUT", 20, 409)...)
+			}},
 
 		{name: "clean-stop - no panic, no goroutine left - pass", invariant: "clean-stop"},
 		{name: "clean-stop - handler panicked - fail", invariant: "clean-stop", want: oracle.ErrUncleanStop,

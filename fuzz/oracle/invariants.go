@@ -50,6 +50,13 @@ var (
 	ErrHotLoop = errors.New("hot loop")
 	// ErrUncleanStop says the target panicked or left goroutines running.
 	ErrUncleanStop = errors.New("unclean stop")
+	// ErrWriteStorm says the target wrote one object more often than a
+	// controller's retries do while nothing else changed it.
+	ErrWriteStorm = errors.New("write storm")
+	// ErrConflictLoop says the target's writes of one object were answered
+	// 409 Conflict again and again while the stored object stayed the
+	// same: it kept sending a resourceVersion it did not read.
+	ErrConflictLoop = errors.New("conflict loop")
 	// ErrUnknownInvariant says Judge was asked for an invariant that does
 	// not exist.
 	ErrUnknownInvariant = errors.New("unknown invariant")
@@ -106,6 +113,20 @@ var Invariants = []Invariant{
 			`reduction when API server is not healthy. With these parameters, backoff will stop at [30,60) sec interval ` +
 			`which is 0.22 QPS."; "The WatchErrorHandler is called whenever ListAndWatch drops the connection with an ` +
 			`error. After calling this handler, the informer will backoff and retry."`},
+	{Name: "no-write-storm", Scope: Along, Check: checkNoWriteStorm,
+		Doc: "while no other actor changes an object, the target writes it successfully (a subresource's write is its object's) at most 30 times within 10 s of virtual time: controller-runtime's default rate limiter tries a failing key at most 11 times within 10 s (5 ms doubling), and a write that stored what the reconciler wants leaves nothing to write, so more is a reconciler fighting itself (two writes undoing each other, a status that changes on every reconcile)",
+		Guarantee: `controller-runtime pkg/reconcile/reconcile.go, Reconciler doc: "Reconciliation is level-based, meaning action isn't ` +
+			`driven off changes in individual Events, but instead is driven by actual cluster state read from the apiserver or a ` +
+			`local cache"; TypedReconciler.Reconcile: "If the returned error is non-nil, the Result is ignored and the request will ` +
+			`be requeued using exponential backoff"; client-go util/workqueue/default_rate_limiters.go, ` +
+			`DefaultTypedControllerRateLimiter: "It has both overall and per-item rate limiting.  The overall is a token bucket ` +
+			`and the per-item is exponential"`},
+	{Name: "no-conflict-loop", Scope: Along, Check: checkNoConflictLoop,
+		Doc: "at most 20 writes of one object in a row are answered 409 Conflict while the stored object stays the same: a client that reads the object again succeeds, and controller-runtime's backoff (5 ms doubling) tries a failing key at most 19 times in a 35-minute run (the longest: the watchdog plus twice the live bound), so more is a client that keeps sending a stale resourceVersion without reading",
+		Guarantee: `k8s.io/apiserver pkg/registry/generic/registry/store.go, OptimisticLockErrorMsg: "the object has been modified; ` +
+			`please apply your changes to the latest version and try again"; client-go util/retry/util.go, RetryOnConflict: ` +
+			`"you need to refetch it on every try, since if you got a conflict on the last update attempt then you need to get ` +
+			`the current version before making your own changes."`},
 	{Name: "progress", Scope: Along, Check: checkProgress,
 		Doc: "when the persistent faults that fired leave the LIST path open (none fails every LIST), the target syncs within 10 minutes of virtual time of the first (a WatchList a fault slows ends only at its 5-minute timeout, then 5 minutes to sync)",
 		Guarantee: `reflector.go, ListAndWatchWithContext: "Data couldn't be fetched in watchlist mode. Falling back to regular list. ` +

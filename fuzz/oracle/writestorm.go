@@ -1,0 +1,210 @@
+package oracle
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/storm"
+)
+
+// The invariants on what a client writes: no-write-storm and
+// no-conflict-loop, judged on Observation.Writes, the replay's answers
+// to the target's writes.
+//
+// What changed an object between two of the target's writes is read off
+// the answers themselves: a write's RVBefore is the resourceVersion of the
+// object stored under its key in the served history where the replay
+// answered it, and the target's own stored writes are events of that
+// history (placed where the replay answered them, at RVAfter). So when a
+// write's RVBefore is the RVAfter of the target's previous write of the
+// object, nothing but the target changed the object between them; when
+// it differs, another actor's change (an event of the served history the
+// target did not make) came between.
+
+// Bounds of no-write-storm and no-conflict-loop.
+const (
+	// writeStormWindow and writeStormLimit: more than writeStormLimit
+	// successful writes of one object within writeStormWindow of virtual
+	// time, none of them answering another actor's change, is a storm —
+	// the bounds of a request storm (internal/storm). controller-runtime
+	// requeues a Reconcile that fails with its default rate limiter
+	// (workqueue.DefaultTypedControllerRateLimiter: per item, 5 ms
+	// doubling to 1000 s; overall, 10 qps in bursts of 100): a failing
+	// key is tried at 0, 5, 15, 35 ms, ... 5.1 s, 11 times within 10 s; a
+	// reconciler whose write stores what it wants is not retried, and its
+	// write's own watch event finds nothing left to write. 31 writes of
+	// one object within 10 s with no outside change are a reconciler
+	// fighting itself: two writes undoing each other, or a status that
+	// changes on every reconcile (a timestamp), re-triggered by its own
+	// write's event.
+	writeStormWindow = storm.Window
+	writeStormLimit  = storm.Limit
+	// conflictLoopLimit is how many 409 Conflict answers in a row one
+	// object's writes may get while the stored object stays the same.
+	// Such a conflict says the client sent a resourceVersion it did not
+	// read from the object as stored now; a client that reads it again —
+	// from the server, or from a cache its watch brought up to date —
+	// succeeds on the next try. controller-runtime retries a failed
+	// Reconcile 5 ms doubling (to 1000 s): at most 19 tries in the
+	// longest run (35 minutes: the 15-minute watchdog plus twice the
+	// default live bound), even if its cache stayed stale under a fault
+	// the whole run. 21 in a row is a client that keeps sending a stale
+	// resourceVersion without reading: one that retries with no backoff,
+	// or on a fixed interval, reaches it.
+	conflictLoopLimit = 20
+)
+
+// writeVerbs are the methods of Request.Verb that write.
+var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELETE": true}
+
+// writeSite is where the target sent the write request of resource
+// behind an answer at at: the site of its last write request of resource
+// sent at or before at ("" when the run kept no stack of it).
+func writeSite(o *Observation, resource string, at time.Duration) string {
+	site := ""
+	for _, r := range o.Requests {
+		if r.At > at {
+			break
+		}
+		if writeVerbs[r.Verb] && r.Resource == resource {
+			site = r.Site()
+		}
+	}
+	return site
+}
+
+// objectID names one object a write is of: its resource and key (a
+// subresource's write is of its object).
+type objectID struct {
+	res history.Resource
+	key string
+}
+
+func (id objectID) String() string { return id.res.Name() + " " + id.key }
+
+// writesOf reports why o's writes cannot be judged (ErrNotJudged), or nil.
+func writesOf(o *Observation, sentinel error) error {
+	if o == nil {
+		return fmt.Errorf("%w: %w: nil observation", sentinel, ErrNoObservation)
+	}
+	if !o.WritesLogged {
+		return fmt.Errorf("%w: the replay did not log the target's writes (a reproducer's verbatim replay)", ErrNotJudged)
+	}
+	return nil
+}
+
+// checkNoWriteStorm counts, per object, the target's successful writes
+// (2xx, no dry run: stored, or a no-op update) with the storm counter: more
+// than writeStormLimit within writeStormWindow with no other actor's
+// change of the object between them is a storm. Refusals store nothing
+// and re-trigger nothing; no-conflict-loop and no-request-storm judge
+// them.
+func checkNoWriteStorm(o *Observation) error {
+	if err := writesOf(o, ErrWriteStorm); err != nil {
+		return err
+	}
+	type state struct {
+		count  *storm.Counter[Write]
+		lastRV string // RVAfter of the target's last successful write
+	}
+	objects := map[objectID]*state{}
+	for _, w := range o.Writes {
+		if w.Key == "" || w.DryRun || w.Code < 200 || w.Code >= 300 {
+			continue
+		}
+		id := objectID{w.Resource.ID(), w.Key}
+		st := objects[id]
+		switch {
+		case st == nil:
+			st = &state{count: storm.NewCounter[Write](writeStormWindow, writeStormLimit)}
+			objects[id] = st
+		case w.RVBefore != st.lastRV:
+			st.count.Reset() // another actor changed it since: this write may answer that
+		}
+		st.lastRV = w.RVAfter
+		if !st.count.Add(time.Time{}.Add(w.At), w) {
+			continue
+		}
+		held := st.count.Held()
+		return withSite(fmt.Errorf("%w: %d writes of %s from %v to %v of virtual time (%s) with no other change of it between them, want at most %d within %v",
+			ErrWriteStorm, len(held), id, held[0].At, w.At, writeCounts(held), writeStormLimit, writeStormWindow), writeSite(o, w.Resource.Name(), w.At))
+	}
+	return nil
+}
+
+// checkNoConflictLoop counts, per object, the 409 Conflict answers in a
+// row against one stored version (the same RVBefore, no other answer to
+// a write of the object between them): more than conflictLoopLimit is a
+// loop. On a verbatim replay, which logs no writes, it counts the write
+// requests of each resource answered 409 in a row instead (a request
+// names no object).
+func checkNoConflictLoop(o *Observation) error {
+	if o == nil {
+		return fmt.Errorf("%w: %w: nil observation", ErrConflictLoop, ErrNoObservation)
+	}
+	if !o.WritesLogged {
+		return conflictLoopOfRequests(o)
+	}
+	type run struct {
+		rv    string // the stored object's resourceVersion they met
+		held  []Write
+		first time.Duration
+	}
+	runs := map[objectID]*run{}
+	for _, w := range o.Writes {
+		if w.Key == "" {
+			continue
+		}
+		id := objectID{w.Resource.ID(), w.Key}
+		if w.Code != 409 || w.Reason != "Conflict" {
+			delete(runs, id) // an answer to a write of it that is no conflict ends a run
+			continue
+		}
+		r := runs[id]
+		if r == nil || r.rv != w.RVBefore {
+			r = &run{rv: w.RVBefore, first: w.At}
+			runs[id] = r
+		}
+		r.held = append(r.held, w)
+		if len(r.held) <= conflictLoopLimit {
+			continue
+		}
+		return withSite(fmt.Errorf("%w: %d writes of %s in a row answered 409 Conflict (the object has been modified; please apply your changes to the latest version and try again) from %v to %v of virtual time (%s), while the object stayed at rv %s: the target kept sending a resourceVersion it did not read, want at most %d in a row",
+			ErrConflictLoop, len(r.held), id, r.first, w.At, writeCounts(r.held), rvOrNone(r.rv), conflictLoopLimit), writeSite(o, w.Resource.Name(), w.At))
+	}
+	return nil
+}
+
+// conflictLoopOfRequests is no-conflict-loop on the target's requests: per
+// resource, more than conflictLoopLimit updates, patches and deletes
+// answered 409 in a row (none of them answered otherwise between them). A
+// create's 409 is AlreadyExists, no conflict: creates are left out.
+func conflictLoopOfRequests(o *Observation) error {
+	inRow := map[string][]Request{}
+	for _, r := range o.Requests {
+		if !writeVerbs[r.Verb] || r.Verb == "POST" || r.Code == 0 {
+			continue
+		}
+		if r.Code != 409 {
+			delete(inRow, r.Resource)
+			continue
+		}
+		held := append(inRow[r.Resource], r)
+		inRow[r.Resource] = held
+		if len(held) <= conflictLoopLimit {
+			continue
+		}
+		return withSite(fmt.Errorf("%w: %d write requests of %s in a row answered 409 from %v to %v of virtual time (%s), want at most %d in a row",
+			ErrConflictLoop, len(held), r.Resource, held[0].At, r.At, verbCounts(held), conflictLoopLimit), r.Site())
+	}
+	return nil
+}
+
+// rvOrNone is rv, or "none" when it is "".
+func rvOrNone(rv string) string {
+	if rv == "" {
+		return "none"
+	}
+	return rv
+}

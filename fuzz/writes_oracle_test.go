@@ -1,0 +1,219 @@
+package fuzz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/lwreplay/lwreplay/examples/children"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/targets"
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// writtenConfigMaps is the resource of the writes TestInvariants' rows of
+// no-write-storm and no-conflict-loop judge (storedUpdates, conflicts):
+// n writes of one key, one every every from 0 on.
+var writtenConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
+
+// storedUpdates returns n stored updates of key; outside says another
+// actor changed it between each two (each write's RVBefore is not the RV
+// the one before it stored).
+func storedUpdates(key string, n int, every time.Duration, outside bool) []oracle.Write {
+	ws := make([]oracle.Write, n)
+	rv := 2000
+	for i := range ws {
+		if outside && i > 0 {
+			rv++ // another actor's change
+		}
+		ws[i] = oracle.Write{At: time.Duration(i) * every, Verb: "update", Resource: writtenConfigMaps, Key: key,
+			RVBefore: fmt.Sprint(rv), RVAfter: fmt.Sprint(rv + 1), Code: 200, Event: history.Modified}
+		rv++
+	}
+	return ws
+}
+
+// conflicts returns n updates of key answered 409 with reason, the
+// object stored at rv (changed: at another rv each).
+func conflicts(key string, n int, every time.Duration, reason string, changed bool) []oracle.Write {
+	ws := make([]oracle.Write, n)
+	for i := range ws {
+		rv := "1004"
+		if changed {
+			rv = fmt.Sprint(3000 + i)
+		}
+		ws[i] = oracle.Write{At: time.Duration(i) * every, Verb: "update", Resource: writtenConfigMaps, Key: key,
+			RVBefore: rv, RVAfter: rv, Code: 409, Reason: reason}
+	}
+	return ws
+}
+
+// withWrites sets o's writes, logged.
+func withWrites(ws ...[]oracle.Write) func(o *oracle.Observation) {
+	return func(o *oracle.Observation) {
+		o.WritesLogged = true
+		for _, w := range ws {
+			o.Writes = append(o.Writes, w...)
+		}
+	}
+}
+
+// writeRequests returns n requests of verb for configmaps answered code
+// (a verbatim replay's view of writes: no key).
+func writeRequests(verb string, n, code int) []oracle.Request {
+	rs := make([]oracle.Request, n)
+	for i := range rs {
+		rs[i] = oracle.Request{At: time.Duration(i) * time.Millisecond, Resource: "configmaps", Verb: verb, Code: code}
+	}
+	return rs
+}
+
+// writerTarget runs the informer target beside a writer of one configmap
+// of its own (ns e2e-alpha, name lwreplay-written) with a clientset of
+// env.Config, started once the informer has synced.
+func writerTarget(name string, write func(ctx context.Context, cs kubernetes.Interface) error) Target {
+	informer, _ := targets.Lookup("informer")
+	return Target{Name: name, Doc: "the informer target beside a writer: " + name, Run: func(ctx context.Context, env *Env) error {
+		cs, err := kubernetes.NewForConfig(env.Config)
+		if err != nil {
+			return err
+		}
+		done := make(chan error, 1)
+		go func() {
+			time.Sleep(time.Second) // after the informer synced (virtual time)
+			done <- write(ctx, cs)
+		}()
+		err = informer.Run(ctx, env)
+		if werr := <-done; werr != nil && ctx.Err() == nil {
+			env.Probe.Error(werr)
+		}
+		return err
+	}}
+}
+
+// written is the configmap the writers write.
+func written() *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "e2e-alpha", Name: "lwreplay-written"}, Data: map[string]string{"v": "0"}}
+}
+
+// flipper writes its configmap n times, 100 ms apart, flipping an
+// annotation back and forth — each update from the object the last one
+// stored, so each is stored: a reconciler fighting itself.
+func flipper(n int) func(ctx context.Context, cs kubernetes.Interface) error {
+	return func(ctx context.Context, cs kubernetes.Interface) error {
+		cms := cs.CoreV1().ConfigMaps("e2e-alpha")
+		cm, err := cms.Create(ctx, written(), metav1.CreateOptions{})
+		if err != nil {
+			return err
+		}
+		for i := range n {
+			cm.Annotations = map[string]string{"flip": fmt.Sprint(i % 2)}
+			if cm, err = cms.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+				return err
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		<-ctx.Done()
+		return nil
+	}
+}
+
+// staleUpdater updates its configmap once, then n times more from the
+// copy it read before, 100 ms apart, never reading it again: each is
+// answered 409 Conflict.
+func staleUpdater(n int) func(ctx context.Context, cs kubernetes.Interface) error {
+	return func(ctx context.Context, cs kubernetes.Interface) error {
+		cms := cs.CoreV1().ConfigMaps("e2e-alpha")
+		cm, err := cms.Create(ctx, written(), metav1.CreateOptions{})
+		if err != nil {
+			return err
+		}
+		fresh := cm.DeepCopy()
+		fresh.Data["v"] = "1"
+		if _, err := cms.Update(ctx, fresh, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+		for i := range n {
+			cm.Data["v"] = fmt.Sprint(i + 2)
+			if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{}); err == nil {
+				return errors.New("stale update: got it stored, want 409 Conflict")
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		<-ctx.Done()
+		return nil
+	}
+}
+
+// childrenTarget runs the children example's controller, a correct
+// writer, on the run's clientset.
+var childrenTarget = Target{Name: "children", Doc: "the children example's controller", Run: func(ctx context.Context, env *Env) error {
+	cs, err := env.Clientset()
+	if err != nil {
+		return err
+	}
+	c := children.New(cs)
+	if _, err := env.Probe.AddEventHandler(c.Informer(), nil); err != nil {
+		return err
+	}
+	env.Probe.SetSynced(c.HasSynced)
+	env.Probe.SetStore(c.Informer().GetStore().List)
+	return c.Run(ctx)
+}}
+
+// TestWritesOracleOnRealRuns runs targets that write against the model
+// apiserver's replay: one that flips an annotation 40 times in 4 s
+// breaks no-write-storm, one that keeps updating from a stale copy breaks
+// no-conflict-loop, and the children controller holds both.
+func TestWritesOracleOnRealRuns(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		target     Target
+		wantStorm  error
+		wantLoop   error
+		wantText   string
+		wantWrites int // at least
+	}{
+		{name: "writes oracle - a writer flipping an annotation 40 times in 4 s - no-write-storm fails - fail",
+			target: writerTarget("flipper", flipper(40)), wantStorm: oracle.ErrWriteStorm,
+			wantText: "31 writes of configmaps e2e-alpha/lwreplay-written", wantWrites: 41},
+		{name: "writes oracle - a writer updating 25 times from a stale copy - no-conflict-loop fails - fail",
+			target: writerTarget("stale-updater", staleUpdater(25)), wantLoop: oracle.ErrConflictLoop,
+			wantText: "21 writes of configmaps e2e-alpha/lwreplay-written in a row answered 409 Conflict", wantWrites: 27},
+		{name: "writes oracle - the children controller - both hold - pass", target: childrenTarget, wantWrites: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			obs := harness.Observe(t, harness.Spec{History: loadTargetHistory(t), Target: tc.target, WatchList: true, Level: Typed})
+			if !obs.WritesLogged || len(obs.Writes) < tc.wantWrites {
+				t.Fatalf("writes: got %d (logged %v), want at least %d logged", len(obs.Writes), obs.WritesLogged, tc.wantWrites)
+			}
+			got := oracle.Judge(obs, "no-write-storm", "no-conflict-loop")
+			for name, want := range map[string]error{"no-write-storm": tc.wantStorm, "no-conflict-loop": tc.wantLoop} {
+				err := got[name]
+				if (want == nil) != (err == nil) || !errors.Is(err, want) {
+					t.Errorf("%s: got %v, want %v; writes:\n%s", name, err, want, oracle.WriteTimeline(obs.Writes, 5, 5))
+					continue
+				}
+				if err != nil {
+					t.Logf("%s: %v (signature %s)", name, err, oracle.SignatureOf(map[string]error{name: err}))
+				}
+				if err != nil && !strings.Contains(err.Error(), tc.wantText) {
+					t.Errorf("%s: got %q, want it to contain %q", name, err, tc.wantText)
+				}
+			}
+			if errs := obs.Errors; len(errs) > 0 {
+				t.Errorf("target errors: got %v, want none", errs)
+			}
+		})
+	}
+}
