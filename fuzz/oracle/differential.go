@@ -154,8 +154,13 @@ const maxDiffLines = 8
 // returns nil when they are equal; otherwise an error wrapping
 // ErrDiffersFromReference listing, sorted by resource and key and at most
 // a few, the objects got holds more or lacks, the fields that differ
-// ("path: ref value → got value", values shortened) and the objects whose
-// counts of ADDED or DELETED events differ, then "… N more".
+// ("path: ref value → got value", values shortened) and the objects at
+// the end (of either) whose counts of ADDED or DELETED events differ (one
+// deleted and created again), then "… N more". The counts of an object
+// neither end state holds are not compared: a level-based controller may
+// act on an intermediate state a fault let it see (a parent listed before
+// its deletion reached it: a child created and deleted again), as long as
+// it ends where the reference does.
 func DiffOutcome(ref, got Outcome, m Masks) error {
 	lines := outcomeDiffs(ref, got, m)
 	if len(lines) == 0 {
@@ -204,13 +209,31 @@ func outcomeDiffs(ref, got Outcome, m Masks) []string {
 			ref, got map[string]int
 		}{{"ADDED", r.Added, g.Added}, {"DELETED", r.Deleted, g.Deleted}} {
 			for _, k := range unionKeys(c.ref, c.got) {
-				if c.ref[k] != c.got[k] && !masked[k] {
+				if c.ref[k] != c.got[k] && !masked[k] && (atEnd(r, k) || atEnd(g, k)) {
 					lines = append(lines, fmt.Sprintf("%s %s: %s by the target's writes %d times, the reference %d", res, k, c.what, c.got[k], c.ref[k]))
 				}
 			}
 		}
 	}
 	return lines
+}
+
+// atEnd reports whether the object (or, for "namespace/<generateName>*",
+// an object of the generateName) counted under k is in ro's end state.
+func atEnd(ro *ResourceOutcome, k string) bool {
+	if _, ok := ro.Objects[k]; ok {
+		return true
+	}
+	gen, ok := strings.CutSuffix(k, "*")
+	if !ok {
+		return false
+	}
+	for key := range ro.Objects {
+		if strings.HasPrefix(key, gen+"#") {
+			return true
+		}
+	}
+	return false
 }
 
 // unionKeys returns the keys of a and b, sorted, each once.

@@ -1,0 +1,136 @@
+package fuzz
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// referenceSeeds are the harness.Spec.Seed values of an input's two
+// reference runs (same-outcome): fault-free runs that draw other backoffs
+// and timeouts, whose end states differ only in the fields a correct
+// target leaves to chance.
+var referenceSeeds = [2]uint64{0x5eed0001, 0x5eed0002}
+
+// sameOutcome is the name of the invariant reference runs are for.
+const sameOutcome = "same-outcome"
+
+// references caches a campaign's reference runs: one oracle.Reference per
+// referenceKey, computed once. The zero value is ready to use.
+type references struct {
+	mu sync.Mutex
+	m  map[referenceKey]*referenceRuns
+	// wrote says a run of the campaign wrote: until one does, the target
+	// is taken to be read-only and no reference run is made.
+	wrote atomic.Bool
+}
+
+// referenceKey is what the reference runs of an input depend on besides
+// the campaign's target, pace and options: the history replayed, the
+// client path, the gates and the level.
+type referenceKey struct {
+	h         *history.History
+	watchList bool
+	gates     string
+	level     Level
+}
+
+// referenceRuns is one key's reference, computed once.
+type referenceRuns struct {
+	once sync.Once
+	ref  *oracle.Reference
+}
+
+// observe runs spec (harness.Observe) and sets the observation's
+// Reference for same-outcome.
+func (c *Campaign) observe(t *testing.T, spec harness.Spec) *oracle.Observation {
+	t.Helper()
+	obs := harness.Observe(t, spec)
+	if obs != nil {
+		obs.Reference = c.reference(t, spec, obs)
+	}
+	return obs
+}
+
+// reference returns the reference obs, a run of spec, is judged against
+// by same-outcome: nil when the campaign does not judge same-outcome, the
+// run is a verbatim replay or did not log its writes, no run of the
+// campaign has written yet (a read-only target costs no reference run),
+// or the first reference run wrote nothing.
+func (c *Campaign) reference(t *testing.T, spec harness.Spec, obs *oracle.Observation) *oracle.Reference {
+	t.Helper()
+	if spec.Reproducer != nil || !obs.WritesLogged || obs.Spin != nil || !slices.Contains(c.builtinNames(), sameOutcome) {
+		return nil
+	}
+	if len(obs.Writes) > 0 {
+		c.refs.wrote.Store(true)
+	}
+	if !c.refs.wrote.Load() {
+		return nil
+	}
+	key := referenceKey{h: spec.History, watchList: spec.WatchList, gates: gatesKey(spec.Gates), level: spec.Level}
+	c.refs.mu.Lock()
+	if c.refs.m == nil {
+		c.refs.m = map[referenceKey]*referenceRuns{}
+	}
+	r, ok := c.refs.m[key]
+	if !ok {
+		r = &referenceRuns{}
+		c.refs.m[key] = r
+	}
+	c.refs.mu.Unlock()
+	r.once.Do(func() { r.ref = referenceOf(t, spec) })
+	return r.ref
+}
+
+// referenceOf runs spec twice with no fault plan, with referenceSeeds, and
+// returns the first run's end state with the masks of both: DefaultMasks
+// and what LearnMasks learns from the two. It returns nil when the first
+// run wrote nothing (a read-only target: the second is not run) or either
+// run was given up spinning. The reference runs are not judged.
+func referenceOf(t *testing.T, spec harness.Spec) *oracle.Reference {
+	t.Helper()
+	a, b := referencePair(t, spec, referenceSeeds)
+	if a == nil || b == nil {
+		return nil
+	}
+	oa, ob := oracle.OutcomeOf(a.Served), oracle.OutcomeOf(b.Served)
+	return &oracle.Reference{Outcome: oa, Masks: oracle.DefaultMaskSet().Merge(oracle.LearnMasks(oa, ob)), Writes: len(a.Writes)}
+}
+
+// referencePair runs spec with no plan under each of seeds; b is nil when
+// a wrote nothing or spun, and both are nil when a spun.
+func referencePair(t *testing.T, spec harness.Spec, seeds [2]uint64) (a, b *oracle.Observation) {
+	t.Helper()
+	spec.Plan, spec.RecordTo = faults.Plan{}, ""
+	spec.Seed = seeds[0]
+	if a = harness.Observe(t, spec); a == nil || a.Spin != nil {
+		return nil, nil
+	}
+	if len(a.Writes) == 0 {
+		return a, nil
+	}
+	spec.Seed = seeds[1]
+	if b = harness.Observe(t, spec); b != nil && b.Spin != nil {
+		b = nil
+	}
+	return a, b
+}
+
+// gatesKey renders g sorted, as a map key.
+func gatesKey(g harness.Gates) string {
+	var s []string
+	for _, k := range slices.Sorted(maps.Keys(g)) {
+		s = append(s, fmt.Sprintf("%s=%v", k, g[k]))
+	}
+	return strings.Join(s, ",")
+}
