@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 
@@ -251,6 +252,18 @@ func unionKeys[V any](a, b map[string]V) []string {
 	return keys
 }
 
+// refusedWrites reports whether the replay refused one of ws as a replay
+// that takes no writes does (405 MethodNotAllowed, replayer/write.go:
+// opaque-rv).
+func refusedWrites(ws []Write) bool {
+	for _, w := range ws {
+		if w.Code == http.StatusMethodNotAllowed {
+			return true
+		}
+	}
+	return false
+}
+
 // Reference is what a run's end state is judged against by same-outcome:
 // the outcome of a reference run of its input with no fault plan, and the
 // masks of the fields that differed between two such runs.
@@ -272,6 +285,8 @@ func checkSameOutcome(o *Observation) error {
 		return fmt.Errorf("%w: no reference run (a read-only target, a verbatim replay, or a run that is itself a reference)", ErrNotJudged)
 	case !o.WritesLogged:
 		return fmt.Errorf("%w: the replay did not log the target's writes", ErrNotJudged)
+	case refusedWrites(o.Writes):
+		return fmt.Errorf("%w: the replay took no writes (405 MethodNotAllowed: opaque resourceVersions, or a read-only replay), so the end state is not the target's doing", ErrNotJudged)
 	case len(o.Writes) == 0 && o.Reference.Writes == 0:
 		return fmt.Errorf("%w: neither the run nor its reference wrote: the served state is the recorded one", ErrNotJudged)
 	case o.Served == nil:
