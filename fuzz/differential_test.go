@@ -289,6 +289,7 @@ func TestSameOutcomeInCampaign(t *testing.T) {
 // report nothing. LWREPLAY_PAIRS sets how many runs per cassette and path
 // (default 5; -short: 1).
 func TestSameOutcomeFalseAlarms(t *testing.T) {
+	t.Parallel()
 	n := 5
 	if testing.Short() {
 		n = 1
@@ -349,6 +350,7 @@ func learnedOnly(m oracle.Masks) string {
 // same-outcome holds on every settled run (a run under opaque-rv, whose
 // replay takes no writes, is not judged).
 func TestSameOutcomeUnderLegalFaults(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: a few hundred runs")
 	}

@@ -96,7 +96,8 @@ func (c *Campaign) reference(t *testing.T, spec harness.Spec, obs *oracle.Observ
 // returns the first run's end state with the masks of both: DefaultMasks
 // and what LearnMasks learns from the two. It returns nil when the first
 // run wrote nothing (a read-only target: the second is not run) or either
-// run was given up spinning. The reference runs are not judged.
+// run was given up (a spin, or a hot loop that ended it early: its end
+// state is no reference). The reference runs are not judged.
 func referenceOf(t *testing.T, spec harness.Spec) *oracle.Reference {
 	t.Helper()
 	a, b := referencePair(t, spec, referenceSeeds)
@@ -108,22 +109,28 @@ func referenceOf(t *testing.T, spec harness.Spec) *oracle.Reference {
 }
 
 // referencePair runs spec with no plan under each of seeds; b is nil when
-// a wrote nothing or spun, and both are nil when a spun.
+// a wrote nothing or b was given up, and both are nil when a was.
 func referencePair(t *testing.T, spec harness.Spec, seeds [2]uint64) (a, b *oracle.Observation) {
 	t.Helper()
 	spec.Plan, spec.RecordTo = faults.Plan{}, ""
 	spec.Seed = seeds[0]
-	if a = harness.Observe(t, spec); a == nil || a.Spin != nil {
+	if a = harness.Observe(t, spec); givenUp(a) {
 		return nil, nil
 	}
 	if len(a.Writes) == 0 {
 		return a, nil
 	}
 	spec.Seed = seeds[1]
-	if b = harness.Observe(t, spec); b != nil && b.Spin != nil {
+	if b = harness.Observe(t, spec); givenUp(b) {
 		b = nil
 	}
 	return a, b
+}
+
+// givenUp reports whether obs is no run to take an end state from: none,
+// given up spinning, or ended by the request bound (a hot loop).
+func givenUp(obs *oracle.Observation) bool {
+	return obs == nil || obs.Spin != nil || obs.HotLoop != nil
 }
 
 // gatesKey renders g sorted, as a map key.

@@ -197,6 +197,7 @@ func outcomeDiffs(ref, got Outcome, m Masks) []string {
 				lines = append(lines, fmt.Sprintf("%s %s: missing (the reference has it)", res, k))
 			case !rok:
 				lines = append(lines, fmt.Sprintf("%s %s: extra (the reference has none)", res, k))
+			case bytes.Equal(rj, gj): // a recorded object untouched: the same bytes
 			default:
 				for _, d := range jsonDiffs(rj, gj) {
 					if !m.fieldMasked(res, d.path) {
@@ -282,7 +283,7 @@ func checkSameOutcome(o *Observation) error {
 	case o == nil:
 		return fmt.Errorf("%w: %w: nil observation", ErrDiffersFromReference, ErrNoObservation)
 	case o.Reference == nil:
-		return fmt.Errorf("%w: no reference run (a read-only target, a verbatim replay, or a run that is itself a reference)", ErrNotJudged)
+		return fmt.Errorf("%w: no reference run (a read-only target, a verbatim replay, a run that is itself a reference, or reference runs given up: a spin or a hot loop)", ErrNotJudged)
 	case !o.WritesLogged:
 		return fmt.Errorf("%w: the replay did not log the target's writes", ErrNotJudged)
 	case refusedWrites(o.Writes):
