@@ -26,6 +26,7 @@ import (
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/replayer"
 )
 
 // childLabel marks the children childrenTarget makes.
@@ -285,9 +286,12 @@ func TestSameOutcomeInCampaign(t *testing.T) {
 
 // TestSameOutcomeFalseAlarms is the masks' false-alarm bar: fault-free
 // runs of the correct children controller with other seeds, each judged by
-// same-outcome against the reference of its cassette and client path,
-// report nothing. LWREPLAY_PAIRS sets how many runs per cassette and path
-// (default 5; -short: 1).
+// same-outcome against the reference of its cassette, client path and
+// pace (confirmed as a campaign confirms an alarm: referenceRuns.confirm),
+// report nothing, on every shipped cassette. It logs how many the
+// two-run reference alone, and DefaultMasks alone, would have reported.
+// LWREPLAY_PAIRS sets how many runs per cassette, path and pace (default
+// 5; -short: 1).
 func TestSameOutcomeFalseAlarms(t *testing.T) {
 	t.Parallel()
 	n := 5
@@ -299,32 +303,38 @@ func TestSameOutcomeFalseAlarms(t *testing.T) {
 	}
 	target := childrenTarget("children", false)
 	for _, path := range Glob("../cassettes/*.yaml") {
-		for _, watchList := range []bool{false, true} {
-			t.Run(fmt.Sprintf("same-outcome - %s, WatchList %v, %d fault-free runs - pass", path, watchList, n), func(t *testing.T) {
-				spec := harness.Spec{History: mustHistory(t, path), Target: target, WatchList: watchList, Level: Typed}
-				ref := referenceOf(t, spec)
-				if ref == nil {
-					t.Fatalf("reference: got nil, want one of a run that wrote")
-				}
-				t.Logf("learned masks (beyond DefaultMasks): %q", learnedOnly(ref.Masks))
-				defaultsOnly := *ref
-				defaultsOnly.Masks = oracle.DefaultMaskSet()
-				start, alarms, defaultAlarms := time.Now(), 0, 0
-				for i := range n {
-					spec.Seed = uint64(1000 + i)
-					obs := harness.Observe(t, spec)
-					if err, why := judgeSameOutcome(obs, ref); err != nil || why != "" {
-						alarms++
-						t.Errorf("seed %d: same-outcome: got %v (not judged: %q), want it to hold", spec.Seed, err, why)
+		for _, pace := range []replayer.Pace{{Mode: replayer.PaceMax}, {Mode: replayer.PaceRecorded}} {
+			for _, watchList := range []bool{false, true} {
+				t.Run(fmt.Sprintf("same-outcome - %s, pace %s, WatchList %v, %d fault-free runs - pass", path, pace, watchList, n), func(t *testing.T) {
+					spec := harness.Spec{History: mustHistory(t, path), Target: target, WatchList: watchList, Level: Typed, Pace: pace}
+					refs := &referenceRuns{}
+					ref := refs.get(t, spec)
+					if ref == nil {
+						t.Fatalf("reference: got nil, want one of a run that wrote")
 					}
-					if err, _ := judgeSameOutcome(obs, &defaultsOnly); err != nil {
-						defaultAlarms++
+					t.Logf("learned by the reference pair (beyond DefaultMasks): %q", learnedOnly(ref.Masks))
+					defaultsOnly := *ref
+					defaultsOnly.Masks = oracle.DefaultMaskSet()
+					start, alarms, pairAlarms, defaultAlarms := time.Now(), 0, 0, 0
+					for i := range n {
+						spec.Seed = uint64(1000 + i)
+						obs := harness.Observe(t, spec)
+						if err, _ := judgeSameOutcome(obs, ref); err != nil {
+							pairAlarms++
+						}
+						if err, _ := judgeSameOutcome(obs, &defaultsOnly); err != nil {
+							defaultAlarms++
+						}
+						if err, why := judgeSameOutcome(obs, refs.confirm(t, spec, obs)); err != nil || why != "" {
+							alarms++
+							t.Errorf("seed %d: same-outcome: got %v (not judged: %q), want it to hold", spec.Seed, err, why)
+						}
 					}
-				}
-				took := time.Since(start)
-				t.Logf("%d runs judged in %v (%.1f a second): %d alarms; under DefaultMasks alone %d", n, took.Round(time.Millisecond),
-					float64(n)/took.Seconds(), alarms, defaultAlarms)
-			})
+					took := time.Since(start)
+					t.Logf("%d runs judged in %v (%.1f a second): %d alarms (%d confirmation runs); against the pair alone %d, DefaultMasks alone %d; learned in all: %q",
+						n, took.Round(time.Millisecond), float64(n)/took.Seconds(), alarms, refs.extra, pairAlarms, defaultAlarms, learnedOnly(refs.get(t, spec).Masks))
+				})
+			}
 		}
 	}
 }

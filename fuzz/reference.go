@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -44,10 +45,77 @@ type referenceKey struct {
 	level     Level
 }
 
-// referenceRuns is one key's reference, computed once.
+// referenceRuns is one key's reference, computed once and widened by the
+// confirmation runs of an alarm (confirm).
 type referenceRuns struct {
-	once sync.Once
-	ref  *oracle.Reference
+	once  sync.Once
+	mu    sync.Mutex        // guards ref and extra; held while a confirmation runs
+	ref   *oracle.Reference // replaced, never changed, when widened
+	extra int               // confirmation runs made
+}
+
+// confirmRuns is how many more fault-free runs (other seeds) an alarm of
+// same-outcome is confirmed with at most, and maxConfirmRuns how many one
+// key's alarms may make in all: a difference a fault-free run shows too is
+// nondeterminism that two reference runs missed (under PaceRecorded, a
+// parent the recording deletes and creates again: whether the controller
+// saw it gone, and recreated its child, is timing), learned into the
+// key's masks; once the key has made maxConfirmRuns, its alarms stand.
+const (
+	confirmRuns    = 4
+	maxConfirmRuns = 16
+)
+
+// get returns the reference, running the reference runs of spec on the
+// first call.
+func (r *referenceRuns) get(t *testing.T, spec harness.Spec) *oracle.Reference {
+	t.Helper()
+	r.once.Do(func() { r.ref = referenceOf(t, spec) })
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ref
+}
+
+// confirm returns the reference obs, a run of spec, is to be judged
+// against: when obs's end state differs from the reference's, up to
+// confirmRuns more fault-free runs of spec with other seeds widen the
+// masks with what they differ in from the reference (LearnMasks), until
+// obs's difference is masked or they are spent; the widened reference
+// serves the key's later runs too.
+func (r *referenceRuns) confirm(t *testing.T, spec harness.Spec, obs *oracle.Observation) *oracle.Reference {
+	t.Helper()
+	ref := r.get(t, spec)
+	if ref == nil || !differs(obs, ref) {
+		return ref
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ref = r.ref // another alarm's confirmation may have widened it
+	got := oracle.OutcomeOf(obs.Served)
+	spec.Plan, spec.RecordTo = faults.Plan{}, ""
+	for i := 0; i < confirmRuns && r.extra < maxConfirmRuns && oracle.DiffOutcome(ref.Outcome, got, ref.Masks) != nil; i++ {
+		r.extra++
+		spec.Seed = referenceSeeds[1] + uint64(r.extra)
+		e := harness.Observe(t, spec)
+		if givenUp(e) {
+			continue
+		}
+		widened := *ref
+		widened.Masks = ref.Masks.Merge(oracle.LearnMasks(ref.Outcome, oracle.OutcomeOf(e.Served)))
+		ref = &widened
+		r.ref = ref
+	}
+	return ref
+}
+
+// differs reports whether same-outcome fires on obs against ref.
+func differs(obs *oracle.Observation, ref *oracle.Reference) bool {
+	inv, _ := oracle.LookupInvariant(sameOutcome)
+	was := obs.Reference
+	obs.Reference = ref
+	err, _ := oracle.JudgeOne(inv, obs)
+	obs.Reference = was
+	return errors.Is(err, oracle.ErrDiffersFromReference)
 }
 
 // observe runs spec (harness.Observe) and sets the observation's
@@ -62,10 +130,11 @@ func (c *Campaign) observe(t *testing.T, spec harness.Spec) *oracle.Observation 
 }
 
 // reference returns the reference obs, a run of spec, is judged against
-// by same-outcome: nil when the campaign does not judge same-outcome, the
-// run is a verbatim replay or did not log its writes, no run of the
-// campaign has written yet (a read-only target costs no reference run),
-// or the first reference run wrote nothing.
+// by same-outcome (confirmed: see referenceRuns.confirm): nil when the
+// campaign does not judge same-outcome, the run is a verbatim replay or
+// did not log its writes, no run of the campaign has written yet (a
+// read-only target costs no reference run), or the first reference run
+// wrote nothing.
 func (c *Campaign) reference(t *testing.T, spec harness.Spec, obs *oracle.Observation) *oracle.Reference {
 	t.Helper()
 	if spec.Reproducer != nil || !obs.WritesLogged || obs.Spin != nil || !slices.Contains(c.builtinNames(), sameOutcome) {
@@ -88,8 +157,7 @@ func (c *Campaign) reference(t *testing.T, spec harness.Spec, obs *oracle.Observ
 		c.refs.m[key] = r
 	}
 	c.refs.mu.Unlock()
-	r.once.Do(func() { r.ref = referenceOf(t, spec) })
-	return r.ref
+	return r.confirm(t, spec, obs)
 }
 
 // referenceOf runs spec twice with no fault plan, with referenceSeeds, and
