@@ -174,7 +174,8 @@ func DiffOutcome(ref, got Outcome, m Masks) error {
 	return fmt.Errorf("%w: %d differences under the masks:\n  %s", ErrDiffersFromReference, len(lines), strings.Join(shown, "\n  "))
 }
 
-// outcomeDiffs lists every difference of got from ref under m, sorted.
+// outcomeDiffs lists every difference of got from ref under m, sorted by
+// resource and key.
 func outcomeDiffs(ref, got Outcome, m Masks) []string {
 	var lines []string
 	for _, res := range unionKeys(ref.Resources, got.Resources) {
@@ -185,7 +186,7 @@ func outcomeDiffs(ref, got Outcome, m Masks) []string {
 		if g == nil {
 			g = &ResourceOutcome{}
 		}
-		masked := m.objectMasked(res)
+		masked, from := m.objectMasked(res), len(lines)
 		for _, k := range unionKeys(r.Objects, g.Objects) {
 			if masked[k] {
 				continue
@@ -216,6 +217,7 @@ func outcomeDiffs(ref, got Outcome, m Masks) []string {
 				}
 			}
 		}
+		sort.Strings(lines[from:]) // by key: an object's lines together
 	}
 	return lines
 }
