@@ -233,7 +233,8 @@ func TestSameOutcomeOnRealRuns(t *testing.T) {
 
 // TestSameOutcomeInCampaign runs Campaign.Check, which makes and caches
 // the reference runs: the edge-triggered controller's expired watch is
-// reported by same-outcome; a read-only target gets no reference.
+// reported by same-outcome, and minimization keeps it; a read-only target
+// gets no reference.
 func TestSameOutcomeInCampaign(t *testing.T) {
 	t.Parallel()
 	expired, err := faults.Encode(mustPlan(t, "expire-watch:after=0,at=1"))
@@ -279,6 +280,11 @@ func TestSameOutcomeInCampaign(t *testing.T) {
 			}
 			if tt.want != nil && !out.Failed() {
 				t.Errorf("Failed: got false, want true (a legal fault)")
+			}
+			if tt.want != nil {
+				if min := c.Minimize(t, out); !errors.Is(min.Results["same-outcome"], tt.want) || len(min.Plan.Decisions) != 1 {
+					t.Errorf("Minimize: got same-outcome %v with plan %s, want %v with the one decision kept", min.Results["same-outcome"], min.Plan, tt.want)
+				}
 			}
 		})
 	}
