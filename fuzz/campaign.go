@@ -27,6 +27,7 @@ type Campaign struct {
 	cassettes []fuzzCassette
 	plans     [][]byte // saved plans, encoded as input bytes 2 on
 	known     []oracle.Known
+	refs      references // the reference runs same-outcome judges against
 }
 
 // NewCampaign loads and builds every cassette o.Cassettes names and
@@ -224,12 +225,12 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 	}
 	spec := c.spec(in)
 	out := &Outcome{Input: append([]byte(nil), data...), Cassette: fc.path, CassetteIndex: in.cassette, WatchList: in.watchList, Gates: in.gates, Plan: in.plan, Level: spec.Level}
-	c.judge(out, harness.Observe(t, spec))
+	c.judge(out, c.observe(t, spec))
 	if out.Report != "" && out.Known == "" && spec.Level == Typed {
 		typed := out.Report
 		spec.Level = Wire
 		out.Level = Wire
-		c.judge(out, harness.Observe(t, spec))
+		c.judge(out, c.observe(t, spec))
 		if out.Report == "" {
 			out.Unconfirmed = typed
 		}

@@ -70,6 +70,20 @@ func goodObservation(t *testing.T) *oracle.Observation {
 	}
 }
 
+// withReference gives o a served history (its truth), one write and a
+// reference: the served history's outcome, changed by change (nil: none),
+// under the default masks.
+func withReference(o *oracle.Observation, change func(ref *oracle.Outcome)) {
+	o.Served = &history.History{Logs: []*history.Log{o.Truth}}
+	o.Writes = []oracle.Write{{Verb: "create", Resource: o.Truth.Resource, Key: "ns/d", Code: 201, Event: history.Added}}
+	o.WritesLogged = true
+	ref := oracle.OutcomeOf(o.Served)
+	if change != nil {
+		change(&ref)
+	}
+	o.Reference = &oracle.Reference{Outcome: ref, Masks: oracle.DefaultMaskSet(), Writes: 1}
+}
+
 func TestInvariantsAreDocumented(t *testing.T) {
 	t.Parallel()
 	kebab := regexp.MustCompile(`^[a-z]+(-[a-z]+)*$`)
@@ -97,7 +111,7 @@ func TestInvariantsAreDocumented(t *testing.T) {
 			}
 		})
 	}
-	want := []string{"converged", "no-lost-delete", "no-time-travel", "synced-after-initial", "live", "no-bookmark-object", "consistent-view", "no-request-storm", "no-write-storm", "no-conflict-loop", "progress", "no-hot-loop", "no-spin", "clean-stop"}
+	want := []string{"converged", "no-lost-delete", "no-time-travel", "synced-after-initial", "live", "no-bookmark-object", "consistent-view", "no-request-storm", "no-write-storm", "no-conflict-loop", "progress", "no-hot-loop", "no-spin", "clean-stop", "same-outcome"}
 	if len(oracle.Invariants) != len(want) {
 		t.Errorf("Invariants: got %d, want %d", len(oracle.Invariants), len(want))
 	}
@@ -225,6 +239,35 @@ func TestInvariants(t *testing.T) {
 		{name: "live - a bound of one hour, converged after twenty minutes - pass", invariant: "live",
 			mutate: func(o *oracle.Observation) {
 				o.LastFaultAt, o.ConvergedAt, o.LiveBound = time.Hour, time.Hour+20*time.Minute, time.Hour
+			}},
+
+		{name: "same-outcome - end state equals the reference's - pass", invariant: "same-outcome",
+			mutate: func(o *oracle.Observation) { withReference(o, nil) }},
+		{name: "same-outcome - an object the reference lacks - fail", invariant: "same-outcome", want: oracle.ErrDiffersFromReference,
+			mutate: func(o *oracle.Observation) {
+				withReference(o, func(ref *oracle.Outcome) { delete(ref.Resources["configmaps"].Objects, "ns/d") })
+			}, wantText: "configmaps ns/d: extra (the reference has none)"},
+		{name: "same-outcome - a field differs from the reference's - fail", invariant: "same-outcome", want: oracle.ErrDiffersFromReference,
+			mutate: func(o *oracle.Observation) {
+				withReference(o, func(ref *oracle.Outcome) {
+					ref.Resources["configmaps"].Objects["ns/a"] = []byte(`{"metadata":{"name":"a","namespace":"ns"},"data":{"v":"9"}}`)
+				})
+			}, wantText: `configmaps ns/a: data.v: "9" → "2"`},
+		{name: "same-outcome - no reference - not judged, pass", invariant: "same-outcome", notJudged: true},
+		{name: "same-outcome - neither the run nor the reference wrote - not judged, pass", invariant: "same-outcome", notJudged: true,
+			mutate: func(o *oracle.Observation) {
+				withReference(o, func(ref *oracle.Outcome) { delete(ref.Resources["configmaps"].Objects, "ns/d") })
+				o.Writes, o.Reference.Writes = nil, 0
+			}},
+		{name: "same-outcome - differs, the replay took no writes (405) - not judged, pass", invariant: "same-outcome", notJudged: true,
+			mutate: func(o *oracle.Observation) {
+				withReference(o, func(ref *oracle.Outcome) { delete(ref.Resources["configmaps"].Objects, "ns/d") })
+				o.Writes[0].Code, o.Writes[0].Event = 405, ""
+			}},
+		{name: "same-outcome - differs, run unsettled - not judged, pass", invariant: "same-outcome", notJudged: true,
+			mutate: func(o *oracle.Observation) {
+				withReference(o, func(ref *oracle.Outcome) { delete(ref.Resources["configmaps"].Objects, "ns/d") })
+				o.Unsettled = true
 			}},
 
 		{name: "no-bookmark-object - only objects delivered - pass", invariant: "no-bookmark-object"},

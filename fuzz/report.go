@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/faults"
-	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/replayer"
 )
@@ -80,7 +79,7 @@ func (c *Campaign) checkPlan(t *testing.T, out *Outcome, plan faults.Plan) *Outc
 	spec := c.spec(in)
 	spec.Level = Wire
 	try := &Outcome{Input: inputOr(in, out.Input), Cassette: out.Cassette, CassetteIndex: out.CassetteIndex, WatchList: out.WatchList, Gates: out.Gates, Plan: plan, Level: Wire}
-	c.judge(try, harness.Observe(t, spec))
+	c.judge(try, c.observe(t, spec))
 	return try
 }
 
@@ -118,7 +117,7 @@ func (c *Campaign) Save(t *testing.T, out *Outcome, dir string) (*Saved, error) 
 	spec := c.spec(in)
 	spec.Level, spec.RecordTo = Wire, repro
 	recorded := &Outcome{Input: min.Input, Cassette: min.Cassette, CassetteIndex: min.CassetteIndex, WatchList: min.WatchList, Gates: min.Gates, Plan: min.Plan, Level: Wire}
-	c.judge(recorded, harness.Observe(t, spec))
+	c.judge(recorded, c.observe(t, spec))
 	saved := &Saved{Dir: dir, Outcome: recorded, Reproduced: sameBroken(recorded, min)}
 	if !saved.Reproduced {
 		// The recording run went another way (scheduling); report what the

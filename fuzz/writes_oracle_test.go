@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/lwreplay/lwreplay/examples/children"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/fuzz/targets"
@@ -153,22 +152,6 @@ func staleUpdater(n int) func(ctx context.Context, cs kubernetes.Interface) erro
 	}
 }
 
-// childrenTarget runs the children example's controller, a correct
-// writer, on the run's clientset.
-var childrenTarget = Target{Name: "children", Doc: "the children example's controller", Run: func(ctx context.Context, env *Env) error {
-	cs, err := env.Clientset()
-	if err != nil {
-		return err
-	}
-	c := children.New(cs)
-	if _, err := env.Probe.AddEventHandler(c.Informer(), nil); err != nil {
-		return err
-	}
-	env.Probe.SetSynced(c.HasSynced)
-	env.Probe.SetStore(c.Informer().GetStore().List)
-	return c.Run(ctx)
-}}
-
 // TestWritesOracleOnRealRuns runs targets that write against the model
 // apiserver's replay: one that flips an annotation 40 times in 4 s
 // breaks no-write-storm, one that keeps updating from a stale copy breaks
@@ -189,7 +172,7 @@ func TestWritesOracleOnRealRuns(t *testing.T) {
 		{name: "writes oracle - a writer updating 25 times from a stale copy - no-conflict-loop fails - fail",
 			target: writerTarget("stale-updater", staleUpdater(25)), wantLoop: oracle.ErrConflictLoop,
 			wantText: "21 writes of configmaps e2e-alpha/lwreplay-written in a row answered 409 Conflict", wantWrites: 27},
-		{name: "writes oracle - the children controller - both hold - pass", target: childrenTarget, wantWrites: 1},
+		{name: "writes oracle - the children controller - both hold - pass", target: childrenTarget("children", false), wantWrites: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -109,6 +109,11 @@ type Observation struct {
 	// apiserver does; a reproducer's verbatim replay does not yet): when
 	// false, Writes is empty and says nothing of what the target wrote.
 	WritesLogged bool
+	// Reference, when set, is the end state of a fault-free reference run
+	// of the run's input and the masks learned from two of them, which
+	// same-outcome judges the run's end state against (nil: not judged; a
+	// read-only target's campaign sets none).
+	Reference *Reference
 	// HotLoop is set when the target crossed the run's request bound:
 	// virtual time stands still while a goroutine loops without blocking,
 	// so the run held the target's requests from then on and ended.

@@ -1,0 +1,299 @@
+package oracle
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// ErrDiffersFromReference says a run's end state differs from the
+// reference runs' (same-outcome): an object more or less, a field that
+// differs outside the masks, or other counts of the target's creates and
+// deletes of an object.
+var ErrDiffersFromReference = errors.New("end state differs from the reference run")
+
+// Outcome is the end state of a served history, as the differential
+// oracle (same-outcome) compares it with a reference run's: per resource,
+// every log of the history, not only the one the target watched.
+type Outcome struct {
+	// Resources holds each resource's end state, by resource name
+	// (history.Resource.Name: "configmaps", "deployments.apps").
+	Resources map[string]*ResourceOutcome
+}
+
+// ResourceOutcome is one resource's end state in an Outcome.
+type ResourceOutcome struct {
+	// Objects holds the final objects' JSON (without kind and apiVersion),
+	// by match key: "namespace/name" ("name" when cluster-scoped), or, for
+	// an object made with metadata.generateName, whose name has a random
+	// suffix, "namespace/<generateName>#<ordinal>", the ordinal counting
+	// the final objects of that generateName in the order they were
+	// created (see GenerateNameKey).
+	Objects map[string][]byte
+	// Added and Deleted count, per object, the ADDED and DELETED events
+	// the target's writes made (the recorded events, and those a
+	// plan-level fault such as recreate adds, are the same in every run of
+	// a cassette or the environment's doing): by "namespace/name", or for
+	// a generateName object by "namespace/<generateName>*", every object
+	// of that generateName together.
+	Added, Deleted map[string]int
+}
+
+// writeFrom is the history.Location File of the events the replay placed
+// for the target's writes (replayer/write.go, eventOf).
+const writeFrom = "write"
+
+// OutcomeOf returns the end state of h: every log's final state and the
+// counts of the events the target's writes made. A nil h has an empty
+// Outcome.
+func OutcomeOf(h *history.History) Outcome {
+	out := Outcome{Resources: map[string]*ResourceOutcome{}}
+	if h == nil {
+		return out
+	}
+	for _, l := range h.Logs {
+		out.Resources[l.Resource.Name()] = resourceOutcome(l)
+	}
+	return out
+}
+
+// resourceOutcome is l's end state.
+func resourceOutcome(l *history.Log) *ResourceOutcome {
+	ro := &ResourceOutcome{Objects: map[string][]byte{}, Added: map[string]int{}, Deleted: map[string]int{}}
+	born := map[string]int{} // key -> index of its last ADDED event (-1: initial)
+	for _, o := range l.Initial {
+		born[o.Key()] = -1
+	}
+	for i, e := range l.Events {
+		k := e.Object.Key()
+		if e.Type == history.Added {
+			born[k] = i
+		}
+		if e.From.File != writeFrom || (e.Type != history.Added && e.Type != history.Deleted) {
+			continue
+		}
+		ck := k
+		if g := generateNameOf(e.Object); g != "" {
+			ck = keyIn(e.Object.Namespace, g) + "*"
+		}
+		if e.Type == history.Added {
+			ro.Added[ck]++
+		} else {
+			ro.Deleted[ck]++
+		}
+	}
+	final := l.StateAt(l.End())
+	type generated struct {
+		obj  *history.Object
+		born int
+	}
+	groups := map[string][]generated{} // namespace/generateName -> its objects
+	for _, o := range final {
+		if g := generateNameOf(o); g != "" {
+			gk := keyIn(o.Namespace, g)
+			groups[gk] = append(groups[gk], generated{o, born[o.Key()]})
+			continue
+		}
+		ro.Objects[o.Key()] = o.Raw
+	}
+	for gk, objs := range groups {
+		sort.SliceStable(objs, func(i, j int) bool {
+			if objs[i].born != objs[j].born {
+				return objs[i].born < objs[j].born
+			}
+			return objs[i].obj.Key() < objs[j].obj.Key()
+		})
+		for i, g := range objs {
+			ro.Objects[GenerateNameKey(gk, i)] = g.obj.Raw
+		}
+	}
+	return ro
+}
+
+// GenerateNameKey is the match key of the ordinal-th final object (from
+// 0, in creation order) made with generateName under genKey
+// ("namespace/<generateName>").
+func GenerateNameKey(genKey string, ordinal int) string {
+	return fmt.Sprintf("%s#%d", genKey, ordinal)
+}
+
+// keyIn is name's key in namespace ns, as history.Object.Key renders it.
+func keyIn(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
+// generateNameOf returns o's metadata.generateName when its name was made
+// from it ("" otherwise).
+func generateNameOf(o *history.Object) string {
+	if !bytes.Contains(o.Raw, []byte(`"generateName"`)) {
+		return ""
+	}
+	var m struct {
+		Metadata struct {
+			GenerateName string `json:"generateName"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(o.Raw, &m) != nil || m.Metadata.GenerateName == "" || !strings.HasPrefix(o.Name, m.Metadata.GenerateName) {
+		return ""
+	}
+	return m.Metadata.GenerateName
+}
+
+// maxDiffLines caps the differences DiffOutcome lists one by one.
+const maxDiffLines = 8
+
+// DiffOutcome compares got with the reference ref under the masks m. It
+// returns nil when they are equal; otherwise an error wrapping
+// ErrDiffersFromReference listing, sorted by resource and key and at most
+// a few, the objects got holds more or lacks, the fields that differ
+// ("path: ref value → got value", values shortened) and the objects at
+// the end (of either) whose counts of ADDED or DELETED events differ (one
+// deleted and created again), then "… N more". The counts of an object
+// neither end state holds are not compared: a level-based controller may
+// act on an intermediate state a fault let it see (a parent listed before
+// its deletion reached it: a child created and deleted again), as long as
+// it ends where the reference does.
+func DiffOutcome(ref, got Outcome, m Masks) error {
+	lines := outcomeDiffs(ref, got, m)
+	if len(lines) == 0 {
+		return nil
+	}
+	shown := lines
+	if len(lines) > maxDiffLines {
+		shown = append(lines[:maxDiffLines:maxDiffLines], fmt.Sprintf("… %d more", len(lines)-maxDiffLines))
+	}
+	return fmt.Errorf("%w: %d differences under the masks:\n  %s", ErrDiffersFromReference, len(lines), strings.Join(shown, "\n  "))
+}
+
+// outcomeDiffs lists every difference of got from ref under m, sorted by
+// resource and key.
+func outcomeDiffs(ref, got Outcome, m Masks) []string {
+	var lines []string
+	for _, res := range unionKeys(ref.Resources, got.Resources) {
+		r, g := ref.Resources[res], got.Resources[res]
+		if r == nil {
+			r = &ResourceOutcome{}
+		}
+		if g == nil {
+			g = &ResourceOutcome{}
+		}
+		masked, from := m.objectMasked(res), len(lines)
+		for _, k := range unionKeys(r.Objects, g.Objects) {
+			if masked[k] {
+				continue
+			}
+			rj, rok := r.Objects[k]
+			gj, gok := g.Objects[k]
+			switch {
+			case !gok:
+				lines = append(lines, fmt.Sprintf("%s %s: missing (the reference has it)", res, k))
+			case !rok:
+				lines = append(lines, fmt.Sprintf("%s %s: extra (the reference has none)", res, k))
+			case bytes.Equal(rj, gj): // a recorded object untouched: the same bytes
+			default:
+				for _, d := range jsonDiffs(rj, gj) {
+					if !m.fieldMasked(res, d.path) {
+						lines = append(lines, fmt.Sprintf("%s %s: %s: %s → %s", res, k, d.path, d.ref, d.got))
+					}
+				}
+			}
+		}
+		for _, c := range []struct {
+			what     string
+			ref, got map[string]int
+		}{{"ADDED", r.Added, g.Added}, {"DELETED", r.Deleted, g.Deleted}} {
+			for _, k := range unionKeys(c.ref, c.got) {
+				if c.ref[k] != c.got[k] && !masked[k] && (atEnd(r, k) || atEnd(g, k)) {
+					lines = append(lines, fmt.Sprintf("%s %s: %s by the target's writes %d times, the reference %d", res, k, c.what, c.got[k], c.ref[k]))
+				}
+			}
+		}
+		sort.Strings(lines[from:]) // by key: an object's lines together
+	}
+	return lines
+}
+
+// atEnd reports whether the object (or, for "namespace/<generateName>*",
+// an object of the generateName) counted under k is in ro's end state.
+func atEnd(ro *ResourceOutcome, k string) bool {
+	if _, ok := ro.Objects[k]; ok {
+		return true
+	}
+	gen, ok := strings.CutSuffix(k, "*")
+	if !ok {
+		return false
+	}
+	for key := range ro.Objects {
+		if strings.HasPrefix(key, gen+"#") {
+			return true
+		}
+	}
+	return false
+}
+
+// unionKeys returns the keys of a and b, sorted, each once.
+func unionKeys[V any](a, b map[string]V) []string {
+	keys := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// refusedWrites reports whether the replay refused one of ws as a replay
+// that takes no writes does (405 MethodNotAllowed, replayer/write.go:
+// opaque-rv).
+func refusedWrites(ws []Write) bool {
+	for _, w := range ws {
+		if w.Code == http.StatusMethodNotAllowed {
+			return true
+		}
+	}
+	return false
+}
+
+// Reference is what a run's end state is judged against by same-outcome:
+// the outcome of a reference run of its input with no fault plan, and the
+// masks of the fields that differed between two such runs.
+type Reference struct {
+	// Outcome is the first reference run's end state.
+	Outcome Outcome
+	// Masks are the masked fields and objects: DefaultMasks and those
+	// LearnMasks learned from the two reference runs.
+	Masks Masks
+	// Writes counts the first reference run's writes (Observation.Writes).
+	Writes int
+}
+
+func checkSameOutcome(o *Observation) error {
+	switch {
+	case o == nil:
+		return fmt.Errorf("%w: %w: nil observation", ErrDiffersFromReference, ErrNoObservation)
+	case o.Reference == nil:
+		return fmt.Errorf("%w: no reference run (a read-only target, a verbatim replay, a run that is itself a reference, or reference runs given up: a spin or a hot loop)", ErrNotJudged)
+	case !o.WritesLogged:
+		return fmt.Errorf("%w: the replay did not log the target's writes", ErrNotJudged)
+	case refusedWrites(o.Writes):
+		return fmt.Errorf("%w: the replay took no writes (405 MethodNotAllowed: opaque resourceVersions, or a read-only replay), so the end state is not the target's doing", ErrNotJudged)
+	case len(o.Writes) == 0 && o.Reference.Writes == 0:
+		return fmt.Errorf("%w: neither the run nor its reference wrote: the served state is the recorded one", ErrNotJudged)
+	case o.Served == nil:
+		return fmt.Errorf("%w: %w: no served history", ErrDiffersFromReference, ErrNoObservation)
+	}
+	return DiffOutcome(o.Reference.Outcome, OutcomeOf(o.Served), o.Reference.Masks)
+}

@@ -1,0 +1,282 @@
+package oracle
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Mask is one field path the differential oracle (same-outcome) does not
+// compare, with why.
+type Mask struct {
+	// Resource is the resource name (history.Resource.Name) the mask is
+	// for; AnyResource for every resource.
+	Resource string
+	// Path is the field path: keys joined by ".", a key that holds ".",
+	// "/", "[" or "]" quoted as ["key"], list indices as [*]. It masks the
+	// field and everything under it.
+	Path string
+	// Why says what makes the field differ between correct runs.
+	Why string
+}
+
+// AnyResource is the Mask.Resource (and Masks.Fields key) of a mask that
+// holds for every resource.
+const AnyResource = "*"
+
+// DefaultMasks are the fields masked in every comparison, whatever two
+// reference runs learn: fields a correct controller's end state holds that
+// depend on when and how often it wrote, not on what it decided.
+var DefaultMasks = []Mask{
+	{AnyResource, "metadata.uid", "the apiserver gives each created object a random UID"},
+	{AnyResource, "metadata.resourceVersion", "it counts every write of the cluster: a retried, refused or extra write under a fault moves it"},
+	{AnyResource, "metadata.creationTimestamp", "the (virtual) time the create was answered: a fault delays it"},
+	{AnyResource, "metadata.deletionTimestamp", "the (virtual) time the delete was asked for"},
+	{AnyResource, "metadata.managedFields", "each manager's last write time, and which write it was"},
+	{AnyResource, "metadata.generation", "it counts the spec writes: a controller that writes an intermediate spec under a fault and fixes it later ends at a higher one"},
+	{AnyResource, "metadata.name", "objects are matched by key, so a matched object's name is its key's; a generateName object's name has a random suffix, and is matched by generateName and ordinal instead"},
+	{AnyResource, "metadata.ownerReferences[*].uid", "the UID of an owner the target created is random (see metadata.uid)"},
+	{AnyResource, "status.observedGeneration", "follows metadata.generation"},
+	{AnyResource, "status.conditions[*].lastTransitionTime", "the (virtual) time the condition last changed: a fault delays it"},
+	{AnyResource, "status.conditions[*].lastUpdateTime", "the (virtual) time the condition was last written"},
+	{AnyResource, "status.conditions[*].lastProbeTime", "the (virtual) time the condition was last probed"},
+	{AnyResource, "status.conditions[*].lastHeartbeatTime", "the (virtual) time of the last heartbeat"},
+}
+
+// Masks says what the differential oracle does not compare: field paths
+// and whole objects, per resource.
+type Masks struct {
+	// Fields holds the masked field paths (see Mask.Path), by resource
+	// name; under AnyResource, those masked for every resource.
+	Fields map[string][]string
+	// Objects holds the match keys (see ResourceOutcome.Objects, Added)
+	// whose presence, content and event counts are masked, by resource
+	// name: objects one fault-free reference run has and the other not.
+	Objects map[string][]string
+}
+
+// DefaultMaskSet returns DefaultMasks as Masks.
+func DefaultMaskSet() Masks {
+	m := Masks{Fields: map[string][]string{}}
+	for _, d := range DefaultMasks {
+		m.Fields[d.Resource] = append(m.Fields[d.Resource], d.Path)
+	}
+	return m
+}
+
+// Merge returns the masks of m and o together, each path and key once,
+// sorted.
+func (m Masks) Merge(o Masks) Masks {
+	return Masks{Fields: mergeLists(m.Fields, o.Fields), Objects: mergeLists(m.Objects, o.Objects)}
+}
+
+// mergeLists returns the union of a and b, per key, sorted and unique
+// (nil when both are empty).
+func mergeLists(a, b map[string][]string) map[string][]string {
+	if len(a) == 0 && len(b) == 0 {
+		return nil
+	}
+	out := map[string][]string{}
+	for _, m := range []map[string][]string{a, b} {
+		for k, vs := range m {
+			out[k] = append(out[k], vs...)
+		}
+	}
+	for k, vs := range out {
+		sort.Strings(vs)
+		out[k] = compactStrings(vs)
+	}
+	return out
+}
+
+// compactStrings drops the repeats of sorted vs.
+func compactStrings(vs []string) []string {
+	out := vs[:0]
+	for i, v := range vs {
+		if i == 0 || v != vs[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// String renders the masks one per line, "resource path" for a field and
+// "resource object key" for an object, sorted.
+func (m Masks) String() string {
+	var lines []string
+	for res, ps := range m.Fields {
+		for _, p := range ps {
+			lines = append(lines, res+" "+p)
+		}
+	}
+	for res, ks := range m.Objects {
+		for _, k := range ks {
+			lines = append(lines, res+" object "+k)
+		}
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+// LearnMasks returns the masks two fault-free reference runs a and b of
+// one input teach (Sieve's rule): every field path whose value differs
+// between them, keyed by resource, list indices generalized to [*]; and
+// every object one has and the other not, or whose event counts differ.
+func LearnMasks(a, b Outcome) Masks {
+	m := Masks{Fields: map[string][]string{}, Objects: map[string][]string{}}
+	for _, res := range unionKeys(a.Resources, b.Resources) {
+		ra, rb := a.Resources[res], b.Resources[res]
+		if ra == nil {
+			ra = &ResourceOutcome{}
+		}
+		if rb == nil {
+			rb = &ResourceOutcome{}
+		}
+		for _, k := range unionKeys(ra.Objects, rb.Objects) {
+			ja, aok := ra.Objects[k]
+			jb, bok := rb.Objects[k]
+			if !aok || !bok {
+				m.Objects[res] = append(m.Objects[res], k)
+				continue
+			}
+			for _, d := range jsonDiffs(ja, jb) {
+				m.Fields[res] = append(m.Fields[res], generalize(d.path))
+			}
+		}
+		for _, k := range unionKeys(ra.Added, rb.Added) {
+			if ra.Added[k] != rb.Added[k] {
+				m.Objects[res] = append(m.Objects[res], k)
+			}
+		}
+		for _, k := range unionKeys(ra.Deleted, rb.Deleted) {
+			if ra.Deleted[k] != rb.Deleted[k] {
+				m.Objects[res] = append(m.Objects[res], k)
+			}
+		}
+	}
+	return m.Merge(Masks{})
+}
+
+// fieldMasked reports whether path (concrete indices) of resource res is
+// under one of m's field masks.
+func (m Masks) fieldMasked(res, path string) bool {
+	g := generalize(path)
+	for _, ps := range [][]string{m.Fields[AnyResource], m.Fields[res]} {
+		for _, p := range ps {
+			if g == p || (strings.HasPrefix(g, p) && (g[len(p)] == '.' || g[len(p)] == '[')) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// objectMasked returns the masked match keys of resource res, as a set.
+func (m Masks) objectMasked(res string) map[string]bool {
+	set := map[string]bool{}
+	for _, k := range m.Objects[res] {
+		set[k] = true
+	}
+	return set
+}
+
+// index matches a list index of a path.
+var index = regexp.MustCompile(`\[[0-9]+\]`)
+
+// generalize returns path with every list index as [*].
+func generalize(path string) string { return index.ReplaceAllString(path, "[*]") }
+
+// fieldDiff is one field that differs between two objects' JSON.
+type fieldDiff struct {
+	path     string // concrete indices
+	ref, got string // shortened values; "absent" when missing
+}
+
+// jsonDiffs returns the fields that differ between a and b, JSON objects,
+// in path order. JSON that does not decode differs as a whole ("" path
+// rendered as "(object)").
+func jsonDiffs(a, b []byte) []fieldDiff {
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		if string(a) == string(b) {
+			return nil
+		}
+		return []fieldDiff{{path: "(object)", ref: shorten(string(a)), got: shorten(string(b))}}
+	}
+	var out []fieldDiff
+	diffValue("", va, vb, true, true, &out)
+	return out
+}
+
+// diffValue appends the differences of a and b at path; aok and bok say
+// whether each side has the field at all. A map present on one side only
+// is compared field by field with nothing, so masks below it still hold.
+func diffValue(path string, a, b any, aok, bok bool, out *[]fieldDiff) {
+	ma, aIsMap := a.(map[string]any)
+	mb, bIsMap := b.(map[string]any)
+	if (aIsMap || !aok) && (bIsMap || !bok) && (aok || bok) {
+		for _, k := range unionKeys(ma, mb) {
+			va, ina := ma[k]
+			vb, inb := mb[k]
+			diffValue(joinKey(path, k), va, vb, ina, inb, out)
+		}
+		return
+	}
+	la, aIsList := a.([]any)
+	lb, bIsList := b.([]any)
+	if aIsList && bIsList && aok && bok {
+		for i := range max(len(la), len(lb)) {
+			var va, vb any
+			if i < len(la) {
+				va = la[i]
+			}
+			if i < len(lb) {
+				vb = lb[i]
+			}
+			diffValue(path+"["+strconv.Itoa(i)+"]", va, vb, i < len(la), i < len(lb), out)
+		}
+		return
+	}
+	ja, jb := render(a, aok), render(b, bok)
+	if ja != jb {
+		*out = append(*out, fieldDiff{path: path, ref: shorten(ja), got: shorten(jb)})
+	}
+}
+
+// joinKey appends key k to path, quoted as ["k"] when it holds a
+// character a path uses.
+func joinKey(path, k string) string {
+	if strings.ContainsAny(k, `./[]"`) || k == "" {
+		return path + "[" + strconv.Quote(k) + "]"
+	}
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+// render is v's JSON, or "absent".
+func render(v any, ok bool) string {
+	if !ok {
+		return "absent"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// maxValueLen caps how long a value a difference shows.
+const maxValueLen = 40
+
+// shorten cuts s to maxValueLen characters, marking the cut with "…".
+func shorten(s string) string {
+	if r := []rune(s); len(r) > maxValueLen {
+		return string(r[:maxValueLen-1]) + "…"
+	}
+	return s
+}
