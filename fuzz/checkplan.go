@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/faults"
-	"github.com/lwreplay/lwreplay/fuzz/harness"
 )
 
 // CheckPlan runs the target once on the campaign's cassette i (modulo
@@ -29,6 +28,6 @@ func (c *Campaign) CheckPlan(t *testing.T, i int, watchList bool, plan faults.Pl
 	fc := c.cassettes[in.cassette]
 	spec := c.spec(in)
 	out := &Outcome{Input: inputFor(in), Cassette: fc.path, CassetteIndex: in.cassette, WatchList: in.watchList, Gates: in.gates, Plan: in.plan, Level: spec.Level}
-	c.judge(out, harness.Observe(t, spec))
+	c.judge(out, c.observe(t, spec))
 	return out
 }

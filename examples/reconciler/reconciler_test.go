@@ -14,6 +14,7 @@ import (
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/fuzz/crtarget"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -87,7 +88,9 @@ func controllers(o *history.Object) []string {
 // (crash-after-write:write=N; a fresh manager starts with cold caches):
 // the correct reconciler keeps one child per parent whatever the crash;
 // the planted bug (WithGenerateName) makes a second child when the crash
-// falls between a child's create and the parent's report.
+// falls between a child's create and the parent's report — found by the
+// user's invariant and, with no invariant of the user's, by same-outcome
+// (the end state against fault-free reference runs).
 func TestCrashBetweenWrites(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -134,8 +137,14 @@ func TestCrashBetweenWrites(t *testing.T) {
 						case !wantFail && err != nil:
 							t.Errorf("%s: got %v, want one child per parent", where, err)
 						}
+						// the differential oracle finds the bug without
+						// the user's invariant: an extra child against the
+						// fault-free reference runs
+						if err := out.Results["same-outcome"]; wantFail != errors.Is(err, oracle.ErrDiffersFromReference) {
+							t.Errorf("%s: same-outcome: got %v, want a difference %v", where, err, wantFail)
+						}
 						for name, err := range out.Results {
-							if err != nil && name != oneChildPerParent.Name {
+							if err != nil && name != oneChildPerParent.Name && name != "same-outcome" {
 								t.Errorf("%s: %s: got %v, want it to hold", where, name, err)
 							}
 						}
