@@ -7,7 +7,8 @@
 // It is a module of its own (github.com/lwreplay/lwreplay/fuzz/crtarget)
 // so that a client-go-only user of lwreplay does not get controller-runtime
 // in their module graph; this one pins controller-runtime v0.23, which
-// runs on the client-go (v0.35) lwreplay's go.mod requires.
+// runs on the client-go (v0.35) lwreplay's go.mod requires, and CI runs it
+// on v0.24 (client-go v0.36) and v0.25 (v0.37) too (.ci/crtarget-matrix).
 //
 // Typical use, in a controller's fuzz test:
 //
