@@ -7,7 +7,8 @@
 // It is a module of its own (github.com/lwreplay/lwreplay/fuzz/crtarget)
 // so that a client-go-only user of lwreplay does not get controller-runtime
 // in their module graph; this one pins controller-runtime v0.23, which
-// runs on the client-go (v0.35) lwreplay's go.mod requires.
+// runs on the client-go (v0.35) lwreplay's go.mod requires, and CI runs it
+// on v0.24 (client-go v0.36) and v0.25 (v0.37) too (.ci/crtarget-matrix).
 //
 // Typical use, in a controller's fuzz test:
 //
@@ -50,6 +51,15 @@ var ErrWire = errors.New("crtarget: wire the manager's cache into the probe")
 // of env.Resource registered with env.Probe (synced, store, handler
 // notifications), so that the invariants judge the manager's cache and the
 // run ends once the controller is quiet.
+//
+// With opts.LeaderElection the manager creates and renews its Lease (or
+// the lock opts names) through the replay's write engine, which serves
+// the resource from empty, and starts its controllers once it holds it:
+// on the first try, some 100 ms (virtual) in. Each renewal is a request,
+// and a run ends early only after a second with none: controller-runtime's
+// default RetryPeriod (2 s) leaves that second between renewals, but one
+// of 1 s or less keeps every run going to the watchdog (15 minutes,
+// virtual; some 1800 renewals at 500 ms, about 2 s of real time).
 func NewManager(env *fuzz.Env, opts manager.Options) (manager.Manager, error) {
 	opts.Metrics = metricsserver.Options{BindAddress: "0"}
 	opts.HealthProbeBindAddress = "0"
