@@ -51,7 +51,9 @@ func choices() []Decision {
 
 // Decode turns fuzz bytes into a plan; every byte string is a valid plan.
 // Byte i is the decision for decision point i (At = i), on its own, so
-// changing byte i changes only the decision at point i:
+// changing byte i changes only the decision at point i (for a fault at the
+// target's writes, point i is its (i+1)-th write: write points are
+// numbered on their own, see Point.Index):
 //
 //	byte b                          decision at point i
 //	b < 0x80 (FirstFaultByte)       none: the point behaves normally

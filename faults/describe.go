@@ -58,6 +58,9 @@ func describe(d Decision) string {
 // where renders the points a decision selects: "at point 3", "every LIST
 // page 2", "frame 5 of watch #2", "throughout".
 func where(d Decision, f Fault) string {
+	if f.Point == WritePoint && d.At >= 0 { // write points are numbered on their own
+		return fmt.Sprintf("write #%d", d.At+1)
+	}
 	if d.At >= 0 && d.Persistent {
 		return fmt.Sprintf("from point %d on", d.At)
 	}

@@ -71,7 +71,11 @@ func TestStoryEveryFault(t *testing.T) {
 				t.Errorf("Story: got %q, want the fault's own phrase", got)
 			}
 			d := Describe(Plan{Decisions: []Decision{{Fault: f.Name, At: 4}}})
-			if want := "at point 4: "; len(d) <= len(want) || d[:len(want)] != want || d[len(want):] == f.Doc {
+			want := "at point 4: "
+			if f.Point == WritePoint {
+				want = "write #5: " // write points are numbered on their own
+			}
+			if len(d) <= len(want) || d[:len(want)] != want || d[len(want):] == f.Doc {
 				t.Errorf("Describe: got %q, want %q and the fault's own phrase", d, want)
 			}
 		})

@@ -6,7 +6,10 @@ import "fmt"
 type Point struct {
 	// Index is the decision point number, 0-based, among its resource's
 	// points, in the order the server reaches them (each resource's points
-	// are numbered on their own).
+	// are numbered on their own). Write points have a numbering of their
+	// own: a WritePoint's Index is its Request minus one, so that a
+	// decision at point i of a fault at the target's writes acts after its
+	// (i+1)-th write, wherever that falls among the other points.
 	Index int
 	// Kind is ListPoint, WatchPoint, FramePoint or WritePoint (never
 	// RequestPoint or PlanPoint).

@@ -163,7 +163,11 @@ func (s *Server) reach(c *pointCtx) (act func() error, ok bool) {
 	res := c.resource()
 	pc := s.fx.count(res)
 	c.pt.Index, c.pt.Resource = pc.next, res.Name()
-	pc.next++
+	if c.pt.Kind == faults.WritePoint {
+		c.pt.Index = pc.writes // write points are numbered on their own
+	} else {
+		pc.next++
+	}
 	switch c.pt.Kind {
 	case faults.ListPoint:
 		pc.lists++

@@ -1,0 +1,43 @@
+package reconciler
+
+import (
+	"flag"
+	"testing"
+
+	"github.com/lwreplay/lwreplay/fuzz"
+)
+
+// options are the options of the example's fuzz tests: the shipped real
+// cassettes, the reconciler's own invariant beside the built-in ones
+// (same-outcome among them: the end state against fault-free reference
+// runs), and seeds that crash it after each of its first four writes.
+func options(t fuzz.Target) fuzz.Options {
+	return fuzz.Options{
+		Cassettes: cassettes,
+		Target:    t,
+		Extra:     []fuzz.Invariant{oneChildPerParent},
+		Plans:     fuzz.Glob("testdata/plans/*.yaml"),
+	}
+}
+
+// FuzzReconciler fuzzes the correct reconciler: go test runs its seeds
+// (every cassette and client path, no fault and a crash after each of its
+// first four writes) and go test -fuzz FuzzReconciler explores from them;
+// it finds nothing.
+func FuzzReconciler(f *testing.F) {
+	fuzz.Run(f, options(target("children")))
+}
+
+// FuzzReconcilerPlanted fuzzes the reconciler with the planted bug
+// (WithGenerateName), from the no-fault seeds only: go test -fuzz
+// FuzzReconcilerPlanted ./examples/reconciler finds the crash between a
+// child's create and its parent's report. Under plain go test it is
+// skipped: its finding is the point.
+func FuzzReconcilerPlanted(f *testing.F) {
+	if fl := flag.Lookup("test.fuzz"); fl == nil || fl.Value.String() == "" {
+		f.Skip("the planted bug: run go test -fuzz FuzzReconcilerPlanted")
+	}
+	o := options(target("children-planted", WithGenerateName()))
+	o.Plans = nil
+	fuzz.Run(f, o)
+}
