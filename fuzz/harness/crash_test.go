@@ -93,11 +93,14 @@ func TestCrashAfterWrite(t *testing.T) {
 		plan      string
 		watchList bool
 		crashes   int
+		stale     bool // the fresh instance's first LIST is stale: its update of a configmap written before the crash gets 409
 	}{
 		{name: "crash after write - no fault - no crash, every configmap annotated once - pass", watchList: true},
 		{name: "crash after write - after write #1, WatchList - one crash, every configmap annotated once - pass", plan: "crash-after-write:write=1", watchList: true, crashes: 1},
 		{name: "crash after write - after write #3, LIST+WATCH - one crash, every configmap annotated once - pass", plan: "crash-after-write:write=3", crashes: 1},
 		{name: "crash after write - after writes #2 and #5 - two crashes, every configmap annotated once - pass", plan: "crash-after-write:write=2 crash-after-write:write=5", watchList: true, crashes: 2},
+		{name: "crash after write - after write #1, the fresh instance's LIST from a snapshot before it, its watch 10 s behind (Sieve's stale state) - every configmap annotated once - pass",
+			plan: "crash-after-write:write=1 stale-list:list=2,back=3 delay:ms=10000,watch=2,frame=1", crashes: 1, stale: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -116,6 +119,20 @@ func TestCrashAfterWrite(t *testing.T) {
 			for _, f := range obs.Fired {
 				if f.Fault == "crash-after-write" {
 					fired++
+				}
+			}
+			if tc.stale {
+				staleFired, conflicts := false, 0
+				for _, f := range obs.Fired {
+					staleFired = staleFired || (f.Fault == "stale-list" && f.At >= obs.Crashes[0])
+				}
+				for _, w := range obs.Writes {
+					if w.Reason == "Conflict" {
+						conflicts++
+					}
+				}
+				if !staleFired || conflicts == 0 {
+					t.Errorf("stale state: got stale-list fired after the crash %v, %d conflicts, want both (the fresh instance saw the configmap before its write)", staleFired, conflicts)
 				}
 			}
 			if fired != tc.crashes {

@@ -72,8 +72,8 @@ func checkNoRequestStorm(o *Observation) error {
 	var prevAt time.Duration // when the previous request was sent
 	first := true
 	for _, r := range o.Requests {
-		if r.Resource != name {
-			continue
+		if r.Resource != name || !listWatch(r.Verb) {
+			continue // a controller's writes and GETs are its workqueue's: no-write-storm, no-conflict-loop
 		}
 		// a client that resumes from ever newer versions is making
 		// progress, as is one that was delivered or synced since its last
@@ -154,4 +154,10 @@ func checkProgress(o *Observation) error {
 	}
 	return withSite(fmt.Errorf("%w: %s; the persistent faults that fired from %v on leave the LIST path open, want synced by %v (%s)",
 		ErrNoProgress, synced, first, first+progressBound, verbCounts(o.Requests)), site)
+}
+
+// listWatch reports whether verb is one of the list/watch protocol's:
+// LIST, WATCH or WATCHLIST, which a Reflector backs off.
+func listWatch(verb string) bool {
+	return verb == "LIST" || verb == "WATCH" || verb == "WATCHLIST"
 }

@@ -114,7 +114,7 @@ var Invariants = []Invariant{
 			`for Replace and Resync operations"; shared_informer.go: "the sequence of states that appears in the informer's ` +
 			`cache is a subsequence of the states authoritatively associated with X"`},
 	{Name: "no-request-storm", Scope: Along, Check: checkNoRequestStorm,
-		Doc: "while the target makes no progress (neither delivers nor asks for a newer resourceVersion, does not sync), it sends at most 30 requests for its resource within 10 s of virtual time",
+		Doc: "while the target makes no progress (neither delivers nor asks for a newer resourceVersion, does not sync), it sends at most 30 LIST, WATCH and WatchList requests for its resource within 10 s of virtual time (its writes are judged by no-write-storm and no-conflict-loop)",
 		Guarantee: `reflector.go: "We used to make the call every 1sec (1 QPS), the goal here is to achieve ~98% traffic ` +
 			`reduction when API server is not healthy. With these parameters, backoff will stop at [30,60) sec interval ` +
 			`which is 0.22 QPS."; "The WatchErrorHandler is called whenever ListAndWatch drops the connection with an ` +
