@@ -29,7 +29,7 @@ func FuzzReconciler(f *testing.F) {
 }
 
 // FuzzReconcilerPlanted fuzzes the reconciler with the planted bug
-// (WithGenerateName), from the no-fault seeds only: go test -fuzz
+// (WithGenerateName) from the same seeds as FuzzReconciler: go test -fuzz
 // FuzzReconcilerPlanted ./examples/reconciler finds the crash between a
 // child's create and its parent's report. Under plain go test it is
 // skipped: its finding is the point.
@@ -37,7 +37,5 @@ func FuzzReconcilerPlanted(f *testing.F) {
 	if fl := flag.Lookup("test.fuzz"); fl == nil || fl.Value.String() == "" {
 		f.Skip("the planted bug: run go test -fuzz FuzzReconcilerPlanted")
 	}
-	o := options(target("children-planted", WithGenerateName()))
-	o.Plans = nil
-	fuzz.Run(f, o)
+	fuzz.Run(f, options(target("children-planted", WithGenerateName())))
 }

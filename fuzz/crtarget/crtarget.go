@@ -84,9 +84,11 @@ func ControllerOptions() controller.Options {
 
 // Target is a fuzz.Target that builds a manager with NewManager, lets
 // setup add the controllers under test to it, and runs it until the run
-// stops it.
+// stops it. Its client path is the run's: the manager's reflectors follow
+// client-go's WatchListClient gate, which the run sets
+// (fuzz.Target.WatchListGate).
 func Target(name, doc string, setup func(manager.Manager) error) fuzz.Target {
-	return fuzz.Target{Name: name, Doc: doc, Run: func(ctx context.Context, env *fuzz.Env) error {
+	return fuzz.Target{Name: name, Doc: doc, WatchListGate: true, Run: func(ctx context.Context, env *fuzz.Env) error {
 		mgr, err := NewManager(env, manager.Options{})
 		if err != nil {
 			return err

@@ -49,7 +49,8 @@ var annotatorTarget = crtarget.Target("annotator", "a controller-runtime reconci
 // paths, no fault: each run ends by itself once the controller is quiet
 // (not at the watchdog), the manager's cache synced, every built-in
 // invariant holds, and every configmap of the served final state carries
-// the annotation — one stored update of the controller's each.
+// the annotation — one stored update of the controller's each; the
+// manager's reflectors take the input's client path.
 func TestManagerSeeds(t *testing.T) {
 	c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: fuzz.Glob("../../cassettes/real-configmaps-*.yaml"), Target: annotatorTarget})
 	if err != nil {
@@ -85,6 +86,16 @@ func TestManagerSeeds(t *testing.T) {
 				}
 				if len(final) == 0 {
 					t.Errorf("got an empty final state, want the cassette's configmaps")
+				}
+				// the manager's reflectors follow the run's client path
+				verbs := map[string]int{}
+				for _, r := range obs.Requests {
+					if r.Resource == "configmaps" {
+						verbs[r.Verb]++
+					}
+				}
+				if watchList := wl == 1; (verbs["WATCHLIST"] > 0) != watchList || (verbs["LIST"] > 0) == watchList {
+					t.Errorf("configmaps requests: got %v, want WatchList %v (and LIST %v)", verbs, watchList, !watchList)
 				}
 			})
 		}

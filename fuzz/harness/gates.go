@@ -192,3 +192,18 @@ func GatesText(g map[string]bool) string {
 	}
 	return strings.Join(s, " ")
 }
+
+// runGates are the gates a run sets: s.Gates, and for a target that
+// follows the WatchListClient gate alone (Target.WatchListGate) that gate
+// at the run's client path.
+func runGates(s Spec) Gates {
+	if !s.Target.WatchListGate || !KnownGate(GateWatchListClient) {
+		return s.Gates
+	}
+	g := maps.Clone(s.Gates)
+	if g == nil {
+		g = Gates{}
+	}
+	g[GateWatchListClient] = s.WatchList
+	return g
+}

@@ -114,7 +114,7 @@ type Spec struct {
 func Observe(t *testing.T, s Spec) *oracle.Observation {
 	t.Helper()
 	defer QuietClientGo()()
-	defer enterGates(s.Gates)()
+	defer enterGates(runGates(s))()
 	if s.Resource == (history.Resource{}) {
 		s.Resource = ConfigMaps
 	}

@@ -21,6 +21,14 @@ type Target struct {
 	// it); a goroutine blocked on something from outside — a channel made
 	// before the run, a real socket — keeps the run from ending.
 	Run func(ctx context.Context, env *Env) error
+	// WatchListGate says the target's reflectors take their client path
+	// from client-go's WatchListClient gate alone — clients built from
+	// Env.Config that Env cannot opt out of WatchList (controller-runtime's
+	// cache, a user's own informer factory) — so the run sets that gate to
+	// its path (runs of the other path wait for it, as runs of other Gates
+	// do). Without it a LIST+WATCH run of such a target still asks for
+	// WatchList.
+	WatchListGate bool
 }
 
 // ErrTarget is returned when a target cannot be set up.
