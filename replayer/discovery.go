@@ -60,13 +60,14 @@ func (s *Server) noTrafficFor(res history.Resource) metav1.Status {
 
 // discoveryOf returns what discovery tells of h (the served history):
 // its recorded answers and the resources it serves. Those of a replay that
-// takes writes include the built-in resources (discovery.Builtin), which
-// it serves from empty when h has no log of them (see logFor), in an order
-// a request making such a log does not change: the recorded history's
-// logs, the built-in resources, then the other logs made since.
+// makes logs (a writable one: makesLogs) include the built-in resources
+// (discovery.Builtin), which it serves from empty when h has no log of
+// them (see logFor), in an order a request making such a log does not
+// change: the recorded history's logs, the built-in resources, then the
+// other logs made since.
 func (s *Server) discoveryOf(h *history.History) *discovery.Doc {
 	resources := resourcesOf(h)
-	if s.opts.readOnly {
+	if !s.makesLogs(h) {
 		return discovery.New(h.Discovery, resources, s.opts.gitVersion)
 	}
 	served := make(map[history.Resource]history.Resource, len(resources))

@@ -234,3 +234,22 @@ func TestDiscoveryBuiltinRecorded(t *testing.T) {
 		})
 	}
 }
+
+// TestDiscoveryBuiltinOpaque checks a writable replay of a history whose
+// resourceVersions are not numbers: it makes no empty log (its start would
+// not order with them), so its discovery lists no built-in resource it
+// has no traffic of, and a request for one is a 404.
+func TestDiscoveryBuiltinOpaque(t *testing.T) {
+	t.Parallel()
+	s := New(opaqueHistory(t))
+	got := listedResources(t, s, false)
+	if _, ok := got["v1 secrets"]; !ok {
+		t.Errorf("got no v1 secrets, want the recorded resource listed")
+	}
+	if _, ok := got["apps/v1 deployments"]; ok {
+		t.Errorf("got apps/v1 deployments listed, want not (not served from empty)")
+	}
+	if rec := get(s, "/apis/apps/v1/deployments", ""); rec.Code != 404 {
+		t.Errorf("GET /apis/apps/v1/deployments: got code %d, want 404", rec.Code)
+	}
+}

@@ -39,7 +39,7 @@ func (s *Server) logFor(q history.Request, body []byte) (*history.Log, bool) {
 	if l, ok := truth.Log(res); ok { // made meanwhile
 		return l, true
 	}
-	if truth.Order() != nil && !truth.Order().Numeric() && len(truth.Logs) > 0 {
+	if !s.makesLogs(truth) {
 		return nil, false
 	}
 	h, err := history.AddLog(truth, res, strconv.FormatUint(max(s.happenedNewest(truth), 1), 10))
@@ -50,6 +50,15 @@ func (s *Server) logFor(q history.Request, body []byte) (*history.Log, bool) {
 	s.disco.Store(s.discoveryOf(h))
 	l, ok := h.Log(res)
 	return l, ok
+}
+
+// makesLogs reports whether the replay makes the empty log of a resource
+// h (the served history) does not record: one that takes writes does,
+// unless h's resourceVersions are opaque (the empty log's start, a
+// number, would not order with them). Its discovery lists the built-in
+// resources then only (discoveryOf).
+func (s *Server) makesLogs(h *history.History) bool {
+	return !s.opts.readOnly && (h.Order() == nil || h.Order().Numeric() || len(h.Logs) == 0)
 }
 
 // knownResource returns q's resource, whole (kind and scope), when the
