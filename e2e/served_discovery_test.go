@@ -5,18 +5,21 @@ import (
 	"strings"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer/discovery"
 )
 
 // servedDiscovery returns what the replayer serves for a recorded
-// discovery answer doc (decoded JSON) of a history h: the recorded answer
-// with every resource h has no LIST or WATCH traffic of taken out, the
-// verbs of the rest narrowed to get, list and watch, subresources but
-// status dropped (status keeps get), and versions and groups left empty
-// dropped. Other answers are served as recorded.
+// discovery answer doc (decoded JSON) of a history h, replayed taking
+// writes: the recorded answer with every resource h has no LIST or WATCH
+// traffic of and that is none of the built-in ones (discovery.Builtin,
+// served from empty) taken out, the verbs of the rest narrowed to get,
+// list and watch, subresources but status dropped (status keeps get), and
+// versions and groups left empty dropped. Other answers are served as recorded.
 func servedDiscovery(doc map[string]any, h *history.History) map[string]any {
 	has := func(group, version, resource string) bool {
 		_, ok := h.Log(history.Resource{Group: group, Version: version, Resource: resource})
-		return ok
+		_, builtin := discovery.BuiltinResource(group, version, resource)
+		return ok || builtin
 	}
 	switch doc["kind"] {
 	case "APIGroupDiscoveryList":

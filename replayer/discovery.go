@@ -58,8 +58,43 @@ func (s *Server) noTrafficFor(res history.Resource) metav1.Status {
 	return st
 }
 
-// discoveryOf returns what discovery tells of h: its recorded answers and
-// the resources it serves.
+// discoveryOf returns what discovery tells of h (the served history):
+// its recorded answers and the resources it serves. Those of a replay that
+// makes logs (a writable one: makesLogs) include the built-in resources
+// (discovery.Builtin), which it serves from empty when h has no log of
+// them (see logFor), in an order a request making such a log does not
+// change: the recorded history's logs, the built-in resources, then the
+// other logs made since.
 func (s *Server) discoveryOf(h *history.History) *discovery.Doc {
-	return discovery.New(h.Discovery, resourcesOf(h), s.opts.gitVersion)
+	resources := resourcesOf(h)
+	if !s.makesLogs(h) {
+		return discovery.New(h.Discovery, resources, s.opts.gitVersion)
+	}
+	served := make(map[history.Resource]history.Resource, len(resources))
+	for _, r := range resources {
+		served[r.ID()] = r
+	}
+	out := make([]history.Resource, 0, len(resources))
+	listed := map[history.Resource]bool{}
+	add := func(r history.Resource) {
+		if !listed[r.ID()] {
+			listed[r.ID()] = true
+			out = append(out, r)
+		}
+	}
+	for _, l := range s.h.Logs {
+		if r, ok := served[l.Resource.ID()]; ok {
+			add(r)
+		}
+	}
+	for _, b := range discovery.Builtin() {
+		if r, ok := served[b.ID()]; ok {
+			b = r
+		}
+		add(b)
+	}
+	for _, r := range resources {
+		add(r)
+	}
+	return discovery.New(h.Discovery, out, s.opts.gitVersion)
 }

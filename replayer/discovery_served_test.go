@@ -15,6 +15,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/history"
+	lwdiscovery "github.com/lwreplay/lwreplay/replayer/discovery"
 )
 
 // recordedDiscoveryHistory is the shipped cassette of configmaps and pods
@@ -53,25 +54,38 @@ func recordedResourceCount(t *testing.T, h *history.History) int {
 }
 
 // TestAPIResources asks discovery what kubectl api-resources asks
-// (ServerPreferredResources) and wants the resources the history has
-// traffic of, with the verbs the replayer answers — not every resource
-// the recorded discovery lists.
+// (ServerPreferredResources) and wants the resources the replay serves,
+// with the verbs the replayer answers — not every resource the recorded
+// discovery lists: of a read-only replay, those the history has traffic
+// of; of a writable one, the built-in resources too (discovery.Builtin),
+// each in its recorded shape.
 func TestAPIResources(t *testing.T) {
 	t.Parallel()
 	h := recordedDiscoveryHistory(t)
 	if n := recordedResourceCount(t, h); n < 20 {
 		t.Fatalf("recorded discovery lists %d resources, want a cluster's worth (20 or more) for this test to mean anything", n)
 	}
+	builtin := []string{}
+	for _, b := range lwdiscovery.Builtin() {
+		builtin = append(builtin, b.GroupVersion()+" "+b.Resource+" "+b.Kind)
+	}
+	sort.Strings(builtin)
 	tests := []struct {
-		name   string
-		legacy bool
+		name             string
+		readOnly, legacy bool
 	}{
-		{name: "api-resources - aggregated discovery - pass"},
-		{name: "api-resources - legacy discovery - pass", legacy: true},
+		{name: "api-resources - read-only, aggregated discovery - pass", readOnly: true},
+		{name: "api-resources - read-only, legacy discovery - pass", readOnly: true, legacy: true},
+		{name: "api-resources - writable, aggregated discovery - pass"},
+		{name: "api-resources - writable, legacy discovery - pass", legacy: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := httptest.NewServer(New(h))
+			var opts []Option
+			if tt.readOnly {
+				opts = append(opts, WithReadOnly())
+			}
+			ts := httptest.NewServer(New(h, opts...))
 			defer ts.Close()
 			dc, err := discovery.NewDiscoveryClientForConfig(&rest.Config{Host: ts.URL})
 			if err != nil {
@@ -82,18 +96,23 @@ func TestAPIResources(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ServerPreferredResources: got error %v, want none", err)
 			}
-			var got []string
+			var got, names []string
 			for _, rl := range lists {
 				for _, r := range rl.APIResources {
 					if !strings.Contains(r.Name, "/") {
 						got = append(got, rl.GroupVersion+" "+r.Name+" "+r.Kind+" "+strings.Join(r.Verbs, ","))
+						names = append(names, rl.GroupVersion+" "+r.Name+" "+r.Kind)
 					}
 				}
 			}
 			sort.Strings(got)
-			want := []string{"v1 configmaps ConfigMap get,list,watch", "v1 pods Pod get,list,watch"}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("got resources %q, want %q", got, want)
+			sort.Strings(names)
+			if tt.readOnly {
+				if want := []string{"v1 configmaps ConfigMap get,list,watch", "v1 pods Pod get,list,watch"}; !reflect.DeepEqual(got, want) {
+					t.Errorf("got resources %q, want %q", got, want)
+				}
+			} else if !reflect.DeepEqual(names, builtin) {
+				t.Errorf("got resources %q, want the built-in ones %q", names, builtin)
 			}
 			_, all, err := dc.ServerGroupsAndResources()
 			if err != nil {
@@ -107,7 +126,13 @@ func TestAPIResources(t *testing.T) {
 					}
 				}
 			}
-			if want := []string{"pods/status get"}; !reflect.DeepEqual(subs, want) {
+			if !tt.readOnly {
+				for _, s := range subs {
+					if !strings.HasSuffix(s, "/status get") {
+						t.Errorf("got subresource %q, want status ones only, verb get", s)
+					}
+				}
+			} else if want := []string{"pods/status get"}; !reflect.DeepEqual(subs, want) {
 				t.Errorf("got subresources %q, want %q (pods/log, exec, ... have no answer here)", subs, want)
 			}
 		})

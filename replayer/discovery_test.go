@@ -43,6 +43,10 @@ func (p *pathRecorder) asked() []string {
 	return out
 }
 
+// TestDiscoveryClient runs client-go's discovery client and RESTMapper
+// on a read-only replay, whose discovery lists the resources its history
+// records (a writable one lists the built-in ones too:
+// TestDiscoveryBuiltin).
 func TestDiscoveryClient(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -55,7 +59,7 @@ func TestDiscoveryClient(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := &pathRecorder{h: New(listHistory(t), WithVersion("v1.36.4")), paths: map[string]bool{}}
+			rec := &pathRecorder{h: New(listHistory(t), WithVersion("v1.36.4"), WithReadOnly()), paths: map[string]bool{}}
 			ts := httptest.NewServer(rec)
 			defer ts.Close()
 			dc, err := discovery.NewDiscoveryClientForConfig(&rest.Config{Host: ts.URL})
@@ -119,6 +123,9 @@ const (
 	recordedAggBeta1 = `{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2beta1","metadata":{},"items":[{"metadata":{"name":"batch"},"versions":[{"version":"v1","resources":[{"resource":"cronjobs","responseKind":{"group":"batch","version":"v1","kind":"CronJob"},"scope":"Namespaced","singularResource":"cronjob","verbs":["get"]}],"freshness":"Current"}]}]}`
 )
 
+// TestDiscoveryPaths asks a read-only replay each discovery path: what
+// it answers is what its history records (a writable one's adds the
+// built-in resources: TestDiscoveryBuiltin, TestDiscoveryBuiltinRecorded).
 func TestDiscoveryPaths(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -173,7 +180,7 @@ func TestDiscoveryPaths(t *testing.T) {
 			for p, b := range tt.recorded {
 				h.Discovery[p] = []byte(b)
 			}
-			rec := get(New(h), tt.path, tt.accept)
+			rec := get(New(h, WithReadOnly()), tt.path, tt.accept)
 			if rec.Code != tt.code {
 				t.Fatalf("got code %d, want %d: %s", rec.Code, tt.code, rec.Body)
 			}

@@ -4,37 +4,20 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/scheme"
-
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer/discovery"
 )
 
 // A replay that takes writes serves a resource its history does not
 // record as a resource with no objects yet, when it knows the resource: a
-// kind of client-go's scheme, a custom resource whose
+// built-in one (discovery.Builtin, which its discovery lists from the
+// start), a custom resource whose
 // CustomResourceDefinition the served history holds (recorded, or created
 // by the target), or, for a create, the kind its body names. Its log is
 // made on the first request for it, starting at the newest resourceVersion
 // served: a controller's informer of what it creates lists nothing and
 // watches, as against a real apiserver. A read-only replay answers such a
 // request 404, as one that recorded nothing for it.
-
-// clusterScoped are the built-in kinds kube-apiserver 1.37 serves
-// cluster-scoped (client-go's scheme does not say; its discovery does).
-var clusterScoped = map[string]bool{
-	"Namespace": true, "Node": true, "PersistentVolume": true, "ComponentStatus": true,
-	"ClusterRole": true, "ClusterRoleBinding": true, "StorageClass": true, "CSIDriver": true, "CSINode": true,
-	"VolumeAttachment": true, "PriorityClass": true, "RuntimeClass": true, "IngressClass": true, "IPAddress": true,
-	"ServiceCIDR": true, "CertificateSigningRequest": true, "ClusterTrustBundle": true,
-	"MutatingWebhookConfiguration": true, "ValidatingWebhookConfiguration": true,
-	"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true,
-	"MutatingAdmissionPolicy": true, "MutatingAdmissionPolicyBinding": true,
-	"FlowSchema": true, "PriorityLevelConfiguration": true, "DeviceClass": true, "ResourceSlice": true,
-	"CustomResourceDefinition": true, "APIService": true, "StorageVersionMigration": true,
-	"SelfSubjectReview": true, "TokenReview": true, "SubjectAccessReview": true, "SelfSubjectAccessReview": true, "SelfSubjectRulesReview": true,
-}
 
 // logFor returns the served log of q's resource; for a resource the
 // history does not record, a writable replay makes its empty log when it
@@ -56,7 +39,7 @@ func (s *Server) logFor(q history.Request, body []byte) (*history.Log, bool) {
 	if l, ok := truth.Log(res); ok { // made meanwhile
 		return l, true
 	}
-	if truth.Order() != nil && !truth.Order().Numeric() && len(truth.Logs) > 0 {
+	if !s.makesLogs(truth) {
 		return nil, false
 	}
 	h, err := history.AddLog(truth, res, strconv.FormatUint(max(s.happenedNewest(truth), 1), 10))
@@ -67,6 +50,15 @@ func (s *Server) logFor(q history.Request, body []byte) (*history.Log, bool) {
 	s.disco.Store(s.discoveryOf(h))
 	l, ok := h.Log(res)
 	return l, ok
+}
+
+// makesLogs reports whether the replay makes the empty log of a resource
+// h (the served history) does not record: one that takes writes does,
+// unless h's resourceVersions are opaque (the empty log's start, a
+// number, would not order with them). Its discovery lists the built-in
+// resources then only (discoveryOf).
+func (s *Server) makesLogs(h *history.History) bool {
+	return !s.opts.readOnly && (h.Order() == nil || h.Order().Numeric() || len(h.Logs) == 0)
 }
 
 // knownResource returns q's resource, whole (kind and scope), when the
@@ -94,22 +86,14 @@ func (s *Server) knownResource(q history.Request, body []byte) (history.Resource
 			}
 		}
 	}
-	gv := schema.GroupVersion{Group: res.Group, Version: res.Version}
-	if res.Group == crdGroup && res.Resource == crdResource { // apiextensions: not in client-go's scheme
-		res.Kind, res.Namespaced = "CustomResourceDefinition", false
-		return res, true
-	}
-	for kind := range scheme.Scheme.KnownTypes(gv) {
-		if plural, _ := meta.UnsafeGuessKindToResource(gv.WithKind(kind)); plural.Resource == res.Resource {
-			res.Kind, res.Namespaced = kind, !clusterScoped[kind]
-			return res, true
-		}
+	if b, ok := discovery.BuiltinResource(res.Group, res.Version, res.Resource); ok {
+		return b, true
 	}
 	var typ struct {
 		Kind       string `json:"kind"`
 		APIVersion string `json:"apiVersion"`
 	}
-	if len(body) > 0 && json.Unmarshal(body, &typ) == nil && typ.Kind != "" && typ.APIVersion == gv.String() {
+	if len(body) > 0 && json.Unmarshal(body, &typ) == nil && typ.Kind != "" && typ.APIVersion == res.GroupVersion() {
 		res.Kind, res.Namespaced = typ.Kind, q.Namespace != ""
 		return res, true
 	}

@@ -157,7 +157,8 @@ func containsFields(text, want string) bool {
 // kubectl asks for a Table and prints the server's columns (the default
 // convertor's NAME and CREATED AT), for its LIST and for every watch event,
 // rather than its own NAME and AGE; and discovery lists only what the
-// replay answers.
+// replay answers (of a writable one, the built-in resources it serves from
+// empty too).
 func TestKubectlServerPrinting(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs kubectl")
@@ -199,9 +200,9 @@ func TestKubectlServerPrinting(t *testing.T) {
 				t.Errorf("kubectl get -w: got rows %q, want %q; output:\n%s", got, want, out)
 			}
 		})
-		t.Run(fmt.Sprintf("kubectl %s - api-resources lists what the replay answers - pass", v), func(t *testing.T) {
+		t.Run(fmt.Sprintf("kubectl %s - api-resources of a read-only replay lists what it answers - pass", v), func(t *testing.T) {
 			k := kubectlPath(t, v)
-			kc := startServe(t, filepath.Join("..", "..", "cassettes", "real-configmaps-pods-watchlist.yaml"))
+			kc := startServe(t, "--read-only", filepath.Join("..", "..", "cassettes", "real-configmaps-pods-watchlist.yaml"))
 			out, err := exec.Command(k, "--kubeconfig", kc, "api-resources", "--no-headers", "--request-timeout=5s").CombinedOutput()
 			if err != nil {
 				t.Fatalf("kubectl api-resources: %v\n%s", err, out)
@@ -216,6 +217,30 @@ func TestKubectlServerPrinting(t *testing.T) {
 			out, err = exec.Command(k, "--kubeconfig", kc, "get", "deployments", "--request-timeout=5s").CombinedOutput()
 			if want := `the server doesn't have a resource type "deployments"`; err == nil || !strings.Contains(string(out), want) {
 				t.Errorf("kubectl get deployments: got %v\n%s\nwant a failure saying %s", err, out, want)
+			}
+		})
+		t.Run(fmt.Sprintf("kubectl %s - api-resources of a writable replay lists the built-in resources too - pass", v), func(t *testing.T) {
+			k := kubectlPath(t, v)
+			kc := startServe(t, filepath.Join("..", "..", "cassettes", "real-configmaps-pods-watchlist.yaml"))
+			out, err := exec.Command(k, "--kubeconfig", kc, "api-resources", "--no-headers", "--request-timeout=5s").CombinedOutput()
+			if err != nil {
+				t.Fatalf("kubectl api-resources: %v\n%s", err, out)
+			}
+			names := map[string]bool{}
+			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				names[strings.Fields(line)[0]] = true
+			}
+			for _, want := range []string{"configmaps", "pods", "secrets", "deployments", "leases"} {
+				if !names[want] {
+					t.Errorf("kubectl api-resources: got no %s, want it listed (served from empty)\n%s", want, out)
+				}
+			}
+			if names["tokenreviews"] || names["apiservices"] {
+				t.Errorf("kubectl api-resources: got tokenreviews or apiservices, want neither (not served)\n%s", out)
+			}
+			out, err = exec.Command(k, "--kubeconfig", kc, "get", "deployments", "--request-timeout=5s").CombinedOutput()
+			if want := "No resources found"; err != nil || !strings.Contains(string(out), want) {
+				t.Errorf("kubectl get deployments: got %v\n%s\nwant success saying %s", err, out, want)
 			}
 		})
 	}

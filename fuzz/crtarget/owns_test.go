@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -74,24 +73,11 @@ type podsMapped struct {
 // namespace (read from the manager's cache).
 var ownsTarget = fuzz.Target{Name: "owner", Doc: "a controller-runtime reconciler that gives each configmap an owned secret, watching pods",
 	Run: func(ctx context.Context, env *fuzz.Env) error {
-		// The replay serves secrets, which the cassettes do not record (nor
-		// pods, real-configmaps-expired.yaml), from the first request for
-		// them on, and its discovery lists them only from then on: controller-runtime's RESTMapper, which reads
-		// discovery before the Owns source asks its informer, would find
-		// no Secret (Pod) kind, and the source would retry every 10 s (its
-		// Kind.Start) while the run, quiet for a second, ends with nothing
-		// reconciled. One request for each first makes the replay list
-		// them, as a real apiserver always does.
-		cs, err := kubernetes.NewForConfig(env.Config)
-		if err != nil {
-			return err
-		}
-		if _, err := cs.CoreV1().Secrets("").List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
-			return err
-		}
-		if _, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
-			return err
-		}
+		// Secrets (and pods, for real-configmaps-expired.yaml) are no
+		// resource the cassettes record: the replay serves them from empty
+		// and its discovery lists them from the start, so controller-
+		// runtime's RESTMapper finds the Secret and Pod kinds before any
+		// request for them, as against a real apiserver.
 		mgr, err := crtarget.NewManager(env, manager.Options{})
 		if err != nil {
 			return err

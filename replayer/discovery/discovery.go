@@ -2,9 +2,10 @@
 // /api, /apis, /apis/<group>, /api/v1 and /apis/<group>/<version>, as
 // kube-apiserver 1.37 answers them, in the legacy form or the aggregated
 // one (apidiscovery.k8s.io/v2) as the client asks. Every answer tells what
-// the replay can answer (see served.go): the resources it has recorded
-// LIST or WATCH traffic of, each with its status subresource, with the
-// verbs get, list and watch. A recorded answer for the path, in the form
+// the replay can answer (see served.go): the resources it serves — those
+// it has recorded LIST or WATCH traffic of and, for a replay that takes
+// writes, the built-in ones it serves from empty (builtin.go) — each with
+// its status subresource, with the verbs get, list and watch. A recorded answer for the path, in the form
 // asked, keeps its shape with the rest taken out; otherwise the answer is
 // built from the recorded answers and the served resources (document.go).
 //

@@ -13,7 +13,8 @@ import (
 )
 
 // Discovery tells what the replay can answer: the resources it serves
-// (those its history has recorded LIST or WATCH traffic of), each with its
+// (those its history has recorded LIST or WATCH traffic of, and those a
+// replay that takes writes serves from empty: Builtin), each with its
 // status subresource, which a GET answers, and with the verbs get, list
 // and watch only. A resource the recorded discovery lists but the replay
 // does not serve is left out: kubectl then says the server does not have that

@@ -1,0 +1,130 @@
+package discovery
+
+import (
+	"cmp"
+	"regexp"
+	"slices"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// A replay that takes writes serves the built-in resources its history
+// does not record from empty (the replayer makes a resource's log on the
+// first request for it), so its discovery lists them from the start, as
+// kube-apiserver does: controller-runtime's RESTMapper reads discovery
+// before a controller's informer lists, and finds no kind it does not list.
+//
+// The built-in resources are derived from client-go's scheme: of each API
+// group, its newest generally available version (kube-apiserver 1.37
+// serves no beta or alpha version by default, and prefers the newest GA
+// one: autoscaling/v2, coordination.k8s.io/v1), and of that version the
+// kinds with a <Kind>List, which are resources (options, subresource kinds
+// such as Scale, Binding or Eviction, and the *Review kinds have none);
+// plus CustomResourceDefinitions, which kube-apiserver serves and
+// client-go's scheme lacks.
+
+// clusterScoped are the built-in kinds kube-apiserver 1.37 serves
+// cluster-scoped (client-go's scheme does not say; its discovery does).
+var clusterScoped = map[string]bool{
+	"Namespace": true, "Node": true, "PersistentVolume": true, "ComponentStatus": true,
+	"ClusterRole": true, "ClusterRoleBinding": true, "StorageClass": true, "CSIDriver": true, "CSINode": true,
+	"VolumeAttachment": true, "VolumeAttributesClass": true, "PriorityClass": true, "RuntimeClass": true,
+	"IngressClass": true, "IPAddress": true, "ServiceCIDR": true, "CertificateSigningRequest": true, "ClusterTrustBundle": true,
+	"MutatingWebhookConfiguration": true, "ValidatingWebhookConfiguration": true,
+	"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true,
+	"MutatingAdmissionPolicy": true, "MutatingAdmissionPolicyBinding": true,
+	"FlowSchema": true, "PriorityLevelConfiguration": true, "DeviceClass": true, "ResourceSlice": true,
+	"CustomResourceDefinition": true, "APIService": true, "StorageVersionMigration": true,
+}
+
+// gaVersion matches a generally available version ("v1", "v2").
+var gaVersion = regexp.MustCompile(`^v[0-9]+$`)
+
+// builtin is the built-in resources, derived once: the core group first,
+// then the groups by name, each group version's resources by name.
+var builtin = sync.OnceValue(func() []history.Resource {
+	out := []history.Resource{{
+		Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions",
+		Kind: "CustomResourceDefinition", Namespaced: false,
+	}}
+	seen := map[string]bool{}
+	for _, gv := range scheme.Scheme.PreferredVersionAllGroups() {
+		if seen[gv.Group] {
+			continue
+		}
+		seen[gv.Group] = true
+		v, ok := preferredGA(gv.Group)
+		if !ok {
+			continue
+		}
+		out = append(out, resourcesOfVersion(schema.GroupVersion{Group: gv.Group, Version: v})...)
+	}
+	slices.SortFunc(out, func(a, b history.Resource) int {
+		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Resource, b.Resource))
+	})
+	return out
+})
+
+// preferredGA returns the newest generally available version client-go's
+// scheme has of group: the one kube-apiserver 1.37 prefers.
+func preferredGA(group string) (string, bool) {
+	best := ""
+	for _, gv := range scheme.Scheme.PrioritizedVersionsForGroup(group) {
+		if gaVersion.MatchString(gv.Version) && (best == "" || version.CompareKubeAwareVersionStrings(gv.Version, best) > 0) {
+			best = gv.Version
+		}
+	}
+	return best, best != ""
+}
+
+// resourcesOfVersion returns the resources of gv in client-go's scheme:
+// its versioned kinds with a <Kind>List.
+func resourcesOfVersion(gv schema.GroupVersion) []history.Resource {
+	kinds := scheme.Scheme.KnownTypes(gv)
+	var out []history.Resource
+	for kind := range kinds {
+		if _, ok := kinds[kind+"List"]; !ok {
+			continue
+		}
+		obj, err := scheme.Scheme.New(gv.WithKind(kind))
+		if err != nil {
+			continue
+		}
+		if unversioned, _ := scheme.Scheme.IsUnversioned(obj); unversioned { // APIGroup, registered in core v1
+			continue
+		}
+		plural, _ := meta.UnsafeGuessKindToResource(gv.WithKind(kind))
+		out = append(out, history.Resource{
+			Group: gv.Group, Version: gv.Version, Resource: plural.Resource,
+			Kind: kind, Namespaced: !clusterScoped[kind],
+		})
+	}
+	return out
+}
+
+// Builtin returns the built-in resources kube-apiserver 1.37 serves by
+// default, as client-go's scheme has them (see above): each with its kind
+// and scope, the core group first, then by group and resource name. A
+// replay that takes writes serves each from empty when its history does
+// not record it, and its discovery lists them. The slice is the caller's.
+func Builtin() []history.Resource {
+	return slices.Clone(builtin())
+}
+
+// BuiltinResource returns the built-in resource of group, version and
+// resource name ("", "v1", "secrets"), with its kind and scope; ok is
+// false when it is none of Builtin's.
+func BuiltinResource(group, version, resource string) (res history.Resource, ok bool) {
+	id := history.Resource{Group: group, Version: version, Resource: resource}
+	i := slices.IndexFunc(builtin(), func(r history.Resource) bool { return r.ID() == id })
+	if i < 0 {
+		return history.Resource{}, false
+	}
+	return builtin()[i], true
+}
