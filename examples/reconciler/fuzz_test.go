@@ -5,18 +5,24 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/crtarget"
 )
 
 // options are the options of the example's fuzz tests: the shipped real
 // cassettes, the reconciler's own invariant beside the built-in ones
 // (same-outcome among them: the end state against fault-free reference
-// runs), and seeds that crash it after each of its first four writes.
+// runs), and seeds that crash it after each of its first four writes;
+// controller-runtime's known bugs are not its own.
 func options(t fuzz.Target) fuzz.Options {
 	return fuzz.Options{
 		Cassettes: cassettes,
 		Target:    t,
 		Extra:     []fuzz.Invariant{oneChildPerParent},
 		Plans:     fuzz.Glob("testdata/plans/*.yaml"),
+		// controller-runtime's own known bugs (on v0.23: the priority
+		// queue's shutdown leak, controller-runtime#3538) are logged, not
+		// failed
+		Known: crtarget.KnownFindings(),
 	}
 }
 

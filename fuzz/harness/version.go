@@ -16,14 +16,24 @@ const clientGoModule = "k8s.io/client-go"
 // binary ("v0.37.2"): as its build information records it, or (a test
 // binary records none) as the module cache path of client-go's source
 // says; "unknown" when neither does (a vendored build).
-func ClientGoVersion() string {
+func ClientGoVersion() string { return ModuleVersion(clientGoModule, cache.NewReflector) }
+
+// ModuleVersion returns the version of module built into this binary, as
+// ClientGoVersion does for client-go: from the build information, else
+// from the module cache path of fn's source, fn being a function of that
+// module; "unknown" when neither says.
+func ModuleVersion(module string, fn any) string {
 	if info, ok := debug.ReadBuildInfo(); ok {
-		if v := moduleVersion(info, clientGoModule); v != "unknown" {
+		if v := moduleVersion(info, module); v != "unknown" {
 			return v
 		}
 	}
-	file, _ := runtime.FuncForPC(reflect.ValueOf(cache.NewReflector).Pointer()).FileLine(0)
-	return versionInPath(file, clientGoModule)
+	v := reflect.ValueOf(fn)
+	if v.Kind() != reflect.Func {
+		return "unknown"
+	}
+	file, _ := runtime.FuncForPC(v.Pointer()).FileLine(0)
+	return versionInPath(file, module)
 }
 
 // versionInPath reads module@version from a source file's path

@@ -1,0 +1,48 @@
+package crtarget
+
+import (
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
+)
+
+// crModule is controller-runtime's module path.
+const crModule = "sigs.k8s.io/controller-runtime"
+
+// knownFindings are controller-runtime bugs a run of a manager meets, each
+// known upstream, with the controller-runtime minor versions whose source
+// has it.
+var knownFindings = []struct {
+	known  fuzz.Known
+	minors []string
+}{
+	{known: fuzz.Known{Name: "controller-runtime#3538",
+		Doc:        "the priority queue hands a ready item to a worker that has already returned on shutdown: its handleReadyItems goroutine blocks on the unbuffered send for ever (fixed by kubernetes-sigs/controller-runtime#3540: the send selects on done)",
+		Site:       "sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue.(*priorityqueue).handleReadyItems",
+		Invariants: []string{"clean-stop"}},
+		minors: []string{"v0.23", "v0.24"}}, // priorityqueue.go: a bare `w.get <- *item` in v0.23.3 and v0.24.1; v0.25.2 selects on w.done
+}
+
+// KnownFindings returns the known controller-runtime bugs the
+// controller-runtime this binary is built with has, for fuzz.Options.Known:
+// a run that breaks an invariant only as one of them does is logged and
+// counted, not failed.
+func KnownFindings() []fuzz.Known {
+	v := controllerRuntimeVersion()
+	var out []fuzz.Known
+	for _, k := range knownFindings {
+		for _, m := range k.minors {
+			if v == m || strings.HasPrefix(v, m+".") {
+				out = append(out, k.known)
+			}
+		}
+	}
+	return out
+}
+
+// controllerRuntimeVersion is the version of controller-runtime the binary
+// is built with ("unknown" when it cannot tell).
+func controllerRuntimeVersion() string { return harness.ModuleVersion(crModule, manager.New) }
