@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	clientfeatures "k8s.io/client-go/features"
 
@@ -238,10 +239,20 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 	return out
 }
 
+// workerSpinBound is a run's spin bound in a go test -fuzz worker: the
+// engine ends a worker whose input runs 10 s of real time (internal/fuzz
+// RunFuzzWorker panics "deadlocked!", a message it does not print), so a
+// run that spins is given up sooner there, and reported.
+const workerSpinBound = 5 * time.Second
+
 // spec is the run an input asks for.
 func (c *Campaign) spec(in input) harness.Spec {
 	fc := c.cassettes[in.cassette]
-	return harness.Spec{History: fc.h, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList, Gates: in.gates,
+	spin := time.Duration(0)
+	if currentMode() == workerMode {
+		spin = workerSpinBound
+	}
+	return harness.Spec{SpinBound: spin, History: fc.h, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList, Gates: in.gates,
 		Level: c.opts.Level, LiveBound: c.opts.LiveBound, MaxBurst: c.opts.MaxBurst, MaxRate: c.opts.MaxRate, Reproducer: fc.reproducer, Cache: fc.Cache, Pace: c.opts.Pace}
 }
 

@@ -19,6 +19,7 @@ package reconciler
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -92,6 +93,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	if child == nil {
 		if child, err = r.create(ctx, &parent); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	if !maps.Equal(child.Data, parent.Data) { // level-based: the child follows its parent's data
+		patch := client.MergeFrom(child.DeepCopy())
+		child.Data = parent.Data
+		if err := r.client.Patch(ctx, child, patch); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
