@@ -91,6 +91,11 @@ func JudgeOne(inv Invariant, o *Observation) (err error, why string) {
 	if inv.Scope == EndState && o.Unsettled {
 		return nil, unsettledWhy(o)
 	}
+	if _, builtin := LookupInvariant(inv.Name); !builtin && inv.Scope == EndState && refusedWrites(o.Writes) {
+		// a user's end state of a writing target is its writes' doing,
+		// and the replay took none (the built-in ones judge the cache)
+		return nil, "the replay took no writes (405 MethodNotAllowed: opaque resourceVersions, or a read-only replay), so the end state is not the target's doing"
+	}
 	err = checkOne(inv, o)
 	if errors.Is(err, ErrNotJudged) {
 		return nil, strings.TrimPrefix(err.Error(), ErrNotJudged.Error()+": ")
