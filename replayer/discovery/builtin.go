@@ -39,7 +39,7 @@ var clusterScoped = map[string]bool{
 	"MutatingWebhookConfiguration": true, "ValidatingWebhookConfiguration": true,
 	"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true,
 	"MutatingAdmissionPolicy": true, "MutatingAdmissionPolicyBinding": true,
-	"FlowSchema": true, "PriorityLevelConfiguration": true, "DeviceClass": true, "ResourceSlice": true,
+	"FlowSchema": true, "PriorityLevelConfiguration": true, "DeviceClass": true, "DeviceTaintRule": true, "ResourceSlice": true,
 	"CustomResourceDefinition": true, "APIService": true, "StorageVersionMigration": true,
 }
 
