@@ -14,6 +14,7 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer"
 )
 
 // referenceSeeds are the harness.Spec.Seed values of an input's two
@@ -173,7 +174,8 @@ func referenceOf(t *testing.T, spec harness.Spec) *oracle.Reference {
 		return nil
 	}
 	oa, ob := oracle.OutcomeOf(a.Served), oracle.OutcomeOf(b.Served)
-	return &oracle.Reference{Outcome: oa, Masks: oracle.DefaultMaskSet().Merge(oracle.LearnMasks(oa, ob)), Writes: len(a.Writes)}
+	return &oracle.Reference{Outcome: oa, Masks: oracle.DefaultMaskSet().Merge(oracle.LearnMasks(oa, ob)), Writes: len(a.Writes),
+		Paced: spec.Pace.Mode == replayer.PaceRecorded}
 }
 
 // referencePair runs spec with no plan under each of seeds; b is nil when
