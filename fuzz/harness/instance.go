@@ -30,11 +30,10 @@ var errCrashed = errors.New("the target crashed: its requests no longer reach th
 
 // instance is one incarnation of a run's target.
 type instance struct {
-	rec    *Probe
-	env    *Env
-	gate   *crashGate
-	cancel context.CancelFunc
-	done   chan struct{} // closed when its Run has returned
+	rec  *Probe
+	env  *Env
+	gate *crashGate
+	done chan struct{} // closed when its Run has returned
 
 	// how its Run ended (read once done is closed)
 	err       error
@@ -51,14 +50,13 @@ type instance struct {
 }
 
 // startInstance starts a fresh instance of s.Target on transport, its
-// deliveries timed from start.
-func startInstance(parent context.Context, s Spec, transport http.RoundTripper, start time.Time, cache *level.Cache) *instance {
+// deliveries timed from start, running until ctx (the run's) is done.
+func startInstance(ctx context.Context, s Spec, transport http.RoundTripper, start time.Time, cache *level.Cache) *instance {
 	rec := NewProbe(start)
 	if cache != nil && s.Level == level.Typed {
 		rec.known = cache.Known
 	}
-	ctx, cancel := context.WithCancel(parent)
-	in := &instance{rec: rec, cancel: cancel, done: make(chan struct{}), crashedAt: -1}
+	in := &instance{rec: rec, done: make(chan struct{}), crashedAt: -1}
 	in.gate = &crashGate{next: transport, open: map[*gatedBody]bool{}}
 	in.env = &Env{
 		Config:    &rest.Config{Host: level.ReplayHost, Transport: in.gate},
@@ -117,7 +115,13 @@ func (in *instance) crashed() (time.Duration, bool) {
 func (in *instance) failures(obs *oracle.Observation) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if in.panic != nil && in.panicAt <= in.crashedAt {
+	ended := false
+	select {
+	case <-in.done: // its Run's outcome is set; one still running is not read
+		ended = true
+	default:
+	}
+	if ended && in.panic != nil && in.panicAt <= in.crashedAt {
 		obs.Panics = append(obs.Panics, fmt.Sprint(in.panic))
 		obs.PanicSites = append(obs.PanicSites, in.panicSite)
 		if obs.FirstPanicAt < 0 || in.panicAt < obs.FirstPanicAt {
