@@ -50,21 +50,77 @@ type ResourceOutcome struct {
 const writeFrom = "write"
 
 // OutcomeOf returns the end state of h: every log's final state and the
-// counts of the events the target's writes made. A nil h has an empty
-// Outcome.
+// counts of the events the target's writes made, without the objects whose
+// owners h deleted (the garbage collector's: orphaned). A nil h has an
+// empty Outcome.
 func OutcomeOf(h *history.History) Outcome {
 	out := Outcome{Resources: map[string]*ResourceOutcome{}}
 	if h == nil {
 		return out
 	}
+	dead := deadOwners(h)
 	for _, l := range h.Logs {
-		out.Resources[l.Resource.Name()] = resourceOutcome(l)
+		out.Resources[l.Resource.Name()] = resourceOutcome(l, dead)
 	}
 	return out
 }
 
-// resourceOutcome is l's end state.
-func resourceOutcome(l *history.Log) *ResourceOutcome {
+// deadOwners returns the UIDs of the objects h held and no longer holds
+// at its end, of every resource: the owners whose dependents a cluster's
+// garbage collector deletes.
+func deadOwners(h *history.History) map[string]bool {
+	seen, live := map[string]bool{}, map[string]bool{}
+	for _, l := range h.Logs {
+		for _, o := range l.Initial {
+			seen[o.UID] = true
+		}
+		for _, e := range l.Events {
+			seen[e.Object.UID] = true
+		}
+		for _, o := range l.StateAt(l.End()) {
+			live[o.UID] = true
+		}
+	}
+	dead := map[string]bool{}
+	for uid := range seen {
+		if uid != "" && !live[uid] {
+			dead[uid] = true
+		}
+	}
+	return dead
+}
+
+// orphaned reports whether o has owners and every one of them is dead
+// (deadOwners): an object kube-controller-manager's garbage collector
+// deletes (background propagation, the default: pkg/controller/
+// garbagecollector), which the replay, running no garbage collector,
+// keeps. An owner the history never held (a kind it did not record) is
+// taken to be alive.
+func orphaned(o *history.Object, dead map[string]bool) bool {
+	if len(dead) == 0 || !bytes.Contains(o.Raw, []byte(`"ownerReferences"`)) {
+		return false
+	}
+	var m struct {
+		Metadata struct {
+			OwnerReferences []struct {
+				UID string `json:"uid"`
+			} `json:"ownerReferences"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(o.Raw, &m) != nil || len(m.Metadata.OwnerReferences) == 0 {
+		return false
+	}
+	for _, r := range m.Metadata.OwnerReferences {
+		if !dead[r.UID] {
+			return false
+		}
+	}
+	return true
+}
+
+// resourceOutcome is l's end state; the objects orphaned by the owners in
+// dead are left out of it, and their ADDED and DELETED counts with them.
+func resourceOutcome(l *history.Log, dead map[string]bool) *ResourceOutcome {
 	ro := &ResourceOutcome{Objects: map[string][]byte{}, Added: map[string]int{}, Deleted: map[string]int{}}
 	born := map[string]int{} // key -> index of its last ADDED event (-1: initial)
 	for _, o := range l.Initial {
@@ -89,6 +145,24 @@ func resourceOutcome(l *history.Log) *ResourceOutcome {
 		}
 	}
 	final := l.StateAt(l.End())
+	garbage := map[string]bool{} // count keys of the orphaned objects
+	kept := final[:0:0]
+	for _, o := range final {
+		if !orphaned(o, dead) {
+			kept = append(kept, o)
+			continue
+		}
+		ck := o.Key()
+		if g := generateNameOf(o); g != "" {
+			ck = keyIn(o.Namespace, g) + "*"
+		}
+		garbage[ck] = true
+	}
+	final = kept
+	for ck := range garbage {
+		delete(ro.Added, ck)
+		delete(ro.Deleted, ck)
+	}
 	type generated struct {
 		obj  *history.Object
 		born int

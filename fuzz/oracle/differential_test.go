@@ -77,6 +77,16 @@ func TestDiffOutcome(t *testing.T) {
 	}
 	learned := LearnMasks(OutcomeOf(withWrites(t, base, write{history.Added, `{"metadata":{"name":"a-child","namespace":"ns","annotations":{"at":"1"}}}`})),
 		OutcomeOf(withWrites(t, base, write{history.Added, `{"metadata":{"name":"a-child","namespace":"ns","annotations":{"at":"2"}}}`})))
+	var parentB *history.Object // ns/b, which owned returns a child of
+	for _, o := range base.Logs[0].Initial {
+		if o.Name == "b" {
+			parentB = o
+		}
+	}
+	owned := func(name, owner string) write {
+		return write{history.Added, fmt.Sprintf(`{"metadata":{"name":%q,"namespace":"ns","uid":"u-%s","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"b","uid":%q,"controller":true}]},"data":{"k":"v"}}`, name, name, owner)}
+	}
+	deleteB := write{history.Deleted, fmt.Sprintf(`{"metadata":{"name":"b","namespace":"ns","uid":%q}}`, parentB.UID)}
 	tests := []struct {
 		name     string
 		ref, got []write
@@ -104,6 +114,13 @@ func TestDiffOutcome(t *testing.T) {
 				"DELETED by the target's writes 1 times, the reference 0"}},
 		{name: "diff outcome - a child created and deleted again, gone at the end of both - pass, counts not compared",
 			got: []write{child, {history.Deleted, child.obj}}},
+		{name: "diff outcome - an extra child of a parent deleted since, the garbage collector's - pass",
+			ref: []write{deleteB}, got: []write{owned("b-child", parentB.UID), deleteB}},
+		{name: "diff outcome - an extra child of a live parent - fail",
+			got: []write{owned("b-child", parentB.UID)}, want: ErrDiffersFromReference, wantText: []string{"configmaps ns/b-child: extra"}},
+		{name: "diff outcome - an extra child of an owner the history never held - fail",
+			ref: []write{deleteB}, got: []write{owned("b-child", "u-unrecorded"), deleteB}, want: ErrDiffersFromReference,
+			wantText: []string{"configmaps ns/b-child: extra"}},
 		{name: "diff outcome - generateName objects with other suffixes, matched - pass",
 			ref: []write{gen("job-abcde", "u1")}, got: []write{gen("job-zyxwv", "u9")}},
 		{name: "diff outcome - one generateName object more - fail", ref: []write{gen("job-abcde", "u1")}, got: []write{gen("job-zyxwv", "u9"), gen("job-qqqqq", "u8")},

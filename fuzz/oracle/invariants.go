@@ -99,7 +99,7 @@ var Invariants = []Invariant{
 		Guarantee: `shared_informer.go, SharedInformer doc: the cache "is eventually consistent with the authoritative ` +
 			`state ... unless prevented by persistent communication problems"; a legal fault is not a persistent problem`},
 	{Name: "same-outcome", Scope: EndState, Check: checkSameOutcome,
-		Doc: "a writing target's end state (every resource the replay served: objects, their fields outside the masks, and the ADDED and DELETED events its writes made per object) equals that of a fault-free reference run of the same input; masked: DefaultMasks and the fields two reference runs with other seeds differ in",
+		Doc: "a writing target's end state (every resource the replay served: objects, their fields outside the masks, and the ADDED and DELETED events its writes made per object) equals that of a fault-free reference run of the same input, objects whose owners are all gone (the garbage collector's) left out; masked: DefaultMasks and the fields two reference runs with other seeds differ in",
 		Guarantee: `controller-runtime v0.23.3 pkg/reconcile/reconcile.go, Reconciler doc: "Reconciliation is level-based, meaning action ` +
 			`isn't driven off changes in individual Events, but instead is driven by actual cluster state read from the apiserver or ` +
 			`a local cache"; TypedReconciler.Reconcile: "Reconcile performs a full reconciliation for the object referred to by the ` +
