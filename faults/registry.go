@@ -94,6 +94,11 @@ var Registry = []Fault{
 		Do:  fixed("crash the target once the write is answered, then start a fresh instance"), Did: "target crashed after %s",
 		Persists: Once, PersistsWhy: "one crash between two writes is the perturbation; a target that crashes after every write is crash-looping"},
 
+	{Name: "graceful-restart", Class: Legal, Point: RequestPoint,
+		Doc: "the target is stopped as by a SIGTERM when this LIST or WATCH of its arrives (its context cancelled; the request is answered as usual), and once it has returned a fresh instance starts with cold caches: a rolling update or a node drain; at its first request, a stop while its caches sync (a process may be told to stop at any instant, and must return)",
+		Do:  fixed("stop the target (cancel its context), then start a fresh instance once it has returned"), Did: "target stopped at %s",
+		Persists: Once, PersistsWhy: "one restart is the perturbation; a target stopped at every request never gets to run"},
+
 	// breaking: violates the watch contract; a client may diverge
 	{Name: "reorder", Class: Breaking, Point: FramePoint,
 		Doc: "the next two events are sent in swapped order",

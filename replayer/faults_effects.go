@@ -36,6 +36,7 @@ var effects = map[string]effect{
 	"garble-frame":               {frame: garbleFrame},
 	"missing-initial-events-end": {watch: withholdInitialEventsEnd},
 	"crash-after-write":          {write: crashAfterWrite},
+	"graceful-restart":           {list: stopTarget, watch: stopTarget},
 }
 
 // effect is how the replayer acts out one fault: its behaviour at each

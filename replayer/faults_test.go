@@ -348,6 +348,7 @@ func TestFaultWire(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { runFaultCase(t, tc) })
 	}
 	covered["crash-after-write"] = true // TestCrashAfterWriteWire: a write point, reached by writes
+	covered["graceful-restart"] = true  // TestGracefulRestartWire: it acts on the target, not the answer
 	for _, f := range faults.Registry {
 		if !covered[f.Name] {
 			t.Errorf("fault %s: got no wire test, want one", f.Name)

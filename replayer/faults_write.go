@@ -5,6 +5,9 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
+// The faults that end the target's process: crash-after-write at a write
+// point, graceful-restart at a request.
+
 // writePoint reaches the decision point of a write of the target's to l,
 // once the replay has answered it (stored or refused), and acts out the
 // decision there, if any.
@@ -32,6 +35,22 @@ func crashAfterWrite(c *pointCtx, d faults.Decision) (func() error, bool) {
 		}
 		c.s.fire(c.pt, d.Fault, detail)
 		c.s.opts.crash()
+		return nil
+	}, true
+}
+
+// stopTarget stops the target as a SIGTERM does when its LIST or WATCH
+// arrives (graceful-restart): the replay's WithTargetStop function cancels
+// the context of the instance that asked and starts a fresh one once it
+// has returned; the request is answered as usual. Without one it cannot
+// act.
+func stopTarget(c *pointCtx, d faults.Decision) (func() error, bool) {
+	if c.s.opts.stop == nil {
+		return nil, false
+	}
+	return func() error {
+		c.s.fire(c.pt, d.Fault, "the target's context cancelled")
+		c.s.opts.stop()
 		return nil
 	}, true
 }

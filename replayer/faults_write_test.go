@@ -66,3 +66,63 @@ func TestCrashAfterWriteWire(t *testing.T) {
 		})
 	}
 }
+
+// TestGracefulRestartWire lists configmaps three times, then watches,
+// under graceful-restart: with a stop function the fault fires when the
+// request it names arrives, calls it once before answering, and the
+// request is answered as usual; without one it does not act.
+func TestGracefulRestartWire(t *testing.T) {
+	tests := []struct {
+		name      string
+		plan      string
+		withStop  bool
+		stoppedAt int // the request (1: the first LIST, 4: the WATCH) whose arrival stop came at (0: never)
+		fired     []string
+	}{
+		{name: "graceful-restart - list #2 - stopped at its arrival, answered - pass", plan: "graceful-restart:list=2", withStop: true,
+			stoppedAt: 2, fired: []string{"LIST #2 graceful-restart: the target's context cancelled"}},
+		{name: "graceful-restart - at request 3, the watch - pass", plan: "graceful-restart:at=3", withStop: true,
+			stoppedAt: 4, fired: []string{"watch #1 graceful-restart: the target's context cancelled"}},
+		{name: "graceful-restart - no stop function - does not act - pass", plan: "graceful-restart:list=1",
+			fired: []string{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := faults.ParseText(tc.plan)
+			if err != nil {
+				t.Fatalf("plan %q: got error %v, want none", tc.plan, err)
+			}
+			sent, stoppedAt, calls := 0, 0, 0
+			opts := []Option{WithPlan(plan)}
+			if tc.withStop {
+				opts = append(opts, WithTargetStop(func() { calls++; stoppedAt = sent }))
+			}
+			s := New(listHistory(t), opts...)
+			cms := writeClient(t, s, false).CoreV1().ConfigMaps("")
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			for i := 1; i <= 3; i++ {
+				sent = i
+				l, err := cms.List(ctx, metav1.ListOptions{})
+				if err != nil || len(l.Items) == 0 {
+					t.Fatalf("list %d: got %v items, error %v, want the state (the request is answered as usual)", i, len(l.Items), err)
+				}
+			}
+			sent = 4
+			w, err := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: "0"})
+			if err != nil {
+				t.Fatalf("watch: got error %v, want none", err)
+			}
+			if ev := <-w.ResultChan(); ev.Type != "ADDED" {
+				t.Errorf("watch: got first event %s, want ADDED (answered as usual)", ev.Type)
+			}
+			w.Stop()
+			if calls > 1 || stoppedAt != tc.stoppedAt {
+				t.Errorf("stop: got %d calls, at request %d, want at request %d", calls, stoppedAt, tc.stoppedAt)
+			}
+			if got := firedStrings(s.Fired()); !equalStrings(got, tc.fired) {
+				t.Errorf("fired:\ngot  %q\nwant %q", got, tc.fired)
+			}
+		})
+	}
+}

@@ -89,6 +89,7 @@ type options struct {
 	plan             *faults.Plan  // nil: no plan
 	readOnly         bool          // writes answered 405 (see WithReadOnly)
 	crash            func()        // crashes the target (see WithTargetCrash)
+	stop             func()        // stops the target (see WithTargetStop)
 
 	storm       bool // storm detection (see WithStormDetection)
 	stormWindow time.Duration
@@ -152,6 +153,15 @@ func WithReadOnly() Option { return func(o *options) { o.readOnly = true } }
 // and start a fresh one (fuzz/harness does). Without it no fault crashes
 // the target: crash-after-write does not act.
 func WithTargetCrash(crash func()) Option { return func(o *options) { o.crash = crash } }
+
+// WithTargetStop sets how the replay stops its target when a fault says
+// so (graceful-restart): stop is called when the LIST or WATCH the fault
+// strikes at arrives, before it is answered, and must cancel the context
+// of the instance of the target that sent it, as a SIGTERM does, and start
+// a fresh one once that has returned (fuzz/harness does); the request is
+// answered as usual. Without it no fault stops the target:
+// graceful-restart does not act.
+func WithTargetStop(stop func()) Option { return func(o *options) { o.stop = stop } }
 
 // WithVersion sets the gitVersion /version reports.
 func WithVersion(v string) Option { return func(o *options) { o.gitVersion = v } }

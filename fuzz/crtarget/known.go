@@ -24,6 +24,11 @@ var knownFindings = []struct {
 		Site:       "sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue.(*priorityqueue).handleReadyItems",
 		Invariants: []string{"clean-stop"}},
 		minors: []string{"v0.23", "v0.24"}}, // priorityqueue.go: a bare `w.get <- *item` in v0.23.3 and v0.24.1; v0.25.2 selects on w.done
+	{known: fuzz.Known{Name: "controller-runtime#3440",
+		Doc:        "a manager stopped before every runnable has signalled ready busy-loops in runnableGroup.Start: the wait selects on the closed ctx.Done() and never returns on it, so the loop runs until the caches sync (for ever if they never do); the fix proposed in kubernetes-sigs/controller-runtime#3440 was closed unmerged",
+		Site:       "sigs.k8s.io/controller-runtime/pkg/manager.(*runnableGroup).Start",
+		Invariants: []string{"no-spin"}},
+		minors: []string{"v0.23", "v0.24", "v0.25"}}, // runnable_group.go: `case <-ctx.Done():` sets retErr and loops, in v0.23.3, v0.24.1 and v0.25.2
 }
 
 // KnownFindings returns the known controller-runtime bugs the

@@ -20,9 +20,13 @@ import (
 // (crash-after-write): the instance that wrote is stopped at once — its
 // requests from then on, and the answer it was waiting for, are lost, as
 // when a process dies — and a fresh instance starts, with a new Env and a
-// new Probe (cold caches), against the same replay. The invariants judge
+// new Probe (cold caches), against the same replay. A fault may stop it
+// instead (graceful-restart): its context is cancelled, as by a SIGTERM,
+// it runs its graceful shutdown, and once its Run has returned (or
+// oracle.StopGrace of virtual time has passed: NotStopped) it is cut off
+// as a crashed one is and a fresh instance starts. The invariants judge
 // the last instance's deliveries, store and sync; the panics and errors
-// every instance recorded before it crashed count too.
+// every instance recorded before it ended count too.
 
 // errCrashed is what a crashed instance's requests get: it is dead, and
 // nothing it asks reaches the replay.
@@ -32,8 +36,9 @@ var errCrashed = errors.New("the target crashed: its requests no longer reach th
 type instance struct {
 	rec  *Probe
 	env  *Env
-	gate *crashGate
-	done chan struct{} // closed when its Run has returned
+	gate   *crashGate
+	done   chan struct{} // closed when its Run has returned
+	cancel context.CancelFunc
 
 	// how its Run ended (read once done is closed)
 	err       error
@@ -42,7 +47,8 @@ type instance struct {
 	panicSite string
 
 	mu        sync.Mutex
-	crashedAt time.Duration // when it crashed; -1 while it runs
+	stoppedAt time.Duration // when a fault stopped it; -1 unless one did
+	crashedAt time.Duration // when it crashed (a stopped one: was cut off); -1 while it runs
 	panics    []string      // its probe's panics and errors when it crashed
 	sites     []string
 	firstAt   time.Duration
@@ -56,7 +62,8 @@ func startInstance(ctx context.Context, s Spec, transport http.RoundTripper, sta
 	if cache != nil && s.Level == level.Typed {
 		rec.known = cache.Known
 	}
-	in := &instance{rec: rec, done: make(chan struct{}), crashedAt: -1}
+	ctx, cancel := context.WithCancel(ctx)
+	in := &instance{rec: rec, done: make(chan struct{}), cancel: cancel, stoppedAt: -1, crashedAt: -1}
 	in.gate = &crashGate{next: transport, open: map[*gatedBody]bool{}}
 	in.env = &Env{
 		Config:    &rest.Config{Host: level.ReplayHost, Transport: in.gate},
@@ -103,15 +110,40 @@ func (in *instance) crash(at time.Duration) {
 	in.gate.kill()
 }
 
-// crashed returns when the instance crashed, and whether it did.
+// stop asks the instance to stop at virtual time at, as a SIGTERM does:
+// its context is cancelled, and it runs its graceful shutdown. The run
+// cuts it off (crash) once it has returned.
+func (in *instance) stop(at time.Duration) {
+	in.mu.Lock()
+	if in.stoppedAt >= 0 || in.crashedAt >= 0 {
+		in.mu.Unlock()
+		return
+	}
+	in.stoppedAt = at
+	in.mu.Unlock()
+	in.cancel()
+}
+
+// stopping returns when a fault stopped the instance, and whether one did
+// and it has not been cut off yet.
+func (in *instance) stopping() (time.Duration, bool) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.stoppedAt, in.stoppedAt >= 0 && in.crashedAt < 0
+}
+
+// crashed returns when the instance crashed, and whether it did (a
+// stopped one does not crash).
 func (in *instance) crashed() (time.Duration, bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	return in.crashedAt, in.crashedAt >= 0
+	return in.crashedAt, in.crashedAt >= 0 && in.stoppedAt < 0
 }
 
 // failures adds what a crashed instance recorded before it crashed —
-// panics, their sites, errors, and a Run that panicked first — to obs.
+// panics, their sites, errors, and a Run that panicked first — to obs;
+// for a stopped one, also the error its Run returned (other than its
+// cancellation).
 func (in *instance) failures(obs *oracle.Observation) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -134,6 +166,9 @@ func (in *instance) failures(obs *oracle.Observation) {
 	obs.Panics = append(obs.Panics, in.panics...)
 	obs.PanicSites = append(obs.PanicSites, in.sites...)
 	obs.Errors = append(obs.Errors, in.errs...)
+	if ended && in.stoppedAt >= 0 && in.err != nil && !errors.Is(in.err, context.Canceled) {
+		obs.Errors = append(obs.Errors, fmt.Sprintf("Run returned: %v", in.err))
+	}
 }
 
 // crashGate is the transport of one instance: it passes requests on until

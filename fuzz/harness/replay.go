@@ -36,8 +36,8 @@ func (v verbatimReplay) Fired() []faults.Firing  { return nil }
 func (v verbatimReplay) Truth() *history.History { return v.truth }
 func (v verbatimReplay) Spent() bool             { return true }
 
-// ForgetListings does nothing: no fault crashes a target a verbatim replay
-// serves, so none starts afresh.
+// ForgetListings does nothing: no fault crashes or stops a target a
+// verbatim replay serves, so none starts afresh.
 func (v verbatimReplay) ForgetListings() {}
 
 // Writes returns no log: a verbatim replay keeps none of its answers to
@@ -54,12 +54,12 @@ func (m modelReplay) Writes() ([]replayer.Write, bool) { return m.Server.Writes(
 // ExhaustedOf reports whether every recorded answer has been given.
 func (v verbatimReplay) ExhaustedOf(history.Resource) bool { return v.Exhausted() }
 
-// newReplay returns the replay s asks for; crash crashes the target when
-// a fault says so.
-func newReplay(s Spec, crash func()) (replay, error) {
+// newReplay returns the replay s asks for; crash crashes the target and
+// stop stops it when a fault says so.
+func newReplay(s Spec, crash, stop func()) (replay, error) {
 	if s.Reproducer == nil {
 		return modelReplay{replayer.New(s.History, replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(oracle.WatchCap), replayer.WithPace(s.Pace),
-			replayer.WithTargetCrash(crash))}, nil
+			replayer.WithTargetCrash(crash), replayer.WithTargetStop(stop))}, nil
 	}
 	v, err := verbatim.New(s.Reproducer...)
 	if err != nil {

@@ -148,7 +148,7 @@ func Observe(t *testing.T, s Spec) *oracle.Observation {
 		bound = DefaultSpinBound
 	}
 	if spin := w.watch(finished, bound); spin != nil {
-		return spinObservation(s, spin)
+		return spinObservation(s, spin, w)
 	}
 	if panicked != nil {
 		panic(panicked)
@@ -171,20 +171,29 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 		return nil
 	}
 	var cur atomic.Pointer[instance] // the target's live instance
-	crashed := make(chan struct{}, 1)
-	var start time.Time
-	crash := func() { // a fault crashes the instance that wrote (crash-after-write)
-		cur.Load().crash(time.Since(start))
+	ended := make(chan struct{}, 1)  // wakes the loop: an instance crashed or was stopped
+	wake := func() {
 		select {
-		case crashed <- struct{}{}:
+		case ended <- struct{}{}:
 		default:
 		}
 	}
-	srv, err := newReplay(s, crash)
+	var start time.Time
+	crash := func() { // a fault crashes the instance that wrote (crash-after-write)
+		cur.Load().crash(time.Since(start))
+		wake()
+	}
+	stop := func() { // a fault stops the instance that asked (graceful-restart)
+		cur.Load().stop(time.Since(start))
+		w.stopping.Store(true)
+		wake()
+	}
+	srv, err := newReplay(s, crash, stop)
 	if err != nil {
 		t.Errorf("replay: got error %v, want none", err)
 		return nil
 	}
+	w.fired.Store(srv.Fired)
 	transport := srv.Transport()
 	if s.RecordTo != "" {
 		traffic, err := recorder.New(s.RecordTo, recorder.WithFlushInterval(time.Hour), recorder.WithBeforeSave(cassette.MarkVerbatim))
@@ -259,6 +268,31 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 				obs.SyncedAt, snaps, delivered, step = -1, nil, 0, tick
 				continue
 			}
+			if at, ok := in.stopping(); ok {
+				// A stopped instance runs its graceful shutdown; once
+				// its Run has returned (or the grace is over: it did not
+				// stop) it is cut off and a fresh instance starts, cold.
+				select {
+				case <-in.done:
+				default:
+					if now-at < oracle.StopGrace {
+						select {
+						case <-in.done:
+						case <-time.After(tick):
+						}
+						continue
+					}
+					obs.NotStopped = true
+				}
+				in.crash(now)
+				crashedOnes = append(crashedOnes, in)
+				obs.Restarts = append(obs.Restarts, at)
+				srv.ForgetListings()
+				w.stopping.Store(false)
+				cur.Store(startInstance(ctx, s, transport, start, s.Cache))
+				obs.SyncedAt, snaps, delivered, step = -1, nil, 0, tick
+				continue
+			}
 		}
 		rec := cur.Load().rec
 		changed := false
@@ -308,7 +342,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 		}
 		select {
 		case <-time.After(min(step, end()-now)):
-		case <-crashed:
+		case <-ended:
 		}
 	}
 	in := cur.Load()

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
@@ -21,6 +22,7 @@ type spinWatch struct {
 	lookedAt atomic.Int64 // virtual time of the last look, ns
 	stopping atomic.Bool
 	bubble   atomic.Value // string
+	fired    atomic.Value // func() []faults.Firing: the replay's, once it exists
 }
 
 // look records a look at virtual time at.
@@ -65,9 +67,14 @@ func runningIn(id string) string {
 	return strings.Join(out, "\n\n")
 }
 
-// spinObservation is what a run given up spinning observed: its spin, and
+// spinObservation is what a run given up spinning observed: its spin and
+// the faults that had fired (read from the replay under its lock), and
 // nothing else (the rest stayed with its goroutines).
-func spinObservation(s Spec, spin *oracle.Spin) *oracle.Observation {
-	return &oracle.Observation{Resource: s.Resource, Gates: effectiveGates(s.Gates, s.WatchList), SyncedAt: -1, LastFaultAt: -1,
+func spinObservation(s Spec, spin *oracle.Spin, w *spinWatch) *oracle.Observation {
+	obs := &oracle.Observation{Resource: s.Resource, Gates: effectiveGates(s.Gates, s.WatchList), SyncedAt: -1, LastFaultAt: -1,
 		ConvergedAt: -1, FirstPanicAt: -1, LiveBound: s.LiveBound, EndedAt: spin.At, Unsettled: true, Spin: spin}
+	if fired, ok := w.fired.Load().(func() []faults.Firing); ok {
+		obs.Fired = fired()
+	}
+	return obs
 }

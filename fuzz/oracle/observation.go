@@ -153,6 +153,10 @@ type Observation struct {
 	// Deliveries, Store, SyncedAt, SyncedRV, InitialDelivered and Views are
 	// the last instance's; the panics and errors of every instance count.
 	Crashes []time.Duration
+	// Restarts are when a fault stopped the target (graceful-restart), in
+	// virtual time: its context was cancelled, and once its Run had
+	// returned a fresh instance started, cold (as after a crash).
+	Restarts []time.Duration
 	// NotStopped says the target's Run had not returned a minute (virtual)
 	// after its context was cancelled.
 	NotStopped bool

@@ -57,6 +57,9 @@ func isPlumbing(fn, file string) bool {
 	if strings.HasPrefix(fn, harness) {
 		return !strings.HasSuffix(file, "_test.go")
 	}
+	if stdlib(fn) {
+		return true
+	}
 	for _, p := range plumbing {
 		if strings.HasPrefix(fn, p) {
 			return true
@@ -173,4 +176,17 @@ func siteOfErr(err error) string {
 		return se.site
 	}
 	return ""
+}
+
+// stdlib reports whether fn is of a standard library package: one whose
+// import path's first element has no dot ("errors.Is",
+// "encoding/json.Unmarshal"; not "k8s.io/...", nor a program's main).
+func stdlib(fn string) bool {
+	first := fn
+	if i := strings.IndexByte(first, '/'); i >= 0 {
+		first = first[:i]
+	} else if i := strings.IndexByte(first, '.'); i >= 0 {
+		first = first[:i]
+	}
+	return first != "" && first != "main" && !strings.Contains(first, ".")
 }

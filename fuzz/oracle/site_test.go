@@ -36,9 +36,18 @@ func TestStackSite(t *testing.T) {
 		"github.com/lwreplay/lwreplay/fuzz.(*requestBound).RoundTrip", "\t/src/lwreplay/fuzz/bound.go:140",
 		"github.com/lwreplay/lwreplay/fuzz.TestHotLoopEndsTheRun.func1", "\t/src/lwreplay/fuzz/bound_test.go:31",
 	}, "\n")
+	spinning := strings.Join([]string{
+		"goroutine 77 [runnable, synctest bubble 3]:",
+		"errors.Is({0x1b2c3d0, 0xc0001a2b30}, {0x1b2c3d0, 0x2a5e0c0})", "\t/go/src/errors/wrap.go:48 +0x8c",
+		"sigs.k8s.io/controller-runtime/pkg/manager.(*runnableGroup).Start.func1()", "\t/mod/sigs.k8s.io/controller-runtime@v0.23.3/pkg/manager/runnable_group.go:194 +0x2b1",
+		"sync.(*Once).doSlow(0x0?, 0x0?)", "\t/go/src/sync/once.go:78 +0xab",
+		"sigs.k8s.io/controller-runtime/pkg/manager.(*runnableGroup).Start(0xc000246000, {0x1b3f2e8, 0xc0004a6000})", "\t/mod/sigs.k8s.io/controller-runtime@v0.23.3/pkg/manager/runnable_group.go:174 +0x6f",
+	}, "\n")
 	tests := []struct {
 		name, stack, want string
 	}{
+		{"site - spinning in a standard library call - its caller, the loop - pass", spinning,
+			"sigs.k8s.io/controller-runtime/pkg/manager.(*runnableGroup).Start"},
 		{"site - reflector restarting WatchList streams - the looping frame, closure trimmed - pass", reflectorStorm,
 			"k8s.io/client-go/tools/cache.(*Reflector).watchList"},
 		{"site - runtime.Stack of a left goroutine - first frame past plumbing - pass", runtimeStack,
