@@ -180,6 +180,9 @@ type Outcome struct {
 	// Level is the level of the run Observation and Results come from: the
 	// wire level when a typed-level violation was confirmed there.
 	Level Level
+	// Seed is the run's harness.Spec.Seed: 0 for an input's run (Check,
+	// CheckPlan), CheckSeed's seed otherwise.
+	Seed uint64
 	// Observation is what the run saw.
 	Observation *oracle.Observation
 	// Results holds each checked invariant's result, by name (nil: held,
@@ -344,6 +347,9 @@ func (c *Campaign) report(out *Outcome) string {
 	fmt.Fprintf(&b, "level: %s\n", out.Level)
 	fmt.Fprintf(&b, "pace: %s\n", c.opts.Pace)
 	fmt.Fprintf(&b, "plan: %s\n", planText(out.Plan))
+	if out.Seed != 0 {
+		fmt.Fprintf(&b, "seed: %d (harness.Spec.Seed; the input does not hold it)\n", out.Seed)
+	}
 	fmt.Fprintf(&b, "fired: %s\n", faults.Story(fired))
 	fmt.Fprintf(&b, "%s\n", oracle.Activity(out.Observation))
 	fmt.Fprintf(&b, "input: []byte(%q)", out.Input)

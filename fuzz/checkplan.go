@@ -16,6 +16,19 @@ import (
 // form, else nil; Fail reports it as it reports any outcome.
 func (c *Campaign) CheckPlan(t *testing.T, i int, watchList bool, plan faults.Plan) *Outcome {
 	t.Helper()
+	return c.CheckSeed(t, i, watchList, plan, 0)
+}
+
+// CheckSeed is CheckPlan with seed mixed into what seeds the run's
+// randomness (harness.Spec.Seed; 0, a fuzz input's run, is CheckPlan):
+// runs of one plan with other seeds draw other backoffs and timeouts, as
+// same-outcome's reference runs do, so a fault-free run with a seed of its
+// own is one more correct run to judge against the reference pair (the
+// false-alarm bar of examples/reconciler's TestFaultFreePairs). The
+// outcome's Seed is seed and its report names it; Minimize and Save run
+// its input, which does not hold the seed.
+func (c *Campaign) CheckSeed(t *testing.T, i int, watchList bool, plan faults.Plan, seed uint64) *Outcome {
+	t.Helper()
 	path := byte(0)
 	if watchList {
 		path = watchListBit
@@ -27,7 +40,8 @@ func (c *Campaign) CheckPlan(t *testing.T, i int, watchList bool, plan faults.Pl
 	}
 	fc := c.cassettes[in.cassette]
 	spec := c.spec(in)
-	out := &Outcome{Input: inputFor(in), Cassette: fc.path, CassetteIndex: in.cassette, WatchList: in.watchList, Gates: in.gates, Plan: in.plan, Level: spec.Level}
+	spec.Seed = seed
+	out := &Outcome{Input: inputFor(in), Cassette: fc.path, CassetteIndex: in.cassette, WatchList: in.watchList, Gates: in.gates, Plan: in.plan, Level: spec.Level, Seed: seed}
 	c.judge(out, c.observe(t, spec))
 	return out
 }

@@ -43,6 +43,10 @@ type ResourceOutcome struct {
 	// a generateName object by "namespace/<generateName>*", every object
 	// of that generateName together.
 	Added, Deleted map[string]int
+	// Collected holds the count keys (as Added's) of the final objects
+	// left out as the garbage collector's: whose every owner the history
+	// deleted (CollectedMasks masks them in the other end state).
+	Collected map[string]bool
 }
 
 // writeFrom is the history.Location File of the events the replay placed
@@ -159,6 +163,9 @@ func resourceOutcome(l *history.Log, dead map[string]bool) *ResourceOutcome {
 		garbage[ck] = true
 	}
 	final = kept
+	if len(garbage) > 0 {
+		ro.Collected = garbage
+	}
 	for ck := range garbage {
 		delete(ro.Added, ck)
 		delete(ro.Deleted, ck)
@@ -225,7 +232,8 @@ func generateNameOf(o *history.Object) string {
 // maxDiffLines caps the differences DiffOutcome lists one by one.
 const maxDiffLines = 8
 
-// DiffOutcome compares got with the reference ref under the masks m. It
+// DiffOutcome compares got with the reference ref under the masks m and
+// CollectedMasks (an object the garbage collector's in either). It
 // returns nil when they are equal; otherwise an error wrapping
 // ErrDiffersFromReference listing, sorted by resource and key and at most
 // a few, the objects got holds more or lacks, the fields that differ
@@ -248,9 +256,12 @@ func DiffOutcome(ref, got Outcome, m Masks) error {
 	return fmt.Errorf("%w: %d differences under the masks:\n  %s", ErrDiffersFromReference, len(lines), strings.Join(shown, "\n  "))
 }
 
-// outcomeDiffs lists every difference of got from ref under m, sorted by
-// resource and key.
+// outcomeDiffs lists every difference of got from ref under m and
+// CollectedMasks, sorted by resource and key.
 func outcomeDiffs(ref, got Outcome, m Masks) []string {
+	if c := CollectedMasks(ref, got); len(c.Objects) > 0 {
+		m = m.Merge(c)
+	}
 	var lines []string
 	for _, res := range unionKeys(ref.Resources, got.Resources) {
 		r, g := ref.Resources[res], got.Resources[res]
@@ -389,7 +400,7 @@ func checkSameOutcome(o *Observation) error {
 func withoutCounts(out Outcome) Outcome {
 	c := Outcome{Resources: make(map[string]*ResourceOutcome, len(out.Resources))}
 	for res, r := range out.Resources {
-		c.Resources[res] = &ResourceOutcome{Objects: r.Objects}
+		c.Resources[res] = &ResourceOutcome{Objects: r.Objects, Collected: r.Collected}
 	}
 	return c
 }

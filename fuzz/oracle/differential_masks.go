@@ -46,6 +46,43 @@ var DefaultMasks = []Mask{
 	{AnyResource, "status.conditions[*].lastHeartbeatTime", "the (virtual) time of the last heartbeat"},
 }
 
+// CollectedWhy says why CollectedMasks masks an object: the garbage
+// collector's in one end state, it may be its successor's in the other.
+const CollectedWhy = "a cluster's garbage collector deletes an object whose every owner is gone, and the controller that made it, woken by the delete, makes it again for the owner's successor of the same name; the replay runs no collector, so whether an end state holds the successor's object or the dead owner's (left out) is when the controller looked: before the owner was deleted and created again, or after"
+
+// CollectedMasks returns the objects masked, for CollectedWhy, in
+// comparing got with ref: per resource, every object one of them left out
+// as the garbage collector's (ResourceOutcome.Collected) — for a
+// generateName object, every object of its generateName — with its counts.
+func CollectedMasks(ref, got Outcome) Masks {
+	m := Masks{Objects: map[string][]string{}}
+	for _, res := range unionKeys(ref.Resources, got.Resources) {
+		r, g := ref.Resources[res], got.Resources[res]
+		if r == nil {
+			r = &ResourceOutcome{}
+		}
+		if g == nil {
+			g = &ResourceOutcome{}
+		}
+		for _, ck := range unionKeys(r.Collected, g.Collected) {
+			m.Objects[res] = append(m.Objects[res], ck)
+			gen, ok := strings.CutSuffix(ck, "*")
+			if !ok {
+				continue
+			}
+			for _, k := range unionKeys(r.Objects, g.Objects) {
+				if strings.HasPrefix(k, gen+"#") {
+					m.Objects[res] = append(m.Objects[res], k)
+				}
+			}
+		}
+	}
+	if len(m.Objects) == 0 {
+		return Masks{}
+	}
+	return m.Merge(Masks{})
+}
+
 // Masks says what the differential oracle does not compare: field paths
 // and whole objects, per resource.
 type Masks struct {

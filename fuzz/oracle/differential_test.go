@@ -87,6 +87,12 @@ func TestDiffOutcome(t *testing.T) {
 		return write{history.Added, fmt.Sprintf(`{"metadata":{"name":%q,"namespace":"ns","uid":"u-%s","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"b","uid":%q,"controller":true}]},"data":{"k":"v"}}`, name, name, owner)}
 	}
 	deleteB := write{history.Deleted, fmt.Sprintf(`{"metadata":{"name":"b","namespace":"ns","uid":%q}}`, parentB.UID)}
+	// ns/b deleted and created again (uid u-b2): its child is its
+	// successor's, or the dead b's when the controller made it before
+	recreateB := []write{deleteB, {history.Added, `{"metadata":{"name":"b","namespace":"ns","uid":"u-b2"},"data":{"v":"b"}}`}}
+	genOwned := func(name, owner string) write {
+		return write{history.Added, fmt.Sprintf(`{"metadata":{"name":%q,"generateName":"b-","namespace":"ns","uid":"u-%s","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"b","uid":%q,"controller":true}]},"data":{"k":"v"}}`, name, name, owner)}
+	}
 	tests := []struct {
 		name     string
 		ref, got []write
@@ -116,6 +122,15 @@ func TestDiffOutcome(t *testing.T) {
 			got: []write{child, {history.Deleted, child.obj}}},
 		{name: "diff outcome - an extra child of a parent deleted since, the garbage collector's - pass",
 			ref: []write{deleteB}, got: []write{owned("b-child", parentB.UID), deleteB}},
+		{name: "diff outcome - the child of a parent created again, the dead parent's (the garbage collector's) against its successor's - pass",
+			ref: append(slices.Clone(recreateB), owned("b-child", "u-b2")), got: append([]write{owned("b-child", parentB.UID)}, recreateB...)},
+		{name: "diff outcome - the child of a parent created again, its successor's against the dead parent's - pass",
+			ref: append([]write{owned("b-child", parentB.UID)}, recreateB...), got: append(slices.Clone(recreateB), owned("b-child", "u-b2"))},
+		{name: "diff outcome - a generateName child of a parent created again, its successor's against the dead parent's - pass",
+			ref: append([]write{genOwned("b-abcde", parentB.UID)}, recreateB...), got: append(slices.Clone(recreateB), genOwned("b-zyxwv", "u-b2"))},
+		{name: "diff outcome - the child of a parent created again, the dead parent's against its successor's, another object extra - fail",
+			ref: append(slices.Clone(recreateB), owned("b-child", "u-b2")), got: append([]write{owned("b-child", parentB.UID), child}, recreateB...),
+			want: ErrDiffersFromReference, wantText: []string{"2 differences", "configmaps ns/a-child: extra"}},
 		{name: "diff outcome - an extra child of a live parent - fail",
 			got: []write{owned("b-child", parentB.UID)}, want: ErrDiffersFromReference, wantText: []string{"configmaps ns/b-child: extra"}},
 		{name: "diff outcome - an extra child of an owner the history never held - fail",
