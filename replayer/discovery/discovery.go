@@ -23,6 +23,7 @@ package discovery
 
 import (
 	"encoding/json"
+	"maps"
 	"mime"
 	"runtime"
 	"slices"
@@ -53,18 +54,30 @@ type Doc struct {
 	// all merges every recorded discovery answer with the served
 	// resources; shown is its part the replay can answer.
 	all, shown *document
+
+	// aggregated holds the aggregated answers of /api and /apis, each
+	// built once.
+	aggregated [2]struct {
+		once sync.Once
+		body []byte
+		err  error
+	}
 }
 
 // New returns the discovery of a replay whose recorded discovery answers
 // are recorded (by path: "/version", "/api", "/apis/apps/v1"), which
 // serves resources (in this order), and whose /version, when none is
 // recorded, reports gitVersion ("v1.37.2").
+//
+// Docs of the same inputs are one Doc, built once per process (memo.go).
 func New(recorded map[string][]byte, resources []history.Resource, gitVersion string) *Doc {
-	d := &Doc{recorded: recorded, served: make(servedSet, len(resources)), resources: resources, gitVersion: gitVersion}
-	for _, r := range resources {
-		d.served[r.ID()] = true
-	}
-	return d
+	return memoized(recorded, resources, gitVersion, func() *Doc {
+		d := &Doc{recorded: maps.Clone(recorded), served: make(servedSet, len(resources)), resources: slices.Clone(resources), gitVersion: gitVersion}
+		for _, r := range resources {
+			d.served[r.ID()] = true
+		}
+		return d
+	})
 }
 
 // documents returns the discovery documents, built once: the served

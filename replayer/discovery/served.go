@@ -194,8 +194,18 @@ func mergeAggregated(out, gen apidiscoveryv2.APIGroupDiscoveryList) apidiscovery
 
 // aggregatedAnswer returns the aggregated discovery answer for /api
 // (core) or /apis: the recorded one as served, or one built from the
-// served discovery document.
+// served discovery document; built once per Doc.
 func (d *Doc) aggregatedAnswer(path string) ([]byte, error) {
+	a := &d.aggregated[0]
+	if path != "/api" {
+		a = &d.aggregated[1]
+	}
+	a.once.Do(func() { a.body, a.err = d.buildAggregated(path) })
+	return a.body, a.err
+}
+
+// buildAggregated builds the aggregated answer of path ("/api" or "/apis").
+func (d *Doc) buildAggregated(path string) ([]byte, error) {
 	_, shown := d.documents()
 	core := path == "/api"
 	gen := shown.aggregated(func(g string) bool { return (g == "") == core })
