@@ -224,7 +224,7 @@ func rebaseEvent(start time.Time, factor float64, k writes.Kind, e history.Event
 		gone := now.DeepCopy()
 		gone.SetResourceVersion(e.RV())
 		if len(now.GetFinalizers()) == 0 {
-			ev, err := eventOf(writes.Deleted, gone, e.At)
+			ev, err := eventOf(writes.Deleted, gone, e.At, e.From.File)
 			return withFrom(ev, e), nil, true, err
 		}
 		if now.GetDeletionTimestamp() != nil {
@@ -234,7 +234,7 @@ func rebaseEvent(start time.Time, factor float64, k writes.Kind, e history.Event
 		zero := int64(0)
 		gone.SetDeletionTimestamp(&at)
 		gone.SetDeletionGracePeriodSeconds(&zero)
-		ev, err := eventOf(writes.Modified, gone, e.At)
+		ev, err := eventOf(writes.Modified, gone, e.At, e.From.File)
 		return withFrom(ev, e), gone, true, err
 	}
 	if rec.before == nil {
@@ -253,7 +253,7 @@ func rebaseEvent(start time.Time, factor float64, k writes.Kind, e history.Event
 	if err != nil || typ == writes.None {
 		return e, now, false, err
 	}
-	ev, err := eventOf(typ, out, e.At)
+	ev, err := eventOf(typ, out, e.At, e.From.File)
 	if typ == writes.Deleted {
 		return withFrom(ev, e), nil, true, err
 	}

@@ -42,6 +42,7 @@ type Server struct {
 	writeMu    sync.Mutex                      // one write at a time (without a plan: see lockTruth)
 	written    atomic.Pointer[history.History] // the history with the writes, without a plan; nil before the first
 	writesMade atomic.Int64                    // writes stored (they name their UIDs and generated names)
+	gc         collector                       // the objects the target's writes own (gc.go)
 	changed    atomic.Pointer[chan struct{}]   // closed when a write changes the served history
 	setupErr   error                           // why the server cannot serve its history: every request answers it, 500
 
@@ -96,6 +97,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveDiscovery(w, r)
 		return
 	}
+	s.collectGarbage() // what has happened since the last request: an owner's deletion the pace made current
 	l, ok := s.logFor(q, nil)
 	if !ok {
 		status.Write(w, s.noTrafficFor(q.Resource))

@@ -277,6 +277,9 @@ func (ws *watchStream) send() error {
 	}
 	ws.pos++
 	ws.s.advance(ws.l, ws.pos)
+	if e.Type == history.Deleted {
+		ws.s.collectGarbage() // the deletion has happened: its dependents go
+	}
 	return err
 }
 

@@ -76,6 +76,7 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := s.write(req)
 	s.writePoint(l, writeKey(req, res, err))
+	s.collectGarbage() // a delete of an owner, or a dependent of one gone
 	if err != nil {
 		writeStatusErr(w, err)
 		return
@@ -103,10 +104,23 @@ func (s *Server) writable(l *history.Log) string {
 // before what the history records after it (what has not yet), which is
 // served that many RVs higher.
 func (s *Server) write(req writes.Request) (res writes.Result, err error) {
+	return s.writeAs(req, targetFrom)
+}
+
+// targetFrom is the history.Location File of the events the target's
+// writes made.
+const targetFrom = "write"
+
+// writeAs is write for the writer from names: the target (targetFrom),
+// whose writes are logged, or the replay's garbage collector (gcFrom),
+// whose are not. Its events come From that writer.
+func (s *Server) writeAs(req writes.Request, from string) (res writes.Result, err error) {
 	unlock := s.lockTruth()
 	defer unlock()
 	var seen writeState // the state the write saw
-	defer func() { s.logWrite(req, seen, res, err) }()
+	if from == targetFrom {
+		defer func() { s.logWrite(req, seen, res, err) }()
+	}
 	truth := s.truthLocked()
 	i := truth.LogIndex(req.Kind.Resource)
 	if i < 0 {
@@ -139,13 +153,13 @@ func (s *Server) write(req writes.Request) (res writes.Result, err error) {
 		return res, err
 	}
 	at := s.pacedNow() // on the recorded offsets' axis, where the pace serves it at once
-	ev, err := eventOf(res.Event, res.Stored, at)
+	ev, err := eventOf(res.Event, res.Stored, at, from)
 	if err != nil {
 		return writes.Result{}, apierrors.NewInternalError(err)
 	}
 	placed := []history.Event{ev}
 	for _, c := range res.More { // a delete of a collection stores several
-		mev, err := eventOf(c.Event, c.Stored, at)
+		mev, err := eventOf(c.Event, c.Stored, at, from)
 		if err != nil {
 			return writes.Result{}, apierrors.NewInternalError(err)
 		}
@@ -153,7 +167,7 @@ func (s *Server) write(req writes.Request) (res writes.Result, err error) {
 	}
 	if acc, ok := crdAccepted(l.Resource, res, env.NextRV); ok {
 		// the apiextensions controller's answer to a new or changed CRD
-		cev, err := eventOf(writes.Modified, acc, at)
+		cev, err := eventOf(writes.Modified, acc, at, from)
 		if err != nil {
 			return writes.Result{}, apierrors.NewInternalError(err)
 		}
@@ -189,6 +203,9 @@ func (s *Server) write(req writes.Request) (res writes.Result, err error) {
 		return writes.Result{}, apierrors.NewInternalError(err)
 	}
 	s.writesMade.Store(int64(n + 1))
+	for _, e := range placed {
+		s.gc.note(l.Resource, e.Object.Key(), writes.Event(e.Type), e.Object.Raw)
+	}
 	s.actors = actors
 	s.setTruthLocked(truth, h, func(j, pos int) int {
 		if j == i && pos > p {
@@ -262,8 +279,9 @@ func after(l *history.Log, rv uint64) int {
 	})
 }
 
-// eventOf is the log event of typ of obj, a stored object.
-func eventOf(typ writes.Event, obj *unstructured.Unstructured, at time.Duration) (history.Event, error) {
+// eventOf is the log event of typ of obj, a stored object, by the writer
+// from names (targetFrom, gcFrom).
+func eventOf(typ writes.Event, obj *unstructured.Unstructured, at time.Duration, from string) (history.Event, error) {
 	raw, err := json.Marshal(obj.Object)
 	if err != nil {
 		return history.Event{}, err
@@ -272,7 +290,7 @@ func eventOf(typ writes.Event, obj *unstructured.Unstructured, at time.Duration)
 	if err != nil {
 		return history.Event{}, err
 	}
-	return history.Event{Type: history.EventType(typ), Object: o, At: at, From: history.Location{File: "write", Event: -1}}, nil
+	return history.Event{Type: history.EventType(typ), Object: o, At: at, From: history.Location{File: from, Event: -1}}, nil
 }
 
 // crdAccepted is what kube-apiserver's apiextensions controllers make of

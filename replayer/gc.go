@@ -1,0 +1,179 @@
+package replayer
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer/writes"
+)
+
+// The garbage collector. kube-controller-manager's garbage collector
+// deletes an object once every owner its metadata.ownerReferences name is
+// gone — no object of the owner's UID exists (a name taken again by an
+// object of another UID is gone too) — with background propagation
+// (pkg/controller/garbagecollector/garbagecollector.go, attemptToDeleteItem:
+// "if all owners are absent, delete the dependent"). A recording holds
+// what the recorded cluster's collector did to the recorded objects; the
+// objects the target's writes own — a child it created whose parent the
+// recording, a fault (recreate) or the target itself deletes — are the
+// replay's to collect: it does, as the other actor no recording could
+// hold, once the owners' deletion has happened (an event an answer reached,
+// or the pace made current). An owner the history never held (a kind it
+// did not record) counts as alive: the replay cannot tell. Foreground
+// deletion (an owner kept until its dependents are gone) is not modelled.
+//
+// The collector's deletes are no writes of the target's: the write log
+// does not hold them, no write point numbers them, and their events come
+// From gcFrom.
+
+// gcFrom is the history.Location File of the events of the replay's
+// garbage collector.
+const gcFrom = "garbage-collector"
+
+// gcUserAgent is the User-Agent kube-controller-manager's garbage
+// collector sends.
+const gcUserAgent = "kube-controller-manager/v1.37.2 (linux/amd64) kubernetes/garbage-collector"
+
+// collector holds the objects the target's writes stored with
+// ownerReferences, by resource and key: the only ones the replay
+// collects.
+type collector struct {
+	mu    sync.Mutex
+	owned map[history.Resource]map[string]bool
+}
+
+// note records what a stored write of the target's left of key in res:
+// an object carrying ownerReferences is the collector's to watch, one
+// deleted or without owners no longer.
+func (c *collector) note(res history.Resource, key string, ev writes.Event, raw []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	has := ev != writes.Deleted && bytes.Contains(raw, []byte(`"ownerReferences"`))
+	if has {
+		if c.owned == nil {
+			c.owned = map[history.Resource]map[string]bool{}
+		}
+		if c.owned[res] == nil {
+			c.owned[res] = map[string]bool{}
+		}
+		c.owned[res][key] = true
+		return
+	}
+	delete(c.owned[res], key)
+}
+
+// watched returns the watched keys of every resource, sorted (nil when
+// there are none).
+func (c *collector) watched() map[history.Resource][]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out map[history.Resource][]string
+	for res, keys := range c.owned {
+		for k := range keys {
+			if out == nil {
+				out = map[history.Resource][]string{}
+			}
+			out[res] = append(out[res], k)
+		}
+	}
+	for _, keys := range out {
+		sort.Strings(keys)
+	}
+	return out
+}
+
+// collectGarbage deletes, as the cluster's garbage collector does, every
+// watched object whose owners are all gone from what has happened, and
+// goes on until none is left (a collected owner's dependents next). It
+// takes the truth lock itself: the caller holds none of the server's
+// locks.
+func (s *Server) collectGarbage() {
+	for range maxCollectRounds {
+		reqs := s.garbage()
+		if len(reqs) == 0 {
+			return
+		}
+		for _, req := range reqs {
+			_, _ = s.writeAs(req, gcFrom) // a dependent gone or changed since is the collector's 404 or 409: it looks again
+		}
+	}
+}
+
+// maxCollectRounds bounds collectGarbage's rounds: an owner chain is
+// collected a link a round.
+const maxCollectRounds = 8
+
+// garbage returns the deletes of the watched objects whose every owner is
+// gone from what has happened, in resource and key order.
+func (s *Server) garbage() []writes.Request {
+	watched := s.gc.watched()
+	if len(watched) == 0 {
+		return nil
+	}
+	unlock := s.lockTruth()
+	defer unlock()
+	truth := s.truthLocked()
+	seen, live := map[string]bool{}, map[string]bool{}
+	states := make([][]*history.Object, len(truth.Logs))
+	for i, l := range truth.Logs {
+		p := s.available(l)
+		for _, o := range l.Initial {
+			seen[o.UID] = true
+		}
+		for _, e := range l.Events[:p] {
+			seen[e.Object.UID] = true
+		}
+		states[i] = l.StateAt(p)
+		for _, o := range states[i] {
+			live[o.UID] = true
+		}
+	}
+	var out []writes.Request
+	for i, l := range truth.Logs {
+		keys := watched[l.Resource]
+		if len(keys) == 0 {
+			continue
+		}
+		want := map[string]bool{}
+		for _, k := range keys {
+			want[k] = true
+		}
+		for _, o := range states[i] {
+			if !want[o.Key()] || !ownersGone(o.Raw, seen, live) {
+				continue
+			}
+			uid := types.UID(o.UID)
+			bg := metav1.DeletePropagationBackground
+			out = append(out, writes.Request{Verb: writes.Delete, Kind: kindOf(l.Resource), Namespace: o.Namespace, Name: o.Name,
+				UserAgent: gcUserAgent, Delete: metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &bg}})
+		}
+	}
+	return out
+}
+
+// ownersGone reports whether the object raw names owners and every one of
+// them is gone: its UID was held (seen) and is no longer (live).
+func ownersGone(raw []byte, seen, live map[string]bool) bool {
+	var m struct {
+		Metadata struct {
+			OwnerReferences []struct {
+				UID string `json:"uid"`
+			} `json:"ownerReferences"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(raw, &m) != nil || len(m.Metadata.OwnerReferences) == 0 {
+		return false
+	}
+	for _, r := range m.Metadata.OwnerReferences {
+		if !seen[r.UID] || live[r.UID] {
+			return false
+		}
+	}
+	return true
+}
