@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -135,6 +136,26 @@ func notesDir(fuzzName string) string {
 func noteName(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:12]) + ".txt"
+}
+
+// slowNoteAfter is how long an input may run in a worker before the
+// worker notes it as slow: before go test's engine ends the worker at 10 s
+// of real time (internal/fuzz: "deadlocked!", not printed), so that the
+// coordinator's report says where it was.
+const slowNoteAfter = 8 * time.Second
+
+// noteSlowInput notes, should data still be running slowNoteAfter from
+// now, that it was and what every goroutine was doing then, as the
+// worker's note of its failure (the engine ends the worker soon after,
+// and reports the input as failing). The returned func stops the timer.
+func noteSlowInput(fuzzName string, data []byte) func() {
+	tm := time.AfterFunc(slowNoteAfter, func() {
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		noteWorkerFailure(fuzzName, data, fmt.Sprintf("the input was still running after %v of real time in a worker "+
+			"(go test's engine ends a worker whose input runs 10 s); its goroutines then:\n%s", slowNoteAfter, buf))
+	})
+	return func() { tm.Stop() }
 }
 
 // noteWorkerFailure writes report as the worker's note of data's failure

@@ -187,6 +187,9 @@ func runGoTest(f *testing.F, o Options) {
 	}
 	mode, start := currentMode(), time.Now()
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if mode == workerMode {
+			defer noteSlowInput(f.Name(), data)()
+		}
 		out := c.Check(t, data)
 		switch {
 		case out.Unconfirmed != "":

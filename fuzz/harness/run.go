@@ -91,7 +91,8 @@ type Spec struct {
 	// SpinBound is how long, in real time, the run may go without a look
 	// (every goroutine of its bubble blocked) before it is given up as
 	// spinning (Observation.Spin, the no-spin invariant); zero means
-	// DefaultSpinBound.
+	// DefaultSpinBound. Once the target is stopped the bound is at most
+	// StopSpinBound.
 	SpinBound time.Duration
 	// Pace is the pace the replay serves the history at; zero means
 	// replayer.PaceMax (every recorded event has happened when the target

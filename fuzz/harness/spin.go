@@ -14,6 +14,13 @@ import (
 // spinning: far longer than a look takes on the largest cassettes.
 const DefaultSpinBound = 60 * time.Second
 
+// StopSpinBound is the spin bound once the run (or a fault) has stopped
+// the target: winding down takes a look in milliseconds, so a stopped
+// target that keeps the clock still this long is spinning (a spin at stop
+// is common — controller-runtime's start-up loop — and each costs a
+// fuzzer this much).
+const StopSpinBound = 2 * time.Second
+
 // spinWatch is what a run's bubble tells the goroutine outside it that
 // watches for a spin: a count of its looks, the virtual time of the last,
 // whether it has stopped the target, and its bubble's id.
@@ -47,7 +54,11 @@ func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration) *oracle
 			last, since = n, time.Now()
 			continue
 		}
-		if d := time.Since(since); d >= bound {
+		limit := bound
+		if w.stopping.Load() {
+			limit = min(bound, StopSpinBound)
+		}
+		if d := time.Since(since); d >= limit {
 			id, _ := w.bubble.Load().(string)
 			return &oracle.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: runningIn(id)}
 		}
