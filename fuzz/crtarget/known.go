@@ -31,6 +31,23 @@ var knownFindings = []struct {
 		minors: []string{"v0.23", "v0.24", "v0.25"}}, // runnable_group.go: `case <-ctx.Done():` sets retErr and loops, in v0.23.3, v0.24.1 and v0.25.2
 }
 
+func init() {
+	// controller-runtime#3538 seen from the other goroutines: the blocked
+	// send holds w.lock, so every goroutine that takes it next waits for
+	// ever, and the run's clock stops with nothing running (no-spin,
+	// Locked); which of them is the site depends on which waits.
+	for _, fn := range []string{"handleAddBuffer", "handleWaitingItems", "GetWithPriority", "Len", "logState"} {
+		knownFindings = append(knownFindings, struct {
+			known  fuzz.Known
+			minors []string
+		}{known: fuzz.Known{Name: "controller-runtime#3538",
+			Doc:        "the priority queue's handleReadyItems blocks for ever on a send holding the queue's lock (see the clean-stop form); " + fn + " waits for that lock for ever",
+			Site:       "sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue.(*priorityqueue)." + fn,
+			Invariants: []string{"no-spin"}},
+			minors: []string{"v0.23", "v0.24"}})
+	}
+}
+
 // KnownFindings returns the known controller-runtime bugs the
 // controller-runtime this binary is built with has, for fuzz.Options.Known:
 // a run that breaks an invariant only as one of them does is logged and

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -41,9 +42,10 @@ func (w *spinWatch) look(at time.Duration) {
 // watch waits, in real time, until finished closes (nil) or the run goes
 // bound without a look: then it returns the spin.
 func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration) *oracle.Spin {
-	tick := time.NewTicker(max(bound/20, time.Millisecond))
+	tick := time.NewTicker(max(min(bound/20, 250*time.Millisecond), time.Millisecond))
 	defer tick.Stop()
 	last, since := w.looks.Load(), time.Now()
+	stuck := "" // the lock waits seen at the last tick, when nothing ran
 	for {
 		select {
 		case <-finished:
@@ -51,8 +53,20 @@ func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration) *oracle
 		case <-tick.C:
 		}
 		if n := w.looks.Load(); n != last {
-			last, since = n, time.Now()
+			last, since, stuck = n, time.Now(), ""
 			continue
+		}
+		// A bubble whose goroutines all wait, some on a lock, is never
+		// idle (a sync.Mutex wait is not one synctest sees through), so
+		// its clock stands still with nothing running: looked at twice a
+		// tick apart, the same waits are a deadlock, not slowness.
+		if d := time.Since(since); d >= min(bound, lockWaitAfter) {
+			id, _ := w.bubble.Load().(string)
+			waits := lockWaitsIn(id)
+			if waits != "" && waits == stuck {
+				return &oracle.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: waits, Locked: true}
+			}
+			stuck = waits
 		}
 		limit := bound
 		if w.stopping.Load() {
@@ -76,6 +90,40 @@ func runningIn(id string) string {
 		}
 	}
 	return strings.Join(out, "\n\n")
+}
+
+// lockWaitAfter is how long without a look a run goes before the watcher
+// looks for goroutines waiting on a lock with nothing running.
+const lockWaitAfter = time.Second
+
+// lockWaitsIn returns, when no goroutine of bubble id runs and some wait
+// on a sync.Mutex or sync.RWMutex, the stacks of those waiting (sorted,
+// trimmed; goroutine headers without their numbers and wait times, so
+// that two looks compare); "" otherwise.
+func lockWaitsIn(id string) string {
+	var waits []string
+	for _, g := range bubbleStacks(id) {
+		header, rest, _ := strings.Cut(g, "\n")
+		switch {
+		case strings.Contains(header, "[running") || strings.Contains(header, "[runnable"):
+			return ""
+		case strings.Contains(header, "[sync.Mutex.Lock") || strings.Contains(header, "[sync.RWMutex.Lock") || strings.Contains(header, "[sync.RWMutex.RLock"):
+			state, _, _ := strings.Cut(header[strings.Index(header, "[")+1:], ",")
+			waits = append(waits, trimStack("goroutine ["+strings.TrimSuffix(state, "]")+"]:\n"+pastLock(rest)))
+		}
+	}
+	sort.Strings(waits)
+	return strings.Join(waits, "\n\n")
+}
+
+// pastLock returns frames (a goroutine's stack without its header) from
+// the first frame outside the runtime and sync on: the code that waits.
+func pastLock(frames string) string {
+	lines := strings.Split(frames, "\n")
+	for len(lines) >= 2 && (strings.HasPrefix(lines[0], "runtime.") || strings.HasPrefix(lines[0], "internal/") || strings.HasPrefix(lines[0], "sync.")) {
+		lines = lines[2:]
+	}
+	return strings.Join(lines, "\n")
 }
 
 // spinObservation is what a run given up spinning observed: its spin and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,6 +25,51 @@ func spinningTarget(during bool, release *atomic.Bool) Target {
 		}
 		return nil
 	}}
+}
+
+// lockedTarget is a target whose two goroutines deadlock on a
+// sync.Mutex once its context is cancelled — one holds it and waits on a
+// channel only release closes, the other waits for it — until release.
+func lockedTarget(release chan struct{}) Target {
+	return Target{Name: "locked", Doc: "a target that deadlocks on a mutex at stop", Run: func(ctx context.Context, env *Env) error {
+		<-ctx.Done()
+		var mu sync.Mutex
+		held := make(chan struct{})
+		go func() {
+			mu.Lock()
+			close(held)
+			<-release
+			mu.Unlock()
+		}()
+		<-held
+		mu.Lock() // waits for ever: not a wait synctest sees through
+		mu.Unlock()
+		return nil
+	}}
+}
+
+// TestObserveLocked checks a run whose target deadlocks on a mutex is
+// given up as soon as two looks at its goroutines find the same lock
+// waits with nothing running — well before the spin bound — and reported
+// by no-spin with the waiting goroutine's stack.
+func TestObserveLocked(t *testing.T) {
+	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
+	release := make(chan struct{})
+	defer close(release)
+	obs := Observe(t, Spec{History: h, Target: lockedTarget(release), SpinBound: time.Minute, Watchdog: time.Minute})
+	if obs.Spin == nil || !obs.Spin.Locked {
+		t.Fatalf("spin: got %+v, want the run given up locked", obs.Spin)
+	}
+	if obs.Spin.After >= StopSpinBound {
+		t.Errorf("given up after: got %v, want less than the stop spin bound %v (the lock waits are seen, not timed out)", obs.Spin.After, StopSpinBound)
+	}
+	if !strings.Contains(obs.Spin.Stack, "lockedTarget") || !strings.Contains(obs.Spin.Stack, "sync.Mutex.Lock") {
+		t.Errorf("stacks: got %q, want the locked target's wait on sync.Mutex.Lock", obs.Spin.Stack)
+	}
+	err := oracle.Judge(obs)["no-spin"]
+	if !errors.Is(err, oracle.ErrSpin) || !strings.Contains(err.Error(), "waited on a lock") {
+		t.Errorf("no-spin: got %v, want %v saying the goroutines waited on a lock", err, oracle.ErrSpin)
+	}
 }
 
 // TestObserveSpin checks a run whose target never blocks is given up

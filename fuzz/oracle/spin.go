@@ -25,8 +25,14 @@ type Spin struct {
 	// up.
 	After time.Duration
 	// Stack holds the stacks of the run's goroutines that were running or
-	// runnable when it gave up (the spinning ones).
+	// runnable when it gave up (the spinning ones); when Locked, those
+	// waiting on a lock.
 	Stack string
+	// Locked says nothing of the run ran: goroutines waited on a lock
+	// (sync.Mutex, sync.RWMutex) the same way twice a tick apart, which
+	// keeps a synctest bubble from ever being idle — a deadlock, its clock
+	// stopped as a spin stops it.
+	Locked bool
 }
 
 // checkNoSpin fails when the run was given up spinning, with the
@@ -42,6 +48,11 @@ func checkNoSpin(o *Observation) error {
 	when := "while it ran"
 	if o.Spin.Stopping {
 		when = "after the run stopped it (its context cancelled)"
+	}
+	if o.Spin.Locked {
+		return withSite(fmt.Errorf("%w: the target's goroutines waited on a lock %s, at %v of virtual time, with none of them running "+
+			"(a deadlock: a lock wait keeps virtual time still); it stood still for %v of real time, and the run was given up; "+
+			"the goroutines waiting:\n%s", ErrSpin, when, o.Spin.At, o.Spin.After.Round(100*time.Millisecond), o.Spin.Stack), stackSite(o.Spin.Stack))
 	}
 	return withSite(fmt.Errorf("%w: a goroutine of the target kept running without blocking %s, at %v of virtual time: "+
 		"virtual time stood still for %v of real time, and the run was given up; the goroutines running:\n%s",
