@@ -34,14 +34,15 @@ func recordedParents(t *testing.T) *history.History {
 // write is one of a target's writes as the replay places it: an event of
 // typ of the configmap whose JSON is obj.
 type write struct {
-	typ history.EventType
-	obj string
+	typ  history.EventType
+	obj  string
+	from string // the writer, when not the target: "garbage-collector"
 }
 
 // created is a create of child name of parent with the given uid and
 // creation time, as the model apiserver stores it.
 func created(name, parent, uid, at string) write {
-	return write{history.Added, fmt.Sprintf(`{"metadata":{"name":%q,"namespace":"ns","uid":%q,"creationTimestamp":%q},"data":{"parent":%q}}`,
+	return write{typ: history.Added, obj: fmt.Sprintf(`{"metadata":{"name":%q,"namespace":"ns","uid":%q,"creationTimestamp":%q},"data":{"parent":%q}}`,
 		name, uid, at, parent)}
 }
 
@@ -56,7 +57,11 @@ func withWrites(t *testing.T, h *history.History, ws ...write) *history.History 
 		if err != nil {
 			t.Fatalf("ParseObject(%s): got error %v, want nil", raw, err)
 		}
-		evs = append(evs, history.Event{Type: w.typ, Object: o, From: history.Location{File: writeFrom, Event: -1}})
+		from := writeFrom
+		if w.from != "" {
+			from = w.from
+		}
+		evs = append(evs, history.Event{Type: w.typ, Object: o, From: history.Location{File: from, Event: -1}})
 	}
 	if len(evs) == 0 {
 		return h
@@ -73,10 +78,10 @@ func TestDiffOutcome(t *testing.T) {
 	base := recordedParents(t)
 	child := created("a-child", "a", "u1", "2000-01-01T00:00:01Z")
 	gen := func(name, uid string) write {
-		return write{history.Added, fmt.Sprintf(`{"metadata":{"name":%q,"generateName":"job-","namespace":"ns","uid":%q},"data":{"k":"v"}}`, name, uid)}
+		return write{typ: history.Added, obj: fmt.Sprintf(`{"metadata":{"name":%q,"generateName":"job-","namespace":"ns","uid":%q},"data":{"k":"v"}}`, name, uid)}
 	}
-	learned := LearnMasks(OutcomeOf(withWrites(t, base, write{history.Added, `{"metadata":{"name":"a-child","namespace":"ns","annotations":{"at":"1"}}}`})),
-		OutcomeOf(withWrites(t, base, write{history.Added, `{"metadata":{"name":"a-child","namespace":"ns","annotations":{"at":"2"}}}`})))
+	learned := LearnMasks(OutcomeOf(withWrites(t, base, write{typ: history.Added, obj: `{"metadata":{"name":"a-child","namespace":"ns","annotations":{"at":"1"}}}`})),
+		OutcomeOf(withWrites(t, base, write{typ: history.Added, obj: `{"metadata":{"name":"a-child","namespace":"ns","annotations":{"at":"2"}}}`})))
 	var parentB *history.Object // ns/b, which owned returns a child of
 	for _, o := range base.Logs[0].Initial {
 		if o.Name == "b" {
@@ -84,14 +89,14 @@ func TestDiffOutcome(t *testing.T) {
 		}
 	}
 	owned := func(name, owner string) write {
-		return write{history.Added, fmt.Sprintf(`{"metadata":{"name":%q,"namespace":"ns","uid":"u-%s","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"b","uid":%q,"controller":true}]},"data":{"k":"v"}}`, name, name, owner)}
+		return write{typ: history.Added, obj: fmt.Sprintf(`{"metadata":{"name":%q,"namespace":"ns","uid":"u-%s","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"b","uid":%q,"controller":true}]},"data":{"k":"v"}}`, name, name, owner)}
 	}
-	deleteB := write{history.Deleted, fmt.Sprintf(`{"metadata":{"name":"b","namespace":"ns","uid":%q}}`, parentB.UID)}
+	deleteB := write{typ: history.Deleted, obj: fmt.Sprintf(`{"metadata":{"name":"b","namespace":"ns","uid":%q}}`, parentB.UID)}
 	// ns/b deleted and created again (uid u-b2): its child is its
 	// successor's, or the dead b's when the controller made it before
-	recreateB := []write{deleteB, {history.Added, `{"metadata":{"name":"b","namespace":"ns","uid":"u-b2"},"data":{"v":"b"}}`}}
+	recreateB := []write{deleteB, {typ: history.Added, obj: `{"metadata":{"name":"b","namespace":"ns","uid":"u-b2"},"data":{"v":"b"}}`}}
 	genOwned := func(name, owner string) write {
-		return write{history.Added, fmt.Sprintf(`{"metadata":{"name":%q,"generateName":"b-","namespace":"ns","uid":"u-%s","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"b","uid":%q,"controller":true}]},"data":{"k":"v"}}`, name, name, owner)}
+		return write{typ: history.Added, obj: fmt.Sprintf(`{"metadata":{"name":%q,"generateName":"b-","namespace":"ns","uid":"u-%s","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"b","uid":%q,"controller":true}]},"data":{"k":"v"}}`, name, name, owner)}
 	}
 	tests := []struct {
 		name     string
@@ -115,11 +120,13 @@ func TestDiffOutcome(t *testing.T) {
 		{name: "diff outcome - a field differs - fail", ref: []write{child}, got: []write{created("a-child", "b", "u1", "2000-01-01T00:00:01Z")},
 			want: ErrDiffersFromReference, wantText: []string{`configmaps ns/a-child: data.parent: "a" → "b"`}},
 		{name: "diff outcome - created, deleted, created again - fail on the ADDED and DELETED counts", ref: []write{child},
-			got:  []write{child, {history.Deleted, child.obj}, child},
+			got:  []write{child, {typ: history.Deleted, obj: child.obj}, child},
 			want: ErrDiffersFromReference, wantText: []string{"ADDED by the target's writes 2 times, the reference 1",
 				"DELETED by the target's writes 1 times, the reference 0"}},
+		{name: "diff outcome - a child the garbage collector deleted, created again - pass, counts not compared", ref: []write{child},
+			got: []write{child, {typ: history.Deleted, obj: child.obj, from: "garbage-collector"}, child}},
 		{name: "diff outcome - a child created and deleted again, gone at the end of both - pass, counts not compared",
-			got: []write{child, {history.Deleted, child.obj}}},
+			got: []write{child, {typ: history.Deleted, obj: child.obj}}},
 		{name: "diff outcome - an extra child of a parent deleted since, the garbage collector's - pass",
 			ref: []write{deleteB}, got: []write{owned("b-child", parentB.UID), deleteB}},
 		{name: "diff outcome - the child of a parent created again, the dead parent's (the garbage collector's) against its successor's - pass",
@@ -141,11 +148,11 @@ func TestDiffOutcome(t *testing.T) {
 		{name: "diff outcome - one generateName object more - fail", ref: []write{gen("job-abcde", "u1")}, got: []write{gen("job-zyxwv", "u9"), gen("job-qqqqq", "u8")},
 			want: ErrDiffersFromReference, wantText: []string{"configmaps ns/job-#1: extra", "configmaps ns/job-*: ADDED by the target's writes 2 times, the reference 1"}},
 		{name: "diff outcome - a field two references differ in, learned mask - pass", masks: DefaultMaskSet().Merge(learned),
-			ref: []write{{history.Added, `{"metadata":{"name":"a-child","namespace":"ns","annotations":{"at":"1"}}}`}},
-			got: []write{{history.Added, `{"metadata":{"name":"a-child","namespace":"ns","annotations":{"at":"7"}}}`}}},
+			ref: []write{{typ: history.Added, obj: `{"metadata":{"name":"a-child","namespace":"ns","annotations":{"at":"1"}}}`}},
+			got: []write{{typ: history.Added, obj: `{"metadata":{"name":"a-child","namespace":"ns","annotations":{"at":"7"}}}`}}},
 		{name: "diff outcome - that field without the learned mask - fail",
-			ref:  []write{{history.Added, `{"metadata":{"name":"a-child","namespace":"ns","annotations":{"at":"1"}}}`}},
-			got:  []write{{history.Added, `{"metadata":{"name":"a-child","namespace":"ns","annotations":{"at":"7"}}}`}},
+			ref:  []write{{typ: history.Added, obj: `{"metadata":{"name":"a-child","namespace":"ns","annotations":{"at":"1"}}}`}},
+			got:  []write{{typ: history.Added, obj: `{"metadata":{"name":"a-child","namespace":"ns","annotations":{"at":"7"}}}`}},
 			want: ErrDiffersFromReference, wantText: []string{`metadata.annotations.at: "1" → "7"`}},
 		{name: "diff outcome - ten extra objects - fail, listed up to a bound", ref: nil,
 			got: func() []write {
@@ -181,7 +188,7 @@ func TestDiffOutcome(t *testing.T) {
 
 func TestOutcomeOf(t *testing.T) {
 	t.Parallel()
-	h := withWrites(t, recordedParents(t), created("a-child", "a", "u1", "t"), write{history.Deleted, created("a-child", "a", "u1", "t").obj})
+	h := withWrites(t, recordedParents(t), created("a-child", "a", "u1", "t"), write{typ: history.Deleted, obj: created("a-child", "a", "u1", "t").obj})
 	got := OutcomeOf(h).Resources["configmaps"]
 	if got == nil {
 		t.Fatalf("Resources: got no configmaps, want them")
@@ -207,7 +214,7 @@ func TestLearnMasks(t *testing.T) {
 	t.Parallel()
 	base := recordedParents(t)
 	obj := func(stamp, extra string) write {
-		return write{history.Added, fmt.Sprintf(`{"metadata":{"name":"a-child","namespace":"ns"},"status":{"items":[{"n":1},{"n":2,"at":%q}]}%s}`, stamp, extra)}
+		return write{typ: history.Added, obj: fmt.Sprintf(`{"metadata":{"name":"a-child","namespace":"ns"},"status":{"items":[{"n":1},{"n":2,"at":%q}]}%s}`, stamp, extra)}
 	}
 	tests := []struct {
 		name string
