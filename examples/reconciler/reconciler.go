@@ -14,12 +14,23 @@
 // see, and makes another one. The default names the child after its parent
 // and finds it by that name: a crash anywhere leaves nothing it cannot
 // finish.
+//
+// WithMemo plants an unobserved-state bug (Sieve's third class): the
+// reconciler remembers, by name, the parents it has given a child, and
+// makes none for them again (to spare a create its cache may not show yet).
+// A parent deleted and created again under its name while the
+// reconciler's watch was away (lwreplay's recreate fault; the relist shows
+// only the new object) is taken for the one it gave a child: the garbage
+// collector deletes the old parent's child, and the new parent never gets
+// its own. The default keeps no memory between
+// reconciles: level-based, it reads what is there each time.
 package reconciler
 
 import (
 	"context"
 	"fmt"
 	"maps"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -46,6 +57,10 @@ type Reconciler struct {
 	client       client.Client
 	reader       client.Reader
 	generateName bool
+
+	memo bool // WithMemo
+	mu   sync.Mutex
+	done map[types.NamespacedName]bool // with memo: the parents given a child, by name
 }
 
 // Option configures a Reconciler.
@@ -55,11 +70,15 @@ type Option func(*Reconciler)
 // with metadata.generateName and found only through the parent's report.
 func WithGenerateName() Option { return func(r *Reconciler) { r.generateName = true } }
 
+// WithMemo plants the unobserved-state bug: the reconciler remembers by
+// name the parents it has given a child, and makes none for them again.
+func WithMemo() Option { return func(r *Reconciler) { r.memo = true } }
+
 // New returns a Reconciler writing through c and reading through reader
 // (a manager's API reader: reads that are never older than the
 // reconciler's own writes, so that only a crash can hide one).
 func New(c client.Client, reader client.Reader, opts ...Option) *Reconciler {
-	r := &Reconciler{client: c, reader: reader}
+	r := &Reconciler{client: c, reader: reader, done: map[types.NamespacedName]bool{}}
 	for _, o := range opts {
 		o(r)
 	}
@@ -91,6 +110,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	if child == nil && r.memo && r.provided(req.NamespacedName) {
+		return ctrl.Result{}, nil // the planted bug: a parent of that name was given its child
+	}
 	if child == nil {
 		if child, err = r.create(ctx, &parent); err != nil {
 			return ctrl.Result{}, err
@@ -103,15 +125,30 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, err
 		}
 	}
-	if parent.Annotations[ReportAnnotation] == child.Name {
-		return ctrl.Result{}, nil
+	if parent.Annotations[ReportAnnotation] != child.Name {
+		patch := client.MergeFrom(parent.DeepCopy())
+		if parent.Annotations == nil {
+			parent.Annotations = map[string]string{}
+		}
+		parent.Annotations[ReportAnnotation] = child.Name
+		if err := r.client.Patch(ctx, &parent, patch); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
-	patch := client.MergeFrom(parent.DeepCopy())
-	if parent.Annotations == nil {
-		parent.Annotations = map[string]string{}
+	if r.memo {
+		r.mu.Lock()
+		r.done[req.NamespacedName] = true
+		r.mu.Unlock()
 	}
-	parent.Annotations[ReportAnnotation] = child.Name
-	return ctrl.Result{}, r.client.Patch(ctx, &parent, patch)
+	return ctrl.Result{}, nil
+}
+
+// provided reports whether the memo holds a parent of name: one given a
+// child.
+func (r *Reconciler) provided(name types.NamespacedName) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.done[name]
 }
 
 // child finds the parent's child: by its name, or (with the planted bug)
