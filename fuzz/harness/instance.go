@@ -34,8 +34,8 @@ var errCrashed = errors.New("the target crashed: its requests no longer reach th
 
 // instance is one incarnation of a run's target.
 type instance struct {
-	rec  *Probe
-	env  *Env
+	rec    *Probe
+	env    *Env
 	gate   *crashGate
 	done   chan struct{} // closed when its Run has returned
 	cancel context.CancelFunc
