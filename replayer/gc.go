@@ -2,7 +2,6 @@ package replayer
 
 import (
 	"bytes"
-	"encoding/json"
 	"sort"
 	"sync"
 
@@ -160,20 +159,11 @@ func (s *Server) garbage() []writes.Request {
 // ownersGone reports whether the object raw names owners and every one of
 // them is gone: its UID was held (seen) and is no longer (live).
 func ownersGone(raw []byte, seen, live map[string]bool) bool {
-	var m struct {
-		Metadata struct {
-			OwnerReferences []struct {
-				UID string `json:"uid"`
-			} `json:"ownerReferences"`
-		} `json:"metadata"`
-	}
-	if json.Unmarshal(raw, &m) != nil || len(m.Metadata.OwnerReferences) == 0 {
-		return false
-	}
-	for _, r := range m.Metadata.OwnerReferences {
-		if !seen[r.UID] || live[r.UID] {
+	owners := history.OwnerUIDs(raw)
+	for _, uid := range owners {
+		if !seen[uid] || live[uid] {
 			return false
 		}
 	}
-	return true
+	return len(owners) > 0
 }

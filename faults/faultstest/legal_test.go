@@ -121,6 +121,10 @@ func legalCases() []faultCase {
 			skip: crashedByHarness},
 		{fault: "crash-after-write", watchList: off, situation: "the target crashes after its first write",
 			skip: crashedByHarness},
+		{fault: "graceful-restart", watchList: on, situation: "the target is stopped at its WatchList",
+			skip: stoppedByHarness},
+		{fault: "graceful-restart", watchList: off, situation: "the target is stopped at its first LIST",
+			skip: stoppedByHarness},
 	}
 }
 
@@ -129,6 +133,13 @@ func legalCases() []faultCase {
 // writes nothing; fuzz/harness TestCrashAfterWrite shows a writing target
 // converge through it on both client paths.
 const crashedByHarness = "a fault at the target's writes: the harness restarts the target (fuzz/harness TestCrashAfterWrite)"
+
+// stoppedByHarness is why graceful-restart has no scenario here: it stops
+// the target, which the run restarts (a replay without WithTargetStop does
+// not act on it); fuzz/harness TestGracefulRestart shows a writing target
+// converge through it on both client paths, stopped while syncing and
+// after.
+const stoppedByHarness = "a fault that stops the target: the harness restarts it (fuzz/harness TestGracefulRestart)"
 
 // largeHistory is a generated history of 1,100 configmaps and 30 changes:
 // a LIST of it in pages of client-go's 500 is a continue chain.

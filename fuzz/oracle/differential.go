@@ -107,25 +107,16 @@ func deadOwners(h *history.History) map[string]bool {
 // keeps. An owner the history never held (a kind it did not record) is
 // taken to be alive.
 func orphaned(o *history.Object, dead map[string]bool) bool {
-	if len(dead) == 0 || !bytes.Contains(o.Raw, []byte(`"ownerReferences"`)) {
+	if len(dead) == 0 {
 		return false
 	}
-	var m struct {
-		Metadata struct {
-			OwnerReferences []struct {
-				UID string `json:"uid"`
-			} `json:"ownerReferences"`
-		} `json:"metadata"`
-	}
-	if json.Unmarshal(o.Raw, &m) != nil || len(m.Metadata.OwnerReferences) == 0 {
-		return false
-	}
-	for _, r := range m.Metadata.OwnerReferences {
-		if !dead[r.UID] {
+	owners := history.OwnerUIDs(o.Raw)
+	for _, uid := range owners {
+		if !dead[uid] {
 			return false
 		}
 	}
-	return true
+	return len(owners) > 0
 }
 
 // resourceOutcome is l's end state; the objects orphaned by the owners in
