@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,6 +46,23 @@ func answerHTTPError(c *pointCtx, d faults.Decision) (func() error, bool) {
 	return func() error {
 		c.s.fire(c.pt, d.Fault, fmt.Sprint(st.Code))
 		status.Write(c.w, st)
+		return errAnswered
+	}, true
+}
+
+// throttle rejects the request as kube-apiserver's priority and fairness
+// filter does (throttle): 429 Too Many Requests with a Retry-After header
+// and a plain-text body, no Status (tooManyRequests in k8s.io/apiserver
+// pkg/server/filters/priority-and-fairness.go).
+func throttle(c *pointCtx, d faults.Decision) (func() error, bool) {
+	secs := d.Param("after")
+	if secs < 1 {
+		return nil, false
+	}
+	return func() error {
+		c.s.fire(c.pt, d.Fault, fmt.Sprintf("429, Retry-After %d s", secs))
+		c.w.Header().Set("Retry-After", strconv.Itoa(secs))
+		http.Error(c.w, "Too many requests, please try again later.", http.StatusTooManyRequests)
 		return errAnswered
 	}, true
 }

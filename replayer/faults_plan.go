@@ -1,6 +1,8 @@
 package replayer
 
 import (
+	"cmp"
+	"slices"
 	"sync"
 	"time"
 
@@ -99,15 +101,25 @@ func (s *Server) startPlan() {
 }
 
 // Fired returns the decisions of the server's plan that fired so far, in
-// order, each with its point and a detail ("rv 1005", "after event 2, rv
+// order of the replay's clock (at one instant, by resource), each with its point and a detail ("rv 1005", "after event 2, rv
 // 1005", "503"); nil without a plan.
 func (s *Server) Fired() []faults.Firing {
 	if s.fx == nil {
 		return nil
 	}
 	s.fx.mu.Lock()
-	defer s.fx.mu.Unlock()
-	return append([]faults.Firing(nil), s.fx.fired...)
+	out := append([]faults.Firing(nil), s.fx.fired...)
+	s.fx.mu.Unlock()
+	// by virtual instant, and at one instant by resource: the firings of
+	// two resources at one instant come as their goroutines happen to run
+	// (each resource's own keep their order)
+	slices.SortStableFunc(out, func(a, b faults.Firing) int {
+		if c := cmp.Compare(a.At, b.At); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Point.Resource, b.Point.Resource)
+	})
+	return out
 }
 
 // Spent reports whether the server's plan can no longer fire: every

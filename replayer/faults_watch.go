@@ -28,7 +28,10 @@ type watchFaults struct {
 	// end, when set, runs after each frame point that did not end the
 	// stream (the frame sent, or what a fault did in its place); an error
 	// ends the stream.
-	end    func(*watchStream) error
+	end func(*watchStream) error
+	// plain says the WatchList request is served as a plain watch, as by
+	// a server that does not know sendInitialEvents.
+	plain  bool
 	frames int    // frame points reached
 	events int    // event frames sent (not bookmarks)
 	lastRV string // the resourceVersion of the last frame sent
@@ -73,6 +76,20 @@ func withholdInitialEventsEnd(c *pointCtx, d faults.Decision) (func() error, boo
 	return func() error {
 		c.s.fire(c.pt, d.Fault, c.watchFrom())
 		c.wf.skip = func(f outFrame) bool { return f.typ == history.Bookmark && f.initialEnd }
+		return nil
+	}, true
+}
+
+// ignoreInitialEvents serves a WatchList request as a server that does
+// not know sendInitialEvents does: as a plain watch (initial-events-ignored;
+// see serveWatch).
+func ignoreInitialEvents(c *pointCtx, d faults.Decision) (func() error, bool) {
+	if !c.listWatch() {
+		return nil, false
+	}
+	return func() error {
+		c.s.fire(c.pt, d.Fault, c.watchFrom())
+		c.wf.plain = true
 		return nil
 	}, true
 }
@@ -126,6 +143,31 @@ func expireWatch(c *pointCtx, d faults.Decision) (func() error, bool) {
 		c.s.fire(c.pt, d.Fault, "at open, "+c.watchFrom()+compactedTo(c.s.compactThrough(c.l.Resource, c.q.ResourceVersion)))
 		answerError(c.w, expired(watchExpiredMessage))
 		return errAnswered
+	}, true
+}
+
+// closeAfterInitialEvents ends a WatchList stream cleanly right after its
+// initial-events-end bookmark and compacts past the bookmark's
+// resourceVersion (close-after-initial-events): kube-apiserver runs a
+// watch's timeout from the start of the request, so a WatchList whose
+// initial events took most of it closes soon after the bookmark, and by
+// then etcd may have compacted past the bookmark's resourceVersion — the
+// re-watch from it gets 410 (kubernetes#134837). With nothing newer than
+// the bookmark there is nothing to compact: the re-watch goes on from it.
+func closeAfterInitialEvents(c *pointCtx, d faults.Decision) (func() error, bool) {
+	if !c.listWatch() {
+		return nil, false
+	}
+	return func() error {
+		c.wf.end = func(ws *watchStream) error {
+			if ws.fromRV == "" {
+				return nil // in the initial events: the bookmark sets fromRV
+			}
+			ws.s.moveOn(ws.l)
+			ws.s.fire(ws.fx.point, d.Fault, "after the initial-events-end bookmark, rv "+ws.fromRV+compactedTo(ws.s.compactThrough(ws.l.Resource, ws.fromRV)))
+			return errEndAfterFrame
+		}
+		return nil
 	}, true
 }
 

@@ -42,15 +42,24 @@ func crashAfterWrite(c *pointCtx, d faults.Decision) (func() error, bool) {
 // stopTarget stops the target as a SIGTERM does when its LIST or WATCH
 // arrives (graceful-restart): the replay's WithTargetStop function cancels
 // the context of the instance that asked and starts a fresh one once it
-// has returned; the request is answered as usual. Without one it cannot
-// act.
+// has returned. A LIST is answered as usual; a WATCH gets a stream that
+// ends at once, empty: how much of it the stopping instance would read
+// before it leaves is a race between its goroutines, and what the stream
+// sends moves the served head, so that serving it would make the fresh
+// instance's view (and the run's verdict) depend on the race, not on the
+// input. Without a stop function it cannot act.
 func stopTarget(c *pointCtx, d faults.Decision) (func() error, bool) {
-	if c.s.opts.stop == nil {
+	if c.s.opts.stop == nil || (c.s.opts.restartRes != nil && c.l.Resource != *c.s.opts.restartRes) {
 		return nil, false
 	}
 	return func() error {
-		c.s.fire(c.pt, d.Fault, "the target's context cancelled")
 		c.s.opts.stop()
+		if c.pt.Kind == faults.WatchPoint {
+			c.s.fire(c.pt, d.Fault, "the target's context cancelled, its watch ended empty")
+			newFrameWriter(c.w).begin()
+			return errAnswered
+		}
+		c.s.fire(c.pt, d.Fault, "the target's context cancelled")
 		return nil
 	}, true
 }

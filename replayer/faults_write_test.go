@@ -69,20 +69,22 @@ func TestCrashAfterWriteWire(t *testing.T) {
 
 // TestGracefulRestartWire lists configmaps three times, then watches,
 // under graceful-restart: with a stop function the fault fires when the
-// request it names arrives, calls it once before answering, and the
-// request is answered as usual; without one it does not act.
+// request it names arrives, calls it once before answering, and a LIST
+// is answered as usual, a watch with a stream that ends empty; without
+// one it does not act.
 func TestGracefulRestartWire(t *testing.T) {
 	tests := []struct {
 		name      string
 		plan      string
 		withStop  bool
-		stoppedAt int // the request (1: the first LIST, 4: the WATCH) whose arrival stop came at (0: never)
+		stoppedAt int  // the request (1: the first LIST, 4: the WATCH) whose arrival stop came at (0: never)
+		emptied   bool // the watch ends empty
 		fired     []string
 	}{
 		{name: "graceful-restart - list #2 - stopped at its arrival, answered - pass", plan: "graceful-restart:list=2", withStop: true,
 			stoppedAt: 2, fired: []string{"LIST #2 graceful-restart: the target's context cancelled"}},
 		{name: "graceful-restart - at request 3, the watch - pass", plan: "graceful-restart:at=3", withStop: true,
-			stoppedAt: 4, fired: []string{"watch #1 graceful-restart: the target's context cancelled"}},
+			stoppedAt: 4, emptied: true, fired: []string{"watch #1 graceful-restart: the target's context cancelled, its watch ended empty"}},
 		{name: "graceful-restart - no stop function - does not act - pass", plan: "graceful-restart:list=1",
 			fired: []string{}},
 	}
@@ -113,7 +115,11 @@ func TestGracefulRestartWire(t *testing.T) {
 			if err != nil {
 				t.Fatalf("watch: got error %v, want none", err)
 			}
-			if ev := <-w.ResultChan(); ev.Type != "ADDED" {
+			ev, open := <-w.ResultChan()
+			switch {
+			case tc.emptied && open:
+				t.Errorf("watch: got event %s, want a stream that ends empty", ev.Type)
+			case !tc.emptied && ev.Type != "ADDED":
 				t.Errorf("watch: got first event %s, want ADDED (answered as usual)", ev.Type)
 			}
 			w.Stop()

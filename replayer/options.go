@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/history"
 )
 
 // PaceMode says how fast recorded events become available.
@@ -85,11 +86,12 @@ type options struct {
 	tooLargeWait     time.Duration
 	gitVersion       string
 	noWatchCache     bool
-	maxWatchTimeout  time.Duration // 0: no cap
-	plan             *faults.Plan  // nil: no plan
-	readOnly         bool          // writes answered 405 (see WithReadOnly)
-	crash            func()        // crashes the target (see WithTargetCrash)
-	stop             func()        // stops the target (see WithTargetStop)
+	maxWatchTimeout  time.Duration     // 0: no cap
+	plan             *faults.Plan      // nil: no plan
+	readOnly         bool              // writes answered 405 (see WithReadOnly)
+	crash            func()            // crashes the target (see WithTargetCrash)
+	stop             func()            // stops the target (see WithTargetStop)
+	restartRes       *history.Resource // the one resource whose requests graceful-restart strikes at; nil: any
 
 	storm       bool // storm detection (see WithStormDetection)
 	stormWindow time.Duration
@@ -162,6 +164,16 @@ func WithTargetCrash(crash func()) Option { return func(o *options) { o.crash = 
 // answered as usual. Without it no fault stops the target:
 // graceful-restart does not act.
 func WithTargetStop(stop func()) Option { return func(o *options) { o.stop = stop } }
+
+// WithRestartResource makes graceful-restart strike at the requests of res
+// only. Decision points are numbered per resource, and a target that
+// watches several resources sends its N-th request of each in an order its
+// goroutines choose; a stop stops them all, so that only the points of one
+// resource keep a run a function of its input (fuzz/harness names the
+// run's resource). Unset, a stop strikes at any resource's point.
+func WithRestartResource(res history.Resource) Option {
+	return func(o *options) { o.restartRes = &res }
+}
 
 // WithVersion sets the gitVersion /version reports.
 func WithVersion(v string) Option { return func(o *options) { o.gitVersion = v } }

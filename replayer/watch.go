@@ -46,11 +46,23 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.Re
 		status.Write(w, *st)
 		return
 	}
-	wf, answered := s.watchPoint(w, r, q, l, opts.SendInitialEvents != nil && *opts.SendInitialEvents)
+	initial := opts.SendInitialEvents != nil && *opts.SendInitialEvents
+	wf, answered := s.watchPoint(w, r, q, l, initial)
 	if answered {
 		return
 	}
-	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
+	if initial && wf != nil && wf.plain {
+		// a server that does not know sendInitialEvents: from "" or "0"
+		// the state as ADDED events with no initial-events-end bookmark
+		// (an older watch's "start at most recent" or "at any"), from
+		// another resourceVersion a watch from it
+		if rv := q.ResourceVersion; rv == "" || rv == "0" {
+			s.serveInitialEvents(w, r, l, f, false, q, wf)
+			return
+		}
+		initial = false
+	}
+	if initial {
 		s.serveInitialEvents(w, r, l, f, opts.AllowWatchBookmarks, q, wf)
 		return
 	}

@@ -85,6 +85,20 @@ func legalCases() []faultCase {
 		{fault: "http-error", watchList: off, situation: "first watch answered 429, the client re-watches",
 			plan: "http-error:code=429,watch=1"},
 
+		{fault: "close-after-initial-events", watchList: on, situation: "the WatchList ends after its bookmark, compacted past it: the next WatchList, not older than the bookmark, gets the newer state",
+			plan: "close-after-initial-events:watch=1", check: wantRequest("WATCHLIST rv=", "WATCHLIST rv=")},
+		{fault: "close-after-initial-events", watchList: on, situation: "every WatchList ends after its bookmark",
+			plan: "close-after-initial-events"},
+		{fault: "close-after-initial-events", watchList: off, situation: "no WatchList request",
+			skip: "the client never sends a WatchList request"},
+
+		{fault: "throttle", watchList: on, situation: "the WatchList rejected by priority and fairness, Retry-After 4 s: the REST client waits and asks again",
+			plan: "throttle:after=4,watch=1", check: wantRequest("WATCHLIST rv=", "WATCHLIST rv=")},
+		{fault: "throttle", watchList: off, situation: "the first LIST rejected by priority and fairness, Retry-After 32 s: the REST client waits and asks again",
+			plan: "throttle:after=32,list=1", check: wantRequest("LIST rv=0", "LIST rv=0")},
+		{fault: "throttle", watchList: off, situation: "the first watch rejected, Retry-After 1 s",
+			plan: "throttle:after=1,watch=1", check: wantRequest("LIST rv=0", "WATCH rv=", "WATCH rv=")},
+
 		{fault: "reset", watchList: on, situation: "WatchList cut in initial event 10",
 			plan: "reset:watch=1,frame=10"},
 		{fault: "reset", watchList: on, situation: "WatchList cut in live change 5",
@@ -105,6 +119,11 @@ func legalCases() []faultCase {
 		{fault: "watchlist-unsupported", watchList: on, situation: "every WatchList refused, the client lists",
 			plan: "watchlist-unsupported", check: wantRequest("LIST rv=0")},
 		{fault: "watchlist-unsupported", watchList: off, situation: "no WatchList request",
+			skip: "the client never sends a WatchList request"},
+
+		{fault: "initial-events-ignored", watchList: on, situation: "the first WatchList served as a plain watch ends at its timeout with no initial-events-end, the next one syncs",
+			plan: "initial-events-ignored:watch=1", check: wantRequest("WATCHLIST rv=", "WATCHLIST rv=")},
+		{fault: "initial-events-ignored", watchList: off, situation: "no WatchList request",
 			skip: "the client never sends a WatchList request"},
 
 		{fault: "opaque-rv", watchList: on, situation: "every resourceVersion opaque",

@@ -59,7 +59,7 @@ func (v verbatimReplay) ExhaustedOf(history.Resource) bool { return v.Exhausted(
 func newReplay(s Spec, crash, stop func()) (replay, error) {
 	if s.Reproducer == nil {
 		return modelReplay{replayer.New(s.History, replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(oracle.WatchCap), replayer.WithPace(s.Pace),
-			replayer.WithTargetCrash(crash), replayer.WithTargetStop(stop))}, nil
+			replayer.WithTargetCrash(crash), replayer.WithTargetStop(stop), replayer.WithRestartResource(s.Resource))}, nil
 	}
 	v, err := verbatim.New(s.Reproducer...)
 	if err != nil {
