@@ -51,6 +51,12 @@ var Builtin = []harness.Target{
 			})
 		},
 	},
+	{
+		Name:        "retry-watcher",
+		Doc:         "a consumer of client-go's RetryWatcher (tools/watch): it LISTs for its initial state, applies the events of a RetryWatcher started at the list's resourceVersion to its own store, and lists again and starts a new RetryWatcher when one stops on a 410 Gone",
+		Run:         runRetryWatcher,
+		NoWatchList: true,
+	},
 }
 
 // Lookup returns the built-in target called name.
