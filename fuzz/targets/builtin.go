@@ -57,6 +57,12 @@ var Builtin = []harness.Target{
 		Run:         runRetryWatcher,
 		NoWatchList: true,
 	},
+	{
+		Name:        "list-pager",
+		Doc:         "a poller on client-go's ListPager (tools/pager; PageSize 2, so that every LIST is paged, and FullListIfExpired): its store is the last complete list, made again every 10 s of virtual time while a watch tells it of changes",
+		Run:         runListPager,
+		NoWatchList: true,
+	},
 }
 
 // Lookup returns the built-in target called name.
