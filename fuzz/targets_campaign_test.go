@@ -117,7 +117,7 @@ var controllerTargets = []string{"informer-resync", "informer-late-handler", "fa
 
 // consumerTargets are the targets of client-go's other list/watch
 // consumers: a RetryWatcher's, a pager's, metadata and dynamic informers.
-var consumerTargets = []string{"retry-watcher", "list-pager"}
+var consumerTargets = []string{"retry-watcher", "list-pager", "metadata-informer", "dynamic-informer"}
 
 // legalChoices returns one fault byte per legal (fault, parameters)
 // choice of faults.Decode.

@@ -63,6 +63,18 @@ var Builtin = []harness.Target{
 		Run:         runListPager,
 		NoWatchList: true,
 	},
+	{
+		Name:          "metadata-informer",
+		Doc:           "the SharedIndexInformer of a metadatainformer factory on metadata.NewForConfig(env.Config) (wire level only): PartialObjectMetadata objects, whose store is compared with the truth's metadata; its recording handler is the probe's",
+		Run:           runMetadataInformer,
+		WatchListGate: true,
+	},
+	{
+		Name:          "dynamic-informer",
+		Doc:           "the SharedIndexInformer of a dynamicinformer factory on dynamic.NewForConfig(env.Config) (wire level only): unstructured objects; its recording handler is the probe's",
+		Run:           runDynamicInformer,
+		WatchListGate: true,
+	},
 }
 
 // Lookup returns the built-in target called name.
