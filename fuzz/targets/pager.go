@@ -57,12 +57,14 @@ func listPager(ctx context.Context, env *harness.Env, pageFn func(pager.ListPage
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	listed := ""
+	var retry backoff
 	for ctx.Err() == nil {
 		obj, _, err := p.List(ctx, metav1.ListOptions{})
 		if err != nil {
-			sleep(ctx, RelistDelay) // a poller's retry
+			retry.wait(ctx)
 			continue
 		}
+		retry.reset()
 		rv, err := c.replace(obj)
 		if err != nil {
 			return err
@@ -83,18 +85,22 @@ func listPager(ctx context.Context, env *harness.Env, pageFn func(pager.ListPage
 
 // watchChanges watches from rv until ctx is done, sending on changed
 // (without blocking) each time an event arrives: a close resumes from
-// the last event's resourceVersion, a watch that fails to open or ends
-// with an ERROR starts again from the newest state ("" after a delay).
+// the last event's resourceVersion, a watch that ends with an ERROR
+// starts again from the newest state (""); one that fails to open, ends
+// with an ERROR or brought nothing is tried again after the backoff.
 func watchChanges(ctx context.Context, lw cache.ListerWatcherWithContext, rv string, changed chan<- string) {
+	var retry backoff
 	for ctx.Err() == nil {
 		w, err := lw.WatchWithContext(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
 		if err != nil {
-			sleep(ctx, RelistDelay)
+			retry.wait(ctx)
 			continue
 		}
+		events := 0
 		for ev := range w.ResultChan() {
 			switch ev.Type {
 			case watch.Added, watch.Modified, watch.Deleted:
+				events++
 				rv = resourceVersionOf(ev.Object, rv)
 				select {
 				case changed <- rv:
@@ -113,8 +119,10 @@ func watchChanges(ctx context.Context, lw cache.ListerWatcherWithContext, rv str
 			}
 		}
 		w.Stop()
-		if rv == "" {
-			sleep(ctx, RelistDelay)
+		if events > 0 && rv != "" {
+			retry.reset()
+		} else {
+			retry.wait(ctx) // an ERROR, or a watch that ended with nothing
 		}
 	}
 }

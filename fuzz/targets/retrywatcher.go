@@ -16,10 +16,32 @@ import (
 	watchtools "k8s.io/client-go/tools/watch"
 )
 
-// RelistDelay is how long, in virtual time, the retry-watcher and
-// list-pager targets wait after a LIST fails before they list again (a
-// consumer's retry; client-go's reflector backs off from 800 ms).
-const RelistDelay = time.Second
+// Backoff of the retry-watcher and list-pager targets: after a LIST or
+// a watch fails, or a RetryWatcher stops before it delivered anything,
+// they wait before they list (or watch) again, from FirstRetryDelay
+// doubling to MaxRetryDelay, back to FirstRetryDelay once they make
+// progress — client-go's reflector's backoff (800 ms doubling, capped at
+// 30 s), which a consumer that relists needs as much: a 410 that keeps
+// coming back is otherwise a hot loop of its own.
+const (
+	FirstRetryDelay = 800 * time.Millisecond
+	MaxRetryDelay   = 30 * time.Second
+)
+
+// backoff is the targets' retry delay.
+type backoff struct{ next time.Duration }
+
+// wait waits the next delay (or until ctx is done) and doubles it.
+func (b *backoff) wait(ctx context.Context) {
+	if b.next == 0 {
+		b.next = FirstRetryDelay
+	}
+	sleep(ctx, b.next)
+	b.next = min(2*b.next, MaxRetryDelay)
+}
+
+// reset starts the delays from FirstRetryDelay again.
+func (b *backoff) reset() { b.next = 0 }
 
 // runRetryWatcher is a consumer of client-go's RetryWatcher: it LISTs for
 // its initial state and resourceVersion, then applies the events of a
@@ -51,11 +73,12 @@ func retryWatcher(ctx context.Context, env *harness.Env, hooks retryWatcherHooks
 	lwc := cache.ToListerWatcherWithContext(lw)
 	c := newListConsumer(env.Probe)
 	rv := ""
+	var retry backoff
 	for ctx.Err() == nil {
 		if rv == "" || !hooks.resumeOnGone {
 			obj, err := lwc.ListWithContext(ctx, metav1.ListOptions{})
 			if err != nil {
-				sleep(ctx, RelistDelay) // a consumer's retry
+				retry.wait(ctx)
 				continue
 			}
 			if rv, err = c.replace(obj); err != nil {
@@ -66,16 +89,22 @@ func retryWatcher(ctx context.Context, env *harness.Env, hooks retryWatcherHooks
 		if err != nil {
 			return fmt.Errorf("%w: retry watcher at rv %q: %w", harness.ErrTarget, rv, err)
 		}
+		progressed := false
 		for ev := range rw.ResultChan() {
 			if hooks.event != nil && !hooks.event(ev) {
 				continue
 			}
 			if next, ok := c.apply(ev); ok {
-				rv = next
+				rv, progressed = next, true
 			}
 		}
 		rw.Stop()
 		<-rw.Done()
+		if progressed {
+			retry.reset()
+		} else if !hooks.resumeOnGone {
+			retry.wait(ctx) // stopped (a 410) before it delivered anything
+		}
 	}
 	return nil
 }
@@ -154,6 +183,11 @@ func (c *listConsumer) replace(list runtime.Object) (string, error) {
 		c.probe.View()
 	}
 	c.synced.Store(true)
+	listed := make([]any, len(items))
+	for i, obj := range items {
+		listed[i] = obj
+	}
+	c.probe.Listed(m.GetResourceVersion(), listed)
 	return m.GetResourceVersion(), nil
 }
 
