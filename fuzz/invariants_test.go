@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
@@ -111,7 +112,7 @@ func TestInvariantsAreDocumented(t *testing.T) {
 			}
 		})
 	}
-	want := []string{"converged", "no-lost-delete", "no-time-travel", "synced-after-initial", "live", "no-bookmark-object", "consistent-view", "no-request-storm", "no-write-storm", "no-conflict-loop", "progress", "no-hot-loop", "no-spin", "clean-stop", "same-outcome"}
+	want := []string{"converged", "no-lost-delete", "no-time-travel", "synced-after-initial", "live", "no-bookmark-object", "consistent-view", "consistent-list", "no-request-storm", "no-write-storm", "no-conflict-loop", "progress", "no-hot-loop", "no-spin", "clean-stop", "same-outcome"}
 	if len(oracle.Invariants) != len(want) {
 		t.Errorf("Invariants: got %d, want %d", len(oracle.Invariants), len(want))
 	}
@@ -330,6 +331,29 @@ func TestInvariants(t *testing.T) {
 				o.Requests = append(append(writeRequests("PUT", 20, 409), writeRequests("PUT", 1, 200)...), writeRequests("PUT", 20, 409)...)
 			}},
 
+		{name: "consistent-list - no list reported - not judged, pass", invariant: "consistent-list", notJudged: true},
+		{name: "consistent-list - the final state at the last rv - pass", invariant: "consistent-list",
+			mutate: func(o *oracle.Observation) { o.Listings = []oracle.Listing{listingOf(t, o.Truth, o.Truth.End(), nil)} }},
+		{name: "consistent-list - an unplaceable rv - pass", invariant: "consistent-list",
+			mutate: func(o *oracle.Observation) {
+				li := listingOf(t, o.Truth, o.Truth.End(), nil)
+				li.RV = "opaque"
+				o.Listings = []oracle.Listing{li}
+			}},
+		{name: "consistent-list - one key at an older rv than the state at the list's rv - fail", invariant: "consistent-list", want: oracle.ErrInconsistentList,
+			mutate: func(o *oracle.Observation) {
+				o.Listings = []oracle.Listing{listingOf(t, o.Truth, o.Truth.End(), func(u *unstructured.Unstructured) {
+					if u.GetName() == "a" {
+						u.SetResourceVersion("1001")
+					}
+				})}
+			}, wantText: "list 0 at 0s, rv 1006"},
+		{name: "consistent-list - the initial state at the last rv - fail", invariant: "consistent-list", want: oracle.ErrInconsistentList,
+			mutate: func(o *oracle.Observation) {
+				li := listingOf(t, o.Truth, 0, nil)
+				li.RV = o.Truth.Events[len(o.Truth.Events)-1].RV()
+				o.Listings = []oracle.Listing{li}
+			}},
 		{name: "clean-stop - no panic, no goroutine left - pass", invariant: "clean-stop"},
 		{name: "clean-stop - handler panicked - fail", invariant: "clean-stop", want: oracle.ErrUncleanStop,
 			mutate: func(o *oracle.Observation) { o.Panics = []string{"runtime error: nil map"} }, wantText: "panic: runtime error: nil map"},
@@ -420,4 +444,26 @@ func TestCheck(t *testing.T) {
 			t.Errorf("Lookup: got true, want false")
 		}
 	})
+}
+
+// listingOf returns a Listing of l's state at pos, at the resourceVersion
+// that names it, each item as edit makes it.
+func listingOf(t *testing.T, l *history.Log, pos int, edit func(*unstructured.Unstructured)) oracle.Listing {
+	t.Helper()
+	var items []any
+	for _, o := range l.StateAt(pos) {
+		u := &unstructured.Unstructured{}
+		u.SetNamespace(o.Namespace)
+		u.SetName(o.Name)
+		u.SetResourceVersion(o.ResourceVersion)
+		if edit != nil {
+			edit(u)
+		}
+		items = append(items, u)
+	}
+	keys, sum, ok := oracle.ViewOf(items)
+	if !ok {
+		t.Fatalf("ViewOf: got not ok, want a digest")
+	}
+	return oracle.Listing{RV: l.RVAt(pos), Keys: keys, Sum: sum}
 }

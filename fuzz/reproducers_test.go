@@ -42,6 +42,9 @@ func TestSharedReproducersConverge(t *testing.T) {
 	for _, target := range targets.Builtin {
 		for _, tt := range tests {
 			t.Run(target.Name+" - "+tt.file+" - pass", func(t *testing.T) {
+				if why, unfit := verbatimUnfit(target); unfit {
+					t.Skip(why)
+				}
 				c, err := NewCampaign(Options{Cassettes: []string{sharedReproducers + tt.file}, Target: target})
 				if err != nil {
 					t.Fatalf("NewCampaign: got error %v, want none", err)
@@ -69,6 +72,23 @@ func TestSharedReproducersConverge(t *testing.T) {
 			})
 		}
 	}
+}
+
+// verbatimUnfit says why a target cannot be replayed a reproducer
+// verbatim: a verbatim replay answers the recorded requests of a
+// reflector of full objects with the recorded bodies, so a target that
+// asks other requests (its own LISTs and WATCHes: Target.NoWatchList) or
+// asks for metadata only (the verbatim replay does not convert to
+// PartialObjectMetadata, as kube-apiserver would) gets answers no server
+// would give it.
+func verbatimUnfit(target Target) (string, bool) {
+	switch {
+	case target.NoWatchList:
+		return "its LISTs and WATCHes are its own, not the recorded reflector's", true
+	case target.Name == "metadata-informer":
+		return "it asks for PartialObjectMetadata, which a verbatim replay does not convert to", true
+	}
+	return "", false
 }
 
 // countOp counts the deliveries of op in obs.

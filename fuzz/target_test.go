@@ -112,16 +112,21 @@ func TestTargetsClientPath(t *testing.T) {
 				{watchList: true, situation: "WatchList on - initial events never end, never syncs", wantSynced: false},
 				{watchList: false, situation: "WatchList off - no WatchList request, syncs", wantSynced: true},
 			} {
-				t.Run(target.Name+" - "+lvl.String()+", "+c.situation+" - pass", func(t *testing.T) {
+				situation, wantSynced, wantFired := c.situation, c.wantSynced, c.watchList
+				if target.NoWatchList && c.watchList {
+					// it never asks for WatchList: the LIST path's run
+					situation, wantSynced, wantFired = "WatchList on - a target that never asks for it, syncs", true, false
+				}
+				t.Run(target.Name+" - "+lvl.String()+", "+situation+" - pass", func(t *testing.T) {
 					if c.watchList && os.Getenv("KUBE_FEATURE_WatchListClient") == "false" {
 						t.Skip("KUBE_FEATURE_WatchListClient=false")
 					}
 					obs := harness.Observe(t, harness.Spec{History: loadTargetHistory(t), Plan: plan, Target: target, WatchList: c.watchList, Level: lvl})
-					if got := obs.SyncedAt >= 0; got != c.wantSynced {
-						t.Errorf("synced: got %v (at %v), want %v", got, obs.SyncedAt, c.wantSynced)
+					if got := obs.SyncedAt >= 0; got != wantSynced {
+						t.Errorf("synced: got %v (at %v), want %v", got, obs.SyncedAt, wantSynced)
 					}
-					if got := obs.LastFaultAt >= 0; got != c.watchList {
-						t.Errorf("fault fired: got %v (at %v), want %v", got, obs.LastFaultAt, c.watchList)
+					if got := obs.LastFaultAt >= 0; got != wantFired {
+						t.Errorf("fault fired: got %v (at %v), want %v", got, obs.LastFaultAt, wantFired)
 					}
 				})
 			}

@@ -40,16 +40,17 @@ func TestTargetNames(t *testing.T) {
 	}
 }
 
-// TestControllerTargetsHoldOnSeeds runs each controller target on every
-// seed (no fault, both client paths) of every shipped cassette, for each
-// resource the cassettes recorded, at both levels: every invariant holds.
+// TestControllerTargetsHoldOnSeeds runs each controller target and each
+// consumer target on every seed (no fault, both client paths) of every
+// shipped cassette, for each resource the cassettes recorded, at both
+// levels: every invariant holds.
 func TestControllerTargetsHoldOnSeeds(t *testing.T) {
 	t.Parallel()
 	recorded, err := RecordedResources(Glob("../cassettes/*.yaml"))
 	if err != nil {
 		t.Fatalf("RecordedResources: got error %v, want none", err)
 	}
-	for _, name := range controllerTargets {
+	for _, name := range append(append([]string(nil), controllerTargets...), consumerTargets...) {
 		target, _ := targets.Lookup(name)
 		for _, r := range recorded {
 			for _, lvl := range []level.Level{level.Typed, level.Wire} {
@@ -113,6 +114,10 @@ func TestControllerTargetsHoldUnderOneShotFaults(t *testing.T) {
 
 // controllerTargets are the targets built as controllers build informers.
 var controllerTargets = []string{"informer-resync", "informer-late-handler", "factory-shared"}
+
+// consumerTargets are the targets of client-go's other list/watch
+// consumers: a RetryWatcher's, a pager's, metadata and dynamic informers.
+var consumerTargets = []string{"retry-watcher", "list-pager", "metadata-informer", "dynamic-informer"}
 
 // legalChoices returns one fault byte per legal (fault, parameters)
 // choice of faults.Decode.

@@ -3,7 +3,9 @@ package harness
 import (
 	"encoding/json"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/weakcache"
@@ -30,25 +32,48 @@ func decodedOf(o *history.Object) any {
 }
 
 // sameAsWanted returns want's object for obj's key when obj is an
-// unstructured object at its resourceVersion with the same content.
+// unstructured object at its resourceVersion with the same content, or a
+// PartialObjectMetadata (a metadata informer's) at its resourceVersion
+// with the same metadata: an object of metadata only is compared on
+// metadata only.
 func sameAsWanted(obj any, want map[string]*history.Object) (*history.Object, bool) {
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok || u == nil || want == nil {
+	if want == nil {
 		return nil, false
 	}
-	key := u.GetName()
-	if ns := u.GetNamespace(); ns != "" {
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		if o == nil {
+			return nil, false
+		}
+		w, m, ok := wantedAt(o, want)
+		return w, ok && sameObject(o.Object, m)
+	case *metav1.PartialObjectMetadata:
+		if o == nil {
+			return nil, false
+		}
+		w, m, ok := wantedAt(o, want)
+		if !ok {
+			return nil, false
+		}
+		got, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&o.ObjectMeta)
+		return w, err == nil && sameValue(got, m["metadata"])
+	}
+	return nil, false
+}
+
+// wantedAt returns want's object of obj's key and its decoded content,
+// when it is at obj's resourceVersion.
+func wantedAt(obj metav1.Object, want map[string]*history.Object) (*history.Object, map[string]any, bool) {
+	key := obj.GetName()
+	if ns := obj.GetNamespace(); ns != "" {
 		key = ns + "/" + key
 	}
 	w, ok := want[key]
-	if !ok || w.ResourceVersion != u.GetResourceVersion() {
-		return nil, false
+	if !ok || w.ResourceVersion != obj.GetResourceVersion() {
+		return nil, nil, false
 	}
 	m, ok := decodedOf(w).(map[string]any)
-	if !ok || !sameObject(u.Object, m) {
-		return nil, false
-	}
-	return w, true
+	return w, m, ok
 }
 
 // sameObject reports whether an unstructured object's content equals a

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/lwreplay/lwreplay/history"
@@ -11,7 +12,7 @@ import (
 
 func TestSameAsWanted(t *testing.T) {
 	t.Parallel()
-	raw := []byte(`{"metadata":{"name":"a","namespace":"ns","resourceVersion":"7"},"data":{"k":"v"},"n":3,"f":1.5,"l":[true,null,"x"]}`)
+	raw := []byte(`{"metadata":{"name":"a","namespace":"ns","resourceVersion":"7","uid":"u1","labels":{"app":"x"},"creationTimestamp":"2024-01-02T03:04:05Z"},"data":{"k":"v"},"n":3,"f":1.5,"l":[true,null,"x"]}`)
 	w, _, _, err := history.ParseObject(raw)
 	if err != nil {
 		t.Fatalf("ParseObject: got error %v, want none", err)
@@ -42,6 +43,10 @@ func TestSameAsWanted(t *testing.T) {
 			m["metadata"].(map[string]any)["resourceVersion"] = "8"
 		}), want: false},
 		{name: "same as wanted - not unstructured - fail", obj: json.RawMessage(raw), want: false},
+		{name: "same as wanted - metadata only, equal metadata, data aside - pass", obj: partial(t, raw, nil), want: true},
+		{name: "same as wanted - metadata only, other label - fail", obj: partial(t, raw, func(m *metav1.ObjectMeta) { m.Labels["app"] = "y" }), want: false},
+		{name: "same as wanted - metadata only, extra annotation - fail", obj: partial(t, raw, func(m *metav1.ObjectMeta) { m.Annotations = map[string]string{"a": "b"} }), want: false},
+		{name: "same as wanted - metadata only, other resourceVersion - fail", obj: partial(t, raw, func(m *metav1.ObjectMeta) { m.ResourceVersion = "8" }), want: false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,4 +59,21 @@ func TestSameAsWanted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// partial returns the PartialObjectMetadata a metadata client decodes of
+// raw's metadata, edited by edit.
+func partial(t *testing.T, raw []byte, edit func(*metav1.ObjectMeta)) *metav1.PartialObjectMetadata {
+	t.Helper()
+	var obj struct {
+		Metadata metav1.ObjectMeta `json:"metadata"`
+	}
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		t.Fatalf("Unmarshal: got error %v, want none", err)
+	}
+	p := &metav1.PartialObjectMetadata{ObjectMeta: obj.Metadata}
+	if edit != nil {
+		edit(&p.ObjectMeta)
+	}
+	return p
 }

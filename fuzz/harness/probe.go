@@ -27,6 +27,7 @@ type Probe struct {
 	firstPanic time.Duration // when the first of panics was recorded
 	errs       []string
 	views      []oracle.StoreView
+	listings   []oracle.Listing
 	exposed    any
 	// known returns the history object of a stored object the typed level
 	// decoded and shared (nil: none is known).
@@ -73,6 +74,19 @@ func (r *Probe) View() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.views = append(r.views, oracle.StoreView{Delivery: n - 1, Keys: keys, Sum: sum})
+}
+
+// Listed records a complete list the target put together (a pager's
+// pages) at resourceVersion rv, for the consistent-list invariant; items
+// that are no objects are not recorded.
+func (r *Probe) Listed(rv string, items []any) {
+	keys, sum, ok := oracle.ViewOf(items)
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.listings = append(r.listings, oracle.Listing{At: time.Since(r.start), RV: rv, Keys: keys, Sum: sum})
 }
 
 // Error records an error the target met and went on from (a delta it

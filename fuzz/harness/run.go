@@ -409,6 +409,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 	obs.PanicSites = append(obs.PanicSites, rec.panicSites...)
 	obs.Errors = append(obs.Errors, rec.errs...)
 	obs.Views = rec.views
+	obs.Listings = rec.listings
 	obs.Exposed = rec.exposed
 	rec.mu.Unlock()
 	obs.EndedAt = time.Since(start)

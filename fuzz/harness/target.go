@@ -29,6 +29,10 @@ type Target struct {
 	// do). Without it a LIST+WATCH run of such a target still asks for
 	// WatchList.
 	WatchListGate bool
+	// NoWatchList says the target never asks for a WatchList stream: it
+	// LISTs and WATCHes by hand (a RetryWatcher's consumer, a pager), so
+	// its runs of the WatchList path are those of the LIST path.
+	NoWatchList bool
 }
 
 // ErrTarget is returned when a target cannot be set up.

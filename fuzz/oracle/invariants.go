@@ -113,6 +113,12 @@ var Invariants = []Invariant{
 		Guarantee: `the_real_fifo.go, RealFIFOOptions.AtomicEvents: "If it is set, a single event will be emitted atomically ` +
 			`for Replace and Resync operations"; shared_informer.go: "the sequence of states that appears in the informer's ` +
 			`cache is a subsequence of the states authoritatively associated with X"`},
+	{Name: "consistent-list", Scope: Along, Check: checkConsistentList,
+		Doc: "each complete list a target reports (Probe.Listed: a pager's pages put together) holds exactly the truth's state at the list's resourceVersion: same keys and resourceVersions",
+		Guarantee: `apimachinery meta/v1 types.go, ListOptions.Limit: "The server guarantees that the objects returned when using ` +
+			`continue will be identical to issuing a single list call without a limit ... This is sometimes referred to as a ` +
+			`consistent snapshot"; client-go tools/pager/pager.go, ListPager.List: on an expired continue token it falls back ` +
+			`"to full list at the requested ResourceVersion"`},
 	{Name: "no-request-storm", Scope: Along, Check: checkNoRequestStorm,
 		Doc: "while the target makes no progress (neither delivers nor asks for a newer resourceVersion, does not sync), it sends at most 30 LIST, WATCH and WatchList requests for its resource within 10 s of virtual time (its writes are judged by no-write-storm and no-conflict-loop)",
 		Guarantee: `reflector.go: "We used to make the call every 1sec (1 QPS), the goal here is to achieve ~98% traffic ` +

@@ -148,6 +148,9 @@ type Observation struct {
 	// Exposed is what the target handed to Probe.Expose (nil if
 	// nothing), for user invariants.
 	Exposed any
+	// Listings are the complete lists the target reported with
+	// Probe.Listed, in order, for the consistent-list invariant.
+	Listings []Listing
 	// Crashes are when a fault crashed the target (crash-after-write), in
 	// virtual time: each time a fresh instance of it started, cold, and
 	// Deliveries, Store, SyncedAt, SyncedRV, InitialDelivered and Views are

@@ -51,6 +51,30 @@ var Builtin = []harness.Target{
 			})
 		},
 	},
+	{
+		Name:        "retry-watcher",
+		Doc:         "a consumer of client-go's RetryWatcher (tools/watch): it LISTs for its initial state, applies the events of a RetryWatcher started at the list's resourceVersion to its own store, and lists again and starts a new RetryWatcher when one stops on a 410 Gone",
+		Run:         runRetryWatcher,
+		NoWatchList: true,
+	},
+	{
+		Name:        "list-pager",
+		Doc:         "a poller on client-go's ListPager (tools/pager; PageSize 2, so that every LIST is paged, and FullListIfExpired): its store is the last complete list, made again every 10 s of virtual time while a watch tells it of changes",
+		Run:         runListPager,
+		NoWatchList: true,
+	},
+	{
+		Name:          "metadata-informer",
+		Doc:           "the SharedIndexInformer of a metadatainformer factory on metadata.NewForConfig(env.Config) (wire level only): PartialObjectMetadata objects, whose store is compared with the truth's metadata; its recording handler is the probe's",
+		Run:           runMetadataInformer,
+		WatchListGate: true,
+	},
+	{
+		Name:          "dynamic-informer",
+		Doc:           "the SharedIndexInformer of a dynamicinformer factory on dynamic.NewForConfig(env.Config) (wire level only): unstructured objects; its recording handler is the probe's",
+		Run:           runDynamicInformer,
+		WatchListGate: true,
+	},
 }
 
 // Lookup returns the built-in target called name.

@@ -1,0 +1,136 @@
+package targets
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/pager"
+)
+
+// PollPeriod is how often, in virtual time, the list-pager target lists
+// again once a watch told it something changed.
+const PollPeriod = 10 * time.Second
+
+// PageSize is the list-pager target's page size: small, so that every
+// shipped cassette's LIST is served in pages.
+const PageSize = 2
+
+// runListPager is a poller built on client-go's ListPager (PageSize 2,
+// FullListIfExpired): its store is the last complete list, which it makes
+// again every PollPeriod of virtual time while a watch has told it of a
+// change since the last (kubectl get in a loop, a controller's resync by
+// relist). The watch only wakes it: a replay's state moves as its answers
+// reach newer positions, so a poller that never watched would list the
+// first state forever.
+func runListPager(ctx context.Context, env *harness.Env) error {
+	return listPager(ctx, env, nil)
+}
+
+// listPager is runListPager; pageFn, when set, wraps the pager's page
+// function (a test's planted bug).
+func listPager(ctx context.Context, env *harness.Env, pageFn func(pager.ListPageFunc) pager.ListPageFunc) error {
+	lw, err := env.SharedListerWatcher(&unstructured.Unstructured{})
+	if err != nil {
+		return err
+	}
+	lwc := cache.ToListerWatcherWithContext(lw)
+	fn := pager.ListPageFunc(lwc.ListWithContext)
+	if pageFn != nil {
+		fn = pageFn(fn)
+	}
+	p := pager.New(fn)
+	p.PageSize = PageSize
+	p.FullListIfExpired = true
+	c := newListConsumer(env.Probe)
+
+	changed := make(chan string, 1) // the newest resourceVersion a watch saw
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	listed := ""
+	var retry backoff
+	for ctx.Err() == nil {
+		obj, _, err := p.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			retry.wait(ctx)
+			continue
+		}
+		retry.reset()
+		rv, err := c.replace(obj)
+		if err != nil {
+			return err
+		}
+		if listed == "" {
+			wg.Go(func() { watchChanges(ctx, lwc, rv, changed) })
+		}
+		listed = rv
+		// Wait for a change, then for the next poll.
+		select {
+		case <-ctx.Done():
+		case <-changed:
+			sleep(ctx, PollPeriod)
+		}
+	}
+	return nil
+}
+
+// watchChanges watches from rv until ctx is done, sending on changed
+// (without blocking) each time an event arrives: a close resumes from
+// the last event's resourceVersion, a watch that ends with an ERROR
+// starts again from the newest state (""); one that fails to open, ends
+// with an ERROR or brought nothing is tried again after the backoff.
+func watchChanges(ctx context.Context, lw cache.ListerWatcherWithContext, rv string, changed chan<- string) {
+	var retry backoff
+	for ctx.Err() == nil {
+		w, err := lw.WatchWithContext(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
+		if err != nil {
+			retry.wait(ctx)
+			continue
+		}
+		events := 0
+		for ev := range w.ResultChan() {
+			switch ev.Type {
+			case watch.Added, watch.Modified, watch.Deleted:
+				events++
+				rv = resourceVersionOf(ev.Object, rv)
+				select {
+				case changed <- rv:
+				default:
+				}
+			case watch.Bookmark:
+				rv = resourceVersionOf(ev.Object, rv)
+			case watch.Error:
+				// too old, or a failure: watch the newest state, and poll
+				// once more in case something was missed
+				rv = ""
+				select {
+				case changed <- rv:
+				default:
+				}
+			}
+		}
+		w.Stop()
+		if events > 0 && rv != "" {
+			retry.reset()
+		} else {
+			retry.wait(ctx) // an ERROR, or a watch that ended with nothing
+		}
+	}
+}
+
+// resourceVersionOf returns obj's resourceVersion, or def when it has none.
+func resourceVersionOf(obj runtime.Object, def string) string {
+	if m, err := meta.Accessor(obj); err == nil && m.GetResourceVersion() != "" {
+		return m.GetResourceVersion()
+	}
+	return def
+}
