@@ -193,14 +193,19 @@ func relativeKey(o *history.Object, ns string) string {
 	return "/" + o.Key()
 }
 
-// listBody renders a list answer: items without kind and apiVersion, as
-// kube-apiserver's are.
+// listBody renders a list answer as kube-apiserver does: a built-in
+// kind's items without kind and apiVersion (a typed list's encoding),
+// every other kind's with them — a custom resource's list is
+// apiextensions' unstructured list, whose items keep their own
+// (customresource_handler.go; recorded from kube-apiserver 1.37 in
+// examples/widgets' cassettes).
 func listBody(res history.Resource, rv string, p page) []byte {
 	var b bytes.Buffer
 	size := 256
 	for _, o := range p.items {
 		size += len(o.Raw) + 1
 	}
+	typed := kindOf(res).Builtin
 	b.Grow(size)
 	b.WriteString(`{"kind":`)
 	writeJSONStr(&b, res.Kind+"List")
@@ -220,7 +225,11 @@ func listBody(res history.Resource, rv string, p page) []byte {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.Write(o.Raw)
+		if typed {
+			b.Write(o.Raw)
+		} else {
+			b.Write(withKind(o, res.Kind, res.GroupVersion()))
+		}
 	}
 	b.WriteString("]}")
 	return b.Bytes()

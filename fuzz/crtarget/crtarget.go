@@ -88,8 +88,18 @@ func ControllerOptions() controller.Options {
 // client-go's WatchListClient gate, which the run sets
 // (fuzz.Target.WatchListGate).
 func Target(name, doc string, setup func(manager.Manager) error) fuzz.Target {
+	return TargetWithOptions(name, doc, manager.Options{}, setup)
+}
+
+// TargetWithOptions is Target with the manager built from opts (through
+// NewManager, which sets the metrics, health probe and controller options
+// a run needs over opts'): a Scheme that registers a custom resource's Go
+// type, cache options, leader election. Each run builds its manager from
+// a copy of opts; what opts points to (the scheme) is shared by every run
+// and must not change once the campaign starts.
+func TargetWithOptions(name, doc string, opts manager.Options, setup func(manager.Manager) error) fuzz.Target {
 	return fuzz.Target{Name: name, Doc: doc, WatchListGate: true, Run: func(ctx context.Context, env *fuzz.Env) error {
-		mgr, err := NewManager(env, manager.Options{})
+		mgr, err := NewManager(env, opts)
 		if err != nil {
 			return err
 		}

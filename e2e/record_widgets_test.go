@@ -1,0 +1,191 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/cluster"
+)
+
+// widgetFixtures is where -update puts TestRecordWidgets' recordings:
+// examples/widgets replays them to its reconciler.
+const widgetFixtures = "../examples/widgets/testdata"
+
+// TestRecordWidgets records Widgets (examples/widgets' custom resource,
+// status subresource, its CRD applied to a real kube-apiserver of its own)
+// with lwreplay record on both client paths — WatchList, and LIST in pages
+// of 2 then WATCH — while a client creates, updates and deletes widgets,
+// among them a widget held by a finalizer, deleted (a deletionTimestamp
+// first), then created again under its name. Each recording's history
+// ends at the real final state, holds the deleting and the recreated
+// phoenix, and replays to its recorded answers; under -update the
+// recordings become examples/widgets' cassettes.
+func TestRecordWidgets(t *testing.T) {
+	c := cluster.StartT(t)
+	ctx := t.Context()
+	cs, err := kubernetes.NewForConfig(c.RestConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(c.RestConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := applyCRD(ctx, dyn, widgetCRD, widgetGVR); err != nil {
+		t.Fatal(err)
+	}
+	if err := ensureNamespaces(ctx, cs, widgetNS); err != nil {
+		t.Fatal(err)
+	}
+	actor := widgetActor{dyn: dyn, pause: actorPause}
+	if err := actor.prepopulate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := kubeconfigFor(t, c)
+	outDir := t.TempDir()
+	common := []string{"--resource", "widgets.example.lwreplay.dev", "--all-namespaces", "--flush-interval", "200ms"}
+	recordings := []struct {
+		name, file string
+		args       []string
+	}{
+		{name: "WatchList (default)", file: "widgets-watchlist.yaml", args: common},
+		{name: "LIST pages of 2", file: "widgets-list-pages.yaml", args: append(append([]string(nil), common...), "--watchlist", "off", "--page-size", "2")},
+	}
+	recs := make([]*recording, len(recordings))
+	for k, r := range recordings {
+		recs[k] = startRecording(t, kubeconfig, filepath.Join(outDir, r.file), r.args...)
+	}
+	for k, r := range recordings {
+		waitFor(t, r.name+": the recording has the widgets' initial state", func() (bool, string) {
+			if recs[k].exited() {
+				t.Fatalf("%s: lwreplay record exited early: %v\n%s", r.name, recs[k].err, recs[k].output())
+			}
+			return widgetsCaughtUp(recs[k].out, nil)
+		})
+	}
+	if err := actor.mutate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, want, err := realState(ctx, dyn, widgetGVR, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, r := range recordings {
+		waitFor(t, r.name+": the recording has caught up with the cluster", func() (bool, string) { return widgetsCaughtUp(recs[k].out, want) })
+		recs[k].interrupt(t)
+		t.Logf("%s: %s", r.name, strings.TrimSpace(recs[k].output()))
+	}
+	for k, r := range recordings {
+		files, h, err := loadHistory(recs[k].out)
+		if err != nil {
+			t.Fatalf("%s: load %s: got error %v, want none", r.name, recs[k].out, err)
+		}
+		t.Run("record widgets - "+r.name+" - history ends at the real final state, the phoenix deleting then recreated - pass", func(t *testing.T) {
+			l, ok := h.Log(widgetResource)
+			if !ok {
+				t.Fatalf("widgets: got no log, want one")
+			}
+			got, err := historyState(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareStates(t, "widgets history final state", got, want)
+			if err := checkPhoenix(l); err != nil {
+				t.Error(err)
+			}
+		})
+		checkReplays(t, h, map[string]map[string]map[string]any{"widgets": want})
+		t.Run("replay sequence - widgets "+r.name+" - answers agree with the recorded ones - pass", func(t *testing.T) {
+			st := checkSequence(t, files, h)
+			if st.watches < 1 || st.frames < 9 {
+				t.Errorf("compared: got %d watches and %d frames, want at least 1 and 9 (the scenario's changes)", st.watches, st.frames)
+			}
+		})
+		t.Run("record widgets - "+r.name+" - no credentials written, small enough to ship - pass", func(t *testing.T) {
+			if n := assertNoSecrets(t, c.Token, outDir, recs[k].logDir); n == 0 {
+				t.Errorf("files scanned: got 0, want the recording")
+			}
+			data, err := os.ReadFile(recs[k].out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(data) > maxShipSize {
+				t.Fatalf("size: got %d bytes, want at most %d", len(data), maxShipSize)
+			}
+			if !*update {
+				return
+			}
+			dst := filepath.Join(widgetFixtures, r.file)
+			if err := os.WriteFile(dst, data, 0o644); err != nil {
+				t.Fatalf("write %s: got error %v, want none", dst, err)
+			}
+			t.Logf("wrote %s (%d bytes)", dst, len(data))
+		})
+	}
+}
+
+// widgetsCaughtUp says whether the cassette at path loads and its widgets
+// log ends at want's keys and resourceVersions (nil want: a started log
+// is enough).
+func widgetsCaughtUp(path string, want map[string]map[string]any) (bool, string) {
+	if _, err := os.Stat(path); err != nil {
+		return false, err.Error()
+	}
+	_, h, err := loadHistory(path)
+	if err != nil {
+		return false, err.Error()
+	}
+	l, ok := h.Log(widgetResource)
+	if !ok {
+		return false, "no log for widgets yet"
+	}
+	if want == nil {
+		return true, ""
+	}
+	got, err := historyState(l)
+	if err != nil {
+		return false, err.Error()
+	}
+	if g, w := stateSummary(got), stateSummary(want); strings.Join(g, " ") != strings.Join(w, " ") {
+		return false, fmt.Sprintf("got %d widgets %q, want %d %q", len(g), g, len(w), w)
+	}
+	return true, ""
+}
+
+// checkPhoenix says whether the widgets log shows the phoenix modified
+// with a deletionTimestamp, then deleted, then added again with a new UID.
+func checkPhoenix(l *history.Log) error {
+	key := widgetNS + "/" + widgetPhoenix
+	var steps []string
+	step := func(s string) {
+		if len(steps) == 0 || steps[len(steps)-1] != s { // the finalizer's removal may come as a MODIFIED too
+			steps = append(steps, s)
+		}
+	}
+	oldUID := ""
+	for _, e := range l.Events {
+		if e.Object.Key() != key {
+			continue
+		}
+		switch {
+		case e.Type == history.Modified && strings.Contains(string(e.Object.Raw), `"deletionTimestamp"`):
+			step("deleting")
+			oldUID = e.Object.UID
+		case e.Type == history.Deleted && e.Object.UID == oldUID:
+			step("deleted")
+		case e.Type == history.Added && oldUID != "" && e.Object.UID != oldUID:
+			step("recreated")
+		}
+	}
+	if got := strings.Join(steps, " "); got != "deleting deleted recreated" {
+		return fmt.Errorf("%s: got %q, want \"deleting deleted recreated\"", key, got)
+	}
+	return nil
+}

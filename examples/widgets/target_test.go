@@ -1,0 +1,142 @@
+package widgets
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/crtarget"
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// cassettes are the recordings of real widgets (e2e's TestRecordWidgets):
+// WatchList, and LIST in pages of 2 then WATCH.
+var cassettes = fuzz.Glob("testdata/widgets-*.yaml")
+
+// widgets is the resource the runs watch: the manager's widget informer
+// is the one the probe judges.
+var widgets = history.Resource{Group: GroupVersion.Group, Version: GroupVersion.Version, Resource: Resource, Kind: "Widget", Namespaced: true}
+
+// configMaps is the resource of the widgets' ConfigMaps.
+var configMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
+
+// target runs the reconciler in a controller-runtime manager whose scheme
+// knows Widget.
+func target(t testing.TB, name string, opts ...Option) fuzz.Target {
+	s, err := NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return crtarget.TargetWithOptions(name, "the widgets reconciler of examples/widgets", manager.Options{Scheme: s}, func(mgr manager.Manager) error {
+		return New(mgr.GetClient(), mgr.GetAPIReader(), opts...).SetupWithManager(mgr, crtarget.ControllerOptions())
+	})
+}
+
+// options are the options of the example's fuzz tests: the widget
+// cassettes, the reconciler's own invariant beside the built-in ones
+// (same-outcome among them), the plans of testdata/plans as seeds;
+// controller-runtime's known bugs are not its own.
+func options(t fuzz.Target) fuzz.Options {
+	return fuzz.Options{
+		Cassettes: cassettes,
+		Resource:  widgets,
+		Target:    t,
+		Extra:     []fuzz.Invariant{configMapOutlivesWidget},
+		Plans:     fuzz.Glob("testdata/plans/*.yaml"),
+		Known:     crtarget.KnownFindings(),
+	}
+}
+
+// ErrLiveWidgetConfigMap says a ConfigMap was deleted while the widget
+// that controls it was neither deleting nor gone.
+var ErrLiveWidgetConfigMap = errors.New("a live widget's configmap deleted")
+
+// configMapOutlivesWidget is the reconciler's promise, judged on the
+// served history: a ConfigMap controlled by a widget is deleted only once
+// that widget (by UID) is deleting or gone — by the reconciler's cleanup
+// or the garbage collector, never under a widget that still wants it.
+var configMapOutlivesWidget = fuzz.NewInvariant("configmap-outlives-widget",
+	"a ConfigMap a widget controls is deleted only once that widget is deleting or gone",
+	func(truth *history.Log, obs *fuzz.Observation) error {
+		cms, ok := obs.Served.Log(configMaps)
+		if !ok {
+			return nil
+		}
+		ws, ok := obs.Served.Log(widgets)
+		if !ok {
+			ws = truth
+		}
+		var errs []error
+		for _, e := range cms.Events {
+			if e.Type != history.Deleted {
+				continue
+			}
+			for _, uid := range controllers(e.Object) {
+				if w := widgetAt(ws, uid, e.RV()); w != nil && !deleting(w) {
+					errs = append(errs, fmt.Errorf("%w: configmap %s deleted at rv %s while widget %s (uid %s) lives, not deleting", ErrLiveWidgetConfigMap, e.Object.Key(), e.RV(), w.Key(), uid))
+				}
+			}
+		}
+		return errors.Join(errs...)
+	})
+
+// widgetAt returns the widget of uid in ws's state at resourceVersion rv
+// (every event of ws at or before rv applied); nil when there is none.
+func widgetAt(ws *history.Log, uid, rv string) *history.Object {
+	at, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return nil
+	}
+	pos := 0
+	for pos < ws.End() {
+		n, err := strconv.ParseUint(ws.Events[pos].RV(), 10, 64)
+		if err != nil || n > at {
+			break
+		}
+		pos++
+	}
+	for _, o := range ws.StateAt(pos) {
+		if o.UID == uid {
+			return o
+		}
+	}
+	return nil
+}
+
+// deleting reports whether o carries a deletionTimestamp.
+func deleting(o *history.Object) bool {
+	m, err := metaOf(o)
+	return err == nil && m.DeletionTimestamp != nil
+}
+
+// controllers returns the UIDs of o's controlling owners.
+func controllers(o *history.Object) []string {
+	m, err := metaOf(o)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, r := range m.OwnerReferences {
+		if r.Controller != nil && *r.Controller {
+			out = append(out, string(r.UID))
+		}
+	}
+	return out
+}
+
+// metaOf decodes o's metadata.
+func metaOf(o *history.Object) (*metav1.ObjectMeta, error) {
+	var v struct {
+		Metadata metav1.ObjectMeta `json:"metadata"`
+	}
+	if err := json.Unmarshal(o.Raw, &v); err != nil {
+		return nil, fmt.Errorf("%s: %w", o.Key(), err)
+	}
+	return &v.Metadata, nil
+}

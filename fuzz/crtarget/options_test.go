@@ -1,0 +1,49 @@
+package crtarget_test
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/crtarget"
+)
+
+// TestTargetWithOptions runs the annotator in a manager built from
+// options of the test's: every run's manager gets the scheme given (where
+// a custom resource's Go type is registered), and the metrics and health
+// probe addresses asked for are NewManager's (no port), so that a run
+// stays as clean as Target's.
+func TestTargetWithOptions(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	var sameScheme, otherScheme atomic.Int64
+	target := crtarget.TargetWithOptions("annotator-options", "the annotator in a manager of the test's options",
+		manager.Options{Scheme: scheme, HealthProbeBindAddress: ":8081", Metrics: metricsserver.Options{BindAddress: ":8080"}},
+		func(mgr manager.Manager) error {
+			if mgr.GetScheme() == scheme {
+				sameScheme.Add(1)
+			} else {
+				otherScheme.Add(1)
+			}
+			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).WithOptions(crtarget.ControllerOptions()).
+				Complete(&annotator{c: mgr.GetClient()})
+		})
+	eachSeed(t, target, "manager with options", "the options' scheme, no failure", func(t *testing.T, out *fuzz.Outcome, _ time.Duration) {
+		if out.Failed() {
+			t.Fatalf("got a failure, want none:\n%s", out.Report)
+		}
+		if otherScheme.Load() != 0 || sameScheme.Load() == 0 {
+			t.Errorf("managers: got %d with the options' scheme and %d with another, want all with it", sameScheme.Load(), otherScheme.Load())
+		}
+	})
+}
