@@ -111,7 +111,8 @@ func TargetWithOptions(name, doc string, opts manager.Options, setup func(manage
 }
 
 // wire registers the probe with mgr's informer of env.Resource: the
-// typed informer of a kind mgr's scheme knows, else an unstructured one.
+// typed informer of a kind mgr's scheme knows, else an unstructured one;
+// the run counts the manager synced once every informer of its cache is.
 func wire(env *fuzz.Env, mgr manager.Manager) error {
 	res := env.Resource
 	gvk := schema.GroupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind}
@@ -134,8 +135,17 @@ func wire(env *fuzz.Env, mgr manager.Manager) error {
 	if !ok {
 		return fmt.Errorf("%w: the informer of %s is a %T, no client-go SharedInformer", ErrWire, gvk, inf)
 	}
-	if _, err := env.Probe.AddEventHandler(si, nil); err != nil {
+	reg, err := env.Probe.AddEventHandler(si, nil)
+	if err != nil {
 		return fmt.Errorf("%w: %w", ErrWire, err)
 	}
+	// synced once every informer of the manager's cache is, not the run's
+	// resource's alone: a controller that Owns or Watches other kinds is
+	// not quiet while one of those still lists. A cancelled context makes
+	// WaitForCacheSync a look, not a wait.
+	look, cancel := context.WithCancel(context.Background())
+	cancel()
+	c := mgr.GetCache()
+	env.Probe.SetSynced(func() bool { return si.HasSynced() && reg.HasSynced() && c.WaitForCacheSync(look) })
 	return nil
 }
