@@ -37,11 +37,27 @@ var twoInformers = Target{Name: "two-informers", Doc: "configmaps and pods infor
 
 // perResource is what must repeat of a run of several resources: the
 // verdict, the report and each resource's story, in resource order (the
-// resources' firings interleave as their goroutines happen to run).
+// resources' firings interleave as their goroutines happen to run); of a
+// run stopped at the request bound, the verdict, the broken invariants
+// and the signature.
 func perResource(out *Outcome) string {
 	by := map[string][]faults.Firing{}
 	for _, fr := range out.Observation.Fired {
 		by[fr.Point.Resource] = append(by[fr.Point.Resource], fr)
+	}
+	if out.Observation.HotLoop != nil {
+		// the run was stopped at its request bound, which all resources
+		// share: how many of the requests before it each resource sent,
+		// and whose request crossed it, is goroutine order — and so are
+		// the report's counts and stack and the stories' counts
+		var broken []string
+		for name, err := range out.Results {
+			if err != nil {
+				broken = append(broken, name)
+			}
+		}
+		slices.Sort(broken)
+		return fmt.Sprintf("failed %v, expected %v\nbroken: %v\nsignature: %s", out.Failed(), out.Expected, broken, out.Signature())
 	}
 	s := fmt.Sprintf("failed %v, expected %v\nreport: %s", out.Failed(), out.Expected, out.Report)
 	for _, res := range slices.Sorted(maps.Keys(by)) {

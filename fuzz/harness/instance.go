@@ -55,9 +55,10 @@ type instance struct {
 	errs      []string
 }
 
-// startInstance starts a fresh instance of s.Target on transport, its
-// deliveries timed from start, running until ctx (the run's) is done.
-func startInstance(ctx context.Context, s Spec, transport http.RoundTripper, start time.Time, cache *level.Cache) *instance {
+// startInstance starts a fresh instance of s.Target on transport, made
+// cur's instance before it sends a request, its deliveries timed from
+// start, running until ctx (the run's) is done.
+func startInstance(ctx context.Context, s Spec, transport http.RoundTripper, start time.Time, cache *level.Cache, cur *atomic.Pointer[instance]) {
 	rec := NewProbe(start)
 	if cache != nil && s.Level == level.Typed {
 		rec.known = cache.Known
@@ -74,6 +75,9 @@ func startInstance(ctx context.Context, s Spec, transport http.RoundTripper, sta
 		cache:     cache,
 	}
 	target := s.Target
+	// the run's current instance before its target sends a request: a
+	// fault at its first request stops or crashes cur's instance
+	cur.Store(in)
 	go func() {
 		defer close(in.done)
 		defer func() {
@@ -83,7 +87,6 @@ func startInstance(ctx context.Context, s Spec, transport http.RoundTripper, sta
 		}()
 		in.err = target.Run(ctx, in.env)
 	}()
-	return in
 }
 
 // crash kills the instance at virtual time at: its gate refuses every

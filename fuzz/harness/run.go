@@ -223,7 +223,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	cur.Store(startInstance(ctx, s, transport, start, s.Cache))
+	startInstance(ctx, s, transport, start, s.Cache, &cur)
 	var crashedOnes []*instance
 
 	// The truth can change during the run (a recreate fault adds events
@@ -265,7 +265,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 				crashedOnes = append(crashedOnes, in)
 				obs.Crashes = append(obs.Crashes, at)
 				srv.ForgetListings()
-				cur.Store(startInstance(ctx, s, transport, start, s.Cache))
+				startInstance(ctx, s, transport, start, s.Cache, &cur)
 				obs.SyncedAt, snaps, delivered, step = -1, nil, 0, tick
 				continue
 			}
@@ -290,7 +290,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 				obs.Restarts = append(obs.Restarts, at)
 				srv.ForgetListings()
 				w.stopping.Store(false)
-				cur.Store(startInstance(ctx, s, transport, start, s.Cache))
+				startInstance(ctx, s, transport, start, s.Cache, &cur)
 				obs.SyncedAt, snaps, delivered, step = -1, nil, 0, tick
 				continue
 			}
