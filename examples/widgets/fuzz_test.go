@@ -1,7 +1,6 @@
 package widgets
 
 import (
-	"flag"
 	"testing"
 
 	"github.com/lwreplay/lwreplay/fuzz"
@@ -13,16 +12,4 @@ import (
 // FuzzWidgets explores from them.
 func FuzzWidgets(f *testing.F) {
 	fuzz.Run(f, options(target(f, "widgets")))
-}
-
-// FuzzWidgetsStale fuzzes the reconciler with the planted stale-state bug
-// (WithNameOnlyCleanup) from the same seeds: go test -fuzz
-// FuzzWidgetsStale finds a restart served a stale LIST that shows the
-// recreated widget's predecessor deleting, and the new widget's ConfigMap
-// deleted. Under plain go test it is skipped: its finding is the point.
-func FuzzWidgetsStale(f *testing.F) {
-	if fl := flag.Lookup("test.fuzz"); fl == nil || fl.Value.String() == "" {
-		f.Skip("the planted bug: run go test -fuzz FuzzWidgetsStale")
-	}
-	fuzz.Run(f, options(target(f, "widgets-stale", WithNameOnlyCleanup())))
 }

@@ -12,13 +12,13 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
-// stalePlanFile is Sieve's stale state on the widget cassettes, a seed of
-// FuzzWidgetsStale: the manager stopped at its second watch of widgets
+// stalePlanFile is Sieve's stale state on the widget cassettes (no seed:
+// back=5 is not among the values stale-list's byte form chooses): the manager stopped at its second watch of widgets
 // once it reconciled every widget, the fresh one's first LIST of widgets
 // (at resourceVersion "0") served a snapshot 5 events old, in which the
 // recreated phoenix is its predecessor, deleting, and that watch's first
 // event 10 s late, so that the reconciler acts on the stale view.
-const stalePlanFile = "testdata/plans/stale-restart.yaml"
+const stalePlanFile = "testdata/stale-restart.yaml"
 
 // TestStaleRestart runs the exact stale-state plan on every widget
 // cassette, on the LIST+WATCH path (a WatchList is a consistent read: it
