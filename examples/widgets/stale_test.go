@@ -13,8 +13,9 @@ import (
 )
 
 // stalePlanFile is Sieve's stale state on the widget cassettes (no seed:
-// back=5 is not among the values stale-list's byte form chooses): the manager stopped at its second watch of widgets
-// once it reconciled every widget, the fresh one's first LIST of widgets
+// back=5 is not among the values stale-list's byte form chooses): the
+// manager stopped at its second watch of widgets once it reconciled every
+// widget, the fresh one's first LIST of widgets
 // (at resourceVersion "0") served a snapshot 5 events old, in which the
 // recreated phoenix is its predecessor, deleting, and that watch's first
 // event 10 s late, so that the reconciler acts on the stale view.

@@ -6,10 +6,8 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/fuzz/harness"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/pager"
@@ -51,28 +49,28 @@ func listPager(ctx context.Context, env *harness.Env, pageFn func(pager.ListPage
 	p.FullListIfExpired = true
 	c := newListConsumer(env.Probe)
 
-	changed := make(chan string, 1) // the newest resourceVersion a watch saw
+	changed := make(chan struct{}, 1) // a watch saw a change since the last list
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	listed := ""
-	var retry backoff
+	watching := false
+	retry := newBackoff()
 	for ctx.Err() == nil {
 		obj, _, err := p.List(ctx, metav1.ListOptions{})
 		if err != nil {
-			retry.wait(ctx)
+			sleep(ctx, retry.Step())
 			continue
 		}
-		retry.reset()
+		retry = newBackoff()
 		rv, err := c.replace(obj)
 		if err != nil {
 			return err
 		}
-		if listed == "" {
+		if !watching {
+			watching = true
 			wg.Go(func() { watchChanges(ctx, lwc, rv, changed) })
 		}
-		listed = rv
 		// Wait for a change, then for the next poll.
 		select {
 		case <-ctx.Done():
@@ -88,12 +86,12 @@ func listPager(ctx context.Context, env *harness.Env, pageFn func(pager.ListPage
 // the last event's resourceVersion, a watch that ends with an ERROR
 // starts again from the newest state (""); one that fails to open, ends
 // with an ERROR or brought nothing is tried again after the backoff.
-func watchChanges(ctx context.Context, lw cache.ListerWatcherWithContext, rv string, changed chan<- string) {
-	var retry backoff
+func watchChanges(ctx context.Context, lw cache.ListerWatcherWithContext, rv string, changed chan<- struct{}) {
+	retry := newBackoff()
 	for ctx.Err() == nil {
 		w, err := lw.WatchWithContext(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
 		if err != nil {
-			retry.wait(ctx)
+			sleep(ctx, retry.Step())
 			continue
 		}
 		events := 0
@@ -101,36 +99,32 @@ func watchChanges(ctx context.Context, lw cache.ListerWatcherWithContext, rv str
 			switch ev.Type {
 			case watch.Added, watch.Modified, watch.Deleted:
 				events++
-				rv = resourceVersionOf(ev.Object, rv)
+				if v := rvOf(ev.Object); v != "" {
+					rv = v
+				}
 				select {
-				case changed <- rv:
+				case changed <- struct{}{}:
 				default:
 				}
 			case watch.Bookmark:
-				rv = resourceVersionOf(ev.Object, rv)
+				if v := rvOf(ev.Object); v != "" {
+					rv = v
+				}
 			case watch.Error:
 				// too old, or a failure: watch the newest state, and poll
 				// once more in case something was missed
 				rv = ""
 				select {
-				case changed <- rv:
+				case changed <- struct{}{}:
 				default:
 				}
 			}
 		}
 		w.Stop()
 		if events > 0 && rv != "" {
-			retry.reset()
+			retry = newBackoff()
 		} else {
-			retry.wait(ctx) // an ERROR, or a watch that ended with nothing
+			sleep(ctx, retry.Step()) // an ERROR, or a watch that ended with nothing
 		}
 	}
-}
-
-// resourceVersionOf returns obj's resourceVersion, or def when it has none.
-func resourceVersionOf(obj runtime.Object, def string) string {
-	if m, err := meta.Accessor(obj); err == nil && m.GetResourceVersion() != "" {
-		return m.GetResourceVersion()
-	}
-	return def
 }

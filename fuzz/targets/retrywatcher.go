@@ -3,6 +3,7 @@ package targets
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
@@ -28,20 +30,11 @@ const (
 	MaxRetryDelay   = 30 * time.Second
 )
 
-// backoff is the targets' retry delay.
-type backoff struct{ next time.Duration }
-
-// wait waits the next delay (or until ctx is done) and doubles it.
-func (b *backoff) wait(ctx context.Context) {
-	if b.next == 0 {
-		b.next = FirstRetryDelay
-	}
-	sleep(ctx, b.next)
-	b.next = min(2*b.next, MaxRetryDelay)
+// newBackoff returns the targets' retry delays: FirstRetryDelay
+// doubling up to MaxRetryDelay (a fresh one starts over).
+func newBackoff() wait.Backoff {
+	return wait.Backoff{Duration: FirstRetryDelay, Factor: 2, Steps: math.MaxInt32, Cap: MaxRetryDelay}
 }
-
-// reset starts the delays from FirstRetryDelay again.
-func (b *backoff) reset() { b.next = 0 }
 
 // runRetryWatcher is a consumer of client-go's RetryWatcher: it LISTs for
 // its initial state and resourceVersion, then applies the events of a
@@ -73,12 +66,12 @@ func retryWatcher(ctx context.Context, env *harness.Env, hooks retryWatcherHooks
 	lwc := cache.ToListerWatcherWithContext(lw)
 	c := newListConsumer(env.Probe)
 	rv := ""
-	var retry backoff
+	retry := newBackoff()
 	for ctx.Err() == nil {
 		if rv == "" || !hooks.resumeOnGone {
 			obj, err := lwc.ListWithContext(ctx, metav1.ListOptions{})
 			if err != nil {
-				retry.wait(ctx)
+				sleep(ctx, retry.Step())
 				continue
 			}
 			if rv, err = c.replace(obj); err != nil {
@@ -101,9 +94,9 @@ func retryWatcher(ctx context.Context, env *harness.Env, hooks retryWatcherHooks
 		rw.Stop()
 		<-rw.Done()
 		if progressed {
-			retry.reset()
+			retry = newBackoff()
 		} else if !hooks.resumeOnGone {
-			retry.wait(ctx) // stopped (a 410) before it delivered anything
+			sleep(ctx, retry.Step()) // stopped (a 410) before it delivered anything
 		}
 	}
 	return nil
