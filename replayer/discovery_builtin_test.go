@@ -2,6 +2,7 @@ package replayer
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -236,9 +237,10 @@ func TestDiscoveryBuiltinRecorded(t *testing.T) {
 }
 
 // TestDiscoveryBuiltinOpaque checks a writable replay of a history whose
-// resourceVersions are not numbers: it makes no empty log (its start would
-// not order with them), so its discovery lists no built-in resource it
-// has no traffic of, and a request for one is a 404.
+// resourceVersions are not numbers: it lists the built-in resources it has
+// no traffic of and serves one from empty, at the newest RV it serves (a
+// controller's informer of what it would create must sync), and refuses
+// a write to it with 405 (opaque RVs take no writes).
 func TestDiscoveryBuiltinOpaque(t *testing.T) {
 	t.Parallel()
 	s := New(opaqueHistory(t))
@@ -246,10 +248,24 @@ func TestDiscoveryBuiltinOpaque(t *testing.T) {
 	if _, ok := got["v1 secrets"]; !ok {
 		t.Errorf("got no v1 secrets, want the recorded resource listed")
 	}
-	if _, ok := got["apps/v1 deployments"]; ok {
-		t.Errorf("got apps/v1 deployments listed, want not (not served from empty)")
+	if _, ok := got["apps/v1 deployments"]; !ok {
+		t.Errorf("got no apps/v1 deployments, want it listed (served from empty)")
 	}
-	if rec := get(s, "/apis/apps/v1/deployments", ""); rec.Code != 404 {
-		t.Errorf("GET /apis/apps/v1/deployments: got code %d, want 404", rec.Code)
+	rec := get(s, "/apis/apps/v1/deployments", "")
+	if rec.Code != 200 {
+		t.Fatalf("GET /apis/apps/v1/deployments: got code %d, want 200", rec.Code)
+	}
+	var a answer
+	if err := json.Unmarshal(rec.Body.Bytes(), &a); err != nil {
+		t.Fatalf("GET /apis/apps/v1/deployments: %v", err)
+	}
+	if a.Metadata.ResourceVersion != "r4" || len(a.Items) != 0 {
+		t.Errorf("GET /apis/apps/v1/deployments: got rv %q and %d items, want rv r4 (the newest served) and none", a.Metadata.ResourceVersion, len(a.Items))
+	}
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/apis/apps/v1/namespaces/ns/deployments",
+		strings.NewReader(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"ns"}}`)))
+	if w.Code != http.StatusMethodNotAllowed {
+		t.Errorf("POST a deployment: got code %d, want 405", w.Code)
 	}
 }

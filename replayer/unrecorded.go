@@ -42,7 +42,7 @@ func (s *Server) logFor(q history.Request, body []byte) (*history.Log, bool) {
 	if !s.makesLogs(truth) {
 		return nil, false
 	}
-	h, err := history.AddLog(truth, res, strconv.FormatUint(max(s.happenedNewest(truth), 1), 10))
+	h, err := history.AddLog(truth, res, s.emptyLogStart(truth))
 	if err != nil {
 		return nil, false
 	}
@@ -53,12 +53,34 @@ func (s *Server) logFor(q history.Request, body []byte) (*history.Log, bool) {
 }
 
 // makesLogs reports whether the replay makes the empty log of a resource
-// h (the served history) does not record: one that takes writes does,
-// unless h's resourceVersions are opaque (the empty log's start, a
-// number, would not order with them). Its discovery lists the built-in
+// h (the served history) does not record: one that may take writes does,
+// whatever its resourceVersions (opaque ones take no writes, but a
+// controller's informer of what it would create still lists and watches,
+// as its manager waits for that cache). Its discovery lists the built-in
 // resources then only (discoveryOf).
-func (s *Server) makesLogs(h *history.History) bool {
-	return !s.opts.readOnly && (h.Order() == nil || h.Order().Numeric() || len(h.Logs) == 0)
+func (s *Server) makesLogs(*history.History) bool {
+	return !s.opts.readOnly
+}
+
+// emptyLogStart is the resourceVersion an empty log made in h starts at:
+// the newest that has happened in any resource (happenedNewest), "1" in
+// an empty numeric history; in an opaque one (opaque-rv), the newest
+// served RV of any log in h's order, which the made log shares, so that
+// the merged order places it.
+func (s *Server) emptyLogStart(h *history.History) string {
+	if o := h.Order(); o != nil && !o.Numeric() {
+		newest := ""
+		for _, l := range h.Logs {
+			rv := l.RVAt(s.available(l))
+			if newest == "" || o.Less(newest, rv) {
+				newest = rv
+			}
+		}
+		if newest != "" {
+			return newest
+		}
+	}
+	return strconv.FormatUint(max(s.happenedNewest(h), 1), 10)
 }
 
 // knownResource returns q's resource, whole (kind and scope), when the

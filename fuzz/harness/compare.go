@@ -2,6 +2,7 @@ package harness
 
 import (
 	"encoding/json"
+	"reflect"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -74,6 +75,47 @@ func wantedAt(obj metav1.Object, want map[string]*history.Object) (*history.Obje
 	}
 	m, ok := decodedOf(w).(map[string]any)
 	return w, m, ok
+}
+
+// sameTyped reports whether obj, a typed object (a Go struct a typed
+// client decodes into), holds what want holds as far as obj's type can
+// tell: want decoded into a new value of obj's type encodes as obj does.
+// A type shows fields of its own the truth may lack (a kubebuilder type's
+// Status struct encodes as "status":{} where the object has no status)
+// and drops fields it does not know; a typed client sees the object so,
+// and a store compared byte for byte would differ on what no typed
+// client can change.
+func sameTyped(obj any, want *history.Object) bool {
+	t := reflect.TypeOf(obj)
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return false
+	}
+	if _, ok := obj.(*unstructured.Unstructured); ok {
+		return false
+	}
+	round := reflect.New(t.Elem()).Interface()
+	if err := json.Unmarshal(want.Raw, round); err != nil {
+		return false
+	}
+	a, errA := typedContent(obj)
+	b, errB := typedContent(round)
+	return errA == nil && errB == nil && reflect.DeepEqual(a, b)
+}
+
+// typedContent is obj encoded and decoded into any, kind and apiVersion
+// aside.
+func typedContent(obj any) (map[string]any, error) {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "kind")
+	delete(m, "apiVersion")
+	return m, nil
 }
 
 // sameObject reports whether an unstructured object's content equals a

@@ -77,3 +77,51 @@ func partial(t *testing.T, raw []byte, edit func(*metav1.ObjectMeta)) *metav1.Pa
 	}
 	return p
 }
+
+// statusType is a typed object as kubebuilder scaffolds one: its Status
+// struct encodes as "status":{} when empty.
+type statusType struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              struct {
+		Data map[string]string `json:"data,omitempty"`
+	} `json:"spec,omitempty"`
+	Status struct {
+		Ready bool `json:"ready,omitempty"`
+	} `json:"status,omitempty"`
+}
+
+func TestSameTyped(t *testing.T) {
+	t.Parallel()
+	w, _, _, err := history.ParseObject([]byte(`{"metadata":{"name":"a","namespace":"ns","resourceVersion":"7"},"spec":{"data":{"k":"v"}},"unknown":1}`))
+	if err != nil {
+		t.Fatalf("ParseObject: got error %v, want none", err)
+	}
+	typed := func(edit func(o *statusType)) *statusType {
+		o := &statusType{TypeMeta: metav1.TypeMeta{Kind: "Widget", APIVersion: "example.lwreplay.dev/v1"},
+			ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", ResourceVersion: "7"}}
+		o.Spec.Data = map[string]string{"k": "v"}
+		if edit != nil {
+			edit(o)
+		}
+		return o
+	}
+	tests := []struct {
+		name string
+		obj  any
+		want bool
+	}{
+		{name: "same typed - empty status struct, unknown field dropped, kind aside - pass", obj: typed(nil), want: true},
+		{name: "same typed - other spec value - fail", obj: typed(func(o *statusType) { o.Spec.Data["k"] = "w" }), want: false},
+		{name: "same typed - a status the truth lacks - fail", obj: typed(func(o *statusType) { o.Status.Ready = true }), want: false},
+		{name: "same typed - unstructured - fail", obj: &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "a"}}}, want: false},
+		{name: "same typed - not a struct pointer - fail", obj: json.RawMessage(`{}`), want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := sameTyped(tc.obj, w); got != tc.want {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

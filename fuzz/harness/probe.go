@@ -229,6 +229,9 @@ func (r *Probe) storeAgainst(want map[string]*history.Object) (store map[string]
 			bad = append(bad, fmt.Sprintf("item %d: %v", i, err))
 			continue
 		}
+		if w, ok := want[o.Key()]; ok && w.ResourceVersion == o.ResourceVersion && !oracle.SameContent(o.Raw, w) && sameTyped(obj, w) {
+			o = w
+		}
 		out[o.Key()] = o
 	}
 	return out, bad

@@ -36,8 +36,9 @@ func canonicalOf(o *history.Object) []byte {
 	})
 }
 
-// sameContent reports whether stored content got equals want's.
-func sameContent(got []byte, want *history.Object) bool {
+// SameContent reports whether stored content got (JSON) equals want's,
+// key order and spacing aside.
+func SameContent(got []byte, want *history.Object) bool {
 	if c := canonicalOf(want); c != nil && bytes.Equal(got, c) {
 		return true
 	}

@@ -44,7 +44,7 @@ func StoreDiff(store map[string]*history.Object, want []*history.Object) []strin
 			out = append(out, fmt.Sprintf("%s: nil object, want rv %s", k, w.ResourceVersion))
 		case g.ResourceVersion != w.ResourceVersion:
 			out = append(out, fmt.Sprintf("%s: rv got %s, want %s", k, g.ResourceVersion, w.ResourceVersion))
-		case g != w && !sameContent(g.Raw, w):
+		case g != w && !SameContent(g.Raw, w):
 			out = append(out, fmt.Sprintf("%s: content differs at rv %s", k, w.ResourceVersion))
 		}
 	}
