@@ -21,34 +21,6 @@ const choiceBytes = FirstPersistentByte - FirstFaultByte
 // for a huge byte string.
 const maxEncodedPoint = 1 << 20
 
-// choices lists what a fault byte can decode to: for each fault in registry
-// order, one decision (At 0, canonical Params) per combination of its
-// parameters' Values, the last parameter varying fastest.
-func choices() []Decision {
-	var out []Decision
-	for _, f := range Registry {
-		combos := []map[string]int{nil}
-		for _, p := range f.Params {
-			var next []map[string]int
-			for _, c := range combos {
-				for _, v := range p.Values {
-					m := make(map[string]int, len(c)+1)
-					for k, x := range c {
-						m[k] = x
-					}
-					m[p.Name] = v
-					next = append(next, m)
-				}
-			}
-			combos = next
-		}
-		for _, c := range combos {
-			out = append(out, Decision{Fault: f.Name, Params: c}.Canonical())
-		}
-	}
-	return out
-}
-
 // Decode turns fuzz bytes into a plan; every byte string is a valid plan.
 // Byte i is the decision for decision point i (At = i), on its own, so
 // changing byte i changes only the decision at point i (for a fault at the
@@ -63,15 +35,14 @@ func choices() []Decision {
 //	                                (one point only for a fault whose
 //	                                Persists is Once)
 //
-// The N choices are the (fault, parameter values) pairs in registry order:
-// each fault once per combination of its parameters' Values, the last
-// parameter varying fastest (a fault without parameters is one choice, one
-// with a parameter of four Values is four in a row); so byte 0x80+k is
-// choice k. Points past the end of b are normal. A decision whose fault
-// does not fit the kind of point it lands on does nothing. Decisions come
-// out sorted by At, in canonical form (see Decision.Canonical). A byte
-// string's meaning is tied to the registry: adding a fault or a value
-// reshuffles the choices.
+// The N choices are the (fault, parameter values) pairs the registry
+// allows, each with a code of its own for good (choiceCodes, which only
+// grows): byte 0x80+k is the choice of code k. A byte past the table
+// (k ≥ N) wraps to k mod N, and only such bytes change their meaning when
+// the table grows; CanonicalBytes rewrites them below N. Points past the
+// end of b are normal. A decision whose fault does not fit the kind of
+// point it lands on does nothing. Decisions come out sorted by At, in
+// canonical form (see Decision.Canonical).
 func Decode(b []byte) Plan {
 	var p Plan
 	var table []Decision

@@ -352,7 +352,7 @@ func (c *Campaign) report(out *Outcome) string {
 	}
 	fmt.Fprintf(&b, "fired: %s\n", faults.Story(fired))
 	fmt.Fprintf(&b, "%s\n", oracle.Activity(out.Observation))
-	fmt.Fprintf(&b, "input: []byte(%q)", out.Input)
+	fmt.Fprintf(&b, "input: []byte(%q)", CanonicalInput(out.Input))
 	return b.String()
 }
 

@@ -91,6 +91,17 @@ func DecodeInput(data []byte) Input {
 	return in
 }
 
+// CanonicalInput returns data in its shortest form, the one reports print
+// and save: the path byte without its unused bits, each plan byte as
+// faults.CanonicalBytes writes it. It runs as data does, and keeps that
+// meaning on every later lwreplay, which a fault byte past the end of
+// today's choice table would not.
+func CanonicalInput(data []byte) []byte {
+	in := DecodeInput(data)
+	in.Plan = faults.CanonicalBytes(in.Plan)
+	return in.Bytes()
+}
+
 // Bytes returns in in the input layout; DecodeInput gives in back.
 func (in Input) Bytes() []byte {
 	b := byte(0)

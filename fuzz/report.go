@@ -126,7 +126,7 @@ func (c *Campaign) Save(t *testing.T, out *Outcome, dir string) (*Saved, error) 
 	}
 	var errs []error
 	errs = append(errs, writeFile(dir, PlanFile, faults.FormatPlan(min.Plan)))
-	errs = append(errs, writeFile(dir, InputFile, corpusFile(out.Input)))
+	errs = append(errs, writeFile(dir, InputFile, corpusFile(CanonicalInput(out.Input))))
 	if saved.Outcome.Observation != nil {
 		errs = append(errs, writeTimelineFile(dir, saved.Outcome))
 	}

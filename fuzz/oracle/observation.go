@@ -73,7 +73,8 @@ type Observation struct {
 	// SyncedAt is when HasSynced first returned true (negative: never).
 	SyncedAt time.Duration
 	// InitialDelivered is how many distinct keys had been delivered when
-	// HasSynced first returned true.
+	// HasSynced first returned true: those of the notifications before the
+	// first one the target made after it had synced.
 	InitialDelivered int
 	// SyncedRV is the resourceVersion of the state the target synced to:
 	// the first complete listing the replay served (the last page of a
