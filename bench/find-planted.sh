@@ -2,7 +2,8 @@
 # Measures how long go test -fuzz takes to find each planted bug of the
 # controller examples — examples/reconciler's FuzzReconcilerPlanted (the
 # crash between a child's create and its parent's report) and
-# FuzzReconcilerMemo (a parent recreated while the watch was away) — over
+# FuzzReconcilerMemo (a parent recreated while the watch was away) — and
+# examples/widgets' FuzzWidgetsStale (a restart served a stale view) — over
 # fresh fuzz caches, with each example's plan seeds (testdata/plans) and
 # without them (the fault-free seeds only: what the search finds from the
 # recordings alone). Each example's test binary is built once,
@@ -18,10 +19,10 @@ root=$PWD
 runs=${1:-3}
 fuzztime=${2:-60s}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" "$root"/examples/reconciler/testdata/fuzz/FuzzReconcilerPlanted "$root"/examples/reconciler/testdata/fuzz/FuzzReconcilerMemo' EXIT
+trap 'rm -rf "$tmp" "$root"/examples/reconciler/testdata/fuzz/FuzzReconcilerPlanted "$root"/examples/reconciler/testdata/fuzz/FuzzReconcilerMemo "$root"/examples/widgets/testdata/fuzz/FuzzWidgetsStale' EXIT
 
 # example directory, then its planted fuzz tests
-targets=("examples/reconciler FuzzReconcilerPlanted FuzzReconcilerMemo")
+targets=("examples/reconciler FuzzReconcilerPlanted FuzzReconcilerMemo" "examples/widgets FuzzWidgetsStale")
 for seeds in plans none; do
   for t in "${targets[@]}"; do
     read -r dir fuzzes <<<"$t"

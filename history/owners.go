@@ -3,7 +3,24 @@ package history
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/lwreplay/lwreplay/internal/weakcache"
 )
+
+// ownersCache holds each object's owner UIDs: the replay's garbage
+// collector asks for every watched object's after each write, and
+// objects are shared by the runs of a campaign.
+var ownersCache weakcache.Cache[Object, []string]
+
+// Owners returns the UIDs of the owners o's metadata.ownerReferences
+// name, in order (OwnerUIDs of its JSON), computed once while o lives;
+// the slice is shared and must not be changed.
+func (o *Object) Owners() []string {
+	if o == nil {
+		return nil
+	}
+	return ownersCache.Get(o, func(o *Object) []string { return OwnerUIDs(o.Raw) })
+}
 
 // OwnerUIDs returns the UIDs of the owners an object's JSON names in
 // metadata.ownerReferences, in order; nil when it names none (or is not

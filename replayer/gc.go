@@ -118,48 +118,73 @@ func (s *Server) garbage() []writes.Request {
 	unlock := s.lockTruth()
 	defer unlock()
 	truth := s.truthLocked()
-	seen, live := map[string]bool{}, map[string]bool{}
+	// The watched objects of the state that name owners, and those
+	// owners' UIDs: only theirs are looked up in what has happened.
+	type candidate struct {
+		log int
+		obj *history.Object
+	}
+	var cands []candidate
+	owners := map[string]bool{}
 	states := make([][]*history.Object, len(truth.Logs))
 	for i, l := range truth.Logs {
-		p := s.available(l)
-		for _, o := range l.Initial {
-			seen[o.UID] = true
-		}
-		for _, e := range l.Events[:p] {
-			seen[e.Object.UID] = true
-		}
-		states[i] = l.StateAt(p)
-		for _, o := range states[i] {
-			live[o.UID] = true
-		}
-	}
-	var out []writes.Request
-	for i, l := range truth.Logs {
+		states[i] = l.StateAt(s.available(l))
 		keys := watched[l.Resource]
 		if len(keys) == 0 {
 			continue
 		}
-		want := map[string]bool{}
+		want := make(map[string]bool, len(keys))
 		for _, k := range keys {
 			want[k] = true
 		}
 		for _, o := range states[i] {
-			if !want[o.Key()] || !ownersGone(o.Raw, seen, live) {
-				continue
+			if want[o.Key()] && len(o.Owners()) > 0 {
+				cands = append(cands, candidate{log: i, obj: o})
+				for _, uid := range o.Owners() {
+					owners[uid] = true
+				}
 			}
-			uid := types.UID(o.UID)
-			bg := metav1.DeletePropagationBackground
-			out = append(out, writes.Request{Verb: writes.Delete, Kind: kindOf(l.Resource), Namespace: o.Namespace, Name: o.Name,
-				UserAgent: gcUserAgent, Delete: metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &bg}})
 		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	seen, live := map[string]bool{}, map[string]bool{}
+	for i, l := range truth.Logs {
+		for _, o := range l.Initial {
+			if owners[o.UID] {
+				seen[o.UID] = true
+			}
+		}
+		for _, e := range l.Events[:s.available(l)] {
+			if owners[e.Object.UID] {
+				seen[e.Object.UID] = true
+			}
+		}
+		for _, o := range states[i] {
+			if owners[o.UID] {
+				live[o.UID] = true
+			}
+		}
+	}
+	var out []writes.Request
+	for _, c := range cands {
+		o := c.obj
+		if !ownersGone(o, seen, live) {
+			continue
+		}
+		uid := types.UID(o.UID)
+		bg := metav1.DeletePropagationBackground
+		out = append(out, writes.Request{Verb: writes.Delete, Kind: kindOf(truth.Logs[c.log].Resource), Namespace: o.Namespace, Name: o.Name,
+			UserAgent: gcUserAgent, Delete: metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &bg}})
 	}
 	return out
 }
 
-// ownersGone reports whether the object raw names owners and every one of
+// ownersGone reports whether object o names owners and every one of
 // them is gone: its UID was held (seen) and is no longer (live).
-func ownersGone(raw []byte, seen, live map[string]bool) bool {
-	owners := history.OwnerUIDs(raw)
+func ownersGone(o *history.Object, seen, live map[string]bool) bool {
+	owners := o.Owners()
 	for _, uid := range owners {
 		if !seen[uid] || live[uid] {
 			return false

@@ -1,6 +1,7 @@
 package widgets
 
 import (
+	"flag"
 	"testing"
 
 	"github.com/lwreplay/lwreplay/fuzz"
@@ -12,4 +13,17 @@ import (
 // FuzzWidgets explores from them.
 func FuzzWidgets(f *testing.F) {
 	fuzz.Run(f, options(target(f, "widgets")))
+}
+
+// FuzzWidgetsStale fuzzes the reconciler with the planted stale-state bug
+// (WithNameOnlyCleanup) from the same seeds as FuzzWidgets: go test -fuzz
+// FuzzWidgetsStale searches for a restart served a stale view in which the
+// recreated phoenix is its deleting predecessor (TestStaleRestart holds
+// the plan that reaches it). Under plain go test it is skipped: its
+// finding is the point.
+func FuzzWidgetsStale(f *testing.F) {
+	if fl := flag.Lookup("test.fuzz"); fl == nil || fl.Value.String() == "" {
+		f.Skip("the planted bug: run go test -fuzz FuzzWidgetsStale")
+	}
+	fuzz.Run(f, options(target(f, "widgets-stale", WithNameOnlyCleanup())))
 }

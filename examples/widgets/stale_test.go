@@ -12,8 +12,7 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
-// stalePlanFile is Sieve's stale state on the widget cassettes (no seed:
-// back=5 is not among the values stale-list's byte form chooses): the
+// stalePlanFile is Sieve's stale state on the widget cassettes: the
 // manager stopped at its second watch of widgets once it reconciled every
 // widget, the fresh one's first LIST of widgets
 // (at resourceVersion "0") served a snapshot 5 events old, in which the

@@ -1,8 +1,10 @@
 package harness
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -78,14 +80,16 @@ func wantedAt(obj metav1.Object, want map[string]*history.Object) (*history.Obje
 }
 
 // sameTyped reports whether obj, a typed object (a Go struct a typed
-// client decodes into), holds what want holds as far as obj's type can
-// tell: want decoded into a new value of obj's type encodes as obj does.
-// A type shows fields of its own the truth may lack (a kubebuilder type's
-// Status struct encodes as "status":{} where the object has no status)
-// and drops fields it does not know; a typed client sees the object so,
-// and a store compared byte for byte would differ on what no typed
-// client can change.
-func sameTyped(obj any, want *history.Object) bool {
+// client decodes into) whose JSON without kind and apiVersion is raw,
+// holds what want holds as far as obj's type can tell: want decoded into
+// a new value of obj's type encodes as raw. A type shows fields of its own
+// the truth may lack (a kubebuilder type's Status struct encodes as
+// "status":{} where the object has no status) and drops fields it does
+// not know; a typed client sees the object so, and a store compared byte
+// for byte with the truth would differ on what no typed client can
+// change. Want's encoding through a type is computed once while want
+// lives.
+func sameTyped(obj any, raw []byte, want *history.Object) bool {
 	t := reflect.TypeOf(obj)
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return false
@@ -93,30 +97,26 @@ func sameTyped(obj any, want *history.Object) bool {
 	if _, ok := obj.(*unstructured.Unstructured); ok {
 		return false
 	}
-	round := reflect.New(t.Elem()).Interface()
-	if err := json.Unmarshal(want.Raw, round); err != nil {
-		return false
+	enc := typedCache.Get(want, func(*history.Object) *typedEncodings { return &typedEncodings{} })
+	b, ok := enc.m.Load(t)
+	if !ok {
+		var out []byte
+		round := reflect.New(t.Elem()).Interface()
+		if json.Unmarshal(want.Raw, round) == nil {
+			out, _ = json.Marshal(round) // no kind or apiVersion: want has none
+		}
+		b, _ = enc.m.LoadOrStore(t, out)
 	}
-	a, errA := typedContent(obj)
-	b, errB := typedContent(round)
-	return errA == nil && errB == nil && reflect.DeepEqual(a, b)
+	return len(b.([]byte)) > 0 && bytes.Equal(raw, b.([]byte))
 }
 
-// typedContent is obj encoded and decoded into any, kind and apiVersion
-// aside.
-func typedContent(obj any) (map[string]any, error) {
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, err
-	}
-	delete(m, "kind")
-	delete(m, "apiVersion")
-	return m, nil
-}
+// typedCache holds each truth object's encodings through the types of the
+// typed objects it was compared with.
+var typedCache weakcache.Cache[history.Object, *typedEncodings]
+
+// typedEncodings maps a type (reflect.Type) to an object's JSON decoded
+// into a value of it and encoded again (nil: it does not decode).
+type typedEncodings struct{ m sync.Map }
 
 // sameObject reports whether an unstructured object's content equals a
 // decoded one's, kind and apiVersion aside (a history object has none).

@@ -119,7 +119,14 @@ func TestSameTyped(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := sameTyped(tc.obj, w); got != tc.want {
+			raw, err := json.Marshal(tc.obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o, _, _, err := history.ParseObject(raw); err == nil {
+				raw = o.Raw // kind and apiVersion stripped, as level.ObjectOf does
+			}
+			if got := sameTyped(tc.obj, raw, w); got != tc.want {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
 		})

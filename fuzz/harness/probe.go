@@ -229,7 +229,7 @@ func (r *Probe) storeAgainst(want map[string]*history.Object) (store map[string]
 			bad = append(bad, fmt.Sprintf("item %d: %v", i, err))
 			continue
 		}
-		if w, ok := want[o.Key()]; ok && w.ResourceVersion == o.ResourceVersion && !oracle.SameContent(o.Raw, w) && sameTyped(obj, w) {
+		if w, ok := want[o.Key()]; ok && w.ResourceVersion == o.ResourceVersion && (sameTyped(obj, o.Raw, w) || oracle.SameContent(o.Raw, w)) {
 			o = w
 		}
 		out[o.Key()] = o

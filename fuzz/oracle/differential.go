@@ -110,7 +110,7 @@ func orphaned(o *history.Object, dead map[string]bool) bool {
 	if len(dead) == 0 {
 		return false
 	}
-	owners := history.OwnerUIDs(o.Raw)
+	owners := o.Owners()
 	for _, uid := range owners {
 		if !dead[uid] {
 			return false
