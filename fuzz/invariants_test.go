@@ -313,6 +313,14 @@ func TestInvariants(t *testing.T) {
 		{name: "no-conflict-loop - 21 conflicts over an hour at one stored rv - fail", invariant: "no-conflict-loop", want: oracle.ErrConflictLoop,
 			mutate:   withWrites(conflicts("ns/a", 21, 3*time.Minute, "Conflict", false)),
 			wantText: "from 0s to 1h0m0s of virtual time (update ×21 (409 Conflict ×21)), while the object stayed at rv 1004"},
+		{name: "no-conflict-loop - 30 conflicts at a version no answer had shown the target - pass", invariant: "no-conflict-loop",
+			mutate: func(o *oracle.Observation) {
+				ws := conflicts("ns/a", 30, time.Second, "Conflict", false)
+				for i := range ws {
+					ws[i].Unserved = true
+				}
+				withWrites(ws)(o)
+			}},
 		{name: "no-conflict-loop - 30 conflicts, the stored object changing between them - pass", invariant: "no-conflict-loop",
 			mutate: withWrites(conflicts("ns/a", 30, 0, "Conflict", true))},
 		{name: "no-conflict-loop - 40 conflicts, a stored write among them - pass", invariant: "no-conflict-loop",

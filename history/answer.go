@@ -53,6 +53,13 @@ type WriteAnswer struct {
 	// Event is what the write stored in its resource's log of the served
 	// history ("" when nothing).
 	Event EventType
+	// Unserved says that no answer before the write had shown the target
+	// the object at RVBefore: no LIST, GET or watch event the replay
+	// served reached that version (a fault kept the target's reads
+	// behind), nor had an answer to one of its own writes stored it. A
+	// conflict with a version the target could not have read is no stale
+	// resourceVersion it kept sending (no-conflict-loop).
+	Unserved bool
 }
 
 // Stored reports whether the write changed the served history.

@@ -64,6 +64,7 @@ func (s *Server) logWrite(req writes.Request, st writeState, res writes.Result, 
 	if st.l != nil && w.Key != "" {
 		if o, ok := st.l.ObjectAt(w.Key, st.p); ok {
 			w.RVBefore = o.ResourceVersion
+			w.Unserved = !s.servedVersion(st.l, w.Key, o.ResourceVersion)
 		}
 	}
 	switch {
@@ -74,6 +75,24 @@ func (s *Server) logWrite(req writes.Request, st writeState, res writes.Result, 
 		w.RVAfter = res.Stored.GetResourceVersion()
 	}
 	s.writeLog.add(w)
+}
+
+// servedVersion reports whether an answer had shown the target the object
+// of key at rv, of l (the served log the write saw): a read's state (the
+// server's head) at or after rv, or an earlier write of the target that
+// stored it.
+func (s *Server) servedVersion(l *history.Log, key, rv string) bool {
+	if p, err := l.Position(rv); err == nil && p <= s.head(l) {
+		return true
+	}
+	s.writeLog.mu.Lock()
+	defer s.writeLog.mu.Unlock()
+	for _, w := range s.writeLog.all {
+		if w.Key == key && w.Resource.ID() == l.Resource.ID() && w.Stored() && w.RVAfter == rv {
+			return true
+		}
+	}
+	return false
 }
 
 // refuse records the refusal st of r, a write request to the resource

@@ -176,3 +176,42 @@ func TestWriteLogRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteLogUnserved checks Write.Unserved: a conflict with a version of
+// the object that no answer had shown the client (the replay's reads still
+// at the initial state, which a/one left at 1009) is unserved; once a read
+// has reached that state, the same conflict is not.
+func TestWriteLogUnserved(t *testing.T) {
+	s := New(listHistory(t))
+	cs := writeClient(t, s, false)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	cms := cs.CoreV1().ConfigMaps("a")
+	stale := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "one", ResourceVersion: "1001"}, Data: map[string]string{"k": "w"}}
+	steps := []struct {
+		name string
+		read bool // a LIST at the newest rv before the update
+		want bool
+	}{
+		{name: "write log unserved - conflict with a version no read reached - unserved - pass", want: true},
+		{name: "write log unserved - conflict after a LIST reached it - served - pass", read: true, want: false},
+	}
+	for i, st := range steps {
+		if st.read {
+			if _, err := cms.List(ctx, metav1.ListOptions{ResourceVersion: "1012", ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}); err != nil {
+				t.Fatalf("%s: List: got error %v, want none", st.name, err)
+			}
+		}
+		if _, err := cms.Update(ctx, stale, metav1.UpdateOptions{}); err == nil {
+			t.Fatalf("%s: Update: got no error, want 409", st.name)
+		}
+		log := s.Writes()
+		if len(log) != i+1 {
+			t.Fatalf("%s: got %d writes logged, want %d", st.name, len(log), i+1)
+		}
+		w := log[i]
+		if w.Code != 409 || w.RVBefore != "1009" || w.Unserved != st.want {
+			t.Errorf("%s: got code %d, rv before %s, unserved %v; want 409, 1009, %v", st.name, w.Code, w.RVBefore, w.Unserved, st.want)
+		}
+	}
+}

@@ -134,7 +134,7 @@ var Invariants = []Invariant{
 			`DefaultTypedControllerRateLimiter: "It has both overall and per-item rate limiting.  The overall is a token bucket ` +
 			`and the per-item is exponential"`},
 	{Name: "no-conflict-loop", Scope: Along, Check: checkNoConflictLoop,
-		Doc: "at most 20 writes of one object in a row are answered 409 Conflict while the stored object stays the same: a client that reads the object again succeeds, and controller-runtime's backoff (5 ms doubling) tries a failing key at most 19 times in a 35-minute run (the longest: the watchdog plus twice the live bound), so more is a client that keeps sending a stale resourceVersion without reading",
+		Doc: "at most 20 writes of one object in a row are answered 409 Conflict while the stored object stays the same, at a version an answer had shown the target (a conflict with one no read could have shown it, a fault keeping its reads behind, is not counted): a client that reads the object again succeeds, and controller-runtime's backoff (5 ms doubling) tries a failing key at most 19 times in a 35-minute run (the longest: the watchdog plus twice the live bound), so more is a client that keeps sending a stale resourceVersion without reading",
 		Guarantee: `k8s.io/apiserver pkg/registry/generic/registry/store.go, OptimisticLockErrorMsg: "the object has been modified; ` +
 			`please apply your changes to the latest version and try again"; client-go util/retry/util.go, RetryOnConflict: ` +
 			`"you need to refetch it on every try, since if you got a conflict on the last update attempt then you need to get ` +

@@ -161,6 +161,9 @@ func checkNoConflictLoop(o *Observation) error {
 			delete(runs, id) // an answer to a write of it that is no conflict ends a run
 			continue
 		}
+		if w.Unserved {
+			continue // a conflict with a version no answer had shown the target: no read of its could have told it
+		}
 		r := runs[id]
 		if r == nil || r.rv != w.RVBefore {
 			r = &run{rv: w.RVBefore, first: w.At}
