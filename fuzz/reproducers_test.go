@@ -66,8 +66,8 @@ func TestSharedReproducersConverge(t *testing.T) {
 				if final := obs.Truth.StateAt(obs.Truth.End()); len(obs.Store) != len(final) || len(final) == 0 {
 					t.Errorf("store: got %d objects, want the %d of the final state", len(obs.Store), len(final))
 				}
-				if got := countOp(obs, oracle.OpTombstone) > 0; got != tt.tombstones {
-					t.Errorf("tombstones delivered: got %v, want %v", got, tt.tombstones)
+				if want := tt.tombstones && !tombstonesHidden(target); countOp(obs, oracle.OpTombstone) > 0 != want {
+					t.Errorf("tombstones delivered: got %v, want %v", !want, want)
 				}
 			})
 		}
@@ -90,6 +90,12 @@ func verbatimUnfit(target Target) (string, bool) {
 	}
 	return "", false
 }
+
+// tombstonesHidden says whether target's API hides tombstones from it:
+// UntilWithSync's informer watcher unwraps a DeletedFinalStateUnknown into
+// a DELETED event of its last known object (informerwatcher.go: "We have
+// no means of passing the additional information down using watch API").
+func tombstonesHidden(target Target) bool { return target.Name == "until-with-sync" }
 
 // countOp counts the deliveries of op in obs.
 func countOp(obs *oracle.Observation, op oracle.Op) int {

@@ -116,8 +116,9 @@ func TestControllerTargetsHoldUnderOneShotFaults(t *testing.T) {
 var controllerTargets = []string{"informer-resync", "informer-late-handler", "factory-shared"}
 
 // consumerTargets are the targets of client-go's other list/watch
-// consumers: a RetryWatcher's, a pager's, metadata and dynamic informers.
-var consumerTargets = []string{"retry-watcher", "list-pager", "metadata-informer", "dynamic-informer"}
+// consumers: a RetryWatcher's, a pager's, UntilWithSync's, metadata and
+// dynamic informers.
+var consumerTargets = []string{"retry-watcher", "list-pager", "until-with-sync", "metadata-informer", "dynamic-informer"}
 
 // legalChoices returns one fault byte per legal (fault, parameters)
 // choice of faults.Decode.

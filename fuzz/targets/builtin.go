@@ -64,6 +64,11 @@ var Builtin = []harness.Target{
 		NoWatchList: true,
 	},
 	{
+		Name: "until-with-sync",
+		Doc:  "a waiter on client-go's UntilWithSync (tools/watch, what kubectl wait runs) whose precondition and condition are never satisfied: its condition applies each event of UntilWithSync's informer, in order, to its own store, and it syncs once the condition was given every key of the store its precondition saw synced",
+		Run:  runUntilWithSync,
+	},
+	{
 		Name:          "metadata-informer",
 		Doc:           "the SharedIndexInformer of a metadatainformer factory on metadata.NewForConfig(env.Config) (wire level only): PartialObjectMetadata objects, whose store is compared with the truth's metadata; its recording handler is the probe's",
 		Run:           runMetadataInformer,

@@ -122,6 +122,19 @@ func TestConsumerTargetsPlanted(t *testing.T) {
 				return retryWatcher(ctx, env, retryWatcherHooks{resumeOnGone: true})
 			}),
 			plan: "expire-watch:after=0,at=1", want: []string{"no-hot-loop"}},
+		{name: "until-with-sync - clean, no fault - every invariant holds - pass",
+			target: planted("until-with-sync", runUntilWithSync)},
+		{name: "until-with-sync - clean, a 410 at the first watch - relists, every invariant holds - pass",
+			target: planted("until-with-sync", runUntilWithSync), plan: "expire-watch:after=0,at=1"},
+		{name: "until-with-sync - clean, the stream cut after 2 events - resumes, every invariant holds - pass",
+			target: planted("until-with-sync", runUntilWithSync), plan: "close-watch:after=2,at=1"},
+		{name: "until-with-sync - clean, WatchList path - every invariant holds - pass",
+			target: planted("until-with-sync", runUntilWithSync), watchList: true},
+		{name: "until-with-sync - a condition that drops DELETED events - a delete lost - fail",
+			target: planted("until-with-sync-no-delete", func(ctx context.Context, env *harness.Env) error {
+				return untilWithSync(ctx, env, dropDeletes)
+			}),
+			want: []string{"converged", "no-lost-delete", "live"}},
 		{name: "list-pager - clean, a continue token expired - a full list, every invariant holds - pass",
 			target: planted("list-pager", runListPager), plan: "expire-continue:at=1"},
 		{name: "list-pager - the first page of the first list kept - a list of two states - fail",

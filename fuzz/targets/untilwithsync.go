@@ -1,0 +1,136 @@
+package targets
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+)
+
+// runUntilWithSync is a waiter on client-go's UntilWithSync (tools/watch,
+// what kubectl wait runs): its precondition and condition are never
+// satisfied, so UntilWithSync keeps its informer running until ctx is
+// done, and its condition applies every event it is given, in order, to a
+// store of its own, which is the probe's. UntilWithSync's doc promises
+// that it "can deal with all errors like API timeout, lost connections
+// and 'Resource version too old'" and that "you always get an event, if
+// there has been a change, after recovery"; its precondition is checked
+// "when the store is synced".
+func runUntilWithSync(ctx context.Context, env *harness.Env) error {
+	return untilWithSync(ctx, env, nil)
+}
+
+// untilWithSync is runUntilWithSync; keep, when set, is given each event
+// before the condition applies it, and false drops it (a test's planted
+// bug).
+func untilWithSync(ctx context.Context, env *harness.Env, keep func(watch.Event) bool) error {
+	lw, err := env.SharedListerWatcher(&unstructured.Unstructured{})
+	if err != nil {
+		return err
+	}
+	w := newUntilWaiter(env.Probe)
+	_, err = watchtools.UntilWithSync(ctx, lw, &unstructured.Unstructured{}, w.precondition, func(ev watch.Event) (bool, error) {
+		if keep == nil || keep(ev) {
+			w.apply(ev)
+		}
+		return false, nil
+	})
+	if ctx.Err() != nil {
+		// UntilWithSync ends with an ErrWaitTimeout (or a sync error
+		// wrapping ctx's) once ctx is done: a clean stop.
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("UntilWithSync ended before its context: %w", err)
+	}
+	return fmt.Errorf("UntilWithSync returned with a condition never satisfied")
+}
+
+// untilWaiter is the state of an UntilWithSync's precondition and
+// condition: a store kept from the condition's events, and the keys of
+// the store the precondition saw that the condition has not been given
+// yet.
+type untilWaiter struct {
+	probe *harness.Probe
+	store cache.Store
+	// pending are the keys of the informer's store when the precondition
+	// ran that no event has been given for yet; nil before it ran. Only
+	// UntilWithSync's goroutine, which calls both functions, uses it.
+	pending map[string]bool
+	synced  atomic.Bool // the precondition ran and pending is empty
+}
+
+// newUntilWaiter returns a waiter with an empty store, registered with
+// probe as its store and HasSynced.
+func newUntilWaiter(probe *harness.Probe) *untilWaiter {
+	w := &untilWaiter{probe: probe, store: cache.NewStore(cache.DeletionHandlingMetaNamespaceKeyFunc)}
+	probe.SetStore(w.store.List)
+	probe.SetSynced(w.synced.Load)
+	return w
+}
+
+// precondition is UntilWithSync's precondition, called once its informer
+// has synced: it notes the keys of the synced store, whose events the
+// informer has handed on but the condition is yet to be given, and is
+// never satisfied. The waiter syncs once the condition saw each of them
+// (at once for an empty store).
+func (w *untilWaiter) precondition(store cache.Store) (bool, error) {
+	w.pending = map[string]bool{}
+	for _, key := range store.ListKeys() {
+		w.pending[key] = true
+	}
+	if len(w.pending) == 0 {
+		w.synced.Store(true)
+	}
+	return false, nil
+}
+
+// apply applies one of the condition's events to the store and tells the
+// probe: an ADDED or MODIFIED is an add of a key the store did not hold
+// or an update of one it did, a DELETED a delete (UntilWithSync unwraps
+// a tombstone into its last known object).
+func (w *untilWaiter) apply(ev watch.Event) {
+	synced := w.synced.Load()
+	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(ev.Object)
+	if err != nil {
+		w.probe.Error(fmt.Errorf("key of %s event: %w", ev.Type, err))
+		return
+	}
+	switch ev.Type {
+	case watch.Added, watch.Modified:
+		_, exists, _ := w.store.GetByKey(key)
+		if err := w.store.Update(ev.Object); err != nil {
+			w.probe.Error(fmt.Errorf("store %s event: %w", ev.Type, err))
+			return
+		}
+		if exists {
+			w.probe.Update(ev.Object, synced)
+		} else {
+			w.probe.Add(ev.Object, synced)
+		}
+	case watch.Deleted:
+		if err := w.store.Delete(ev.Object); err != nil {
+			w.probe.Error(fmt.Errorf("store %s event: %w", ev.Type, err))
+			return
+		}
+		w.probe.Delete(ev.Object, synced)
+	default:
+		// UntilWithSync's informer watcher sends no other type
+		return
+	}
+	if synced {
+		w.probe.View()
+		return
+	}
+	if w.pending != nil {
+		delete(w.pending, key)
+		if len(w.pending) == 0 {
+			w.synced.Store(true)
+		}
+	}
+}
