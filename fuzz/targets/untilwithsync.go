@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
+
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 )
 
 // runUntilWithSync is a waiter on client-go's UntilWithSync (tools/watch,
