@@ -125,7 +125,11 @@ func (w *untilWaiter) apply(ev watch.Event) {
 		return
 	}
 	if synced {
-		w.probe.View()
+		// No store view for consistent-view: UntilWithSync hands a
+		// relist on as one event a key (its informer watcher's
+		// Replace), so the condition's store passes through states no
+		// answer served; only an informer's store read by its handlers
+		// is promised atomic (AtomicFIFO).
 		return
 	}
 	if w.pending != nil {
