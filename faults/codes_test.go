@@ -60,3 +60,31 @@ func TestCanonicalBytes(t *testing.T) {
 		})
 	}
 }
+
+// registryChoices lists what the registry allows a fault byte to name: each
+// fault once per combination of its parameters' Values, in registry order,
+// the last parameter varying fastest.
+func registryChoices() []Decision {
+	var out []Decision
+	for _, f := range Registry {
+		combos := []map[string]int{nil}
+		for _, p := range f.Params {
+			var next []map[string]int
+			for _, c := range combos {
+				for _, v := range p.Values {
+					m := make(map[string]int, len(c)+1)
+					for k, x := range c {
+						m[k] = x
+					}
+					m[p.Name] = v
+					next = append(next, m)
+				}
+			}
+			combos = next
+		}
+		for _, c := range combos {
+			out = append(out, Decision{Fault: f.Name, Params: c}.Canonical())
+		}
+	}
+	return out
+}

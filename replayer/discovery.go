@@ -67,7 +67,7 @@ func (s *Server) noTrafficFor(res history.Resource) metav1.Status {
 // other logs made since.
 func (s *Server) discoveryOf(h *history.History) *discovery.Doc {
 	resources := resourcesOf(h)
-	if !s.makesLogs(h) {
+	if !s.makesLogs() {
 		return discovery.New(h.Discovery, resources, s.opts.gitVersion)
 	}
 	served := make(map[history.Resource]history.Resource, len(resources))

@@ -126,9 +126,11 @@ func (s *Server) garbage() []writes.Request {
 	}
 	var cands []candidate
 	owners := map[string]bool{}
+	avail := make([]int, len(truth.Logs))
 	states := make([][]*history.Object, len(truth.Logs))
 	for i, l := range truth.Logs {
-		states[i] = l.StateAt(s.available(l))
+		avail[i] = s.available(l)
+		states[i] = l.StateAt(avail[i])
 		keys := watched[l.Resource]
 		if len(keys) == 0 {
 			continue
@@ -156,7 +158,7 @@ func (s *Server) garbage() []writes.Request {
 				seen[o.UID] = true
 			}
 		}
-		for _, e := range l.Events[:s.available(l)] {
+		for _, e := range l.Events[:avail[i]] {
 			if owners[e.Object.UID] {
 				seen[e.Object.UID] = true
 			}

@@ -39,7 +39,7 @@ func (s *Server) logFor(q history.Request, body []byte) (*history.Log, bool) {
 	if l, ok := truth.Log(res); ok { // made meanwhile
 		return l, true
 	}
-	if !s.makesLogs(truth) {
+	if !s.makesLogs() {
 		return nil, false
 	}
 	h, err := history.AddLog(truth, res, s.emptyLogStart(truth))
@@ -53,12 +53,12 @@ func (s *Server) logFor(q history.Request, body []byte) (*history.Log, bool) {
 }
 
 // makesLogs reports whether the replay makes the empty log of a resource
-// h (the served history) does not record: one that may take writes does,
+// the served history does not record: one that may take writes does,
 // whatever its resourceVersions (opaque ones take no writes, but a
 // controller's informer of what it would create still lists and watches,
 // as its manager waits for that cache). Its discovery lists the built-in
 // resources then only (discoveryOf).
-func (s *Server) makesLogs(*history.History) bool {
+func (s *Server) makesLogs() bool {
 	return !s.opts.readOnly
 }
 

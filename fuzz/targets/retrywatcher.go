@@ -117,7 +117,11 @@ func sleep(ctx context.Context, d time.Duration) {
 type listConsumer struct {
 	probe  *harness.Probe
 	store  cache.Store
-	synced atomic.Bool // a complete list was applied
+	synced atomic.Bool // a complete list was applied (or, for until-with-sync, seen)
+	// noViews keeps the consumer from recording store views: its store
+	// passes through states no answer served, and its client-go
+	// consumer promises no atomic view (until-with-sync).
+	noViews bool
 }
 
 // newListConsumer returns a consumer with an empty store, registered with
@@ -172,7 +176,7 @@ func (c *listConsumer) replace(list runtime.Object) (string, error) {
 		}
 		c.probe.Delete(old, synced)
 	}
-	if synced {
+	if synced && !c.noViews {
 		c.probe.View()
 	}
 	c.synced.Store(true)
@@ -184,11 +188,12 @@ func (c *listConsumer) replace(list runtime.Object) (string, error) {
 	return m.GetResourceVersion(), nil
 }
 
-// apply applies one watch event to the store and tells the probe; it
-// returns the resourceVersion the event moves the consumer to, and false
-// for an event that moves it nowhere (an ERROR: the RetryWatcher ends
-// after a 410, and retries the others itself).
+// apply applies one watch event to the store and tells the probe (synced
+// as the consumer is); it returns the resourceVersion the event moves the
+// consumer to, and false for an event that moves it nowhere (an ERROR:
+// the RetryWatcher ends after a 410, and retries the others itself).
 func (c *listConsumer) apply(ev watch.Event) (string, bool) {
+	synced := c.synced.Load()
 	switch ev.Type {
 	case watch.Added, watch.Modified:
 		_, exists, _ := c.store.Get(ev.Object)
@@ -197,22 +202,24 @@ func (c *listConsumer) apply(ev watch.Event) (string, bool) {
 			return "", false
 		}
 		if exists {
-			c.probe.Update(ev.Object, true)
+			c.probe.Update(ev.Object, synced)
 		} else {
-			c.probe.Add(ev.Object, true)
+			c.probe.Add(ev.Object, synced)
 		}
 	case watch.Deleted:
 		if err := c.store.Delete(ev.Object); err != nil {
 			c.probe.Error(fmt.Errorf("store %s event: %w", ev.Type, err))
 			return "", false
 		}
-		c.probe.Delete(ev.Object, true)
+		c.probe.Delete(ev.Object, synced)
 	default:
 		// an ERROR (the RetryWatcher ends after it: the consumer lists
 		// again) or a bookmark (the RetryWatcher keeps its resourceVersion)
 		return "", false
 	}
-	c.probe.View()
+	if synced && !c.noViews {
+		c.probe.View()
+	}
 	return rvOf(ev.Object), true
 }
 

@@ -3,7 +3,6 @@ package targets
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
@@ -37,7 +36,7 @@ func untilWithSync(ctx context.Context, env *harness.Env, keep func(watch.Event)
 	w := newUntilWaiter(env.Probe)
 	_, err = watchtools.UntilWithSync(ctx, lw, &unstructured.Unstructured{}, w.precondition, func(ev watch.Event) (bool, error) {
 		if keep == nil || keep(ev) {
-			w.apply(ev)
+			w.event(ev)
 		}
 		return false, nil
 	})
@@ -47,32 +46,33 @@ func untilWithSync(ctx context.Context, env *harness.Env, keep func(watch.Event)
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("UntilWithSync ended before its context: %w", err)
+		return fmt.Errorf("%w: UntilWithSync ended before its context: %w", harness.ErrTarget, err)
 	}
-	return fmt.Errorf("UntilWithSync returned with a condition never satisfied")
+	return fmt.Errorf("%w: UntilWithSync returned with a condition never satisfied", harness.ErrTarget)
 }
 
 // untilWaiter is the state of an UntilWithSync's precondition and
-// condition: a store kept from the condition's events, and the keys of
-// the store the precondition saw that the condition has not been given
-// yet.
+// condition: a listConsumer whose store is kept from the condition's
+// events (and records no views: UntilWithSync hands a relist on as one
+// event a key, its informer watcher's Replace, so the store passes
+// through states no answer served; only an informer's store read by its
+// handlers is promised atomic, with AtomicFIFO), and the keys of the
+// store the precondition saw that the condition has not been given yet.
 type untilWaiter struct {
-	probe *harness.Probe
-	store cache.Store
+	*listConsumer
 	// pending are the keys of the informer's store when the precondition
 	// ran that no event has been given for yet; nil before it ran. Only
 	// UntilWithSync's goroutine, which calls both functions, uses it.
 	pending map[string]bool
-	synced  atomic.Bool // the precondition ran and pending is empty
 }
 
 // newUntilWaiter returns a waiter with an empty store, registered with
-// probe as its store and HasSynced.
+// probe as its store and HasSynced: synced once the precondition ran and
+// the condition saw each key it noted.
 func newUntilWaiter(probe *harness.Probe) *untilWaiter {
-	w := &untilWaiter{probe: probe, store: cache.NewStore(cache.DeletionHandlingMetaNamespaceKeyFunc)}
-	probe.SetStore(w.store.List)
-	probe.SetSynced(w.synced.Load)
-	return w
+	c := newListConsumer(probe)
+	c.noViews = true
+	return &untilWaiter{listConsumer: c}
 }
 
 // precondition is UntilWithSync's precondition, called once its informer
@@ -91,51 +91,20 @@ func (w *untilWaiter) precondition(store cache.Store) (bool, error) {
 	return false, nil
 }
 
-// apply applies one of the condition's events to the store and tells the
-// probe: an ADDED or MODIFIED is an add of a key the store did not hold
-// or an update of one it did, a DELETED a delete (UntilWithSync unwraps
-// a tombstone into its last known object).
-func (w *untilWaiter) apply(ev watch.Event) {
-	synced := w.synced.Load()
-	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(ev.Object)
+// event applies one of the condition's events to the store and tells the
+// probe (UntilWithSync unwraps a tombstone into its last known object, so
+// a DELETED is a plain delete), then ticks its key off the precondition's.
+func (w *untilWaiter) event(ev watch.Event) {
+	if _, ok := w.apply(ev); !ok || w.synced.Load() || w.pending == nil {
+		return
+	}
+	key, err := cache.MetaNamespaceKeyFunc(ev.Object)
 	if err != nil {
 		w.probe.Error(fmt.Errorf("key of %s event: %w", ev.Type, err))
 		return
 	}
-	switch ev.Type {
-	case watch.Added, watch.Modified:
-		_, exists, _ := w.store.GetByKey(key)
-		if err := w.store.Update(ev.Object); err != nil {
-			w.probe.Error(fmt.Errorf("store %s event: %w", ev.Type, err))
-			return
-		}
-		if exists {
-			w.probe.Update(ev.Object, synced)
-		} else {
-			w.probe.Add(ev.Object, synced)
-		}
-	case watch.Deleted:
-		if err := w.store.Delete(ev.Object); err != nil {
-			w.probe.Error(fmt.Errorf("store %s event: %w", ev.Type, err))
-			return
-		}
-		w.probe.Delete(ev.Object, synced)
-	default:
-		// UntilWithSync's informer watcher sends no other type
-		return
-	}
-	if synced {
-		// No store view for consistent-view: UntilWithSync hands a
-		// relist on as one event a key (its informer watcher's
-		// Replace), so the condition's store passes through states no
-		// answer served; only an informer's store read by its handlers
-		// is promised atomic (AtomicFIFO).
-		return
-	}
-	if w.pending != nil {
-		delete(w.pending, key)
-		if len(w.pending) == 0 {
-			w.synced.Store(true)
-		}
+	delete(w.pending, key)
+	if len(w.pending) == 0 {
+		w.synced.Store(true)
 	}
 }
