@@ -28,7 +28,8 @@ type Campaign struct {
 	cassettes []fuzzCassette
 	plans     [][]byte // saved plans, encoded as input bytes 2 on
 	known     []oracle.Known
-	refs      references // the reference runs same-outcome judges against
+	refs      references   // the reference runs same-outcome judges against
+	scenarios scenarioRuns // the results of Options.Scenarios, per key
 }
 
 // NewCampaign loads and builds every cassette o.Cassettes names and
@@ -204,6 +205,10 @@ type Outcome struct {
 	// Unconfirmed is the report of a typed-level violation that the wire
 	// level did not repeat ("" otherwise); it is not a failure.
 	Unconfirmed string
+	// Scenario names the scenario (Scenarios) whose plan the outcome's run
+	// acted out, when Check of a fault-free input returned a scenario's
+	// failure (Options.Scenarios); "" otherwise.
+	Scenario string
 	// Known names the known finding (Options.Known, KnownFindings) whose
 	// signature the run's matches; "" when none does. It is not a
 	// failure.
@@ -219,7 +224,11 @@ func (o *Outcome) Failed() bool { return o.Report != "" && !o.Expected && o.Know
 // client path and gates (where Options do not fix them) and the fault
 // plan. The run is at Options.Level; a violation found at the typed level
 // is run again at the wire level, and only a violation the wire level
-// repeats is reported.
+// repeats is reported. With Options.Scenarios, an input without a fault
+// that holds also runs the Scenarios made from its run (once per
+// cassette, client path and gates), and Check returns the first of them
+// that fails (its Scenario set, its Input the plan's byte form where it
+// has one, else nil).
 func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 	t.Helper()
 	in := decodeInput(data, len(c.cassettes), c.opts)
@@ -227,8 +236,23 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 	if fc.reproducer != nil {
 		in.plan, in.watchList = faults.Plan{}, fc.watchList
 	}
+	out := c.checkDecoded(t, in, "")
+	out.Input = append([]byte(nil), data...)
+	if c.opts.Scenarios && fc.reproducer == nil && len(in.plan.Decisions) == 0 && !out.Failed() && out.Known == "" {
+		return c.checkScenarios(t, out)
+	}
+	return out
+}
+
+// checkDecoded runs and judges in as Check does: at Options.Level, a
+// typed-level violation confirmed at the wire level. The outcome's Input
+// is in's byte form, nil when its plan has none; scenario names the
+// scenario whose plan in's is ("" for none).
+func (c *Campaign) checkDecoded(t *testing.T, in input, scenario string) *Outcome {
+	t.Helper()
+	fc := c.cassettes[in.cassette]
 	spec := c.spec(in)
-	out := &Outcome{Input: append([]byte(nil), data...), Cassette: fc.path, CassetteIndex: in.cassette, WatchList: in.watchList, Gates: in.gates, Plan: in.plan, Level: spec.Level}
+	out := &Outcome{Input: inputFor(in), Cassette: fc.path, CassetteIndex: in.cassette, WatchList: in.watchList, Gates: in.gates, Plan: in.plan, Level: spec.Level, Scenario: scenario}
 	c.judge(out, c.observe(t, spec))
 	if out.Report != "" && out.Known == "" && spec.Level == Typed {
 		typed := out.Report
@@ -347,12 +371,19 @@ func (c *Campaign) report(out *Outcome) string {
 	fmt.Fprintf(&b, "level: %s\n", out.Level)
 	fmt.Fprintf(&b, "pace: %s\n", c.opts.Pace)
 	fmt.Fprintf(&b, "plan: %s\n", planText(out.Plan))
+	if out.Scenario != "" {
+		fmt.Fprintf(&b, "scenario: %s (Options.Scenarios: a plan made from this cassette and path's fault-free run)\n", out.Scenario)
+	}
 	if out.Seed != 0 {
 		fmt.Fprintf(&b, "seed: %d (harness.Spec.Seed; the input does not hold it)\n", out.Seed)
 	}
 	fmt.Fprintf(&b, "fired: %s\n", faults.Story(fired))
 	fmt.Fprintf(&b, "%s\n", oracle.Activity(out.Observation))
-	fmt.Fprintf(&b, "input: []byte(%q)", CanonicalInput(out.Input))
+	if out.Input == nil {
+		b.WriteString("input: none (the plan has no byte form; Campaign.CheckPlan runs it, plan.yaml holds it)")
+	} else {
+		fmt.Fprintf(&b, "input: []byte(%q)", CanonicalInput(out.Input))
+	}
 	return b.String()
 }
 

@@ -100,6 +100,16 @@ type Options struct {
 	// decision, and one mutated byte combines a second with it. Each seed
 	// is a run of every go test.
 	DecisionSeeds bool
+	// Scenarios runs Sieve's test plans (the Scenarios registry) from
+	// every fault-free input: once per cassette, client path and gates,
+	// the input's own run places each scenario's plans among the target's
+	// writes, LISTs and watches (a crash after its k-th write; a restart at
+	// its w-th watch or after its k-th write, the fresh instance's LIST
+	// stale), and the input fails with the first that fails. For a
+	// controller: go test's seeds then try a crash between any two of its
+	// first writes and a restart onto a lagging apiserver before go test
+	// -fuzz mutates anything.
+	Scenarios bool
 	// LiveBound is how long, in virtual time after the last fault fired,
 	// the target may take to converge before the live invariant breaks;
 	// zero means 10 minutes (client-go's longest watch timeout).

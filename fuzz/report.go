@@ -78,7 +78,7 @@ func (c *Campaign) checkPlan(t *testing.T, out *Outcome, plan faults.Plan) *Outc
 	in := input{cassette: out.CassetteIndex, watchList: out.WatchList, gates: out.Gates, plan: plan}
 	spec := c.spec(in)
 	spec.Level = Wire
-	try := &Outcome{Input: inputOr(in, out.Input), Cassette: out.Cassette, CassetteIndex: out.CassetteIndex, WatchList: out.WatchList, Gates: out.Gates, Plan: plan, Level: Wire}
+	try := &Outcome{Input: inputOr(in, out.Input), Cassette: out.Cassette, CassetteIndex: out.CassetteIndex, WatchList: out.WatchList, Gates: out.Gates, Plan: plan, Level: Wire, Scenario: out.Scenario}
 	c.judge(try, c.observe(t, spec))
 	return try
 }
@@ -116,7 +116,7 @@ func (c *Campaign) Save(t *testing.T, out *Outcome, dir string) (*Saved, error) 
 	in := input{cassette: min.CassetteIndex, watchList: min.WatchList, gates: min.Gates, plan: min.Plan}
 	spec := c.spec(in)
 	spec.Level, spec.RecordTo = Wire, repro
-	recorded := &Outcome{Input: min.Input, Cassette: min.Cassette, CassetteIndex: min.CassetteIndex, WatchList: min.WatchList, Gates: min.Gates, Plan: min.Plan, Level: Wire}
+	recorded := &Outcome{Input: min.Input, Cassette: min.Cassette, CassetteIndex: min.CassetteIndex, WatchList: min.WatchList, Gates: min.Gates, Plan: min.Plan, Level: Wire, Scenario: min.Scenario}
 	c.judge(recorded, c.observe(t, spec))
 	saved := &Saved{Dir: dir, Outcome: recorded, Reproduced: sameBroken(recorded, min)}
 	if !saved.Reproduced {
@@ -126,7 +126,9 @@ func (c *Campaign) Save(t *testing.T, out *Outcome, dir string) (*Saved, error) 
 	}
 	var errs []error
 	errs = append(errs, writeFile(dir, PlanFile, faults.FormatPlan(min.Plan)))
-	errs = append(errs, writeFile(dir, InputFile, corpusFile(CanonicalInput(out.Input))))
+	if out.Input != nil { // a plan with no byte form has its plan file alone
+		errs = append(errs, writeFile(dir, InputFile, corpusFile(CanonicalInput(out.Input))))
+	}
 	if saved.Outcome.Observation != nil {
 		errs = append(errs, writeTimelineFile(dir, saved.Outcome))
 	}
@@ -160,7 +162,9 @@ func (c *Campaign) story(orig *Outcome, s *Saved) string {
 	if len(orig.Plan.Decisions) != len(s.Outcome.Plan.Decisions) {
 		fmt.Fprintf(&b, "minimized from: %s\n", planText(orig.Plan))
 	}
-	fmt.Fprintf(&b, "seed input: []byte(%q)\n", orig.Input)
+	if orig.Input != nil {
+		fmt.Fprintf(&b, "seed input: []byte(%q)\n", orig.Input)
+	}
 	fmt.Fprintf(&b, "reproducer: %s (replays the failing run's traffic verbatim, no plan)\n", filepath.Join(s.Dir, ReproducerFile))
 	if !s.Reproduced {
 		b.WriteString("note: the run that recorded the reproducer broke other invariants than the minimized run\n")
@@ -197,7 +201,11 @@ func activityText(obs *oracle.Observation) string {
 // artifactName names the directory of out's report: the target and a
 // digest of the input.
 func artifactName(target string, out *Outcome) string {
-	sum := sha256.Sum256(out.Input)
+	key := out.Input
+	if key == nil { // a plan with no byte form: named by its text
+		key = []byte(out.Plan.String())
+	}
+	sum := sha256.Sum256(key)
 	return target + "-" + hex.EncodeToString(sum[:6])
 }
 

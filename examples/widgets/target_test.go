@@ -54,6 +54,7 @@ func options(t fuzz.Target) fuzz.Options {
 		Target:    t,
 		Extra:     []fuzz.Invariant{configMapOutlivesWidget},
 		Plans:     plans,
+		Scenarios: true,
 		Known:     crtarget.KnownFindings(),
 	}
 }

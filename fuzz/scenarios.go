@@ -1,0 +1,266 @@
+package fuzz
+
+import (
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
+)
+
+// Scenario is one of Sieve's classes of test plan, as data: the plans of
+// the class that a target's fault-free run of an input makes worth
+// trying, each placed among that run's own writes, LISTs and watches (a
+// restart after the target's k-th write, its LIST after it stale). Sieve
+// derives its test plans from a reference run the same way; here the
+// plans are made from the run of every fault-free input (once per
+// cassette, client path and gates) when Options.Scenarios is set.
+type Scenario struct {
+	// Name is the scenario's registry name: the report key and the name
+	// Check's report gives its plans.
+	Name string
+	// Doc says what the plans do, and quotes what kube-apiserver and
+	// controller-runtime guarantee that makes them legal.
+	Doc string
+	// plans are the scenario's plans for a fault-free run.
+	plans func(r scenarioRun) []faults.Plan
+}
+
+// MaxScenarioWrites bounds the writes a scenario places a crash after:
+// the first MaxScenarioWrites of a resource.
+const MaxScenarioWrites = 8
+
+// MaxScenarioWatches bounds the watches a scenario places a restart at:
+// the run resource's watches 2 … MaxScenarioWatches.
+const MaxScenarioWatches = 4
+
+// Scenarios are the scenario registry, in the order their plans run.
+var Scenarios = []Scenario{
+	{Name: "intermediate-state",
+		Doc: "the target crashes right after its k-th write of a resource (k = 1 … the writes of its fault-free run, at most MaxScenarioWrites) and a fresh instance starts cold: " +
+			"a process may die at any instant, and kube-apiserver keeps what it stored, so a controller must tolerate a crash between any two of its writes (Sieve's intermediate state)",
+		plans: func(r scenarioRun) []faults.Plan {
+			var out []faults.Plan
+			for k := 1; k <= len(r.beforeWrite); k++ {
+				out = append(out, planOf(where("crash-after-write", faults.WhereWrite, k)))
+			}
+			return out
+		}},
+	{Name: "stale-state",
+		Doc: "the target is restarted — stopped as by a SIGTERM at its w-th watch of the run's resource (w = 2 … its watches, at most MaxScenarioWatches: once it has settled), or crashed right after its k-th write — " +
+			`and the fresh instance's first LIST of the resource is served from a snapshot B events old (B: each of stale-list's values) and its watch from there 10 s late, as by an HA apiserver whose watch cache lags: ` +
+			`"resourceVersion="0" … data at any resource version may be served" (Kubernetes API concepts, "Semantics for get and list"), and a watch from that version is served by the same cache as it catches up; ` +
+			"controller-runtime's manager starts its caches with exactly such a LIST (Sieve's stale state). Only on the LIST+WATCH path: a WatchList is a consistent read, and cannot be stale",
+		plans: func(r scenarioRun) []faults.Plan {
+			if r.watchList {
+				return nil
+			}
+			var out []faults.Plan
+			for _, rs := range r.restarts() {
+				for _, back := range paramValues("stale-list", "back") {
+					stale := where("stale-list", faults.WhereList, rs.next.lists+1)
+					stale.Params["back"] = back
+					late := where("delay", faults.WhereWatch, rs.next.watches+1)
+					late.Params[faults.WhereFrame], late.Params["ms"] = 1, 10000
+					out = append(out, planOf(rs.restart, stale, late))
+				}
+			}
+			return out
+		}},
+}
+
+// scenarioRun is what the scenarios' plans are placed by: a fault-free
+// run's requests of the campaign's resource, counted as the replay
+// numbers its decision points.
+type scenarioRun struct {
+	watchList bool
+	// beforeWrite[k-1] counts the LISTs (every page one) and watches of
+	// the resource the target had sent before its k-th write of any one
+	// resource (k ≤ MaxScenarioWrites): where a fresh instance started
+	// after that write takes up the numbering.
+	beforeWrite []requestCount
+	// lists[w-1] counts the LISTs of the resource sent before its w-th
+	// watch (w ≤ MaxScenarioWatches). A watch the fault-free run did not
+	// reach (it ended once the target was quiet) is one a reflector opens
+	// again when its last one times out, with no LIST between: it counts
+	// the run's LISTs.
+	lists []int
+}
+
+// requestCount counts LIST and watch requests.
+type requestCount struct{ lists, watches int }
+
+// scenarioRestart is a restart of the target and the requests of the run
+// resource sent before the fresh instance's first.
+type scenarioRestart struct {
+	restart faults.Decision
+	next    requestCount
+}
+
+// restarts are r's restart points: a stop at each watch from the second
+// on, MaxScenarioWatches at most (a stop at a watch lets it be answered:
+// the fresh instance's first watch is the next), then a crash after each
+// write. The stops come
+// first: a watch's ordinal among one resource's requests is the same in
+// every run of an input, while where a controller's k-th write falls
+// among them depends on the order its goroutines ran in.
+func (r scenarioRun) restarts() []scenarioRestart {
+	var out []scenarioRestart
+	for w := 2; w <= MaxScenarioWatches; w++ {
+		out = append(out, scenarioRestart{where("graceful-restart", faults.WhereWatch, w), requestCount{lists: r.lists[w-1], watches: w}})
+	}
+	for k, n := range r.beforeWrite {
+		out = append(out, scenarioRestart{where("crash-after-write", faults.WhereWrite, k+1), n})
+	}
+	return out
+}
+
+// scenarioRunOf counts obs's requests of resource (its Name).
+func scenarioRunOf(obs *oracle.Observation, resource string, watchList bool) scenarioRun {
+	r := scenarioRun{watchList: watchList}
+	var n requestCount
+	writes := map[string]int{}
+	for _, req := range obs.Requests {
+		switch req.Verb {
+		case "LIST":
+			if req.Resource == resource {
+				n.lists++
+			}
+		case "WATCH", "WATCHLIST":
+			if req.Resource == resource {
+				n.watches++
+				if n.watches <= MaxScenarioWatches {
+					r.lists = append(r.lists, n.lists)
+				}
+			}
+		case "POST", "PUT", "PATCH", "DELETE":
+			writes[req.Resource]++
+			if k := writes[req.Resource]; k > len(r.beforeWrite) && k <= MaxScenarioWrites {
+				r.beforeWrite = append(r.beforeWrite, n)
+			}
+		}
+	}
+	for len(r.lists) < MaxScenarioWatches {
+		r.lists = append(r.lists, n.lists)
+	}
+	return r
+}
+
+// where is a decision of fault at every point the where-parameter
+// selects (At -1).
+func where(fault, param string, n int) faults.Decision {
+	return faults.Decision{Fault: fault, At: -1, Params: map[string]int{param: n}}
+}
+
+// planOf is a plan of ds.
+func planOf(ds ...faults.Decision) faults.Plan { return faults.Plan{Decisions: ds} }
+
+// paramValues are the registry's values of a fault's parameter.
+func paramValues(fault, param string) []int {
+	f, _ := faults.Lookup(fault)
+	for _, p := range f.Params {
+		if p.Name == param {
+			return p.Values
+		}
+	}
+	return nil
+}
+
+// scenarioKey is what an input's scenarios depend on: its cassette,
+// client path and gates (the plan is empty).
+type scenarioKey struct {
+	cassette  int
+	watchList bool
+	gates     string
+}
+
+// scenarioRuns caches a campaign's scenario results: the first failing
+// outcome of each key's scenarios (nil: they all held), computed once, so
+// that a fault-free input's check is a function of the input however many
+// inputs share its key. The zero value is ready to use.
+type scenarioRuns struct {
+	mu sync.Mutex
+	m  map[scenarioKey]*scenarioResult
+}
+
+// scenarioResult is one key's result, computed once.
+type scenarioResult struct {
+	once sync.Once
+	out  *Outcome
+}
+
+// checkScenarios runs the scenarios of out, a fault-free input's outcome
+// that held, and returns the first that fails (see Options.Scenarios), or
+// out when all hold.
+func (c *Campaign) checkScenarios(t *testing.T, out *Outcome) *Outcome {
+	t.Helper()
+	key := scenarioKey{cassette: out.CassetteIndex, watchList: out.WatchList, gates: out.Gates.String()}
+	c.scenarios.mu.Lock()
+	if c.scenarios.m == nil {
+		c.scenarios.m = map[scenarioKey]*scenarioResult{}
+	}
+	res, ok := c.scenarios.m[key]
+	if !ok {
+		res = &scenarioResult{}
+		c.scenarios.m[key] = res
+	}
+	c.scenarios.mu.Unlock()
+	res.once.Do(func() {
+		run := scenarioRunOf(out.Observation, c.res.Name(), out.WatchList)
+		for _, s := range Scenarios {
+			for _, plan := range s.plans(run) {
+				if o := c.checkPlanAs(t, out, plan, s.Name); o.Failed() {
+					res.out = c.exact(t, out, o)
+					return
+				}
+			}
+		}
+	})
+	if res.out == nil {
+		return out
+	}
+	return res.out
+}
+
+// checkPlanAs runs plan, scenario's, on the cassette, client path and
+// gates of out.
+func (c *Campaign) checkPlanAs(t *testing.T, out *Outcome, plan faults.Plan, scenario string) *Outcome {
+	t.Helper()
+	in := decodeInput(out.Input, len(c.cassettes), c.opts)
+	in.plan = plan.Only(faults.Legal)
+	return c.checkDecoded(t, in, scenario)
+}
+
+// exact returns o, a scenario's failure, with its plan placed at the
+// points of the run resource where its decisions fired (at=, the byte
+// form) when that plan has a byte form and fails too; else o itself,
+// whose plan only the text form says.
+func (c *Campaign) exact(t *testing.T, base, o *Outcome) *Outcome {
+	t.Helper()
+	var ds []faults.Decision
+	seen := map[int]bool{}
+	for _, f := range o.Observation.Fired {
+		if f.Decision < 0 || f.Point.Resource != c.res.Name() || seen[f.Point.Index] {
+			continue
+		}
+		seen[f.Point.Index] = true
+		d := o.Plan.Decisions[f.Decision]
+		params := map[string]int{}
+		for name, v := range d.Params {
+			if !slices.Contains([]string{faults.WhereWatch, faults.WhereList, faults.WherePage, faults.WhereFrame, faults.WhereWrite}, name) {
+				params[name] = v
+			}
+		}
+		ds = append(ds, faults.Decision{Fault: d.Fault, At: f.Point.Index, Params: params})
+	}
+	slices.SortStableFunc(ds, func(a, b faults.Decision) int { return a.At - b.At })
+	plan := planOf(ds...)
+	if _, err := faults.Encode(plan); err != nil {
+		return o
+	}
+	if e := c.checkPlanAs(t, base, plan, o.Scenario); e.Failed() {
+		return e
+	}
+	return o
+}
