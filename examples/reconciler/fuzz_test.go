@@ -12,8 +12,9 @@ import (
 // options are the options of the example's fuzz tests: the shipped real
 // cassettes, the reconciler's own invariant beside the built-in ones
 // (same-outcome among them: the end state against fault-free reference
-// runs), and seeds that crash it after each of its first four writes and
-// recreate a parent while its watch is away;
+// runs), seeds that crash it after each of its first four writes and
+// recreate a parent while its watch is away, and the scenario plans
+// (Options.Scenarios) made from each fault-free seed's run;
 // controller-runtime's known bugs are not its own. With
 // $LWREPLAY_NO_PLAN_SEEDS set the plan seeds are left out (the fault-free
 // seeds stay), so that bench/find-planted.sh measures what the search
@@ -28,6 +29,7 @@ func options(t fuzz.Target) fuzz.Options {
 		Target:    t,
 		Extra:     []fuzz.Invariant{oneChildPerParent},
 		Plans:     plans,
+		Scenarios: true,
 		// controller-runtime's own known bugs (on v0.23: the priority
 		// queue's shutdown leak, controller-runtime#3538) are logged, not
 		// failed
