@@ -37,6 +37,16 @@ func invariantTable() string {
 	return b.String()
 }
 
+// scenarioTable renders Scenarios as docs/fuzzing.md shows them.
+func scenarioTable() string {
+	var b strings.Builder
+	b.WriteString("| scenario | its plans, and why a real cluster may act them out |\n|---|---|\n")
+	for _, s := range Scenarios {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", s.Name, strings.ReplaceAll(s.Doc, "|", "\\|"))
+	}
+	return b.String()
+}
+
 // section returns the text between <!-- name:begin --> and <!-- name:end -->
 // lines of doc, and doc with it replaced by with.
 func section(doc, name, with string) (got, replaced string, err error) {
@@ -52,7 +62,7 @@ func section(doc, name, with string) (got, replaced string, err error) {
 	return got, before + begin + with + end + rest, nil
 }
 
-// TestDocsTables holds docs/fuzzing.md's invariant and target tables to
+// TestDocsTables holds docs/fuzzing.md's invariant, target and scenario tables to
 // the registries (go test ./fuzz -run TestDocsTables -update-docs rewrites
 // them).
 func TestDocsTables(t *testing.T) {
@@ -61,7 +71,7 @@ func TestDocsTables(t *testing.T) {
 		t.Fatalf("read %s: got error %v, want none", fuzzingDoc, err)
 	}
 	doc := string(data)
-	for _, tc := range []struct{ name, want string }{{"targets", targetTable()}, {"invariants", invariantTable()}} {
+	for _, tc := range []struct{ name, want string }{{"targets", targetTable()}, {"invariants", invariantTable()}, {"scenarios", scenarioTable()}} {
 		got, replaced, err := section(doc, tc.name, tc.want)
 		if err != nil {
 			t.Fatalf("%s: got error %v, want the %s markers", fuzzingDoc, err, tc.name)

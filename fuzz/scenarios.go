@@ -48,9 +48,9 @@ var Scenarios = []Scenario{
 			return out
 		}},
 	{Name: "stale-state",
-		Doc: "the target is restarted — stopped as by a SIGTERM at its w-th watch of the run's resource (w = 2 … its watches, at most MaxScenarioWatches: once it has settled), or crashed right after its k-th write — " +
+		Doc: "the target is restarted — stopped as by a SIGTERM at its w-th watch of the run's resource (w = 2 … MaxScenarioWatches: once it has settled and a watch of its timed out), or crashed right after its k-th write — " +
 			`and the fresh instance's first LIST of the resource is served from a snapshot B events old (B: each of stale-list's values) and its watch from there 10 s late, as by an HA apiserver whose watch cache lags: ` +
-			`"resourceVersion="0" … data at any resource version may be served" (Kubernetes API concepts, "Semantics for get and list"), and a watch from that version is served by the same cache as it catches up; ` +
+			`for resourceVersion "0", "any": data at any resource version may be served (Kubernetes API concepts, "Semantics for get and list"), and a watch from that version is served by the same cache as it catches up; ` +
 			"controller-runtime's manager starts its caches with exactly such a LIST (Sieve's stale state). Only on the LIST+WATCH path: a WatchList is a consistent read, and cannot be stale",
 		plans: func(r scenarioRun) []faults.Plan {
 			if r.watchList {
