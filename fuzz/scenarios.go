@@ -68,6 +68,21 @@ var Scenarios = []Scenario{
 			}
 			return out
 		}},
+	{Name: "unobserved-state",
+		Doc: "while the target is away from its w-th watch of the run's resource (w = 2 … MaxScenarioWatches), one of its objects (each of recreate's object values, in key order) is deleted and created again under its name with a new UID, and that watch is answered 410 Expired: the delete is never seen, the relist shows only the outcome — " +
+			`"When the requested watch operations fail because the historical version of that resource is not available, clients must handle the case by recognizing the status code 410 Gone, clearing their local cache, performing a new get or list operation, and starting the watch from the resourceVersion that was returned" (Kubernetes API concepts, "Efficient detection of changes"); ` +
+			"a controller must act on the state it lists, not on the changes it was told of (Sieve's unobserved state)",
+		plans: func(r scenarioRun) []faults.Plan {
+			var out []faults.Plan
+			for w := 2; w <= MaxScenarioWatches; w++ {
+				for _, k := range paramValues("recreate", "object") {
+					d := where("recreate", faults.WhereWatch, w)
+					d.Params["object"] = k
+					out = append(out, planOf(d))
+				}
+			}
+			return out
+		}},
 }
 
 // scenarioRun is what the scenarios' plans are placed by: a fault-free

@@ -61,6 +61,14 @@ type Event struct {
 // RV returns the event's resourceVersion.
 func (e Event) RV() string { return e.Object.ResourceVersion }
 
+// TargetWrite is the Location File of the events a replay placed for the
+// target's own writes (every other event is another actor's: recorded,
+// made by a fault, or by the replay's garbage collector).
+const TargetWrite = "write"
+
+// ByTarget reports whether the event is one of the target's own writes.
+func (e Event) ByTarget() bool { return e.From.File == TargetWrite }
+
 // Mark is a resourceVersion the server reported without an object change: a
 // bookmark or a list's resourceVersion.
 type Mark struct {

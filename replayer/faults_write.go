@@ -49,7 +49,7 @@ func crashAfterWrite(c *pointCtx, d faults.Decision) (func() error, bool) {
 // instance's view (and the run's verdict) depend on the race, not on the
 // input. Without a stop function it cannot act.
 func stopTarget(c *pointCtx, d faults.Decision) (func() error, bool) {
-	if c.s.opts.stop == nil || (c.s.opts.restartRes != nil && c.l.Resource != *c.s.opts.restartRes) {
+	if c.s.opts.stop == nil || !c.s.strikesAt(c.l.Resource) {
 		return nil, false
 	}
 	return func() error {

@@ -31,6 +31,13 @@ import (
 // does not hold them, no write point numbers them, and their events come
 // From gcFrom.
 
+// Collected returns how many of the target's objects the replay's
+// garbage collector has deleted so far. A controller whose cache still
+// holds an owner the collector saw gone makes the child again each time
+// the collector deletes it, as against a real cluster: its requests answer
+// another actor's changes (fuzz/harness's request bound allows for them).
+func (s *Server) Collected() int { return int(s.collected.Load()) }
+
 // gcFrom is the history.Location File of the events of the replay's
 // garbage collector.
 const gcFrom = "garbage-collector"
@@ -99,7 +106,10 @@ func (s *Server) collectGarbage() {
 			return
 		}
 		for _, req := range reqs {
-			_, _ = s.writeAs(req, gcFrom) // a dependent gone or changed since is the collector's 404 or 409: it looks again
+			// a dependent gone or changed since is the collector's 404 or 409: it looks again
+			if res, err := s.writeAs(req, gcFrom); err == nil && res.Event == writes.Deleted {
+				s.collected.Add(1)
+			}
 		}
 	}
 }

@@ -91,7 +91,7 @@ type options struct {
 	readOnly         bool              // writes answered 405 (see WithReadOnly)
 	crash            func()            // crashes the target (see WithTargetCrash)
 	stop             func()            // stops the target (see WithTargetStop)
-	restartRes       *history.Resource // the one resource whose requests graceful-restart strikes at; nil: any
+	runRes           *history.Resource // the one resource whose requests graceful-restart and recreate strike at; nil: any
 
 	storm       bool // storm detection (see WithStormDetection)
 	stormWindow time.Duration
@@ -165,15 +165,23 @@ func WithTargetCrash(crash func()) Option { return func(o *options) { o.crash = 
 // graceful-restart does not act.
 func WithTargetStop(stop func()) Option { return func(o *options) { o.stop = stop } }
 
-// WithRestartResource makes graceful-restart strike at the requests of res
-// only. Decision points are numbered per resource, and a target that
-// watches several resources sends its N-th request of each in an order its
-// goroutines choose; a stop stops them all, so that only the points of one
-// resource keep a run a function of its input (fuzz/harness names the
-// run's resource). Unset, a stop strikes at any resource's point.
-func WithRestartResource(res history.Resource) Option {
-	return func(o *options) { o.restartRes = &res }
+// WithRunResource makes the faults that act on every resource at once —
+// graceful-restart (a stop stops all of the target) and recreate (its
+// history rewrite moves every later resourceVersion) — strike at the
+// requests of res only. Decision points are numbered per resource, and a
+// target that watches several resources sends its N-th request of each in
+// an order its goroutines choose, so that only the points of one resource
+// keep such a run a function of its input (fuzz/harness names the run's
+// resource). Unset, they strike at any resource's point.
+func WithRunResource(res history.Resource) Option {
+	return func(o *options) { o.runRes = &res }
 }
 
 // WithVersion sets the gitVersion /version reports.
 func WithVersion(v string) Option { return func(o *options) { o.gitVersion = v } }
+
+// strikesAt reports whether the faults WithRunResource scopes act at the
+// requests of res.
+func (s *Server) strikesAt(res history.Resource) bool {
+	return s.opts.runRes == nil || *s.opts.runRes == res
+}

@@ -42,6 +42,7 @@ type Server struct {
 	writeMu    sync.Mutex                      // one write at a time (without a plan: see lockTruth)
 	written    atomic.Pointer[history.History] // the history with the writes, without a plan; nil before the first
 	writesMade atomic.Int64                    // writes stored (they name their UIDs and generated names)
+	collected  atomic.Int64                    // the target's objects the garbage collector deleted (Collected)
 	gc         collector                       // the objects the target's writes own (gc.go)
 	changed    atomic.Pointer[chan struct{}]   // closed when a write changes the served history
 	setupErr   error                           // why the server cannot serve its history: every request answers it, 500

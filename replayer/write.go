@@ -109,7 +109,7 @@ func (s *Server) write(req writes.Request) (res writes.Result, err error) {
 
 // targetFrom is the history.Location File of the events the target's
 // writes made.
-const targetFrom = "write"
+const targetFrom = history.TargetWrite
 
 // writeAs is write for the writer from names: the target (targetFrom),
 // whose writes are logged, or the replay's garbage collector (gcFrom),

@@ -38,6 +38,17 @@ const (
 	// sustainedWindow is the window of virtual time a sustained rate is
 	// measured over.
 	sustainedWindow = time.Minute
+	// perCollected is how many of the requests within sustainedWindow
+	// each of the target's objects the replay's garbage collector deleted
+	// in it answers: a controller whose cache still holds an owner the
+	// collector saw gone (a fault keeps its watch behind) makes the child
+	// again each time the collector deletes it — a read, a create, a
+	// status update a round — as against a real cluster, whose collector
+	// answers within milliseconds. A sustained rate those deletes account
+	// for still ends the run (it would last as long as the fault), but
+	// HotLoop.Answering says so and no-hot-loop does not judge it; a loop
+	// that retries without them is judged, and so is every burst.
+	perCollected = 10
 )
 
 // errRequestBound is what a request past the run's bound gets, once the
@@ -57,12 +68,18 @@ type requestBound struct {
 	start     time.Time
 	stop      <-chan struct{} // closed when the run ends
 
+	// collected, when set, counts the target's objects the replay's
+	// garbage collector deleted so far (replayer.Server.Collected).
+	collected func() int
+
 	mu        sync.Mutex
 	log       []oracle.Request
+	gcAt      []int  // gcAt[i]: collected() when log[i] was sent
 	minute    int    // index of the first request of log within sustainedWindow of the last
 	trip      string // the stack of the goroutine that crossed the bound
 	trippedAt time.Duration
 	tripWhy   string
+	answering int // the garbage collector's deletes in the window, when they account for a sustained rate
 }
 
 // newRequestBound wraps next with a bound of burst requests within a
@@ -116,6 +133,9 @@ func (b *requestBound) RoundTrip(req *http.Request) (*http.Response, error) {
 		r := requestOf(req, now)
 		r.Stack = oracle.Callers()
 		b.log = append(b.log, r)
+		if b.collected != nil {
+			b.gcAt = append(b.gcAt, b.collected())
+		}
 		n := len(b.log)
 		for now-b.log[b.minute].At >= sustainedWindow {
 			b.minute++
@@ -126,6 +146,9 @@ func (b *requestBound) RoundTrip(req *http.Request) (*http.Response, error) {
 		case n-b.minute > b.sustained:
 			b.tripWhy = fmt.Sprintf("more than %d requests within %v of virtual time (%d a second sustained)",
 				b.sustained, sustainedWindow, b.sustained/int(sustainedWindow/time.Second))
+			if c := b.collectedInWindow(); n-b.minute <= perCollected*c {
+				b.answering = c
+			}
 		}
 		if b.tripWhy != "" {
 			over, b.trip, b.trippedAt = true, cleanStack(debug.Stack()), now
@@ -147,6 +170,16 @@ func (b *requestBound) RoundTrip(req *http.Request) (*http.Response, error) {
 		<-b.stop // a loop that cancels and retries must not spin either
 	}
 	return nil, errRequestBound
+}
+
+// collectedInWindow is how many of the target's objects the garbage
+// collector deleted from the first request within sustainedWindow of the
+// last on (b.mu held).
+func (b *requestBound) collectedInWindow() int {
+	if len(b.gcAt) == 0 {
+		return 0
+	}
+	return b.gcAt[len(b.gcAt)-1] - b.gcAt[b.minute]
 }
 
 // lastAt returns when (virtual time since the start) the target sent its
@@ -176,7 +209,7 @@ func (b *requestBound) report() (log []oracle.Request, hot *oracle.HotLoop) {
 	if b.trip == "" {
 		return log, nil
 	}
-	return log, &oracle.HotLoop{Why: b.tripWhy, At: b.trippedAt, Stack: b.trip}
+	return log, &oracle.HotLoop{Why: b.tripWhy, At: b.trippedAt, Stack: b.trip, Answering: b.answering}
 }
 
 // cleanStack keeps what a stack says the same in every run: each frame's

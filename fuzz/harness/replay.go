@@ -22,6 +22,7 @@ type replay interface {
 	Spent() bool
 	FirstListing(res history.Resource) (rv string, ok bool)
 	ForgetListings()
+	Collected() int
 }
 
 // verbatimReplay replays a reproducer; its truth is the history the
@@ -35,6 +36,9 @@ func (v verbatimReplay) FiredCount() int         { return 0 }
 func (v verbatimReplay) Fired() []faults.Firing  { return nil }
 func (v verbatimReplay) Truth() *history.History { return v.truth }
 func (v verbatimReplay) Spent() bool             { return true }
+
+// Collected is 0: a verbatim replay collects no garbage.
+func (v verbatimReplay) Collected() int { return 0 }
 
 // ForgetListings does nothing: no fault crashes or stops a target a
 // verbatim replay serves, so none starts afresh.
@@ -59,7 +63,7 @@ func (v verbatimReplay) ExhaustedOf(history.Resource) bool { return v.Exhausted(
 func newReplay(s Spec, crash, stop func()) (replay, error) {
 	if s.Reproducer == nil {
 		return modelReplay{replayer.New(s.History, replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(oracle.WatchCap), replayer.WithPace(s.Pace),
-			replayer.WithTargetCrash(crash), replayer.WithTargetStop(stop), replayer.WithRestartResource(s.Resource))}, nil
+			replayer.WithTargetCrash(crash), replayer.WithTargetStop(stop), replayer.WithRunResource(s.Resource))}, nil
 	}
 	v, err := verbatim.New(s.Reproducer...)
 	if err != nil {

@@ -213,6 +213,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 	start = time.Now()
 	stopped := make(chan struct{}) // closed when the run stops the target
 	bound := newRequestBound(transport, s.MaxBurst, s.MaxRate, start, stopped)
+	bound.collected = srv.Collected
 	transport = bound
 	res := s.Resource
 	obs := &oracle.Observation{Resource: res, SyncedAt: -1, LastFaultAt: -1, ConvergedAt: -1, FirstPanicAt: -1, LiveBound: s.LiveBound,

@@ -55,10 +55,6 @@ type ResourceOutcome struct {
 	Disturbed map[string]bool
 }
 
-// writeFrom is the history.Location File of the events the replay placed
-// for the target's writes (replayer/write.go, eventOf).
-const writeFrom = "write"
-
 // OutcomeOf returns the end state of h: every log's final state and the
 // counts of the events the target's writes made, without the objects whose
 // owners h deleted (the garbage collector's: orphaned). A nil h has an
@@ -132,14 +128,14 @@ func resourceOutcome(l *history.Log, dead map[string]bool) *ResourceOutcome {
 		if e.Type == history.Added {
 			born[k] = i
 		}
-		if e.Type == history.Deleted && e.From.File != writeFrom {
+		if e.Type == history.Deleted && !e.ByTarget() {
 			ck := k
 			if g := generateNameOf(e.Object); g != "" {
 				ck = keyIn(e.Object.Namespace, g) + "*"
 			}
 			ro.Disturbed[ck] = true
 		}
-		if e.From.File != writeFrom || (e.Type != history.Added && e.Type != history.Deleted) {
+		if !e.ByTarget() || (e.Type != history.Added && e.Type != history.Deleted) {
 			continue
 		}
 		ck := k

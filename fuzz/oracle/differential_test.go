@@ -57,7 +57,7 @@ func withWrites(t *testing.T, h *history.History, ws ...write) *history.History 
 		if err != nil {
 			t.Fatalf("ParseObject(%s): got error %v, want nil", raw, err)
 		}
-		from := writeFrom
+		from := history.TargetWrite
 		if w.from != "" {
 			from = w.from
 		}

@@ -145,7 +145,7 @@ var Invariants = []Invariant{
 			`This is expected if watchlist is not supported or disabled in kube-apiserver."; shared_informer.go: the cache ` +
 			`"is eventually consistent with the authoritative state ... unless prevented by persistent communication problems"`},
 	{Name: "no-hot-loop", Scope: Along, Check: checkNoHotLoop,
-		Doc: "the target's request rate stays at most Options.MaxBurst (200) requests within a second and Options.MaxRate (10) a second sustained over any minute of virtual time: a client that retries at once, or every few milliseconds, is a hot loop (virtual time stands still while it spins; the bound is what ends the run); a client that retries every second is not, however long a fault lasts",
+		Doc: "the target's request rate stays at most Options.MaxBurst (200) requests within a second and Options.MaxRate (10) a second sustained over any minute of virtual time: a client that retries at once, or every few milliseconds, is a hot loop (virtual time stands still while it spins; the bound is what ends the run); a client that retries every second is not, however long a fault lasts; nor is a sustained rate the replay's garbage collector accounts for (at least one delete of the target's objects for every ten requests: a controller making a child again for an owner its cache still holds, as against a real cluster), which ends the run unjudged",
 		Guarantee: `reflector.go: "We used to make the call every 1sec (1 QPS), the goal here is to achieve ~98% traffic ` +
 			`reduction when API server is not healthy. With these parameters, backoff will stop at [30,60) sec interval ` +
 			`which is 0.22 QPS."`},
@@ -341,6 +341,10 @@ func checkNoHotLoop(o *Observation) error {
 	}
 	if o.HotLoop == nil {
 		return nil
+	}
+	if n := o.HotLoop.Answering; n > 0 {
+		return fmt.Errorf("%w: %s, by %v of virtual time, in answer to the garbage collector's %d deletes of the target's objects within it (the target made them again: their owners' deletion had not reached its cache)",
+			ErrNotJudged, o.HotLoop.Why, o.HotLoop.At, n)
 	}
 	return withSite(fmt.Errorf("%w: %s, by %v of virtual time (%s); the goroutine whose request crossed the bound:\n%s",
 		ErrHotLoop, o.HotLoop.Why, o.HotLoop.At, requestCounts(requestsPerResource(o.Requests)), o.HotLoop.Stack), stackSite(o.HotLoop.Stack))

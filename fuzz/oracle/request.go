@@ -60,6 +60,12 @@ type HotLoop struct {
 	At time.Duration
 	// Stack is the stack of the goroutine whose request crossed it.
 	Stack string
+	// Answering, when not 0, is how many of the target's objects the
+	// replay's garbage collector deleted within the sustained window, at
+	// least one for every ten of its requests there: the target made
+	// them again as their owners' deletion had not reached its cache
+	// (no-hot-loop does not judge such a rate). 0 for a burst.
+	Answering int
 }
 
 // requestsPerResource counts log's requests by resource.

@@ -1,0 +1,73 @@
+package widgets
+
+import (
+	"errors"
+	"strconv"
+	"testing"
+
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// TestConfigMapOutlivesWidget shows the example's invariant judging the
+// reconciler's deletes alone: on a fault-free run of the correct
+// reconciler, a delete of a live widget's ConfigMap appended to the
+// served history breaks it when the reconciler made it, and holds when
+// another actor did (a recreate fault, a user: a real cluster lets them).
+func TestConfigMapOutlivesWidget(t *testing.T) {
+	o := options(target(t, "widgets"))
+	o.Plans, o.Scenarios = nil, false
+	c, err := fuzz.NewCampaign(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := c.CheckPlan(t, 0, false, faults.Plan{})
+	if out.Failed() {
+		t.Fatalf("fault-free run: got a report, want none:\n%s", out.Report)
+	}
+	obs := out.Observation
+	cms, ok := obs.Served.Log(configMaps)
+	if !ok || len(cms.StateAt(cms.End())) == 0 {
+		t.Fatalf("served configmaps: got none, want the reconciler's")
+	}
+	live := cms.StateAt(cms.End())[0] // a ConfigMap of a widget that lives at the end
+	rv, err := strconv.ParseUint(cms.RVAt(cms.End()), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, _ := obs.Served.Log(widgets)
+	if wrv, err := strconv.ParseUint(ws.RVAt(ws.End()), 10, 64); err == nil {
+		rv = max(rv, wrv)
+	}
+	gone, err := history.WithResourceVersion(live, strconv.FormatUint(rv+1, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		from    string // the deleting event's Location File
+		wantBug bool
+	}{
+		{name: "configmap-outlives-widget - the reconciler deletes a live widget's configmap - fail", from: history.TargetWrite, wantBug: true},
+		{name: "configmap-outlives-widget - another actor deletes it - pass", from: ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			served, err := history.AppendEvents(obs.Served, configMaps, history.Event{Type: history.Deleted, Object: gone, From: history.Location{File: tc.from, Event: -1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			judged := *obs
+			judged.Served = served
+			err, why := oracle.JudgeOne(configMapOutlivesWidget, &judged)
+			if why != "" {
+				t.Fatalf("got not judged: %s, want a verdict", why)
+			}
+			if got := errors.Is(err, ErrLiveWidgetConfigMap); got != tc.wantBug {
+				t.Errorf("got %v, want %v broken %v", err, ErrLiveWidgetConfigMap, tc.wantBug)
+			}
+		})
+	}
+}

@@ -1,0 +1,90 @@
+package harness
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
+)
+
+// okTransport answers every request 200.
+type okTransport struct{}
+
+func (okTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}, nil
+}
+
+// TestRequestBoundAnswering shows the request bound telling a sustained
+// rate that answers the garbage collector's deletes of the target's
+// objects (a controller making its child again for an owner its cache
+// still holds) from a loop that retries: both end the run, and only the
+// first is left unjudged by no-hot-loop; a burst is judged whatever the
+// collector did.
+func TestRequestBoundAnswering(t *testing.T) {
+	tests := []struct {
+		name          string
+		every         time.Duration // between requests
+		n             int           // requests sent
+		collectEvery  int           // a collector's delete every so many requests (0: none)
+		wantAnswering bool
+		wantWhy       string
+	}{
+		{name: "request bound - 15 a second for a minute, nothing collected - fail", every: time.Second / 15, n: 1000,
+			wantWhy: "10 a second sustained"},
+		{name: "request bound - 15 a second for a minute, a delete collected every 3 - not judged - pass", every: time.Second / 15, n: 1000, collectEvery: 3,
+			wantAnswering: true, wantWhy: "10 a second sustained"},
+		{name: "request bound - 15 a second for a minute, a delete collected every 20 - fail", every: time.Second / 15, n: 1000, collectEvery: 20,
+			wantWhy: "10 a second sustained"},
+		{name: "request bound - a burst, a delete collected every request - fail", every: time.Millisecond, n: 300, collectEvery: 1,
+			wantWhy: "within 1s of virtual time"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				stop := make(chan struct{})
+				b := newRequestBound(okTransport{}, 0, 0, time.Now(), stop)
+				var collected atomic.Int64
+				b.collected = func() int { return int(collected.Load()) }
+				for i := range tc.n {
+					if b.tripped() {
+						break
+					}
+					if tc.collectEvery > 0 && i%tc.collectEvery == 0 {
+						collected.Add(1)
+					}
+					req, _ := http.NewRequest(http.MethodGet, "http://replay/api/v1/namespaces/ns/configmaps/a", nil)
+					go func() { _, _ = b.RoundTrip(req) }()
+					time.Sleep(tc.every)
+				}
+				close(stop)
+				synctest.Wait()
+				_, hot := b.report()
+				if hot == nil {
+					t.Fatalf("hot loop: got none, want the bound crossed")
+				}
+				if !strings.Contains(hot.Why, tc.wantWhy) {
+					t.Errorf("why: got %q, want it to say %q", hot.Why, tc.wantWhy)
+				}
+				if got := hot.Answering > 0; got != tc.wantAnswering {
+					t.Errorf("answering: got %d, want answering %v", hot.Answering, tc.wantAnswering)
+				}
+				results, notJudged := oracle.JudgeNames(&oracle.Observation{HotLoop: hot}, []string{"no-hot-loop"})
+				err, why := results["no-hot-loop"], notJudged["no-hot-loop"]
+				if got, want := why != "", tc.wantAnswering; got != want {
+					t.Errorf("no-hot-loop: got %v, not judged %q, want not judged %v", err, why, want)
+				}
+				if tc.wantAnswering && !strings.Contains(why, "in answer to the garbage collector") {
+					t.Errorf("no-hot-loop: got not judged %q, want it to name the garbage collector", why)
+				}
+				if !tc.wantAnswering && !errors.Is(err, oracle.ErrHotLoop) {
+					t.Errorf("no-hot-loop: got %v, want %v", err, oracle.ErrHotLoop)
+				}
+			})
+		})
+	}
+}
