@@ -12,6 +12,7 @@
 # (the baseline over the seed corpus included).
 #
 #   bench/find-planted.sh [RUNS] [FUZZTIME]   # defaults: 3 runs, 60s each
+#   ONLY=FuzzReconcilerMemo SEEDS=none bench/find-planted.sh   # one fuzz test, one seed set
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -23,12 +24,13 @@ trap 'rm -rf "$tmp" "$root"/examples/reconciler/testdata/fuzz/FuzzReconcilerPlan
 
 # example directory, then its planted fuzz tests
 targets=("examples/reconciler FuzzReconcilerPlanted FuzzReconcilerMemo" "examples/widgets FuzzWidgetsStale")
-for seeds in plans none; do
+for seeds in ${SEEDS:-plans none}; do
   for t in "${targets[@]}"; do
     read -r dir fuzzes <<<"$t"
     bin="$tmp/$(basename "$dir").test"
     [ -x "$bin" ] || (cd "$dir" && go test -c -fuzz=. -o "$bin" .)
     for fz in $fuzzes; do
+      if [ -n "${ONLY:-}" ] && [ "$fz" != "$ONLY" ]; then continue; fi
       for i in $(seq "$runs"); do
         rm -rf "$dir/testdata/fuzz/$fz"
         env=(LWREPLAY_ARTIFACTS="$tmp/art")

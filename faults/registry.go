@@ -52,7 +52,7 @@ var Registry = []Fault{
 		FailsLists: true, Persists: PersistsLegal, PersistsWhy: "an apiserver whose watch cache keeps lagging (an unhealthy server: a client must back off)"},
 	{Name: "stale-list", Class: Legal, Point: ListPoint,
 		Doc: `a LIST at resourceVersion "0" is served from an older snapshot of the history (a lagging watch cache)`,
-		Params: []Param{{Name: "back", Doc: "events the snapshot lags behind (stops at the compaction point)", Values: []int{1, 3, 5, 10},
+		Params: []Param{{Name: "back", Doc: "events the snapshot lags behind (stops at the history's start: a lagging watch cache keeps its own window, whatever etcd compacted or a 410 expired)", Values: []int{1, 3, 5, 10},
 			Min: 1, Range: "a snapshot 0 events old is the current state"}},
 		Do: func(d Decision) string {
 			return `serve a LIST at resourceVersion "0" from a snapshot ` + count(d.Params["back"], "event") + " old"

@@ -138,18 +138,19 @@ func continuePage(l *history.Log, f filter, ns string, tok continueToken, limit 
 
 // stalePosition returns the position a stale-list fault serves a LIST at
 // resourceVersion "0" from: back events before the newest position, not
-// before the compaction point; ok is false when that is no older than the
-// newest position or the LIST is not at "0".
+// before the history's start; ok is false when that is no older than the
+// newest position or the LIST is not at "0". A lagging watch cache keeps
+// its own window whatever etcd compacted, so neither the compaction point
+// (WithCompaction) nor one a fault's 410 moved bounds it: after a 410 a
+// LIST at "0" may still be served from before the client's own
+// resourceVersion (kubernetes#59848's time travel, which client-go's
+// reflector avoids by relisting at its last synced resourceVersion).
 func (s *Server) stalePosition(l *history.Log, q history.Request, back int) (pos int, ok bool) {
 	if q.ResourceVersion != "0" || q.Continue != "" || back <= 0 {
 		return 0, false
 	}
 	newest := s.newestPosition(l)
-	floor, err := l.Position(s.watchFloor(l))
-	if err != nil {
-		floor = 0
-	}
-	pos = max(newest-back, floor, 0)
+	pos = max(newest-back, 0)
 	return pos, pos < newest
 }
 
