@@ -105,10 +105,13 @@ type Options struct {
 	// the input's own run places each scenario's plans among the target's
 	// writes, LISTs and watches (a crash after its k-th write; a restart at
 	// its w-th watch or after its k-th write, the fresh instance's LIST
-	// stale), and the input fails with the first that fails. For a
-	// controller: go test's seeds then try a crash between any two of its
-	// first writes and a restart onto a lagging apiserver before go test
-	// -fuzz mutates anything.
+	// stale; an object recreated while it is away from a watch), and the
+	// input fails with the first that fails. For a controller: go test's
+	// seeds then try a crash between any two of its first writes, a
+	// restart onto a lagging apiserver and an unobserved delete before go
+	// test -fuzz mutates anything. A fuzzing worker runs a key's plans a
+	// few seconds an input at a time (go test's engine gives an input 10
+	// s), so there the plans are spread over the key's first inputs.
 	Scenarios bool
 	// LiveBound is how long, in virtual time after the last fault fired,
 	// the target may take to converge before the live invariant breaks;

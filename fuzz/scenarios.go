@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
@@ -190,24 +191,46 @@ type scenarioKey struct {
 	gates     string
 }
 
-// scenarioRuns caches a campaign's scenario results: the first failing
-// outcome of each key's scenarios (nil: they all held), computed once, so
-// that a fault-free input's check is a function of the input however many
-// inputs share its key. The zero value is ready to use.
+// scenarioRuns caches a campaign's scenario results per key: the plans
+// that held and the first failing outcome, so that every fault-free input
+// of a key gets the same verdict however many share it (in a fuzzing
+// worker, once the key's plans have all run: see scenarioBudget). The
+// zero value is ready to use.
 type scenarioRuns struct {
 	mu sync.Mutex
 	m  map[scenarioKey]*scenarioResult
 }
 
-// scenarioResult is one key's result, computed once.
+// scenarioResult is one key's result: its plans, how many have held so
+// far, and the first failing outcome (nil: none yet).
 type scenarioResult struct {
-	once sync.Once
-	out  *Outcome
+	mu    sync.Mutex
+	plans []scenarioPlan // nil until the key's first fault-free run
+	next  int            // plans[:next] held
+	out   *Outcome
 }
+
+// scenarioPlan is one plan of a scenario.
+type scenarioPlan struct {
+	scenario string
+	plan     faults.Plan
+}
+
+// scenarioBudget is how long one input's check in a fuzzing worker goes
+// on starting scenario plans: go test's engine ends a worker whose input
+// runs 10 s (internal/fuzz, RunFuzzWorker), and a controller's key has
+// dozens of plans. The next input of the key takes up where the last
+// stopped, so the worker runs them all in turn; a failure found so is
+// one of the plans every plain run of the input (no budget: go test
+// -run, the coordinator's report) runs too, in the same order, so it
+// repeats there.
+const scenarioBudget = 5 * time.Second
 
 // checkScenarios runs the scenarios of out, a fault-free input's outcome
 // that held, and returns the first that fails (see Options.Scenarios), or
-// out when all hold.
+// out when all hold. Plans that held are not run again for the key. In a
+// fuzzing worker it starts plans for scenarioBudget, then returns out;
+// elsewhere it runs them all.
 func (c *Campaign) checkScenarios(t *testing.T, out *Outcome) *Outcome {
 	t.Helper()
 	key := scenarioKey{cassette: out.CassetteIndex, watchList: out.WatchList, gates: out.Gates.String()}
@@ -221,21 +244,32 @@ func (c *Campaign) checkScenarios(t *testing.T, out *Outcome) *Outcome {
 		c.scenarios.m[key] = res
 	}
 	c.scenarios.mu.Unlock()
-	res.once.Do(func() {
+	res.mu.Lock()
+	defer res.mu.Unlock()
+	if res.out != nil {
+		return res.out
+	}
+	if res.plans == nil {
 		run := scenarioRunOf(out.Observation, c.res.Name(), out.WatchList)
+		res.plans = []scenarioPlan{}
 		for _, s := range Scenarios {
 			for _, plan := range s.plans(run) {
-				if o := c.checkPlanAs(t, out, plan, s.Name); o.Failed() {
-					res.out = c.exact(t, out, o)
-					return
-				}
+				res.plans = append(res.plans, scenarioPlan{scenario: s.Name, plan: plan})
 			}
 		}
-	})
-	if res.out == nil {
-		return out
 	}
-	return res.out
+	start, budget := time.Now(), currentMode() == workerMode
+	for ; res.next < len(res.plans); res.next++ {
+		if budget && time.Since(start) >= scenarioBudget {
+			return out
+		}
+		p := res.plans[res.next]
+		if o := c.checkPlanAs(t, out, p.plan, p.scenario); o.Failed() {
+			res.out = c.exact(t, out, o)
+			return res.out
+		}
+	}
+	return out
 }
 
 // checkPlanAs runs plan, scenario's, on the cassette, client path and
