@@ -92,10 +92,13 @@ func verbatimUnfit(target Target) (string, bool) {
 }
 
 // tombstonesHidden says whether target's API hides tombstones from it:
-// UntilWithSync's informer watcher unwraps a DeletedFinalStateUnknown into
-// a DELETED event of its last known object (informerwatcher.go: "We have
-// no means of passing the additional information down using watch API").
-func tombstonesHidden(target Target) bool { return target.Name == "until-with-sync" }
+// the informer watcher (UntilWithSync's, and indexer-informer-watcher's
+// own) unwraps a DeletedFinalStateUnknown into a DELETED event of its last
+// known object (informerwatcher.go: "We have no means of passing the
+// additional information down using watch API").
+func tombstonesHidden(target Target) bool {
+	return target.Name == "until-with-sync" || target.Name == "indexer-informer-watcher"
+}
 
 // countOp counts the deliveries of op in obs.
 func countOp(obs *oracle.Observation, op oracle.Op) int {

@@ -112,13 +112,14 @@ func TestControllerTargetsHoldUnderOneShotFaults(t *testing.T) {
 	}
 }
 
-// controllerTargets are the targets built as controllers build informers.
-var controllerTargets = []string{"informer-resync", "informer-late-handler", "factory-shared"}
+// controllerTargets are the targets built as controllers build informers
+// (informer-watch-error-handler: with a custom watch error handler).
+var controllerTargets = []string{"informer-resync", "informer-late-handler", "informer-watch-error-handler", "factory-shared"}
 
 // consumerTargets are the targets of client-go's other list/watch
-// consumers: a RetryWatcher's, a pager's, UntilWithSync's, metadata and
-// dynamic informers.
-var consumerTargets = []string{"retry-watcher", "list-pager", "until-with-sync", "metadata-informer", "dynamic-informer"}
+// consumers: a RetryWatcher's, a pager's, UntilWithSync's, an indexer
+// informer watcher's, metadata and dynamic informers.
+var consumerTargets = []string{"retry-watcher", "list-pager", "until-with-sync", "indexer-informer-watcher", "metadata-informer", "dynamic-informer"}
 
 // legalChoices returns one fault byte per legal (fault, parameters)
 // choice of faults.Decode.

@@ -29,6 +29,11 @@ var Builtin = []harness.Target{
 		Run:  runLateHandler,
 	},
 	{
+		Name: "informer-watch-error-handler",
+		Doc:  "a SharedIndexInformer with a watch error handler (SetWatchErrorHandlerWithContext) that counts the errors it is given (exposed, a *targets.WatchErrors), logs nothing and returns, keeping client-go's behaviour: \"The WatchErrorHandler is called whenever ListAndWatch drops the connection with an error. After calling this handler, the informer will backoff and retry.\"; its recording handler is the probe's",
+		Run:  runInformerWatchErrorHandler,
+	},
+	{
 		Name: "factory-shared",
 		Doc:  "two controllers sharing one informer of a SharedInformerFactory on env.Clientset: one registers the recording handler, the other queues keys on a workqueue whose worker reads the shared lister",
 		Run:  runFactoryShared,
@@ -67,6 +72,11 @@ var Builtin = []harness.Target{
 		Name: "until-with-sync",
 		Doc:  "a waiter on client-go's UntilWithSync (tools/watch, what kubectl wait runs) whose precondition and condition are never satisfied: its condition applies each event of UntilWithSync's informer, in order, to its own store, and it syncs once the condition was given every key of the store its precondition saw synced",
 		Run:  runUntilWithSync,
+	},
+	{
+		Name: "indexer-informer-watcher",
+		Doc:  "a consumer of client-go's NewIndexerInformerWatcherWithLogger (tools/watch), which wraps an IndexerInformer \"into watch.Interface so you can use it anywhere where you'd have used a regular Watcher returned from Watch method\": it applies each event of the returned watch, in order, to its own store, and syncs once the returned controller has synced and it was given every key of the indexer at that moment",
+		Run:  runIndexerInformerWatcher,
 	},
 	{
 		Name:          "metadata-informer",

@@ -107,6 +107,9 @@ func TestConsumerTargetsPlanted(t *testing.T) {
 		plan      string
 		watchList bool
 		want      []string // the invariants that fire; none for a clean twin
+		// handled, for informer-watch-error-handler, is the least number
+		// of errors its watch error handler was given (0: not checked)
+		handled int
 	}{
 		{name: "retry-watcher - clean, a 410 at the first watch - relists, every invariant holds - pass",
 			target: planted("retry-watcher", runRetryWatcher), plan: "expire-watch:after=0,at=1"},
@@ -135,6 +138,37 @@ func TestConsumerTargetsPlanted(t *testing.T) {
 				return untilWithSync(ctx, env, dropDeletes)
 			}),
 			want: []string{"converged", "no-lost-delete", "live"}},
+		{name: "indexer-informer-watcher - clean, no fault - every invariant holds - pass",
+			target: planted("indexer-informer-watcher", runIndexerInformerWatcher)},
+		{name: "indexer-informer-watcher - clean, a 410 at the first watch - relists, every invariant holds - pass",
+			target: planted("indexer-informer-watcher", runIndexerInformerWatcher), plan: "expire-watch:after=0,at=1"},
+		{name: "indexer-informer-watcher - clean, the stream cut after 2 events - resumes, every invariant holds - pass",
+			target: planted("indexer-informer-watcher", runIndexerInformerWatcher), plan: "close-watch:after=2,at=1"},
+		{name: "indexer-informer-watcher - clean, WatchList path - every invariant holds - pass",
+			target: planted("indexer-informer-watcher", runIndexerInformerWatcher), watchList: true},
+		{name: "indexer-informer-watcher - DELETED events dropped - a delete lost - fail",
+			target: planted("indexer-informer-watcher-no-delete", func(ctx context.Context, env *harness.Env) error {
+				return indexerInformerWatcher(ctx, env, informerWatcherHooks{event: dropDeletes})
+			}),
+			want: []string{"converged", "no-lost-delete", "live"}},
+		{name: "indexer-informer-watcher - the controller's HasSynced taken for the consumer's, its events still buffered - synced early - fail",
+			target: planted("indexer-informer-watcher-sync-early", func(ctx context.Context, env *harness.Env) error {
+				return indexerInformerWatcher(ctx, env, informerWatcherHooks{syncEarly: true})
+			}),
+			want: []string{"synced-after-initial"}},
+		{name: "informer-watch-error-handler - clean, no fault - every invariant holds - pass",
+			target: planted("informer-watch-error-handler", runInformerWatchErrorHandler)},
+		{name: "informer-watch-error-handler - clean, the first LIST answered 500 - handler called, backs off and retries, every invariant holds - pass",
+			target: planted("informer-watch-error-handler", runInformerWatchErrorHandler), plan: "http-error:code=500,at=0", handled: 1},
+		{name: "informer-watch-error-handler - clean, the first watch answered 500 - handler called, relists, every invariant holds - pass",
+			target: planted("informer-watch-error-handler", runInformerWatchErrorHandler), plan: "http-error:code=500,at=1", handled: 1},
+		{name: "informer-watch-error-handler - clean, WatchList path, the first request answered 500 - falls back to a LIST, every invariant holds - pass",
+			target: planted("informer-watch-error-handler", runInformerWatchErrorHandler), plan: "http-error:code=500,at=0", watchList: true},
+		{name: "informer-watch-error-handler - a handler that blocks until the run ends instead of returning - the informer never retries - fail",
+			target: planted("informer-watch-error-handler-blocks", func(ctx context.Context, env *harness.Env) error {
+				return informerWatchErrorHandler(ctx, env, func(ctx context.Context, _ error) { <-ctx.Done() })
+			}),
+			plan: "http-error:code=500,at=0", handled: 1, want: []string{"converged", "live"}},
 		{name: "list-pager - clean, a continue token expired - a full list, every invariant holds - pass",
 			target: planted("list-pager", runListPager), plan: "expire-continue:at=1"},
 		{name: "list-pager - the first page of the first list kept - a list of two states - fail",
@@ -178,6 +212,15 @@ func TestConsumerTargetsPlanted(t *testing.T) {
 				if err != nil && !errors.Is(err, oracle.ErrNotJudged) {
 					fired = append(fired, name)
 					t.Logf("%s: %v", name, err)
+				}
+			}
+			if tc.handled > 0 {
+				errs, ok := obs.Exposed.(*WatchErrors)
+				switch {
+				case !ok:
+					t.Errorf("exposed: got %T, want *WatchErrors", obs.Exposed)
+				case errs.Count() < tc.handled:
+					t.Errorf("errors handled: got %d, want at least %d", errs.Count(), tc.handled)
 				}
 			}
 			sort.Strings(fired)

@@ -117,10 +117,10 @@ func sleep(ctx context.Context, d time.Duration) {
 type listConsumer struct {
 	probe  *harness.Probe
 	store  cache.Store
-	synced atomic.Bool // a complete list was applied (or, for until-with-sync, seen)
+	synced atomic.Bool // a complete list was applied (or, for a syncWaiter, seen)
 	// noViews keeps the consumer from recording store views: its store
 	// passes through states no answer served, and its client-go
-	// consumer promises no atomic view (until-with-sync).
+	// consumer promises no atomic view (a syncWaiter's).
 	noViews bool
 }
 

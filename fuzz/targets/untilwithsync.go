@@ -33,7 +33,7 @@ func untilWithSync(ctx context.Context, env *harness.Env, keep func(watch.Event)
 	if err != nil {
 		return err
 	}
-	w := newUntilWaiter(env.Probe)
+	w := newSyncWaiter(env.Probe)
 	_, err = watchtools.UntilWithSync(ctx, lw, &unstructured.Unstructured{}, w.precondition, func(ev watch.Event) (bool, error) {
 		if keep == nil || keep(ev) {
 			w.event(ev)
@@ -51,36 +51,45 @@ func untilWithSync(ctx context.Context, env *harness.Env, keep func(watch.Event)
 	return fmt.Errorf("%w: UntilWithSync returned with a condition never satisfied", harness.ErrTarget)
 }
 
-// untilWaiter is the state of an UntilWithSync's precondition and
-// condition: a listConsumer whose store is kept from the condition's
-// events (and records no views: UntilWithSync hands a relist on as one
-// event a key, its informer watcher's Replace, so the store passes
-// through states no answer served; only an informer's store read by its
+// syncWaiter is the state of a consumer of client-go's informer watcher
+// (tools/watch NewIndexerInformerWatcherWithLogger, which UntilWithSync
+// runs): a listConsumer whose store is kept from the watcher's events
+// (and records no views: the informer watcher hands a relist on as one
+// event a key, its informer's Replace, so the store passes through
+// states no answer served; only an informer's store read by its
 // handlers is promised atomic, with AtomicFIFO), and the keys of the
-// store the precondition saw that the condition has not been given yet.
-type untilWaiter struct {
+// informer's store once it had synced that no event has been given for
+// yet. Both UntilWithSync's precondition and condition and the
+// indexer-informer-watcher's loop call it from one goroutine.
+type syncWaiter struct {
 	*listConsumer
-	// pending are the keys of the informer's store when the precondition
-	// ran that no event has been given for yet; nil before it ran. Only
-	// UntilWithSync's goroutine, which calls both functions, uses it.
+	// pending are the keys of the informer's store when it was seen
+	// synced that no event has been given for yet; nil before then. Only
+	// the consumer's goroutine, which calls noteSynced and event, uses it.
 	pending map[string]bool
 }
 
-// newUntilWaiter returns a waiter with an empty store, registered with
-// probe as its store and HasSynced: synced once the precondition ran and
-// the condition saw each key it noted.
-func newUntilWaiter(probe *harness.Probe) *untilWaiter {
+// newSyncWaiter returns a waiter with an empty store, registered with
+// probe as its store and HasSynced: synced once it saw the informer's
+// store synced and was given an event for each key it noted there.
+func newSyncWaiter(probe *harness.Probe) *syncWaiter {
 	c := newListConsumer(probe)
 	c.noViews = true
-	return &untilWaiter{listConsumer: c}
+	return &syncWaiter{listConsumer: c}
 }
 
 // precondition is UntilWithSync's precondition, called once its informer
-// has synced: it notes the keys of the synced store, whose events the
-// informer has handed on but the condition is yet to be given, and is
-// never satisfied. The waiter syncs once the condition saw each of them
-// (at once for an empty store).
-func (w *untilWaiter) precondition(store cache.Store) (bool, error) {
+// has synced: it notes the synced store's keys and is never satisfied.
+func (w *syncWaiter) precondition(store cache.Store) (bool, error) {
+	w.noteSynced(store)
+	return false, nil
+}
+
+// noteSynced notes the keys of store, the informer's once it has synced,
+// whose events the informer has handed on but the consumer is yet to be
+// given. The waiter syncs once it was given each of them (at once for an
+// empty store).
+func (w *syncWaiter) noteSynced(store cache.Store) {
 	w.pending = map[string]bool{}
 	for _, key := range store.ListKeys() {
 		w.pending[key] = true
@@ -88,13 +97,13 @@ func (w *untilWaiter) precondition(store cache.Store) (bool, error) {
 	if len(w.pending) == 0 {
 		w.synced.Store(true)
 	}
-	return false, nil
 }
 
-// event applies one of the condition's events to the store and tells the
-// probe (UntilWithSync unwraps a tombstone into its last known object, so
-// a DELETED is a plain delete), then ticks its key off the precondition's.
-func (w *untilWaiter) event(ev watch.Event) {
+// event applies one of the watcher's events to the store and tells the
+// probe (the informer watcher unwraps a tombstone into its last known
+// object, so a DELETED is a plain delete), then ticks its key off the
+// noted ones.
+func (w *syncWaiter) event(ev watch.Event) {
 	if _, ok := w.apply(ev); !ok || w.synced.Load() || w.pending == nil {
 		return
 	}
