@@ -23,7 +23,7 @@ func TestDecode(t *testing.T) {
 			"close-watch:after=0,at=0 close-watch:after=1,at=1 close-watch:after=2,at=2 close-watch:after=5,at=3 expire-watch:after=0,at=4"},
 		{"decode - normal points keep numbering - pass", []byte{0, 0x80, 0x10, 0x81}, "drop-bookmark:at=1 drop-all-bookmarks:at=3"},
 		{"decode - wraps modulo choices - pass", []byte{byte(0x80 + n), byte(0x80 + n + 2)}, "drop-bookmark:at=0 close-watch:after=0,at=1"},
-		{"decode - last choice - pass", []byte{byte(0x80 + n - 1)}, "stale-list:back=5,at=0"},
+		{"decode - last choice - pass", []byte{byte(0x80 + n - 1)}, "consistent-read-wait:ms=3000,at=0"},
 		{"decode - a code keeps its byte - pass", []byte{0x80 + 28, 0x80 + 17}, "opaque-rv:at=0 http-error:code=503,at=1"},
 	}
 	for _, tt := range tests {

@@ -59,6 +59,12 @@ var choiceCodes = []string{
 	"missing-initial-events-end",
 	// appended after layout 1's first table
 	"stale-list:back=5",
+	"apiserver-restart:down=1",
+	"apiserver-restart:down=5",
+	"apiserver-restart:down=30",
+	"consistent-read-wait:ms=100",
+	"consistent-read-wait:ms=1000",
+	"consistent-read-wait:ms=3000",
 }
 
 var (

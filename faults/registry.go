@@ -59,6 +59,15 @@ var Registry = []Fault{
 		},
 		Did:      "%s served from a stale snapshot",
 		Persists: PersistsLegal, PersistsWhy: "a watch cache that keeps lagging behind etcd"},
+	{Name: "consistent-read-wait", Class: Legal, Point: ListPoint,
+		Doc: "a consistent LIST (resourceVersion \"\", no continue token) is held while the watch cache catches up, then answered from the state the server has then, as kube-apiserver 1.31+ serves one from its watch cache (ConsistentListFromCache: it asks etcd for the current revision and waits until the cache has reached it, at most blockTimeout, 3 s: k8s.io/apiserver pkg/storage/cacher/watch_cache.go waitUntilFreshAndBlock; past it \"cache hasn't caught up within the timeout period. Fall back to etcd.\", delegator.go GetList)",
+		Params: []Param{{Name: "ms", Doc: "how long the read waits, in milliseconds", Values: []int{100, 1000, 3000},
+			Min: 1, Max: 3000, Range: "the cache's wait before the read falls back to etcd: 1 to 3000 ms"}},
+		Do: func(d Decision) string {
+			return fmt.Sprintf("hold the consistent LIST %d ms for the watch cache, then answer it", d.Params["ms"])
+		},
+		Did:      "%s waited for the watch cache",
+		Persists: PersistsLegal, PersistsWhy: "a watch cache that keeps lagging behind etcd: every consistent read waits for it"},
 	{Name: "http-error", Class: Legal, Point: RequestPoint,
 		Doc: "the request is answered with an HTTP error Status: 429 without Retry-After, 500 or 503",
 		Params: []Param{{Name: "code", Doc: "the HTTP status code", Values: []int{429, 500, 503},
@@ -113,6 +122,15 @@ var Registry = []Fault{
 		Doc: "the target is stopped as by a SIGTERM when this LIST or WATCH of its arrives (its context cancelled; the request is answered as usual), and once it has returned a fresh instance starts with cold caches: a rolling update or a node drain; at its first request, a stop while its caches sync (a process may be told to stop at any instant, and must return)",
 		Do:  fixed("stop the target (cancel its context), then start a fresh instance once it has returned"), Did: "target stopped at %s",
 		Persists: Once, PersistsWhy: "one restart is the perturbation; a target stopped at every request never gets to run"},
+	{Name: "apiserver-restart", Class: Legal, Point: RequestPoint,
+		Doc: "the apiserver restarts when this LIST or WATCH arrives: every open watch of every resource ends at once, every request (this one first) is refused at connect for some seconds of virtual time, as by a server that is not listening, and the restarted server's watch caches start at each resource's newest state, so a watch from any older resourceVersion gets 410 Expired (k8s.io/apiserver pkg/storage/cacher/watch_cache.go, getAllEventsSinceLocked: \"too old resource version\" below the relist's resourceVersion; a real cache starts at etcd's current revision, which may be newer still)",
+		Params: []Param{{Name: "down", Doc: "the seconds of virtual time requests are refused", Values: []int{1, 5, 30},
+			Min: 0, Max: 3600, Range: "seconds an apiserver may take to come back: 0 to 3600"}},
+		Do: func(d Decision) string {
+			return fmt.Sprintf("restart the apiserver: close every watch, refuse connections for %d s, start its watch caches anew", d.Params["down"])
+		},
+		Did:        "apiserver restarted at %s",
+		FailsLists: true, Persists: PersistsLegal, PersistsWhy: "an apiserver that crash-loops (a client must back off; it cannot converge meanwhile)"},
 
 	// breaking: violates the watch contract; a client may diverge
 	{Name: "reorder", Class: Breaking, Point: FramePoint,

@@ -23,6 +23,7 @@ var effects = map[string]effect{
 	"expire-continue":            {list: expireContinue},
 	"too-large-rv":               {list: tooLargeRV},
 	"stale-list":                 {list: staleList},
+	"consistent-read-wait":       {list: consistentReadWait},
 	"http-error":                 {list: answerHTTPError, watch: answerHTTPError},
 	"throttle":                   {list: throttle, watch: throttle},
 	"reset":                      {frame: resetFrame},
@@ -40,6 +41,7 @@ var effects = map[string]effect{
 	"missing-initial-events-end": {watch: withholdInitialEventsEnd},
 	"crash-after-write":          {write: crashAfterWrite},
 	"graceful-restart":           {list: stopTarget, watch: stopTarget},
+	"apiserver-restart":          {list: restartServer, watch: restartServer},
 }
 
 // effect is how the replayer acts out one fault: its behaviour at each

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -111,6 +112,25 @@ func staleList(c *pointCtx, d faults.Decision) (func() error, bool) {
 		c.s.fire(c.pt, d.Fault, fmt.Sprintf("rv %s, %d events back", rv, c.s.newestPosition(c.l)-pos))
 		c.s.answerList(c.w, c.r, c.l, rv, paginate(c.l.StateAt(pos), c.filter, c.q.Namespace, "", c.limit))
 		return errAnswered
+	}, true
+}
+
+// consistentReadWait holds a consistent LIST (resourceVersion "", no
+// continue token) "ms" milliseconds, as a watch cache that catches up
+// before it serves the read, then lets it be answered as usual, from the
+// state the server has then (consistent-read-wait). A server without a
+// watch cache (WithoutWatchCache) reads etcd and has none to wait for.
+func consistentReadWait(c *pointCtx, d faults.Decision) (func() error, bool) {
+	if c.q.ResourceVersion != "" || c.q.Continue != "" || c.s.opts.noWatchCache {
+		return nil, false
+	}
+	return func() error {
+		ms := d.Param("ms")
+		c.s.fire(c.pt, d.Fault, fmt.Sprintf("%d ms", ms))
+		if !c.s.sleepCtx(c.r.Context(), time.Duration(ms)*time.Millisecond) {
+			return errAnswered // the client left: there is no one to answer
+		}
+		return nil
 	}, true
 }
 

@@ -70,3 +70,34 @@ func TestFaultRealServer(t *testing.T) {
 		})
 	}
 }
+
+// TestFaultRestartRealServer checks apiserver-restart over a socket: the
+// request that restarts the server, and the next one while it is down,
+// get their connection closed before any answer, and nothing is logged.
+func TestFaultRestartRealServer(t *testing.T) {
+	t.Parallel()
+	plan, err := faults.ParseText("apiserver-restart:down=600,at=0")
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	srv := New(smallHistory(t), WithPlan(plan))
+	var logged bytes.Buffer
+	ts := httptest.NewUnstartedServer(srv)
+	ts.Config.ErrorLog = log.New(&logged, "", 0)
+	ts.Start()
+	defer ts.Close()
+	for i, target := range []string{fList0, fWatch} {
+		resp, err := ts.Client().Get(ts.URL + target)
+		if err == nil {
+			resp.Body.Close()
+			t.Errorf("request %d (%s): got %s, want the connection closed before an answer", i+1, target, resp.Status)
+		}
+	}
+	if got := len(srv.Fired()); got != 1 {
+		t.Errorf("fired: got %d firings, want 1 (the second request reaches no point while the server is down)", got)
+	}
+	ts.Close()
+	if logged.Len() > 0 {
+		t.Errorf("server log: got %q, want nothing", logged.String())
+	}
+}

@@ -374,8 +374,10 @@ func TestFaultWire(t *testing.T) {
 		covered[strings.SplitN(tc.name, " - ", 2)[0]] = true
 		t.Run(tc.name, func(t *testing.T) { runFaultCase(t, tc) })
 	}
-	covered["crash-after-write"] = true // TestCrashAfterWriteWire: a write point, reached by writes
-	covered["graceful-restart"] = true  // TestGracefulRestartWire: it acts on the target, not the answer
+	covered["crash-after-write"] = true    // TestCrashAfterWriteWire: a write point, reached by writes
+	covered["graceful-restart"] = true     // TestGracefulRestartWire: it acts on the target, not the answer
+	covered["apiserver-restart"] = true    // TestFaultApiserverRestart: it acts on open watches and later requests
+	covered["consistent-read-wait"] = true // TestFaultConsistentReadWait: it acts on when the answer comes
 	for _, f := range faults.Registry {
 		if !covered[f.Name] {
 			t.Errorf("fault %s: got no wire test, want one", f.Name)

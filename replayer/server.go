@@ -33,7 +33,8 @@ type Server struct {
 	// resource's to, by Resource.ID (see compactThrough).
 	floors map[history.Resource]string
 
-	fx *faultRun // the fault plan being acted out; nil without one
+	fx      *faultRun // the fault plan being acted out; nil without one
+	restart *restarts // what apiserver-restart left (faults_restart.go)
 
 	disco atomic.Pointer[discovery.Doc] // what discovery tells (a resource a write makes joins it)
 
@@ -59,7 +60,7 @@ func New(h *history.History, opts ...Option) *Server {
 	for _, fn := range opts {
 		fn(&o)
 	}
-	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}, reached: map[*history.Log]int{}, listings: map[history.Resource]string{}, floors: map[history.Resource]string{}, actors: newOtherActors()}
+	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}, reached: map[*history.Log]int{}, listings: map[history.Resource]string{}, floors: map[history.Resource]string{}, actors: newOtherActors(), restart: newRestarts()}
 	if hasOwn(h) { // a recorded client's own changes left out (history.WithoutOwn): the other actors' history
 		if r, err := withoutOwnRebased(h, s.actors, s.start, o.pace.factor()); err != nil {
 			s.setupErr = fmt.Errorf("the other actors' history (history.WithoutOwn): %w", err)
@@ -83,6 +84,10 @@ func (s *Server) History() *history.History { return s.h }
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.setupErr != nil {
 		status.Write(w, internalError(s.setupErr))
+		return
+	}
+	if s.down() { // restarting (apiserver-restart): nothing is answered
+		refuseConnection(w)
 		return
 	}
 	if r.Method != http.MethodGet {

@@ -80,6 +80,9 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.Re
 	}
 	pos, err := l.Position(rv)
 	floor := s.watchFloor(l)
+	if cs := s.cacheStart(l); cs != "" && l.Order().Less(floor, cs) {
+		floor = cs // a restarted server's watch cache starts there (apiserver-restart)
+	}
 	switch {
 	case errors.Is(err, history.ErrUnknownRV):
 		status.Write(w, invalidRV(l, rv))
@@ -124,6 +127,7 @@ type watchStream struct {
 	bookmarks  bool
 	deadline   time.Time        // zero: no timeout
 	expire     <-chan time.Time // fires at deadline
+	gone       <-chan struct{}  // closed when the apiserver restarts (apiserver-restart)
 	timer      *time.Timer
 	pos        int    // the next event to consider
 	fromRV     string // no bookmark carries an older resourceVersion
@@ -143,7 +147,7 @@ func (s *Server) newWatchStream(w http.ResponseWriter, r *http.Request, l *histo
 	ws := &watchStream{
 		s: s, l: l, f: f, fw: fw, ctx: r.Context(),
 		kind: l.Resource.Kind, gv: l.Resource.GroupVersion(),
-		bookmarks: q.AllowWatchBookmarks,
+		bookmarks: q.AllowWatchBookmarks, gone: s.restartGone(),
 	}
 	ws.peek = ws.peekLive
 	if d := s.watchTimeout(q); d > 0 {
@@ -160,13 +164,15 @@ func (ws *watchStream) stop() {
 	}
 }
 
-// done reports whether the watch must end: the client left or the
-// timeout passed.
+// done reports whether the watch must end: the client left, the timeout
+// passed or the apiserver restarted.
 func (ws *watchStream) done() bool {
 	select {
 	case <-ws.ctx.Done():
 		return true
 	case <-ws.expire:
+		return true
+	case <-ws.gone:
 		return true
 	default:
 		return false
@@ -215,6 +221,8 @@ func (ws *watchStream) run() {
 			return
 		case <-ws.expire:
 			return
+		case <-ws.gone:
+			return
 		case <-bookmarkC:
 			if ws.bookmark() != nil {
 				return
@@ -241,6 +249,8 @@ func (ws *watchStream) run() {
 		case <-ws.ctx.Done():
 			return
 		case <-ws.expire:
+			return
+		case <-ws.gone:
 			return
 		case <-bookmarkC:
 			if ws.bookmark() != nil {

@@ -136,6 +136,20 @@ func legalCases() []faultCase {
 		{fault: "recreate", watchList: off, situation: "object 1 recreated before the re-watch",
 			plan: "recreate:watch=2,object=1", check: recreated},
 
+		{fault: "consistent-read-wait", watchList: off, situation: "watch answered 410, the relist at the last RV answered 504 until the REST client gives up, the relist at RV \"\" held 3 s for the watch cache",
+			plan: "expire-watch:after=3,watch=1 " + tooLargeLists(2) + " consistent-read-wait:ms=3000", check: wantRequest("LIST rv=0 limit=500", "WATCH", "LIST rv= limit=")},
+		{fault: "consistent-read-wait", watchList: on, situation: "WatchList refused, the fallback LIST answered 504 until the REST client gives up, the consistent relist held 3 s",
+			plan: "watchlist-unsupported:watch=1 " + tooLargeLists(1) + " consistent-read-wait:ms=3000", check: wantRequest("LIST rv=0 limit=500", "LIST rv= limit=500")},
+
+		{fault: "apiserver-restart", watchList: on, situation: "the apiserver restarts at the WatchList, down 5 s: the informer tries again once it is back",
+			plan: "apiserver-restart:down=5,watch=1", check: wantRequest("WATCHLIST", "WATCHLIST")},
+		{fault: "apiserver-restart", watchList: off, situation: "the apiserver restarts at the first watch, down 5 s: the reflector re-watches from its list's resourceVersion, where the new watch cache starts",
+			plan: "apiserver-restart:down=5,watch=1", check: wantRequest("LIST rv=0", "WATCH", "WATCH")},
+		{fault: "apiserver-restart", watchList: off, situation: "the apiserver restarts at a second informer's LIST, down 30 s: the first informer's watch ends and both sync once it is back",
+			plan: "apiserver-restart:down=30,list=2", second: true, check: wantRequest("LIST rv=0", "WATCH", "LIST rv=0", "WATCH", "LIST rv=0")},
+		{fault: "apiserver-restart", watchList: on, situation: "the apiserver restarts at a second informer's WatchList, down 30 s: the first informer's watch ends and both sync once it is back",
+			plan: "apiserver-restart:down=30,watch=2", second: true, check: wantRequest("WATCHLIST", "WATCHLIST", "WATCH")},
+
 		{fault: "crash-after-write", watchList: on, situation: "the target crashes after its first write",
 			skip: crashedByHarness},
 		{fault: "crash-after-write", watchList: off, situation: "the target crashes after its first write",

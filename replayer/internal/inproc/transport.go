@@ -85,6 +85,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		case <-rw.ready:
 		default:
 			pipe.CloseRead()
+			if rw.refused != nil {
+				return nil, rw.refused
+			}
 			if failure == nil {
 				failure = fmt.Errorf("%w: %s %s: no answer", ErrHandlerPanic, req.Method, req.URL)
 			}
@@ -132,6 +135,9 @@ type pipeResponse struct {
 	wrote  bool
 	code   int
 	sent   http.Header // the header as written
+	// refused, when set, is the error RoundTrip returns in place of an
+	// answer (see Refuse); set before the handler returns
+	refused error
 }
 
 // Header returns the header to be written.
@@ -140,7 +146,7 @@ func (p *pipeResponse) Header() http.Header { return p.header }
 // WriteHeader hands the status and header to RoundTrip; later calls, and
 // informational codes, are ignored.
 func (p *pipeResponse) WriteHeader(code int) {
-	if p.wrote || (code >= 100 && code < 200) {
+	if p.wrote || p.refused != nil || (code >= 100 && code < 200) {
 		return
 	}
 	p.wrote, p.code, p.sent = true, code, p.header.Clone()
@@ -150,6 +156,9 @@ func (p *pipeResponse) WriteHeader(code int) {
 // Write writes body bytes; it blocks while the pipe is full and fails once
 // the client has closed the body.
 func (p *pipeResponse) Write(b []byte) (int, error) {
+	if p.refused != nil {
+		return 0, p.refused
+	}
 	if !p.wrote {
 		if p.header.Get("Content-Type") == "" && len(b) > 0 {
 			p.header.Set("Content-Type", http.DetectContentType(b))
@@ -162,7 +171,7 @@ func (p *pipeResponse) Write(b []byte) (int, error) {
 // Flush writes the header if it is not yet written; written bytes are
 // already on their way, the pipe holds none back.
 func (p *pipeResponse) Flush() {
-	if !p.wrote {
+	if !p.wrote && p.refused == nil {
 		p.WriteHeader(http.StatusOK)
 	}
 }
@@ -200,4 +209,18 @@ func Break(w http.ResponseWriter, err error) bool {
 		p.pw.CloseWithError(err)
 	}
 	return ok
+}
+
+// Refuse makes the request being answered through a Transport fail with
+// err in place of an answer, as a dial to a server that is not listening
+// fails: RoundTrip returns err once the handler has returned, having
+// written nothing. It reports false when w is not a Transport's or an
+// answer's header was written already.
+func Refuse(w http.ResponseWriter, err error) bool {
+	p, ok := w.(*pipeResponse)
+	if !ok || p.wrote {
+		return false
+	}
+	p.refused = err
+	return true
 }

@@ -12,6 +12,9 @@ import (
 	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
 
+// errRefusedForTest is the refusal the tests' handlers give Refuse.
+var errRefusedForTest = errors.New("connection refused (test)")
+
 // testHost is the host the tests' requests name.
 const testHost = "http://replay.invalid"
 
@@ -196,6 +199,41 @@ func TestTransport(t *testing.T) {
 			check: func(t *testing.T, r rtResult) {
 				if !errors.Is(r.readErr, context.Canceled) {
 					t.Errorf("body read: got %v, want context.Canceled", r.readErr)
+				}
+			},
+		},
+		{
+			name: "handler refuses - RoundTrip fails with the refusal, no answer - pass",
+			handler: func(<-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					if !Refuse(w, errRefusedForTest) {
+						panic("Refuse: got false on a Transport's writer, want true")
+					}
+					w.WriteHeader(http.StatusOK) // after Refuse: ignored
+					if _, err := io.WriteString(w, "late"); !errors.Is(err, errRefusedForTest) {
+						panic("write after Refuse: got no refusal")
+					}
+				}
+			},
+			check: func(t *testing.T, r rtResult) {
+				if !errors.Is(r.err, errRefusedForTest) || r.resp != nil {
+					t.Errorf("RoundTrip: got (%v, %v), want (nil, the refusal)", r.resp, r.err)
+				}
+			},
+		},
+		{
+			name: "handler refuses after writing its header - the answer stands - pass",
+			handler: func(<-chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					w.WriteHeader(http.StatusAccepted)
+					if Refuse(w, errRefusedForTest) {
+						panic("Refuse: got true after the header was written, want false")
+					}
+				}
+			},
+			check: func(t *testing.T, r rtResult) {
+				if r.err != nil || r.resp.StatusCode != http.StatusAccepted {
+					t.Errorf("RoundTrip: got error %v, want the 202 answer", r.err)
 				}
 			},
 		},

@@ -1,0 +1,142 @@
+package replayer
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer/internal/inproc"
+	"github.com/lwreplay/lwreplay/replayer/internal/status"
+)
+
+// An apiserver restart (apiserver-restart): every open watch ends, every
+// request is refused at connect for a while, and the restarted server's
+// watch caches start anew, each at its resource's newest state, as
+// kube-apiserver's cacher starts from a fresh LIST: its watch cache
+// refuses a watch from below that LIST's resourceVersion ("too old
+// resource version", k8s.io/apiserver pkg/storage/cacher/watch_cache.go,
+// getAllEventsSinceLocked). What the history holds is unchanged: the
+// server's storage, etcd, keeps every write across the restart.
+
+// errConnRefused is what a request to a restarting server fails with
+// through the in-process transport: a dial refused, as client-go's
+// utilnet.IsConnectionRefused recognises it (errors.Is ECONNREFUSED).
+var errConnRefused = &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+
+// restarts is the state apiserver-restart leaves on a server.
+type restarts struct {
+	mu sync.Mutex
+	// gone is closed at the next restart: a watch opened before it ends
+	gone chan struct{}
+	// downUntil is when the server answers again; zero before any restart
+	downUntil time.Time
+	// cacheStarts holds, by Resource.ID, the resourceVersion the
+	// restarted server's watch cache of that resource starts at
+	cacheStarts map[history.Resource]string
+	// struck holds the points (At) of the one-shot decisions that
+	// restarted the server: a decision at point N restarts it once, not
+	// once per resource that reaches point N
+	struck map[int]bool
+}
+
+func newRestarts() *restarts {
+	return &restarts{gone: make(chan struct{}), cacheStarts: map[history.Resource]string{}, struck: map[int]bool{}}
+}
+
+// restartGone returns a channel closed at the server's next restart.
+func (s *Server) restartGone() <-chan struct{} {
+	s.restart.mu.Lock()
+	defer s.restart.mu.Unlock()
+	return s.restart.gone
+}
+
+// down reports whether the server is restarting now: requests are
+// refused until it is up again.
+func (s *Server) down() bool {
+	s.restart.mu.Lock()
+	until := s.restart.downUntil
+	s.restart.mu.Unlock()
+	return !until.IsZero() && time.Now().Before(until)
+}
+
+// refuseConnection answers a request to a restarting server: through the
+// in-process transport the request fails as a refused dial does; over a
+// socket the connection is closed before any answer, as by a server that
+// accepted it and died; where neither can be done, 503.
+func refuseConnection(w http.ResponseWriter) {
+	if inproc.Refuse(w, errConnRefused) {
+		return
+	}
+	if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+		conn.Close()
+		return
+	}
+	status.Write(w, apierrors.NewServiceUnavailable("the apiserver is restarting").ErrStatus)
+}
+
+// cacheStart returns the resourceVersion the restarted server's watch
+// cache of l's resource starts at; "" before any restart.
+func (s *Server) cacheStart(l *history.Log) string {
+	s.restart.mu.Lock()
+	defer s.restart.mu.Unlock()
+	return s.restart.cacheStarts[l.Resource.ID()]
+}
+
+// restartServer restarts the apiserver when a LIST or WATCH arrives
+// (apiserver-restart): it ends every open watch, refuses this request and
+// every other for "down" seconds, and starts each resource's watch cache
+// at its newest state. A decision at one point restarts the server once;
+// one that holds from a point, or acts at every point, restarts it at
+// each request that reaches a point (the requests while it is down reach
+// none): a crash-looping apiserver.
+func restartServer(c *pointCtx, d faults.Decision) (func() error, bool) {
+	if !c.s.strikesAt(c.l.Resource) {
+		return nil, false
+	}
+	once := !d.Persistent && d.At >= 0
+	c.s.restart.mu.Lock()
+	struck := once && c.s.restart.struck[d.At]
+	c.s.restart.mu.Unlock()
+	if struck {
+		return nil, false
+	}
+	return func() error {
+		down := time.Duration(d.Param("down")) * time.Second
+		start := c.s.restartNow(c.l.Resource, down, once, d.At)
+		c.s.fire(c.pt, d.Fault, fmt.Sprintf("every watch ended, connections refused for %s, the watch cache starting at rv %s", down, start))
+		refuseConnection(c.w)
+		return errAnswered
+	}, true
+}
+
+// restartNow restarts the server: it ends every open watch, refuses
+// requests for down and starts each resource's watch cache at its
+// newest state, which it returns for res, the restarting request's
+// resource. once marks point at as struck.
+func (s *Server) restartNow(res history.Resource, down time.Duration, once bool, at int) (start string) {
+	h := s.served()
+	starts := map[history.Resource]string{}
+	for _, l := range h.Logs {
+		starts[l.Resource.ID()] = l.RVAt(s.newestPosition(l))
+	}
+	s.restart.mu.Lock()
+	defer s.restart.mu.Unlock()
+	if once {
+		s.restart.struck[at] = true
+	}
+	close(s.restart.gone)
+	s.restart.gone = make(chan struct{})
+	s.restart.downUntil = time.Now().Add(down)
+	for id, rv := range starts {
+		s.restart.cacheStarts[id] = rv
+	}
+	return starts[res.ID()]
+}
