@@ -38,8 +38,9 @@ func decodedOf(o *history.Object) any {
 // unstructured object at its resourceVersion with the same content, or a
 // PartialObjectMetadata (a metadata informer's) at its resourceVersion
 // with the same metadata: an object of metadata only is compared on
-// metadata only.
-func sameAsWanted(obj any, want map[string]*history.Object) (*history.Object, bool) {
+// metadata only. The fields of om are left out of want's object and must
+// be absent from obj (Target.StoreOmits).
+func sameAsWanted(obj any, want map[string]*history.Object, om omission) (*history.Object, bool) {
 	if want == nil {
 		return nil, false
 	}
@@ -49,7 +50,7 @@ func sameAsWanted(obj any, want map[string]*history.Object) (*history.Object, bo
 			return nil, false
 		}
 		w, m, ok := wantedAt(o, want)
-		return w, ok && sameObject(o.Object, m)
+		return w, ok && sameFields(o.Object, m, om, true)
 	case *metav1.PartialObjectMetadata:
 		if o == nil {
 			return nil, false
@@ -59,7 +60,13 @@ func sameAsWanted(obj any, want map[string]*history.Object) (*history.Object, bo
 			return nil, false
 		}
 		got, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&o.ObjectMeta)
-		return w, err == nil && sameValue(got, m["metadata"])
+		if err != nil {
+			return w, false
+		}
+		if om == nil {
+			return w, sameValue(got, m["metadata"])
+		}
+		return w, sameView(map[string]any{"metadata": got}, map[string]any{"metadata": m["metadata"]}, om)
 	}
 	return nil, false
 }
@@ -90,12 +97,20 @@ func wantedAt(obj metav1.Object, want map[string]*history.Object) (*history.Obje
 // change. Want's encoding through a type is computed once while want
 // lives.
 func sameTyped(obj any, raw []byte, want *history.Object) bool {
+	b := typedEncoding(obj, want)
+	return len(b) > 0 && bytes.Equal(raw, b)
+}
+
+// typedEncoding returns want decoded into a new value of obj's type (a
+// typed object's) and encoded again, without kind and apiVersion; nil
+// when obj is no typed object or want does not decode into its type.
+func typedEncoding(obj any, want *history.Object) []byte {
 	t := reflect.TypeOf(obj)
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
-		return false
+		return nil
 	}
 	if _, ok := obj.(*unstructured.Unstructured); ok {
-		return false
+		return nil
 	}
 	enc := typedCache.Get(want, func(*history.Object) *typedEncodings { return &typedEncodings{} })
 	b, ok := enc.m.Load(t)
@@ -107,7 +122,7 @@ func sameTyped(obj any, raw []byte, want *history.Object) bool {
 		}
 		b, _ = enc.m.LoadOrStore(t, out)
 	}
-	return len(b.([]byte)) > 0 && bytes.Equal(raw, b.([]byte))
+	return b.([]byte)
 }
 
 // typedCache holds each truth object's encodings through the types of the
@@ -117,23 +132,6 @@ var typedCache weakcache.Cache[history.Object, *typedEncodings]
 // typedEncodings maps a type (reflect.Type) to an object's JSON decoded
 // into a value of it and encoded again (nil: it does not decode).
 type typedEncodings struct{ m sync.Map }
-
-// sameObject reports whether an unstructured object's content equals a
-// decoded one's, kind and apiVersion aside (a history object has none).
-func sameObject(u, want map[string]any) bool {
-	n := 0
-	for k, v := range u {
-		if k == "kind" || k == "apiVersion" {
-			continue
-		}
-		n++
-		w, ok := want[k]
-		if !ok || !sameValue(v, w) {
-			return false
-		}
-	}
-	return n == len(want)
-}
 
 // sameValue compares an unstructured JSON value (int64 and float64
 // numbers) with an encoding/json one (float64 numbers).

@@ -12,7 +12,9 @@ import (
 
 func TestSameAsWanted(t *testing.T) {
 	t.Parallel()
-	raw := []byte(`{"metadata":{"name":"a","namespace":"ns","resourceVersion":"7","uid":"u1","labels":{"app":"x"},"creationTimestamp":"2024-01-02T03:04:05Z"},"data":{"k":"v"},"n":3,"f":1.5,"l":[true,null,"x"]}`)
+	raw := []byte(`{"metadata":{"name":"a","namespace":"ns","resourceVersion":"7","uid":"u1","labels":{"app":"x"},"creationTimestamp":"2024-01-02T03:04:05Z",` +
+		`"managedFields":[{"manager":"kubectl","operation":"Update","apiVersion":"v1","time":"2024-01-02T03:04:05Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:k":{}}}}]},` +
+		`"data":{"k":"v"},"n":3,"f":1.5,"l":[true,null,"x"]}`)
 	w, _, _, err := history.ParseObject(raw)
 	if err != nil {
 		t.Fatalf("ParseObject: got error %v, want none", err)
@@ -28,9 +30,11 @@ func TestSameAsWanted(t *testing.T) {
 		}
 		return u
 	}
+	stripped := omitting([]string{"metadata.managedFields"})
 	tests := []struct {
 		name string
 		obj  any
+		om   omission // fields left out (Target.StoreOmits)
 		want bool
 	}{
 		{name: "same as wanted - equal, kind and apiVersion aside, int64 against float64 - pass", obj: stored(nil), want: true},
@@ -47,10 +51,28 @@ func TestSameAsWanted(t *testing.T) {
 		{name: "same as wanted - metadata only, other label - fail", obj: partial(t, raw, func(m *metav1.ObjectMeta) { m.Labels["app"] = "y" }), want: false},
 		{name: "same as wanted - metadata only, extra annotation - fail", obj: partial(t, raw, func(m *metav1.ObjectMeta) { m.Annotations = map[string]string{"a": "b"} }), want: false},
 		{name: "same as wanted - metadata only, other resourceVersion - fail", obj: partial(t, raw, func(m *metav1.ObjectMeta) { m.ResourceVersion = "8" }), want: false},
+		{name: "same as wanted - managedFields left out, stored without them - pass",
+			obj: stored(func(m map[string]any) { delete(m["metadata"].(map[string]any), "managedFields") }), om: stripped, want: true},
+		{name: "same as wanted - managedFields left out, stored with them - fail", obj: stored(nil), om: stripped, want: false},
+		{name: "same as wanted - managedFields not left out, stored without them - fail",
+			obj: stored(func(m map[string]any) { delete(m["metadata"].(map[string]any), "managedFields") }), want: false},
+		{name: "same as wanted - managedFields left out, labels stripped too - fail", obj: stored(func(m map[string]any) {
+			delete(m["metadata"].(map[string]any), "managedFields")
+			delete(m["metadata"].(map[string]any), "labels")
+		}), om: stripped, want: false},
+		{name: "same as wanted - managedFields left out, other data value - fail", obj: stored(func(m map[string]any) {
+			delete(m["metadata"].(map[string]any), "managedFields")
+			m["data"].(map[string]any)["k"] = "w"
+		}), om: stripped, want: false},
+		{name: "same as wanted - a field left out the truth lacks, stored without it - pass",
+			obj: stored(nil), om: omitting([]string{"metadata.ownerReferences"}), want: true},
+		{name: "same as wanted - metadata only, managedFields left out, stored without them - pass",
+			obj: partial(t, raw, func(m *metav1.ObjectMeta) { m.ManagedFields = nil }), om: stripped, want: true},
+		{name: "same as wanted - metadata only, managedFields left out, stored with them - fail", obj: partial(t, raw, nil), om: stripped, want: false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := sameAsWanted(tc.obj, want)
+			got, ok := sameAsWanted(tc.obj, want, tc.om)
 			if ok != tc.want {
 				t.Fatalf("same: got %v, want %v", ok, tc.want)
 			}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -194,13 +195,15 @@ func (r *Probe) Deliveries() []oracle.Delivery {
 // key; items that are no Kubernetes object are left out and described in
 // bad, in store order.
 func (r *Probe) Store() (store map[string]*history.Object, bad []string) {
-	return r.storeAgainst(nil)
+	return r.storeAgainst(nil, nil)
 }
 
-// storeAgainst is Store, where a stored unstructured object equal to
-// want's object of its key (same resourceVersion, same content) is given
-// as want's object itself: comparing is cheaper than encoding.
-func (r *Probe) storeAgainst(want map[string]*history.Object) (store map[string]*history.Object, bad []string) {
+// storeAgainst is Store, where a stored object equal to want's object of
+// its key (same resourceVersion, same content, the fields of om left out:
+// Target.StoreOmits) is given as want's object itself: comparing is
+// cheaper than encoding, and the comparison is the run's to make. A
+// stored object that holds a field of om is described in bad too.
+func (r *Probe) storeAgainst(want map[string]*history.Object, om omission) (store map[string]*history.Object, bad []string) {
 	r.mu.Lock()
 	fn := r.store
 	r.mu.Unlock()
@@ -215,7 +218,7 @@ func (r *Probe) storeAgainst(want map[string]*history.Object) (store map[string]
 				continue
 			}
 		}
-		if w, ok := sameAsWanted(obj, want); ok {
+		if w, ok := sameAsWanted(obj, want, om); ok {
 			out[w.Key()] = w
 			continue
 		}
@@ -229,8 +232,12 @@ func (r *Probe) storeAgainst(want map[string]*history.Object) (store map[string]
 			bad = append(bad, fmt.Sprintf("item %d: %v", i, err))
 			continue
 		}
-		if w, ok := want[o.Key()]; ok && w.ResourceVersion == o.ResourceVersion && (sameTyped(obj, o.Raw, w) || oracle.SameContent(o.Raw, w)) {
+		if w, ok := want[o.Key()]; ok && w.ResourceVersion == o.ResourceVersion && sameStored(obj, o.Raw, w, om) {
 			o = w
+		} else if held := om.heldIn(o.Raw); len(held) > 0 {
+			// a field the store was to leave out: the truth's object may
+			// hold it too, so no content comparison would tell
+			bad = append(bad, fmt.Sprintf("item %d: %s holds %s, which its store leaves out (Target.StoreOmits)", i, o.Key(), strings.Join(held, ", ")))
 		}
 		out[o.Key()] = o
 	}

@@ -350,7 +350,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 	in := cur.Load()
 	rec := in.rec
 	obs.Unsettled = !obs.EndedEarly && obs.LastFaultAt >= 0 && lookedAt-obs.LastFaultAt < obs.LiveBound
-	obs.Store, obs.BadStore = rec.storeAgainst(finalObjects(srv.Truth(), res))
+	obs.Store, obs.BadStore = rec.storeAgainst(finalObjects(srv.Truth(), res), omitting(s.Target.StoreOmits))
 	obs.Requests, obs.HotLoop = bound.report()
 	// What fired is what fired while the run looked: a frame the replay
 	// still sends while the stopped target's connections close fires in

@@ -33,6 +33,14 @@ type Target struct {
 	// LISTs and WATCHes by hand (a RetryWatcher's consumer, a pager), so
 	// its runs of the WatchList path are those of the LIST path.
 	NoWatchList bool
+	// StoreOmits names the fields of the served objects the target's
+	// store leaves out by design, each a dotted path of object keys
+	// ("metadata.managedFields", for an informer whose transform strips
+	// them, as informer-transform's does). The run compares each stored
+	// object with the truth's object without those fields, and one that
+	// still holds such a field differs; every other field is compared as
+	// for any target. Nil: stored objects are compared whole.
+	StoreOmits []string
 }
 
 // ErrTarget is returned when a target cannot be set up.

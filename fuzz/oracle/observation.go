@@ -62,7 +62,9 @@ type Observation struct {
 	// without a name (a bookmark's) is under the empty key.
 	Store map[string]*history.Object
 	// BadStore describes the items of the target's store that are no
-	// Kubernetes object (left out of Store), in store order.
+	// Kubernetes object (left out of Store) and those that hold a field
+	// the target's store leaves out by design (harness.Target.StoreOmits;
+	// in Store too), in store order.
 	BadStore []string
 	// Deliveries are the handler notifications, in order.
 	Deliveries []Delivery
