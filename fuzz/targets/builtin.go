@@ -34,6 +34,12 @@ var Builtin = []harness.Target{
 		Run:  runInformerWatchErrorHandler,
 	},
 	{
+		Name:       "informer-transform",
+		Doc:        "a SharedIndexInformer with a resync period of 30 s of virtual time and a TransformFunc (SetTransform) that strips metadata.managedFields in place, as controller-runtime's TransformStripManagedFields does; client-go: \"The TransformFunc is called for each object which is about to be stored\", before \"corresponding Add/Modify/Delete handlers will be invoked for them\", and \"It's recommended for the TransformFunc to be idempotent\" (the WatchList path calls it twice on each streamed object, a resync not again); its store is compared with the truth's objects without managedFields (fuzz.Target.StoreOmits); its recording handler is the probe's",
+		Run:        runInformerTransform,
+		StoreOmits: []string{managedFields},
+	},
+	{
 		Name: "factory-shared",
 		Doc:  "two controllers sharing one informer of a SharedInformerFactory on env.Clientset: one registers the recording handler, the other queues keys on a workqueue whose worker reads the shared lister",
 		Run:  runFactoryShared,

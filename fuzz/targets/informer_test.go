@@ -20,7 +20,7 @@ import (
 )
 
 // controllerTargets are the targets built as controllers build informers.
-var controllerTargets = []string{"informer-resync", "informer-late-handler", "factory-shared"}
+var controllerTargets = []string{"informer-resync", "informer-late-handler", "informer-transform", "factory-shared"}
 
 // resyncs counts the updates delivered at the resourceVersion delivered
 // last for their key: the resyncs a handler was told of.
