@@ -113,8 +113,9 @@ func TestControllerTargetsHoldUnderOneShotFaults(t *testing.T) {
 }
 
 // controllerTargets are the targets built as controllers build informers
-// (informer-watch-error-handler: with a custom watch error handler).
-var controllerTargets = []string{"informer-resync", "informer-late-handler", "informer-watch-error-handler", "factory-shared"}
+// (informer-watch-error-handler: with a custom watch error handler;
+// informer-transform: with a transform that strips managedFields).
+var controllerTargets = []string{"informer-resync", "informer-late-handler", "informer-watch-error-handler", "informer-transform", "factory-shared"}
 
 // consumerTargets are the targets of client-go's other list/watch
 // consumers: a RetryWatcher's, a pager's, UntilWithSync's, an indexer
