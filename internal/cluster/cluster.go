@@ -88,6 +88,9 @@ type Cluster struct {
 	dir       string
 	etcd      *process
 	apiserver *process
+	// apiserverCmd is how kube-apiserver was started: its binary, then
+	// its arguments (RestartAPIServer starts it again so)
+	apiserverCmd []string
 	stopOnce  sync.Once
 	stopErr   error
 }
@@ -173,11 +176,39 @@ func (c *Cluster) start(ctx context.Context, bins binaries, o options) error {
 		args = append(args, "--etcd-compaction-interval="+o.compaction.String())
 	}
 	args = append(args, o.extraFlags...)
-	c.apiserver, err = startProcess("kube-apiserver", bins.apiserver, filepath.Join(c.dir, "kube-apiserver.log"), args...)
+	c.apiserverCmd = append([]string{bins.apiserver}, args...)
+	return c.startAPIServer(ctx)
+}
+
+// startAPIServer starts kube-apiserver as c.apiserverCmd says and waits
+// until its /readyz answers ok.
+func (c *Cluster) startAPIServer(ctx context.Context) error {
+	p, err := startProcess("kube-apiserver", c.apiserverCmd[0], filepath.Join(c.dir, "kube-apiserver.log"), c.apiserverCmd[1:]...)
 	if err != nil {
 		return err
 	}
+	c.apiserver = p
 	return c.waitReady(ctx, c.URL+"/readyz", c.Token, c.apiserver)
+}
+
+// RestartAPIServer stops kube-apiserver (SIGTERM, then SIGKILL after a
+// second), calls down while it is stopped, and starts it again on the same
+// port, with the same flags and the same etcd, returning once it is ready
+// (within the start timeout DefaultStartTimeout): an apiserver restart,
+// whose watch caches start anew from etcd. ctx bounds the restart.
+func (c *Cluster) RestartAPIServer(ctx context.Context, down func()) error {
+	if c.apiserver == nil || len(c.apiserverCmd) == 0 {
+		return fmt.Errorf("%w: kube-apiserver was never started", ErrStart)
+	}
+	if err := c.apiserver.stop(apiserverGrace); err != nil {
+		return err
+	}
+	if down != nil {
+		down()
+	}
+	ctx, cancel := context.WithTimeout(ctx, DefaultStartTimeout)
+	defer cancel()
+	return c.startAPIServer(ctx)
 }
 
 // freePorts returns n distinct loopback ports that were free a moment ago.
