@@ -91,8 +91,8 @@ type Cluster struct {
 	// apiserverCmd is how kube-apiserver was started: its binary, then
 	// its arguments (RestartAPIServer starts it again so)
 	apiserverCmd []string
-	stopOnce  sync.Once
-	stopErr   error
+	stopOnce     sync.Once
+	stopErr      error
 }
 
 // Start builds (if needed) and starts etcd and kube-apiserver on free
