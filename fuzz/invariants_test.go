@@ -112,7 +112,7 @@ func TestInvariantsAreDocumented(t *testing.T) {
 			}
 		})
 	}
-	want := []string{"converged", "no-lost-delete", "no-time-travel", "synced-after-initial", "live", "no-bookmark-object", "consistent-view", "consistent-list", "no-request-storm", "no-write-storm", "no-conflict-loop", "progress", "no-hot-loop", "no-spin", "clean-stop", "same-outcome"}
+	want := []string{"converged", "no-lost-delete", "no-time-travel", "synced-after-initial", "live", "no-bookmark-object", "consistent-view", "consistent-list", "no-request-storm", "no-write-storm", "no-conflict-loop", "progress", "one-leader", "leader-steps-down", "leader-elected", "no-hot-loop", "no-spin", "clean-stop", "same-outcome"}
 	if len(oracle.Invariants) != len(want) {
 		t.Errorf("Invariants: got %d, want %d", len(oracle.Invariants), len(want))
 	}

@@ -144,6 +144,7 @@ var Invariants = []Invariant{
 		Guarantee: `reflector.go, ListAndWatchWithContext: "Data couldn't be fetched in watchlist mode. Falling back to regular list. ` +
 			`This is expected if watchlist is not supported or disabled in kube-apiserver."; shared_informer.go: the cache ` +
 			`"is eventually consistent with the authoritative state ... unless prevented by persistent communication problems"`},
+	oneLeaderInvariant, leaderStepsDownInvariant, leaderElectedInvariant,
 	{Name: "no-hot-loop", Scope: Along, Check: checkNoHotLoop,
 		Doc: "the target's request rate stays at most Options.MaxBurst (200) requests within a second and Options.MaxRate (10) a second sustained over any minute of virtual time: a client that retries at once, or every few milliseconds, is a hot loop (virtual time stands still while it spins; the bound is what ends the run); a client that retries every second is not, however long a fault lasts; nor is a sustained rate the replay's garbage collector accounts for (at least one delete of the target's objects for every ten requests: a controller making a child again for an owner its cache still holds, as against a real cluster), which ends the run unjudged",
 		Guarantee: `reflector.go: "We used to make the call every 1sec (1 QPS), the goal here is to achieve ~98% traffic ` +
