@@ -43,6 +43,11 @@ func (r *Probe) Expose(v any) {
 	r.exposed = v
 }
 
+// Elapsed returns the virtual time since the run started: the clock of
+// the Observation's times (Delivery.At, EndedAt, Crashes), for a target
+// that times what it exposes.
+func (r *Probe) Elapsed() time.Duration { return time.Since(r.start) }
+
 // Panic records a panic the target recovered in one of its own handlers,
 // for the clean-stop invariant (a handler panic in client-go's goroutines
 // would otherwise end the process).

@@ -96,6 +96,11 @@ var Builtin = []harness.Target{
 		Run:           runDynamicInformer,
 		WatchListGate: true,
 	},
+	{
+		Name: "leader-election",
+		Doc:  "two candidates of client-go's tools/leaderelection, each a LeaderElector with a resourcelock.LeaseLock on the Lease kube-system/lwreplay-target (client-go's usual timings: LeaseDuration 15 s, RenewDeadline 10 s, RetryPeriod 2 s, in virtual time; ReleaseOnCancel false), beside a SharedIndexInformer whose recording handler is the probe's, as controller-runtime runs caches on every replica; its leadership timeline is exposed (an *oracle.Leadership) for one-leader, leader-steps-down and leader-elected: \"A client needs to wait a full LeaseDuration without observing a change to the record before it can attempt to take over\"",
+		Run:  runLeaderElection,
+	},
 }
 
 // Lookup returns the built-in target called name.
