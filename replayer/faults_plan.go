@@ -68,10 +68,15 @@ func (x *faultRun) count(res history.Resource) *pointCount {
 
 // passed returns the fewest points any resource reached has passed: every
 // decision at a smaller point has had its chance on every resource (0
-// when none was reached).
+// when none was reached). A resource the target only writes (a leader
+// election's lease) has reached none: its writes are numbered on their
+// own, and counting it would keep every plan from being spent.
 func (x *faultRun) passed() int {
 	least, seen := 0, false
 	for _, pc := range x.per {
+		if pc.next == 0 && pc.writes > 0 {
+			continue
+		}
 		if !seen || pc.next < least {
 			least, seen = pc.next, true
 		}
