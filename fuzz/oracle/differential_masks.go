@@ -44,7 +44,15 @@ var DefaultMasks = []Mask{
 	{AnyResource, "status.conditions[*].lastUpdateTime", "the (virtual) time the condition was last written"},
 	{AnyResource, "status.conditions[*].lastProbeTime", "the (virtual) time the condition was last probed"},
 	{AnyResource, "status.conditions[*].lastHeartbeatTime", "the (virtual) time of the last heartbeat"},
+	{leaseResourceName, "spec.renewTime", "a leader election's holder renews its lease every RetryPeriod: the last renewal is when the run stopped it"},
+	{leaseResourceName, "spec.acquireTime", "the (virtual) time the holder took the lease: a crash or failed renewals move it"},
+	{leaseResourceName, "spec.holderIdentity", "which candidate holds the lease at the end is where a crash or failed renewals left the election, and a candidate's identity is drawn per process (a hostname and a UUID)"},
+	{leaseResourceName, "spec.leaseTransitions", "it counts the takeovers, which a crash or failed renewals make"},
 }
+
+// leaseResourceName is the resource name of coordination.k8s.io leases,
+// a leader election's clock.
+const leaseResourceName = "leases.coordination.k8s.io"
 
 // CollectedWhy says why CollectedMasks masks an object: the garbage
 // collector's in one end state, it may be its successor's in the other.
