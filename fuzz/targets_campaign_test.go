@@ -114,8 +114,9 @@ func TestControllerTargetsHoldUnderOneShotFaults(t *testing.T) {
 
 // controllerTargets are the targets built as controllers build informers
 // (informer-watch-error-handler: with a custom watch error handler;
-// informer-transform: with a transform that strips managedFields).
-var controllerTargets = []string{"informer-resync", "informer-late-handler", "informer-watch-error-handler", "informer-transform", "factory-shared"}
+// informer-transform: with a transform that strips managedFields;
+// leader-election: with candidates electing a leader beside the informer).
+var controllerTargets = []string{"informer-resync", "informer-late-handler", "informer-watch-error-handler", "informer-transform", "factory-shared", "leader-election"}
 
 // consumerTargets are the targets of client-go's other list/watch
 // consumers: a RetryWatcher's, a pager's, UntilWithSync's, an indexer
