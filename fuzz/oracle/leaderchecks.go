@@ -315,16 +315,21 @@ func checkLeaderElected(o *Observation) error {
 		}
 	}
 	bound := l.electBound()
+	judged := false
 	for _, from := range froms {
 		due := from + bound
-		if due >= end || leadsWithin(ss, from, due, end) {
+		if due >= end || failsWithin(failures, from, due) {
 			continue
 		}
-		if failsWithin(failures, from, due) {
+		judged = true
+		if leadsWithin(ss, from, due, end) {
 			continue
 		}
 		return fmt.Errorf("%w: no candidate led from %v to %v, every lease request answered (LeaseDuration %v + 2·RetryPeriod %v·(1+%v))",
 			ErrNoLeader, from, due, l.LeaseDuration, l.RetryPeriod, l.JitterFactor)
+	}
+	if !judged {
+		return fmt.Errorf("%w: the election's timeline ends at %v, before %v of answered lease requests after its start, a leader's stop or a failed request", ErrNotJudged, end, bound)
 	}
 	return nil
 }
@@ -366,7 +371,7 @@ var (
 			`before giving up"; renew: "wait.Until(func() { err := wait.PollUntilContextTimeout(ctx, le.config.RetryPeriod, le.config.RenewDeadline, ` +
 			`true, ...)", which "returns immediately when tryAcquireOrRenew fails"; Run: "defer le.config.Callbacks.OnStoppedLeading()"`}
 	leaderElectedInvariant = Invariant{Name: "leader-elected", Scope: Along, Check: checkLeaderElected,
-		Doc: "a leader election (oracle.Leadership, exposed) makes progress: from its start, a leader's stop or a lease request failed other than by a 409, if every lease request is answered for LeaseDuration + 2·RetryPeriod·(1+JitterFactor), some candidate leads by then",
+		Doc: "a leader election (oracle.Leadership, exposed) makes progress: from its start, a leader's stop or a lease request failed other than by a 409, if every lease request is answered for LeaseDuration + 2·RetryPeriod·(1+JitterFactor), some candidate leads by then (not judged on a run shorter than that: most end once quiet for a second)",
 		Guarantee: `leaderelection.go, LeaderElectionConfig.LeaseDuration: "the duration that non-leader candidates will wait to force acquire ` +
 			`leadership"; acquire: "wait.JitterUntil(func() { ... succeeded = le.tryAcquireOrRenew(ctx) ... }, le.config.RetryPeriod, JitterFactor, ` +
 			`true, ctx.Done())"; tryAcquireOrRenew: a record whose lease is no longer valid by the candidate's clock is taken over`}
