@@ -191,11 +191,11 @@ func (l *recordingLock) Get(ctx context.Context) (*resourcelock.LeaderElectionRe
 		return nil, nil, err
 	}
 	rec, raw, err := l.inner.Get(ctx)
+	answer := err
 	if apierrors.IsNotFound(err) {
-		l.record("get", sent, oracle.LeaseRead, nil)
-		return rec, raw, err
+		answer = nil // the lease is yet to be created
 	}
-	l.record("get", sent, oracle.LeaseRead, err)
+	l.record("get", sent, oracle.LeaseRead, answer)
 	return rec, raw, err
 }
 
