@@ -107,6 +107,21 @@ func TestLeaderElectionPlanted(t *testing.T) {
 					t.Errorf("crashes %v, leaders %v: want one crash, then one leader at least %v after it", obs.Crashes, got, leaseDuration)
 				}
 			}},
+		{name: "leader-election - the apiserver restarts at the informer's first watch, down 30s - no leader while it is down but the first renew deadline, a leader again once it is back, every invariant holds - pass",
+			target: leaderTarget("leader-election-restart", leaderHooks{busy: long}), plan: "apiserver-restart:down=30,watch=1",
+			check: func(t *testing.T, obs *oracle.Observation, tl *oracle.Leadership) {
+				got := leaders(tl)
+				back := false
+				for _, l := range got {
+					if l.at < 30*time.Second && (l.stop < 0 || l.stop > 13*time.Second) {
+						t.Errorf("leaders %v: got %s leading from %v to %v, want every leader from before the server is back (30s) stopped within its renew deadline (by 13s)", got, l.who, l.at, l.stop)
+					}
+					back = back || (l.at >= 30*time.Second && l.at <= 30*time.Second+leaseDuration+10*time.Second)
+				}
+				if !back {
+					t.Errorf("leaders %v: got none from 30s to %v, want one once the server answers again", got, 30*time.Second+leaseDuration+10*time.Second)
+				}
+			}},
 		{name: "leader-election - candidates on leases of other names - two leaders at once - fail",
 			target: leaderTarget("leader-election-two-leases", leaderHooks{lease: func(i int) string { return fmt.Sprintf("%s-%d", leaseName, i) }}),
 			want:   []string{"one-leader"}},
