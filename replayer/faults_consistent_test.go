@@ -4,8 +4,6 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-
-	"github.com/lwreplay/lwreplay/faults"
 )
 
 func TestFaultConsistentReadWait(t *testing.T) {
@@ -35,10 +33,7 @@ func TestFaultConsistentReadWait(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			plan, err := faults.ParseText(tc.plan)
-			if err != nil {
-				t.Fatalf("plan %q: %v", tc.plan, err)
-			}
+			plan := mustPlan(t, tc.plan)
 			synctest.Test(t, func(t *testing.T) {
 				srv := New(smallHistory(t), append([]Option{WithPlan(plan)}, tc.opts...)...)
 				start := time.Now()

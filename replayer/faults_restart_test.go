@@ -7,8 +7,6 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-
-	"github.com/lwreplay/lwreplay/faults"
 )
 
 // restartStep is one request of a restart case: sent at an offset of
@@ -82,10 +80,7 @@ func TestFaultApiserverRestart(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			plan, err := faults.ParseText(tc.plan)
-			if err != nil {
-				t.Fatalf("plan %q: %v", tc.plan, err)
-			}
+			plan := mustPlan(t, tc.plan)
 			synctest.Test(t, func(t *testing.T) {
 				srv := New(smallHistory(t), WithPlan(plan))
 				rt := srv.Transport()

@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-
-	"github.com/lwreplay/lwreplay/faults"
 )
 
 // TestFaultRealServer checks effects over a socket: the reset cuts the
@@ -34,15 +32,7 @@ func TestFaultRealServer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			plan, err := faults.ParseText(tt.plan)
-			if err != nil {
-				t.Fatalf("plan: %v", err)
-			}
-			srv := New(smallHistory(t), WithPlan(plan))
-			var logged bytes.Buffer
-			ts := httptest.NewUnstartedServer(srv)
-			ts.Config.ErrorLog = log.New(&logged, "", 0)
-			ts.Start()
+			_, ts, logged := socketServer(t, tt.plan)
 			defer ts.Close()
 			resp, err := ts.Client().Get(ts.URL + tt.target)
 			if err != nil {
@@ -76,15 +66,7 @@ func TestFaultRealServer(t *testing.T) {
 // get their connection closed before any answer, and nothing is logged.
 func TestFaultRestartRealServer(t *testing.T) {
 	t.Parallel()
-	plan, err := faults.ParseText("apiserver-restart:down=600,at=0")
-	if err != nil {
-		t.Fatalf("plan: %v", err)
-	}
-	srv := New(smallHistory(t), WithPlan(plan))
-	var logged bytes.Buffer
-	ts := httptest.NewUnstartedServer(srv)
-	ts.Config.ErrorLog = log.New(&logged, "", 0)
-	ts.Start()
+	srv, ts, logged := socketServer(t, "apiserver-restart:down=600,at=0")
 	defer ts.Close()
 	for i, target := range []string{fList0, fWatch} {
 		resp, err := ts.Client().Get(ts.URL + target)
@@ -100,4 +82,16 @@ func TestFaultRestartRealServer(t *testing.T) {
 	if logged.Len() > 0 {
 		t.Errorf("server log: got %q, want nothing", logged.String())
 	}
+}
+
+// socketServer serves smallHistory under the plan of text over a socket;
+// what the HTTP server logs goes to logged.
+func socketServer(t *testing.T, text string) (srv *Server, ts *httptest.Server, logged *bytes.Buffer) {
+	t.Helper()
+	srv = New(smallHistory(t), WithPlan(mustPlan(t, text)))
+	logged = &bytes.Buffer{}
+	ts = httptest.NewUnstartedServer(srv)
+	ts.Config.ErrorLog = log.New(logged, "", 0)
+	ts.Start()
+	return srv, ts, logged
 }

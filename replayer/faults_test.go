@@ -159,6 +159,16 @@ func firedStrings(fs []faults.Firing) []string {
 	return out
 }
 
+// mustPlan parses a plan's text form, failing t on an error.
+func mustPlan(t *testing.T, text string) faults.Plan {
+	t.Helper()
+	plan, err := faults.ParseText(text)
+	if err != nil {
+		t.Fatalf("plan %q: %v", text, err)
+	}
+	return plan
+}
+
 // runFaultCase runs a case in a synctest bubble and returns the server and
 // the last answer.
 func runFaultCase(t *testing.T, tc faultCase) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -116,16 +117,27 @@ func Lookup(name string) (harness.Target, bool) {
 // runInformer runs a SharedIndexInformer over res whose only handler is
 // the probe's recording one.
 func runInformer(ctx context.Context, env *harness.Env) error {
-	lw, err := env.SharedListerWatcher(&unstructured.Unstructured{})
+	inf, err := recordingInformer(env, 0)
 	if err != nil {
-		return err
-	}
-	inf := cache.NewSharedIndexInformer(lw, &unstructured.Unstructured{}, 0, cache.Indexers{})
-	if _, err := env.Probe.AddEventHandler(inf, nil); err != nil {
 		return err
 	}
 	inf.RunWithContext(ctx)
 	return nil
+}
+
+// recordingInformer returns a SharedIndexInformer over env's resource,
+// with the resync period resync, whose only handler is the probe's
+// recording one; it is not running yet.
+func recordingInformer(env *harness.Env, resync time.Duration) (cache.SharedIndexInformer, error) {
+	lw, err := env.SharedListerWatcher(&unstructured.Unstructured{})
+	if err != nil {
+		return nil, err
+	}
+	inf := cache.NewSharedIndexInformer(lw, &unstructured.Unstructured{}, resync, cache.Indexers{})
+	if _, err := env.Probe.AddEventHandler(inf, nil); err != nil {
+		return nil, err
+	}
+	return inf, nil
 }
 
 // fifo is what a Pop loop needs of a DeltaFIFO or RealFIFO.

@@ -26,12 +26,8 @@ const ResyncPeriod = 30 * time.Second
 // at the resourceVersion delivered last, which no-time-travel accepts
 // (equal is not older) and no other invariant counts as a change.
 func runInformerResync(ctx context.Context, env *harness.Env) error {
-	lw, err := env.SharedListerWatcher(&unstructured.Unstructured{})
+	inf, err := recordingInformer(env, ResyncPeriod)
 	if err != nil {
-		return err
-	}
-	inf := cache.NewSharedIndexInformer(lw, &unstructured.Unstructured{}, ResyncPeriod, cache.Indexers{})
-	if _, err := env.Probe.AddEventHandler(inf, nil); err != nil {
 		return err
 	}
 	inf.RunWithContext(ctx)

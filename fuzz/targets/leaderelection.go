@@ -10,9 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
@@ -78,12 +76,8 @@ func leaderElection(ctx context.Context, env *harness.Env, hooks leaderHooks) er
 	if err != nil {
 		return err
 	}
-	lw, err := env.SharedListerWatcher(&unstructured.Unstructured{})
+	inf, err := recordingInformer(env, 0)
 	if err != nil {
-		return err
-	}
-	inf := cache.NewSharedIndexInformer(lw, &unstructured.Unstructured{}, 0, cache.Indexers{})
-	if _, err := env.Probe.AddEventHandler(inf, nil); err != nil {
 		return err
 	}
 	tl := oracle.NewLeadership(leaseNamespace+"/"+leaseName, env.Probe.Elapsed(), leaseDuration, renewDeadline, retryPeriod,
