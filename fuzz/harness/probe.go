@@ -22,6 +22,7 @@ type Probe struct {
 	mu         sync.Mutex
 	deliveries []oracle.Delivery
 	synced     func() bool
+	settled    func() bool
 	store      func() []any
 	panics     []string
 	panicSites []string
@@ -126,6 +127,29 @@ func (r *Probe) SetSynced(fn func() bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.synced = fn
+}
+
+// SetSettled registers a func that reports whether the target has
+// nothing left to do but repeat itself (a leader that renews its lease, a
+// poller that lists again): a run may end early, once the replay is spent
+// and the target's store holds the truth, only while it reports true.
+// A target with work of its own beside its store, one it retries on a
+// period longer than the quiet second a run ends after (a leader election
+// whose candidates retry every 2 s), registers one so that the run does
+// not end between two of its tries, its end state unreached. Without one
+// the target is settled once its store is.
+func (r *Probe) SetSettled(fn func() bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.settled = fn
+}
+
+// isSettled calls the registered settled func (true when none is).
+func (r *Probe) isSettled() bool {
+	r.mu.Lock()
+	fn := r.settled
+	r.mu.Unlock()
+	return fn == nil || fn()
 }
 
 // SetStore registers the target's store lister (a cache.Store's List).

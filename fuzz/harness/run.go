@@ -321,7 +321,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 			delivered = n
 			changed = true
 		}
-		caughtUp := obs.SyncedAt >= 0 && len(snaps) > 0 && maps.Equal(snaps[len(snaps)-1].rvs, finalState()) && srv.ExhaustedOf(res) && srv.Spent()
+		caughtUp := obs.SyncedAt >= 0 && len(snaps) > 0 && maps.Equal(snaps[len(snaps)-1].rvs, finalState()) && srv.ExhaustedOf(res) && srv.Spent() && rec.isSettled()
 		quietAt := bound.lastAt() + quietEnd
 		if caughtUp && now >= quietAt {
 			obs.EndedEarly = true

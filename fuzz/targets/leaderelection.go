@@ -83,6 +83,7 @@ func leaderElection(ctx context.Context, env *harness.Env, hooks leaderHooks) er
 	tl := oracle.NewLeadership(leaseNamespace+"/"+leaseName, env.Probe.Elapsed(), leaseDuration, renewDeadline, retryPeriod,
 		leaderelection.JitterFactor, false)
 	env.Probe.Expose(tl)
+	env.Probe.SetSettled(func() bool { return electionSettled(tl.Events()) })
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() { inf.RunWithContext(ctx) })
@@ -109,6 +110,33 @@ func leaderElection(ctx context.Context, env *harness.Env, hooks leaderHooks) er
 	<-ctx.Done()
 	tl.End(env.Probe.Elapsed())
 	return nil
+}
+
+// electionSettled reports whether a candidate leads and its last request
+// of the lock stored the lease: the end state a fault-free run reaches,
+// which a run may end on (Probe.SetSettled). A run whose lock requests a
+// fault refused has not settled until a candidate holds the lease again:
+// the candidates retry every RetryPeriod, longer than the quiet second a
+// run may end after.
+func electionSettled(events []oracle.LeaderEvent) bool {
+	leading := map[string]bool{}
+	last := map[string]oracle.LeaderEventKind{} // each candidate's last lock request
+	for _, e := range events {
+		switch {
+		case e.Kind == oracle.LeaderStarted:
+			leading[e.Candidate] = true
+		case e.Kind == oracle.LeaderStopped:
+			delete(leading, e.Candidate)
+		case e.Verb != "":
+			last[e.Candidate] = e.Kind
+		}
+	}
+	for c := range leading {
+		if last[c] == oracle.LeaseWritten {
+			return true
+		}
+	}
+	return false
 }
 
 // runCandidate runs one LeaderElector of candidate i, a fresh identity,
