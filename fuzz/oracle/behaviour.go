@@ -147,9 +147,18 @@ func checkProgress(o *Observation) error {
 	if o.SyncedAt >= 0 {
 		synced = fmt.Sprintf("synced at %v", o.SyncedAt)
 	}
-	// where it went wrong: what sent its last request
+	// where it went wrong: what sent its last LIST or WATCH of the
+	// resource that did not sync (a target's other requests, a leader
+	// election's renewals, are not what failed to sync), else its last
+	// request
 	site := ""
-	if n := len(o.Requests); n > 0 {
+	for i := len(o.Requests) - 1; i >= 0; i-- {
+		if r := o.Requests[i]; r.Resource == o.Resource.Name() && listWatch(r.Verb) {
+			site = r.Site()
+			break
+		}
+	}
+	if n := len(o.Requests); site == "" && n > 0 {
 		site = o.Requests[n-1].Site()
 	}
 	return withSite(fmt.Errorf("%w: %s; the persistent faults that fired from %v on leave the LIST path open, want synced by %v (%s)",

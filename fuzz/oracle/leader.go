@@ -126,9 +126,12 @@ type leaderSpan struct {
 	writes []LeaderEvent
 }
 
-// until returns when s stopped, or end when it had not.
+// until returns when s stopped, or end when it had not by then: past the
+// end (the candidates' context done, or the request bound's trip) a
+// leader's Run returns once its renewal in flight has, and nothing is
+// judged there.
 func (s leaderSpan) until(end time.Duration) time.Duration {
-	if s.stop < 0 {
+	if s.stop < 0 || s.stop > end {
 		return end
 	}
 	return s.stop

@@ -65,6 +65,12 @@ func leadershipOf(o *Observation) (*Leadership, time.Duration, error) {
 	if !ok {
 		end = o.EndedAt
 	}
+	if o.HotLoop != nil && o.HotLoop.At < end {
+		// from the bound's trip on the run held every request, a lease's
+		// renewal too, until it ended: no-hot-loop judges that run, the
+		// election is judged up to the trip
+		end = o.HotLoop.At
+	}
 	return l, end, nil
 }
 
@@ -185,27 +191,35 @@ func takeovers(o *Observation, l *Leadership) []error {
 	if !ok {
 		return nil
 	}
-	raw := map[string][]byte{}
+	// The lease's events in the served log are its stored writes, in the
+	// order the replay answered them (no recorded change touches a lease
+	// the cassette does not hold): the k-th is the k-th stored write.
+	// They are paired by order, not by resourceVersion: a fault that
+	// rewrites the history (recreate) moves every later resourceVersion,
+	// a lease's too, after the write log took them down.
+	var bodies [][]byte
 	for _, e := range log.Events {
 		if e.Object != nil && e.Object.Key() == l.Lease && e.Type != history.Deleted {
-			raw[e.Object.ResourceVersion] = e.Object.Raw
+			bodies = append(bodies, e.Object.Raw)
 		}
 	}
 	var errs []error
 	var cur leaseRecord
 	var since time.Duration
 	have := false
+	k := 0
 	for _, w := range o.Writes {
-		if w.Resource.ID() != leaseResource.ID() || w.Key != l.Lease || !w.Stored() || w.DryRun {
+		if w.Resource.ID() != leaseResource.ID() || w.Key != l.Lease || !w.Stored() || w.DryRun || w.Event == history.Deleted {
 			continue
 		}
-		body, ok := raw[w.RVAfter]
-		if !ok {
-			continue
+		if k >= len(bodies) {
+			break
 		}
+		body := bodies[k]
+		k++
 		r, err := recordOf(body)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%w: lease %s at rv %s: %w", ErrTwoLeaders, l.Lease, w.RVAfter, err))
+			errs = append(errs, fmt.Errorf("%w: lease %s at write %d: %w", ErrTwoLeaders, l.Lease, k, err))
 			continue
 		}
 		if have && r == cur {
