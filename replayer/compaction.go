@@ -18,7 +18,8 @@ import (
 // watch from what it listed.
 
 // watchFloor returns the compaction point of l: the oldest resourceVersion
-// a watch may start from. It is the server's compaction option, or the
+// a watch may start from (a restarted server's watch cache may start
+// later still: see cacheStart). It is the server's compaction option, or the
 // log's start when that is later or the option cannot be placed, or the
 // point a fault's 410 moved it to when that is later still.
 func (s *Server) watchFloor(l *history.Log) string {

@@ -59,8 +59,11 @@ func (s *Server) restartGone() <-chan struct{} {
 }
 
 // down reports whether the server is restarting now: requests are
-// refused until it is up again.
+// refused until it is up again. Without a plan it never is.
 func (s *Server) down() bool {
+	if s.fx == nil {
+		return false
+	}
 	s.restart.mu.Lock()
 	until := s.restart.downUntil
 	s.restart.mu.Unlock()
@@ -101,16 +104,20 @@ func restartServer(c *pointCtx, d faults.Decision) (func() error, bool) {
 	if !c.s.strikesAt(c.l.Resource) {
 		return nil, false
 	}
-	once := !d.Persistent && d.At >= 0
-	c.s.restart.mu.Lock()
-	struck := once && c.s.restart.struck[d.At]
-	c.s.restart.mu.Unlock()
-	if struck {
-		return nil, false
+	if once := !d.Persistent && d.At >= 0; once {
+		// claimed here, under the lock: a behaviour that can act is acted
+		// out, and two resources at point N must not both restart
+		c.s.restart.mu.Lock()
+		struck := c.s.restart.struck[d.At]
+		c.s.restart.struck[d.At] = true
+		c.s.restart.mu.Unlock()
+		if struck {
+			return nil, false
+		}
 	}
 	return func() error {
 		down := time.Duration(d.Param("down")) * time.Second
-		start := c.s.restartNow(c.l.Resource, down, once, d.At)
+		start := c.s.restartNow(c.l.Resource, down)
 		c.s.fire(c.pt, d.Fault, fmt.Sprintf("every watch ended, connections refused for %s, the watch cache starting at rv %s", down, start))
 		refuseConnection(c.w)
 		return errAnswered
@@ -120,8 +127,8 @@ func restartServer(c *pointCtx, d faults.Decision) (func() error, bool) {
 // restartNow restarts the server: it ends every open watch, refuses
 // requests for down and starts each resource's watch cache at its
 // newest state, which it returns for res, the restarting request's
-// resource. once marks point at as struck.
-func (s *Server) restartNow(res history.Resource, down time.Duration, once bool, at int) (start string) {
+// resource.
+func (s *Server) restartNow(res history.Resource, down time.Duration) (start string) {
 	h := s.served()
 	starts := map[history.Resource]string{}
 	for _, l := range h.Logs {
@@ -129,9 +136,6 @@ func (s *Server) restartNow(res history.Resource, down time.Duration, once bool,
 	}
 	s.restart.mu.Lock()
 	defer s.restart.mu.Unlock()
-	if once {
-		s.restart.struck[at] = true
-	}
 	close(s.restart.gone)
 	s.restart.gone = make(chan struct{})
 	s.restart.downUntil = time.Now().Add(down)
