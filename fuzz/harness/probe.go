@@ -34,6 +34,12 @@ type Probe struct {
 	// known returns the history object of a stored object the typed level
 	// decoded and shared (nil: none is known).
 	known func(any) (*history.Object, bool)
+
+	viewMu sync.Mutex
+	// sums memoizes the view digest part of shared decoded objects (those
+	// known holds), by the address of their content: unchanged by
+	// contract, and kept alive by the cache that shares them.
+	sums map[uintptr]uint64
 }
 
 // Expose hands v (say, the target's own cache) to the run's Observation,
@@ -61,26 +67,6 @@ func (r *Probe) Panic(v any) {
 	if len(r.panics) == 1 {
 		r.firstPanic = time.Since(r.start)
 	}
-}
-
-// View records what a handler called for the last delivery could read
-// from the registered store (SetStore), for the consistent-view
-// invariant: the handler of AddEventHandler calls it after each
-// notification past the sync, and a target's own handler may do the same.
-func (r *Probe) View() {
-	r.mu.Lock()
-	fn, n := r.store, len(r.deliveries)
-	r.mu.Unlock()
-	if fn == nil || n == 0 {
-		return
-	}
-	keys, sum, ok := oracle.ViewOf(fn())
-	if !ok {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.views = append(r.views, oracle.StoreView{Delivery: n - 1, Keys: keys, Sum: sum})
 }
 
 // Listed records a complete list the target put together (a pager's
