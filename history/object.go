@@ -197,17 +197,6 @@ func stripTypeMeta(raw []byte) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// WithResourceVersion returns a copy of o whose metadata.resourceVersion
-// (in its fields and its JSON) is rv.
-func WithResourceVersion(o *Object, rv string) (*Object, error) {
-	c, err := withMetadata(o, "resourceVersion", rv)
-	if err != nil {
-		return nil, err
-	}
-	c.ResourceVersion = rv
-	return c, nil
-}
-
 // WithUID returns a copy of o whose metadata.uid (in its fields and its
 // JSON) is uid.
 func WithUID(o *Object, uid string) (*Object, error) {

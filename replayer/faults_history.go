@@ -9,6 +9,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/weakcache"
 )
 
 // errNoRecreate says a recreate fault found nothing to recreate.
@@ -32,36 +33,55 @@ func opaqueRV(c *pointCtx, d faults.Decision) (func() error, bool) {
 // compaction point moves to the rewritten RV of its position. It returns
 // a detail for the fired log: what it rewrote, or why it could not.
 func (s *Server) opaqueRVs() (detail string) {
-	rvs, err := s.h.RVs()
-	var out *history.History
-	names := make(map[string]string, len(rvs))
-	if err == nil {
-		width := max(opaqueWidth, len(strconv.FormatInt(int64(len(rvs)), 36)))
-		for i, rv := range rvs {
-			d := strconv.FormatInt(int64(i), 36)
-			names[rv] = "r" + strings.Repeat("0", width-len(d)) + d
-		}
-		out, err = history.RewriteRVs(s.h, func(rv string) string { return names[rv] })
-	}
-	if err != nil {
-		return "not applied: " + err.Error()
+	o := opaqueMemo.Get(s.h, opaqueOf)
+	if o.err != nil {
+		return "not applied: " + o.err.Error()
 	}
 	if c := s.opts.compaction; c != "" {
 		// the newest RV of the history at or before the compaction point
 		s.opts.compaction = ""
-		for _, rv := range rvs {
+		for _, rv := range o.rvs {
 			if cmp, ok := s.h.Order().Compare(rv, c); ok && cmp <= 0 {
-				s.opts.compaction = names[rv]
+				s.opts.compaction = o.names[rv]
 			}
 		}
 	}
-	s.fx.truth = out
+	s.fx.truth = o.out
 	last := ""
-	if len(rvs) > 0 {
-		last = rvs[len(rvs)-1]
+	if len(o.rvs) > 0 {
+		last = o.rvs[len(o.rvs)-1]
 	}
-	return fmt.Sprintf("%d rvs, newest %s as %s", len(rvs), last, names[last])
+	return fmt.Sprintf("%d rvs, newest %s as %s", len(o.rvs), last, o.names[last])
 }
+
+// opaqueRewrite is h with its RVs made opaque (Server.opaqueRVs): its
+// RVs in order, what each is renamed to, the rewritten history.
+type opaqueRewrite struct {
+	rvs   []string
+	names map[string]string
+	out   *history.History
+	err   error
+}
+
+// opaqueOf rewrites h's RVs to opaque ones, as opaqueRVs serves them.
+func opaqueOf(h *history.History) opaqueRewrite {
+	rvs, err := h.RVs()
+	if err != nil {
+		return opaqueRewrite{err: err}
+	}
+	names := make(map[string]string, len(rvs))
+	width := max(opaqueWidth, len(strconv.FormatInt(int64(len(rvs)), 36)))
+	for i, rv := range rvs {
+		d := strconv.FormatInt(int64(i), 36)
+		names[rv] = "r" + strings.Repeat("0", width-len(d)) + d
+	}
+	out, err := history.RewriteRVs(h, func(rv string) string { return names[rv] })
+	return opaqueRewrite{rvs: rvs, names: names, out: out, err: err}
+}
+
+// opaqueMemo holds each history's opaque rewrite: every run that draws
+// opaque-rv rewrites the same history the same way.
+var opaqueMemo weakcache.Cache[history.History, opaqueRewrite]
 
 // canRecreate reports whether a recreate fault can act at a watch of res
 // from rv: rv is a position of the served history, not compacted, whose
@@ -87,78 +107,11 @@ func (s *Server) recreate(res history.Resource, rv string, k int) (newRV, detail
 	s.fx.mu.Lock()
 	defer s.fx.mu.Unlock()
 	truth := s.fx.truth
-	l, ok := truth.Log(res)
-	if !ok {
-		return "", "", fmt.Errorf("%w: no log of %s", errNoRecreate, res)
+	r := recreateMemo.Get(truth, recreationsOf).get(truth, res, rv, k)
+	if r.err != nil {
+		return "", "", r.err
 	}
-	p, err := l.Position(rv)
-	if err != nil {
-		return "", "", err
-	}
-	state := l.StateAt(p)
-	if len(state) == 0 {
-		return "", "", fmt.Errorf("%w: no object at rv %s", errNoRecreate, rv)
-	}
-	obj := state[max(k, 0)%len(state)]
-	base := l.RVAt(p)
-	if l.Order().Less(base, rv) {
-		base = rv
-	}
-	work := truth
-	var rv1, rv2 string
-	moveUp := func(r string) string { return r } // how an RV of truth is renamed
-	if n, perr := strconv.ParseUint(base, 10, 64); l.Order().Numeric() && perr == nil {
-		moveUp = func(r string) string {
-			if v, err := strconv.ParseUint(r, 10, 64); err == nil && v > n {
-				return strconv.FormatUint(v+2, 10)
-			}
-			return r
-		}
-		work, err = history.RewriteRVs(truth, moveUp)
-		if err != nil {
-			return "", "", err
-		}
-		rv1, rv2 = strconv.FormatUint(n+1, 10), strconv.FormatUint(n+2, 10)
-		l, _ = work.Log(res)
-	} else {
-		rv1 = freshRV(l.Order(), base, 1)
-		rv2 = freshRV(l.Order(), base, 2)
-	}
-	uid := newUID(obj.UID, rv2)
-	gone, err := history.WithResourceVersion(obj, rv1)
-	if err != nil {
-		return "", "", err
-	}
-	born, err := history.WithUID(obj, uid)
-	if err == nil {
-		born, err = history.WithResourceVersion(born, rv2)
-	}
-	if err != nil {
-		return "", "", err
-	}
-	evs := make([]history.Event, 0, len(l.Events)+2)
-	evs = append(evs, l.Events[:p]...)
-	at := l.Events[max(p-1, 0)].At
-	if p == 0 && len(l.Events) == 0 {
-		at = 0
-	}
-	evs = append(evs,
-		history.Event{Type: history.Deleted, Object: gone, At: at, From: history.Location{Event: -1}},
-		history.Event{Type: history.Added, Object: born, At: at, From: history.Location{Event: -1}})
-	same := true // events of the recreated object
-	for _, e := range l.Events[p:] {
-		if same && e.Object.Key() == obj.Key() {
-			if e.Object, err = history.WithUID(e.Object, uid); err != nil {
-				return "", "", err
-			}
-			same = e.Type != history.Deleted
-		}
-		evs = append(evs, e)
-	}
-	next, err := history.ReplaceEvents(work, res, evs)
-	if err != nil {
-		return "", "", err
-	}
+	next, p, moveUp := r.next, r.p, r.moveUp
 	s.mu.Lock()
 	for i, ol := range truth.Logs {
 		h := s.heads[ol]
@@ -175,7 +128,7 @@ func (s *Server) recreate(res history.Resource, rv string, k int) (newRV, detail
 	}
 	s.mu.Unlock()
 	s.fx.truth = next
-	return rv2, fmt.Sprintf("%s deleted at rv %s, created at rv %s with uid %s", obj.Key(), rv1, rv2, uid), nil
+	return r.rv2, r.detail, nil
 }
 
 // freshRV returns base with a suffix ".n" (".n.n", ...) that order does

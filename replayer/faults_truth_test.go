@@ -83,3 +83,47 @@ func TestFaultRecreateEvents(t *testing.T) {
 		}
 	})
 }
+
+// TestFaultRewriteShared checks that servers of one history that draw the
+// same history-rewriting fault share the rewritten history, made once,
+// and each serves it as a server of its own would.
+func TestFaultRewriteShared(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		plan   string
+		before []string
+	}{
+		{name: "rewrite - recreate drawn by two servers - one history - pass", plan: "recreate:object=0", before: []string{fWatch}},
+		{name: "rewrite - opaque-rv drawn by two servers - one history - pass", plan: "opaque-rv"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			plan, err := faults.ParseText(tt.plan)
+			if err != nil {
+				t.Fatalf("plan: %v", err)
+			}
+			synctest.Test(t, func(t *testing.T) {
+				h := smallHistory(t)
+				var truths []*history.History
+				var states [][]string
+				for range 2 {
+					srv := New(h, WithPlan(plan))
+					for _, target := range tt.before {
+						fetch(t, srv.Transport(), target)
+					}
+					truths = append(truths, srv.Truth())
+					states = append(states, stateOf(srv.Truth().Logs[0]))
+				}
+				if truths[0] == h {
+					t.Fatalf("truth: got the history itself, want the fault's rewrite")
+				}
+				if truths[0] != truths[1] {
+					t.Errorf("truths: got two histories, want one shared")
+				}
+				if !equalStrings(states[0], states[1]) {
+					t.Errorf("states: got %q and %q, want them equal", states[0], states[1])
+				}
+			})
+		})
+	}
+}
