@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/weakcache"
 	"github.com/lwreplay/lwreplay/replayer/discovery"
 	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
@@ -66,6 +68,43 @@ func (s *Server) noTrafficFor(res history.Resource) metav1.Status {
 // change: the recorded history's logs, the built-in resources, then the
 // other logs made since.
 func (s *Server) discoveryOf(h *history.History) *discovery.Doc {
+	if h != s.h {
+		return s.makeDiscovery(h)
+	}
+	// a server's start: the same for every server of h with these options
+	docs := discoveryMemo.Get(h, func(*history.History) *discoveryDocs {
+		return &discoveryDocs{by: map[discoveryKey]*discovery.Doc{}}
+	})
+	k := discoveryKey{makesLogs: s.makesLogs(), gitVersion: s.opts.gitVersion}
+	docs.mu.Lock()
+	defer docs.mu.Unlock()
+	d, ok := docs.by[k]
+	if !ok {
+		d = s.makeDiscovery(h)
+		docs.by[k] = d
+	}
+	return d
+}
+
+// discoveryDocs are the discovery documents of one history's servers, by
+// the options they depend on.
+type discoveryDocs struct {
+	mu sync.Mutex
+	by map[discoveryKey]*discovery.Doc
+}
+
+// discoveryKey is what a history's discovery depends on beside it.
+type discoveryKey struct {
+	makesLogs  bool
+	gitVersion string
+}
+
+// discoveryMemo holds the discovery documents servers start with, by
+// the history they serve.
+var discoveryMemo weakcache.Cache[history.History, *discoveryDocs]
+
+// makeDiscovery makes discoveryOf's document.
+func (s *Server) makeDiscovery(h *history.History) *discovery.Doc {
 	resources := resourcesOf(h)
 	if !s.makesLogs() {
 		return discovery.New(h.Discovery, resources, s.opts.gitVersion)
