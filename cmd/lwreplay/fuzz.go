@@ -19,7 +19,7 @@ import (
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
-func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) (rerr error) {
 	fs := newFlags("fuzz", stderr)
 	targetName := fs.String("target", "informer", "the client-go code to fuzz: "+targetNames())
 	resourceNames := fs.StringSlice("resource", nil, "resources to fuzz, comma-separated or repeated, as recorded: pods, deployments.apps, configmaps.v1 (default: every recorded resource in turn)")
@@ -34,12 +34,13 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at a time")
 	known := fs.StringArray("known", nil, "a signature of a finding known already, as a report's signature line gives it (repeatable): runs with it are counted, not failed")
 	reportKnown := fs.StringSlice("report-known", nil, "shipped known findings to report as failures again: "+knownNames())
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the campaign to this file (go tool pprof reads it)")
 	clientGo := addClientGoFlag(fs)
 	salvage := addSalvageFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := nonEmpty(fs, "target", "level", "watchlist", "pace", "artifacts", "client-go"); err != nil {
+	if err := nonEmpty(fs, "target", "level", "watchlist", "pace", "artifacts", "client-go", "cpuprofile"); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -125,6 +126,17 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fmt.Fprintf(stdout, "fuzz: client-go %s, target %s, %d cassette(s), resources %s, level %s, watchlist %s, pace %s, breaking faults %s, seed %d (repeat with --seed %d)\n",
 		harness.ClientGoVersion(),
 		target.Name, len(recs), resourcesText(selected, len(recs)), lvl, *watchList, pace, onOff(*breaking), *seed, *seed)
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := stop(); rerr == nil {
+				rerr = err
+			}
+		}()
+	}
 	e := fuzz.Explore(ctx, campaigns, fuzz.ExploreOptions{Duration: *duration, Parallel: *parallel, Seed: *seed, Artifacts: root, Progress: stdout})
 	e.WriteTable(stdout)
 	e.WriteSummary(stdout)

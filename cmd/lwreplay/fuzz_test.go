@@ -22,7 +22,8 @@ func TestFuzzRun(t *testing.T) {
 	artifacts := t.TempDir()
 	// WatchList off: on, client-go 0.37.2's reflector storms (see
 	// TestFuzzFindsWatchListStorm)
-	code, out, stderr := runCLI("fuzz", "--duration", "2s", "--seed", "1", "--watchlist", "off", "--artifacts", artifacts, watchlistCassette)
+	profile := filepath.Join(t.TempDir(), "cpu.prof")
+	code, out, stderr := runCLI("fuzz", "--duration", "2s", "--seed", "1", "--watchlist", "off", "--artifacts", artifacts, "--cpuprofile", profile, watchlistCassette)
 	if code != 0 {
 		t.Fatalf("fuzz - short run - pass: exit code: got %d, want 0; stdout:\n%s\nstderr: %s", code, out, stderr)
 	}
@@ -35,6 +36,7 @@ func TestFuzzRun(t *testing.T) {
 		{"fuzz - short run prints the seed - pass", strings.Contains(out, "seed 1 (repeat with --seed 1)"), "the seed at start"},
 		{"fuzz - short run prints progress - pass", progress.MatchString(out), "a progress line"},
 		{"fuzz - short run prints the table header - pass", strings.Contains(out, "INVARIANT \\ FAULT") && strings.Contains(out, " none"), "a table header with a none column"},
+		{"fuzz - short run writes the CPU profile - pass", isGzip(profile), "a gzipped profile at " + profile},
 		{"fuzz - short run prints the summary - pass", regexp.MustCompile(`(?m)^seed 1: [1-9]\d* runs, 0 findings \(0 failing runs\)`).MatchString(out), "a summary naming seed 1 and the runs"},
 	}
 	for _, inv := range oracle.Invariants {
@@ -72,8 +74,17 @@ func TestFuzzErrors(t *testing.T) {
 		{"fuzz - report-known of no shipped finding - fail", []string{"fuzz", "--report-known", "kubernetes#1", watchlistCassette}, 2, `--report-known: "kubernetes#1" is no shipped known finding`},
 		{"fuzz - missing file - fail", []string{"fuzz", filepath.Join(dir, "nope.yaml")}, 1, "nope.yaml"},
 		{"fuzz - directory without cassettes - fail", []string{"fuzz", empty}, 1, "empty: no *.yaml cassette"},
+		{"fuzz - cpuprofile in a missing directory - fail", []string{"fuzz", "--cpuprofile", filepath.Join(dir, "no", "cpu.prof"), watchlistCassette}, 1, "--cpuprofile: open"},
+		{"fuzz - empty cpuprofile - fail", []string{"fuzz", "--cpuprofile", "", watchlistCassette}, 2, "--cpuprofile"},
 	}
 	runErrorCases(t, tests)
+}
+
+// isGzip reports whether path holds a gzip stream (as pprof writes a
+// profile).
+func isGzip(path string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b
 }
 
 // TestFuzzFindsWatchListStorm runs the README's main job for a few
