@@ -110,6 +110,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) (rerr
 	if err != nil {
 		return err
 	}
+	tuneGC()
 	selected, err := selectResources(built.Resources(), paths, *resourceNames)
 	if err != nil {
 		return err
