@@ -3,12 +3,15 @@
 # level and client path on the reference cassette of 50 configmaps and 100
 # changes, and client-go decoding the same bytes alone) in one go test
 # process, saves the raw output under bench/out/ and prints typed runs/s and
-# each wire run's cost as a ratio to decoding alone.
+# each wire run's cost as a ratio to decoding alone. The collector runs as
+# lwreplay fuzz sets it (GOGC=400 unless GOGC is set).
 #
 #   bench/fuzz.sh            # extra arguments go to go test
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+# the collector as lwreplay fuzz sets it on a small history (cmd/lwreplay/gc.go)
+export GOGC=${GOGC:-400}
 mkdir -p bench/out
 out="bench/out/fuzz-$(date +%Y%m%d-%H%M%S).txt"
 
