@@ -67,6 +67,9 @@ func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l *history.L
 	if p.next == "" {
 		s.listed(l, rv)
 	}
+	if s.opts.onServed != nil {
+		s.opts.onServed(Served{Resource: l.Resource, RV: rv, Items: p.items})
+	}
 }
 
 // sent notes a frame the stream has sent (err is the sending's result,
@@ -78,6 +81,9 @@ func (ws *watchStream) sent(f outFrame, err error) error {
 	}
 	if err == nil && ws.s.storms != nil {
 		ws.noteFrame(f)
+	}
+	if err == nil && ws.s.opts.onServed != nil {
+		ws.s.opts.onServed(Served{Resource: ws.l.Resource, Type: f.typ, RV: f.rv})
 	}
 	return err
 }

@@ -97,6 +97,8 @@ type options struct {
 	stormWindow time.Duration
 	stormLimit  int
 	onStorm     func(StormReport)
+
+	onServed func(Served) // nil: not reported (see WithServedHandler)
 }
 
 func defaults() options {
