@@ -59,11 +59,12 @@ func (m modelReplay) Writes() ([]replayer.Write, bool) { return m.Server.Writes(
 func (v verbatimReplay) ExhaustedOf(history.Resource) bool { return v.Exhausted() }
 
 // newReplay returns the replay s asks for; crash crashes the target and
-// stop stops it when a fault says so.
-func newReplay(s Spec, crash, stop func()) (replay, error) {
+// stop stops it when a fault says so; the model apiserver tells served
+// what it serves (a verbatim replay tells nothing).
+func newReplay(s Spec, crash, stop func(), served func(replayer.Served)) (replay, error) {
 	if s.Reproducer == nil {
 		return modelReplay{replayer.New(s.History, replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(oracle.WatchCap), replayer.WithPace(s.Pace),
-			replayer.WithTargetCrash(crash), replayer.WithTargetStop(stop), replayer.WithRunResource(s.Resource))}, nil
+			replayer.WithTargetCrash(crash), replayer.WithTargetStop(stop), replayer.WithRunResource(s.Resource), replayer.WithServedHandler(served))}, nil
 	}
 	v, err := verbatim.New(s.Reproducer...)
 	if err != nil {

@@ -189,7 +189,8 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 		w.stopping.Store(true)
 		wake()
 	}
-	srv, err := newReplay(s, crash, stop)
+	served := &servingLog{start: &start}
+	srv, err := newReplay(s, crash, stop, served.note)
 	if err != nil {
 		t.Errorf("replay: got error %v, want none", err)
 		return nil
@@ -403,6 +404,9 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 	// write they list.
 	log, logged := srv.Writes()
 	obs.Writes, obs.WritesLogged = log, logged
+	if _, model := srv.(modelReplay); model {
+		obs.Servings, obs.ServingsLogged = served.servings(), true
+	}
 	obs.Served = srv.Truth()
 	truth, ok := obs.Served.Log(res)
 	if !ok {

@@ -103,6 +103,14 @@ type Observation struct {
 	EndedAt time.Duration
 	// Requests are the target's requests, in the order it sent them.
 	Requests []Request
+	// Servings are the LIST pages and watch frames the replay sent the
+	// target, every resource's, in the order it sent them: when each
+	// object and event of Served reached the target.
+	Servings []Serving
+	// ServingsLogged says the replay logged what it served (the model
+	// apiserver does; a reproducer's verbatim replay does not): when
+	// false, Servings is empty and says nothing of what was served.
+	ServingsLogged bool
 	// Writes are the target's write requests as the replay answered them
 	// (stored, refused, dry runs), in the order it answered them: the
 	// requests behind the writes Served holds, with what each was
