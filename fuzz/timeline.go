@@ -19,7 +19,10 @@ import (
 const TimelineFile = "timeline.html"
 
 // WriteTimeline writes the timeline of a run as one self-contained HTML
-// page: the truth's events, the target's requests, the plan's decisions
+// page, every lane on the run's virtual clock: the truth's events, each
+// when the replay first served it to the target (a LIST page or watch
+// frame of o.Servings; those never served without a time, and every one
+// with its recorded offset on demand), the target's requests, the plan's decisions
 // that fired (in the story's words), each request's HTTP status, the
 // target's writes as the replay answered them (verb, key, resourceVersion
 // before → after, code), the handler's deliveries, and, when results holds a broken invariant, the
@@ -32,7 +35,14 @@ func WriteTimeline(w io.Writer, o *oracle.Observation, results map[string]error)
 	if o == nil {
 		return fmt.Errorf("%w: timeline: no observation", ErrReport)
 	}
-	run := timeline.Run{Title: "lwreplay run: " + o.Resource.String(), Truth: o.Truth, Firings: o.Fired}
+	run := timeline.Run{Title: "lwreplay run: " + o.Resource.String(), Truth: o.Truth, Firings: o.Fired, ServedLogged: o.ServingsLogged}
+	if o.Truth != nil {
+		for _, v := range o.Servings {
+			if v.Resource.ID() == o.Truth.Resource.ID() {
+				run.Served = append(run.Served, timeline.Serving{At: v.At, Type: v.Type, RV: v.RV, Items: v.Items})
+			}
+		}
+	}
 	answers := firedAt(o)
 	for i, q := range o.Requests {
 		answer := answers[i]

@@ -78,11 +78,65 @@ func TestWriteTimeline(t *testing.T) {
 			if byFiring == 0 {
 				t.Errorf("requests answered by a firing: got none, want the firings' requests labelled")
 			}
+			// One clock: the truth's events are placed when the replay
+			// served them, so no delivery comes before its event.
+			paired, early := p.DeliveryOrder(func(m timelinetest.Mark) (float64, bool) { return m.At, !m.Untimed })
+			if paired == 0 || len(early) > 0 {
+				t.Errorf("deliveries paired with their served events: got %d, %d of them placed before their event's serving (%q), want some and none before", paired, len(early), early)
+			}
+			if !p.Recorded {
+				t.Errorf("recorded axis: got none, want the truth's recorded offsets on demand")
+			}
 			if (p.Violation != nil) != tc.wantViolation {
 				t.Fatalf("violation: got %+v, want shown=%v", p.Violation, tc.wantViolation)
 			}
 			if tc.wantViolation && (len(p.Violation.Broken) == 0 || p.Violation.At <= 0) {
 				t.Errorf("violation: got %+v, want the broken invariants at the run's end", p.Violation)
+			}
+		})
+	}
+}
+
+// TestWriteTimelineOneClock checks a run's timeline has one clock: the
+// truth's events are placed when the replay served them, so no handler
+// delivery is placed before the serving of the event it delivers — a
+// fault-free run, whose watch serves every recorded change at once, as
+// much as the tombstone run, whose relist serves them after the backoff.
+func TestWriteTimelineOneClock(t *testing.T) {
+	t.Parallel()
+	c, tombstone := tombstoneInput(t)
+	tests := []struct {
+		name string
+		data []byte
+	}{
+		{name: "one clock - tombstone run, relist after a 410 - no delivery before its serving - pass", data: tombstone},
+		{name: "one clock - fault-free run, LIST+WATCH - no delivery before its serving - pass", data: []byte{0, 0}},
+		{name: "one clock - fault-free run, WatchList - no delivery before its serving - pass", data: []byte{0, 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o := c.Check(t, tc.data).Observation
+			if o == nil || !o.ServingsLogged {
+				t.Fatalf("observation: got %+v, want one with the replay's servings logged", o)
+			}
+			var b bytes.Buffer
+			if err := WriteTimeline(&b, o, nil); err != nil {
+				t.Fatalf("WriteTimeline: got error %v, want none", err)
+			}
+			p, err := timelinetest.Parse(b.String())
+			if err != nil {
+				t.Fatalf("Parse: got error %v, want the page's data", err)
+			}
+			paired, early := p.DeliveryOrder(func(m timelinetest.Mark) (float64, bool) { return m.At, !m.Untimed })
+			if paired == 0 || len(early) > 0 {
+				t.Errorf("deliveries paired with their served events: got %d, %d of them placed before their event's serving (%q), want some and none before", paired, len(early), early)
+			}
+			end := float64(o.EndedAt) / float64(time.Millisecond)
+			for _, m := range p.Marks() {
+				if m.Kind == "event" && !m.Untimed && (m.At < 0 || m.At > end) {
+					t.Errorf("%s: got it at %v ms, want it within the run (0 to %v ms)", m.Label, m.At, end)
+				}
 			}
 		})
 	}

@@ -89,6 +89,13 @@ type Row struct {
 	Interaction int
 	// Marks are its marks, in time order.
 	Marks []Mark
+	// Untimed says its marks have no time on the timeline's clock (the
+	// recorded events a run never served): the time axis leaves the row
+	// empty, the recorded and RV axes show its marks.
+	Untimed bool
+	// Recorded says its marks' Recorded are their recorded offsets (a
+	// run's truth): the page offers an axis of recorded offsets.
+	Recorded bool
 }
 
 // Mark is one thing that happened.
@@ -98,8 +105,12 @@ type Mark struct {
 	// Type details the kind: the event type, the request verb, the
 	// delivery op, the fault's name, the error code.
 	Type string
-	// At is when it happened (recorded offset or virtual time).
+	// At is when it happened: the recorded offset in a recording's
+	// timeline, the virtual time in a run's.
 	At time.Duration
+	// Recorded is its recorded offset, in a row that is Recorded (a run's
+	// truth, whose At is when the run served it).
+	Recorded time.Duration
 	// RV is the resourceVersion involved ("" when none).
 	RV string
 	// Key is the object's key ("" when none).
@@ -127,6 +138,14 @@ type Run struct {
 	Title string
 	// Truth is the history the replay served.
 	Truth *history.Log
+	// Served are the LIST pages and watch frames of the truth's resource
+	// the replay sent, in the order it sent them: each truth event is
+	// placed when one first served it.
+	Served []Serving
+	// ServedLogged says Served is a log of what was served; when false
+	// (a replay that logs none), no truth event has a time on the run's
+	// clock.
+	ServedLogged bool
 	// Requests are the target's requests, in order.
 	Requests []Request
 	// Firings are the plan's decisions that fired, in order.
@@ -138,6 +157,20 @@ type Run struct {
 	Writes []WriteRequest
 	// Violation is the failure, if any.
 	Violation *Violation
+}
+
+// Serving is one answer of a run's replay that carried objects of the
+// truth's resource to the target: a LIST page or a watch frame.
+type Serving struct {
+	// At is when it was sent.
+	At time.Duration
+	// Type is a watch frame's event type; "" for a LIST page.
+	Type history.EventType
+	// RV is the resourceVersion a frame carries, or the one a page lists
+	// the state at.
+	RV string
+	// Items are a LIST page's objects (nil for a frame).
+	Items []*history.Object
 }
 
 // Request is one request a target sent.

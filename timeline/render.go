@@ -43,6 +43,9 @@ type data struct {
 	// axis; a mark's r indexes it (-1: none).
 	RVs       []string   `json:"rvs"`
 	Violation *violation `json:"violation,omitempty"`
+	// Recorded says some rows' marks carry recorded offsets: the page
+	// offers the recorded axis.
+	Recorded bool `json:"recorded,omitempty"`
 }
 
 type lane struct {
@@ -52,8 +55,11 @@ type lane struct {
 
 type row struct {
 	Name string `json:"name"`
-	// Marks are [kind, type, at (ms), rv index, key, label, json index].
-	Marks [][7]any `json:"marks"`
+	// Marks are [kind, type, at (ms), rv index, key, label, json index,
+	// recorded offset (ms; -1: none)].
+	Marks [][8]any `json:"marks"`
+	// Untimed says the marks' at is no time (Row.Untimed).
+	Untimed bool `json:"untimed,omitempty"`
 }
 
 type violation struct {
@@ -75,14 +81,19 @@ func Write(w io.Writer, t *Timeline, order *history.Order) error {
 	for _, l := range t.Lanes {
 		dl := lane{Name: l.Name}
 		for _, r := range l.Rows {
-			dr := row{Name: r.Name, Marks: make([][7]any, 0, len(r.Marks))}
+			dr := row{Name: r.Name, Marks: make([][8]any, 0, len(r.Marks)), Untimed: r.Untimed}
+			d.Recorded = d.Recorded || r.Recorded
 			for _, m := range r.Marks {
 				j := -1
 				if len(m.JSON) > 0 {
 					j = len(blobs)
 					blobs = append(blobs, string(m.JSON))
 				}
-				dr.Marks = append(dr.Marks, [7]any{int(m.Kind), m.Type, ms(m.At), rvIndex.of(m.RV), m.Key, m.Label, j})
+				rec := -1.0
+				if r.Recorded && m.Recorded >= 0 {
+					rec = ms(m.Recorded)
+				}
+				dr.Marks = append(dr.Marks, [8]any{int(m.Kind), m.Type, ms(m.At), rvIndex.of(m.RV), m.Key, m.Label, j, rec})
 			}
 			dl.Rows = append(dl.Rows, dr)
 		}

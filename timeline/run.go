@@ -7,18 +7,20 @@ import (
 	"github.com/lwreplay/lwreplay/faults"
 )
 
-// FromRun lays out a fuzz run: the truth's events (as FromHistory lays out
-// its log), then the target's requests (a LIST that starts over after the
-// first is a relist), its writes as the replay answered them, the handler's
-// deliveries, the plan's firings labelled as the story tells them, and the
-// violation. Every request, write, firing and delivery is one mark; the
-// writes' row is there only when the target wrote.
+// FromRun lays out a fuzz run, every lane on the run's virtual clock: the
+// truth's events, each when the replay first served it (see servedLane:
+// the events never served, and the recording's pages and bookmarks, go
+// to rows without a time, and every truth mark keeps its recorded offset
+// for the page's recorded axis), then the target's requests (a LIST that
+// starts over after the first is a relist), its writes as the replay
+// answered them, the handler's deliveries, the plan's firings labelled as
+// the story tells them, and the violation. Every truth event, request,
+// write, firing and delivery is one mark; the writes' row is there only
+// when the target wrote.
 func FromRun(r Run) *Timeline {
 	t := &Timeline{Title: r.Title, Violation: r.Violation}
 	if r.Truth != nil {
-		lane := logLane(r.Truth)
-		lane.Name = "truth (recorded offsets): " + lane.Name
-		t.Lanes = append(t.Lanes, lane)
+		t.Lanes = append(t.Lanes, servedLane(r.Truth, r.Served, r.ServedLogged))
 	}
 	var reqs, fired, delivered Row
 	reqs.Name, fired.Name, delivered.Name = "requests", "decisions that fired", "handler deliveries"

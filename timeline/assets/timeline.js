@@ -13,11 +13,19 @@
   }
   var NS = "http://www.w3.org/2000/svg";
   var LABELW = 230, ROWH = 18, LANEH = 22, TOP = 30, BIN = 4;
-  var rvAxis = false, view = null, chart = document.getElementById("chart");
+  // The axis: "time" (the marks' at: recorded offsets in a recording's
+  // timeline, virtual time in a run's), "recorded" (a run's truth at its
+  // recorded offsets) or "rv".
+  var axis = "time", view = null, chart = document.getElementById("chart");
   var rows = [], total = 0;
   D.lanes.forEach(function (l) {
     rows.push({ head: l.name });
-    (l.rows || []).forEach(function (r) { rows.push({ name: r.name, marks: r.marks || [] }); total += (r.marks || []).length; });
+    (l.rows || []).forEach(function (r) {
+      // Each mark gets its position in the page's data as its id, which
+      // the drawing names (data-m) beside where it drew it (data-x).
+      (r.marks || []).forEach(function (m) { m.id = total++; });
+      rows.push({ name: r.name, marks: r.marks || [], untimed: !!r.untimed });
+    });
   });
 
   function el(name, attrs, parent) {
@@ -26,30 +34,41 @@
     if (parent) { parent.appendChild(e); }
     return e;
   }
-  function xval(m) { return rvAxis ? m[3] : Math.max(m[2], 0); }
+  function xval(m) {
+    if (axis === "rv") { return m[3]; }
+    if (axis === "recorded") { return m[7]; }
+    return Math.max(m[2], 0);
+  }
+  // shown says whether the axis places m, of row r: the time axis no mark
+  // of an untimed row, the others no mark without an RV or recorded offset.
+  function shown(r, m) {
+    if (axis === "rv") { return m[3] >= 0; }
+    if (axis === "recorded") { return m[7] !== undefined && m[7] >= 0; }
+    return !r.untimed;
+  }
   function extent() {
     var lo = Infinity, hi = -Infinity;
     rows.forEach(function (r) {
       (r.marks || []).forEach(function (m) {
-        if (rvAxis && m[3] < 0) { return; }
+        if (!shown(r, m)) { return; }
         var v = xval(m); if (v < lo) { lo = v; } if (v > hi) { hi = v; }
       });
     });
     // The violation, judged at the end of a run, can lie far past the
     // marks; the view starts on the marks and points to it.
-    if (lo === Infinity && D.violation && !rvAxis) { lo = hi = D.violation.at; }
+    if (lo === Infinity && D.violation && axis === "time") { lo = hi = D.violation.at; }
     if (lo === Infinity) { lo = 0; hi = 1; }
     if (hi === lo) { hi = lo + 1; }
     var pad = (hi - lo) * 0.02;
     return [lo - pad, hi + pad];
   }
   function fmt(v) {
-    if (rvAxis) { var i = Math.round(v); return D.rvs[i] !== undefined ? "rv " + D.rvs[i] : ""; }
-    if (D.ordinal) { return "#" + Math.round(v * 1e6); }
+    if (axis === "rv") { var i = Math.round(v); return D.rvs[i] !== undefined ? "rv " + D.rvs[i] : ""; }
+    if (D.ordinal && axis === "time") { return "#" + Math.round(v * 1e6); }
     if (Math.abs(v) >= 1000) { return (v / 1000).toFixed(2) + "s"; }
     return v.toFixed(1) + "ms";
   }
-  function shape(m, x, y, parent) {
+  function shape(m, x, y, parent, untimed) {
     var kind = D.kinds[m[0]], cls = "m k-" + kind + " t-" + m[1], e;
     switch (kind) {
       case "event": e = el("circle", { cx: x, cy: y, r: 4 }); break;
@@ -63,12 +82,18 @@
       default: e = el("rect", { x: x - 3, y: y - 6, width: 6, height: 12, rx: 3 });
     }
     e.setAttribute("class", cls);
+    if (m.id !== undefined) { e.setAttribute("data-m", m.id); e.setAttribute("data-x", x.toFixed(2)); }
     el("title", {}, e).textContent = m[5];
-    e.addEventListener("click", function (ev) { ev.stopPropagation(); show(m); });
+    e.addEventListener("click", function (ev) { ev.stopPropagation(); show(m, untimed); });
     parent.appendChild(e);
   }
-  function show(m) {
-    var s = D.kinds[m[0]] + " " + m[1] + "\n" + m[5] + "\nat: " + fmt(Math.max(m[2], 0)).replace("rv ", "");
+  function dur(v) { return Math.abs(v) >= 1000 ? (v / 1000).toFixed(3) + "s" : v.toFixed(3) + "ms"; }
+  function show(m, untimed) {
+    var s = D.kinds[m[0]] + " " + m[1] + "\n" + m[5];
+    if (untimed) { s += "\nat: no time on the run's clock"; }
+    else if (D.ordinal) { s += "\nat: #" + Math.round(Math.max(m[2], 0) * 1e6); }
+    else { s += "\nat: " + dur(Math.max(m[2], 0)); }
+    if (m[7] !== undefined && m[7] >= 0) { s += "\nrecorded at: " + dur(m[7]); }
     if (m[3] >= 0) { s += "\nrv: " + D.rvs[m[3]]; }
     if (m[4]) { s += "\nkey: " + m[4]; }
     if (m[6] >= 0 && RAW === null) { s += "\n\n(the JSON is still unpacking)"; }
@@ -101,7 +126,7 @@
       el("text", { x: 10, y: y + 13 }, svg).textContent = label.length > 36 ? label.slice(0, 35) + "…" : label;
       var bins = {}, order = [];
       r.marks.forEach(function (m) {
-        if (rvAxis && m[3] < 0) { return; }
+        if (!shown(r, m)) { return; }
         var x = sx(xval(m));
         if (x < LABELW - 4 || x > W) { return; }
         var b = Math.floor(x / BIN);
@@ -111,7 +136,7 @@
       var cy = y + ROWH / 2;
       order.forEach(function (b) {
         var ms = bins[b];
-        if (ms.length === 1) { shape(ms[0], sx(xval(ms[0])), cy, svg); return; }
+        if (ms.length === 1) { shape(ms[0], sx(xval(ms[0])), cy, svg, r.untimed); return; }
         var counts = {}, top = ms[0], topN = 0;
         ms.forEach(function (m) {
           var k = m[1] || D.kinds[m[0]]; counts[k] = (counts[k] || 0) + 1;
@@ -121,7 +146,9 @@
         // grows with the log of its size.
         var h = Math.min(ROWH - 2, 6 + 2 * Math.log(ms.length));
         var a = el("rect", { x: b * BIN, y: y + (ROWH - h) / 2, width: BIN - 0.5, height: h,
-          "class": "agg k-" + D.kinds[top[0]] + " t-" + top[1] }, svg);
+          "class": "agg k-" + D.kinds[top[0]] + " t-" + top[1],
+          "data-m": ms.map(function (m) { return m.id; }).join(" "),
+          "data-x": ms.map(function (m) { return sx(xval(m)).toFixed(2); }).join(" ") }, svg);
         el("title", {}, a).textContent = ms.length + " marks: " + Object.keys(counts).map(function (k) { return counts[k] + " " + k; }).join(", ") + " (click to zoom in)";
         var lo = xval(ms[0]), hi = lo;
         ms.forEach(function (m) { lo = Math.min(lo, xval(m)); hi = Math.max(hi, xval(m)); });
@@ -133,7 +160,7 @@
       });
       y += ROWH;
     });
-    if (D.violation && !rvAxis) {
+    if (D.violation && axis === "time") {
       var vx = sx(D.violation.at), vt = "violation at " + fmt(D.violation.at);
       if (vx > W) {
         el("text", { x: W - 4, y: TOP - 1, fill: "#c00", "text-anchor": "end" }, svg).textContent = vt + " →";
@@ -146,6 +173,7 @@
   }
   function draw() {
     chart.textContent = "";
+    chart.setAttribute("data-axis", axis);
     chart.appendChild(render());
   }
   function zoom(f, at) {
@@ -168,9 +196,16 @@
   document.getElementById("zin").onclick = function () { zoom(0.5); };
   document.getElementById("zout").onclick = function () { zoom(2); };
   document.getElementById("reset").onclick = function () { view = extent(); draw(); };
-  document.getElementById("axis").onclick = function () {
-    rvAxis = !rvAxis; this.textContent = rvAxis ? "time axis" : "RV axis"; view = extent(); draw();
-  };
+  var rvButton = document.getElementById("axis"), recButton = document.getElementById("recaxis");
+  function setAxis(a) {
+    axis = a;
+    rvButton.textContent = axis === "rv" ? "time axis" : "RV axis";
+    recButton.textContent = axis === "recorded" ? "time axis" : "recorded offsets";
+    view = extent(); draw();
+  }
+  rvButton.onclick = function () { setAxis(axis === "rv" ? "time" : "rv"); };
+  recButton.onclick = function () { setAxis(axis === "recorded" ? "time" : "recorded"); };
+  recButton.hidden = !D.recorded;
   window.addEventListener("resize", draw);
   var legend = document.getElementById("legend"), seen = {};
   rows.forEach(function (r) { (r.marks || []).forEach(function (m) { seen[m[0] + " " + m[1]] = m; }); });

@@ -22,6 +22,11 @@ type Page struct {
 	Lanes []Lane `json:"lanes"`
 	// Violation is the violation shown, if any.
 	Violation *Violation `json:"violation"`
+	// RVs are the resourceVersions of the RV axis; a mark's fourth
+	// element indexes it (-1: none).
+	RVs []string `json:"rvs"`
+	// Recorded says some rows' marks carry recorded offsets.
+	Recorded bool `json:"recorded"`
 }
 
 // Lane is one lane of a page.
@@ -36,8 +41,55 @@ type Lane struct {
 type Row struct {
 	// Name labels it.
 	Name string `json:"name"`
-	// Marks are [kind, type, at (ms), rv index, key, label, json index].
+	// Marks are [kind, type, at (ms), rv index, key, label, json index,
+	// recorded offset (ms; -1: none)].
 	Marks [][]any `json:"marks"`
+	// Untimed says the marks have no time on the page's clock.
+	Untimed bool `json:"untimed"`
+}
+
+// Mark is one mark of a page, read from its data.
+type Mark struct {
+	// ID is its position among the page's marks (lanes, rows, marks in
+	// order): the id the page's drawing names it by (data-m).
+	ID int
+	// Lane and Row name where it is.
+	Lane, Row string
+	// Untimed is its row's.
+	Untimed bool
+	// Kind, Type, Key, Label and RV are as timeline.Mark's.
+	Kind, Type, Key, Label, RV string
+	// At and Recorded are in milliseconds (Recorded -1: none).
+	At, Recorded float64
+}
+
+// Marks returns the page's marks, in order.
+func (p Page) Marks() []Mark {
+	var out []Mark
+	for _, l := range p.Lanes {
+		for _, r := range l.Rows {
+			for _, m := range r.Marks {
+				mk := Mark{ID: len(out), Lane: l.Name, Row: r.Name, Untimed: r.Untimed, Recorded: -1}
+				if k, ok := m[0].(float64); ok && int(k) >= 0 && int(k) < len(p.Kinds) {
+					mk.Kind = p.Kinds[int(k)]
+				}
+				mk.Type, _ = m[1].(string)
+				mk.At, _ = m[2].(float64)
+				if i, ok := m[3].(float64); ok && int(i) >= 0 && int(i) < len(p.RVs) {
+					mk.RV = p.RVs[int(i)]
+				}
+				mk.Key, _ = m[4].(string)
+				mk.Label, _ = m[5].(string)
+				if len(m) > 7 {
+					if rec, ok := m[7].(float64); ok {
+						mk.Recorded = rec
+					}
+				}
+				out = append(out, mk)
+			}
+		}
+	}
+	return out
 }
 
 // Violation is a page's violation.
@@ -111,4 +163,39 @@ func ExternalRefs(html string) []string {
 		}
 	}
 	return out
+}
+
+// DeliveryOrder pairs each delivery mark of p with the event marks of its
+// key and resourceVersion (the truth's) and returns how many deliveries it
+// paired and, for each placed before the earliest of its events, what.
+// pos gives a mark's position (its At, or where a drawing placed it); a
+// mark without one (ok false: an untimed row's, a mark not drawn) is left
+// out, and so is a delivery of no event (an object of the initial state).
+func (p Page) DeliveryOrder(pos func(Mark) (float64, bool)) (paired int, early []string) {
+	marks := p.Marks()
+	first := map[string]float64{}
+	for _, m := range marks {
+		if m.Kind != "event" {
+			continue
+		}
+		x, ok := pos(m)
+		if v, seen := first[m.Key+"@"+m.RV]; ok && (!seen || x < v) {
+			first[m.Key+"@"+m.RV] = x
+		}
+	}
+	for _, m := range marks {
+		if m.Kind != "delivery" {
+			continue
+		}
+		x, ok := pos(m)
+		ev, served := first[m.Key+"@"+m.RV]
+		if !ok || !served {
+			continue
+		}
+		paired++
+		if x < ev {
+			early = append(early, fmt.Sprintf("%s at %v, its event at %v", m.Label, x, ev))
+		}
+	}
+	return paired, early
 }
