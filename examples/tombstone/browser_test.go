@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/timeline"
+	"github.com/lwreplay/lwreplay/timeline/timelinetest"
 )
 
 // ShotsEnv names the environment variable that, when set, says where
@@ -70,6 +72,61 @@ func browse(t *testing.T, bin, page string, args ...string) string {
 
 var bodyAttrs = regexp.MustCompile(`<body[^>]*data-rendered="([^"]*)"[^>]*data-marks="(\d+)"`)
 
+var (
+	drawnTag = regexp.MustCompile(`<(?:circle|rect|path)\b[^>]*\bdata-m="[^"]*"[^>]*>`)
+	drawnIDs = regexp.MustCompile(`\bdata-m="([^"]*)"`)
+	drawnXs  = regexp.MustCompile(`\bdata-x="([^"]*)"`)
+)
+
+// drawnAt reads where a rendered page's drawing placed each mark: by the
+// mark's id (data-m, its position in the page's data), the x it was drawn
+// at (data-x; a cluster lists its marks and their xs alike).
+func drawnAt(t *testing.T, dom string) map[int]float64 {
+	t.Helper()
+	at := map[int]float64{}
+	for _, tag := range drawnTag.FindAllString(dom, -1) {
+		ids, xs := drawnIDs.FindStringSubmatch(tag), drawnXs.FindStringSubmatch(tag)
+		if xs == nil {
+			t.Fatalf("drawn mark %s: got no data-x, want where it was drawn", tag)
+		}
+		idl, xl := strings.Fields(ids[1]), strings.Fields(xs[1])
+		if len(idl) != len(xl) {
+			t.Fatalf("drawn marks %s: got %d ids and %d xs, want one x each", tag, len(idl), len(xl))
+		}
+		for i := range idl {
+			id, err1 := strconv.Atoi(idl[i])
+			x, err2 := strconv.ParseFloat(xl[i], 64)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("drawn mark %s: got id %q at %q, want numbers", tag, idl[i], xl[i])
+			}
+			at[id] = x
+		}
+	}
+	return at
+}
+
+// checkOneClock checks, from the drawing, that no handler delivery is
+// drawn left of the serving of the event it delivers, and that no mark of
+// a row without a run time is drawn on the time axis.
+func checkOneClock(t *testing.T, html, dom string) {
+	t.Helper()
+	p, err := timelinetest.Parse(html)
+	if err != nil {
+		t.Fatalf("Parse: got error %v, want the page's data", err)
+	}
+	at := drawnAt(t, dom)
+	for _, m := range p.Marks() {
+		if _, drawn := at[m.ID]; drawn && m.Untimed {
+			t.Errorf("%s (row %q, no run time): got it drawn on the time axis, want it left out", m.Label, m.Row)
+		}
+	}
+	paired, early := p.DeliveryOrder(func(m timelinetest.Mark) (float64, bool) { x, ok := at[m.ID]; return x, ok })
+	t.Logf("drawn deliveries paired with the drawn serving of their event: %d", paired)
+	if paired == 0 || len(early) > 0 {
+		t.Errorf("drawn deliveries paired with their served events: got %d, %d of them drawn left of their event (%q), want some and none left", paired, len(early), early)
+	}
+}
+
 // blank reports whether a screenshot is (nearly) one colour: fewer than
 // 1% of its pixels differ from its top-left pixel.
 func blank(img image.Image) bool {
@@ -94,6 +151,7 @@ func TestTimelineInBrowser(t *testing.T) {
 	bin := chromium(t)
 	dir := t.TempDir()
 	found, out := foundRunTimeline(t)
+	clean, _ := runTimeline(t, foundByFuzzing[:2]) // the same cassette and client path, no fault
 	files, err := cassette.LoadAll("../../cassettes/real-configmaps-pods-watchlist.yaml")
 	if err != nil {
 		t.Fatalf("LoadAll: got error %v, want none", err)
@@ -111,15 +169,21 @@ func TestTimelineInBrowser(t *testing.T) {
 		wantMarks += len(l.Events) + len(l.Marks) + len(l.Errors)
 	}
 	o := out.Observation
+	p, err := timelinetest.Parse(clean)
+	if err != nil {
+		t.Fatalf("Parse: got error %v, want the page's data", err)
+	}
 	tests := []struct {
 		name      string
 		file      string
 		html      string
 		wantMarks int
+		run       bool // a run's page: one clock
 	}{
 		{name: "browser - shipped WatchList cassette - pass", file: "timeline-cassette", html: shipped.String(), wantMarks: wantMarks},
 		{name: "browser - found failing run - pass", file: "timeline-found-run", html: found,
-			wantMarks: len(o.Truth.Events) + len(o.Truth.Marks) + len(o.Truth.Errors) + len(o.Requests) + len(o.Fired) + len(o.Deliveries)},
+			wantMarks: len(o.Truth.Events) + len(o.Truth.Marks) + len(o.Truth.Errors) + len(o.Requests) + len(o.Fired) + len(o.Deliveries), run: true},
+		{name: "browser - fault-free run - pass", file: "timeline-clean-run", html: clean, wantMarks: len(p.Marks()), run: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -134,6 +198,9 @@ func TestTimelineInBrowser(t *testing.T) {
 			}
 			if m[2] != fmt.Sprint(tc.wantMarks) {
 				t.Errorf("marks the script read: got %s, want %d", m[2], tc.wantMarks)
+			}
+			if tc.run {
+				checkOneClock(t, tc.html, dom)
 			}
 			shot := filepath.Join(dir, tc.file+".png")
 			browse(t, bin, page, "--screenshot="+shot, "--window-size=1400,800")

@@ -13,6 +13,17 @@ import (
 // fuzzing, with the planted handler, and returns it with the outcome.
 func foundRunTimeline(t *testing.T) (string, *fuzz.Outcome) {
 	t.Helper()
+	html, out := runTimeline(t, foundByFuzzing)
+	if !out.Failed() {
+		t.Fatalf("found input: got a run that held, want a failing one")
+	}
+	return html, out
+}
+
+// runTimeline renders the timeline of the run of data, with the planted
+// handler, and returns it with the outcome.
+func runTimeline(t *testing.T, data []byte) (string, *fuzz.Outcome) {
+	t.Helper()
 	c, err := fuzz.NewCampaign(fuzz.Options{
 		Cassettes:  fuzz.Glob("../../cassettes/real-configmaps-pods-*.yaml"),
 		Target:     mirrorTarget,
@@ -22,9 +33,9 @@ func foundRunTimeline(t *testing.T) (string, *fuzz.Outcome) {
 	if err != nil {
 		t.Fatalf("NewCampaign: got error %v, want none", err)
 	}
-	out := c.Check(t, foundByFuzzing)
-	if !out.Failed() || out.Observation == nil {
-		t.Fatalf("found input: got failed=%v, want a failing run with an observation", out.Failed())
+	out := c.Check(t, data)
+	if out.Observation == nil {
+		t.Fatalf("run of %q: got no observation, want one", data)
 	}
 	var b bytes.Buffer
 	if err := fuzz.WriteTimeline(&b, out.Observation, out.Results); err != nil {
