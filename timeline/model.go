@@ -2,8 +2,11 @@
 // one self-contained HTML file: a lane per resource (or per party of a
 // run) holding rows of marks — LIST pages, watch events, bookmarks,
 // errors, the target's requests, the plan's firings, the handler's
-// deliveries — on a time axis, with an RV axis on demand. The page needs
-// no network: its CSS and JavaScript are inline.
+// deliveries — on a time axis, with an RV axis on demand. A recording's
+// time axis is its recorded offsets; a run's is its virtual time, on
+// which its truth's events are placed when the replay served them, their
+// recorded offsets on an axis of their own on demand. The page needs no
+// network: its CSS and JavaScript are inline.
 //
 // It builds on history and faults only; callers convert their own data
 // into a Run (see fuzz.WriteTimeline for a fuzz Observation).

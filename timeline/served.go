@@ -96,7 +96,7 @@ func servedLane(l *history.Log, log []Serving, logged bool) Lane {
 			watch.Marks = append(watch.Marks, m)
 		}
 	}
-	rec := Row{Name: "recorded pages, bookmarks, errors (no run time)", Untimed: true, Recorded: true}
+	rec := Row{Name: "recorded marks (no run time)", Untimed: true, Recorded: true}
 	for _, r := range logLane(l).Rows {
 		for _, m := range r.Marks {
 			if m.Kind == KindEvent {
