@@ -2,6 +2,7 @@ package tombstone
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"image"
 	"image/png"
@@ -9,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -105,6 +107,48 @@ func drawnAt(t *testing.T, dom string) map[int]float64 {
 	return at
 }
 
+// checkRecordedAxis loads the page with its recorded-offsets button
+// pressed and checks, from the drawing, that it draws exactly the marks
+// with a recorded offset, in the order of their offsets.
+func checkRecordedAxis(t *testing.T, bin, page, html string) {
+	t.Helper()
+	const press = `<script>document.getElementById("recaxis").click();</script>`
+	if err := os.WriteFile(page, []byte(strings.Replace(html, "</body>", press+"</body>", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := browse(t, bin, page, "--dump-dom")
+	if m := bodyAttrs.FindStringSubmatch(dom); m == nil || m[1] != "ok" {
+		t.Fatalf("recorded axis: got body %q, want data-rendered=\"ok\"", firstLine(dom, "<body"))
+	}
+	if !strings.Contains(dom, `data-axis="recorded"`) {
+		t.Fatalf("recorded axis: got chart %q, want data-axis=\"recorded\"", firstLine(dom, `id="chart"`))
+	}
+	p, err := timelinetest.Parse(html)
+	if err != nil {
+		t.Fatalf("Parse: got error %v, want the page's data", err)
+	}
+	at := drawnAt(t, dom)
+	var drawn []timelinetest.Mark
+	for _, m := range p.Marks() {
+		_, ok := at[m.ID]
+		if ok != (m.Recorded >= 0) {
+			t.Errorf("recorded axis, %s (recorded offset %v ms): got drawn=%v, want it drawn only with an offset", m.Label, m.Recorded, ok)
+		}
+		if ok {
+			drawn = append(drawn, m)
+		}
+	}
+	slices.SortStableFunc(drawn, func(a, b timelinetest.Mark) int { return cmp.Compare(a.Recorded, b.Recorded) })
+	for i := 1; i < len(drawn); i++ {
+		if a, b := drawn[i-1], drawn[i]; at[b.ID] < at[a.ID] {
+			t.Errorf("recorded axis: got %q (recorded %v ms) drawn left of %q (recorded %v ms), want the offsets' order", b.Label, b.Recorded, a.Label, a.Recorded)
+		}
+	}
+	if len(drawn) == 0 {
+		t.Errorf("recorded axis: got no mark drawn, want the truth's")
+	}
+}
+
 // checkOneClock checks, from the drawing, that no handler delivery is
 // drawn left of the serving of the event it delivers, and that no mark of
 // a row without a run time is drawn on the time axis.
@@ -179,10 +223,11 @@ func TestTimelineInBrowser(t *testing.T) {
 		html      string
 		wantMarks int
 		run       bool // a run's page: one clock
+		shot      bool // its screenshot is one of the docs' (ShotsEnv)
 	}{
-		{name: "browser - shipped WatchList cassette - pass", file: "timeline-cassette", html: shipped.String(), wantMarks: wantMarks},
+		{name: "browser - shipped WatchList cassette - pass", file: "timeline-cassette", html: shipped.String(), wantMarks: wantMarks, shot: true},
 		{name: "browser - found failing run - pass", file: "timeline-found-run", html: found,
-			wantMarks: len(o.Truth.Events) + len(o.Truth.Marks) + len(o.Truth.Errors) + len(o.Requests) + len(o.Fired) + len(o.Deliveries), run: true},
+			wantMarks: len(o.Truth.Events) + len(o.Truth.Marks) + len(o.Truth.Errors) + len(o.Requests) + len(o.Fired) + len(o.Deliveries), run: true, shot: true},
 		{name: "browser - fault-free run - pass", file: "timeline-clean-run", html: clean, wantMarks: len(p.Marks()), run: true},
 	}
 	for _, tc := range tests {
@@ -201,6 +246,7 @@ func TestTimelineInBrowser(t *testing.T) {
 			}
 			if tc.run {
 				checkOneClock(t, tc.html, dom)
+				checkRecordedAxis(t, bin, filepath.Join(dir, tc.file+"-recorded.html"), tc.html)
 			}
 			shot := filepath.Join(dir, tc.file+".png")
 			browse(t, bin, page, "--screenshot="+shot, "--window-size=1400,800")
@@ -216,7 +262,7 @@ func TestTimelineInBrowser(t *testing.T) {
 			if blank(img) {
 				t.Errorf("screenshot: got a blank image, want the timeline drawn")
 			}
-			if to := os.Getenv(ShotsEnv); to != "" {
+			if to := os.Getenv(ShotsEnv); to != "" && tc.shot {
 				data, err := os.ReadFile(shot)
 				if err == nil {
 					err = os.WriteFile(filepath.Join(to, tc.file+".png"), data, 0o644)
