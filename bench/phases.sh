@@ -20,11 +20,13 @@ if [[ -n ${PHASES_MAIN:-} ]]; then
   artifacts=$(mktemp -d)
   trap 'rm -rf "$artifacts"' EXIT
   "$bin" fuzz cassettes/real-configmaps-pods-watchlist.yaml --watchlist off --seed 7 --cpuprofile "$prof" \
-    --duration "${PHASES_DURATION:-20s}" --artifacts "$artifacts" | grep '^seed' >&2
+    --duration "${PHASES_DURATION:-20s}" --artifacts "$artifacts" | grep '^seed' | tee "$prof.txt" >&2
+  runs=$(sed -n 's/^seed [0-9]*: \([0-9]*\) runs.*/\1/p' "$prof.txt")
 else
   go test -c -o "$bin" ./fuzz/
-  "$bin" -test.run '^$' -test.bench "${PHASES_BENCH:-BenchmarkRun/^informer\$/typed/}" -test.benchtime "${PHASES_BENCHTIME:-4s}" \
-    -test.cpuprofile "$prof" | grep '^Benchmark' >&2
+  "$bin" -test.run '^$' -test.bench "${PHASES_BENCH:-BenchmarkRun/^informer\$/typed/}" -test.benchtime "${PHASES_BENCHTIME:-1500x}" \
+    -test.cpuprofile "$prof" | grep '^Benchmark' | tee "$prof.txt" >&2
+  runs=$(awk '{ n += $2 } END { print n }' "$prof.txt") # b.N of each benchmark, summed (its last round)
 fi
 
 # phase name and the functions that put a sample in it, first match wins
@@ -58,4 +60,5 @@ done
 rest=$(calc "$tot - $sum")
 printf '| scheduler, runtime, the rest | %.2f | %.1f%% |\n' "$rest" "$(calc "100 * $rest / $tot")"
 printf '| **total** | %.2f | 100%% |\n' "$tot"
+printf '\n%s runs, %.3f ms of CPU per run\n' "$runs" "$(calc "1000 * $tot / $runs")"
 echo "profile: $prof (binary $bin)" >&2
