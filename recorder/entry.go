@@ -16,23 +16,24 @@ import (
 
 // entry is one recorded exchange while its answer is being read, and after.
 //
-// A watch entry keeps each complete frame as a slice of its own, never
-// changed once kept, and the bytes of the frame being read apart; a view
-// taken under mu therefore stays valid while reading goes on, and the
-// body is put together only when a file is written.
+// A watch entry copies each frame's bytes once, as they are read, into one
+// buffer that holds the complete frames, each followed by a newline (the
+// body as it is written), then the bytes of the frame being read. Bytes
+// before done are never changed once there, and appending never moves
+// what a view took: a view taken under mu therefore stays valid while
+// reading goes on, and writing a file needs no join.
 type entry struct {
 	r       *Recorder
-	it      cassette.Interaction // request, status, headers, Started; Body once a non-watch answer is finished
+	it      cassette.Interaction // request, status, headers, Started; Body once finished
 	collect bool                 // a collection GET: a list page when it answers 2xx
 	watch   bool                 // a 2xx watch answer, recorded frame by frame
 	rewrite bool                 // the body is decoded and redacted before it is kept
 
 	mu        sync.Mutex
-	body      []byte          // non-watch: the answer so far
-	frames    [][]byte        // watch: complete frames, without their newlines
-	size      int64           // watch: bytes of the frames with their newlines
+	body      []byte          // non-watch: the answer so far; watch: complete frames, then the frame being read
+	done      int             // watch: bytes of body's complete frames with their newlines
+	ends      []int           // watch: where each complete frame's newline is in body
 	offsets   []time.Duration // watch: arrival of each frame since it.Started
-	pending   []byte          // watch: the frame being read
 	split     splitter
 	initial   bool // in a WatchList's initial events
 	synthetic bool // in the leading ADDED run of a watch from resourceVersion "" or "0"
@@ -42,35 +43,29 @@ type entry struct {
 	kept      bool   // final and recorded (not dropped)
 }
 
-// view is an interaction as a flush or a rotation writes it: for a
-// watch, its frames are joined into the body when the file is written,
-// outside the recorder's locks.
-type view struct {
-	it     cassette.Interaction
-	frames [][]byte
-	watch  bool
+// frames returns how many complete frames a watch entry holds.
+func (e *entry) frames() int { return len(e.ends) }
+
+// frame returns complete frame k of a watch entry, without its newline.
+func (e *entry) frame(k int) []byte {
+	start := 0
+	if k > 0 {
+		start = e.ends[k-1] + 1
+	}
+	return e.body[start:e.ends[k]]
 }
 
-// interaction returns the interaction with its body.
-func (v view) interaction() cassette.Interaction {
-	if v.watch {
-		v.it.Body = joinFrames(v.frames)
+// recorded returns a watch entry's complete frames as a body, capped so
+// that appending to it never writes into the entry's buffer.
+func (e *entry) recorded() []byte {
+	if e.done == 0 {
+		return nil
 	}
-	return v.it
+	return e.body[:e.done:e.done]
 }
 
-// joinFrames returns frames as a watch body: each followed by a newline.
-func joinFrames(frames [][]byte) []byte {
-	n := 0
-	for _, f := range frames {
-		n += len(f) + 1
-	}
-	b := make([]byte, 0, n)
-	for _, f := range frames {
-		b = append(append(b, f...), '\n')
-	}
-	return b
-}
+// pending returns how many bytes of a frame being read a watch entry holds.
+func (e *entry) pending() int { return len(e.body) - e.done }
 
 func newEntry(r *Recorder, it cassette.Interaction, q history.Request, isResource bool) *entry {
 	ok2xx := it.Code >= 200 && it.Code < 300
@@ -108,23 +103,20 @@ func (e *entry) take(p []byte, now time.Time) int64 {
 		case evStart:
 			seg = k
 		case evEnd:
-			var frame []byte
-			if e.pending != nil {
-				frame, e.pending = append(e.pending, p[seg:k+1]...), nil
-			} else {
-				frame = make([]byte, k+1-seg)
-				copy(frame, p[seg:k+1])
-			}
-			e.commit(frame, now)
+			e.body = grow(e.body, p[seg:k+1])
+			e.commit(now)
 			seg = -1
 		}
 		i = k + 1
 	}
 	if seg >= 0 {
-		e.pending = append(e.pending, p[seg:]...)
+		e.body = grow(e.body, p[seg:])
 	}
 	return e.recount()
 }
+
+// newline ends each frame of a watch body.
+var newline = []byte{'\n'}
 
 // grow appends p to b, doubling b's capacity when it is short (append
 // grows large slices by a quarter, which for a body of many megabytes
@@ -138,21 +130,24 @@ func grow(b, p []byte) []byte {
 	return append(b, p...)
 }
 
-// commit keeps a complete frame.
-func (e *entry) commit(frame []byte, now time.Time) {
+// commit keeps the frame that body holds after done, now complete.
+func (e *entry) commit(now time.Time) {
+	frame := e.body[e.done:]
 	var fi frameInfo
 	if e.rewrite {
 		out, info, ok := e.r.rd.frame(frame)
 		if !ok { // not JSON: it cannot be redacted, so it is not kept
+			e.body = e.body[:e.done]
 			e.r.stats.partial.Add(1)
 			return
 		}
-		frame, fi = out, info
+		e.body, fi = grow(e.body[:e.done], out), info
 	} else {
 		fi = classify(frame)
 	}
-	e.frames = append(e.frames, frame)
-	e.size += int64(len(frame)) + 1
+	e.ends = append(e.ends, len(e.body))
+	e.body = grow(e.body, newline)
+	e.done = len(e.body)
 	e.offsets = append(e.offsets, now.Sub(e.it.Started))
 	st := &e.r.stats
 	switch fi.typ {
@@ -184,11 +179,11 @@ func (e *entry) commit(frame []byte, now time.Time) {
 func (e *entry) sealable() int64 {
 	switch {
 	case e.final && e.kept && e.watch:
-		return e.size
+		return int64(e.done)
 	case e.final && e.kept:
 		return int64(len(e.it.Body))
 	case e.watch && !e.final && e.splittable():
-		return e.size
+		return int64(e.done)
 	}
 	return 0
 }
@@ -197,7 +192,7 @@ func (e *entry) sealable() int64 {
 // complete frame: not inside a WatchList's initial events nor a watch's
 // leading ADDED run, which only make sense whole.
 func (e *entry) splittable() bool {
-	return len(e.frames) > 0 && !e.initial && !e.synthetic
+	return e.frames() > 0 && !e.initial && !e.synthetic
 }
 
 // recount updates the recorder's sealable byte count with this entry's
@@ -234,11 +229,11 @@ func (e *entry) finish(now time.Time, eof bool) int64 {
 	st := &e.r.stats
 	if e.watch {
 		e.it.StreamEnd = e.end
-		if len(e.pending) > 0 {
+		if e.pending() > 0 {
 			st.partial.Add(1)
 		}
-		e.pending = nil
-		e.it.FrameOffsets, e.it.Duration = e.offsets, now.Sub(e.it.Started)
+		e.body = e.recorded()
+		e.it.Body, e.it.FrameOffsets, e.it.Duration = e.body, e.offsets, now.Sub(e.it.Started)
 		e.kept = true
 		e.r.gen.Add(1)
 		return e.recount()
@@ -300,42 +295,45 @@ func (e *entry) whole() bool {
 // snapshot returns the interaction as it stands, for a flush: a finished
 // one whole, an open watch with its complete frames so far; ok is false
 // for what is not recorded (yet).
-func (e *entry) snapshot(now time.Time) (view, bool) {
+func (e *entry) snapshot(now time.Time) (cassette.Interaction, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch {
 	case e.final:
-		return view{it: e.it, frames: e.frames, watch: e.watch}, e.kept
+		return e.it, e.kept
 	case e.watch:
 		it := e.it
+		it.Body = e.recorded()
 		it.FrameOffsets = e.offsets[:len(e.offsets):len(e.offsets)]
 		it.Duration = now.Sub(it.Started)
-		return view{it: it, frames: e.frames[:len(e.frames):len(e.frames)], watch: true}, true
+		return it, true
 	}
-	return view{}, false
+	return cassette.Interaction{}, false
 }
 
 // cut splits an open, splittable watch after its last complete frame: the
 // frames so far are returned as an interaction of their own, and the entry
 // goes on as a watch from the resourceVersion of the last of them (as the
-// client's re-watch would be) started at that frame's arrival. ok is false
-// when the watch cannot be split. Called with mu held.
-func (e *entry) cut() (view, bool) {
+// client's re-watch would be) started at that frame's arrival, with the
+// bytes of the frame being read. ok is false when the watch cannot be
+// split. Called with mu held.
+func (e *entry) cut() (cassette.Interaction, bool) {
 	if e.final || !e.watch || !e.splittable() {
-		return view{}, false
+		return cassette.Interaction{}, false
 	}
 	rv := ""
-	for k := len(e.frames) - 1; k >= 0 && rv == ""; k-- {
-		rv = frameRV(e.frames[k])
+	for k := e.frames() - 1; k >= 0 && rv == ""; k-- {
+		rv = frameRV(e.frame(k))
 	}
 	next, err := continueURL(e.it.URL, rv)
 	if rv == "" || err != nil {
-		return view{}, false
+		return cassette.Interaction{}, false
 	}
 	last := e.offsets[len(e.offsets)-1]
-	part := view{it: e.it, frames: e.frames, watch: true}
-	part.it.FrameOffsets, part.it.Duration = e.offsets, last
-	e.frames, e.offsets, e.size = nil, nil, 0
+	part := e.it
+	part.Body, part.FrameOffsets, part.Duration = e.recorded(), e.offsets, last
+	e.body = grow(nil, e.body[e.done:])
+	e.done, e.ends, e.offsets = 0, nil, nil
 	e.it.URL = next
 	e.it.Started = e.it.Started.Add(last)
 	e.r.size.Add(-e.counted)

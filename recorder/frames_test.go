@@ -52,8 +52,8 @@ func bareEntry(t *testing.T, uri string, rd *redactor) *entry {
 // framesOf returns an entry's complete frames.
 func framesOf(e *entry) []string {
 	var out []string
-	for _, f := range e.frames {
-		out = append(out, string(f))
+	for k := range e.frames() {
+		out = append(out, string(e.frame(k)))
 	}
 	return out
 }
@@ -106,8 +106,8 @@ func TestSplitter(t *testing.T) {
 				if got := framesOf(e); strings.Join(got, "\n") != strings.Join(want, "\n") {
 					t.Fatalf("frames for reads of %d bytes...: got %q, want %q", len(reads[0]), got, want)
 				}
-				if len(e.pending) != 0 {
-					t.Errorf("pending bytes after the last frame: got %d, want 0", len(e.pending))
+				if e.pending() != 0 {
+					t.Errorf("pending bytes after the last frame: got %d, want 0", e.pending())
 				}
 			}
 		})
@@ -134,7 +134,7 @@ func TestSplitterPartial(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := bareEntry(t, "/api/v1/configmaps?watch=true&resourceVersion=10", nil)
 			e.take([]byte(tt.input), time.Now())
-			if got := len(e.pending) > 0; got != tt.pending {
+			if got := e.pending() > 0; got != tt.pending {
 				t.Errorf("pending bytes: got %v, want %v", got, tt.pending)
 			}
 			e.finish(time.Now(), false)
@@ -144,8 +144,8 @@ func TestSplitterPartial(t *testing.T) {
 			if got := e.r.stats.partial.Load(); got != tt.partials {
 				t.Errorf("partial frames: got %d, want %d", got, tt.partials)
 			}
-			if v, _ := e.snapshot(time.Now()); !bytes.HasSuffix(v.interaction().Body, []byte("}\n")) {
-				t.Errorf("recorded body: got %q, want it to end with a complete frame", v.interaction().Body)
+			if v, _ := e.snapshot(time.Now()); !bytes.HasSuffix(v.Body, []byte("}\n")) {
+				t.Errorf("recorded body: got %q, want it to end with a complete frame", v.Body)
 			}
 		})
 	}

@@ -1,7 +1,9 @@
 package recorder
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"fmt"
 	"time"
 
@@ -47,14 +49,14 @@ func (r *Recorder) rotateLocked() error {
 		return nil
 	}
 	path := r.cur
-	var views []view
+	var views []cassette.Interaction
 	var next []*entry
 	for _, e := range r.entries {
 		e.mu.Lock()
 		switch {
 		case e.final && !e.kept: // not recorded
 		case e.final:
-			views = append(views, view{it: e.it, frames: e.frames, watch: e.watch})
+			views = append(views, e.it)
 			r.size.Add(-e.counted)
 			e.counted = 0
 		default:
@@ -126,7 +128,7 @@ func (r *Recorder) flushLocked() error {
 	r.mu.Lock()
 	gen := r.gen.Load()
 	path := r.cur
-	views := make([]view, 0, len(r.entries))
+	views := make([]cassette.Interaction, 0, len(r.entries))
 	for _, e := range r.entries {
 		if v, ok := e.snapshot(now); ok {
 			views = append(views, v)
@@ -142,11 +144,14 @@ func (r *Recorder) flushLocked() error {
 }
 
 // fileOf returns the cassette file at path holding views, each
-// interaction passed through the before-save hooks.
-func (r *Recorder) fileOf(path string, views []view) *cassette.File {
+// interaction passed through the before-save hooks, on a copy of its
+// bodies (a hook changes what is written, never what was recorded).
+func (r *Recorder) fileOf(path string, views []cassette.Interaction) *cassette.File {
 	f := &cassette.File{Path: path, Interactions: make([]cassette.Interaction, 0, len(views))}
-	for _, v := range views {
-		i := v.interaction()
+	for _, i := range views {
+		if len(r.opts.beforeSave) > 0 {
+			i.Body, i.RequestBody = bytes.Clone(i.Body), bytes.Clone(i.RequestBody)
+		}
 		for _, hook := range r.opts.beforeSave {
 			hook(&i)
 		}
@@ -157,7 +162,7 @@ func (r *Recorder) fileOf(path string, views []view) *cassette.File {
 
 // save writes f to its path and notes the file.
 func (r *Recorder) save(f *cassette.File) error {
-	if err := f.Save(f.Path); err != nil {
+	if err := write(f); err != nil {
 		return fmt.Errorf("%w %s: %w", ErrWrite, f.Path, err)
 	}
 	r.mu.Lock()
@@ -169,4 +174,26 @@ func (r *Recorder) save(f *cassette.File) error {
 	}
 	r.files = append(r.files, f.Path)
 	return nil
+}
+
+// write writes f to its path in the bytes f.Save writes, each response
+// body streamed into its literal block as it is (cassette.Writer.AddStream)
+// rather than analysed and emitted byte by byte by the YAML encoder, which
+// for a watch body of many megabytes is most of a save's cost.
+func write(f *cassette.File) error {
+	w, err := cassette.Create(f.Path)
+	if err != nil {
+		return err
+	}
+	for _, i := range f.Interactions {
+		if len(i.Body) == 0 {
+			err = w.Add(i)
+		} else {
+			err = w.AddStream(i, io.NewSectionReader(bytes.NewReader(i.Body), 0, int64(len(i.Body))))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return w.Close()
 }
