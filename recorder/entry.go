@@ -332,7 +332,10 @@ func (e *entry) cut() (cassette.Interaction, bool) {
 	last := e.offsets[len(e.offsets)-1]
 	part := e.it
 	part.Body, part.FrameOffsets, part.Duration = e.recorded(), e.offsets, last
-	e.body = grow(nil, e.body[e.done:])
+	// The watch goes on at the pace that filled this buffer: room for as
+	// much again spares the doublings (each a fresh, zeroed buffer and a
+	// copy) of growing from nothing.
+	e.body = append(make([]byte, 0, max(4096, e.done+e.done/4)), e.body[e.done:]...)
 	e.done, e.ends, e.offsets = 0, nil, nil
 	e.it.URL = next
 	e.it.Started = e.it.Started.Add(last)
