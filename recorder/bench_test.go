@@ -14,7 +14,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -304,5 +306,73 @@ func BenchmarkRecordStream(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// watchEvents consumes a typed configmap watch of h from its initial
+// state's resourceVersion through rt until every event has come.
+func watchEvents(b *testing.B, h *history.History, wrap func(http.RoundTripper) http.RoundTripper) {
+	l := h.Logs[0]
+	cfg := &rest.Config{Host: "http://replay.invalid", QPS: -1, Transport: replayer.New(h).Transport()}
+	if wrap != nil {
+		cfg.Wrap(wrap)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		b.Fatalf("clientset: got error %v, want none", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w, err := cs.CoreV1().ConfigMaps("").Watch(ctx, metav1.ListOptions{ResourceVersion: l.StartRV, AllowWatchBookmarks: true})
+	if err != nil {
+		b.Fatalf("watch: got error %v, want none", err)
+	}
+	defer w.Stop()
+	for got := 0; got < len(l.Events); {
+		e, ok := <-w.ResultChan()
+		switch {
+		case !ok:
+			b.Fatalf("watch: ended after %d events, want %d", got, len(l.Events))
+		case e.Type == watch.Error:
+			b.Fatalf("watch: event %d: got an ERROR, want none", got)
+		case e.Type != watch.Bookmark:
+			got++
+		}
+	}
+}
+
+// BenchmarkRecorderWatchCPU is bench/scale.sh's recorder row in small: the
+// process CPU time of a typed watch of 20,000 configmap events through the
+// replayer without and with the recorder, alternated in each iteration,
+// the recorder's New through Close (its last save) included. The maximum
+// size is 1 MiB, so that the stream (some 12 MiB) rotates as often as the
+// scale row's 100,000 pod events do at the default 16 MiB. It reports
+// cpu-on/off, the ratio of the sums.
+func BenchmarkRecorderWatchCPU(b *testing.B) {
+	h := benchHistory(b, 20000)
+	dir := b.TempDir()
+	var cpuOff, cpuOn time.Duration
+	n := 0
+	for b.Loop() {
+		cpu := cpuTime()
+		watchEvents(b, h, nil)
+		cpuOff += cpuTime() - cpu
+		cpu = cpuTime()
+		rec, err := New(filepath.Join(dir, fmt.Sprintf("run%d", n), "bench.yaml"), WithMaxSize(1<<20))
+		if err != nil {
+			b.Fatalf("New: got error %v, want none", err)
+		}
+		watchEvents(b, h, rec.Wrap)
+		if err := rec.Close(); err != nil {
+			b.Fatalf("Close: got error %v, want none", err)
+		}
+		cpuOn += cpuTime() - cpu
+		if got := rec.Stats().Events; got < 20000 {
+			b.Fatalf("events recorded: got %d, want at least 20000", got)
+		}
+		n++
+	}
+	if cpuOff > 0 {
+		b.ReportMetric(float64(cpuOn)/float64(cpuOff), "cpu-on/off")
 	}
 }
