@@ -3,8 +3,8 @@ package recorder
 import (
 	"bytes"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/lwreplay/lwreplay/cassette"
