@@ -17,7 +17,10 @@
 # SCALE_OBJECTS (default "10000 100000"), SCALE_EVENTS (1000000),
 # SCALE_RECORDER_EVENTS (100000) and SCALE_SEED (1) make it smaller to try;
 # SCALE_ROUNDS (3) is how often the replay and recorder measurements
-# alternate what they compare, and the initial LIST is decoded.
+# alternate what they compare, and the initial LIST is decoded;
+# SCALE_MEASURES (every one) names the measurements to make, e.g.
+# "idle,load,state,serve-list,serve-watchlist,decode-list" for the load and
+# serve rows alone.
 set -euo pipefail
 
 max_memory=()
@@ -35,6 +38,8 @@ events=${SCALE_EVENTS:-1000000}
 recorder_events=${SCALE_RECORDER_EVENTS:-100000}
 rounds=${SCALE_ROUNDS:-3}
 seed=${SCALE_SEED:-1}
+measures=()
+[[ -n ${SCALE_MEASURES:-} ]] && measures=(--measures "$SCALE_MEASURES")
 page_size=500
 
 bin=$(mktemp -d)
@@ -69,6 +74,6 @@ out="bench/out/scale-$(date +%Y%m%d-%H%M%S)"
   echo "lwreplay $(git describe --always --dirty 2>/dev/null || echo '?'), $(go version), $(nproc) cores"
   echo "cassettes: ${args[*]}"
 } | tee "$out.log" >&2
-"$bin/scale" --lwreplay "$bin/lwreplay" --raw "$out.json" --recorder-events "$recorder_events" --rounds "$rounds" "${args[@]}" \
+"$bin/scale" --lwreplay "$bin/lwreplay" --raw "$out.json" --recorder-events "$recorder_events" --rounds "$rounds" "${measures[@]}" "${args[@]}" \
   2> >(tee -a "$out.log" >&2) | tee "$out.md"
 echo "raw output: $out.{log,json,md}" >&2

@@ -2,7 +2,7 @@
 // named NAME=PATH, each in a child process of its own, and prints the
 // markdown table; --raw saves every child's figures as JSON.
 //
-//	scale --lwreplay BIN [--raw FILE] [--recorder-events N] [--rounds N] 10k=PATH 100k=PATH
+//	scale --lwreplay BIN [--raw FILE] [--recorder-events N] [--rounds N] [--measures M,...] 10k=PATH 100k=PATH
 //
 // bench/scale.sh builds it and lwreplay, makes the cassettes and runs it.
 package main
@@ -41,6 +41,7 @@ func run(args []string) error {
 	raw := fs.String("raw", "", "write every measurement's figures here as JSON")
 	events := fs.Int("recorder-events", 100000, "events of the watch the recorder measurement consumes")
 	rounds := fs.Int("rounds", 3, "rounds of the recorder measurement and of decoding the initial LIST")
+	only := fs.StringSlice("measures", nil, "make only these measurements (default: every one): "+strings.Join(measureNames(), ","))
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -55,12 +56,21 @@ func run(args []string) error {
 		}
 		cassettes = append(cassettes, scale.Cassette{Name: name, Path: path})
 	}
+	var measures []scale.Measure
+	for _, name := range *only {
+		m, err := scale.ParseMeasure(name)
+		if err != nil {
+			return fmt.Errorf("%w: --measures: %v", errUsage, err)
+		}
+		measures = append(measures, m)
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
 	results, err := scale.Run(context.Background(), cassettes, scale.Options{
 		Self: []string{self}, Lwreplay: *lwreplay, RecorderEvents: *events, Rounds: *rounds, Log: os.Stderr,
+		Measures: measures,
 	})
 	if *raw != "" {
 		b, jerr := json.MarshalIndent(results, "", "  ")
@@ -75,4 +85,13 @@ func run(args []string) error {
 		return err
 	}
 	return scale.Table(os.Stdout, scale.Rows(results, scale.DefaultTargets))
+}
+
+// measureNames returns the names --measures takes.
+func measureNames() []string {
+	var names []string
+	for _, m := range scale.Measures {
+		names = append(names, m.String())
+	}
+	return names
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -62,6 +63,39 @@ func TestRows(t *testing.T) {
 				if r.Target != tt.target[i] || r.Met != tt.met[i] {
 					t.Errorf("%s: got target %q met %v, want %q met %v", r.Measurement, r.Target, r.Met, tt.target[i], tt.met[i])
 				}
+			}
+		})
+	}
+}
+
+func TestRowsSubset(t *testing.T) {
+	tests := []struct {
+		name string
+		drop []Measure
+		want []string // the rows' measurements
+	}{
+		{"rows - every measurement - pass", nil,
+			[]string{"load: peak RSS", "serve → synced, LIST", "serve → synced, WatchList", "in-process replay", "recorder CPU, 1000-event watch"}},
+		{"rows - no replay or recorder - pass", []Measure{Replay, Recorder},
+			[]string{"load: peak RSS", "serve → synced, LIST", "serve → synced, WatchList"}},
+		{"rows - no LIST decoded: no sync rows - pass", []Measure{DecodeList},
+			[]string{"load: peak RSS", "in-process replay", "recorder CPU, 1000-event watch"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := result(100000, 250<<20, 150, 9000)
+			for _, m := range tt.drop {
+				delete(r.Children, m.String())
+			}
+			var got []string
+			for _, row := range Rows([]Result{r}, DefaultTargets) {
+				got = append(got, row.Measurement)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got rows %q, want %q", got, tt.want)
+			}
+			if err := r.check(); err != nil {
+				t.Errorf("got check error %v, want none", err)
 			}
 		})
 	}

@@ -35,12 +35,24 @@ type Row struct {
 	Met    bool
 }
 
-// Rows returns the table's rows: each measurement, for each result.
+// Rows returns the table's rows: each measurement, for each result that
+// holds the children it is made of.
 func Rows(results []Result, t Targets) []Row {
 	var rows []Row
-	for _, m := range []func(Result, Targets) Row{loadRow, syncRow(ServeList), syncRow(ServeWatchList), replayRow, recorderRow} {
+	for _, m := range []struct {
+		row  func(Result, Targets) Row
+		from []Measure
+	}{
+		{loadRow, []Measure{Idle, Load, State}},
+		{syncRow(ServeList), []Measure{ServeList, DecodeList}},
+		{syncRow(ServeWatchList), []Measure{ServeWatchList, DecodeList}},
+		{replayRow, []Measure{Replay}},
+		{recorderRow, []Measure{Recorder}},
+	} {
 		for _, r := range results {
-			rows = append(rows, m(r, t))
+			if r.has(m.from...) {
+				rows = append(rows, m.row(r, t))
+			}
 		}
 	}
 	return rows
