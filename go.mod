@@ -3,6 +3,7 @@ module github.com/lwreplay/lwreplay
 go 1.26.0
 
 require (
+	github.com/go-json-experiment/json v1.27.2
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822
 	github.com/spf13/pflag v1.1.0
 	go.yaml.in/yaml/v4 v4.0.0

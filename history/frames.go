@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/lwreplay/lwreplay/cassette"
 )
 
@@ -25,8 +27,8 @@ import (
 const frameBatch = 2048
 
 type wireEvent struct {
-	Type   EventType       `json:"type"`
-	Object json.RawMessage `json:"object"`
+	Type   EventType      `json:"type"`
+	Object jsontext.Value `json:"object"`
 }
 
 // wireFrame is a frame decoded in one pass: its type and its object's
@@ -209,14 +211,14 @@ func (r *record) parseBatch(lines [][]byte, offsets []time.Duration) error {
 // JSON is cut out of line in place: line is the caller's to give away.
 func parseFrame(loc Location, line []byte, wf *wireFrame) (frame, error) {
 	f := frame{event: loc.Event, at: -1}
-	if err := json.Unmarshal(line, wf); err != nil {
+	if err := decodeJSON(line, wf); err != nil {
 		return f, syntaxError{err} // the stream decoder says what is wrong
 	}
 	f.typ = wf.Type
 	obj := objectSpan(line, wf.Type)
 	if obj == nil && wf.Type != Bookmark {
 		var we wireEvent
-		if err := json.Unmarshal(line, &we); err != nil {
+		if err := decodeJSON(line, &we); err != nil {
 			return f, fmt.Errorf("%w: %s: unparsable frame: %v", cassette.ErrFormat, loc, err)
 		}
 		obj = we.Object

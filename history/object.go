@@ -89,7 +89,7 @@ type objectMeta struct {
 // and returns it with its kind and apiVersion.
 func ParseObject(raw []byte) (o *Object, kind, apiVersion string, err error) {
 	var m objectMeta
-	if err := json.Unmarshal(raw, &m); err != nil {
+	if err := decodeJSON(raw, &m); err != nil {
 		return nil, "", "", fmt.Errorf("object: %v", err)
 	}
 	o, err = objectFrom(&m, raw, false)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/lwreplay/lwreplay/cassette"
 )
 
@@ -103,7 +105,7 @@ type listMeta struct {
 		Continue           string `json:"continue"`
 		RemainingItemCount *int64 `json:"remainingItemCount"`
 	} `json:"metadata"`
-	Items []json.RawMessage `json:"items"`
+	Items []jsontext.Value `json:"items"`
 }
 
 type statusBody struct {
@@ -197,7 +199,7 @@ func parseInteraction(bs *buildState, loc Location, i cassette.Interaction, star
 	}
 	r.kind = recList
 	var lm listMeta
-	if err := json.Unmarshal(i.Body, &lm); err != nil {
+	if err := decodeJSON(i.Body, &lm); err != nil {
 		return nil, fmt.Errorf("%w: %s: list body: %v", cassette.ErrFormat, loc, err)
 	}
 	r.listRV, r.next, r.remaining = lm.Metadata.ResourceVersion, lm.Metadata.Continue, lm.Metadata.RemainingItemCount != nil

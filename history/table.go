@@ -2,7 +2,6 @@ package history
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 
 	"github.com/lwreplay/lwreplay/cassette"
@@ -65,7 +64,7 @@ func tableAnswer(i cassette.Interaction, watch bool) bool {
 		return isTableFrame(line)
 	}
 	var tm typeMeta
-	return json.Unmarshal(body, &tm) == nil && isTable(tm)
+	return decodeJSON(body, &tm) == nil && isTable(tm)
 }
 
 // isTableFrame reports whether a watch frame's object is a Table.
@@ -73,14 +72,14 @@ func isTableFrame(line []byte) bool {
 	var ev struct {
 		Object typeMeta `json:"object"`
 	}
-	return json.Unmarshal(line, &ev) == nil && isTable(ev.Object)
+	return decodeJSON(line, &ev) == nil && isTable(ev.Object)
 }
 
 // recordedTable reads a LIST answer in Table form; ok is false when its
 // body is not a Table.
 func recordedTable(loc Location, q Request, includeObject string, body []byte) (RecordedTable, bool) {
 	var tm typeMeta
-	if json.Unmarshal(body, &tm) != nil || !isTable(tm) {
+	if decodeJSON(body, &tm) != nil || !isTable(tm) {
 		return RecordedTable{}, false
 	}
 	return RecordedTable{
