@@ -126,6 +126,17 @@ func (s *blobStore) flush(upto int) {
 	s.chunk, s.pending = s.chunk[:0], upto
 }
 
+// settle writes the JSON gathered so far and reports whether no object
+// taken keeps its JSON in the heap: the store spills, and the file has not
+// failed.
+func (s *blobStore) settle() bool {
+	if s == nil || !s.spill {
+		return false
+	}
+	s.flush(len(s.refs))
+	return s.spill
+}
+
 // abandon stops spilling: what is in the file stays there (finish reads it
 // back or maps it), the rest in the heap.
 func (s *blobStore) abandon() {

@@ -98,8 +98,9 @@ func (e syntaxError) Is(target error) bool { return target == errNotLines }
 
 // parseLines reads i's watch stream one frame per line, in batches: a
 // batch's lines are read into one buffer of their own (objects' JSON is
-// cut out of it in place), parsed on every CPU, and kept (buildState.keep)
-// while the next batch is parsed.
+// cut out of it in place; once that JSON is in the blob store's file, the
+// buffer is used again), parsed on every CPU, and kept
+// (buildState.keepAsync) while the next batch is parsed.
 func parseLines(r *record, i cassette.Interaction) error {
 	rc, err := i.OpenBody()
 	if err != nil {
@@ -107,7 +108,7 @@ func parseLines(r *record, i cassette.Interaction) error {
 	}
 	defer rc.Close()
 	in := bufio.NewReaderSize(rc, 1<<20)
-	buf := make([]byte, 0, batchBytes)
+	buf := r.build.batchBuffer()
 	var spans [][2]int // each line's start and end in buf
 	line := -1         // start in buf of the line being read
 	for eof := false; !eof; {
@@ -141,10 +142,10 @@ func parseLines(r *record, i cassette.Interaction) error {
 			for k, sp := range spans {
 				lines[k] = buf[sp[0]:sp[1]:sp[1]]
 			}
-			if err := r.parseBatch(lines, i.FrameOffsets); err != nil {
+			if err := r.parseBatch(lines, buf, i.FrameOffsets); err != nil {
 				return err
 			}
-			buf, spans = make([]byte, 0, batchBytes), spans[:0]
+			buf, spans = r.build.batchBuffer(), spans[:0]
 		}
 	}
 	return nil
@@ -157,8 +158,9 @@ const batchBytes = 8 << 20
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // parseBatch parses lines, the next frames of r's stream, on every CPU and
-// appends them in order.
-func (r *record) parseBatch(lines [][]byte, offsets []time.Duration) error {
+// appends them in order; lines are cut out of buf, which it gives away
+// (buildState.keepAsync).
+func (r *record) parseBatch(lines [][]byte, buf []byte, offsets []time.Duration) error {
 	base := len(r.frames)
 	out := make([]frame, len(lines))
 	errs := make([]error, len(lines))
@@ -202,7 +204,7 @@ func (r *record) parseBatch(lines [][]byte, offsets []time.Duration) error {
 			objs = append(objs, out[k].obj)
 		}
 	}
-	r.build.keepAsync(objs)
+	r.build.keepAsync(objs, buf)
 	r.frames = append(r.frames, out...)
 	return nil
 }

@@ -251,6 +251,10 @@ type buildState struct {
 	blobs   blobStore
 	intern  interner
 	pending chan struct{} // closed when the last keepAsync is done
+	// free holds batch buffers no object points into any more (their JSON
+	// is in the blob store's file): parseLines reads its next batches into
+	// them rather than into new ones.
+	free chan []byte
 }
 
 // keep takes objects as they are read: their common metadata shared
@@ -265,18 +269,42 @@ func (bs *buildState) keep(objs ...*Object) {
 	bs.keepNow(objs)
 }
 
-// keepAsync keeps objs on another goroutine, after what was kept before.
-func (bs *buildState) keepAsync(objs []*Object) {
+// keepAsync keeps objs, whose JSON may be cut out of buf, on another
+// goroutine, after what was kept before; buf is given away: once no
+// object points into it, it is left for batchBuffer to hand out again.
+func (bs *buildState) keepAsync(objs []*Object, buf []byte) {
 	if bs == nil {
 		return
 	}
 	bs.wait()
+	if bs.free == nil {
+		bs.free = make(chan []byte, 2)
+	}
 	done := make(chan struct{})
 	bs.pending = done
 	go func() {
 		defer close(done)
 		bs.keepNow(objs)
+		if bs.blobs.settle() {
+			select {
+			case bs.free <- buf[:0]:
+			default:
+			}
+		}
 	}()
+}
+
+// batchBuffer returns an empty buffer for a batch of frames: one
+// keepAsync let go of, or a new one.
+func (bs *buildState) batchBuffer() []byte {
+	if bs != nil {
+		select {
+		case b := <-bs.free:
+			return b
+		default:
+		}
+	}
+	return make([]byte, 0, batchBytes)
 }
 
 // wait returns once every object given to keep is kept.

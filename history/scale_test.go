@@ -236,3 +236,44 @@ func TestBuild_SpillFileFails(t *testing.T) {
 		})
 	}
 }
+
+// TestBuild_ReusedBatchBuffers builds watch streams of several batches
+// (history reads a stream 2048 frames at a time, and reuses a batch's
+// buffer once its JSON is in the mapped file): every object's JSON stays
+// what a build that keeps it in the heap reads.
+func TestBuild_ReusedBatchBuffers(t *testing.T) {
+	f, err := synth.Generate(synth.GenerateOptions{Objects: 200, Events: 20000, Seed: 5, PageSize: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "long.yaml")
+	if err := f.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	want := describe(build(t, path))
+	tests := []struct {
+		name  string
+		spill int64
+		lazy  bool
+	}{
+		{"reused buffers - JSON in a mapped file - pass", 1, false},
+		{"reused buffers - bodies left in the file too - pass", 1, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("TMPDIR", t.TempDir())
+			defer history.SetSpillAt(tt.spill)()
+			h := build(t, path, cassette.WithLazyBodies(tt.lazy))
+			longest := 0
+			for _, l := range h.Logs {
+				longest = max(longest, len(l.Events))
+			}
+			if longest < 3*2048 {
+				t.Fatalf("got a longest log of %d events, want 3 batches of 2048 or more", longest)
+			}
+			if got := describe(h); got != want {
+				t.Errorf("got a history that differs from a plain build's:\n%.2000s\nwant:\n%.2000s", got, want)
+			}
+		})
+	}
+}
