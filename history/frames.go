@@ -21,7 +21,8 @@ import (
 // batches on every CPU: a frame's JSON is decoded once, into its type and
 // its object's metadata, and the object's bytes are cut out of the frame
 // as kube-apiserver lays it out ({"type":...,"object":{...}}), so that a
-// frame is scanned twice (validated, decoded), not five times.
+// frame is scanned once (validated as it is decoded: decodeJSON), not
+// five times.
 
 // frameBatch is how many frames are parsed together.
 const frameBatch = 2048
