@@ -40,10 +40,7 @@ func TestFaultTruth(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			plan, err := faults.ParseText(tt.plan)
-			if err != nil {
-				t.Fatalf("plan: %v", err)
-			}
+			plan := mustPlan(t, tt.plan)
 			synctest.Test(t, func(t *testing.T) {
 				h := smallHistory(t)
 				srv := New(h, WithPlan(plan))
@@ -98,10 +95,7 @@ func TestFaultRewriteShared(t *testing.T) {
 		{name: "rewrite - opaque-rv drawn by two servers - one history - pass", plan: "opaque-rv"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			plan, err := faults.ParseText(tt.plan)
-			if err != nil {
-				t.Fatalf("plan: %v", err)
-			}
+			plan := mustPlan(t, tt.plan)
 			synctest.Test(t, func(t *testing.T) {
 				h := smallHistory(t)
 				var truths []*history.History
