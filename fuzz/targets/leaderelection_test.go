@@ -50,6 +50,15 @@ func conflicts(_ int, _ time.Duration) error {
 	return apierrors.NewConflict(schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}, leaseName, errors.New("planted"))
 }
 
+// waitsOutLease checks a run whose leader crashed once: one leader, the
+// fresh instance, at least a LeaseDuration after the crash.
+func waitsOutLease(t *testing.T, obs *oracle.Observation, tl *oracle.Leadership) {
+	got := leaders(tl)
+	if len(obs.Crashes) != 1 || len(got) != 1 || got[0].at < obs.Crashes[0]+leaseDuration {
+		t.Errorf("crashes %v, leaders %v: want one crash, then one leader at least %v after it", obs.Crashes, got, leaseDuration)
+	}
+}
+
 // leaderTarget is the leader-election target with hooks planted.
 func leaderTarget(name string, hooks leaderHooks) harness.Target {
 	return harness.Target{Name: name, Doc: "a planted leader election", Run: func(ctx context.Context, env *harness.Env) error {
@@ -93,20 +102,10 @@ func TestLeaderElectionPlanted(t *testing.T) {
 			}},
 		{name: "leader-election - crash after the lease's create - the fresh instance waits out the lease, every invariant holds - pass",
 			target: leaderTarget("leader-election-crash", leaderHooks{busy: long}), plan: "crash-after-write:write=1",
-			check: func(t *testing.T, obs *oracle.Observation, tl *oracle.Leadership) {
-				got := leaders(tl)
-				if len(obs.Crashes) != 1 || len(got) != 1 || got[0].at < obs.Crashes[0]+leaseDuration {
-					t.Errorf("crashes %v, leaders %v: want one crash, then one leader at least %v after it", obs.Crashes, got, leaseDuration)
-				}
-			}},
+			check: waitsOutLease},
 		{name: "leader-election - crash after a renewal - the fresh instance waits out the lease, every invariant holds - pass",
 			target: leaderTarget("leader-election-crash", leaderHooks{busy: long}), plan: "crash-after-write:write=3",
-			check: func(t *testing.T, obs *oracle.Observation, tl *oracle.Leadership) {
-				got := leaders(tl)
-				if len(obs.Crashes) != 1 || len(got) != 1 || got[0].at < obs.Crashes[0]+leaseDuration {
-					t.Errorf("crashes %v, leaders %v: want one crash, then one leader at least %v after it", obs.Crashes, got, leaseDuration)
-				}
-			}},
+			check: waitsOutLease},
 		{name: "leader-election - the apiserver restarts at the informer's first watch, down 30s - no leader while it is down but the first renew deadline, a leader again once it is back, every invariant holds - pass",
 			target: leaderTarget("leader-election-restart", leaderHooks{busy: long}), plan: "apiserver-restart:down=30,watch=1",
 			check: func(t *testing.T, obs *oracle.Observation, tl *oracle.Leadership) {
