@@ -1,0 +1,177 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/cluster"
+)
+
+// eckFixtures is where -update puts TestRecordECK's recordings:
+// examples/eck replays them to ECK's Beat controller.
+const eckFixtures = eckExample + "/testdata"
+
+// TestRecordECK records what a user of the Elastic Cloud on Kubernetes
+// operator does to Beats (ECK's Beat CRD, from the module examples/eck
+// requires, applied to a real kube-apiserver of its own), with lwreplay
+// record on both client paths — WatchList, and LIST in pages of 2 then
+// WATCH — and every kind the Beat controller watches (DaemonSets,
+// Deployments, Pods, Secrets) beside Beats: a Beat upgraded, another
+// created from a config Secret and scaled, the Secret changed, a Beat
+// deleted and created again under its name. No operator runs: the
+// recording holds the user's actions only, and in the replay the
+// operator's writes are the fuzzed target's. Each recording's history
+// ends at the real final state, holds the recreated Beat, and replays to
+// its recorded answers; under -update the recordings become
+// examples/eck's cassettes.
+func TestRecordECK(t *testing.T) {
+	c := cluster.StartT(t)
+	ctx := t.Context()
+	cs, err := kubernetes.NewForConfig(c.RestConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(c.RestConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd, err := eckBeatCRD(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := applyCRD(ctx, dyn, crd, beatGVR); err != nil {
+		t.Fatal(err)
+	}
+	if err := ensureNamespaces(ctx, cs, eckNS); err != nil {
+		t.Fatal(err)
+	}
+	actor := eckActor{cs: cs, dyn: dyn, pause: actorPause}
+	if err := actor.prepopulate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := kubeconfigFor(t, c)
+	outDir := t.TempDir()
+	var names []string
+	for _, r := range eckResources {
+		n := r.Resource
+		if r.Group != "" {
+			n += "." + r.Group
+		}
+		names = append(names, n)
+	}
+	common := []string{"--resource", strings.Join(names, ","), "--all-namespaces", "--flush-interval", "200ms"}
+	recordings := []struct {
+		name, file string
+		args       []string
+	}{
+		{name: "WatchList (default)", file: "beats-watchlist.yaml", args: common},
+		{name: "LIST pages of 2", file: "beats-list-pages.yaml", args: append(append([]string(nil), common...), "--watchlist", "off", "--page-size", "2")},
+	}
+	recs := make([]*recording, len(recordings))
+	for k, r := range recordings {
+		recs[k] = startRecording(t, kubeconfig, filepath.Join(outDir, r.file), r.args...)
+	}
+	for k, r := range recordings {
+		waitFor(t, r.name+": the recording has every resource's initial state", func() (bool, string) {
+			if recs[k].exited() {
+				t.Fatalf("%s: lwreplay record exited early: %v\n%s", r.name, recs[k].err, recs[k].output())
+			}
+			if _, err := os.Stat(recs[k].out); err != nil {
+				return false, err.Error()
+			}
+			return eckCaughtUp(recs[k].out, nil)
+		})
+	}
+	if err := actor.mutate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want, err := eckRealStates(ctx, dyn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, r := range recordings {
+		waitFor(t, r.name+": the recording has caught up with the cluster", func() (bool, string) { return eckCaughtUp(recs[k].out, want) })
+		recs[k].interrupt(t)
+		t.Logf("%s: %s", r.name, strings.TrimSpace(recs[k].output()))
+	}
+	for k, r := range recordings {
+		files, h, err := loadHistory(recs[k].out)
+		if err != nil {
+			t.Fatalf("%s: load %s: got error %v, want none", r.name, recs[k].out, err)
+		}
+		t.Run("record eck - "+r.name+" - history ends at the real final state, the metrics beat recreated - pass", func(t *testing.T) {
+			for _, res := range eckResources {
+				l, ok := h.Log(res)
+				if !ok {
+					t.Fatalf("%s: got no log, want one", res)
+				}
+				got, err := historyState(l)
+				if err != nil {
+					t.Fatal(err)
+				}
+				compareStates(t, res.Resource+" history final state", got, want[res.Resource])
+			}
+			l, _ := h.Log(eckResources[0])
+			if err := checkRecreatedBeat(l, eckNS+"/metrics"); err != nil {
+				t.Error(err)
+			}
+		})
+		checkReplays(t, h, want)
+		t.Run("replay sequence - eck "+r.name+" - answers agree with the recorded ones - pass", func(t *testing.T) {
+			st := checkSequence(t, files, h)
+			if st.watches < 1 || st.frames < 8 {
+				t.Errorf("compared: got %d watches and %d frames, want at least 1 and 8 (the scenario's changes)", st.watches, st.frames)
+			}
+		})
+		t.Run("record eck - "+r.name+" - no credentials written, small enough to ship - pass", func(t *testing.T) {
+			if n := assertNoSecrets(t, c.Token, outDir, recs[k].logDir); n == 0 {
+				t.Errorf("files scanned: got 0, want the recording")
+			}
+			data, err := os.ReadFile(recs[k].out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(data) > maxShipSize {
+				t.Fatalf("size: got %d bytes, want at most %d", len(data), maxShipSize)
+			}
+			if !*update {
+				return
+			}
+			dst := filepath.Join(eckFixtures, r.file)
+			if err := os.WriteFile(dst, data, 0o644); err != nil {
+				t.Fatalf("write %s: got error %v, want none", dst, err)
+			}
+			t.Logf("wrote %s (%d bytes)", dst, len(data))
+		})
+	}
+}
+
+// checkRecreatedBeat says whether the log shows the Beat at key deleted
+// and then added again with a new UID.
+func checkRecreatedBeat(l *history.Log, key string) error {
+	var steps []string
+	oldUID := ""
+	for _, e := range l.Events {
+		if e.Object.Key() != key {
+			continue
+		}
+		switch {
+		case e.Type == history.Deleted:
+			steps = append(steps, "deleted")
+			oldUID = e.Object.UID
+		case e.Type == history.Added && oldUID != "" && e.Object.UID != oldUID:
+			steps = append(steps, "recreated")
+		}
+	}
+	if got := strings.Join(steps, " "); got != "deleted recreated" {
+		return fmt.Errorf("%s: got %q, want \"deleted recreated\"", key, got)
+	}
+	return nil
+}
