@@ -201,7 +201,9 @@ func (a eckActor) mutate(ctx context.Context) error {
 			return a.update(ctx, "metrics", setField(metricsConfig("30s"), "spec", "config"))
 		},
 		func() error { return a.delete(ctx, "metrics") },
-		func() error { return a.create(ctx, beat("metrics", "metricbeat", "8.18.0", 0, metricsConfig("30s"), "")) },
+		func() error {
+			return a.create(ctx, beat("metrics", "metricbeat", "8.18.0", 0, metricsConfig("30s"), ""))
+		},
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
