@@ -231,6 +231,7 @@ func (o *Outcome) Failed() bool { return o.Report != "" && !o.Expected && o.Know
 // has one, else nil).
 func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 	t.Helper()
+	begun := time.Now()
 	in := decodeInput(data, len(c.cassettes), c.opts)
 	fc := c.cassettes[in.cassette]
 	if fc.reproducer != nil {
@@ -239,7 +240,7 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 	out := c.checkDecoded(t, in, "")
 	out.Input = append([]byte(nil), data...)
 	if c.opts.Scenarios && fc.reproducer == nil && len(in.plan.Decisions) == 0 && !out.Failed() && out.Known == "" {
-		return c.checkScenarios(t, out)
+		return c.checkScenarios(t, out, begun)
 	}
 	return out
 }
