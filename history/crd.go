@@ -82,19 +82,20 @@ func CRDVersions(raw []byte) ([]CRDVersion, error) {
 }
 
 // CRDs returns the versions of the resources the CustomResourceDefinitions
-// h records define: every CRD its log of them holds, in its initial state
-// or an event, each in its newest version (a deleted one in its last),
-// by CRD name. Objects that are no CRD are left out.
+// h records define (Log.CRDs of its log of them); none when it has none.
 func (h *History) CRDs() []CRDVersion {
 	l, ok := h.Log(CRD)
 	if !ok {
 		return nil
 	}
-	return crdsOf(l)
+	return l.CRDs()
 }
 
-// crdsOf is CRDs of the CRD log l.
-func crdsOf(l *Log) []CRDVersion {
+// CRDs returns the versions of the resources the CustomResourceDefinitions
+// of l, a log of them, define: every CRD it holds, in its initial state or
+// an event, each in its newest version (a deleted one in its last), by
+// CRD name. Objects that are no CRD are left out.
+func (l *Log) CRDs() []CRDVersion {
 	newest := map[string]*Object{}
 	for _, o := range l.Initial {
 		newest[o.Key()] = o

@@ -252,7 +252,8 @@ func (h *History) applyDiscovery(l *Log) {
 // showed: kube-apiserver serves a custom resource as its CRD says.
 func applyCRD(l *Log, crds []CRDVersion) {
 	if c, ok := FindCRD(crds, l.Resource); ok {
-		l.Resource.Kind, l.Resource.Namespaced = c.Resource.Kind, c.Resource.Namespaced
+		// a namespaced object or path recorded stays so: no server answered it otherwise
+		l.Resource.Kind, l.Resource.Namespaced = c.Resource.Kind, c.Resource.Namespaced || l.Resource.Namespaced
 	}
 }
 
