@@ -62,7 +62,7 @@ func firstBookmarkOf(rt http.RoundTripper, host, path, accept string) (got, rv s
 
 // TestBookmarkKindLikeRealApiserver: the initial-events-end BOOKMARK of a
 // WatchList of an empty collection — a custom resource's and a built-in's,
-// asked as objects and as PartialObjectMetadata — carries on the replay
+// asked as objects, as PartialObjectMetadata and as a Table — carries on the replay
 // the kind and apiVersion kube-apiserver 1.37.2's carries, though the
 // recording's bookmarks name no kind (the CRD recorded).
 func TestBookmarkKindLikeRealApiserver(t *testing.T) {
@@ -92,7 +92,10 @@ func TestBookmarkKindLikeRealApiserver(t *testing.T) {
 		t.Fatal(err)
 	}
 	paths := []string{"/apis/example.lwreplay.dev/v1/namespaces/" + bookmarkNS + "/widgets", "/api/v1/namespaces/" + bookmarkNS + "/configmaps"}
-	const partial = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+	const (
+		partial = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+		table   = "application/json;as=Table;g=meta.k8s.io;v=v1"
+	)
 	// the recording: the CRDs, and each WatchList's bookmarks with no kind
 	ints := []cassette.Interaction{{Method: "GET", URL: cfg.Host + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", Code: 200, Body: crds}}
 	for _, p := range paths {
@@ -110,7 +113,7 @@ func TestBookmarkKindLikeRealApiserver(t *testing.T) {
 	}
 	srv := replayer.New(h)
 	for _, p := range paths {
-		for _, accept := range []string{"", partial} {
+		for _, accept := range []string{"", partial, table} {
 			name := fmt.Sprintf("bookmark kind - %s as %q - like the real apiserver - pass", p, accept)
 			t.Run(name, func(t *testing.T) {
 				want, _, err := firstBookmarkOf(rt, cfg.Host, p, accept)
