@@ -65,11 +65,19 @@ func buildOf(t *testing.T, ints ...cassette.Interaction) *history.History {
 	return h
 }
 
+// Queries of a WatchList and of a watch from the newest state, both
+// with bookmarks and a timeout of 5 s (a watch's bookmark comes 2 s
+// before it).
+const (
+	watchListQuery = "?watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=5"
+	watchQuery     = "?watch=true&allowWatchBookmarks=true&resourceVersion=51&timeoutSeconds=5"
+)
+
 // firstBookmark returns the kind and apiVersion of the first BOOKMARK of
-// a WatchList of path, asked with accept.
-func firstBookmark(t *testing.T, srv *Server, path, accept string) string {
+// a watch of path with query, asked with accept.
+func firstBookmark(t *testing.T, srv *Server, path, query, accept string) string {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, "http://replay.invalid"+path+"?watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=5", nil)
+	req, _ := http.NewRequest(http.MethodGet, "http://replay.invalid"+path+query, nil)
 	if accept != "" {
 		req.Header.Set("Accept", accept)
 	}
@@ -104,9 +112,15 @@ func TestBookmarkKind(t *testing.T) {
 		name   string
 		ints   []cassette.Interaction
 		path   string
+		query  string
 		accept string
 		want   string
 	}{
+		{name: "bookmark kind - a watch's, built-in, recorded bookmarks name none - pass", ints: []cassette.Interaction{emptyWatchList("/api/v1/configmaps")},
+			path: "/api/v1/configmaps", query: watchQuery, want: `kind="ConfigMap" apiVersion="v1"`},
+		{name: "bookmark kind - a watch's, custom resource, its CRD recorded - pass",
+			ints: []cassette.Interaction{crdTraffic(widgetCRD), emptyWatchList("/apis/example.lwreplay.dev/v1/widgets")},
+			path: "/apis/example.lwreplay.dev/v1/widgets", query: watchQuery, want: `kind="Widget" apiVersion="example.lwreplay.dev/v1"`},
 		{name: "bookmark kind - built-in, recorded bookmarks name none - pass", ints: []cassette.Interaction{emptyWatchList("/api/v1/configmaps")},
 			path: "/api/v1/configmaps", want: `kind="ConfigMap" apiVersion="v1"`},
 		{name: "bookmark kind - custom resource, its CRD recorded, bookmarks name none - pass",
@@ -121,7 +135,11 @@ func TestBookmarkKind(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := buildOf(t, tc.ints...)
 			synctest.Test(t, func(t *testing.T) {
-				if got := firstBookmark(t, New(h), tc.path, tc.accept); got != tc.want {
+				query := tc.query
+				if query == "" {
+					query = watchListQuery
+				}
+				if got := firstBookmark(t, New(h), tc.path, query, tc.accept); got != tc.want {
 					t.Errorf("got %s, want %s", got, tc.want)
 				}
 			})
