@@ -124,7 +124,7 @@ var Invariants = []Invariant{
 			`consistent snapshot"; client-go tools/pager/pager.go, ListPager.List: on an expired continue token it falls back ` +
 			`"to full list at the requested ResourceVersion"`},
 	{Name: "no-request-storm", Scope: Along, Check: checkNoRequestStorm,
-		Doc: "while the target makes no progress (neither delivers nor asks for a newer resourceVersion, does not sync), it sends at most 30 LIST, WATCH and WatchList requests for its resource within 10 s of virtual time (its writes are judged by no-write-storm and no-conflict-loop)",
+		Doc: "while the target makes no progress (neither delivers nor asks for a newer resourceVersion, does not sync), it sends at most 30 LIST, WATCH and WatchList requests for its resource within 10 s of virtual time (its writes are judged by no-write-storm, no-conflict-loop and no-create-loop)",
 		Guarantee: `reflector.go: "We used to make the call every 1sec (1 QPS), the goal here is to achieve ~98% traffic ` +
 			`reduction when API server is not healthy. With these parameters, backoff will stop at [30,60) sec interval ` +
 			`which is 0.22 QPS."; "The WatchErrorHandler is called whenever ListAndWatch drops the connection with an ` +
