@@ -229,6 +229,17 @@ func TestCRDOnlyKind(t *testing.T) {
 				listed[r.Name] = fmt.Sprintf("namespaced=%v singular=%s short=%v categories=%v", r.Namespaced, r.SingularName, r.ShortNames, r.Categories)
 			}
 		}
+		// controller-runtime's lazy REST mapper asks the group version's own document
+		perGV := "not listed"
+		if rl, err := dc.ServerResourcesForGroupVersion("example.lwreplay.dev/v1"); err != nil {
+			perGV = "error: " + err.Error()
+		} else {
+			for _, r := range rl.APIResources {
+				if r.Name == "gadgets" {
+					perGV = fmt.Sprintf("%s namespaced=%v", r.Kind, r.Namespaced)
+				}
+			}
+		}
 		// a namespaced create, then a namespaced LIST finds it
 		body := `{"apiVersion":"example.lwreplay.dev/v1","kind":"Gadget","metadata":{"name":"g1","namespace":"ns"}}`
 		create := func() int {
@@ -289,6 +300,7 @@ func TestCRDOnlyKind(t *testing.T) {
 			{"CRD-only kind - REST mapper finds it namespaced - pass", scope("Gadget"), "gadgets namespace"},
 			{"CRD-only kind - REST mapper finds a recorded CRD's kind - pass", scope("Widget"), "widgets namespace"},
 			{"CRD-only kind - discovery lists it with the CRD's names - pass", listed["gadgets"], "namespaced=true singular=gadget short=[] categories=[]"},
+			{"CRD-only kind - its group version's document lists it - pass", perGV, "Gadget namespaced=true"},
 			{"CRD-only kind - discovery lists short names and categories - pass", listed["widgets"], "namespaced=true singular=widget short=[wd] categories=[all]"},
 			{"CRD-only kind - status subresource as the CRD says - pass", fmt.Sprint(listed["widgets/status"] != "", listed["gadgets/status"] != ""), "true false"},
 			{"CRD-only kind - served as the CRD says - pass", served, "Gadget namespaced=true"},
