@@ -53,6 +53,11 @@ func NewCampaign(o Options) (*Campaign, error) {
 		}
 		seen[inv.Name] = true
 	}
+	for _, m := range o.Masks {
+		if m.Resource == "" || m.Why == "" {
+			return nil, fmt.Errorf("%w: mask %q of %q: want a resource (or fuzz.AnyResource) and why", ErrMask, m.Path, m.Resource)
+		}
+	}
 	for _, name := range o.Invariants {
 		if _, ok := c.invariant(name); !ok {
 			return nil, fmt.Errorf("%w: %q", oracle.ErrUnknownInvariant, name)
@@ -213,6 +218,11 @@ type Outcome struct {
 	// signature the run's matches; "" when none does. It is not a
 	// failure.
 	Known string
+	// KnownScenarios lists the scenario plans this check ran whose runs
+	// met a known finding, one line each ("stale-state plan …: known
+	// finding …"): runs that judged nothing, as the check's own run does
+	// when Known is set.
+	KnownScenarios []string
 }
 
 // Failed reports whether the outcome is a bug to report: an invariant
@@ -238,7 +248,9 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 	}
 	out := c.checkDecoded(t, in, "")
 	out.Input = append([]byte(nil), data...)
-	if c.opts.Scenarios && fc.reproducer == nil && len(in.plan.Decisions) == 0 && !out.Failed() && out.Known == "" {
+	if c.opts.Scenarios && fc.reproducer == nil && len(in.plan.Decisions) == 0 && !out.Failed() {
+		// a known finding of the input's own run judges nothing of the
+		// target's other bugs: its scenarios run all the same
 		return c.checkScenarios(t, out)
 	}
 	return out

@@ -232,10 +232,31 @@ func generateNameOf(o *history.Object) string {
 // maxDiffLines caps the differences DiffOutcome lists one by one.
 const maxDiffLines = 8
 
+// DiffError is DiffOutcome's error, wrapping ErrDiffersFromReference:
+// its text lists the differences, What says what differed, for a
+// finding's Signature.
+type DiffError struct {
+	// What lists what differed, sorted, each once: "resource path" for a
+	// field (list indices as [*]), "resource (missing)" and "resource
+	// (extra)" for an object, "resource (ADDED)" and "resource (DELETED)"
+	// for an object's counts.
+	What []string
+	text string
+}
+
+// Error returns the differences, as DiffOutcome says.
+func (e *DiffError) Error() string { return e.text }
+
+// Unwrap returns ErrDiffersFromReference.
+func (e *DiffError) Unwrap() error { return ErrDiffersFromReference }
+
+// Details returns What: the Signature details of a same-outcome finding.
+func (e *DiffError) Details() []string { return e.What }
+
 // DiffOutcome compares got with the reference ref under the masks m and
 // CollectedMasks (an object the garbage collector's in either). It
-// returns nil when they are equal; otherwise an error wrapping
-// ErrDiffersFromReference listing, sorted by resource and key and at most
+// returns nil when they are equal; otherwise a *DiffError (wrapping
+// ErrDiffersFromReference) listing, sorted by resource and key and at most
 // a few, the objects got holds more or lacks, the fields that differ
 // ("path: ref value → got value", values shortened) and the objects at
 // the end (of either) whose counts of ADDED or DELETED events differ (one
@@ -243,27 +264,43 @@ const maxDiffLines = 8
 // neither end state holds are not compared: a level-based controller may
 // act on an intermediate state a fault let it see (a parent listed before
 // its deletion reached it: a child created and deleted again), as long as
-// it ends where the reference does.
+// it ends where the reference does. Two timestamps (IsTimestamp) are
+// equal wherever they are (TimestampWhy), a resource masked whole
+// (Mask.Path "") is not compared, and an object whose owner was created
+// again may match the reference's under another name (OwnedNameWhy).
 func DiffOutcome(ref, got Outcome, m Masks) error {
-	lines := outcomeDiffs(ref, got, m)
-	if len(lines) == 0 {
+	diffs := outcomeDiffs(ref, got, m)
+	if len(diffs) == 0 {
 		return nil
+	}
+	lines, what := make([]string, len(diffs)), make([]string, len(diffs))
+	for i, d := range diffs {
+		lines[i], what[i] = d.line, d.what
 	}
 	shown := lines
 	if len(lines) > maxDiffLines {
 		shown = append(lines[:maxDiffLines:maxDiffLines], fmt.Sprintf("… %d more", len(lines)-maxDiffLines))
 	}
-	return fmt.Errorf("%w: %d differences under the masks:\n  %s", ErrDiffersFromReference, len(lines), strings.Join(shown, "\n  "))
+	sort.Strings(what)
+	return &DiffError{What: compactStrings(what),
+		text: fmt.Sprintf("%v: %d differences under the masks:\n  %s", ErrDiffersFromReference, len(lines), strings.Join(shown, "\n  "))}
 }
+
+// outcomeDiff is one difference: its line, and what differed (see
+// DiffError.What).
+type outcomeDiff struct{ line, what string }
 
 // outcomeDiffs lists every difference of got from ref under m and
 // CollectedMasks, sorted by resource and key.
-func outcomeDiffs(ref, got Outcome, m Masks) []string {
+func outcomeDiffs(ref, got Outcome, m Masks) []outcomeDiff {
 	if c := CollectedMasks(ref, got); len(c.Objects) > 0 {
 		m = m.Merge(c)
 	}
-	var lines []string
+	var lines []outcomeDiff
 	for _, res := range unionKeys(ref.Resources, got.Resources) {
+		if m.resourceMasked(res) {
+			continue
+		}
 		r, g := ref.Resources[res], got.Resources[res]
 		if r == nil {
 			r = &ResourceOutcome{}
@@ -272,6 +309,10 @@ func outcomeDiffs(ref, got Outcome, m Masks) []string {
 			g = &ResourceOutcome{}
 		}
 		masked, from := m.objectMasked(res), len(lines)
+		g = ownedRenames(r, g, masked)
+		add := func(what, format string, args ...any) {
+			lines = append(lines, outcomeDiff{line: res + " " + fmt.Sprintf(format, args...), what: res + " " + what})
+		}
 		for _, k := range unionKeys(r.Objects, g.Objects) {
 			if masked[k] {
 				continue
@@ -280,14 +321,14 @@ func outcomeDiffs(ref, got Outcome, m Masks) []string {
 			gj, gok := g.Objects[k]
 			switch {
 			case !gok:
-				lines = append(lines, fmt.Sprintf("%s %s: missing (the reference has it)", res, k))
+				add("(missing)", "%s: missing (the reference has it)", k)
 			case !rok:
-				lines = append(lines, fmt.Sprintf("%s %s: extra (the reference has none)", res, k))
+				add("(extra)", "%s: extra (the reference has none)", k)
 			case bytes.Equal(rj, gj): // a recorded object untouched: the same bytes
 			default:
 				for _, d := range jsonDiffs(rj, gj) {
 					if !m.fieldMasked(res, d.path) {
-						lines = append(lines, fmt.Sprintf("%s %s: %s: %s → %s", res, k, d.path, d.ref, d.got))
+						add(generalize(d.path), "%s: %s: %s → %s", k, d.path, d.ref, d.got)
 					}
 				}
 			}
@@ -298,11 +339,12 @@ func outcomeDiffs(ref, got Outcome, m Masks) []string {
 		}{{"ADDED", r.Added, g.Added}, {"DELETED", r.Deleted, g.Deleted}} {
 			for _, k := range unionKeys(c.ref, c.got) {
 				if c.ref[k] != c.got[k] && !masked[k] && !r.Disturbed[k] && !g.Disturbed[k] && (atEnd(r, k) || atEnd(g, k)) {
-					lines = append(lines, fmt.Sprintf("%s %s: %s by the target's writes %d times, the reference %d", res, k, c.what, c.got[k], c.ref[k]))
+					add("("+c.what+")", "%s: %s by the target's writes %d times, the reference %d", k, c.what, c.got[k], c.ref[k])
 				}
 			}
 		}
-		sort.Strings(lines[from:]) // by key: an object's lines together
+		// by key: an object's lines together
+		sort.Slice(lines[from:], func(i, j int) bool { return lines[from+i].line < lines[from+j].line })
 	}
 	return lines
 }
