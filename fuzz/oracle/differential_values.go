@@ -66,13 +66,25 @@ func ownersOf(raw []byte) []ownerRef {
 // of a UID: four or more lower-case letters and digits.
 var hashToken = regexp.MustCompile(`^[a-z0-9]{4,}$`)
 
+// hexToken matches a part of a UID: hexadecimal digits.
+var hexToken = regexp.MustCompile(`^[0-9a-f]+$`)
+
+// hashLike reports whether a name part may be a hash of a UID or a part
+// of one: a hashToken that is hexadecimal, holds a digit, or holds no
+// vowel (Kubernetes' rand.SafeEncodeString alphabet has none);
+// "primary" is a word.
+func hashLike(part string) bool {
+	return hashToken.MatchString(part) &&
+		(hexToken.MatchString(part) || strings.ContainsAny(part, "0123456789") || !strings.ContainsAny(part, "aeiou"))
+}
+
 // nameSep splits a name into its parts, keeping the separators.
 var nameSep = regexp.MustCompile(`[-.]`)
 
 // hashParts returns the parts of ref's and got's names (the keys' last
 // segments, in one namespace) that differ, as pairs ref → got, when the
-// names have the same separators and every part that differs is a
-// hashToken on both sides; ok is false otherwise.
+// names have the same separators and every part that differs is
+// hashLike on both sides; ok is false otherwise.
 func hashParts(ref, got string) (pairs [][2]string, ok bool) {
 	rns, rn := splitKey(ref)
 	gns, gn := splitKey(got)
@@ -87,7 +99,7 @@ func hashParts(ref, got string) (pairs [][2]string, ok bool) {
 		if rp[i] == gp[i] {
 			continue
 		}
-		if !hashToken.MatchString(rp[i]) || !hashToken.MatchString(gp[i]) {
+		if !hashLike(rp[i]) || !hashLike(gp[i]) {
 			return nil, false
 		}
 		pairs = append(pairs, [2]string{rp[i], gp[i]})
@@ -120,7 +132,7 @@ func sameOwnerNewUID(ref, got []byte) bool {
 // ownedRenames pairs the objects of r that g lacks with the objects g
 // has and r not (masked keys left out), for OwnedNameWhy: a pair has an
 // owner of one kind and name with another UID, and names that differ
-// only in hashToken parts. A pair must be the only candidate of either
+// only in hashLike parts. A pair must be the only candidate of either
 // side. It returns g with each paired object under r's key — its JSON
 // with the differing parts as r's, its counts added to that key's — or
 // g itself when nothing pairs.
