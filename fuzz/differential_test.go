@@ -41,6 +41,13 @@ const childLabel = "lwreplay.test/child"
 // resourceVersion, as a relist's Replace delivers), so a legal fault that
 // makes it relist (an expired watch) changes the end state.
 func childrenTarget(name string, markRelists bool) Target {
+	return childrenTargetWith(name, markRelists, false)
+}
+
+// childrenTargetWith is childrenTarget; with markAdopted each child also
+// records whether this instance found it made already (by an instance
+// before it: a restart), another edge-triggered mistake.
+func childrenTargetWith(name string, markRelists, markAdopted bool) Target {
 	return Target{Name: name, Doc: "a children controller (" + name + ")", Run: func(ctx context.Context, env *Env) error {
 		cs, err := env.Clientset()
 		if err != nil {
@@ -48,7 +55,7 @@ func childrenTarget(name string, markRelists bool) Target {
 		}
 		factory := informers.NewSharedInformerFactory(cs, 0)
 		cms := factory.Core().V1().ConfigMaps()
-		c := &childrenController{client: cs, lister: cms.Lister(), markRelists: markRelists,
+		c := &childrenController{client: cs, lister: cms.Lister(), markRelists: markRelists, markAdopted: markAdopted,
 			queue: workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())}
 		inf := cms.Informer()
 		if _, err := env.Probe.AddEventHandler(inf, nil); err != nil {
@@ -93,6 +100,8 @@ type childrenController struct {
 	queue       workqueue.TypedRateLimitingInterface[string]
 	markRelists bool
 	relisted    atomic.Bool
+	markAdopted bool
+	made        sync.Map // child keys this instance created
 }
 
 // configMapPair returns old and obj as configmaps.
@@ -141,8 +150,12 @@ func (c *childrenController) reconcile(ctx context.Context, key string) error {
 		want["relisted"] = strconv.FormatBool(c.relisted.Load())
 	}
 	have, err := c.lister.ConfigMaps(ns).Get(child)
+	if _, mine := c.made.Load(key); c.markAdopted && err == nil && !mine {
+		want["adopted"] = "true"
+	}
 	switch {
 	case apierrors.IsNotFound(err):
+		c.made.Store(key, true)
 		_, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: child, Namespace: ns, Labels: map[string]string{childLabel: "true"}},
 			Data: want}, metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {

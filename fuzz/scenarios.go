@@ -269,6 +269,7 @@ func (c *Campaign) checkScenarios(t *testing.T, out *Outcome) *Outcome {
 		o := c.checkPlanAs(t, out, p.plan, p.scenario)
 		if o.Failed() {
 			res.out = c.exact(t, out, o)
+			res.out.KnownScenarios = slices.Clone(out.KnownScenarios)
 			return res.out
 		}
 		if o.Known != "" {
