@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"slices"
 	"strconv"
@@ -22,6 +23,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
@@ -41,13 +43,26 @@ const childLabel = "lwreplay.test/child"
 // resourceVersion, as a relist's Replace delivers), so a legal fault that
 // makes it relist (an expired watch) changes the end state.
 func childrenTarget(name string, markRelists bool) Target {
-	return childrenTargetWith(name, markRelists, false)
+	return childrenTargetWith(name, childrenOpts{markRelists: markRelists})
 }
 
-// childrenTargetWith is childrenTarget; with markAdopted each child also
-// records whether this instance found it made already (by an instance
-// before it: a restart), another edge-triggered mistake.
-func childrenTargetWith(name string, markRelists, markAdopted bool) Target {
+// childrenOpts are childrenTargetWith's variants of the controller.
+type childrenOpts struct {
+	// markRelists: each child records whether the informer ever relisted
+	// (childrenTarget's edge-triggered mistake).
+	markRelists bool
+	// markAdopted: each child records whether this instance found it
+	// made already (by an instance before it: a restart), another
+	// edge-triggered mistake.
+	markAdopted bool
+	// hashNames: a child is "<parent>-<hash of the parent's UID>", owned
+	// by its parent (the garbage collector deletes it with its parent),
+	// and the parent's annotation names it: correct.
+	hashNames bool
+}
+
+// childrenTargetWith is childrenTarget with the variants o.
+func childrenTargetWith(name string, o childrenOpts) Target {
 	return Target{Name: name, Doc: "a children controller (" + name + ")", Run: func(ctx context.Context, env *Env) error {
 		cs, err := env.Clientset()
 		if err != nil {
@@ -55,13 +70,17 @@ func childrenTargetWith(name string, markRelists, markAdopted bool) Target {
 		}
 		factory := informers.NewSharedInformerFactory(cs, 0)
 		cms := factory.Core().V1().ConfigMaps()
-		c := &childrenController{client: cs, lister: cms.Lister(), markRelists: markRelists, markAdopted: markAdopted,
+		c := &childrenController{client: cs, lister: cms.Lister(), childrenOpts: o,
 			queue: workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())}
 		inf := cms.Informer()
 		if _, err := env.Probe.AddEventHandler(inf, nil); err != nil {
 			return err
 		}
 		enqueue := func(obj any) {
+			if cm, ok := obj.(*corev1.ConfigMap); ok && o.hashNames && len(cm.OwnerReferences) > 0 {
+				c.queue.Add(cm.Namespace + "/" + cm.OwnerReferences[0].Name)
+				return
+			}
 			if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
 				c.queue.Add(strings.TrimSuffix(key, "-child"))
 			}
@@ -95,13 +114,12 @@ func childrenTargetWith(name string, markRelists, markAdopted bool) Target {
 
 // childrenController is childrenTarget's controller.
 type childrenController struct {
-	client      kubernetes.Interface
-	lister      listersv1.ConfigMapLister
-	queue       workqueue.TypedRateLimitingInterface[string]
-	markRelists bool
-	relisted    atomic.Bool
-	markAdopted bool
-	made        sync.Map // child keys this instance created
+	client   kubernetes.Interface
+	lister   listersv1.ConfigMapLister
+	queue    workqueue.TypedRateLimitingInterface[string]
+	relisted atomic.Bool
+	made     sync.Map // parent keys this instance created a child of
+	childrenOpts
 }
 
 // configMapPair returns old and obj as configmaps.
@@ -135,6 +153,8 @@ func (c *childrenController) reconcile(ctx context.Context, key string) error {
 	cms, child := c.client.CoreV1().ConfigMaps(ns), name+"-child"
 	parent, err := c.lister.ConfigMaps(ns).Get(name)
 	switch {
+	case apierrors.IsNotFound(err) && c.hashNames:
+		return nil // the garbage collector deletes its child
 	case apierrors.IsNotFound(err):
 		if err := cms.Delete(ctx, child, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			return err
@@ -142,8 +162,15 @@ func (c *childrenController) reconcile(ctx context.Context, key string) error {
 		return nil
 	case err != nil:
 		return err
-	case parent.Labels[childLabel] != "":
+	case parent.Labels[childLabel] != "" || (c.hashNames && len(parent.OwnerReferences) > 0):
 		return nil
+	}
+	var owners []metav1.OwnerReference
+	if c.hashNames {
+		h := fnv.New32a()
+		h.Write([]byte(parent.UID))
+		child = fmt.Sprintf("%s-%08x", name, h.Sum32())
+		owners = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: name, UID: parent.UID, Controller: ptr.To(true)}}
 	}
 	want := map[string]string{"parent": name}
 	if c.markRelists {
@@ -156,7 +183,7 @@ func (c *childrenController) reconcile(ctx context.Context, key string) error {
 	switch {
 	case apierrors.IsNotFound(err):
 		c.made.Store(key, true)
-		_, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: child, Namespace: ns, Labels: map[string]string{childLabel: "true"}},
+		_, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: child, Namespace: ns, Labels: map[string]string{childLabel: "true"}, OwnerReferences: owners},
 			Data: want}, metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return err

@@ -51,7 +51,7 @@ func TestKnownSameOutcomeDetails(t *testing.T) {
 				t.Skip("-short: runs a seed's scenarios with their reference runs")
 			}
 			t.Parallel()
-			c, err := NewCampaign(Options{Cassettes: []string{targetCassette}, Target: childrenTargetWith("children-planted", true, true),
+			c, err := NewCampaign(Options{Cassettes: []string{targetCassette}, Target: childrenTargetWith("children-planted", childrenOpts{markRelists: true, markAdopted: true}),
 				WatchList: &on, Scenarios: true, Known: tt.known, Extra: tt.extra})
 			if err != nil {
 				t.Fatalf("NewCampaign: got %v, want nil", err)

@@ -296,6 +296,7 @@ func outcomeDiffs(ref, got Outcome, m Masks) []outcomeDiff {
 	if c := CollectedMasks(ref, got); len(c.Objects) > 0 {
 		m = m.Merge(c)
 	}
+	got = renameOwned(ref, got, m)
 	var lines []outcomeDiff
 	for _, res := range unionKeys(ref.Resources, got.Resources) {
 		if m.resourceMasked(res) {
@@ -309,7 +310,6 @@ func outcomeDiffs(ref, got Outcome, m Masks) []outcomeDiff {
 			g = &ResourceOutcome{}
 		}
 		masked, from := m.objectMasked(res), len(lines)
-		g = ownedRenames(r, g, masked)
 		add := func(what, format string, args ...any) {
 			lines = append(lines, outcomeDiff{line: res + " " + fmt.Sprintf(format, args...), what: res + " " + what})
 		}

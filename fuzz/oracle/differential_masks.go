@@ -180,6 +180,7 @@ func (m Masks) String() string {
 // Objects are matched as DiffOutcome matches them (OwnedNameWhy).
 func LearnMasks(a, b Outcome) Masks {
 	m := Masks{Fields: map[string][]string{}, Objects: map[string][]string{}}
+	b = renameOwned(a, b, Masks{}) // a child named after an owner the target made: a random UID
 	for _, res := range unionKeys(a.Resources, b.Resources) {
 		ra, rb := a.Resources[res], b.Resources[res]
 		if ra == nil {
@@ -188,7 +189,6 @@ func LearnMasks(a, b Outcome) Masks {
 		if rb == nil {
 			rb = &ResourceOutcome{}
 		}
-		rb = ownedRenames(ra, rb, nil) // a child named after an owner the target made: a random UID
 		for _, k := range unionKeys(ra.Objects, rb.Objects) {
 			ja, aok := ra.Objects[k]
 			jb, bok := rb.Objects[k]

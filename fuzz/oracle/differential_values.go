@@ -3,6 +3,7 @@ package oracle
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -129,14 +130,64 @@ func sameOwnerNewUID(ref, got []byte) bool {
 	return false
 }
 
+// renameOwned returns got with its objects named after a recreated
+// owner's UID renamed to ref's (ownedRenames), per resource, the objects
+// m masks left out; the hash parts that differ then read as ref's in
+// every object of got that holds one (a parent's status naming its
+// child). It returns got itself when nothing pairs.
+func renameOwned(ref, got Outcome, m Masks) Outcome {
+	var pairs [][2]string
+	out := Outcome{Resources: make(map[string]*ResourceOutcome, len(got.Resources))}
+	for res, g := range got.Resources {
+		out.Resources[res] = g
+		r := ref.Resources[res]
+		if r == nil || g == nil || m.resourceMasked(res) {
+			continue
+		}
+		renamed, ps := ownedRenames(r, g, m.objectMasked(res))
+		out.Resources[res], pairs = renamed, append(pairs, ps...)
+	}
+	if len(pairs) == 0 {
+		return got
+	}
+	slices.SortFunc(pairs, func(a, b [2]string) int { return strings.Compare(a[1], b[1]) })
+	for res, g := range out.Resources {
+		if g == nil {
+			continue
+		}
+		var objs map[string][]byte
+		for k, raw := range g.Objects {
+			fixed, changed := raw, false
+			for _, p := range pairs {
+				if bytes.Contains(fixed, []byte(p[1])) {
+					fixed, changed = bytes.ReplaceAll(fixed, []byte(p[1]), []byte(p[0])), true
+				}
+			}
+			if !changed {
+				continue
+			}
+			if objs == nil {
+				objs = maps.Clone(g.Objects)
+			}
+			objs[k] = fixed
+		}
+		if objs != nil {
+			c := *g
+			c.Objects = objs
+			out.Resources[res] = &c
+		}
+	}
+	return out
+}
+
 // ownedRenames pairs the objects of r that g lacks with the objects g
 // has and r not (masked keys left out), for OwnedNameWhy: a pair has an
 // owner of one kind and name with another UID, and names that differ
 // only in hashLike parts. A pair must be the only candidate of either
-// side. It returns g with each paired object under r's key — its JSON
-// with the differing parts as r's, its counts added to that key's — or
-// g itself when nothing pairs.
-func ownedRenames(r, g *ResourceOutcome, masked map[string]bool) *ResourceOutcome {
+// side. It returns g with each paired object under r's key, its counts
+// added to that key's, and the differing parts (ref's, got's); g itself
+// when nothing pairs.
+func ownedRenames(r, g *ResourceOutcome, masked map[string]bool) (*ResourceOutcome, [][2]string) {
 	type cand struct {
 		got   string
 		pairs [][2]string
@@ -153,7 +204,7 @@ func ownedRenames(r, g *ResourceOutcome, masked map[string]bool) *ResourceOutcom
 		}
 	}
 	if len(missing) == 0 || len(extra) == 0 {
-		return g
+		return g, nil
 	}
 	cands, gotCands := map[string][]cand{}, map[string]int{}
 	for _, rk := range missing {
@@ -165,20 +216,15 @@ func ownedRenames(r, g *ResourceOutcome, masked map[string]bool) *ResourceOutcom
 		}
 	}
 	renamed := map[string]string{} // got key -> ref key
-	out := &ResourceOutcome{Objects: map[string][]byte{}, Added: map[string]int{}, Deleted: map[string]int{}, Disturbed: map[string]bool{}}
+	var pairs [][2]string
 	for rk, cs := range cands {
-		if len(cs) != 1 || gotCands[cs[0].got] != 1 {
-			continue
+		if len(cs) == 1 && gotCands[cs[0].got] == 1 {
+			renamed[cs[0].got] = rk
+			pairs = append(pairs, cs[0].pairs...)
 		}
-		renamed[cs[0].got] = rk
-		raw := g.Objects[cs[0].got]
-		for _, p := range cs[0].pairs {
-			raw = bytes.ReplaceAll(raw, []byte(p[1]), []byte(p[0]))
-		}
-		out.Objects[rk] = raw
 	}
 	if len(renamed) == 0 {
-		return g
+		return g, nil
 	}
 	key := func(k string) string {
 		if rk, ok := renamed[k]; ok {
@@ -186,10 +232,9 @@ func ownedRenames(r, g *ResourceOutcome, masked map[string]bool) *ResourceOutcom
 		}
 		return k
 	}
+	out := &ResourceOutcome{Objects: map[string][]byte{}, Added: map[string]int{}, Deleted: map[string]int{}, Disturbed: map[string]bool{}}
 	for k, v := range g.Objects {
-		if _, ok := renamed[k]; !ok {
-			out.Objects[k] = v
-		}
+		out.Objects[key(k)] = v
 	}
 	for k, n := range g.Added {
 		out.Added[key(k)] += n
@@ -206,5 +251,5 @@ func ownedRenames(r, g *ResourceOutcome, masked map[string]bool) *ResourceOutcom
 			out.Collected[key(k)] = true
 		}
 	}
-	return out
+	return out, pairs
 }
