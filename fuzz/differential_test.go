@@ -390,6 +390,7 @@ func learnedOnly(m oracle.Masks) string {
 	var out []string
 	for _, line := range strings.Split(m.String(), "\n") {
 		_, path, _ := strings.Cut(line, " ")
+		path = strings.TrimSuffix(path, "(every object)") // a resource masked whole (Events)
 		if line != "" && !slices.ContainsFunc(oracle.DefaultMasks, func(d oracle.Mask) bool {
 			return path == d.Path || strings.HasPrefix(path, d.Path+".") || strings.HasPrefix(path, d.Path+"[")
 		}) {
