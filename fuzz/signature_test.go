@@ -129,6 +129,8 @@ func TestSignatureDetails(t *testing.T) {
 			want: `mirror{"mirror holds a key twice"}`, wantKnown: map[string]bool{"lost": false}},
 		{name: "details - two sentinels joined - not known, fail", results: map[string]error{"mirror": user(errors.Join(errDup, fmt.Errorf("x: %w", errLost)))},
 			want: `mirror{"mirror holds a key twice"; "mirror lost a delete"}`, wantKnown: map[string]bool{"lost": false}},
+		{name: "details - a long error wrapping no sentinel, cut - pass", results: map[string]error{"mirror": user(errors.New(strings.Repeat("x", 130)))},
+			want: `mirror{"` + strings.Repeat("x", 119) + `…"}`},
 		{name: "details - a built-in invariant says none - pass", results: map[string]error{"converged": errors.New("store differs")}, want: "converged"},
 	}
 	knowns := map[string]oracle.Known{knownV.Name: knownV, "lost": knownLost, "same-outcome": mustKnown(t, "same-outcome")}
@@ -173,6 +175,8 @@ func TestKnownOptions(t *testing.T) {
 			opts: Options{Known: []oracle.Known{{Name: "mine", Invariants: []string{"converged"}}}}, want: []string{"kubernetes#140890", "mine"}},
 		{name: "known options - reporting an unknown name - fail", opts: Options{ReportKnown: []string{"nope"}}, err: ErrKnown},
 		{name: "known options - a user's without invariants - fail", opts: Options{Known: []oracle.Known{{Name: "mine"}}}, err: ErrKnown},
+		{name: "known options - a user's with details of another invariant - fail",
+			opts: Options{Known: []oracle.Known{{Name: "mine", Invariants: []string{"converged"}, Details: map[string][]string{"same-outcome": {"configmaps data.v"}}}}}, err: ErrKnown},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

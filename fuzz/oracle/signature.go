@@ -177,9 +177,21 @@ func SignatureDetails(err error) []string {
 }
 
 // ErrorDetail is the Signature detail of a user invariant's sentinel
-// error: its text, Go-quoted. Known.Details holds it to mark one error of
-// a user invariant known.
-func ErrorDetail(sentinel error) string { return strconv.Quote(sentinel.Error()) }
+// error: its text, Go-quoted, cut to maxDetailLen characters ("…" marks
+// the cut). Known.Details holds it to mark one error of a user invariant
+// known.
+func ErrorDetail(sentinel error) string {
+	text := sentinel.Error()
+	if r := []rune(text); len(r) > maxDetailLen {
+		text = string(r[:maxDetailLen-1]) + "…"
+	}
+	return strconv.Quote(text)
+}
+
+// maxDetailLen caps the text of a user invariant's error a signature
+// carries: an error that wraps no sentinel is its own, whole report
+// perhaps.
+const maxDetailLen = 120
 
 // rootsOf returns the errors at the ends of err's chain: the errors
 // err wraps that wrap none, every branch of a multi-error followed.
