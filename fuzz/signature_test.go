@@ -129,8 +129,10 @@ func TestSignatureDetails(t *testing.T) {
 			want: `mirror{"mirror holds a key twice"}`, wantKnown: map[string]bool{"lost": false}},
 		{name: "details - two sentinels joined - not known, fail", results: map[string]error{"mirror": user(errors.Join(errDup, fmt.Errorf("x: %w", errLost)))},
 			want: `mirror{"mirror holds a key twice"; "mirror lost a delete"}`, wantKnown: map[string]bool{"lost": false}},
-		{name: "details - a long error wrapping no sentinel, cut - pass", results: map[string]error{"mirror": user(errors.New(strings.Repeat("x", 130)))},
+		{name: "details - a long sentinel, cut - pass", results: map[string]error{"mirror": user(fmt.Errorf("key: %w", errors.New(strings.Repeat("x", 130))))},
 			want: `mirror{"` + strings.Repeat("x", 119) + `…"}`},
+		{name: "details - an error wrapping no sentinel, a key in its text - none, pass", results: map[string]error{"mirror": user(fmt.Errorf("configmap ns/a lost at rv %d", 7))},
+			want: "mirror"},
 		{name: "details - a built-in invariant says none - pass", results: map[string]error{"converged": errors.New("store differs")}, want: "converged"},
 	}
 	knowns := map[string]oracle.Known{knownV.Name: knownV, "lost": knownLost, "same-outcome": mustKnown(t, "same-outcome")}

@@ -3,6 +3,7 @@ package oracle
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -157,7 +158,9 @@ func SignatureOf(results map[string]error) Signature {
 // sentinels — the errors at the ends of its chain, errors.Join's branches
 // each, as ErrorDetail quotes them — so that a check returning
 // fmt.Errorf("%w: configmap %s", ErrLost, key) is one finding whatever
-// the key. Other errors give none.
+// the key. A user's error that wraps nothing gives none: its text may
+// name keys and times, and one bug would be a finding per run. Other
+// errors give none.
 func SignatureDetails(err error) []string {
 	var d interface{ Details() []string }
 	if errors.As(err, &d) {
@@ -168,12 +171,42 @@ func SignatureDetails(err error) []string {
 	}
 	var out []string
 	for _, root := range rootsOf(err) {
-		if root != ErrUserInvariant {
+		if root != ErrUserInvariant && !isUserLeaf(err, root) {
 			out = append(out, ErrorDetail(root))
 		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// isUserLeaf says whether root is the user's error itself, as the
+// invariant returned it (beside ErrUserInvariant in one wrapping),
+// wrapping no sentinel.
+func isUserLeaf(err, root error) bool {
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		errs := u.Unwrap()
+		if slices.Contains(errs, ErrUserInvariant) {
+			return slices.ContainsFunc(errs, func(e error) bool { return sameErr(e, root) })
+		}
+		for _, e := range errs {
+			if isUserLeaf(e, root) {
+				return true
+			}
+		}
+	case interface{ Unwrap() error }:
+		if e := u.Unwrap(); e != nil {
+			return isUserLeaf(e, root)
+		}
+	}
+	return false
+}
+
+// sameErr says whether a and b are one error value, without the panic ==
+// makes on an error type that is not comparable.
+func sameErr(a, b error) bool {
+	ta := reflect.TypeOf(a)
+	return ta == reflect.TypeOf(b) && ta != nil && ta.Comparable() && a == b
 }
 
 // ErrorDetail is the Signature detail of a user invariant's sentinel
