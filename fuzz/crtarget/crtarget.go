@@ -68,14 +68,15 @@ func NewManager(env *fuzz.Env, opts manager.Options) (manager.Manager, error) {
 	opts.HealthProbeBindAddress = "0"
 	skip := true
 	opts.Controller.SkipNameValidation = &skip
-	rec := newReconciles(env.Probe.Elapsed)
-	opts.Logger = reconcileLogger(opts.Logger, rec)
+	rec, starts := newReconciles(env.Probe.Elapsed), newControllerStarts()
+	opts.Logger = reconcileLogger(opts.Logger, rec, starts)
 	set := &informerSet{}
 	opts.NewCache = set.newCacheFunc(opts.NewCache)
-	mgr, err := manager.New(env.Config, opts)
+	inner, err := manager.New(env.Config, opts)
 	if err != nil {
 		return nil, err
 	}
+	mgr := &runManager{Manager: inner, controllers: starts}
 	if err := mgr.Add(stopWatch{rec: rec}); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrWire, err)
 	}
@@ -125,8 +126,9 @@ func TargetWithOptions(name, doc string, opts manager.Options, setup func(manage
 // wire registers the probe with mgr's informer of env.Resource: the
 // typed informer of a kind mgr's scheme knows, else an unstructured one;
 // the run counts the manager synced once every informer of its cache (set)
-// is, and compares the store through the cache's transform.
-func wire(env *fuzz.Env, mgr manager.Manager, set *informerSet) error {
+// is and every controller of it started its sources, and compares the store through the cache's transform.
+func wire(env *fuzz.Env, mgr *runManager, set *informerSet) error {
+	starts := mgr.controllers
 	set.mu.Lock()
 	made, cacheOpts := set.made, set.opts
 	set.mu.Unlock()
@@ -166,7 +168,7 @@ func wire(env *fuzz.Env, mgr manager.Manager, set *informerSet) error {
 	// synced once every informer of the manager's cache is, not the run's
 	// resource's alone: a controller that Owns or Watches other kinds is
 	// not quiet while one of those still lists.
-	env.Probe.SetSynced(func() bool { return si.HasSynced() && reg.HasSynced() && set.synced() })
+	env.Probe.SetSynced(func() bool { return si.HasSynced() && reg.HasSynced() && set.synced() && starts.allStarted() })
 	if fn := storeTransform(cacheOpts, gvk); fn != nil {
 		env.Probe.SetStoreTransform(fn)
 	}

@@ -15,6 +15,7 @@ import (
 type reconcileSink struct {
 	base   logr.LogSink // nil: log nothing
 	rec    *Reconciles
+	starts *controllerStarts
 	values []any // the key/values given to WithValues so far
 }
 
@@ -23,16 +24,21 @@ const (
 	msgReconcileError = "Reconciler error"
 	msgSuccessful     = "Reconcile successful"
 	msgRequeueing     = "Reconcile done, requeueing" // also "..., requeueing after <duration>"
+	// What a controller logs as it starts: "Starting EventSource" for each
+	// source, as it starts it (which makes the source's informer), then
+	// "Starting Controller" once all synced.
+	msgStartingSource     = "Starting EventSource"
+	msgStartingController = "Starting Controller"
 )
 
 // reconcileLogger returns base (controller-runtime's log.Log when it has
 // no sink, as the manager defaults it) logging through a reconcileSink
-// that tells rec.
-func reconcileLogger(base logr.Logger, rec *Reconciles) logr.Logger {
+// that tells rec, and starts of controllers that started their sources.
+func reconcileLogger(base logr.Logger, rec *Reconciles, starts *controllerStarts) logr.Logger {
 	if base.GetSink() == nil {
 		base = ctrllog.Log
 	}
-	return logr.New(&reconcileSink{base: base.GetSink(), rec: rec})
+	return logr.New(&reconcileSink{base: base.GetSink(), rec: rec, starts: starts})
 }
 
 // Init initialises the base sink, one call deeper.
@@ -49,8 +55,13 @@ func (s *reconcileSink) Enabled(int) bool { return true }
 // Info records a successful reconcile, and logs the line if the base
 // sink is enabled at level.
 func (s *reconcileSink) Info(level int, msg string, kv ...any) {
-	if msg == msgSuccessful || strings.HasPrefix(msg, msgRequeueing) {
+	switch {
+	case msg == msgSuccessful || strings.HasPrefix(msg, msgRequeueing):
 		s.recordEnd(nil, kv)
+	case msg == msgStartingSource || msg == msgStartingController:
+		if name, ok := s.controller(); ok {
+			s.starts.started(name)
+		}
 	}
 	if s.base != nil && s.base.Enabled(level) {
 		s.base.Info(level, msg, kv...)
@@ -72,7 +83,7 @@ func (s *reconcileSink) Error(err error, msg string, kv ...any) {
 
 // WithValues returns the sink with kv added.
 func (s *reconcileSink) WithValues(kv ...any) logr.LogSink {
-	out := &reconcileSink{rec: s.rec, values: append(append([]any(nil), s.values...), kv...)}
+	out := &reconcileSink{rec: s.rec, starts: s.starts, values: append(append([]any(nil), s.values...), kv...)}
 	if s.base != nil {
 		out.base = s.base.WithValues(kv...)
 	}
@@ -81,7 +92,7 @@ func (s *reconcileSink) WithValues(kv ...any) logr.LogSink {
 
 // WithName returns the sink with name added.
 func (s *reconcileSink) WithName(name string) logr.LogSink {
-	out := &reconcileSink{rec: s.rec, values: s.values}
+	out := &reconcileSink{rec: s.rec, starts: s.starts, values: s.values}
 	if s.base != nil {
 		out.base = s.base.WithName(name)
 	}
@@ -120,4 +131,15 @@ func (s *reconcileSink) recordEnd(err error, kv []any) {
 		key = namespace + "/" + name
 	}
 	s.rec.record(controller, key, err)
+}
+
+// controller returns the "controller" value given to WithValues.
+func (s *reconcileSink) controller() (string, bool) {
+	for i := 0; i+1 < len(s.values); i += 2 {
+		if k, _ := s.values[i].(string); k == "controller" {
+			v, ok := s.values[i+1].(string)
+			return v, ok
+		}
+	}
+	return "", false
 }

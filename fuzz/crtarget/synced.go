@@ -27,7 +27,8 @@ import (
 // wraps it (through manager.Options.NewCache) and keeps each, so the look
 // asks each informer's HasSynced, in no random order. An informer made
 // later (a Get of a new kind) counts from then on; one stopped
-// (RemoveInformer) no longer does.
+// (RemoveInformer) no longer does. A kind cached in several namespaces
+// counts as synced once its informer of each has.
 
 // informerSet keeps the informers a manager's cache made.
 type informerSet struct {
@@ -42,6 +43,13 @@ type informerSet struct {
 // keptInformer is one informer of a cache, of a kind and form.
 type keptInformer struct {
 	inf  toolscache.SharedIndexInformer
+	gvk  schema.GroupVersionKind
+	form string
+	want int // how many informers of the kind and form the cache makes
+}
+
+// informerKey names the informers of a kind in a form.
+type informerKey struct {
 	gvk  schema.GroupVersionKind
 	form string
 }
@@ -78,11 +86,33 @@ func (s *informerSet) keep(inf toolscache.SharedIndexInformer, obj runtime.Objec
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := keptInformer{inf: inf, form: formOf(obj)}
+	k := keptInformer{inf: inf, form: formOf(obj), want: 1}
 	if gvk, err := apiutil.GVKForObject(obj, s.scheme); err == nil {
 		k.gvk = gvk
+		k.want = s.namespaces(obj, gvk)
 	}
 	s.all = append(s.all, k)
+}
+
+// namespaces returns how many informers of obj's kind (gvk) the cache
+// makes, one after another: one per namespace its options cache the kind
+// in (ByObject.Namespaces, else DefaultNamespaces), one for a kind
+// cluster-scoped or cached in every namespace. controller-runtime's
+// multi-namespace cache makes them in turn, each once the one before has
+// synced (a source's GetInformer blocks until then), so the first to sync
+// is not the last. s.mu is held.
+func (s *informerSet) namespaces(obj runtime.Object, gvk schema.GroupVersionKind) int {
+	namespaces := s.opts.DefaultNamespaces
+	if b, ok := byObjectOf(s.opts, gvk); ok && b.Namespaces != nil {
+		namespaces = b.Namespaces
+	}
+	if len(namespaces) <= 1 || s.opts.Mapper == nil {
+		return 1
+	}
+	if namespaced, err := apiutil.IsObjectNamespaced(obj, s.scheme, s.opts.Mapper); err != nil || !namespaced {
+		return 1
+	}
+	return len(namespaces)
 }
 
 // synced reports whether every informer kept and not stopped has synced
@@ -91,9 +121,16 @@ func (s *informerSet) synced() bool {
 	s.mu.Lock()
 	all := append([]keptInformer(nil), s.all...)
 	s.mu.Unlock()
+	made := map[informerKey]int{}
 	for _, k := range all {
 		if !k.inf.HasSynced() && !k.inf.IsStopped() {
 			return false
+		}
+		made[informerKey{k.gvk, k.form}]++
+	}
+	for _, k := range all {
+		if made[informerKey{k.gvk, k.form}] < k.want {
+			return false // a namespace's informer of the kind is still to come
 		}
 	}
 	return true
