@@ -19,8 +19,15 @@
 //		})
 //
 //	func FuzzMyController(f *testing.F) {
-//		fuzz.Run(f, fuzz.Options{Cassettes: fuzz.Glob("testdata/*.yaml"), Target: target})
+//		fuzz.Run(f, fuzz.Options{Cassettes: fuzz.Glob("testdata/*.yaml"), Target: target,
+//			Extra: crtarget.Invariants(), Known: crtarget.KnownFindings()})
 //	}
+//
+// A controller built without WithOptions (an operator's own
+// SetupWithManager) works as well: the manager skips name validation for
+// all its controllers. Extra: crtarget.Invariants() adds
+// last-reconcile-succeeded, which judges how the manager's reconciles
+// ended (docs/controllers.md).
 package crtarget
 
 import (
