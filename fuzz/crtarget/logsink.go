@@ -10,8 +10,7 @@ import (
 
 // reconcileSink is a manager's log sink that tells a Reconciles how each
 // reconcile ended, from the lines controller-runtime logs for it, and
-// passes every line its base sink enables on to it. It is enabled at every
-// level (the successes are logged at V(5)).
+// passes every line its base sink enables on to it.
 type reconcileSink struct {
 	base   logr.LogSink // nil: log nothing
 	rec    *Reconciles
@@ -49,8 +48,17 @@ func (s *reconcileSink) Init(info logr.RuntimeInfo) {
 	}
 }
 
-// Enabled is true at every level: a reconcile's end is logged at V(5).
-func (s *reconcileSink) Enabled(int) bool { return true }
+// reconcileEndLevel is the V level controller-runtime logs a reconcile's
+// success at.
+const reconcileEndLevel = 5
+
+// Enabled is true at the levels of the lines the sink reads (0, and 5: a
+// reconcile's success), and at those the base sink enables. At no other:
+// a line enabled is a line made, and client-go makes costly ones at V(8)
+// (request and response bodies).
+func (s *reconcileSink) Enabled(level int) bool {
+	return level <= 0 || level == reconcileEndLevel || s.base != nil && s.base.Enabled(level)
+}
 
 // Info records a successful reconcile, and logs the line if the base
 // sink is enabled at level.

@@ -85,34 +85,38 @@ func (s *informerSet) keep(inf toolscache.SharedIndexInformer, obj runtime.Objec
 		return
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	scheme, opts := s.scheme, s.opts
+	s.mu.Unlock()
 	k := keptInformer{inf: inf, form: formOf(obj), want: 1}
-	if gvk, err := apiutil.GVKForObject(obj, s.scheme); err == nil {
+	if gvk, err := apiutil.GVKForObject(obj, scheme); err == nil {
 		k.gvk = gvk
-		k.want = s.namespaces(obj, gvk)
+		k.want = namespaces(opts, obj, gvk)
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.all = append(s.all, k)
 }
 
-// namespaces returns how many informers of obj's kind (gvk) the cache
-// makes, one after another: one per namespace its options cache the kind
-// in (ByObject.Namespaces, else DefaultNamespaces), one for a kind
+// namespaces returns how many informers of obj's kind (gvk) a cache of
+// opts makes, one after another: one per namespace opts cache the kind in
+// (ByObject.Namespaces, else DefaultNamespaces), one for a kind
 // cluster-scoped or cached in every namespace. controller-runtime's
 // multi-namespace cache makes them in turn, each once the one before has
 // synced (a source's GetInformer blocks until then), so the first to sync
-// is not the last. s.mu is held.
-func (s *informerSet) namespaces(obj runtime.Object, gvk schema.GroupVersionKind) int {
-	namespaces := s.opts.DefaultNamespaces
-	if b, ok := byObjectOf(s.opts, gvk); ok && b.Namespaces != nil {
-		namespaces = b.Namespaces
+// is not the last. The RESTMapper knows the kind already: the cache asked
+// it before making the informer.
+func namespaces(opts cache.Options, obj runtime.Object, gvk schema.GroupVersionKind) int {
+	ns := opts.DefaultNamespaces
+	if b, ok := byObjectOf(opts, gvk); ok && b.Namespaces != nil {
+		ns = b.Namespaces
 	}
-	if len(namespaces) <= 1 || s.opts.Mapper == nil {
+	if len(ns) <= 1 || opts.Mapper == nil {
 		return 1
 	}
-	if namespaced, err := apiutil.IsObjectNamespaced(obj, s.scheme, s.opts.Mapper); err != nil || !namespaced {
+	if namespaced, err := apiutil.IsObjectNamespaced(obj, opts.Scheme, opts.Mapper); err != nil || !namespaced {
 		return 1
 	}
-	return len(namespaces)
+	return len(ns)
 }
 
 // synced reports whether every informer kept and not stopped has synced
