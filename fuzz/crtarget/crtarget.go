@@ -56,11 +56,13 @@ var ErrWire = errors.New("crtarget: wire the manager's cache into the probe")
 // controller-runtime refuses a name seen before; opts.Controller's other
 // settings are kept), and its cache wired into env.Probe: the informer of
 // env.Resource (store, handler notifications), synced once every informer
-// of the cache has (syncCache), its store compared through the cache's
-// transform (storeTransform). Its logger (opts.Logger, or
-// controller-runtime's log.Log) goes through a sink that records how each
-// reconcile ends (Reconciles, exposed for LastReconcileSucceeded), and
-// the run ends early only while no key's last reconcile failed.
+// the cache made has (informerSet, through opts.NewCache, which it wraps)
+// and every controller added has started its sources (runManager, the
+// manager returned, which wraps controller-runtime's), its store compared
+// through the cache's transform (storeTransform). Its logger (opts.Logger,
+// or controller-runtime's log.Log) goes through a sink that records how
+// each reconcile ends (Reconciles, exposed for LastReconcileSucceeded),
+// and the run ends early only while no key's last reconcile failed.
 //
 // With opts.LeaderElection the manager creates and renews its Lease (or
 // the lock opts names) through the replay's write engine, which serves
@@ -133,7 +135,8 @@ func TargetWithOptions(name, doc string, opts manager.Options, setup func(manage
 // wire registers the probe with mgr's informer of env.Resource: the
 // typed informer of a kind mgr's scheme knows, else an unstructured one;
 // the run counts the manager synced once every informer of its cache (set)
-// is and every controller of it started its sources, and compares the store through the cache's transform.
+// is and every controller of it started its sources, and compares the
+// store through the cache's transform.
 func wire(env *fuzz.Env, mgr *runManager, set *informerSet) error {
 	starts := mgr.controllers
 	set.mu.Lock()
