@@ -62,7 +62,8 @@ var ErrWire = errors.New("crtarget: wire the manager's cache into the probe")
 // through the cache's transform (storeTransform). Its logger (opts.Logger,
 // or controller-runtime's log.Log) goes through a sink that records how
 // each reconcile ends (Reconciles, exposed for LastReconcileSucceeded),
-// and the run ends early only while no key's last reconcile failed.
+// and the run ends early only once every key whose last reconcile failed
+// has failed settleAfter times in a row.
 //
 // With opts.LeaderElection the manager creates and renews its Lease (or
 // the lock opts names) through the replay's write engine, which serves

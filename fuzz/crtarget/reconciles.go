@@ -20,13 +20,14 @@ import (
 // in v0.23 to v0.25). NewManager's manager logs through a sink that tells
 // it each (and passes on what its own logger enables), exposes it
 // (fuzz.Observation.Exposed) and holds the run open while a key's last
-// reconcile failed. It is safe for concurrent use.
+// reconcile failed, for its next retries (settleAfter). It is safe for
+// concurrent use.
 type Reconciles struct {
 	elapsed func() time.Duration
 
 	mu        sync.Mutex
 	keys      map[string]*outcomes
-	failing   int           // keys whose last reconcile failed
+	unsettled int           // keys whose last reconcile failed, fewer than settleAfter in a row
 	stoppedAt time.Duration // when the manager was told to stop; -1: not yet
 }
 
@@ -35,7 +36,16 @@ type Reconciles struct {
 type outcomes struct {
 	changes  []change
 	failures int
+	inRow    int // failures since its last success
 }
+
+// settleAfter is how many failed reconciles of a key in a row end its
+// claim to hold a run open. With controller-runtime's default backoff
+// (5 ms, doubled each retry) the twelfth comes some 10 s after the first:
+// a fault a retry waits out has ended by then, and a key still failing
+// keeps failing. Without the bound, such a key kept every run going to
+// the watchdog.
+const settleAfter = 12
 
 // change is a reconcile that ended otherwise than the one before it.
 type change struct {
@@ -83,6 +93,18 @@ func (r *Reconciles) record(controller, key string, err error) {
 	}
 	if failed {
 		o.failures++
+		o.inRow++
+		switch o.inRow {
+		case 1:
+			r.unsettled++
+		case settleAfter:
+			r.unsettled--
+		}
+	} else {
+		if o.inRow > 0 && o.inRow < settleAfter {
+			r.unsettled--
+		}
+		o.inRow = 0
 	}
 	last := len(o.changes) > 0 && o.changes[len(o.changes)-1].failed
 	if len(o.changes) > 0 && last == failed {
@@ -91,9 +113,6 @@ func (r *Reconciles) record(controller, key string, err error) {
 	c := change{at: at, failed: failed}
 	if failed {
 		c.err = err.Error()
-		r.failing++
-	} else if last {
-		r.failing--
 	}
 	o.changes = append(o.changes, c)
 }
@@ -110,13 +129,13 @@ func (r *Reconciles) stop() {
 	}
 }
 
-// settled reports whether no key's last reconcile failed: a run ends early
-// only then, so that a key retried with backoff gets its retry before the
-// run judges it.
+// settled reports whether every key whose last reconcile failed has
+// failed settleAfter times in a row: a run ends early only then, so that
+// a key retried with backoff gets its retries before the run judges it.
 func (r *Reconciles) settled() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.failing == 0
+	return r.unsettled == 0
 }
 
 // Failing returns the keys whose last reconcile before the manager was

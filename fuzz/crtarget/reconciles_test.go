@@ -106,6 +106,9 @@ func TestLastReconcileSucceeded(t *testing.T) {
 					if !slices.Equal(failing, deleted) {
 						t.Errorf("failing keys: got %v, want the deleted configmaps %v", failing, deleted)
 					}
+					if !obs.EndedEarly {
+						t.Errorf("got a run to the watchdog (ended at %v), want it to end once the failing keys failed %d times in a row", obs.EndedAt, 12)
+					}
 					t.Logf("%d failing keys; ended at %v (early %v)", len(failing), obs.EndedAt, obs.EndedEarly)
 				})
 			}
