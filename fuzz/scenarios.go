@@ -223,8 +223,9 @@ type scenarioPlan struct {
 // runs 10 s (internal/fuzz, RunFuzzWorker), and a controller's key has
 // dozens of plans. It counts from the input's start (its own run and
 // reference runs spend the same 10 s), and a plan starts only if the
-// longest plan of its key so far would end within it (startsPlan). The next input of the key takes up where the last
-// stopped, so the worker runs them all in turn; a failure found so is
+// longest plan of its key so far would end within it (startsPlan). The
+// next input of the key takes up where the last stopped, so the worker
+// runs them all in turn; a failure found so is
 // one of the plans every plain run of the input (no budget: go test
 // -run, the coordinator's report) runs too, in the same order, so it
 // repeats there.
@@ -234,8 +235,8 @@ const scenarioBudget = 5 * time.Second
 // that held or met a known finding, and returns the first that fails (see
 // Options.Scenarios), or out when all hold or meet known findings (noted
 // in out.KnownScenarios). Plans that held are not run again for the key. In a
-// fuzzing worker it starts plans for scenarioBudget, then returns out;
-// elsewhere it runs them all.
+// fuzzing worker it starts plans while startsPlan allows, begun the
+// input's start, then returns out; elsewhere it runs them all.
 func (c *Campaign) checkScenarios(t *testing.T, out *Outcome, begun time.Time) *Outcome {
 	t.Helper()
 	key := scenarioKey{cassette: out.CassetteIndex, watchList: out.WatchList, gates: out.Gates.String()}
@@ -263,13 +264,15 @@ func (c *Campaign) checkScenarios(t *testing.T, out *Outcome, begun time.Time) *
 			}
 		}
 	}
-	start, budget := time.Now(), currentMode() == workerMode
+	budget := currentMode() == workerMode
 	for ; res.next < len(res.plans); res.next++ {
-		if budget && time.Since(start) >= scenarioBudget {
+		if budget && !startsPlan(time.Since(begun), res.longest) {
 			return out
 		}
 		p := res.plans[res.next]
+		started := time.Now()
 		o := c.checkPlanAs(t, out, p.plan, p.scenario)
+		res.longest = max(res.longest, time.Since(started))
 		if o.Failed() {
 			res.out = c.exact(t, out, o)
 			res.out.KnownScenarios = slices.Clone(out.KnownScenarios)
