@@ -280,7 +280,8 @@ func (c *Campaign) spec(in input) harness.Spec {
 		spin = workerSpinBound
 	}
 	return harness.Spec{SpinBound: spin, History: fc.h, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList, Gates: in.gates,
-		Level: c.opts.Level, LiveBound: c.opts.LiveBound, MaxBurst: c.opts.MaxBurst, MaxRate: c.opts.MaxRate, Reproducer: fc.reproducer, Cache: fc.Cache, Pace: c.opts.Pace}
+		Level: c.opts.Level, LiveBound: c.opts.LiveBound, MaxBurst: c.opts.MaxBurst, MaxRate: c.opts.MaxRate, Reproducer: fc.reproducer, Cache: fc.Cache, Pace: c.opts.Pace,
+		Latency: c.opts.Latency}
 }
 
 // judge checks the campaign's invariants on obs into out.
@@ -370,6 +371,7 @@ func (c *Campaign) report(out *Outcome) string {
 	fmt.Fprintf(&b, "client-go: %s\n", harness.ClientGoVersion())
 	fmt.Fprintf(&b, "level: %s\n", out.Level)
 	fmt.Fprintf(&b, "pace: %s\n", c.opts.Pace)
+	fmt.Fprintf(&b, "latency: %v (virtual time each request takes to reach the replay)\n", harness.Latency(c.opts.Latency))
 	fmt.Fprintf(&b, "plan: %s\n", planText(out.Plan))
 	if out.Scenario != "" {
 		fmt.Fprintf(&b, "scenario: %s (Options.Scenarios: a plan made from this cassette and path's fault-free run)\n", out.Scenario)

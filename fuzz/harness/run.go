@@ -100,6 +100,10 @@ type Spec struct {
 	// their recorded offsets, in virtual time, so a writing target's
 	// writes interleave with them: the other actors.
 	Pace replayer.Pace
+	// Latency is how long, in virtual time, each request of the target
+	// takes to reach the replay (see Latency); zero means
+	// replayer.DefaultLatency (1 ms), negative none.
+	Latency time.Duration
 	// Seed, when not zero, is mixed into what seeds the run's randomness
 	// (see seedClientGo): two runs of one input with other seeds draw
 	// other backoffs and timeouts.
