@@ -380,6 +380,10 @@ func (c *Campaign) report(out *Outcome) string {
 		fmt.Fprintf(&b, "seed: %d (harness.Spec.Seed; the input does not hold it)\n", out.Seed)
 	}
 	fmt.Fprintf(&b, "fired: %s\n", faults.Story(fired))
+	if out.Observation != nil && out.Observation.BoundEnd != nil {
+		e := out.Observation.BoundEnd
+		fmt.Fprintf(&b, "ended: at its first broken behaviour bound, %s, crossed at %v of virtual time (the run looked no further)\n", e.Invariant, e.At)
+	}
 	fmt.Fprintf(&b, "%s\n", oracle.Activity(out.Observation))
 	if out.Input == nil {
 		b.WriteString("input: none (the plan has no byte form; Campaign.CheckPlan runs it, plan.yaml holds it)")

@@ -94,51 +94,25 @@ func writesOf(o *Observation, sentinel error) error {
 	return nil
 }
 
-// checkNoWriteStorm counts, per object, the target's successful writes
-// (2xx, no dry run: stored, or a no-op update) with the storm counter: more
-// than writeStormLimit within writeStormWindow with no other actor's
-// change of the object between them is a storm. Refusals store nothing
-// and re-trigger nothing; no-conflict-loop and no-request-storm judge
-// them.
+// checkNoWriteStorm is no-write-storm: the first storm WriteBounds finds
+// in o's writes, at its write's site.
 func checkNoWriteStorm(o *Observation) error {
 	if err := writesOf(o, ErrWriteStorm); err != nil {
 		return err
 	}
-	type state struct {
-		count  *storm.Counter[Write]
-		lastRV string // RVAfter of the target's last successful write
-	}
-	objects := map[objectID]*state{}
+	var b WriteBounds
 	for _, w := range o.Writes {
-		if w.Key == "" || w.DryRun || w.Code < 200 || w.Code >= 300 {
-			continue
+		if err, _ := b.Add(w); err != nil {
+			return withSite(err, writeSite(o, w.Resource.Name(), w.At))
 		}
-		id := objectID{w.Resource.ID(), w.Key}
-		st := objects[id]
-		switch {
-		case st == nil:
-			st = &state{count: storm.NewCounter[Write](writeStormWindow, writeStormLimit)}
-			objects[id] = st
-		case w.RVBefore != st.lastRV:
-			st.count.Reset() // another actor changed it since: this write may answer that
-		}
-		st.lastRV = w.RVAfter
-		if !st.count.Add(time.Time{}.Add(w.At), w) {
-			continue
-		}
-		held := st.count.Held()
-		return withSite(fmt.Errorf("%w: %d writes of %s from %v to %v of virtual time (%s) with no other change of it between them, want at most %d within %v",
-			ErrWriteStorm, len(held), id, held[0].At, w.At, writeCounts(held), writeStormLimit, writeStormWindow), writeSite(o, w.Resource.Name(), w.At))
 	}
 	return nil
 }
 
-// checkNoConflictLoop counts, per object, the 409 Conflict answers in a
-// row against one stored version (the same RVBefore, no other answer to
-// a write of the object between them): more than conflictLoopLimit is a
-// loop. On a verbatim replay, which logs no writes, it counts the write
-// requests of each resource answered 409 in a row instead (a request
-// names no object).
+// checkNoConflictLoop is no-conflict-loop: the first conflict loop
+// WriteBounds finds in o's writes, at its write's site. On a verbatim
+// replay, which logs no writes, it counts the write requests of each
+// resource answered 409 in a row instead (a request names no object).
 func checkNoConflictLoop(o *Observation) error {
 	if o == nil {
 		return fmt.Errorf("%w: %w: nil observation", ErrConflictLoop, ErrNoObservation)
@@ -146,35 +120,11 @@ func checkNoConflictLoop(o *Observation) error {
 	if !o.WritesLogged {
 		return conflictLoopOfRequests(o)
 	}
-	type run struct {
-		rv    string // the stored object's resourceVersion they met
-		held  []Write
-		first time.Duration
-	}
-	runs := map[objectID]*run{}
+	var b WriteBounds
 	for _, w := range o.Writes {
-		if w.Key == "" {
-			continue
+		if _, err := b.Add(w); err != nil {
+			return withSite(err, writeSite(o, w.Resource.Name(), w.At))
 		}
-		id := objectID{w.Resource.ID(), w.Key}
-		if w.Code != 409 || w.Reason != "Conflict" {
-			delete(runs, id) // an answer to a write of it that is no conflict ends a run
-			continue
-		}
-		if w.Unserved {
-			continue // a conflict with a version no answer had shown the target: no read of its could have told it
-		}
-		r := runs[id]
-		if r == nil || r.rv != w.RVBefore {
-			r = &run{rv: w.RVBefore, first: w.At}
-			runs[id] = r
-		}
-		r.held = append(r.held, w)
-		if len(r.held) <= conflictLoopLimit {
-			continue
-		}
-		return withSite(fmt.Errorf("%w: %d writes of %s in a row answered 409 Conflict (the object has been modified; please apply your changes to the latest version and try again) from %v to %v of virtual time (%s), while the object stayed at rv %s: the target kept sending a resourceVersion it did not read, want at most %d in a row",
-			ErrConflictLoop, len(r.held), id, r.first, w.At, writeCounts(r.held), rvOrNone(r.rv), conflictLoopLimit), writeSite(o, w.Resource.Name(), w.At))
 	}
 	return nil
 }
