@@ -62,8 +62,8 @@ var errRequestBound = errors.New("lwreplay: the run's request bound was reached"
 // its goroutine's stack and blocks: time moves again, and the run ends,
 // judged by no-hot-loop. It is the run's one way to end at its first
 // broken behaviour bound: the write bounds (no-write-storm,
-// no-conflict-loop, counted by oracle.WriteBounds on the replay's answers
-// as they come) trip it too, and the run ends there, its report complete,
+// no-conflict-loop, no-create-loop, counted by oracle.WriteBounds on the
+// replay's answers as they come) trip it too, and the run ends there, its report complete,
 // instead of writing on until the watchdog.
 type requestBound struct {
 	next      http.RoundTripper
@@ -216,18 +216,14 @@ func (b *requestBound) feedWrites() {
 	}
 	for _, w := range b.writes(b.fed) {
 		b.fed++
-		storm, conflict := b.wb.Add(w)
-		switch {
-		case storm != nil:
-			b.tripBound, b.tripWhy = "no-write-storm", storm.Error()
-		case conflict != nil:
-			b.tripBound, b.tripWhy = "no-conflict-loop", conflict.Error()
-		default:
-			continue
+		crossed := b.wb.Add(w)
+		for _, name := range oracle.WriteBoundNames {
+			if err := crossed[name]; err != nil {
+				b.tripBound, b.tripWhy, b.trippedAt = name, err.Error(), w.At
+				b.wakeRun()
+				return
+			}
 		}
-		b.trippedAt = w.At
-		b.wakeRun()
-		return
 	}
 }
 

@@ -7,15 +7,20 @@ import (
 	"github.com/lwreplay/lwreplay/internal/storm"
 )
 
+// WriteBoundNames are the invariants WriteBounds counts, in the order a
+// run ends at them when one write crosses several.
+var WriteBoundNames = []string{"no-write-storm", "no-conflict-loop", "no-create-loop"}
+
 // WriteBounds follows a target's writes one at a time, in the order the
-// replay answered them, and says which write breaks no-write-storm or
-// no-conflict-loop. It is the one count of both: the invariants run it
-// over a run's Writes, and a run (fuzz/harness) runs it as the writes are
-// answered, to end at the first broken bound. Its zero value is ready to
-// use; it is not safe for concurrent use.
+// replay answered them, and says which write crosses the bound of
+// no-write-storm, no-conflict-loop or no-create-loop. It is the one count
+// of the three: the invariants run it over a run's Writes, and a run
+// (fuzz/harness) runs it as the writes are answered, to end at its first
+// broken bound. Its zero value is ready to use; it is not safe for
+// concurrent use.
 type WriteBounds struct {
-	storms    map[objectID]*stormCount
-	conflicts map[objectID]*conflictRun
+	storms  map[objectID]*stormCount
+	refused map[string]map[objectID]*refusedRun // by the 409's reason: Conflict, AlreadyExists
 }
 
 // stormCount is no-write-storm's count of one object's writes.
@@ -24,33 +29,51 @@ type stormCount struct {
 	lastRV string // RVAfter of the target's last successful write
 }
 
-// conflictRun is one object's 409 Conflict answers in a row.
-type conflictRun struct {
-	rv    string // the stored object's resourceVersion they met
-	held  []Write
-	first time.Duration
+// refusedRun is one object's writes answered 409 with one reason in a
+// row, against one stored version.
+type refusedRun struct {
+	rv   string // the stored object's resourceVersion they met
+	held []Write
 }
 
-// Add counts w and returns, when w is the write that crosses one, why it
-// breaks no-write-storm (storm, wrapping ErrWriteStorm) or
-// no-conflict-loop (conflict, wrapping ErrConflictLoop); nil for a bound
-// it keeps.
+// Add counts w and returns, by invariant name, why w breaks each bound it
+// is the write that crosses (nil when it crosses none).
 //
 // no-write-storm counts, per object, the target's successful writes (2xx,
 // no dry run: stored, or a no-op update) with the storm counter: more
 // than writeStormLimit within writeStormWindow with no other actor's
 // change of the object between them is a storm. Refusals store nothing
-// and re-trigger nothing; no-conflict-loop and no-request-storm judge
-// them. no-conflict-loop counts, per object, the 409 Conflict answers in
-// a row against one stored version (the same RVBefore, no other answer to
-// a write of the object between them): more than conflictLoopLimit is a
-// loop.
-func (b *WriteBounds) Add(w Write) (storm, conflict error) {
+// and re-trigger nothing; the loops and no-request-storm judge them.
+// no-conflict-loop and no-create-loop count, per object, the writes
+// answered 409 Conflict (AlreadyExists) in a row (any other answer to a
+// write of it ends a run) while the stored object stayed at one
+// resourceVersion, at a version an answer had shown the target
+// (Write.Unserved: a refusal no read of its could have spared it is not
+// counted): more than conflictLoopLimit (createLoopLimit) is a loop.
+func (b *WriteBounds) Add(w Write) map[string]error {
 	if w.Key == "" {
-		return nil, nil
+		return nil
 	}
 	id := objectID{w.Resource.ID(), w.Key}
-	return b.addStorm(id, w), b.addConflict(id, w)
+	var crossed map[string]error
+	note := func(name string, err error) {
+		if err != nil {
+			if crossed == nil {
+				crossed = map[string]error{}
+			}
+			crossed[name] = err
+		}
+	}
+	note("no-write-storm", b.addStorm(id, w))
+	if held, ok := b.addRefused(id, w, "Conflict", conflictLoopLimit); ok {
+		note("no-conflict-loop", fmt.Errorf("%w: %d writes of %s in a row answered 409 Conflict (the object has been modified; please apply your changes to the latest version and try again) from %v to %v of virtual time (%s), while the object stayed at rv %s: the target kept sending a resourceVersion it did not read, want at most %d in a row",
+			ErrConflictLoop, len(held), id, held[0].At, w.At, writeCounts(held), rvOrNone(w.RVBefore), conflictLoopLimit))
+	}
+	if held, ok := b.addRefused(id, w, "AlreadyExists", createLoopLimit); ok {
+		note("no-create-loop", fmt.Errorf("%w: %d writes of %s in a row answered 409 AlreadyExists from %v to %v of virtual time (%s), while the object stayed at rv %s: the target kept creating an object it could have read (its lookups miss it: another namespace or scope, a cache that does not hold it), want at most %d in a row",
+			ErrCreateLoop, len(held), id, held[0].At, w.At, writeCounts(held), rvOrNone(w.RVBefore), createLoopLimit))
+	}
+	return crossed
 }
 
 // addStorm is Add's no-write-storm.
@@ -78,27 +101,29 @@ func (b *WriteBounds) addStorm(id objectID, w Write) error {
 		ErrWriteStorm, len(held), id, held[0].At, w.At, writeCounts(held), writeStormLimit, writeStormWindow)
 }
 
-// addConflict is Add's no-conflict-loop.
-func (b *WriteBounds) addConflict(id objectID, w Write) error {
-	if b.conflicts == nil {
-		b.conflicts = map[objectID]*conflictRun{}
+// addRefused counts w in id's run of writes answered 409 with reason and
+// returns the run when w is the write that takes it past limit.
+func (b *WriteBounds) addRefused(id objectID, w Write, reason string, limit int) (held []Write, crossed bool) {
+	if b.refused == nil {
+		b.refused = map[string]map[objectID]*refusedRun{}
 	}
-	if w.Code != 409 || w.Reason != "Conflict" {
-		delete(b.conflicts, id) // an answer to a write of it that is no conflict ends a run
-		return nil
+	runs := b.refused[reason]
+	if runs == nil {
+		runs = map[objectID]*refusedRun{}
+		b.refused[reason] = runs
+	}
+	if w.Code != 409 || w.Reason != reason {
+		delete(runs, id) // any other answer to a write of it ends a run
+		return nil, false
 	}
 	if w.Unserved {
-		return nil // a conflict with a version no answer had shown the target: no read of its could have told it
+		return nil, false
 	}
-	r := b.conflicts[id]
+	r := runs[id]
 	if r == nil || r.rv != w.RVBefore {
-		r = &conflictRun{rv: w.RVBefore, first: w.At}
-		b.conflicts[id] = r
+		r = &refusedRun{rv: w.RVBefore}
+		runs[id] = r
 	}
 	r.held = append(r.held, w)
-	if len(r.held) <= conflictLoopLimit {
-		return nil
-	}
-	return fmt.Errorf("%w: %d writes of %s in a row answered 409 Conflict (the object has been modified; please apply your changes to the latest version and try again) from %v to %v of virtual time (%s), while the object stayed at rv %s: the target kept sending a resourceVersion it did not read, want at most %d in a row",
-		ErrConflictLoop, len(r.held), id, r.first, w.At, writeCounts(r.held), rvOrNone(r.rv), conflictLoopLimit)
+	return r.held, len(r.held) == limit+1
 }

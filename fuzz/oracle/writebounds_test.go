@@ -9,7 +9,8 @@ import (
 
 // TestWriteBounds shows WriteBounds naming the very write that crosses a
 // bound, as a run ending there needs: the 31st stored write of one object
-// within 10 s, the 21st 409 Conflict in a row at one version; and keeping
+// within 10 s, the 21st 409 Conflict (or AlreadyExists) in a row at one
+// version; and keeping
 // both when another actor's change comes between, or the writes are slow.
 func TestWriteBounds(t *testing.T) {
 	stored := func(i int, every time.Duration, rvBefore string) Write {
@@ -33,6 +34,10 @@ func TestWriteBounds(t *testing.T) {
 			writes: func(i int) Write {
 				return Write{At: time.Duration(i) * time.Second, Verb: "update", Resource: configmaps, Key: "a/x", RVBefore: "7", RVAfter: "7", Code: 409, Reason: "Conflict"}
 			}},
+		{name: "write bounds - 30 creates refused AlreadyExists at one version - the 21st loops - fail", n: 30, wantAt: 20, wantError: ErrCreateLoop,
+			writes: func(i int) Write {
+				return Write{At: time.Duration(i) * time.Second, Verb: "create", Resource: configmaps, Key: "a/x", RVBefore: "7", RVAfter: "7", Code: 409, Reason: "AlreadyExists"}
+			}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -40,9 +45,8 @@ func TestWriteBounds(t *testing.T) {
 			at := -1
 			var got error
 			for i := range tc.n {
-				storm, conflict := b.Add(tc.writes(i))
-				if err := errors.Join(storm, conflict); err != nil {
-					at, got = i, err
+				if crossed := b.Add(tc.writes(i)); crossed != nil {
+					at, got = i, errors.Join(crossed["no-write-storm"], crossed["no-conflict-loop"], crossed["no-create-loop"])
 					break
 				}
 			}

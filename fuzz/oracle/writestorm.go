@@ -8,8 +8,8 @@ import (
 	"github.com/lwreplay/lwreplay/internal/storm"
 )
 
-// The invariants on what a client writes: no-write-storm and
-// no-conflict-loop, judged on Observation.Writes, the replay's answers
+// The invariants on what a client writes: no-write-storm,
+// no-conflict-loop and no-create-loop, judged on Observation.Writes, the replay's answers
 // to the target's writes.
 //
 // What changed an object between two of the target's writes is read off
@@ -22,7 +22,7 @@ import (
 // it differs, another actor's change (an event of the served history the
 // target did not make) came between.
 
-// Bounds of no-write-storm and no-conflict-loop.
+// Bounds of no-write-storm, no-conflict-loop and no-create-loop.
 const (
 	// writeStormWindow and writeStormLimit: more than writeStormLimit
 	// successful writes of one object within writeStormWindow of virtual
@@ -53,6 +53,14 @@ const (
 	// resourceVersion without reading: one that retries with no backoff,
 	// or on a fixed interval, reaches it.
 	conflictLoopLimit = 20
+	// createLoopLimit is how many creates of one object in a row may be
+	// answered 409 AlreadyExists while the stored object stays the same,
+	// at a version an answer had shown the target: a client that looks
+	// the object up (its cache, or a GET) finds it and does not create it
+	// again, and controller-runtime's backoff tries a failing key at most
+	// 19 times in the longest run (conflictLoopLimit's reasoning). 21 in
+	// a row is a client whose lookups miss what it made.
+	createLoopLimit = conflictLoopLimit
 )
 
 // writeVerbs are the methods of Request.Verb that write.
@@ -100,13 +108,7 @@ func checkNoWriteStorm(o *Observation) error {
 	if err := writesOf(o, ErrWriteStorm); err != nil {
 		return err
 	}
-	var b WriteBounds
-	for _, w := range o.Writes {
-		if err, _ := b.Add(w); err != nil {
-			return withSite(err, writeSite(o, w.Resource.Name(), w.At))
-		}
-	}
-	return nil
+	return firstCrossed(o, "no-write-storm")
 }
 
 // checkNoConflictLoop is no-conflict-loop: the first conflict loop
@@ -120,9 +122,27 @@ func checkNoConflictLoop(o *Observation) error {
 	if !o.WritesLogged {
 		return conflictLoopOfRequests(o)
 	}
+	return firstCrossed(o, "no-conflict-loop")
+}
+
+// checkNoCreateLoop is no-create-loop: the first create loop WriteBounds
+// finds in o's writes, at its write's site. A verbatim replay logs no
+// writes: its requests name no object, and creates of many objects each
+// refused once (a restart's) are no loop, so it is not judged.
+func checkNoCreateLoop(o *Observation) error {
+	if err := writesOf(o, ErrCreateLoop); err != nil {
+		return err
+	}
+	return firstCrossed(o, "no-create-loop")
+}
+
+// firstCrossed runs WriteBounds over o's writes and returns the first
+// crossing of the bound of invariant name, at its write's site (nil when
+// none).
+func firstCrossed(o *Observation, name string) error {
 	var b WriteBounds
 	for _, w := range o.Writes {
-		if _, err := b.Add(w); err != nil {
+		if err := b.Add(w)[name]; err != nil {
 			return withSite(err, writeSite(o, w.Resource.Name(), w.At))
 		}
 	}
