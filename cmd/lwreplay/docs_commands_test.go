@@ -413,6 +413,9 @@ func checkLwreplay(c docCommand, args []string, ran *int) error {
 	if len(args) == 0 {
 		return errors.New("no verb")
 	}
+	if c.synopsis && (args[0] == "…" || args[0] == "..." || strings.ToUpper(args[0]) == args[0]) {
+		return nil // "lwreplay …": any verb
+	}
 	flags, ok := verbFlags(args[0])
 	if !ok {
 		return fmt.Errorf("verb %q: lwreplay has no such verb", args[0])
