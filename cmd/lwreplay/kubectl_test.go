@@ -134,7 +134,7 @@ func TestKubectlAgainstServe(t *testing.T) {
 			// A fresh server: doomed still exists at its head, so wait
 			// must see the DELETED event on its watch.
 			fresh := startServe(t, cas)
-			wait := exec.Command(k, "--kubeconfig", fresh, "wait", "--for=delete", "configmap/doomed", "-n", "team-b", "--timeout=10s")
+			wait := exec.Command(k, "--kubeconfig", fresh, "wait", "--for=delete", "configmap/doomed", "-n", "team-b", "--timeout="+hangBound.String())
 			if out, err := wait.CombinedOutput(); err != nil {
 				t.Errorf("kubectl wait --for=delete: got %v, want exit 0\n%s", err, out)
 			}
