@@ -274,6 +274,7 @@ func (c *Campaign) report(out *Outcome) string {
 	fmt.Fprintf(&b, "client-go: %s\n", harness.ClientGoVersion())
 	fmt.Fprintf(&b, "level: %s\n", out.Level)
 	fmt.Fprintf(&b, "pace: %s\n", c.opts.Pace)
+	fmt.Fprintf(&b, "latency: %v (virtual time each request takes to reach the replay)\n", harness.Latency(c.opts.Latency))
 	fmt.Fprintf(&b, "plan: %s\n", planText(out.Plan))
 	if out.Scenario != "" {
 		fmt.Fprintf(&b, "scenario: %s (Options.Scenarios: a plan made from this cassette and path's fault-free run)\n", out.Scenario)
@@ -282,6 +283,10 @@ func (c *Campaign) report(out *Outcome) string {
 		fmt.Fprintf(&b, "seed: %d (harness.Spec.Seed; the input does not hold it)\n", out.Seed)
 	}
 	fmt.Fprintf(&b, "fired: %s\n", faults.Story(fired))
+	if out.Observation != nil && out.Observation.BoundEnd != nil {
+		e := out.Observation.BoundEnd
+		fmt.Fprintf(&b, "ended: at its first broken behaviour bound, %s, crossed at %v of virtual time (the run looked no further)\n", e.Invariant, e.At)
+	}
 	fmt.Fprintf(&b, "%s\n", oracle.Activity(out.Observation))
 	if out.Input == nil {
 		b.WriteString("input: none (the plan has no byte form; Campaign.CheckPlan runs it, plan.yaml holds it)")

@@ -10,7 +10,7 @@ import (
 )
 
 // options are the options of the example's fuzz tests: the shipped real
-// cassettes, the reconciler's own invariant beside the built-in ones
+// cassettes, the reconciler's own invariant and crtarget's beside the built-in ones
 // (same-outcome among them: the end state against fault-free reference
 // runs), seeds that crash it after each of its first four writes and
 // recreate a parent while its watch is away, and the scenario plans
@@ -27,7 +27,7 @@ func options(t fuzz.Target) fuzz.Options {
 	return fuzz.Options{
 		Cassettes: cassettes,
 		Target:    t,
-		Extra:     []fuzz.Invariant{oneChildPerParent},
+		Extra:     append([]fuzz.Invariant{oneChildPerParent}, crtarget.Invariants()...),
 		Plans:     plans,
 		Scenarios: true,
 		// controller-runtime's own known bugs (on v0.23: the priority
