@@ -171,6 +171,7 @@ type storeSnapshot struct {
 // runInBubble is Observe's body; it must run inside a synctest bubble.
 func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 	t.Helper()
+	defer w.work(false) // after every other deferred call: the reproducer is written
 	if err := CheckGates(s.Gates); err != nil {
 		t.Errorf("gates: got error %v, want none", err)
 		return nil
@@ -392,6 +393,10 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 	case <-time.After(oracle.StopGrace):
 		obs.NotStopped = true
 	}
+	// Virtual time has moved past the grace: what follows is the
+	// harness's own work (judging, writing a reproducer), held to the
+	// run's spin bound, not the stop bound (w.work(false) is deferred).
+	w.work(true)
 	obs.Deliveries = rec.Deliveries()
 	// The keys told before the first notification made once the target
 	// had synced: a later one flagged not synced read HasSynced before
