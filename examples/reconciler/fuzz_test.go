@@ -39,7 +39,7 @@ func options(t fuzz.Target) fuzz.Options {
 
 // FuzzReconciler fuzzes the correct reconciler: go test runs its seeds
 // (every cassette and client path, no fault and a crash after each of its
-// first four writes) and go test -fuzz FuzzReconciler explores from them;
+// first four writes) and go test -fuzz '^FuzzReconciler$' explores from them;
 // it finds nothing.
 func FuzzReconciler(f *testing.F) {
 	fuzz.Run(f, options(target("children")))
@@ -52,7 +52,7 @@ func FuzzReconciler(f *testing.F) {
 // plain go test it is skipped.
 func FuzzReconcilerMemo(f *testing.F) {
 	if fl := flag.Lookup("test.fuzz"); fl == nil || fl.Value.String() == "" {
-		f.Skip("the planted bug: run go test -fuzz FuzzReconcilerMemo")
+		f.Skip("the planted bug: run go test -fuzz '^FuzzReconcilerMemo$'")
 	}
 	fuzz.Run(f, options(target("children-memo", WithMemo())))
 }
@@ -64,7 +64,7 @@ func FuzzReconcilerMemo(f *testing.F) {
 // skipped: its finding is the point.
 func FuzzReconcilerPlanted(f *testing.F) {
 	if fl := flag.Lookup("test.fuzz"); fl == nil || fl.Value.String() == "" {
-		f.Skip("the planted bug: run go test -fuzz FuzzReconcilerPlanted")
+		f.Skip("the planted bug: run go test -fuzz '^FuzzReconcilerPlanted$'")
 	}
 	fuzz.Run(f, options(target("children-planted", WithGenerateName())))
 }
