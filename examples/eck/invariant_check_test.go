@@ -1,0 +1,76 @@
+package eck
+
+import (
+	"errors"
+	"strconv"
+	"testing"
+
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// TestVehicleMatchesSpec shows the example's invariant on a fault-free run
+// of ECK's Beat controller: it holds on the run's end state, and fires
+// once a Beat's workload is deleted after the run (a Deployment the uptime
+// Beat asks for, gone).
+func TestVehicleMatchesSpec(t *testing.T) {
+	o := options(target(t))
+	o.Scenarios = false
+	c, err := fuzz.NewCampaign(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := c.CheckPlan(t, 0, false, faults.Plan{})
+	if out.Failed() {
+		t.Fatalf("fault-free run: got a report, want none:\n%s", out.Report)
+	}
+	obs := out.Observation
+	deps, ok := obs.Served.Log(deployments)
+	if !ok || len(deps.StateAt(deps.End())) == 0 {
+		t.Fatalf("served deployments: got none, want the operator's")
+	}
+	next := func() string {
+		var top uint64
+		for _, l := range obs.Served.Logs {
+			if n, err := strconv.ParseUint(l.RVAt(l.End()), 10, 64); err == nil {
+				top = max(top, n)
+			}
+		}
+		return strconv.FormatUint(top+1, 10)
+	}
+	dep := deps.StateAt(deps.End())[0]
+	gone, err := history.WithResourceVersion(dep, next())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		res     history.Resource
+		ev      *history.Event
+		wantBug bool
+	}{
+		{name: "beat-vehicle-matches-spec - the fault-free run's end state - pass"},
+		{name: "beat-vehicle-matches-spec - a Beat's Deployment deleted - fail", res: deployments, ev: &history.Event{Type: history.Deleted, Object: gone, From: history.Location{Event: -1}}, wantBug: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			judged := *obs
+			if tc.ev != nil {
+				served, err := history.AppendEvents(obs.Served, tc.res, *tc.ev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				judged.Served = served
+			}
+			err, why := oracle.JudgeOne(vehicleMatchesSpec, &judged)
+			if why != "" {
+				t.Fatalf("got not judged: %s, want a verdict", why)
+			}
+			if got := errors.Is(err, ErrVehicle); got != tc.wantBug {
+				t.Errorf("got %v, want %v broken %v", err, ErrVehicle, tc.wantBug)
+			}
+		})
+	}
+}
