@@ -12,14 +12,16 @@ import (
 // discovery answer doc (decoded JSON) of a history h, replayed taking
 // writes: the recorded answer with every resource h has no LIST or WATCH
 // traffic of and that is none of the built-in ones (discovery.Builtin,
-// served from empty) taken out, the verbs of the rest narrowed to get,
+// served from empty) nor a served version of a CRD h holds taken out, the verbs of the rest narrowed to get,
 // list and watch, subresources but status dropped (status keeps get), and
 // versions and groups left empty dropped. Other answers are served as recorded.
 func servedDiscovery(doc map[string]any, h *history.History) map[string]any {
+	crds := h.CRDs()
 	has := func(group, version, resource string) bool {
 		_, ok := h.Log(history.Resource{Group: group, Version: version, Resource: resource})
 		_, builtin := discovery.BuiltinResource(group, version, resource)
-		return ok || builtin
+		c, crd := history.FindCRD(crds, history.Resource{Group: group, Version: version, Resource: resource})
+		return ok || builtin || (crd && c.Served)
 	}
 	switch doc["kind"] {
 	case "APIGroupDiscoveryList":

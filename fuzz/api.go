@@ -1,6 +1,8 @@
 package fuzz
 
 import (
+	"errors"
+
 	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
@@ -40,6 +42,21 @@ var ErrNotJudged = oracle.ErrNotJudged
 
 // Known is a finding known already (oracle.Known).
 type Known = oracle.Known
+
+// Mask is one field path, or a resource as a whole, same-outcome does not
+// compare, with why (oracle.Mask): Options.Masks.
+type Mask = oracle.Mask
+
+// ErrMask says Options.Masks hold a mask without a resource or a why.
+var ErrMask = errors.New("bad mask")
+
+// AnyResource is the Mask.Resource of a mask of every resource
+// (oracle.AnyResource).
+const AnyResource = oracle.AnyResource
+
+// ErrorDetail is the Signature detail of a user invariant's sentinel
+// error, for Known.Details (oracle.ErrorDetail).
+func ErrorDetail(sentinel error) string { return oracle.ErrorDetail(sentinel) }
 
 // NewInvariant returns a user invariant for Options.Extra
 // (oracle.NewInvariant).

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -52,6 +51,11 @@ func NewCampaign(o Options) (*Campaign, error) {
 			return nil, fmt.Errorf("%w: user invariant %q: want a unique name and a check", oracle.ErrUnknownInvariant, inv.Name)
 		}
 		seen[inv.Name] = true
+	}
+	for _, m := range o.Masks {
+		if m.Resource == "" || m.Why == "" {
+			return nil, fmt.Errorf("%w: mask %q of %q: want a resource (or fuzz.AnyResource) and why", ErrMask, m.Path, m.Resource)
+		}
 	}
 	for _, name := range o.Invariants {
 		if _, ok := c.invariant(name); !ok {
@@ -213,6 +217,11 @@ type Outcome struct {
 	// signature the run's matches; "" when none does. It is not a
 	// failure.
 	Known string
+	// KnownScenarios lists the scenario plans this check ran whose runs
+	// met a known finding, one line each ("stale-state plan …: known
+	// finding …"): runs that judged nothing, as the check's own run does
+	// when Known is set.
+	KnownScenarios []string
 }
 
 // Failed reports whether the outcome is a bug to report: an invariant
@@ -238,7 +247,9 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 	}
 	out := c.checkDecoded(t, in, "")
 	out.Input = append([]byte(nil), data...)
-	if c.opts.Scenarios && fc.reproducer == nil && len(in.plan.Decisions) == 0 && !out.Failed() && out.Known == "" {
+	if c.opts.Scenarios && fc.reproducer == nil && len(in.plan.Decisions) == 0 && !out.Failed() {
+		// a known finding of the input's own run judges nothing of the
+		// target's other bugs: its scenarios run all the same
 		return c.checkScenarios(t, out)
 	}
 	return out
@@ -335,73 +346,4 @@ func (c *Campaign) results(obs *oracle.Observation) (results map[string]error, n
 		}
 	}
 	return results, notJudged
-}
-
-// report renders the broken invariants of out ("" when none broke).
-func (c *Campaign) report(out *Outcome) string {
-	var b strings.Builder
-	for _, name := range oracle.InReportOrder(out.Results) {
-		if err := out.Results[name]; err != nil {
-			fmt.Fprintf(&b, "invariant %s: %v\n", name, err)
-		}
-	}
-	if b.Len() == 0 {
-		return ""
-	}
-	b.WriteString(notJudgedText(out.NotJudged))
-	wl := "off"
-	if out.WatchList {
-		wl = "on"
-	}
-	var fired []faults.Firing
-	if out.Observation != nil {
-		fired = out.Observation.Fired
-	}
-	fmt.Fprintf(&b, "signature: %s\n", out.Signature())
-	if out.Known != "" {
-		fmt.Fprintf(&b, "known finding: %s (not a failure; Options.ReportKnown or --report-known reports it)\n", out.Known)
-	}
-	fmt.Fprintf(&b, "resource: %s\n", c.res)
-	fmt.Fprintf(&b, "cassette: %s\n", out.Cassette)
-	fmt.Fprintf(&b, "WatchList: %s\n", wl)
-	if out.Observation != nil {
-		fmt.Fprintf(&b, "gates: %s\n", harness.GatesText(out.Observation.Gates))
-	}
-	fmt.Fprintf(&b, "client-go: %s\n", harness.ClientGoVersion())
-	fmt.Fprintf(&b, "level: %s\n", out.Level)
-	fmt.Fprintf(&b, "pace: %s\n", c.opts.Pace)
-	fmt.Fprintf(&b, "plan: %s\n", planText(out.Plan))
-	if out.Scenario != "" {
-		fmt.Fprintf(&b, "scenario: %s (Options.Scenarios: a plan made from this cassette and path's fault-free run)\n", out.Scenario)
-	}
-	if out.Seed != 0 {
-		fmt.Fprintf(&b, "seed: %d (harness.Spec.Seed; the input does not hold it)\n", out.Seed)
-	}
-	fmt.Fprintf(&b, "fired: %s\n", faults.Story(fired))
-	fmt.Fprintf(&b, "%s\n", oracle.Activity(out.Observation))
-	if out.Input == nil {
-		b.WriteString("input: none (the plan has no byte form; Campaign.CheckPlan runs it, plan.yaml holds it)")
-	} else {
-		fmt.Fprintf(&b, "input: []byte(%q)", CanonicalInput(out.Input))
-	}
-	return b.String()
-}
-
-// notJudgedText renders the invariants not judged, one line per reason:
-// "not judged: converged, live: unsettled run: ...\n" ("" when all were).
-func notJudgedText(notJudged map[string]string) string {
-	var reasons []string
-	names := map[string][]string{}
-	for _, name := range oracle.InReportOrder(notJudged) {
-		why := notJudged[name]
-		if names[why] == nil {
-			reasons = append(reasons, why)
-		}
-		names[why] = append(names[why], name)
-	}
-	var b strings.Builder
-	for _, why := range reasons {
-		fmt.Fprintf(&b, "not judged: %s: %s\n", strings.Join(names[why], ", "), why)
-	}
-	return b.String()
 }

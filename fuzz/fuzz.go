@@ -131,6 +131,13 @@ type Options struct {
 	// matches is logged and counted, and neither fails nor stops the
 	// search (KnownSignature makes one of a report's signature line).
 	Known []oracle.Known
+	// Masks are what only the user knows a correct target leaves to
+	// chance, masked in same-outcome's comparisons on top of DefaultMasks
+	// and the learned ones: a field path of a resource (Mask.Path, list
+	// indices as [*]), of every resource (Resource AnyResource), or a
+	// resource as a whole (Path ""), each with why. A masked difference
+	// hides no other: a bug that also differs elsewhere still fires.
+	Masks []Mask
 	// ReportKnown names shipped known findings to report as failures
 	// again ("kubernetes#140890").
 	ReportKnown []string
@@ -204,12 +211,15 @@ func runGoTest(f *testing.F, o Options) {
 			defer noteSlowInput(f.Name(), data)()
 		}
 		out := c.Check(t, data)
+		for _, k := range out.KnownScenarios {
+			t.Logf("scenario %s (judged nothing: not a failure)", k)
+		}
 		switch {
 		case out.Unconfirmed != "":
 			t.Logf("a typed-level violation the wire level did not repeat (not a failure):\n%s", out.Unconfirmed)
 		case out.Report == "":
 		case out.Known != "":
-			t.Logf("known finding %s (not a failure):\n%s", out.Known, out.Report)
+			t.Logf("known finding %s (judged nothing: not a failure):\n%s", out.Known, out.Report)
 		case out.Expected:
 			t.Logf("expected under breaking fault %s:\n%s", strings.Join(out.Breaking, ", "), out.Report)
 		case mode == workerMode:

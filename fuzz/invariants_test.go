@@ -3,6 +3,7 @@ package fuzz
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -112,7 +113,7 @@ func TestInvariantsAreDocumented(t *testing.T) {
 			}
 		})
 	}
-	want := []string{"converged", "no-lost-delete", "no-time-travel", "synced-after-initial", "live", "no-bookmark-object", "consistent-view", "consistent-list", "no-request-storm", "no-write-storm", "no-conflict-loop", "progress", "one-leader", "leader-steps-down", "leader-elected", "no-hot-loop", "no-spin", "clean-stop", "same-outcome"}
+	want := []string{"converged", "no-lost-delete", "no-time-travel", "synced-after-initial", "live", "no-bookmark-object", "consistent-view", "consistent-list", "no-request-storm", "no-write-storm", "no-conflict-loop", "no-create-loop", "progress", "one-leader", "leader-steps-down", "leader-elected", "no-hot-loop", "no-spin", "clean-stop", "same-outcome"}
 	if len(oracle.Invariants) != len(want) {
 		t.Errorf("Invariants: got %d, want %d", len(oracle.Invariants), len(want))
 	}
@@ -338,6 +339,37 @@ func TestInvariants(t *testing.T) {
 			mutate: func(o *oracle.Observation) {
 				o.Requests = append(append(writeRequests("PUT", 20, 409), writeRequests("PUT", 1, 200)...), writeRequests("PUT", 20, 409)...)
 			}},
+
+		{name: "no-create-loop - no writes - pass", invariant: "no-create-loop", mutate: withWrites()},
+		{name: "no-create-loop - 20 creates in a row answered 409 AlreadyExists - pass", invariant: "no-create-loop",
+			mutate: withWrites(refusedCreates("ns/a", 20, 200*time.Millisecond, "AlreadyExists", false))},
+		{name: "no-create-loop - 21 creates in a row answered 409 AlreadyExists, 5 a second - fail", invariant: "no-create-loop", want: oracle.ErrCreateLoop,
+			mutate:   withWrites(refusedCreates("ns/a", 3100, 200*time.Millisecond, "AlreadyExists", false)),
+			wantText: "21 writes of configmaps ns/a in a row answered 409 AlreadyExists from 0s to 4s of virtual time (create ×21 (409 AlreadyExists ×21)), while the object stayed at rv 1004"},
+		{name: "no-create-loop - 30 creates refused at a version no answer had shown the target - pass", invariant: "no-create-loop",
+			mutate: func(o *oracle.Observation) {
+				ws := refusedCreates("ns/a", 30, time.Second, "AlreadyExists", false)
+				for i := range ws {
+					ws[i].Unserved = true
+				}
+				withWrites(ws)(o)
+			}},
+		{name: "no-create-loop - 30 creates refused, the stored object changing between them - pass", invariant: "no-create-loop",
+			mutate: withWrites(refusedCreates("ns/a", 30, 0, "AlreadyExists", true))},
+		{name: "no-create-loop - 40 creates refused, a stored update among them - pass", invariant: "no-create-loop",
+			mutate: withWrites(refusedCreates("ns/a", 20, 0, "AlreadyExists", false), storedUpdates("ns/a", 1, 0, false), refusedCreates("ns/a", 20, 0, "AlreadyExists", false))},
+		{name: "no-create-loop - 30 creates of 30 objects, each refused once - pass", invariant: "no-create-loop",
+			mutate: func(o *oracle.Observation) {
+				var ws []oracle.Write
+				for i := range 30 {
+					ws = append(ws, refusedCreates(fmt.Sprintf("ns/c%d", i), 1, 0, "AlreadyExists", false)...)
+				}
+				withWrites(ws)(o)
+			}},
+		{name: "no-create-loop - 30 updates answered 409 Conflict - pass", invariant: "no-create-loop",
+			mutate: withWrites(conflicts("ns/a", 30, 0, "Conflict", false))},
+		{name: "no-create-loop - verbatim replay - not judged, pass", invariant: "no-create-loop", notJudged: true,
+			mutate: func(o *oracle.Observation) { o.Requests = writeRequests("POST", 30, 409) }},
 
 		{name: "consistent-list - no list reported - not judged, pass", invariant: "consistent-list", notJudged: true},
 		{name: "consistent-list - the final state at the last rv - pass", invariant: "consistent-list",

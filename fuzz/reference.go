@@ -50,6 +50,7 @@ type referenceKey struct {
 // confirmation runs of an alarm (confirm).
 type referenceRuns struct {
 	once  sync.Once
+	user  oracle.Masks      // Options.Masks, merged into ref once it is made
 	mu    sync.Mutex        // guards ref and extra; held while a confirmation runs
 	ref   *oracle.Reference // replaced, never changed, when widened
 	extra int               // confirmation runs made
@@ -71,7 +72,11 @@ const (
 // first call.
 func (r *referenceRuns) get(t *testing.T, spec harness.Spec) *oracle.Reference {
 	t.Helper()
-	r.once.Do(func() { r.ref = referenceOf(t, spec) })
+	r.once.Do(func() {
+		if r.ref = referenceOf(t, spec); r.ref != nil {
+			r.ref.Masks = r.ref.Masks.Merge(r.user)
+		}
+	})
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.ref
@@ -154,7 +159,7 @@ func (c *Campaign) reference(t *testing.T, spec harness.Spec, obs *oracle.Observ
 	}
 	r, ok := c.refs.m[key]
 	if !ok {
-		r = &referenceRuns{}
+		r = &referenceRuns{user: oracle.MaskSet(c.opts.Masks...)}
 		c.refs.m[key] = r
 	}
 	c.refs.mu.Unlock()

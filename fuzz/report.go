@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/replayer"
 )
@@ -219,4 +220,73 @@ func artifactDir(t testing.TB, target string, out *Outcome) string {
 		return filepath.Join(root, name)
 	}
 	return filepath.Join(t.ArtifactDir(), name)
+}
+
+// report renders the broken invariants of out ("" when none broke).
+func (c *Campaign) report(out *Outcome) string {
+	var b strings.Builder
+	for _, name := range oracle.InReportOrder(out.Results) {
+		if err := out.Results[name]; err != nil {
+			fmt.Fprintf(&b, "invariant %s: %v\n", name, err)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	b.WriteString(notJudgedText(out.NotJudged))
+	wl := "off"
+	if out.WatchList {
+		wl = "on"
+	}
+	var fired []faults.Firing
+	if out.Observation != nil {
+		fired = out.Observation.Fired
+	}
+	fmt.Fprintf(&b, "signature: %s\n", out.Signature())
+	if out.Known != "" {
+		fmt.Fprintf(&b, "known finding: %s (not a failure; Options.ReportKnown or --report-known reports it)\n", out.Known)
+	}
+	fmt.Fprintf(&b, "resource: %s\n", c.res)
+	fmt.Fprintf(&b, "cassette: %s\n", out.Cassette)
+	fmt.Fprintf(&b, "WatchList: %s\n", wl)
+	if out.Observation != nil {
+		fmt.Fprintf(&b, "gates: %s\n", harness.GatesText(out.Observation.Gates))
+	}
+	fmt.Fprintf(&b, "client-go: %s\n", harness.ClientGoVersion())
+	fmt.Fprintf(&b, "level: %s\n", out.Level)
+	fmt.Fprintf(&b, "pace: %s\n", c.opts.Pace)
+	fmt.Fprintf(&b, "plan: %s\n", planText(out.Plan))
+	if out.Scenario != "" {
+		fmt.Fprintf(&b, "scenario: %s (Options.Scenarios: a plan made from this cassette and path's fault-free run)\n", out.Scenario)
+	}
+	if out.Seed != 0 {
+		fmt.Fprintf(&b, "seed: %d (harness.Spec.Seed; the input does not hold it)\n", out.Seed)
+	}
+	fmt.Fprintf(&b, "fired: %s\n", faults.Story(fired))
+	fmt.Fprintf(&b, "%s\n", oracle.Activity(out.Observation))
+	if out.Input == nil {
+		b.WriteString("input: none (the plan has no byte form; Campaign.CheckPlan runs it, plan.yaml holds it)")
+	} else {
+		fmt.Fprintf(&b, "input: []byte(%q)", CanonicalInput(out.Input))
+	}
+	return b.String()
+}
+
+// notJudgedText renders the invariants not judged, one line per reason:
+// "not judged: converged, live: unsettled run: ...\n" ("" when all were).
+func notJudgedText(notJudged map[string]string) string {
+	var reasons []string
+	names := map[string][]string{}
+	for _, name := range oracle.InReportOrder(notJudged) {
+		why := notJudged[name]
+		if names[why] == nil {
+			reasons = append(reasons, why)
+		}
+		names[why] = append(names[why], name)
+	}
+	var b strings.Builder
+	for _, why := range reasons {
+		fmt.Fprintf(&b, "not judged: %s: %s\n", strings.Join(names[why], ", "), why)
+	}
+	return b.String()
 }

@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -227,8 +228,9 @@ type scenarioPlan struct {
 const scenarioBudget = 5 * time.Second
 
 // checkScenarios runs the scenarios of out, a fault-free input's outcome
-// that held, and returns the first that fails (see Options.Scenarios), or
-// out when all hold. Plans that held are not run again for the key. In a
+// that held or met a known finding, and returns the first that fails (see
+// Options.Scenarios), or out when all hold or meet known findings (noted
+// in out.KnownScenarios). Plans that held are not run again for the key. In a
 // fuzzing worker it starts plans for scenarioBudget, then returns out;
 // elsewhere it runs them all.
 func (c *Campaign) checkScenarios(t *testing.T, out *Outcome) *Outcome {
@@ -264,9 +266,14 @@ func (c *Campaign) checkScenarios(t *testing.T, out *Outcome) *Outcome {
 			return out
 		}
 		p := res.plans[res.next]
-		if o := c.checkPlanAs(t, out, p.plan, p.scenario); o.Failed() {
+		o := c.checkPlanAs(t, out, p.plan, p.scenario)
+		if o.Failed() {
 			res.out = c.exact(t, out, o)
+			res.out.KnownScenarios = slices.Clone(out.KnownScenarios)
 			return res.out
+		}
+		if o.Known != "" {
+			out.KnownScenarios = append(out.KnownScenarios, fmt.Sprintf("%s plan %s: known finding %s", p.scenario, planText(p.plan), o.Known))
 		}
 	}
 	return out

@@ -38,6 +38,11 @@ func knownOf(o Options) ([]oracle.Known, error) {
 		if k.Name == "" || len(k.Invariants) == 0 {
 			return nil, fmt.Errorf("%w: Known %q: want a name and the invariants it breaks", ErrKnown, k.Name)
 		}
+		for name := range k.Details {
+			if !slices.Contains(k.Invariants, name) {
+				return nil, fmt.Errorf("%w: Known %q: details of %q, which is not among its invariants", ErrKnown, k.Name, name)
+			}
+		}
 		out = append(out, k)
 	}
 	return out, nil

@@ -152,10 +152,40 @@ func staleUpdater(n int) func(ctx context.Context, cs kubernetes.Interface) erro
 	}
 }
 
+// blindCreator creates its configmap, then n times more, 200 ms apart
+// (5 a second), never looking it up: each is answered 409 AlreadyExists.
+func blindCreator(n int) func(ctx context.Context, cs kubernetes.Interface) error {
+	return func(ctx context.Context, cs kubernetes.Interface) error {
+		cms := cs.CoreV1().ConfigMaps("e2e-alpha")
+		if _, err := cms.Create(ctx, written(), metav1.CreateOptions{}); err != nil {
+			return err
+		}
+		for range n {
+			if _, err := cms.Create(ctx, written(), metav1.CreateOptions{}); err == nil {
+				return errors.New("second create: got it stored, want 409 AlreadyExists")
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		<-ctx.Done()
+		return nil
+	}
+}
+
+// refusedCreates returns n creates of key answered 409 with reason, the
+// object stored at rv (changed: at another rv each).
+func refusedCreates(key string, n int, every time.Duration, reason string, changed bool) []oracle.Write {
+	ws := conflicts(key, n, every, reason, changed)
+	for i := range ws {
+		ws[i].Verb = "create"
+	}
+	return ws
+}
+
 // TestWritesOracleOnRealRuns runs targets that write against the model
 // apiserver's replay: one that flips an annotation 40 times in 4 s
 // breaks no-write-storm, one that keeps updating from a stale copy breaks
-// no-conflict-loop, and the children controller holds both.
+// no-conflict-loop, one that keeps creating what it made breaks
+// no-create-loop, and the children controller holds all three.
 func TestWritesOracleOnRealRuns(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -163,6 +193,7 @@ func TestWritesOracleOnRealRuns(t *testing.T) {
 		target     Target
 		wantStorm  error
 		wantLoop   error
+		wantCreate error
 		wantText   string
 		wantWrites int // at least
 	}{
@@ -172,7 +203,10 @@ func TestWritesOracleOnRealRuns(t *testing.T) {
 		{name: "writes oracle - a writer updating 25 times from a stale copy - no-conflict-loop fails - fail",
 			target: writerTarget("stale-updater", staleUpdater(25)), wantLoop: oracle.ErrConflictLoop,
 			wantText: "21 writes of configmaps e2e-alpha/lwreplay-written in a row answered 409 Conflict", wantWrites: 27},
-		{name: "writes oracle - the children controller - both hold - pass", target: childrenTarget("children", false), wantWrites: 1},
+		{name: "writes oracle - a writer creating its configmap 25 times more, 5 a second - no-create-loop fails - fail",
+			target: writerTarget("blind-creator", blindCreator(25)), wantCreate: oracle.ErrCreateLoop,
+			wantText: "21 writes of configmaps e2e-alpha/lwreplay-written in a row answered 409 AlreadyExists", wantWrites: 26},
+		{name: "writes oracle - the children controller - all hold - pass", target: childrenTarget("children", false), wantWrites: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -180,8 +214,8 @@ func TestWritesOracleOnRealRuns(t *testing.T) {
 			if !obs.WritesLogged || len(obs.Writes) < tc.wantWrites {
 				t.Fatalf("writes: got %d (logged %v), want at least %d logged", len(obs.Writes), obs.WritesLogged, tc.wantWrites)
 			}
-			got := oracle.Judge(obs, "no-write-storm", "no-conflict-loop")
-			for name, want := range map[string]error{"no-write-storm": tc.wantStorm, "no-conflict-loop": tc.wantLoop} {
+			got := oracle.Judge(obs, "no-write-storm", "no-conflict-loop", "no-create-loop")
+			for name, want := range map[string]error{"no-write-storm": tc.wantStorm, "no-conflict-loop": tc.wantLoop, "no-create-loop": tc.wantCreate} {
 				err := got[name]
 				if (want == nil) != (err == nil) || !errors.Is(err, want) {
 					t.Errorf("%s: got %v, want %v; writes:\n%s", name, err, want, oracle.WriteTimeline(obs.Writes, 5, 5))

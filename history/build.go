@@ -136,10 +136,14 @@ func Build(files ...*cassette.File) (*History, error) {
 			return nil, fmt.Errorf("%w: %s: %s: no complete list or watch was recorded", ErrContradiction, b.first, l.Resource)
 		}
 		h.applyDiscovery(l)
-		l.finish()
 		logs = append(logs, l)
 	}
 	h.Logs = logs
+	crds := h.CRDs()
+	for _, l := range h.Logs {
+		applyCRD(l, crds)
+		l.finish()
+	}
 	sortErrors(h.Errors, h.Files)
 	if len(h.Logs) == 0 {
 		return nil, noTraffic(files, refused)

@@ -79,8 +79,8 @@ func parseFrames(r *record, i cassette.Interaction) error {
 		if r.started >= 0 && n < len(i.FrameOffsets) {
 			f.at = r.started + i.FrameOffsets[n]
 		}
-		if f.obj != nil && r.kindName == "" {
-			r.kindName, r.apiVersion = wf.Object.Kind, wf.Object.APIVersion
+		if (f.obj != nil || f.typ == Bookmark) && r.kindName == "" && wf.Object.Kind != "" {
+			r.kindName, r.apiVersion = wf.Object.Kind, wf.Object.APIVersion // a bookmark's object is of the kind too
 		}
 		r.build.keep(f.obj)
 		r.frames = append(r.frames, f)
@@ -195,8 +195,8 @@ func (r *record) parseBatch(lines [][]byte, buf []byte, offsets []time.Duration)
 		if errs[k] != nil {
 			return errs[k]
 		}
-		if o := out[k].obj; o != nil && r.kindName == "" {
-			r.kindName, r.apiVersion = types[k][0], types[k][1]
+		if (out[k].obj != nil || out[k].typ == Bookmark) && r.kindName == "" && types[k][0] != "" {
+			r.kindName, r.apiVersion = types[k][0], types[k][1] // a bookmark's object is of the kind too
 		}
 	}
 	objs := make([]*Object, 0, len(out))

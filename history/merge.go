@@ -27,7 +27,9 @@ type logBuilder struct {
 }
 
 func (b *logBuilder) learn(r *record, objs ...*Object) {
-	if b.log.Resource.Kind == "" && r.kindName != "" {
+	// a kind of another group version is a conversion's (a metadata-only
+	// PartialObjectMetadata, a Table), not the resource's
+	if b.log.Resource.Kind == "" && r.kindName != "" && (r.apiVersion == "" || r.apiVersion == b.log.Resource.GroupVersion()) {
 		b.log.Resource.Kind = r.kindName
 	}
 	if r.req.Namespace != "" {

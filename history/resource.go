@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -185,15 +186,97 @@ type apiResourceList struct {
 	} `json:"resources"`
 }
 
-// applyDiscovery takes Kind and scope from a recorded discovery answer.
+// apiGroupDiscoveryList is the part of an aggregated discovery answer
+// (apidiscovery.k8s.io/v2 APIGroupDiscoveryList, what client-go asks /api
+// and /apis for first) that names a resource's kind and scope.
+type apiGroupDiscoveryList struct {
+	Kind  string `json:"kind"`
+	Items []struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+		Versions []struct {
+			Version   string `json:"version"`
+			Resources []struct {
+				Resource     string `json:"resource"`
+				ResponseKind *struct {
+					Kind string `json:"kind"`
+				} `json:"responseKind"`
+				Scope string `json:"scope"`
+			} `json:"resources"`
+		} `json:"versions"`
+	} `json:"items"`
+}
+
+// applyDiscovery takes Kind and scope from the recorded discovery answers
+// that list l's resource: its group version's (/api/v1,
+// /apis/<group>/<version>), or the aggregated answer of /api or /apis.
 func (h *History) applyDiscovery(l *Log) {
 	var rl apiResourceList
-	if json.Unmarshal(h.Discovery[l.Resource.Prefix()], &rl) != nil {
-		return
-	}
-	for _, r := range rl.Resources {
-		if r.Name == l.Resource.Resource {
-			l.Resource.Kind, l.Resource.Namespaced = r.Kind, r.Namespaced
+	if json.Unmarshal(h.Discovery[l.Resource.Prefix()], &rl) == nil {
+		for _, r := range rl.Resources {
+			if r.Name == l.Resource.Resource && r.Kind != "" {
+				l.Resource.Kind, l.Resource.Namespaced = r.Kind, r.Namespaced
+				return
+			}
 		}
 	}
+	path := "/apis"
+	if l.Resource.Group == "" {
+		path = "/api"
+	}
+	var agg apiGroupDiscoveryList
+	if json.Unmarshal(h.Discovery[path], &agg) != nil || agg.Kind != "APIGroupDiscoveryList" {
+		return
+	}
+	for _, g := range agg.Items {
+		if g.Metadata.Name != l.Resource.Group {
+			continue
+		}
+		for _, v := range g.Versions {
+			if v.Version != l.Resource.Version {
+				continue
+			}
+			for _, r := range v.Resources {
+				if r.Resource == l.Resource.Resource && r.ResponseKind != nil && r.ResponseKind.Kind != "" {
+					l.Resource.Kind, l.Resource.Namespaced = r.ResponseKind.Kind, r.Scope == "Namespaced"
+					return
+				}
+			}
+		}
+	}
+}
+
+// applyCRD takes Kind and scope from the CustomResourceDefinition of l's
+// resource among crds, which wins over what discovery or the traffic
+// showed: kube-apiserver serves a custom resource as its CRD says.
+func applyCRD(l *Log, crds []CRDVersion) {
+	if c, ok := FindCRD(crds, l.Resource); ok {
+		// a namespaced object or path recorded stays so: no server answered it otherwise
+		l.Resource.Kind, l.Resource.Namespaced = c.Resource.Kind, c.Resource.Namespaced || l.Resource.Namespaced
+	}
+}
+
+// WithResource returns a copy of h whose log of r (matched on group,
+// version and resource) has r's Kind and scope: what a replay learned of
+// a resource its recording did not show (a kind from its CRD, a built-in
+// one's from client-go's scheme). The copy's logs share everything else
+// with h's, the states they computed included; h is not changed. It fails
+// when h has no log of r, and when r is cluster-scoped but the log holds
+// namespaced objects (ErrRewrite).
+func WithResource(h *History, r Resource) (*History, error) {
+	i := h.LogIndex(r)
+	if i < 0 {
+		return nil, fmt.Errorf("%w: no log of %s", ErrRewrite, r)
+	}
+	old := h.Logs[i]
+	if old.Resource.Namespaced && !r.Namespaced {
+		return nil, fmt.Errorf("%w: %s holds namespaced objects: it cannot be cluster-scoped", ErrRewrite, r)
+	}
+	nl := *old
+	nl.Resource = r
+	out := *h
+	out.Logs = slices.Clone(h.Logs)
+	out.Logs[i] = &nl
+	return &out, nil
 }

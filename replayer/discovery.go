@@ -64,9 +64,10 @@ func (s *Server) noTrafficFor(res history.Resource) metav1.Status {
 // its recorded answers and the resources it serves. Those of a replay that
 // makes logs (a writable one: makesLogs) include the built-in resources
 // (discovery.Builtin), which it serves from empty when h has no log of
-// them (see logFor), in an order a request making such a log does not
-// change: the recorded history's logs, the built-in resources, then the
-// other logs made since.
+// them (see logFor), and the custom resources whose CRD h holds (see
+// crd.go), in an order a request making such a log does not change: the
+// recorded history's logs, the built-in resources, the CRDs' resources,
+// then the other logs made since.
 func (s *Server) discoveryOf(h *history.History) *discovery.Doc {
 	if h != s.h {
 		return s.makeDiscovery(h)
@@ -106,8 +107,9 @@ var discoveryMemo weakcache.Cache[history.History, *discoveryDocs]
 // makeDiscovery makes discoveryOf's document.
 func (s *Server) makeDiscovery(h *history.History) *discovery.Doc {
 	resources := resourcesOf(h)
+	crds, recorded := crdDiscovery(h.Discovery, h.CRDs()) // the CRDs' names (crd.go)
 	if !s.makesLogs() {
-		return discovery.New(h.Discovery, resources, s.opts.gitVersion)
+		return discovery.New(recorded, resources, s.opts.gitVersion)
 	}
 	served := make(map[history.Resource]history.Resource, len(resources))
 	for _, r := range resources {
@@ -132,8 +134,15 @@ func (s *Server) makeDiscovery(h *history.History) *discovery.Doc {
 		}
 		add(b)
 	}
+	for _, c := range crds { // served from empty, as the built-in ones
+
+		if r, ok := served[c.ID()]; ok {
+			c = r
+		}
+		add(c)
+	}
 	for _, r := range resources {
 		add(r)
 	}
-	return discovery.New(h.Discovery, out, s.opts.gitVersion)
+	return discovery.New(recorded, out, s.opts.gitVersion)
 }

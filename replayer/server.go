@@ -60,6 +60,7 @@ func New(h *history.History, opts ...Option) *Server {
 	for _, fn := range opts {
 		fn(&o)
 	}
+	h = resolveKinds(h) // every log's kind and scope, as served (crd.go)
 	s := &Server{h: h, opts: o, start: time.Now(), heads: map[*history.Log]int{}, reached: map[*history.Log]int{}, listings: map[history.Resource]string{}, floors: map[history.Resource]string{}, actors: newOtherActors(), restart: newRestarts()}
 	if hasOwn(h) { // a recorded client's own changes left out (history.WithoutOwn): the other actors' history
 		if r, err := withoutOwnRebased(h, s.actors, s.start, o.pace.factor()); err != nil {
@@ -68,7 +69,7 @@ func New(h *history.History, opts ...Option) *Server {
 			s.h = r
 		}
 	}
-	s.disco.Store(s.discoveryOf(h))
+	s.disco.Store(s.discoveryOf(s.h))
 	changed := make(chan struct{})
 	s.changed.Store(&changed)
 	s.startPlan()

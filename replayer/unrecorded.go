@@ -87,26 +87,8 @@ func (s *Server) emptyLogStart(h *history.History) string {
 // replay knows it.
 func (s *Server) knownResource(q history.Request, body []byte) (history.Resource, bool) {
 	res := q.Resource
-	if o, ok := s.crdOf(res.Group, res.Resource); ok {
-		var crd struct {
-			Spec struct {
-				Scope string `json:"scope"`
-				Names struct {
-					Kind string `json:"kind"`
-				} `json:"names"`
-				Versions []struct {
-					Name string `json:"name"`
-				} `json:"versions"`
-			} `json:"spec"`
-		}
-		if json.Unmarshal(o.Raw, &crd) == nil && crd.Spec.Names.Kind != "" {
-			for _, v := range crd.Spec.Versions {
-				if v.Name == res.Version {
-					res.Kind, res.Namespaced = crd.Spec.Names.Kind, crd.Spec.Scope != "Cluster"
-					return res, true
-				}
-			}
-		}
+	if c, ok := s.crdVersion(res); ok && c.Served { // its CRD's kind and scope (crd.go)
+		return c.Resource, true
 	}
 	if b, ok := discovery.BuiltinResource(res.Group, res.Version, res.Resource); ok {
 		return b, true

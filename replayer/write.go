@@ -67,7 +67,7 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("%s (%v: %s)", r.Method, errWrites, why)).ErrStatus))
 		return
 	}
-	kind := kindOf(l.Resource)
+	kind := s.kindFor(l.Resource)
 	req, err := writes.ParseRequest(r, q, kind)
 	if err != nil {
 		s.refuseErr(r, q, l.Resource, err)
@@ -214,6 +214,9 @@ func (s *Server) writeAs(req writes.Request, from string) (res writes.Result, er
 		return pos
 	}, moveUp)
 	s.advance(h.Logs[i], p+len(placed)) // a read after the write sees it
+	if l.Resource.ID() == history.CRD.ID() && s.makesLogs() {
+		s.disco.Store(s.discoveryOf(h)) // its resource joins discovery, or leaves it (crd.go)
+	}
 	return res, nil
 }
 

@@ -194,6 +194,7 @@ func learned(m oracle.Masks) string {
 	var out []string
 	for _, line := range strings.Split(m.String(), "\n") {
 		_, path, _ := strings.Cut(line, " ")
+		path = strings.TrimSuffix(path, "(every object)") // a resource masked whole (Events)
 		isDefault := false
 		for _, d := range oracle.DefaultMasks {
 			isDefault = isDefault || path == d.Path || strings.HasPrefix(path, d.Path+".") || strings.HasPrefix(path, d.Path+"[")

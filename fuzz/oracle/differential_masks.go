@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,8 +17,9 @@ type Mask struct {
 	// for; AnyResource for every resource.
 	Resource string
 	// Path is the field path: keys joined by ".", a key that holds ".",
-	// "/", "[" or "]" quoted as ["key"], list indices as [*]. It masks the
-	// field and everything under it.
+	// "/", "[", "]", "{", "}" or ";" quoted as ["key"], list indices as [*]. It masks the
+	// field and everything under it. "" masks the resource as a whole:
+	// its objects' presence, fields and counts.
 	Path string
 	// Why says what makes the field differ between correct runs.
 	Why string
@@ -48,7 +50,15 @@ var DefaultMasks = []Mask{
 	{leaseResourceName, "spec.acquireTime", "the (virtual) time the holder took the lease: a crash or failed renewals move it"},
 	{leaseResourceName, "spec.holderIdentity", "which candidate holds the lease at the end is where a crash or failed renewals left the election, and a candidate's identity is drawn per process (a hostname and a UUID)"},
 	{leaseResourceName, "spec.leaseTransitions", "it counts the takeovers, which a crash or failed renewals make"},
+	{"events", "", EventsWhy},
+	{"events.events.k8s.io", "", EventsWhy},
 }
+
+// EventsWhy says why same-outcome compares no Event: they are a log of
+// what a controller did on the way, which faults change, not state.
+const EventsWhy = "Events are a log, not state: a recorder drops, aggregates and rate-limits them, names them by the (virtual) time, " +
+	"and a correct controller logs a retry or a conflict a fault made; \"Events should be treated as informative, best-effort, " +
+	"supplemental data\" (the events.k8s.io/v1 Event API). A bug only Events show is a user invariant's (fuzz.NewInvariant on Observation.Served)"
 
 // leaseResourceName is the resource name of coordination.k8s.io leases,
 // a leader election's clock.
@@ -104,13 +114,7 @@ type Masks struct {
 }
 
 // DefaultMaskSet returns DefaultMasks as Masks.
-func DefaultMaskSet() Masks {
-	m := Masks{Fields: map[string][]string{}}
-	for _, d := range DefaultMasks {
-		m.Fields[d.Resource] = append(m.Fields[d.Resource], d.Path)
-	}
-	return m
-}
+func DefaultMaskSet() Masks { return MaskSet(DefaultMasks...) }
 
 // Merge returns the masks of m and o together, each path and key once,
 // sorted.
@@ -154,6 +158,9 @@ func (m Masks) String() string {
 	var lines []string
 	for res, ps := range m.Fields {
 		for _, p := range ps {
+			if p == "" {
+				p = "(every object)"
+			}
 			lines = append(lines, res+" "+p)
 		}
 	}
@@ -170,8 +177,10 @@ func (m Masks) String() string {
 // one input teach (Sieve's rule): every field path whose value differs
 // between them, keyed by resource, list indices generalized to [*]; and
 // every object one has and the other not, or whose event counts differ.
+// Objects are matched as DiffOutcome matches them (OwnedNameWhy).
 func LearnMasks(a, b Outcome) Masks {
 	m := Masks{Fields: map[string][]string{}, Objects: map[string][]string{}}
+	b = renameOwned(a, b, Masks{}) // a child named after an owner the target made: a random UID
 	for _, res := range unionKeys(a.Resources, b.Resources) {
 		ra, rb := a.Resources[res], b.Resources[res]
 		if ra == nil {
@@ -205,13 +214,28 @@ func LearnMasks(a, b Outcome) Masks {
 	return m.Merge(Masks{})
 }
 
+// MaskSet returns ms as Masks.
+func MaskSet(ms ...Mask) Masks {
+	m := Masks{Fields: map[string][]string{}}
+	for _, d := range ms {
+		m.Fields[d.Resource] = append(m.Fields[d.Resource], d.Path)
+	}
+	return m.Merge(Masks{})
+}
+
+// resourceMasked reports whether m masks resource res as a whole (a
+// field mask of path "").
+func (m Masks) resourceMasked(res string) bool {
+	return slices.Contains(m.Fields[AnyResource], "") || slices.Contains(m.Fields[res], "")
+}
+
 // fieldMasked reports whether path (concrete indices) of resource res is
 // under one of m's field masks.
 func (m Masks) fieldMasked(res, path string) bool {
 	g := generalize(path)
 	for _, ps := range [][]string{m.Fields[AnyResource], m.Fields[res]} {
 		for _, p := range ps {
-			if g == p || (strings.HasPrefix(g, p) && (g[len(p)] == '.' || g[len(p)] == '[')) {
+			if p == "" || g == p || (strings.HasPrefix(g, p) && (g[len(p)] == '.' || g[len(p)] == '[')) {
 				return true
 			}
 		}
@@ -286,15 +310,15 @@ func diffValue(path string, a, b any, aok, bok bool, out *[]fieldDiff) {
 		return
 	}
 	ja, jb := render(a, aok), render(b, bok)
-	if ja != jb {
+	if ja != jb && !(aok && bok && bothTimestamps(a, b)) {
 		*out = append(*out, fieldDiff{path: path, ref: shorten(ja), got: shorten(jb)})
 	}
 }
 
 // joinKey appends key k to path, quoted as ["k"] when it holds a
-// character a path uses.
+// character a path or a signature uses.
 func joinKey(path, k string) string {
-	if strings.ContainsAny(k, `./[]"`) || k == "" {
+	if strings.ContainsAny(k, `./[]"{};`) || k == "" {
 		return path + "[" + strconv.Quote(k) + "]"
 	}
 	if path == "" {

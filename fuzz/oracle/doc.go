@@ -6,8 +6,9 @@
 // guards, and Invariants are the built-in ones in report order. Judge checks an Observation under the one
 // rule of scope (an EndState invariant is not judged on an unsettled run;
 // a check may say ErrNotJudged). Signature names a finding apart from the
-// plan that reached it (the broken invariants and the site where the
-// target went wrong), and Known matches the findings known already.
+// plan that reached it (the broken invariants, what differed for those
+// that say, and the site where the target went wrong), and Known matches
+// the findings known already.
 //
 // It imports no part of the harness: the harness fills an Observation, the
 // oracle reads it.

@@ -57,6 +57,10 @@ var (
 	// 409 Conflict again and again while the stored object stayed the
 	// same: it kept sending a resourceVersion it did not read.
 	ErrConflictLoop = errors.New("conflict loop")
+	// ErrCreateLoop says the target's creates of one object were answered
+	// 409 AlreadyExists again and again while the stored object stayed
+	// the same: its lookups missed the object it kept creating.
+	ErrCreateLoop = errors.New("create loop")
 	// ErrUnknownInvariant says Judge was asked for an invariant that does
 	// not exist.
 	ErrUnknownInvariant = errors.New("unknown invariant")
@@ -120,7 +124,7 @@ var Invariants = []Invariant{
 			`consistent snapshot"; client-go tools/pager/pager.go, ListPager.List: on an expired continue token it falls back ` +
 			`"to full list at the requested ResourceVersion"`},
 	{Name: "no-request-storm", Scope: Along, Check: checkNoRequestStorm,
-		Doc: "while the target makes no progress (neither delivers nor asks for a newer resourceVersion, does not sync), it sends at most 30 LIST, WATCH and WatchList requests for its resource within 10 s of virtual time (its writes are judged by no-write-storm and no-conflict-loop)",
+		Doc: "while the target makes no progress (neither delivers nor asks for a newer resourceVersion, does not sync), it sends at most 30 LIST, WATCH and WatchList requests for its resource within 10 s of virtual time (its writes are judged by no-write-storm, no-conflict-loop and no-create-loop)",
 		Guarantee: `reflector.go: "We used to make the call every 1sec (1 QPS), the goal here is to achieve ~98% traffic ` +
 			`reduction when API server is not healthy. With these parameters, backoff will stop at [30,60) sec interval ` +
 			`which is 0.22 QPS."; "The WatchErrorHandler is called whenever ListAndWatch drops the connection with an ` +
@@ -139,6 +143,12 @@ var Invariants = []Invariant{
 			`please apply your changes to the latest version and try again"; client-go util/retry/util.go, RetryOnConflict: ` +
 			`"you need to refetch it on every try, since if you got a conflict on the last update attempt then you need to get ` +
 			`the current version before making your own changes."`},
+	{Name: "no-create-loop", Scope: Along, Check: checkNoCreateLoop,
+		Doc: "at most 20 creates of one object in a row are answered 409 AlreadyExists while the stored object stays the same, at a version an answer had shown the target (its own create's answer included): a client that looks the object up finds it and does not create it again, and controller-runtime's backoff (5 ms doubling) tries a failing key at most 19 times in a 35-minute run, so more is a client whose lookups miss what it made (another namespace or scope, a cache that does not hold it)",
+		Guarantee: `k8s.io/apimachinery pkg/api/errors/errors.go: "NewAlreadyExists returns an error indicating the item requested ` +
+			`exists by that identifier."; controller-runtime v0.23.3 pkg/controller/controllerutil/controllerutil.go, CreateOrUpdate: ` +
+			`"CreateOrUpdate attempts to fetch the given object from the Kubernetes cluster. If the object didn't exist, MutateFn will ` +
+			`be called, and it will be created."`},
 	{Name: "progress", Scope: Along, Check: checkProgress,
 		Doc: "when the persistent faults that fired leave the LIST path open (none fails every LIST), the target syncs within 10 minutes of virtual time of the first (a WatchList a fault slows ends only at its 5-minute timeout, then 5 minutes to sync)",
 		Guarantee: `reflector.go, ListAndWatchWithContext: "Data couldn't be fetched in watchlist mode. Falling back to regular list. ` +

@@ -3,28 +3,46 @@ package oracle
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 )
 
 // Signature names a finding apart from the plan that reached it: the
-// invariants a run broke, in report order, and where the target went
-// wrong (the looping frame of a hot loop or request storm, the site of a
-// panic, the frame a goroutine left behind waits in; "" when no broken
-// invariant says). Two runs with one signature are one bug reached twice.
+// invariants a run broke, in report order, what differed for those that
+// say (Details), and where the target went wrong (the looping frame of a
+// hot loop or request storm, the site of a panic, the frame a goroutine
+// left behind waits in; "" when no broken invariant says). Two runs with
+// one signature are one bug reached twice.
 type Signature struct {
 	// Invariants are the broken invariants' names, in report order.
 	Invariants []string
+	// Details holds, by invariant name, what differed, sorted, each once
+	// (SignatureDetails): for same-outcome the resources and field paths
+	// (DiffError.What), for a user invariant its error's sentinels
+	// (ErrorDetail). An invariant that says nothing has none.
+	Details map[string][]string
 	// Site is the function where the target went wrong, without closure
 	// suffixes: "k8s.io/client-go/tools/cache.(*Reflector).watchList".
 	Site string
 }
 
 // String renders s as reports and flags write it:
-// "no-request-storm,progress @ k8s.io/client-go/tools/cache.(*Reflector).watchList"
-// (without " @ …" when s has no site).
+// "no-request-storm,progress @ k8s.io/client-go/tools/cache.(*Reflector).watchList",
+// an invariant's details in braces, separated by "; ":
+// "same-outcome{configmaps data.owner; secrets (extra)}"
+// (without " @ …" when s has no site). A signature without details is
+// written as before details were (format 1); ParseSignature reads both.
 func (s Signature) String() string {
-	inv := strings.Join(s.Invariants, ",")
+	parts := make([]string, len(s.Invariants))
+	for i, name := range s.Invariants {
+		parts[i] = name
+		if ds := s.Details[name]; len(ds) > 0 {
+			parts[i] += "{" + strings.Join(ds, "; ") + "}"
+		}
+	}
+	inv := strings.Join(parts, ",")
 	if s.Site == "" {
 		return inv
 	}
@@ -34,20 +52,85 @@ func (s Signature) String() string {
 // ErrSignature says a signature's text does not parse.
 var ErrSignature = errors.New("bad signature")
 
-// ParseSignature reads a signature as Signature.String writes it.
+// ParseSignature reads a signature as Signature.String writes it, with
+// details or without (the format before them).
 func ParseSignature(text string) (Signature, error) {
-	inv, site, _ := strings.Cut(text, "@")
+	bad := fmt.Errorf("%w: %q: want INVARIANT[{DETAIL[; DETAIL…]}][,INVARIANT…][ @ SITE]", ErrSignature, text)
+	fields, err := splitTop(text, "@")
+	if err != nil || len(fields) > 2 {
+		return Signature{}, bad
+	}
 	var s Signature
-	s.Site = strings.TrimSpace(site)
-	for _, name := range strings.Split(inv, ",") {
-		if name = strings.TrimSpace(name); name != "" {
-			s.Invariants = append(s.Invariants, name)
+	if len(fields) == 2 {
+		s.Site = strings.TrimSpace(fields[1])
+	}
+	invs, _ := splitTop(fields[0], ",")
+	for _, inv := range invs {
+		inv = strings.TrimSpace(inv)
+		if inv == "" {
+			continue
+		}
+		name, rest, braced := strings.Cut(inv, "{")
+		name = strings.TrimSpace(name)
+		if name == "" || (braced && !strings.HasSuffix(rest, "}")) {
+			return Signature{}, bad
+		}
+		s.Invariants = append(s.Invariants, name)
+		if !braced {
+			continue
+		}
+		ds, _ := splitTop(strings.TrimSuffix(rest, "}"), ";")
+		for _, d := range ds {
+			if d = strings.TrimSpace(d); d != "" {
+				s.addDetails(name, d)
+			}
 		}
 	}
 	if len(s.Invariants) == 0 {
-		return Signature{}, fmt.Errorf("%w: %q: want INVARIANT[,INVARIANT…][ @ SITE]", ErrSignature, text)
+		return Signature{}, bad
 	}
 	return s, nil
+}
+
+// splitTop splits text at sep where it stands outside braces and outside
+// Go-quoted strings; an error says the braces or quotes do not close.
+func splitTop(text, sep string) ([]string, error) {
+	var out []string
+	level, quoted, from := 0, false, 0
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case quoted && c == '\\':
+			i++
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == '{':
+			level++
+		case c == '}':
+			level--
+		case level == 0 && strings.HasPrefix(text[i:], sep):
+			out = append(out, text[from:i])
+			from = i + len(sep)
+		}
+	}
+	if quoted || level != 0 {
+		return nil, ErrSignature
+	}
+	return append(out, text[from:]), nil
+}
+
+// addDetails adds ds to the details of invariant name, keeping them sorted
+// and each once.
+func (s *Signature) addDetails(name string, ds ...string) {
+	if len(ds) == 0 {
+		return
+	}
+	if s.Details == nil {
+		s.Details = map[string][]string{}
+	}
+	all := append(s.Details[name], ds...)
+	slices.Sort(all)
+	s.Details[name] = slices.Compact(all)
 }
 
 // SignatureOf returns the signature of what results (an invariant's
@@ -61,11 +144,104 @@ func SignatureOf(results map[string]error) Signature {
 			continue
 		}
 		s.Invariants = append(s.Invariants, name)
+		s.addDetails(name, SignatureDetails(err)...)
 		if s.Site == "" {
 			s.Site = siteOfErr(err)
 		}
 	}
 	return s
+}
+
+// SignatureDetails returns what an invariant's error says differed, for a
+// Signature: an error with a Details method (DiffError) says it; the
+// error of a user invariant (wrapping ErrUserInvariant) gives its
+// sentinels — the errors at the ends of its chain, errors.Join's branches
+// each, as ErrorDetail quotes them — so that a check returning
+// fmt.Errorf("%w: configmap %s", ErrLost, key) is one finding whatever
+// the key. A user's error that wraps nothing gives none: its text may
+// name keys and times, and one bug would be a finding per run. Other
+// errors give none.
+func SignatureDetails(err error) []string {
+	var d interface{ Details() []string }
+	if errors.As(err, &d) {
+		return d.Details()
+	}
+	if !errors.Is(err, ErrUserInvariant) {
+		return nil
+	}
+	var out []string
+	for _, root := range rootsOf(err) {
+		if root != ErrUserInvariant && !isUserLeaf(err, root) {
+			out = append(out, ErrorDetail(root))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// isUserLeaf says whether root is the user's error itself, as the
+// invariant returned it (beside ErrUserInvariant in one wrapping),
+// wrapping no sentinel.
+func isUserLeaf(err, root error) bool {
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		errs := u.Unwrap()
+		if slices.Contains(errs, ErrUserInvariant) {
+			return slices.ContainsFunc(errs, func(e error) bool { return sameErr(e, root) })
+		}
+		for _, e := range errs {
+			if isUserLeaf(e, root) {
+				return true
+			}
+		}
+	case interface{ Unwrap() error }:
+		if e := u.Unwrap(); e != nil {
+			return isUserLeaf(e, root)
+		}
+	}
+	return false
+}
+
+// sameErr says whether a and b are one error value, without the panic ==
+// makes on an error type that is not comparable.
+func sameErr(a, b error) bool {
+	ta := reflect.TypeOf(a)
+	return ta == reflect.TypeOf(b) && ta != nil && ta.Comparable() && a == b
+}
+
+// ErrorDetail is the Signature detail of a user invariant's sentinel
+// error: its text, Go-quoted, cut to maxDetailLen characters ("…" marks
+// the cut). Known.Details holds it to mark one error of a user invariant
+// known.
+func ErrorDetail(sentinel error) string {
+	text := sentinel.Error()
+	if r := []rune(text); len(r) > maxDetailLen {
+		text = string(r[:maxDetailLen-1]) + "…"
+	}
+	return strconv.Quote(text)
+}
+
+// maxDetailLen caps the text of a user invariant's error a signature
+// carries: an error that wraps no sentinel is its own, whole report
+// perhaps.
+const maxDetailLen = 120
+
+// rootsOf returns the errors at the ends of err's chain: the errors
+// err wraps that wrap none, every branch of a multi-error followed.
+func rootsOf(err error) []error {
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		var out []error
+		for _, e := range u.Unwrap() {
+			out = append(out, rootsOf(e)...)
+		}
+		return out
+	case interface{ Unwrap() error }:
+		if e := u.Unwrap(); e != nil {
+			return rootsOf(e)
+		}
+	}
+	return []error{err}
 }
 
 // Known is a finding known already — a bug of client-go's, reported
@@ -87,6 +263,12 @@ type Known struct {
 	// also broke another invariant is no known finding: the other may be
 	// a bug of its own.
 	Invariants []string
+	// Details narrows an invariant to what the bug makes differ
+	// (Signature.Details), by invariant name: a run matches only when
+	// each of its details of that invariant is among them. An invariant
+	// not named here matches whatever its details (so a signature of
+	// format 1, "same-outcome", matches every same-outcome finding).
+	Details map[string][]string
 	// ClientGo lists the client-go minor versions the bug exists in
 	// ("v0.37"); empty means every version.
 	ClientGo []string
@@ -100,6 +282,12 @@ func (k Known) Matches(s Signature) bool {
 	for _, name := range s.Invariants {
 		if !slices.Contains(k.Invariants, name) {
 			return false
+		}
+		want, narrowed := k.Details[name]
+		for _, d := range s.Details[name] {
+			if narrowed && !slices.Contains(want, d) {
+				return false
+			}
 		}
 	}
 	return true
@@ -132,11 +320,13 @@ var KnownFindings = []Known{
 
 // KnownSignature returns a known finding named by its signature's text
 // (as a report prints it), for a user who takes a reported finding as
-// known.
+// known: its invariants, site and details ("same-outcome{configmaps
+// data.owner}" matches the runs whose same-outcome differences are all in
+// configmaps' data.owner; "same-outcome" matches every one).
 func KnownSignature(text string) (Known, error) {
 	s, err := ParseSignature(text)
 	if err != nil {
 		return Known{}, err
 	}
-	return Known{Name: s.String(), Doc: "known by its signature", Site: s.Site, Invariants: s.Invariants}, nil
+	return Known{Name: s.String(), Doc: "known by its signature", Site: s.Site, Invariants: s.Invariants, Details: s.Details}, nil
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/lwreplay/lwreplay/internal/storm"
 )
 
-// The invariants on what a client writes: no-write-storm and
-// no-conflict-loop, judged on Observation.Writes, the replay's answers
+// The invariants on what a client writes: no-write-storm,
+// no-conflict-loop and no-create-loop, judged on Observation.Writes, the replay's answers
 // to the target's writes.
 //
 // What changed an object between two of the target's writes is read off
@@ -22,7 +22,7 @@ import (
 // it differs, another actor's change (an event of the served history the
 // target did not make) came between.
 
-// Bounds of no-write-storm and no-conflict-loop.
+// Bounds of no-write-storm, no-conflict-loop and no-create-loop.
 const (
 	// writeStormWindow and writeStormLimit: more than writeStormLimit
 	// successful writes of one object within writeStormWindow of virtual
@@ -53,6 +53,14 @@ const (
 	// resourceVersion without reading: one that retries with no backoff,
 	// or on a fixed interval, reaches it.
 	conflictLoopLimit = 20
+	// createLoopLimit is how many creates of one object in a row may be
+	// answered 409 AlreadyExists while the stored object stays the same,
+	// at a version an answer had shown the target: a client that looks
+	// the object up (its cache, or a GET) finds it and does not create it
+	// again, and controller-runtime's backoff tries a failing key at most
+	// 19 times in the longest run (conflictLoopLimit's reasoning). 21 in
+	// a row is a client whose lookups miss what it made.
+	createLoopLimit = conflictLoopLimit
 )
 
 // writeVerbs are the methods of Request.Verb that write.
@@ -146,37 +154,69 @@ func checkNoConflictLoop(o *Observation) error {
 	if !o.WritesLogged {
 		return conflictLoopOfRequests(o)
 	}
+	held, id, ok := refusedInRow(o.Writes, "Conflict", conflictLoopLimit)
+	if !ok {
+		return nil
+	}
+	w := held[len(held)-1]
+	return withSite(fmt.Errorf("%w: %d writes of %s in a row answered 409 Conflict (the object has been modified; please apply your changes to the latest version and try again) from %v to %v of virtual time (%s), while the object stayed at rv %s: the target kept sending a resourceVersion it did not read, want at most %d in a row",
+		ErrConflictLoop, len(held), id, held[0].At, w.At, writeCounts(held), rvOrNone(w.RVBefore), conflictLoopLimit), writeSite(o, w.Resource.Name(), w.At))
+}
+
+// refusedInRow returns the first run of more than limit writes of one
+// object in a row answered 409 with reason (no other answer to a write of
+// it between them) while the stored object stayed at one resourceVersion,
+// at a version an answer had shown the target (Write.Unserved: a refusal
+// no read of its could have spared it is not counted); ok is false when
+// there is none.
+func refusedInRow(writes []Write, reason string, limit int) (held []Write, id objectID, ok bool) {
 	type run struct {
-		rv    string // the stored object's resourceVersion they met
-		held  []Write
-		first time.Duration
+		rv   string // the stored object's resourceVersion they met
+		held []Write
 	}
 	runs := map[objectID]*run{}
-	for _, w := range o.Writes {
+	for _, w := range writes {
 		if w.Key == "" {
 			continue
 		}
 		id := objectID{w.Resource.ID(), w.Key}
-		if w.Code != 409 || w.Reason != "Conflict" {
-			delete(runs, id) // an answer to a write of it that is no conflict ends a run
+		if w.Code != 409 || w.Reason != reason {
+			delete(runs, id) // any other answer to a write of it ends a run
 			continue
 		}
 		if w.Unserved {
-			continue // a conflict with a version no answer had shown the target: no read of its could have told it
+			continue
 		}
 		r := runs[id]
 		if r == nil || r.rv != w.RVBefore {
-			r = &run{rv: w.RVBefore, first: w.At}
+			r = &run{rv: w.RVBefore}
 			runs[id] = r
 		}
 		r.held = append(r.held, w)
-		if len(r.held) <= conflictLoopLimit {
-			continue
+		if len(r.held) > limit {
+			return r.held, id, true
 		}
-		return withSite(fmt.Errorf("%w: %d writes of %s in a row answered 409 Conflict (the object has been modified; please apply your changes to the latest version and try again) from %v to %v of virtual time (%s), while the object stayed at rv %s: the target kept sending a resourceVersion it did not read, want at most %d in a row",
-			ErrConflictLoop, len(r.held), id, r.first, w.At, writeCounts(r.held), rvOrNone(r.rv), conflictLoopLimit), writeSite(o, w.Resource.Name(), w.At))
 	}
-	return nil
+	return nil, objectID{}, false
+}
+
+// checkNoCreateLoop counts, per object, the target's creates answered 409
+// AlreadyExists in a row while the stored object stayed the same, at a
+// version an answer had shown the target (refusedInRow): more than
+// createLoopLimit is a loop. A verbatim replay logs no writes: its
+// requests name no object, and creates of many objects each refused once
+// (a restart's) are no loop, so it is not judged.
+func checkNoCreateLoop(o *Observation) error {
+	if err := writesOf(o, ErrCreateLoop); err != nil {
+		return err
+	}
+	held, id, ok := refusedInRow(o.Writes, "AlreadyExists", createLoopLimit)
+	if !ok {
+		return nil
+	}
+	w := held[len(held)-1]
+	return withSite(fmt.Errorf("%w: %d writes of %s in a row answered 409 AlreadyExists from %v to %v of virtual time (%s), while the object stayed at rv %s: the target kept creating an object it could have read (its lookups miss it: another namespace or scope, a cache that does not hold it), want at most %d in a row",
+		ErrCreateLoop, len(held), id, held[0].At, w.At, writeCounts(held), rvOrNone(w.RVBefore), createLoopLimit), writeSite(o, w.Resource.Name(), w.At))
 }
 
 // conflictLoopOfRequests is no-conflict-loop on the target's requests: per
