@@ -42,8 +42,10 @@ type ExploreOptions struct {
 	Progress io.Writer
 }
 
-// DefaultArtifacts is where Explore writes reports when
-// ExploreOptions.Artifacts does not say.
+// DefaultArtifacts is where reports go when nothing else says: Explore's
+// when ExploreOptions.Artifacts does not, and Run's under go test when
+// ArtifactsEnv is unset (relative to the package's directory). Add it to
+// .gitignore.
 const DefaultArtifacts = "lwreplay-artifacts"
 
 // Explore runs campaigns (one target, a resource each), their seeds first

@@ -152,6 +152,10 @@ type Options struct {
 	// writes interleave with the other actors' (see docs/replayer.md,
 	// "The recorded history is the other actors").
 	Pace replayer.Pace
+	// Latency is how long, in virtual time, each of the target's requests
+	// takes to reach the replay; zero means replayer.DefaultLatency (1 ms),
+	// negative none (see harness.Latency). Reports record it.
+	Latency time.Duration
 	// ExpectOwn says the cassettes' recorded writes are the target's own
 	// (it was recorded through recorder.Wrap): their echoes are left out
 	// of the replay (history.WithoutOwn) and expected from the target, and

@@ -203,9 +203,10 @@ func referencePair(t *testing.T, spec harness.Spec, seeds [2]uint64) (a, b *orac
 }
 
 // givenUp reports whether obs is no run to take an end state from: none,
-// given up spinning, or ended by the request bound (a hot loop).
+// given up spinning, or ended at a broken behaviour bound (a hot loop, a
+// write storm, a conflict loop: the input breaks it with no fault).
 func givenUp(obs *oracle.Observation) bool {
-	return obs == nil || obs.Spin != nil || obs.HotLoop != nil
+	return obs == nil || obs.Spin != nil || obs.HotLoop != nil || obs.BoundEnd != nil
 }
 
 // gatesKey renders g sorted, as a map key.

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,8 +19,10 @@ import (
 )
 
 // ArtifactsEnv names the environment variable that says where failure
-// reports go; unset, they go to the test's artifact directory
-// (testing.T.ArtifactDir: kept with go test -artifacts, else temporary).
+// reports go. Unset, go test's reports go to the test's artifact
+// directory under go test -artifacts, else to DefaultArtifacts in the
+// package's directory (the directory go test runs the test in), where
+// they stay once the test has ended.
 const ArtifactsEnv = "LWREPLAY_ARTIFACTS"
 
 // Report files, inside a failure's directory.
@@ -211,15 +214,31 @@ func artifactName(target string, out *Outcome) string {
 }
 
 // artifactDir is where t's failure for out is saved: under
-// $LWREPLAY_ARTIFACTS when set, else in t's artifact directory. The name
-// is the target's and the input's, so the same failure goes to the same
-// place.
+// $LWREPLAY_ARTIFACTS when set, else in t's artifact directory under go
+// test -artifacts, else under DefaultArtifacts in the working directory
+// (go test's: the package's directory), kept after the test. The name is
+// the target's and the input's, so the same failure goes to the same
+// place. The path is absolute, for the test's log.
 func artifactDir(t testing.TB, target string, out *Outcome) string {
 	name := artifactName(target, out)
-	if root := os.Getenv(ArtifactsEnv); root != "" {
-		return filepath.Join(root, name)
+	root := os.Getenv(ArtifactsEnv)
+	switch {
+	case root != "":
+	case goTestArtifacts():
+		root = t.ArtifactDir()
+	default:
+		root = DefaultArtifacts
 	}
-	return filepath.Join(t.ArtifactDir(), name)
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	return filepath.Join(root, name)
+}
+
+// goTestArtifacts reports whether go test was given -artifacts.
+func goTestArtifacts() bool {
+	f := flag.Lookup("test.artifacts")
+	return f != nil && f.Value.String() == "true"
 }
 
 // report renders the broken invariants of out ("" when none broke).
@@ -255,6 +274,7 @@ func (c *Campaign) report(out *Outcome) string {
 	fmt.Fprintf(&b, "client-go: %s\n", harness.ClientGoVersion())
 	fmt.Fprintf(&b, "level: %s\n", out.Level)
 	fmt.Fprintf(&b, "pace: %s\n", c.opts.Pace)
+	fmt.Fprintf(&b, "latency: %v (virtual time each request takes to reach the replay)\n", harness.Latency(c.opts.Latency))
 	fmt.Fprintf(&b, "plan: %s\n", planText(out.Plan))
 	if out.Scenario != "" {
 		fmt.Fprintf(&b, "scenario: %s (Options.Scenarios: a plan made from this cassette and path's fault-free run)\n", out.Scenario)
@@ -263,6 +283,10 @@ func (c *Campaign) report(out *Outcome) string {
 		fmt.Fprintf(&b, "seed: %d (harness.Spec.Seed; the input does not hold it)\n", out.Seed)
 	}
 	fmt.Fprintf(&b, "fired: %s\n", faults.Story(fired))
+	if out.Observation != nil && out.Observation.BoundEnd != nil {
+		e := out.Observation.BoundEnd
+		fmt.Fprintf(&b, "ended: at its first broken behaviour bound, %s, crossed at %v of virtual time (the run looked no further)\n", e.Invariant, e.At)
+	}
 	fmt.Fprintf(&b, "%s\n", oracle.Activity(out.Observation))
 	if out.Input == nil {
 		b.WriteString("input: none (the plan has no byte form; Campaign.CheckPlan runs it, plan.yaml holds it)")

@@ -83,7 +83,9 @@ func WriteTimeline(w io.Writer, o *oracle.Observation, results map[string]error)
 // or else the end of the run, where the invariants judge what it did.
 func detectedAt(o *oracle.Observation, results map[string]error) time.Duration {
 	at := o.EndedAt
-	if results["no-hot-loop"] != nil && o.HotLoop != nil && o.HotLoop.At < at {
+	if b := o.BoundEnd; b != nil && results[b.Invariant] != nil && b.At < at {
+		at = b.At
+	} else if results["no-hot-loop"] != nil && o.HotLoop != nil && o.HotLoop.At < at {
 		at = o.HotLoop.At
 	}
 	if results["clean-stop"] != nil && o.FirstPanicAt >= 0 && o.FirstPanicAt < at {

@@ -135,7 +135,8 @@ func crdDiscovery(recorded map[string][]byte, crds []history.CRDVersion) ([]hist
 	if len(lists) == 0 {
 		return nil, recorded
 	}
-	out := maps.Clone(recorded)
+	out := make(map[string][]byte, len(recorded)+len(lists)) // maps.Clone of a nil map is nil
+	maps.Copy(out, recorded)
 	for path, rl := range lists {
 		if b, err := json.Marshal(rl); err == nil {
 			out[path] = b

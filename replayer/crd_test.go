@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -362,6 +363,29 @@ func TestCRDWrittenByTarget(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.got != tc.want {
 				t.Errorf("got %q, want %q", tc.got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCRDDiscoveryNoRecorded builds the discovery of a served CRD's kind
+// for a recording that holds no legacy discovery answers (a nil map).
+func TestCRDDiscoveryNoRecorded(t *testing.T) {
+	crd := history.CRDVersion{Served: true, Resource: history.Resource{Group: "example.lwreplay.dev", Version: "v1", Resource: "gadgets", Kind: "Gadget", Namespaced: true}}
+	for _, tc := range []struct {
+		name     string
+		recorded map[string][]byte
+	}{
+		{name: "crd discovery - nil recorded answers - pass"},
+		{name: "crd discovery - empty recorded answers - pass", recorded: map[string][]byte{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, out := crdDiscovery(tc.recorded, []history.CRDVersion{crd})
+			if len(res) != 1 || res[0].Resource != "gadgets" {
+				t.Errorf("got resources %v, want gadgets", res)
+			}
+			if _, ok := out["/apis/example.lwreplay.dev/v1"]; !ok {
+				t.Errorf("got answers at %v, want one at /apis/example.lwreplay.dev/v1", slices.Collect(maps.Keys(out)))
 			}
 		})
 	}

@@ -35,7 +35,7 @@ func TestFaultConsistentReadWait(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			plan := mustPlan(t, tc.plan)
 			synctest.Test(t, func(t *testing.T) {
-				srv := New(smallHistory(t), append([]Option{WithPlan(plan)}, tc.opts...)...)
+				srv := New(smallHistory(t), append([]Option{WithPlan(plan), WithLatency(0)}, tc.opts...)...) // the wait alone, no latency
 				start := time.Now()
 				if got := transcript(fetch(t, srv.Transport(), tc.target), false); !equalStrings(got, tc.want) {
 					t.Errorf("answer:\ngot  %q\nwant %q", got, tc.want)

@@ -178,7 +178,7 @@ func runFaultCase(t *testing.T, tc faultCase) {
 		t.Fatalf("plan %q: %v", tc.plan, err)
 	}
 	synctest.Test(t, func(t *testing.T) {
-		srv := New(smallHistory(t), append([]Option{WithPlan(plan)}, tc.opts...)...)
+		srv := New(smallHistory(t), append([]Option{WithPlan(plan), WithLatency(0)}, tc.opts...)...) // the fault's timing alone, no latency
 		srv.opts.tooLargeWait = 0
 		cont := ""
 		var last answerText

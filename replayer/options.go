@@ -9,6 +9,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer/internal/inproc"
 )
 
 // PaceMode says how fast recorded events become available.
@@ -87,6 +88,7 @@ type options struct {
 	gitVersion       string
 	noWatchCache     bool
 	maxWatchTimeout  time.Duration     // 0: no cap
+	latency          time.Duration     // before Transport hands a request to the server (see WithLatency)
 	plan             *faults.Plan      // nil: no plan
 	readOnly         bool              // writes answered 405 (see WithReadOnly)
 	crash            func()            // crashes the target (see WithTargetCrash)
@@ -108,8 +110,24 @@ func defaults() options {
 		watchTimeout:     30 * time.Minute, // kube-apiserver's --min-request-timeout
 		tooLargeWait:     3 * time.Second,  // kube-apiserver waits this long before a 504
 		gitVersion:       "v1.37.2",
+		latency:          DefaultLatency,
 	}
 }
+
+// DefaultLatency is the virtual latency of every request made through
+// Transport unless WithLatency says otherwise: 1 ms, as a real
+// kube-apiserver answers in milliseconds.
+const DefaultLatency = inproc.DefaultLatency
+
+// WithLatency sets how long each request made through Transport takes to
+// reach the server (0: none; default DefaultLatency). Inside a
+// testing/synctest bubble it is virtual time: the clock a client reads
+// after a request has moved on by it, as on a real cluster, so the
+// timestamps it writes (an Event's name, <object>.<hex of
+// time.Now().UnixNano()>) differ from one request to the next. It does
+// not touch requests served over HTTP (Serve), which take the network's
+// own time.
+func WithLatency(d time.Duration) Option { return func(o *options) { o.latency = max(d, 0) } }
 
 // WithPace sets how fast recorded events become available.
 func WithPace(p Pace) Option { return func(o *options) { o.pace = p } }

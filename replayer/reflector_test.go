@@ -102,7 +102,7 @@ func TestReflectorResumesCutWatch(t *testing.T) {
 				testutil.RequireWatchList(t)
 			}
 			synctest.Test(t, func(t *testing.T) {
-				srv := New(tt.h)
+				srv := New(tt.h, WithLatency(0)) // every goroutine blocked: the reflector has done all it does at once
 				rl := &requestLog{rt: srv.Transport(), cut: tt.cut}
 				cs := clientFor(t, rl)
 				store := newRecordingStore()

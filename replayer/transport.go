@@ -12,7 +12,8 @@ var ErrHandlerPanic = inproc.ErrHandlerPanic
 
 // Transport returns an http.RoundTripper that answers every request
 // in-process, with no sockets: each request runs the server's handler in a
-// goroutine whose answer is fed through an in-memory pipe. RoundTrip returns as
+// goroutine, after the server's latency (WithLatency), whose answer is fed
+// through an in-memory pipe. RoundTrip returns as
 // soon as the handler has written its header, so watches stream; closing
 // the response body (or ending the request's context) ends the handler's
 // request context, and Close returns once the handler has returned, so no
@@ -20,4 +21,4 @@ var ErrHandlerPanic = inproc.ErrHandlerPanic
 // channels and timers, so clients using it run inside a testing/synctest
 // bubble, where watch timeouts, bookmarks and backoffs pass in virtual
 // time.
-func (s *Server) Transport() http.RoundTripper { return inproc.New(s) }
+func (s *Server) Transport() http.RoundTripper { return inproc.New(s, s.opts.latency) }

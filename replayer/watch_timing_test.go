@@ -144,7 +144,7 @@ func TestWatchTiming(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				srv := New(h, tt.opts...)
+				srv := New(h, append([]Option{WithLatency(0)}, tt.opts...)...) // the server's timing alone, no latency
 				st := readStream(t, srv.Transport(), tt.target)
 				if st.err != nil {
 					t.Fatalf("read body: got error %v, want EOF", st.err)
@@ -242,7 +242,7 @@ func TestWatchStops(t *testing.T) {
 				rt := inproc.New(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					defer close(returned)
 					srv.ServeHTTP(w, r)
-				}))
+				}), 0)
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
 				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, testHost+tt.target, nil)

@@ -49,6 +49,17 @@ func (s *Server) Writes() []Write {
 	return append([]Write(nil), s.writeLog.all...)
 }
 
+// WritesFrom is Writes from the i-th write on (none when i is past the
+// last): a reader following the log as it grows copies each write once.
+func (s *Server) WritesFrom(i int) []Write {
+	s.writeLog.mu.Lock()
+	defer s.writeLog.mu.Unlock()
+	if i >= len(s.writeLog.all) {
+		return nil
+	}
+	return append([]Write(nil), s.writeLog.all[max(i, 0):]...)
+}
+
 // logWrite records the answer to req, a write Server.write answered on
 // st, the state of its resource it saw (zero when it saw none): res when
 // err is nil, else err's Status.

@@ -29,6 +29,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) (rerr
 	levelName := fs.String("level", "typed", "level runs explore at: typed or wire")
 	watchList := fs.String("watchlist", "auto", "client path: auto (the input picks), on or off")
 	expectOwn := fs.Bool("expect-own-writes", false, "the cassettes' recorded writes are the target's own (recorded through recorder.Wrap): leave their echoes out and expect them from the target")
+	latency := fs.Duration("latency", replayer.DefaultLatency, "virtual time each of the target's requests takes to reach the replay, as a real apiserver's answer takes milliseconds (0: none); reports record it")
 	paceFlag := fs.String("pace", "max", "how fast each run replays the recorded changes, in virtual time: max (all have happened when the target starts), recorded (at their recorded offsets: a controller's writes interleave with them), or a factor such as 10x")
 	breaking := fs.Bool("breaking", false, "keep breaking faults (violations after one fired are expected, not failures)")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at a time")
@@ -117,7 +118,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) (rerr
 	}
 	var campaigns []*fuzz.Campaign
 	for _, r := range selected {
-		c, err := fuzz.NewCampaign(fuzz.Options{Recordings: built, Salvage: *salvage, Resource: r.Resource, Target: target, WatchList: wl, AllowBreaking: *breaking, Level: lvl,
+		c, err := fuzz.NewCampaign(fuzz.Options{Latency: latencyOption(*latency), Recordings: built, Salvage: *salvage, Resource: r.Resource, Target: target, WatchList: wl, AllowBreaking: *breaking, Level: lvl,
 			Known: knownFindings, ReportKnown: *reportKnown, Pace: pace, ExpectOwn: *expectOwn})
 		if err != nil {
 			return err
@@ -185,4 +186,13 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
+}
+
+// latencyOption is fuzz.Options.Latency for --latency d: d, or none (a
+// negative value) for 0.
+func latencyOption(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
 }

@@ -21,6 +21,11 @@ import (
 // kubectl on PATH.
 var kubectlVersions = []string{"1.27", "1.33"}
 
+// hangBound is how long a test waits, in real time, for lwreplay serve to
+// start or stop before it calls it hung: a minute, far above the second or
+// so either takes on a loaded 2-core machine.
+const hangBound = time.Minute
+
 func kubectlPath(t *testing.T, version string) string {
 	t.Helper()
 	k, err := exec.LookPath("kubectl")
@@ -84,11 +89,11 @@ func startServe(t *testing.T, cassettes ...string) string {
 			if code != 0 {
 				t.Errorf("lwreplay serve: got exit %d, want 0; stderr: %s", code, errOut.String())
 			}
-		case <-time.After(10 * time.Second):
-			t.Errorf("lwreplay serve did not stop within 10s of its context's end")
+		case <-time.After(hangBound):
+			t.Errorf("lwreplay serve did not stop within %v of its context's end", hangBound)
 		}
 	})
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(hangBound); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if _, err := os.Stat(kc); err == nil {
 			return kc
 		}
@@ -129,7 +134,7 @@ func TestKubectlAgainstServe(t *testing.T) {
 			// A fresh server: doomed still exists at its head, so wait
 			// must see the DELETED event on its watch.
 			fresh := startServe(t, cas)
-			wait := exec.Command(k, "--kubeconfig", fresh, "wait", "--for=delete", "configmap/doomed", "-n", "team-b", "--timeout=10s")
+			wait := exec.Command(k, "--kubeconfig", fresh, "wait", "--for=delete", "configmap/doomed", "-n", "team-b", "--timeout="+hangBound.String())
 			if out, err := wait.CombinedOutput(); err != nil {
 				t.Errorf("kubectl wait --for=delete: got %v, want exit 0\n%s", err, out)
 			}

@@ -154,8 +154,8 @@ func TestServeStormWarning(t *testing.T) {
 		if code != 0 {
 			t.Errorf("serve exit code: got %d, want 0; stderr %q", code, stderr.String())
 		}
-	case <-time.After(20 * time.Second):
-		t.Fatalf("serve: still running 20s after the end of its context, want it stopped")
+	case <-time.After(hangBound):
+		t.Fatalf("serve: still running %v after the end of its context, want it stopped", hangBound)
 	}
 }
 

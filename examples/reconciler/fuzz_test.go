@@ -10,7 +10,7 @@ import (
 )
 
 // options are the options of the example's fuzz tests: the shipped real
-// cassettes, the reconciler's own invariant beside the built-in ones
+// cassettes, the reconciler's own invariant and crtarget's beside the built-in ones
 // (same-outcome among them: the end state against fault-free reference
 // runs), seeds that crash it after each of its first four writes and
 // recreate a parent while its watch is away, and the scenario plans
@@ -27,7 +27,7 @@ func options(t fuzz.Target) fuzz.Options {
 	return fuzz.Options{
 		Cassettes: cassettes,
 		Target:    t,
-		Extra:     []fuzz.Invariant{oneChildPerParent},
+		Extra:     append([]fuzz.Invariant{oneChildPerParent}, crtarget.Invariants()...),
 		Plans:     plans,
 		Scenarios: true,
 		// controller-runtime's own known bugs (on v0.23: the priority
@@ -39,7 +39,7 @@ func options(t fuzz.Target) fuzz.Options {
 
 // FuzzReconciler fuzzes the correct reconciler: go test runs its seeds
 // (every cassette and client path, no fault and a crash after each of its
-// first four writes) and go test -fuzz FuzzReconciler explores from them;
+// first four writes) and go test -fuzz '^FuzzReconciler$' explores from them;
 // it finds nothing.
 func FuzzReconciler(f *testing.F) {
 	fuzz.Run(f, options(target("children")))
@@ -52,7 +52,7 @@ func FuzzReconciler(f *testing.F) {
 // plain go test it is skipped.
 func FuzzReconcilerMemo(f *testing.F) {
 	if fl := flag.Lookup("test.fuzz"); fl == nil || fl.Value.String() == "" {
-		f.Skip("the planted bug: run go test -fuzz FuzzReconcilerMemo")
+		f.Skip("the planted bug: run go test -fuzz '^FuzzReconcilerMemo$'")
 	}
 	fuzz.Run(f, options(target("children-memo", WithMemo())))
 }
@@ -64,7 +64,7 @@ func FuzzReconcilerMemo(f *testing.F) {
 // skipped: its finding is the point.
 func FuzzReconcilerPlanted(f *testing.F) {
 	if fl := flag.Lookup("test.fuzz"); fl == nil || fl.Value.String() == "" {
-		f.Skip("the planted bug: run go test -fuzz FuzzReconcilerPlanted")
+		f.Skip("the planted bug: run go test -fuzz '^FuzzReconcilerPlanted$'")
 	}
 	fuzz.Run(f, options(target("children-planted", WithGenerateName())))
 }

@@ -72,7 +72,7 @@ var mirrorMatchesTruth = fuzz.NewInvariant("mirror-matches-truth",
 	})
 
 // watchListFlag fixes the client path of this package's fuzz targets:
-// go test -fuzz FuzzMirrorFixed ./examples/tombstone -args -watchlist=on.
+// go test -fuzz '^FuzzMirrorFixed$' ./examples/tombstone -args -watchlist=on.
 var watchListFlag = flag.String("watchlist", "auto", "client path of the fuzz targets: auto (the input picks), on or off")
 
 // cassettesFlag is the pattern of the cassettes this package's fuzz
@@ -96,7 +96,7 @@ func mirrorOptions(target fuzz.Target) fuzz.Options {
 }
 
 // FuzzMirror explores legal fault plans over the shipped real cassettes;
-// `go test -fuzz FuzzMirror ./examples/tombstone` finds the planted bug.
+// `go test -run '^$' -fuzz '^FuzzMirror$' ./examples/tombstone` finds the planted bug.
 func FuzzMirror(f *testing.F) {
 	fuzz.Run(f, mirrorOptions(mirrorTarget))
 }

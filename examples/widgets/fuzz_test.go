@@ -10,7 +10,7 @@ import (
 // FuzzWidgets fuzzes the correct reconciler: go test runs its seeds
 // (every widget cassette and client path, no fault and the plans of
 // testdata/plans: a crash after write #2) and go test -fuzz
-// FuzzWidgets explores from them.
+// '^FuzzWidgets$' explores from them.
 func FuzzWidgets(f *testing.F) {
 	fuzz.Run(f, options(target(f, "widgets")))
 }
@@ -23,7 +23,7 @@ func FuzzWidgets(f *testing.F) {
 // finding is the point.
 func FuzzWidgetsStale(f *testing.F) {
 	if fl := flag.Lookup("test.fuzz"); fl == nil || fl.Value.String() == "" {
-		f.Skip("the planted bug: run go test -fuzz FuzzWidgetsStale")
+		f.Skip("the planted bug: run go test -fuzz '^FuzzWidgetsStale$'")
 	}
 	fuzz.Run(f, options(target(f, "widgets-stale", WithNameOnlyCleanup())))
 }

@@ -40,7 +40,7 @@ func target(t testing.TB, name string, opts ...Option) fuzz.Target {
 }
 
 // options are the options of the example's fuzz tests: the widget
-// cassettes, the reconciler's own invariant beside the built-in ones
+// cassettes, the reconciler's own invariant and crtarget's beside the built-in ones
 // (same-outcome among them), the plans of testdata/plans as seeds;
 // controller-runtime's known bugs are not its own.
 func options(t fuzz.Target) fuzz.Options {
@@ -52,7 +52,7 @@ func options(t fuzz.Target) fuzz.Options {
 		Cassettes: cassettes,
 		Resource:  widgets,
 		Target:    t,
-		Extra:     []fuzz.Invariant{configMapOutlivesWidget},
+		Extra:     append([]fuzz.Invariant{configMapOutlivesWidget}, crtarget.Invariants()...),
 		Plans:     plans,
 		Scenarios: true,
 		Known:     crtarget.KnownFindings(),

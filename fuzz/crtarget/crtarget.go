@@ -19,8 +19,15 @@
 //		})
 //
 //	func FuzzMyController(f *testing.F) {
-//		fuzz.Run(f, fuzz.Options{Cassettes: fuzz.Glob("testdata/*.yaml"), Target: target})
+//		fuzz.Run(f, fuzz.Options{Cassettes: fuzz.Glob("testdata/*.yaml"), Target: target,
+//			Extra: crtarget.Invariants(), Known: crtarget.KnownFindings()})
 //	}
+//
+// A controller built without WithOptions (an operator's own
+// SetupWithManager) works as well: the manager skips name validation for
+// all its controllers. Extra: crtarget.Invariants() adds
+// last-reconcile-succeeded, which judges how the manager's reconciles
+// ended (docs/controllers.md).
 package crtarget
 
 import (
@@ -32,7 +39,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -47,10 +53,17 @@ var ErrWire = errors.New("crtarget: wire the manager's cache into the probe")
 // metrics server and no health probes (a run listens on no port), no
 // leader election unless opts asks for it, controller name validation
 // skipped (every run of a process builds the same controllers:
-// controller-runtime refuses a name seen before), and its cache's informer
-// of env.Resource registered with env.Probe (synced, store, handler
-// notifications), so that the invariants judge the manager's cache and the
-// run ends once the controller is quiet.
+// controller-runtime refuses a name seen before; opts.Controller's other
+// settings are kept), and its cache wired into env.Probe: the informer of
+// env.Resource (store, handler notifications), synced once every informer
+// the cache made has (informerSet, through opts.NewCache, which it wraps)
+// and every controller added has started its sources (runManager, the
+// manager returned, which wraps controller-runtime's), its store compared
+// through the cache's transform (storeTransform). Its logger (opts.Logger,
+// or controller-runtime's log.Log) goes through a sink that records how
+// each reconcile ends (Reconciles, exposed for LastReconcileSucceeded),
+// and the run ends early only once every key whose last reconcile failed
+// has failed settleAfter times in a row.
 //
 // With opts.LeaderElection the manager creates and renews its Lease (or
 // the lock opts names) through the replay's write engine, which serves
@@ -64,14 +77,24 @@ func NewManager(env *fuzz.Env, opts manager.Options) (manager.Manager, error) {
 	opts.Metrics = metricsserver.Options{BindAddress: "0"}
 	opts.HealthProbeBindAddress = "0"
 	skip := true
-	opts.Controller = config.Controller{SkipNameValidation: &skip}
-	mgr, err := manager.New(env.Config, opts)
+	opts.Controller.SkipNameValidation = &skip
+	rec, starts := newReconciles(env.Probe.Elapsed), newControllerStarts()
+	opts.Logger = reconcileLogger(opts.Logger, rec, starts)
+	set := &informerSet{}
+	opts.NewCache = set.newCacheFunc(opts.NewCache)
+	inner, err := manager.New(env.Config, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := wire(env, mgr); err != nil {
+	mgr := &runManager{Manager: inner, controllers: starts}
+	if err := mgr.Add(stopWatch{rec: rec}); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrWire, err)
+	}
+	if err := wire(env, mgr, set); err != nil {
 		return nil, err
 	}
+	env.Probe.Expose(rec)
+	env.Probe.SetSettled(rec.settled)
 	return mgr, nil
 }
 
@@ -112,8 +135,17 @@ func TargetWithOptions(name, doc string, opts manager.Options, setup func(manage
 
 // wire registers the probe with mgr's informer of env.Resource: the
 // typed informer of a kind mgr's scheme knows, else an unstructured one;
-// the run counts the manager synced once every informer of its cache is.
-func wire(env *fuzz.Env, mgr manager.Manager) error {
+// the run counts the manager synced once every informer of its cache (set)
+// is and every controller of it started its sources, and compares the
+// store through the cache's transform.
+func wire(env *fuzz.Env, mgr *runManager, set *informerSet) error {
+	starts := mgr.controllers
+	set.mu.Lock()
+	made, cacheOpts := set.made, set.opts
+	set.mu.Unlock()
+	if !made {
+		return fmt.Errorf("%w: the manager did not build its cache through Options.NewCache", ErrWire)
+	}
 	res := env.Resource
 	gvk := schema.GroupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind}
 	var obj client.Object
@@ -133,7 +165,12 @@ func wire(env *fuzz.Env, mgr manager.Manager) error {
 	}
 	si, ok := inf.(toolscache.SharedInformer)
 	if !ok {
-		return fmt.Errorf("%w: the informer of %s is a %T, no client-go SharedInformer", ErrWire, gvk, inf)
+		// a kind cached in several namespaces: one informer each
+		parts := set.of(gvk, formOf(obj))
+		if len(parts) == 0 {
+			return fmt.Errorf("%w: the informer of %s is a %T, and the cache made no client-go informer of it", ErrWire, gvk, inf)
+		}
+		si = &unionInformer{inf: inf, parts: parts}
 	}
 	reg, err := env.Probe.AddEventHandler(si, nil)
 	if err != nil {
@@ -141,11 +178,10 @@ func wire(env *fuzz.Env, mgr manager.Manager) error {
 	}
 	// synced once every informer of the manager's cache is, not the run's
 	// resource's alone: a controller that Owns or Watches other kinds is
-	// not quiet while one of those still lists. A cancelled context makes
-	// WaitForCacheSync a look, not a wait.
-	look, cancel := context.WithCancel(context.Background())
-	cancel()
-	c := mgr.GetCache()
-	env.Probe.SetSynced(func() bool { return si.HasSynced() && reg.HasSynced() && c.WaitForCacheSync(look) })
+	// not quiet while one of those still lists.
+	env.Probe.SetSynced(func() bool { return si.HasSynced() && reg.HasSynced() && set.synced() && starts.allStarted() })
+	if fn := storeTransform(cacheOpts, gvk); fn != nil {
+		env.Probe.SetStoreTransform(fn)
+	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/crtarget"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -24,10 +25,11 @@ var (
 
 // eachSeed runs target on every shipped cassette, both client paths, no
 // fault, each in a subtest named "<thing> - seed <input> - <want> - pass",
-// and hands check the outcome and the real time the run took.
+// crtarget's invariants checked besides the built-in ones, and hands check
+// the outcome and the real time the run took.
 func eachSeed(t *testing.T, target fuzz.Target, thing, want string, check func(t *testing.T, out *fuzz.Outcome, real time.Duration)) {
 	t.Helper()
-	c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: fuzz.Glob(shipped), Target: target})
+	c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: fuzz.Glob(shipped), Target: target, Extra: crtarget.Invariants()})
 	if err != nil {
 		t.Fatal(err)
 	}

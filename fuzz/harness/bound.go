@@ -60,7 +60,11 @@ var errRequestBound = errors.New("lwreplay: the run's request bound was reached"
 // loops without blocking — a target that reconnects in a loop would keep
 // a run from ever ending — so the request that crosses the bound records
 // its goroutine's stack and blocks: time moves again, and the run ends,
-// judged by no-hot-loop.
+// judged by no-hot-loop. It is the run's one way to end at its first
+// broken behaviour bound: the write bounds (no-write-storm,
+// no-conflict-loop, no-create-loop, counted by oracle.WriteBounds on the
+// replay's answers as they come) trip it too, and the run ends there, its report complete,
+// instead of writing on until the watchdog.
 type requestBound struct {
 	next      http.RoundTripper
 	burst     int
@@ -71,15 +75,25 @@ type requestBound struct {
 	// collected, when set, counts the target's objects the replay's
 	// garbage collector deleted so far (replayer.Server.Collected).
 	collected func() int
+	// writes, when set, returns the replay's answers to the target's
+	// writes from the i-th on (replayer.Server.WritesFrom).
+	writes func(i int) []oracle.Write
+	// onTrip, when set, is called (b.mu held; it must not block) when a
+	// bound is first crossed: it wakes the run, which ends at its next
+	// look.
+	onTrip func()
 
 	mu        sync.Mutex
 	log       []oracle.Request
 	gcAt      []int  // gcAt[i]: collected() when log[i] was sent
 	minute    int    // index of the first request of log within sustainedWindow of the last
-	trip      string // the stack of the goroutine that crossed the bound
+	trip      string // the stack of the goroutine that crossed the request bound
 	trippedAt time.Duration
 	tripWhy   string
-	answering int // the garbage collector's deletes in the window, when they account for a sustained rate
+	tripBound string // the invariant whose bound was crossed first; "" while none was
+	answering int    // the garbage collector's deletes in the window, when they account for a sustained rate
+	fed       int    // the writes fed to wb
+	wb        oracle.WriteBounds
 }
 
 // newRequestBound wraps next with a bound of burst requests within a
@@ -127,7 +141,7 @@ func requestOf(req *http.Request, at time.Duration) oracle.Request {
 func (b *requestBound) RoundTrip(req *http.Request) (*http.Response, error) {
 	now := time.Since(b.start)
 	b.mu.Lock()
-	over := b.trip != ""
+	over := b.tripBound != ""
 	idx := len(b.log)
 	if !over {
 		r := requestOf(req, now)
@@ -151,17 +165,21 @@ func (b *requestBound) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 		if b.tripWhy != "" {
-			over, b.trip, b.trippedAt = true, cleanStack(debug.Stack()), now
+			over, b.trip, b.trippedAt, b.tripBound = true, cleanStack(debug.Stack()), now, "no-hot-loop"
+			b.wakeRun()
 		}
 	}
 	b.mu.Unlock()
 	if !over {
 		resp, err := b.next.RoundTrip(req)
+		b.mu.Lock()
 		if err == nil && resp != nil {
-			b.mu.Lock()
 			b.log[idx].Code = resp.StatusCode
-			b.mu.Unlock()
 		}
+		if req.Method != "" && req.Method != http.MethodGet && req.Method != http.MethodHead {
+			b.feedWrites() // a write answered: the write bounds count it at once
+		}
+		b.mu.Unlock()
 		return resp, err
 	}
 	select {
@@ -182,6 +200,40 @@ func (b *requestBound) collectedInWindow() int {
 	return b.gcAt[len(b.gcAt)-1] - b.gcAt[b.minute]
 }
 
+// checkWrites counts the replay's answers to the target's writes since
+// the last count with the write bounds; the first write that breaks one
+// trips the bound, as a request past the request bound does.
+func (b *requestBound) checkWrites() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.feedWrites()
+}
+
+// feedWrites is checkWrites with b.mu held.
+func (b *requestBound) feedWrites() {
+	if b.writes == nil || b.tripBound != "" {
+		return
+	}
+	for _, w := range b.writes(b.fed) {
+		b.fed++
+		crossed := b.wb.Add(w)
+		for _, name := range oracle.WriteBoundNames {
+			if err := crossed[name]; err != nil {
+				b.tripBound, b.tripWhy, b.trippedAt = name, err.Error(), w.At
+				b.wakeRun()
+				return
+			}
+		}
+	}
+}
+
+// wakeRun tells the run a bound was crossed (b.mu held).
+func (b *requestBound) wakeRun() {
+	if b.onTrip != nil {
+		b.onTrip()
+	}
+}
+
 // lastAt returns when (virtual time since the start) the target sent its
 // last request; 0 before any.
 func (b *requestBound) lastAt() time.Duration {
@@ -193,23 +245,28 @@ func (b *requestBound) lastAt() time.Duration {
 	return b.log[len(b.log)-1].At
 }
 
-// tripped reports whether a request crossed the bound.
+// tripped reports whether a behaviour bound was crossed: a request past
+// the request bound, or a write past a write bound.
 func (b *requestBound) tripped() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.trip != ""
+	return b.tripBound != ""
 }
 
-// report returns the requests the run saw and, when the bound was
-// crossed, what the run saw of it.
-func (b *requestBound) report() (log []oracle.Request, hot *oracle.HotLoop) {
+// report returns the requests the run saw and, when a bound was crossed,
+// which (end) and, for the request bound, what the run saw of it (hot).
+func (b *requestBound) report() (log []oracle.Request, hot *oracle.HotLoop, end *oracle.BoundEnd) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	log = append([]oracle.Request(nil), b.log...)
-	if b.trip == "" {
-		return log, nil
+	if b.tripBound == "" {
+		return log, nil, nil
 	}
-	return log, &oracle.HotLoop{Why: b.tripWhy, At: b.trippedAt, Stack: b.trip, Answering: b.answering}
+	end = &oracle.BoundEnd{Invariant: b.tripBound, At: b.trippedAt}
+	if b.tripBound == "no-hot-loop" {
+		hot = &oracle.HotLoop{Why: b.tripWhy, At: b.trippedAt, Stack: b.trip, Answering: b.answering}
+	}
+	return log, hot, end
 }
 
 // cleanStack keeps what a stack says the same in every run: each frame's

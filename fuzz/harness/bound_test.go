@@ -63,7 +63,10 @@ func TestRequestBoundAnswering(t *testing.T) {
 				}
 				close(stop)
 				synctest.Wait()
-				_, hot := b.report()
+				_, hot, end := b.report()
+				if end == nil || end.Invariant != "no-hot-loop" {
+					t.Errorf("bound end: got %+v, want no-hot-loop", end)
+				}
 				if hot == nil {
 					t.Fatalf("hot loop: got none, want the bound crossed")
 				}

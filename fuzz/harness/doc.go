@@ -5,8 +5,12 @@
 // the Probe it reports its notifications, store and HasSynced to), Spec
 // says what one run replays (history, plan, client path, gates, level),
 // and Observe runs it until the target has caught up with an exhausted
-// replay or the watchdog ends it, holding a hot loop with its request
-// bound and counting what the target leaves running.
+// replay, the watchdog ends it, or it crosses its first behaviour bound
+// (no-hot-loop, no-write-storm, no-conflict-loop: the request bound holds
+// the target's requests and the run ends there), counting what the target
+// leaves running. Each request reaches the replay after a fixed virtual
+// latency (Spec.Latency, 1 ms by default), so the clock moves on between
+// a target's requests as on a real cluster.
 //
 //	obs := harness.Observe(t, harness.Spec{History: h, Plan: plan, Target: target, WatchList: true})
 //	results := oracle.Judge(obs)

@@ -31,6 +31,9 @@ type Probe struct {
 	views      []oracle.StoreView
 	listings   []oracle.Listing
 	exposed    any
+	// transform is what the target's store applies to each object
+	// (SetStoreTransform; nil: none).
+	transform func(any) (any, error)
 	// known returns the history object of a stored object the typed level
 	// decoded and shared (nil: none is known).
 	known func(any) (*history.Object, bool)
@@ -220,7 +223,7 @@ func (r *Probe) Store() (store map[string]*history.Object, bad []string) {
 // stored object that holds a field of om is described in bad too.
 func (r *Probe) storeAgainst(want map[string]*history.Object, om omission) (store map[string]*history.Object, bad []string) {
 	r.mu.Lock()
-	fn := r.store
+	fn, transform := r.store, r.transform
 	r.mu.Unlock()
 	if fn == nil {
 		return nil, nil
@@ -247,7 +250,7 @@ func (r *Probe) storeAgainst(want map[string]*history.Object, om omission) (stor
 			bad = append(bad, fmt.Sprintf("item %d: %v", i, err))
 			continue
 		}
-		if w, ok := want[o.Key()]; ok && w.ResourceVersion == o.ResourceVersion && sameStored(obj, o.Raw, w, om) {
+		if w, ok := want[o.Key()]; ok && w.ResourceVersion == o.ResourceVersion && (sameStored(obj, o.Raw, w, om) || sameTransformed(obj, o.Raw, w, transform)) {
 			o = w
 		} else if held := om.heldIn(o.Raw); len(held) > 0 {
 			// a field the store was to leave out: the truth's object may

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
@@ -29,8 +30,13 @@ type replay interface {
 // reproducer builds, and no fault fires.
 type verbatimReplay struct {
 	*verbatim.Replay
-	truth *history.History
+	truth   *history.History
+	latency time.Duration
 }
+
+// Transport is the reproducer's in-process transport, with the run's
+// latency: a reproducer replays in the virtual time its recording took.
+func (v verbatimReplay) Transport() http.RoundTripper { return v.TransportWithLatency(v.latency) }
 
 func (v verbatimReplay) FiredCount() int         { return 0 }
 func (v verbatimReplay) Fired() []faults.Firing  { return nil }
@@ -62,13 +68,32 @@ func (v verbatimReplay) ExhaustedOf(history.Resource) bool { return v.Exhausted(
 // stop stops it when a fault says so; the model apiserver tells served
 // what it serves (a verbatim replay tells nothing).
 func newReplay(s Spec, crash, stop func(), served func(replayer.Served)) (replay, error) {
+	latency := Latency(s.Latency)
 	if s.Reproducer == nil {
 		return modelReplay{replayer.New(s.History, replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(oracle.WatchCap), replayer.WithPace(s.Pace),
-			replayer.WithTargetCrash(crash), replayer.WithTargetStop(stop), replayer.WithRunResource(s.Resource), replayer.WithServedHandler(served))}, nil
+			replayer.WithTargetCrash(crash), replayer.WithTargetStop(stop), replayer.WithRunResource(s.Resource), replayer.WithServedHandler(served),
+			replayer.WithLatency(latency))}, nil
 	}
 	v, err := verbatim.New(s.Reproducer...)
 	if err != nil {
 		return nil, err
 	}
-	return verbatimReplay{Replay: v, truth: s.History}, nil
+	return verbatimReplay{Replay: v, truth: s.History, latency: latency}, nil
+}
+
+// Latency is the virtual latency of a run's requests whose Spec.Latency
+// (or fuzz.Options.Latency) is d: d when positive, none when negative,
+// replayer.DefaultLatency when zero. Virtual time stands still until
+// every goroutine of the run blocks; the latency moves it on at each
+// request, as a real apiserver's answer takes milliseconds, so the
+// timestamps a target writes (an Event's name, <object>.<hex of
+// time.Now().UnixNano()>) differ from one request to the next.
+func Latency(d time.Duration) time.Duration {
+	switch {
+	case d < 0:
+		return 0
+	case d == 0:
+		return replayer.DefaultLatency
+	}
+	return d
 }

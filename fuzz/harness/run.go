@@ -100,6 +100,10 @@ type Spec struct {
 	// their recorded offsets, in virtual time, so a writing target's
 	// writes interleave with them: the other actors.
 	Pace replayer.Pace
+	// Latency is how long, in virtual time, each request of the target
+	// takes to reach the replay (see Latency); zero means
+	// replayer.DefaultLatency (1 ms), negative none.
+	Latency time.Duration
 	// Seed, when not zero, is mixed into what seeds the run's randomness
 	// (see seedClientGo): two runs of one input with other seeds draw
 	// other backoffs and timeouts.
@@ -167,6 +171,7 @@ type storeSnapshot struct {
 // runInBubble is Observe's body; it must run inside a synctest bubble.
 func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 	t.Helper()
+	defer w.work(false) // after every other deferred call: the reproducer is written
 	if err := CheckGates(s.Gates); err != nil {
 		t.Errorf("gates: got error %v, want none", err)
 		return nil
@@ -215,6 +220,10 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 	stopped := make(chan struct{}) // closed when the run stops the target
 	bound := newRequestBound(transport, s.MaxBurst, s.MaxRate, start, stopped)
 	bound.collected = srv.Collected
+	if m, ok := srv.(modelReplay); ok {
+		bound.writes = m.WritesFrom
+	}
+	bound.onTrip = wake // a crossed bound ends the run at once
 	transport = bound
 	res := s.Resource
 	obs := &oracle.Observation{Resource: res, SyncedAt: -1, LastFaultAt: -1, ConvergedAt: -1, FirstPanicAt: -1, LiveBound: s.LiveBound,
@@ -328,8 +337,9 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 			obs.EndedEarly = true
 			break
 		}
+		bound.checkWrites()
 		if now >= end() || bound.tripped() {
-			break // looked last at or after the end, or a hot loop
+			break // looked last at or after the end, or at the first broken behaviour bound
 		}
 		// Look often while the target is busy, and ever less often while
 		// nothing happens: a quiet run costs tens of looks, not thousands.
@@ -352,7 +362,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 	rec := in.rec
 	obs.Unsettled = !obs.EndedEarly && obs.LastFaultAt >= 0 && lookedAt-obs.LastFaultAt < obs.LiveBound
 	obs.Store, obs.BadStore = rec.storeAgainst(finalObjects(srv.Truth(), res), omitting(s.Target.StoreOmits))
-	obs.Requests, obs.HotLoop = bound.report()
+	obs.Requests, obs.HotLoop, obs.BoundEnd = bound.report()
 	// What fired is what fired while the run looked: a frame the replay
 	// still sends while the stopped target's connections close fires in
 	// whatever order the goroutines end in.
@@ -383,6 +393,10 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 	case <-time.After(oracle.StopGrace):
 		obs.NotStopped = true
 	}
+	// Virtual time has moved past the grace: what follows is the
+	// harness's own work (judging, writing a reproducer), held to the
+	// run's spin bound, not the stop bound (w.work(false) is deferred).
+	w.work(true)
 	obs.Deliveries = rec.Deliveries()
 	// The keys told before the first notification made once the target
 	// had synced: a later one flagged not synced read HasSynced before

@@ -149,8 +149,8 @@ func checkProgress(o *Observation) error {
 	if o.SyncedAt >= 0 && o.SyncedAt <= first+progressBound {
 		return nil
 	}
-	if o.SyncedAt < 0 && o.EndedAt < first+progressBound && o.HotLoop == nil {
-		// a hot loop, which ends the run, is judged
+	if o.SyncedAt < 0 && o.EndedAt < first+progressBound && o.BoundEnd == nil && o.HotLoop == nil {
+		// a run a behaviour bound ended (a hot loop) is judged
 		return fmt.Errorf("%w: the run ended at %v, before the bound (%v)", ErrNotJudged, o.EndedAt, first+progressBound)
 	}
 	synced := "never synced"

@@ -267,7 +267,7 @@ func checkSameOutcome(o *Observation) error {
 	case o == nil:
 		return fmt.Errorf("%w: %w: nil observation", ErrDiffersFromReference, ErrNoObservation)
 	case o.Reference == nil:
-		return fmt.Errorf("%w: no reference run (a read-only target, a verbatim replay, a run that is itself a reference, or reference runs given up: a spin or a hot loop)", ErrNotJudged)
+		return fmt.Errorf("%w: no reference run (a read-only target, a verbatim replay, a run that is itself a reference, or reference runs given up: a spin, or a broken behaviour bound such as a hot loop)", ErrNotJudged)
 	case !o.WritesLogged:
 		return fmt.Errorf("%w: the replay did not log the target's writes", ErrNotJudged)
 	case refusedWrites(o.Writes):

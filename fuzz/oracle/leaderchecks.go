@@ -65,11 +65,11 @@ func leadershipOf(o *Observation) (*Leadership, time.Duration, error) {
 	if !ok {
 		end = o.EndedAt
 	}
-	if o.HotLoop != nil && o.HotLoop.At < end {
+	if at, ok := boundEndAt(o); ok && at < end {
 		// from the bound's trip on the run held every request, a lease's
-		// renewal too, until it ended: no-hot-loop judges that run, the
-		// election is judged up to the trip
-		end = o.HotLoop.At
+		// renewal too, until it ended: the bound's invariant judges that
+		// run, the election is judged up to the trip
+		end = at
 	}
 	return l, end, nil
 }
@@ -390,3 +390,15 @@ var (
 			`leadership"; acquire: "wait.JitterUntil(func() { ... succeeded = le.tryAcquireOrRenew(ctx) ... }, le.config.RetryPeriod, JitterFactor, ` +
 			`true, ctx.Done())"; tryAcquireOrRenew: a record whose lease is no longer valid by the candidate's clock is taken over`}
 )
+
+// boundEndAt is when a behaviour bound ended o's run (BoundEnd, or a
+// HotLoop an older harness set alone); ok false when none did.
+func boundEndAt(o *Observation) (at time.Duration, ok bool) {
+	switch {
+	case o.BoundEnd != nil:
+		return o.BoundEnd.At, true
+	case o.HotLoop != nil:
+		return o.HotLoop.At, true
+	}
+	return 0, false
+}

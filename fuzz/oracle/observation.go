@@ -129,6 +129,11 @@ type Observation struct {
 	// virtual time stands still while a goroutine loops without blocking,
 	// so the run held the target's requests from then on and ended.
 	HotLoop *HotLoop
+	// BoundEnd is set when the run ended at its first broken behaviour
+	// bound (no-hot-loop, no-write-storm, no-conflict-loop): from
+	// BoundEnd.At on it held every request of the target, and then
+	// ended, its report complete (nil: no bound ended it).
+	BoundEnd *BoundEnd
 	// Spin is set when the run was given up because a goroutine of it
 	// never blocked (virtual time stood still without requests); the
 	// rest of the observation is then empty, and no-spin alone judges it.

@@ -68,6 +68,16 @@ type HotLoop struct {
 	Answering int
 }
 
+// BoundEnd is the behaviour bound a run ended at: the first it saw
+// broken.
+type BoundEnd struct {
+	// Invariant names the bound: no-hot-loop, no-write-storm or
+	// no-conflict-loop.
+	Invariant string
+	// At is when (virtual time since the start) the bound was crossed.
+	At time.Duration
+}
+
 // requestsPerResource counts log's requests by resource.
 func requestsPerResource(log []Request) map[string]int {
 	per := map[string]int{}

@@ -102,51 +102,19 @@ func writesOf(o *Observation, sentinel error) error {
 	return nil
 }
 
-// checkNoWriteStorm counts, per object, the target's successful writes
-// (2xx, no dry run: stored, or a no-op update) with the storm counter: more
-// than writeStormLimit within writeStormWindow with no other actor's
-// change of the object between them is a storm. Refusals store nothing
-// and re-trigger nothing; no-conflict-loop and no-request-storm judge
-// them.
+// checkNoWriteStorm is no-write-storm: the first storm WriteBounds finds
+// in o's writes, at its write's site.
 func checkNoWriteStorm(o *Observation) error {
 	if err := writesOf(o, ErrWriteStorm); err != nil {
 		return err
 	}
-	type state struct {
-		count  *storm.Counter[Write]
-		lastRV string // RVAfter of the target's last successful write
-	}
-	objects := map[objectID]*state{}
-	for _, w := range o.Writes {
-		if w.Key == "" || w.DryRun || w.Code < 200 || w.Code >= 300 {
-			continue
-		}
-		id := objectID{w.Resource.ID(), w.Key}
-		st := objects[id]
-		switch {
-		case st == nil:
-			st = &state{count: storm.NewCounter[Write](writeStormWindow, writeStormLimit)}
-			objects[id] = st
-		case w.RVBefore != st.lastRV:
-			st.count.Reset() // another actor changed it since: this write may answer that
-		}
-		st.lastRV = w.RVAfter
-		if !st.count.Add(time.Time{}.Add(w.At), w) {
-			continue
-		}
-		held := st.count.Held()
-		return withSite(fmt.Errorf("%w: %d writes of %s from %v to %v of virtual time (%s) with no other change of it between them, want at most %d within %v",
-			ErrWriteStorm, len(held), id, held[0].At, w.At, writeCounts(held), writeStormLimit, writeStormWindow), writeSite(o, w.Resource.Name(), w.At))
-	}
-	return nil
+	return firstCrossed(o, "no-write-storm")
 }
 
-// checkNoConflictLoop counts, per object, the 409 Conflict answers in a
-// row against one stored version (the same RVBefore, no other answer to
-// a write of the object between them): more than conflictLoopLimit is a
-// loop. On a verbatim replay, which logs no writes, it counts the write
-// requests of each resource answered 409 in a row instead (a request
-// names no object).
+// checkNoConflictLoop is no-conflict-loop: the first conflict loop
+// WriteBounds finds in o's writes, at its write's site. On a verbatim
+// replay, which logs no writes, it counts the write requests of each
+// resource answered 409 in a row instead (a request names no object).
 func checkNoConflictLoop(o *Observation) error {
 	if o == nil {
 		return fmt.Errorf("%w: %w: nil observation", ErrConflictLoop, ErrNoObservation)
@@ -154,69 +122,31 @@ func checkNoConflictLoop(o *Observation) error {
 	if !o.WritesLogged {
 		return conflictLoopOfRequests(o)
 	}
-	held, id, ok := refusedInRow(o.Writes, "Conflict", conflictLoopLimit)
-	if !ok {
-		return nil
-	}
-	w := held[len(held)-1]
-	return withSite(fmt.Errorf("%w: %d writes of %s in a row answered 409 Conflict (the object has been modified; please apply your changes to the latest version and try again) from %v to %v of virtual time (%s), while the object stayed at rv %s: the target kept sending a resourceVersion it did not read, want at most %d in a row",
-		ErrConflictLoop, len(held), id, held[0].At, w.At, writeCounts(held), rvOrNone(w.RVBefore), conflictLoopLimit), writeSite(o, w.Resource.Name(), w.At))
+	return firstCrossed(o, "no-conflict-loop")
 }
 
-// refusedInRow returns the first run of more than limit writes of one
-// object in a row answered 409 with reason (no other answer to a write of
-// it between them) while the stored object stayed at one resourceVersion,
-// at a version an answer had shown the target (Write.Unserved: a refusal
-// no read of its could have spared it is not counted); ok is false when
-// there is none.
-func refusedInRow(writes []Write, reason string, limit int) (held []Write, id objectID, ok bool) {
-	type run struct {
-		rv   string // the stored object's resourceVersion they met
-		held []Write
-	}
-	runs := map[objectID]*run{}
-	for _, w := range writes {
-		if w.Key == "" {
-			continue
-		}
-		id := objectID{w.Resource.ID(), w.Key}
-		if w.Code != 409 || w.Reason != reason {
-			delete(runs, id) // any other answer to a write of it ends a run
-			continue
-		}
-		if w.Unserved {
-			continue
-		}
-		r := runs[id]
-		if r == nil || r.rv != w.RVBefore {
-			r = &run{rv: w.RVBefore}
-			runs[id] = r
-		}
-		r.held = append(r.held, w)
-		if len(r.held) > limit {
-			return r.held, id, true
-		}
-	}
-	return nil, objectID{}, false
-}
-
-// checkNoCreateLoop counts, per object, the target's creates answered 409
-// AlreadyExists in a row while the stored object stayed the same, at a
-// version an answer had shown the target (refusedInRow): more than
-// createLoopLimit is a loop. A verbatim replay logs no writes: its
-// requests name no object, and creates of many objects each refused once
-// (a restart's) are no loop, so it is not judged.
+// checkNoCreateLoop is no-create-loop: the first create loop WriteBounds
+// finds in o's writes, at its write's site. A verbatim replay logs no
+// writes: its requests name no object, and creates of many objects each
+// refused once (a restart's) are no loop, so it is not judged.
 func checkNoCreateLoop(o *Observation) error {
 	if err := writesOf(o, ErrCreateLoop); err != nil {
 		return err
 	}
-	held, id, ok := refusedInRow(o.Writes, "AlreadyExists", createLoopLimit)
-	if !ok {
-		return nil
+	return firstCrossed(o, "no-create-loop")
+}
+
+// firstCrossed runs WriteBounds over o's writes and returns the first
+// crossing of the bound of invariant name, at its write's site (nil when
+// none).
+func firstCrossed(o *Observation, name string) error {
+	var b WriteBounds
+	for _, w := range o.Writes {
+		if err := b.Add(w)[name]; err != nil {
+			return withSite(err, writeSite(o, w.Resource.Name(), w.At))
+		}
 	}
-	w := held[len(held)-1]
-	return withSite(fmt.Errorf("%w: %d writes of %s in a row answered 409 AlreadyExists from %v to %v of virtual time (%s), while the object stayed at rv %s: the target kept creating an object it could have read (its lookups miss it: another namespace or scope, a cache that does not hold it), want at most %d in a row",
-		ErrCreateLoop, len(held), id, held[0].At, w.At, writeCounts(held), rvOrNone(w.RVBefore), createLoopLimit), writeSite(o, w.Resource.Name(), w.At))
+	return nil
 }
 
 // conflictLoopOfRequests is no-conflict-loop on the target's requests: per

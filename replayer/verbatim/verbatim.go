@@ -89,7 +89,16 @@ func New(files ...*cassette.File) (*Replay, error) {
 // replayer's Server.Transport does: a request whose recorded stream broke
 // fails its body read with an error wrapping the replayer's
 // ErrHandlerPanic.
-func (v *Replay) Transport() http.RoundTripper { return inproc.New(v) }
+// Each request reaches the handler after inproc's default latency, as the
+// Server's does by default (replayer.DefaultLatency): a reproducer replays
+// in the virtual time its recording run took.
+func (v *Replay) Transport() http.RoundTripper { return inproc.New(v, inproc.DefaultLatency) }
+
+// TransportWithLatency is Transport with each request reaching the
+// handler after latency (0: at once), as replayer.WithLatency sets it.
+func (v *Replay) TransportWithLatency(latency time.Duration) http.RoundTripper {
+	return inproc.New(v, latency)
+}
 
 func verbatimKey(method string, u *url.URL) string {
 	q := u.Query()

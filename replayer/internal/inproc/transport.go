@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // ErrHandlerPanic says the handler panicked while answering a request made
@@ -31,13 +32,36 @@ var ErrHandlerPanic = errors.New("replayer: handler panicked")
 // request's context) ends the handler's request context, and Close returns
 // once the handler has returned, so no goroutine outlives its request.
 // Everything it starts blocks only on channels and timers.
-type Transport struct{ h http.Handler }
+type Transport struct {
+	h       http.Handler
+	latency time.Duration
+}
 
-// New returns a Transport answering with h.
-func New(h http.Handler) *Transport { return &Transport{h: h} }
+// DefaultLatency is how long a request takes to reach the handler when
+// its maker does not say: a real kube-apiserver answers in milliseconds.
+// Inside a testing/synctest bubble it is virtual time, the same for every
+// request, so two requests one goroutine sends are never answered at
+// one instant, as on a real cluster.
+const DefaultLatency = time.Millisecond
 
-// RoundTrip answers req with the transport's handler.
+// New returns a Transport answering with h, each request handed to h
+// after latency (0: at once).
+func New(h http.Handler, latency time.Duration) *Transport {
+	return &Transport{h: h, latency: max(latency, 0)}
+}
+
+// RoundTrip answers req with the transport's handler, after the
+// transport's latency (or fails when req's context ends first).
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.latency > 0 {
+		wait := time.NewTimer(t.latency)
+		select {
+		case <-wait.C:
+		case <-req.Context().Done():
+			wait.Stop()
+			return nil, req.Context().Err()
+		}
+	}
 	ctx, cancel := context.WithCancel(req.Context())
 	pipe := newChanPipe()
 	pw := pipe

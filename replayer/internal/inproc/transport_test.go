@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
@@ -266,7 +267,7 @@ func TestTransport(t *testing.T) {
 				rt := New(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					defer close(returned)
 					h(w, r)
-				}))
+				}), 0)
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
 				method := tt.method
@@ -324,7 +325,7 @@ func TestTransportBodyCloseCancelsHandler(t *testing.T) {
 					io.WriteString(w, "a")
 					<-r.Context().Done()
 					handlerErr = r.Context().Err()
-				}))
+				}), 0)
 				req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, testHost+"/x", nil)
 				resp, err := rt.RoundTrip(req)
 				if err != nil {
@@ -346,6 +347,57 @@ func TestTransportBodyCloseCancelsHandler(t *testing.T) {
 				}
 				if _, err := resp.Body.Read(make([]byte, 1)); err == nil {
 					t.Errorf("read after close: got nil error, want one")
+				}
+			})
+		})
+	}
+}
+
+func TestTransportLatency(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		latency     time.Duration
+		cancelAfter time.Duration // 0: never
+		wantAt      time.Duration // when the handler got the request
+		wantErr     error
+	}{
+		{name: "latency - none - handled at once - pass", latency: 0, wantAt: 0},
+		{name: "latency - default - handled after it - pass", latency: DefaultLatency, wantAt: DefaultLatency},
+		{name: "latency - 5ms - handled after it - pass", latency: 5 * time.Millisecond, wantAt: 5 * time.Millisecond},
+		{name: "latency - negative - handled at once - pass", latency: -time.Second, wantAt: 0},
+		{name: "latency - request cancelled before it passed - never handled - fail", latency: 5 * time.Millisecond,
+			cancelAfter: time.Millisecond, wantErr: context.Canceled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				start := time.Now()
+				handledAt := time.Duration(-1)
+				rt := New(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					handledAt = time.Since(start)
+					io.WriteString(w, "ok")
+				}), tt.latency)
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				if tt.cancelAfter > 0 {
+					time.AfterFunc(tt.cancelAfter, cancel)
+				}
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, testHost+"/x", nil)
+				resp, err := rt.RoundTrip(req)
+				if tt.wantErr != nil {
+					if !errors.Is(err, tt.wantErr) || handledAt != -1 {
+						t.Fatalf("RoundTrip: got error %v, handled at %v, want %v and never handled", err, handledAt, tt.wantErr)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("RoundTrip: got %v, want an answer", err)
+				}
+				io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if handledAt != tt.wantAt {
+					t.Errorf("handled at: got %v, want %v", handledAt, tt.wantAt)
 				}
 			})
 		})

@@ -1,0 +1,87 @@
+package crtarget
+
+import (
+	"sync"
+
+	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+)
+
+// A controller makes the informers of its For, Owns and Watches kinds when
+// it starts, after the manager's cache synced what it was asked for
+// before: a manager whose cache has synced is not synced yet while one of
+// its controllers has not started its sources. NewManager's manager keeps
+// the controllers added to it (runManager.Add) and the run counts it
+// synced only once each has logged "Starting EventSource" (as it starts
+// each source, in parallel: by the time the run looks, after the bubble
+// is idle, each source has made its informer) or "Starting Controller"
+// (one without sources), and every informer has synced
+// (pkg/internal/controller, Start, in v0.23 to v0.25). Its own wait
+// for its sources polls the cache every 100 ms per sub-cache: the run
+// counts the informers' sync, not when the controller saw it. A
+// controller of a manager that is no leader never starts: that manager
+// never syncs.
+
+// runManager is a manager that keeps the names of the controllers added to
+// it.
+type runManager struct {
+	manager.Manager
+	controllers *controllerStarts
+}
+
+// Add adds r to the manager, noting it if it is a controller: a runnable
+// whose GetLogger logs through the manager's reconcileSink with a
+// "controller" name (the builder's and controller.New's loggers).
+func (m *runManager) Add(r manager.Runnable) error {
+	if err := m.Manager.Add(r); err != nil {
+		return err
+	}
+	if c, ok := r.(interface{ GetLogger() logr.Logger }); ok {
+		if s, ok := c.GetLogger().GetSink().(*reconcileSink); ok {
+			if name, ok := s.controller(); ok {
+				m.controllers.added(name)
+			}
+		}
+	}
+	return nil
+}
+
+// controllerStarts is which controllers a manager has and which of them
+// started their sources. It is safe for concurrent use.
+type controllerStarts struct {
+	mu      sync.Mutex
+	all     map[string]bool // by name: started
+	pending int             // added, not started
+}
+
+// newControllerStarts returns an empty record.
+func newControllerStarts() *controllerStarts {
+	return &controllerStarts{all: map[string]bool{}}
+}
+
+// added notes a controller named name.
+func (c *controllerStarts) added(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, seen := c.all[name]; !seen {
+		c.all[name] = false
+		c.pending++
+	}
+}
+
+// started notes that the controller named name started its sources.
+func (c *controllerStarts) started(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if started, seen := c.all[name]; seen && !started {
+		c.pending--
+	}
+	c.all[name] = true
+}
+
+// allStarted reports whether every controller added started its sources.
+func (c *controllerStarts) allStarted() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pending == 0
+}
