@@ -31,7 +31,7 @@ func options(t testing.TB) fuzz.Options {
 		Pace:      replayer.Pace{Mode: replayer.PaceRecorded},
 		Scenarios: true,
 		Known:     append(crtarget.KnownFindings(), watchFilterLeak),
-		Extra:     []fuzz.Invariant{targetsHoldBundle},
+		Extra:     append([]fuzz.Invariant{targetsHoldBundle}, crtarget.Invariants()...),
 	}
 }
 
