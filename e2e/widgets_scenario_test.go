@@ -53,9 +53,13 @@ func applyCRD(ctx context.Context, dyn dynamic.Interface, path string, gvr schem
 	if _, err := dyn.Resource(crdGVR).Create(ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create the CRD of %s: %w", path, err)
 	}
+	ns := "default"
+	if scope, _, _ := unstructured.NestedString(crd.Object, "spec", "scope"); scope == "Cluster" {
+		ns = "" // a cluster-scoped resource is listed without a namespace
+	}
 	deadline := time.Now().Add(waitLimit)
 	for {
-		_, err := dyn.Resource(gvr).Namespace("default").List(ctx, metav1.ListOptions{})
+		_, err := dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
 		if err == nil {
 			return nil
 		}

@@ -136,7 +136,17 @@ func checkProgress(o *Observation) error {
 		return fmt.Errorf("%w: %w: nil observation", ErrNoProgress, ErrNoObservation)
 	}
 	open, first, ok := leavesList(o.Fired)
-	if !ok || !open || (o.SyncedAt >= 0 && o.SyncedAt <= first+progressBound) {
+	if !ok || !open {
+		return nil
+	}
+	// SyncedAt is the last instance's: a fresh instance (after a crash or
+	// a restart, which a persistent crash-after-write makes at any later
+	// write, an Event's series update minutes on) has the bound from its
+	// start.
+	for _, at := range append(append([]time.Duration(nil), o.Crashes...), o.Restarts...) {
+		first = max(first, at)
+	}
+	if o.SyncedAt >= 0 && o.SyncedAt <= first+progressBound {
 		return nil
 	}
 	if o.SyncedAt < 0 && o.EndedAt < first+progressBound && o.BoundEnd == nil && o.HotLoop == nil {
@@ -161,8 +171,8 @@ func checkProgress(o *Observation) error {
 	if n := len(o.Requests); site == "" && n > 0 {
 		site = o.Requests[n-1].Site()
 	}
-	return withSite(fmt.Errorf("%w: %s; the persistent faults that fired from %v on leave the LIST path open, want synced by %v (%s)",
-		ErrNoProgress, synced, first, first+progressBound, verbCounts(o.Requests)), site)
+	return withSite(fmt.Errorf("%w: %s; the persistent faults that fired leave the LIST path open, want synced by %v, 10 minutes after %v (the first of them, or the last fresh instance's start) (%s)",
+		ErrNoProgress, synced, first+progressBound, first, verbCounts(o.Requests)), site)
 }
 
 // listWatch reports whether verb is one of the list/watch protocol's:

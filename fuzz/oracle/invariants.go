@@ -150,7 +150,7 @@ var Invariants = []Invariant{
 			`"CreateOrUpdate attempts to fetch the given object from the Kubernetes cluster. If the object didn't exist, MutateFn will ` +
 			`be called, and it will be created."`},
 	{Name: "progress", Scope: Along, Check: checkProgress,
-		Doc: "when the persistent faults that fired leave the LIST path open (none fails every LIST), the target syncs within 10 minutes of virtual time of the first (a WatchList a fault slows ends only at its 5-minute timeout, then 5 minutes to sync)",
+		Doc: "when the persistent faults that fired leave the LIST path open (none fails every LIST), the target syncs within 10 minutes of virtual time of the first, or of its last fresh instance's start after a crash or restart (a WatchList a fault slows ends only at its 5-minute timeout, then 5 minutes to sync)",
 		Guarantee: `reflector.go, ListAndWatchWithContext: "Data couldn't be fetched in watchlist mode. Falling back to regular list. ` +
 			`This is expected if watchlist is not supported or disabled in kube-apiserver."; shared_informer.go: the cache ` +
 			`"is eventually consistent with the authoritative state ... unless prevented by persistent communication problems"`},

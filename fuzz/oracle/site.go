@@ -30,6 +30,11 @@ var plumbing = []string{
 	"k8s.io/client-go/tools/cache.NewListWatchFromClient", "k8s.io/client-go/tools/cache.listWatcherWithWatchListSemanticsWrapper",
 	"k8s.io/client-go/tools/cache.(*listWatcherWithWatchListSemanticsWrapper)",
 	"k8s.io/apimachinery/pkg/runtime", "k8s.io/apimachinery/pkg/util/runtime.", "k8s.io/klog",
+	// controller-runtime's cache builds its informers' ListWatch from these
+	// closures (informers.go): a reflector's request is client-go's, as
+	// through cache.ListWatch
+	"sigs.k8s.io/controller-runtime/pkg/cache/internal.(*Informers).makeListWatcher.func",
+	"sigs.k8s.io/controller-runtime/pkg/cache/internal.(*Informers).addInformerToMap.func",
 	"github.com/lwreplay/lwreplay/replayer.", "github.com/lwreplay/lwreplay/replayer/", "github.com/lwreplay/lwreplay/recorder.",
 	"github.com/lwreplay/lwreplay/internal/", "github.com/lwreplay/lwreplay/history.", "github.com/lwreplay/lwreplay/faults.",
 }

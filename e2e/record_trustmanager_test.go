@@ -1,0 +1,214 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/cluster"
+)
+
+// trustFixtures is where -update puts TestRecordTrustManager's
+// recordings: examples/trustmanager replays them to trust-manager.
+const trustFixtures = "../examples/trustmanager/testdata"
+
+// trustResources are what trust-manager's Bundle controller watches
+// (pkg/bundle/controller.go: Bundles, Namespaces, ConfigMaps and Secrets
+// of the trust namespace, and the metadata of its target ConfigMaps in
+// every namespace), with their logs' names in a history.
+var trustResources = []struct {
+	gvr schema.GroupVersionResource
+	res history.Resource
+}{
+	{bundleGVR, bundleResource},
+	{schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, history.Resource{Version: "v1", Resource: "configmaps"}},
+	{schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, history.Resource{Version: "v1", Resource: "namespaces"}},
+	{schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, history.Resource{Version: "v1", Resource: "secrets"}},
+}
+
+// TestRecordTrustManager records what cert-manager's trust-manager
+// watches — Bundles (its CRD, from the module examples/trustmanager
+// requires, applied to a real kube-apiserver of its own), ConfigMaps,
+// Namespaces and Secrets, every namespace — with lwreplay record on both
+// client paths (WatchList, and LIST in pages of 2 then WATCH) while a user
+// creates and changes Bundles, their sources and namespaces, and deletes
+// a Bundle and creates it again under its name. trust-manager does not
+// run: its writes are the target's in a replay. Each recording's history
+// ends at the real final state of every resource, holds the recreated
+// Bundle, and replays to its recorded answers; under -update the
+// recordings become examples/trustmanager's cassettes.
+func TestRecordTrustManager(t *testing.T) {
+	c := cluster.StartT(t)
+	ctx := t.Context()
+	cs, err := kubernetes.NewForConfig(c.RestConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(c.RestConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd, err := bundleCRDPath(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := applyCRD(ctx, dyn, crd, bundleGVR); err != nil {
+		t.Fatal(err)
+	}
+	certs, err := newTrustCerts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	actor := trustActor{cs: cs, dyn: dyn, certs: certs, pause: actorPause}
+	if err := actor.prepopulate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := kubeconfigFor(t, c)
+	outDir := t.TempDir()
+	common := []string{"--resource", "bundles.trust.cert-manager.io,configmaps,namespaces,secrets", "--all-namespaces", "--flush-interval", "200ms"}
+	recordings := []struct {
+		name, file string
+		args       []string
+	}{
+		{name: "WatchList (default)", file: "trustmanager-watchlist.yaml", args: common},
+		{name: "LIST pages of 2", file: "trustmanager-list-pages.yaml", args: append(append([]string(nil), common...), "--watchlist", "off", "--page-size", "2")},
+	}
+	recs := make([]*recording, len(recordings))
+	for k, r := range recordings {
+		recs[k] = startRecording(t, kubeconfig, filepath.Join(outDir, r.file), r.args...)
+	}
+	for k, r := range recordings {
+		waitFor(t, r.name+": the recording has every resource's initial state", func() (bool, string) {
+			if recs[k].exited() {
+				t.Fatalf("%s: lwreplay record exited early: %v\n%s", r.name, recs[k].err, recs[k].output())
+			}
+			return trustCaughtUp(recs[k].out, nil)
+		})
+	}
+	if err := actor.mutate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[string]map[string]any{}
+	for _, tr := range trustResources {
+		_, st, err := realState(ctx, dyn, tr.gvr, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[tr.res.Resource] = st
+	}
+	for k, r := range recordings {
+		waitFor(t, r.name+": the recording has caught up with the cluster", func() (bool, string) { return trustCaughtUp(recs[k].out, want) })
+		recs[k].interrupt(t)
+		t.Logf("%s: %s", r.name, strings.TrimSpace(recs[k].output()))
+	}
+	for k, r := range recordings {
+		files, h, err := loadHistory(recs[k].out)
+		if err != nil {
+			t.Fatalf("%s: load %s: got error %v, want none", r.name, recs[k].out, err)
+		}
+		t.Run("record trust-manager - "+r.name+" - history ends at the real final state, the corp bundle recreated - pass", func(t *testing.T) {
+			for _, tr := range trustResources {
+				l, ok := h.Log(tr.res)
+				if !ok {
+					t.Fatalf("%s: got no log, want one", tr.res.Resource)
+				}
+				got, err := historyState(l)
+				if err != nil {
+					t.Fatal(err)
+				}
+				compareStates(t, tr.res.Resource+" history final state", got, want[tr.res.Resource])
+			}
+			l, _ := h.Log(bundleResource)
+			if err := checkRecreatedBundle(l, trustBundleName); err != nil {
+				t.Error(err)
+			}
+		})
+		checkReplays(t, h, want)
+		t.Run("replay sequence - trust-manager "+r.name+" - answers agree with the recorded ones - pass", func(t *testing.T) {
+			st := checkSequence(t, files, h)
+			if st.watches < 4 || st.frames < 10 {
+				t.Errorf("compared: got %d watches and %d frames, want at least 4 (one a resource) and 10 (the scenario's changes)", st.watches, st.frames)
+			}
+		})
+		t.Run("record trust-manager - "+r.name+" - no credentials written, small enough to ship - pass", func(t *testing.T) {
+			if n := assertNoSecrets(t, c.Token, outDir, recs[k].logDir); n == 0 {
+				t.Errorf("files scanned: got 0, want the recording")
+			}
+			data, err := os.ReadFile(recs[k].out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(data) > maxShipSize {
+				t.Fatalf("size: got %d bytes, want at most %d", len(data), maxShipSize)
+			}
+			if !*update {
+				return
+			}
+			dst := filepath.Join(trustFixtures, r.file)
+			if err := os.WriteFile(dst, data, 0o644); err != nil {
+				t.Fatalf("write %s: got error %v, want none", dst, err)
+			}
+			t.Logf("wrote %s (%d bytes)", dst, len(data))
+		})
+	}
+}
+
+// trustCaughtUp says whether the cassette at path loads with a log of
+// every trust resource, each ending at want's keys and resourceVersions
+// (nil want: started logs are enough).
+func trustCaughtUp(path string, want map[string]map[string]map[string]any) (bool, string) {
+	if _, err := os.Stat(path); err != nil {
+		return false, err.Error()
+	}
+	_, h, err := loadHistory(path)
+	if err != nil {
+		return false, err.Error()
+	}
+	for _, tr := range trustResources {
+		l, ok := h.Log(tr.res)
+		if !ok {
+			return false, "no log for " + tr.res.Resource + " yet"
+		}
+		if want == nil {
+			continue
+		}
+		got, err := historyState(l)
+		if err != nil {
+			return false, err.Error()
+		}
+		if g, w := stateSummary(got), stateSummary(want[tr.res.Resource]); strings.Join(g, " ") != strings.Join(w, " ") {
+			return false, fmt.Sprintf("%s: got %d objects %q, want %d %q", tr.res.Resource, len(g), g, len(w), w)
+		}
+	}
+	return true, ""
+}
+
+// checkRecreatedBundle says whether the bundles log shows the Bundle name
+// deleted, then added again with a new UID.
+func checkRecreatedBundle(l *history.Log, name string) error {
+	var steps []string
+	oldUID := ""
+	for _, e := range l.Events {
+		if e.Object.Key() != name {
+			continue
+		}
+		switch {
+		case e.Type == history.Deleted:
+			steps = append(steps, "deleted")
+			oldUID = e.Object.UID
+		case e.Type == history.Added && oldUID != "" && e.Object.UID != oldUID:
+			steps = append(steps, "recreated")
+		}
+	}
+	if got := strings.Join(steps, " "); got != "deleted recreated" {
+		return fmt.Errorf("bundle %s: got %q, want \"deleted recreated\"", name, got)
+	}
+	return nil
+}
