@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -310,6 +311,11 @@ func (c *Campaign) judge(out *Outcome, obs *oracle.Observation) {
 			if k.Matches(sig) {
 				out.Known = k.Name
 				break
+			}
+		}
+		if out.Known == "" {
+			if names, ok := oracle.KnownCover(out.Results, sig, c.known); ok {
+				out.Known = strings.Join(names, " + ")
 			}
 		}
 	}

@@ -30,22 +30,9 @@ func options(t testing.TB) fuzz.Options {
 		Target:    target,
 		Pace:      replayer.Pace{Mode: replayer.PaceRecorded},
 		Scenarios: true,
-		Known:     append(crtarget.KnownFindings(), watchFilterLeak),
+		Known:     crtarget.KnownFindings(), // kubernetes#113254 among them
 		Extra:     append([]fuzz.Invariant{targetsHoldBundle}, crtarget.Invariants()...),
 	}
-}
-
-// watchFilterLeak is the goroutine apimachinery's watch.Filter leaves
-// after stop: controller-runtime wraps a metadata-only informer's watch
-// in it (newGVKFixupWatcher), and trust-manager's target cache is one.
-// Once the reflector stops reading, the filter's goroutine blocks for ever
-// on its unbuffered send (filter.go: fw.result <- filtered). Open
-// upstream; fuzz/crtarget's TestManagerMetadataOnly allows it too.
-var watchFilterLeak = fuzz.Known{
-	Name:       "kubernetes#113254",
-	Doc:        "watch.Filter's goroutine blocks for ever on its unbuffered send once the reflector that reads it has stopped (controller-runtime's metadata informers wrap their watches in it)",
-	Site:       "k8s.io/apimachinery/pkg/watch.(*filteredWatch).loop",
-	Invariants: []string{"clean-stop"},
 }
 
 // FuzzTrustManager fuzzes trust-manager's Bundle controller: go test runs

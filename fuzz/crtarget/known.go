@@ -29,6 +29,11 @@ var knownFindings = []struct {
 		Site:       "sigs.k8s.io/controller-runtime/pkg/manager.(*runnableGroup).Start",
 		Invariants: []string{"no-spin"}},
 		minors: []string{"v0.23", "v0.24", "v0.25"}}, // runnable_group.go: `case <-ctx.Done():` sets retErr and loops, in v0.23.3, v0.24.1 and v0.25.2
+	{known: fuzz.Known{Name: "kubernetes#113254",
+		Doc:        "apimachinery's watch.Filter blocks for ever on its unbuffered send once the reflector reading it has stopped, and its goroutine is left (controller-runtime wraps a metadata-only informer's watch in it: newGVKFixupWatcher); open upstream, the fix proposed in kubernetes#139321 was closed",
+		Site:       "k8s.io/apimachinery/pkg/watch.(*filteredWatch).loop",
+		Invariants: []string{"clean-stop"}},
+		minors: []string{"v0.23", "v0.24", "v0.25"}}, // cache/internal/informers.go: `return watch.Filter(` in v0.23.3, v0.24.1, v0.25.0 and v0.25.2; watch/filter.go: a bare `fw.result <- filtered`
 }
 
 func init() {
