@@ -34,10 +34,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -78,6 +80,7 @@ func NewManager(env *fuzz.Env, opts manager.Options) (manager.Manager, error) {
 	opts.HealthProbeBindAddress = "0"
 	skip := true
 	opts.Controller.SkipNameValidation = &skip
+	opts.Cache = ownCacheOptions(opts.Cache)
 	rec, starts := newReconciles(env.Probe.Elapsed), newControllerStarts()
 	opts.Logger = reconcileLogger(opts.Logger, rec, starts)
 	set := &informerSet{}
@@ -96,6 +99,23 @@ func NewManager(env *fuzz.Env, opts manager.Options) (manager.Manager, error) {
 	env.Probe.Expose(rec)
 	env.Probe.SetSettled(rec.settled)
 	return mgr, nil
+}
+
+// ownCacheOptions returns c with maps of its own: controller-runtime's
+// cache.New fills in the entries of ByObject, DefaultNamespaces and each
+// ByObject's Namespaces, and every run of a target builds its manager from
+// the one opts a campaign holds (runs may be concurrent).
+func ownCacheOptions(c cache.Options) cache.Options {
+	c.DefaultNamespaces = maps.Clone(c.DefaultNamespaces)
+	if c.ByObject != nil {
+		by := make(map[client.Object]cache.ByObject, len(c.ByObject))
+		for obj, b := range c.ByObject {
+			b.Namespaces = maps.Clone(b.Namespaces)
+			by[obj] = b
+		}
+		c.ByObject = by
+	}
+	return c
 }
 
 // ControllerOptions are the options of a controller built in a run:
