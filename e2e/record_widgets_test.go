@@ -102,32 +102,8 @@ func TestRecordWidgets(t *testing.T) {
 			}
 		})
 		checkReplays(t, h, map[string]map[string]map[string]any{"widgets": want})
-		t.Run("replay sequence - widgets "+r.name+" - answers agree with the recorded ones - pass", func(t *testing.T) {
-			st := checkSequence(t, files, h)
-			if st.watches < 1 || st.frames < 9 {
-				t.Errorf("compared: got %d watches and %d frames, want at least 1 and 9 (the scenario's changes)", st.watches, st.frames)
-			}
-		})
-		t.Run("record widgets - "+r.name+" - no credentials written, small enough to ship - pass", func(t *testing.T) {
-			if n := assertNoSecrets(t, c.Token, outDir, recs[k].logDir); n == 0 {
-				t.Errorf("files scanned: got 0, want the recording")
-			}
-			data, err := os.ReadFile(recs[k].out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(data) > maxShipSize {
-				t.Fatalf("size: got %d bytes, want at most %d", len(data), maxShipSize)
-			}
-			if !*update {
-				return
-			}
-			dst := filepath.Join(widgetFixtures, r.file)
-			if err := os.WriteFile(dst, data, 0o644); err != nil {
-				t.Fatalf("write %s: got error %v, want none", dst, err)
-			}
-			t.Logf("wrote %s (%d bytes)", dst, len(data))
-		})
+		checkSequenceAtLeast(t, "replay sequence - widgets "+r.name, files, h, 1, 9)
+		checkShippable(t, "record widgets - "+r.name, c.Token, recs[k].out, filepath.Join(widgetFixtures, r.file), outDir, recs[k].logDir)
 	}
 }
 

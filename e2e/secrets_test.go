@@ -90,3 +90,29 @@ func shipCassette(t *testing.T, src, name string) {
 	}
 	t.Logf("shipped %s (%d bytes)", dst, len(data))
 }
+
+// checkShippable checks, as a subtest named after label, that a recording
+// holds no credential (token) in it or its dirs and is small enough to
+// ship; with -update it writes the recording at out to dst.
+func checkShippable(t *testing.T, label, token, out, dst string, dirs ...string) {
+	t.Helper()
+	t.Run(label+" - no credentials written, small enough to ship - pass", func(t *testing.T) {
+		if n := assertNoSecrets(t, token, dirs...); n == 0 {
+			t.Errorf("files scanned: got 0, want the recording")
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) > maxShipSize {
+			t.Fatalf("size: got %d bytes, want at most %d", len(data), maxShipSize)
+		}
+		if !*update {
+			return
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			t.Fatalf("write %s: got error %v, want none", dst, err)
+		}
+		t.Logf("wrote %s (%d bytes)", dst, len(data))
+	})
+}

@@ -359,3 +359,16 @@ func bookmarks(lists ...[]frameView) []frameView {
 	}
 	return out
 }
+
+// checkSequenceAtLeast runs checkSequence as a subtest named after label,
+// wanting at least watches watch streams and frames frames compared (a
+// recorded scenario's changes).
+func checkSequenceAtLeast(t *testing.T, label string, files []*cassette.File, h *history.History, watches, frames int) {
+	t.Helper()
+	t.Run(label+" - answers agree with the recorded ones - pass", func(t *testing.T) {
+		st := checkSequence(t, files, h)
+		if st.watches < watches || st.frames < frames {
+			t.Errorf("compared: got %d watches and %d frames, want at least %d and %d (the scenario's changes)", st.watches, st.frames, watches, frames)
+		}
+	})
+}
