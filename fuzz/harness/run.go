@@ -11,12 +11,9 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/cassette"
-	"github.com/lwreplay/lwreplay/faults"
-	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/recorder"
-	"github.com/lwreplay/lwreplay/replayer"
 )
 
 // ConfigMaps, core v1 configmaps, is the resource a run watches when its
@@ -48,67 +45,6 @@ const tick = 100 * time.Millisecond
 // maxTick is the longest a run goes, in virtual time, without looking at
 // the target's state, once nothing has changed for a while.
 const maxTick = 30 * time.Second
-
-// Spec says what one run replays and what it runs.
-type Spec struct {
-	// History is the recorded history to replay.
-	History *history.History
-	// Resource is the resource the target watches; zero means ConfigMaps.
-	Resource history.Resource
-	// Plan is the fault plan the replayer acts out.
-	Plan faults.Plan
-	// Target is the client-go code to run.
-	Target Target
-	// WatchList is the client path: true, WatchList; false, LIST+WATCH.
-	WatchList bool
-	// Gates are the client-go feature gates the run sets (nil: the
-	// process's); runs with other gates wait for each other (see Gates).
-	Gates Gates
-	// Level is how the target's ListerWatcher reaches the replay.
-	Level level.Level
-	// LiveBound is how long after the last fault fired the target may take
-	// to converge (the live invariant); zero means 10 minutes.
-	LiveBound time.Duration
-	// MaxBurst is the most requests the target may make within a second
-	// of virtual time (the no-hot-loop invariant); zero means 200.
-	MaxBurst int
-	// MaxRate is the most requests a second the target may sustain over a
-	// minute of virtual time (the no-hot-loop invariant); zero means 10.
-	MaxRate int
-	// Reproducer, when set, holds a reproducer's files (every interaction
-	// marked verbatim): the run replays them as recorded, in order, with
-	// no plan, and History is the history they build.
-	Reproducer []*cassette.File
-	// Cache, when set, holds decoded answers shared by the typed-level
-	// runs of one history (nil: each run decodes afresh).
-	Cache *level.Cache
-	// RecordTo, when set, is a path the target's traffic is recorded to,
-	// as a reproducer (every interaction marked verbatim).
-	RecordTo string
-	// Watchdog, when set, is the run's watchdog instead of 15 minutes
-	// (tests of when a run ends).
-	Watchdog time.Duration
-	// SpinBound is how long, in real time, the run may go without a look
-	// (every goroutine of its bubble blocked) before it is given up as
-	// spinning (Observation.Spin, the no-spin invariant); zero means
-	// DefaultSpinBound. Once the target is stopped the bound is at most
-	// StopSpinBound.
-	SpinBound time.Duration
-	// Pace is the pace the replay serves the history at; zero means
-	// replayer.PaceMax (every recorded event has happened when the target
-	// starts). Under replayer.PaceRecorded the recorded changes come at
-	// their recorded offsets, in virtual time, so a writing target's
-	// writes interleave with them: the other actors.
-	Pace replayer.Pace
-	// Latency is how long, in virtual time, each request of the target
-	// takes to reach the replay (see Latency); zero means
-	// replayer.DefaultLatency (1 ms), negative none.
-	Latency time.Duration
-	// Seed, when not zero, is mixed into what seeds the run's randomness
-	// (see seedClientGo): two runs of one input with other seeds draw
-	// other backoffs and timeouts.
-	Seed uint64
-}
 
 // Observe runs s.Target against a replay of s.History perturbed by s.Plan,
 // inside a testing/synctest bubble, and returns what it observed. The run
