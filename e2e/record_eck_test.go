@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,7 +8,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/cluster"
 )
 
@@ -66,29 +63,7 @@ func TestRecordECK(t *testing.T) {
 		}
 		names = append(names, n)
 	}
-	common := []string{"--resource", strings.Join(names, ","), "--all-namespaces", "--flush-interval", "200ms"}
-	recordings := []struct {
-		name, file string
-		args       []string
-	}{
-		{name: "WatchList (default)", file: "beats-watchlist.yaml", args: common},
-		{name: "LIST pages of 2", file: "beats-list-pages.yaml", args: append(append([]string(nil), common...), "--watchlist", "off", "--page-size", "2")},
-	}
-	recs := make([]*recording, len(recordings))
-	for k, r := range recordings {
-		recs[k] = startRecording(t, kubeconfig, filepath.Join(outDir, r.file), r.args...)
-	}
-	for k, r := range recordings {
-		waitFor(t, r.name+": the recording has every resource's initial state", func() (bool, string) {
-			if recs[k].exited() {
-				t.Fatalf("%s: lwreplay record exited early: %v\n%s", r.name, recs[k].err, recs[k].output())
-			}
-			if _, err := os.Stat(recs[k].out); err != nil {
-				return false, err.Error()
-			}
-			return eckCaughtUp(recs[k].out, nil)
-		})
-	}
+	recs := recordBothPaths(t, kubeconfig, outDir, "beats", strings.Join(names, ","), func(path string) (bool, string) { return eckCaughtUp(path, nil) })
 	if err := actor.mutate(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -96,15 +71,11 @@ func TestRecordECK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, r := range recordings {
-		waitFor(t, r.name+": the recording has caught up with the cluster", func() (bool, string) { return eckCaughtUp(recs[k].out, want) })
-		recs[k].interrupt(t)
-		t.Logf("%s: %s", r.name, strings.TrimSpace(recs[k].output()))
-	}
-	for k, r := range recordings {
-		files, h, err := loadHistory(recs[k].out)
+	stopCaughtUp(t, recs, func(path string) (bool, string) { return eckCaughtUp(path, want) })
+	for _, r := range recs {
+		files, h, err := loadHistory(r.out)
 		if err != nil {
-			t.Fatalf("%s: load %s: got error %v, want none", r.name, recs[k].out, err)
+			t.Fatalf("%s: load %s: got error %v, want none", r.name, r.out, err)
 		}
 		t.Run("record eck - "+r.name+" - history ends at the real final state, the metrics beat recreated - pass", func(t *testing.T) {
 			for _, res := range eckResources {
@@ -119,35 +90,12 @@ func TestRecordECK(t *testing.T) {
 				compareStates(t, res.Resource+" history final state", got, want[res.Resource])
 			}
 			l, _ := h.Log(eckResources[0])
-			if err := checkRecreatedBeat(l, eckNS+"/metrics"); err != nil {
+			if err := checkRecreatedKey(l, eckNS+"/metrics"); err != nil {
 				t.Error(err)
 			}
 		})
 		checkReplays(t, h, want)
 		checkSequenceAtLeast(t, "replay sequence - eck "+r.name, files, h, 1, 8)
-		checkShippable(t, "record eck - "+r.name, c.Token, recs[k].out, filepath.Join(eckFixtures, r.file), outDir, recs[k].logDir)
+		checkShippable(t, "record eck - "+r.name, c.Token, r.out, filepath.Join(eckFixtures, r.file), outDir, r.logDir)
 	}
-}
-
-// checkRecreatedBeat says whether the log shows the Beat at key deleted
-// and then added again with a new UID.
-func checkRecreatedBeat(l *history.Log, key string) error {
-	var steps []string
-	oldUID := ""
-	for _, e := range l.Events {
-		if e.Object.Key() != key {
-			continue
-		}
-		switch {
-		case e.Type == history.Deleted:
-			steps = append(steps, "deleted")
-			oldUID = e.Object.UID
-		case e.Type == history.Added && oldUID != "" && e.Object.UID != oldUID:
-			steps = append(steps, "recreated")
-		}
-	}
-	if got := strings.Join(steps, " "); got != "deleted recreated" {
-		return fmt.Errorf("%s: got %q, want \"deleted recreated\"", key, got)
-	}
-	return nil
 }

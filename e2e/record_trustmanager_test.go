@@ -72,26 +72,7 @@ func TestRecordTrustManager(t *testing.T) {
 	}
 	kubeconfig := kubeconfigFor(t, c)
 	outDir := t.TempDir()
-	common := []string{"--resource", "bundles.trust.cert-manager.io,configmaps,namespaces,secrets", "--all-namespaces", "--flush-interval", "200ms"}
-	recordings := []struct {
-		name, file string
-		args       []string
-	}{
-		{name: "WatchList (default)", file: "trustmanager-watchlist.yaml", args: common},
-		{name: "LIST pages of 2", file: "trustmanager-list-pages.yaml", args: append(append([]string(nil), common...), "--watchlist", "off", "--page-size", "2")},
-	}
-	recs := make([]*recording, len(recordings))
-	for k, r := range recordings {
-		recs[k] = startRecording(t, kubeconfig, filepath.Join(outDir, r.file), r.args...)
-	}
-	for k, r := range recordings {
-		waitFor(t, r.name+": the recording has every resource's initial state", func() (bool, string) {
-			if recs[k].exited() {
-				t.Fatalf("%s: lwreplay record exited early: %v\n%s", r.name, recs[k].err, recs[k].output())
-			}
-			return trustCaughtUp(recs[k].out, nil)
-		})
-	}
+	recs := recordBothPaths(t, kubeconfig, outDir, "trustmanager", "bundles.trust.cert-manager.io,configmaps,namespaces,secrets", func(path string) (bool, string) { return trustCaughtUp(path, nil) })
 	if err := actor.mutate(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -103,15 +84,11 @@ func TestRecordTrustManager(t *testing.T) {
 		}
 		want[tr.res.Resource] = st
 	}
-	for k, r := range recordings {
-		waitFor(t, r.name+": the recording has caught up with the cluster", func() (bool, string) { return trustCaughtUp(recs[k].out, want) })
-		recs[k].interrupt(t)
-		t.Logf("%s: %s", r.name, strings.TrimSpace(recs[k].output()))
-	}
-	for k, r := range recordings {
-		files, h, err := loadHistory(recs[k].out)
+	stopCaughtUp(t, recs, func(path string) (bool, string) { return trustCaughtUp(path, want) })
+	for _, r := range recs {
+		files, h, err := loadHistory(r.out)
 		if err != nil {
-			t.Fatalf("%s: load %s: got error %v, want none", r.name, recs[k].out, err)
+			t.Fatalf("%s: load %s: got error %v, want none", r.name, r.out, err)
 		}
 		t.Run("record trust-manager - "+r.name+" - history ends at the real final state, the corp bundle recreated - pass", func(t *testing.T) {
 			for _, tr := range trustResources {
@@ -126,13 +103,13 @@ func TestRecordTrustManager(t *testing.T) {
 				compareStates(t, tr.res.Resource+" history final state", got, want[tr.res.Resource])
 			}
 			l, _ := h.Log(bundleResource)
-			if err := checkRecreatedBundle(l, trustBundleName); err != nil {
+			if err := checkRecreatedKey(l, trustBundleName); err != nil {
 				t.Error(err)
 			}
 		})
 		checkReplays(t, h, want)
 		checkSequenceAtLeast(t, "replay sequence - trust-manager "+r.name, files, h, 4, 10)
-		checkShippable(t, "record trust-manager - "+r.name, c.Token, recs[k].out, filepath.Join(trustFixtures, r.file), outDir, recs[k].logDir)
+		checkShippable(t, "record trust-manager - "+r.name, c.Token, r.out, filepath.Join(trustFixtures, r.file), outDir, r.logDir)
 	}
 }
 
@@ -164,27 +141,4 @@ func trustCaughtUp(path string, want map[string]map[string]map[string]any) (bool
 		}
 	}
 	return true, ""
-}
-
-// checkRecreatedBundle says whether the bundles log shows the Bundle name
-// deleted, then added again with a new UID.
-func checkRecreatedBundle(l *history.Log, name string) error {
-	var steps []string
-	oldUID := ""
-	for _, e := range l.Events {
-		if e.Object.Key() != name {
-			continue
-		}
-		switch {
-		case e.Type == history.Deleted:
-			steps = append(steps, "deleted")
-			oldUID = e.Object.UID
-		case e.Type == history.Added && oldUID != "" && e.Object.UID != oldUID:
-			steps = append(steps, "recreated")
-		}
-	}
-	if got := strings.Join(steps, " "); got != "deleted recreated" {
-		return fmt.Errorf("bundle %s: got %q, want \"deleted recreated\"", name, got)
-	}
-	return nil
 }

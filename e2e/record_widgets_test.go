@@ -50,26 +50,7 @@ func TestRecordWidgets(t *testing.T) {
 	}
 	kubeconfig := kubeconfigFor(t, c)
 	outDir := t.TempDir()
-	common := []string{"--resource", "widgets.example.lwreplay.dev", "--all-namespaces", "--flush-interval", "200ms"}
-	recordings := []struct {
-		name, file string
-		args       []string
-	}{
-		{name: "WatchList (default)", file: "widgets-watchlist.yaml", args: common},
-		{name: "LIST pages of 2", file: "widgets-list-pages.yaml", args: append(append([]string(nil), common...), "--watchlist", "off", "--page-size", "2")},
-	}
-	recs := make([]*recording, len(recordings))
-	for k, r := range recordings {
-		recs[k] = startRecording(t, kubeconfig, filepath.Join(outDir, r.file), r.args...)
-	}
-	for k, r := range recordings {
-		waitFor(t, r.name+": the recording has the widgets' initial state", func() (bool, string) {
-			if recs[k].exited() {
-				t.Fatalf("%s: lwreplay record exited early: %v\n%s", r.name, recs[k].err, recs[k].output())
-			}
-			return widgetsCaughtUp(recs[k].out, nil)
-		})
-	}
+	recs := recordBothPaths(t, kubeconfig, outDir, "widgets", "widgets.example.lwreplay.dev", func(path string) (bool, string) { return widgetsCaughtUp(path, nil) })
 	if err := actor.mutate(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -77,15 +58,11 @@ func TestRecordWidgets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, r := range recordings {
-		waitFor(t, r.name+": the recording has caught up with the cluster", func() (bool, string) { return widgetsCaughtUp(recs[k].out, want) })
-		recs[k].interrupt(t)
-		t.Logf("%s: %s", r.name, strings.TrimSpace(recs[k].output()))
-	}
-	for k, r := range recordings {
-		files, h, err := loadHistory(recs[k].out)
+	stopCaughtUp(t, recs, func(path string) (bool, string) { return widgetsCaughtUp(path, want) })
+	for _, r := range recs {
+		files, h, err := loadHistory(r.out)
 		if err != nil {
-			t.Fatalf("%s: load %s: got error %v, want none", r.name, recs[k].out, err)
+			t.Fatalf("%s: load %s: got error %v, want none", r.name, r.out, err)
 		}
 		t.Run("record widgets - "+r.name+" - history ends at the real final state, the phoenix deleting then recreated - pass", func(t *testing.T) {
 			l, ok := h.Log(widgetResource)
@@ -103,7 +80,7 @@ func TestRecordWidgets(t *testing.T) {
 		})
 		checkReplays(t, h, map[string]map[string]map[string]any{"widgets": want})
 		checkSequenceAtLeast(t, "replay sequence - widgets "+r.name, files, h, 1, 9)
-		checkShippable(t, "record widgets - "+r.name, c.Token, recs[k].out, filepath.Join(widgetFixtures, r.file), outDir, recs[k].logDir)
+		checkShippable(t, "record widgets - "+r.name, c.Token, r.out, filepath.Join(widgetFixtures, r.file), outDir, r.logDir)
 	}
 }
 
