@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -21,7 +22,9 @@ var errAlways = errors.New("always broken")
 // run meets a known finding still gets its scenarios.
 func TestKnownSameOutcomeDetails(t *testing.T) {
 	t.Parallel()
-	alwaysBroken := NewInvariant("always-broken", "a user invariant the seed's own run breaks", func(*history.Log, *Observation) error { return errAlways })
+	alwaysBroken := NewInvariant("always-broken", "a user invariant the seed's own run breaks", func(*history.Log, *Observation) error {
+		return fmt.Errorf("%w: on every run", errAlways) // a sentinel wrapped: its text is the detail
+	})
 	adopted := mustKnown(t, "same-outcome{configmaps data.adopted}")
 	seedAndAdopted := Known{Name: "seed-and-adopted", Invariants: []string{"always-broken", "same-outcome"},
 		Details: map[string][]string{"always-broken": {ErrorDetail(errAlways)}, "same-outcome": {"configmaps data.adopted"}}}
