@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -24,7 +25,8 @@ var ConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "
 // late: longer than client-go's longest watch timeout (10 min) and a
 // relist's backoff. A run ends sooner once the replay is exhausted, the
 // plan can fire no more, the target has synced and its store holds the
-// truth's final state, and it has sent no request for a second (quietEnd);
+// truth's final state, and it has sent no request (nor an actor a write)
+// for a second (quietEnd);
 // it goes on past the watchdog until the live bound
 // has passed since the last fault fired, but never past the watchdog plus
 // twice the live bound: a fault that fires by the watchdog plus the bound
@@ -32,7 +34,8 @@ var ConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "
 const DefaultWatchdog = 15 * time.Minute
 
 // quietEnd is how long, in virtual time, a target must have sent no
-// request before its run may end early: a controller that writes starts
+// request, and the run's actors no write but to a lease or an Event,
+// before its run may end early: a controller that writes starts
 // once its informers have synced (cache.WaitForCacheSync polls every
 // 100 ms), so a store that equals the truth at the sync is no sign that it
 // is done.
@@ -170,6 +173,14 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
+	var acts *actorRuns // nil: no actors
+	if m, ok := srv.(modelReplay); ok && len(s.Actors) > 0 {
+		acts = startActors(ctx, s, m, start, wake)
+		obs.Actors = actorNames(s.Actors)
+		// The target starts once every actor waits (for its first
+		// answers): which of them asks first is no race of goroutines.
+		synctest.Wait()
+	}
 	startInstance(ctx, s, transport, start, s.Cache, &cur)
 	var crashedOnes []*instance
 
@@ -268,14 +279,16 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 			changed = true
 		}
 		caughtUp := obs.SyncedAt >= 0 && len(snaps) > 0 && maps.Equal(snaps[len(snaps)-1].rvs, finalState()) && srv.ExhaustedOf(res) && srv.Spent() && rec.isSettled()
-		quietAt := bound.lastAt() + quietEnd
+		// quiet: neither the target nor an actor changed anything for a
+		// while (an actor's leases and Events do not count)
+		quietAt := max(bound.lastAt(), acts.lastWriteAt()) + quietEnd
 		if caughtUp && now >= quietAt {
 			obs.EndedEarly = true
 			break
 		}
 		bound.checkWrites()
-		if now >= end() || bound.tripped() {
-			break // looked last at or after the end, or at the first broken behaviour bound
+		if now >= end() || bound.tripped() || acts.failed() != "" {
+			break // looked last at or after the end, at the first broken behaviour bound, or at an actor that failed
 		}
 		// Look often while the target is busy, and ever less often while
 		// nothing happens: a quiet run costs tens of looks, not thousands.
@@ -305,6 +318,8 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 	obs.Fired = srv.Fired()
 	w.stopping.Store(true)
 	w.look(time.Since(start))
+	stoppedAt := time.Since(start)
+	acts.stop()
 	cancel()
 	close(stopped)
 	for _, old := range crashedOnes {
@@ -328,6 +343,10 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 		}
 	case <-time.After(oracle.StopGrace):
 		obs.NotStopped = true
+	}
+	acts.wait(obs, stoppedAt)
+	if len(obs.ActorErrors) > 0 {
+		t.Errorf("actors: got %s, want each to run until the run's end (the run's setup failed, not the target)", strings.Join(obs.ActorErrors, "; "))
 	}
 	// Virtual time has moved past the grace: what follows is the
 	// harness's own work (judging, writing a reproducer), held to the
