@@ -11,7 +11,11 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/lwreplay/lwreplay/actor"
@@ -180,5 +184,86 @@ func TestActorCannotStart(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("child's output: got\n%s\nwant it to hold %q", out, want)
 		}
+	}
+}
+
+// tickingActor is an actor that calls do every period until its context
+// ends.
+func tickingActor(name string, period time.Duration, do func(ctx context.Context, cs kubernetes.Interface) error) actor.Actor {
+	return actor.Actor{Name: name, Doc: "acts every " + period.String() + " (a test's fake)", Run: func(ctx context.Context, env actor.Env) error {
+		cs, err := kubernetes.NewForConfig(env.Config)
+		if err != nil {
+			return err
+		}
+		tick := time.NewTicker(period)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-tick.C:
+				_ = do(ctx, cs) // a refused write is a write all the same
+			}
+		}
+	}}
+}
+
+// TestActorsEnd runs actors that keep acting beside a reading target: a
+// run ends early (EndedEarly) once target and actors are quiet (actors:
+// 30 s without a write), which reads, lease renewals and Events do not
+// break; an actor that keeps changing the cluster's state keeps it to
+// the watchdog.
+func TestActorsEnd(t *testing.T) {
+	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
+	const dog = 2 * time.Minute
+	labeller, _ := testutil.LabellingActor("labeller", nil)
+	reads := tickingActor("reader", 10*time.Second, func(ctx context.Context, cs kubernetes.Interface) error {
+		_, err := cs.CoreV1().ConfigMaps("").List(ctx, metav1.ListOptions{})
+		return err
+	})
+	renews := tickingActor("renewer", 2*time.Second, func(ctx context.Context, cs kubernetes.Interface) error {
+		_, err := cs.CoordinationV1().Leases("kube-system").Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{GenerateName: "lease-"}}, metav1.CreateOptions{})
+		return err
+	})
+	tells := tickingActor("teller", 2*time.Second, func(ctx context.Context, cs kubernetes.Interface) error {
+		_, err := cs.CoreV1().Events("default").Create(ctx, &corev1.Event{ObjectMeta: metav1.ObjectMeta{GenerateName: "event-"}}, metav1.CreateOptions{})
+		return err
+	})
+	writes := tickingActor("writer", 10*time.Second, func(ctx context.Context, cs kubernetes.Interface) error {
+		_, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "tick-"}}, metav1.CreateOptions{})
+		return err
+	})
+	tests := []struct {
+		name   string
+		actors []actor.Actor
+		early  bool
+	}{
+		{name: "actors end - a labelling actor, done after its first pass - ends early - pass", actors: []actor.Actor{labeller}, early: true},
+		{name: "actors end - an actor that lists every 10 s - ends early - pass", actors: []actor.Actor{reads}, early: true},
+		{name: "actors end - an actor that renews a lease every 2 s - ends early - pass", actors: []actor.Actor{renews}, early: true},
+		{name: "actors end - an actor that writes an Event every 2 s - ends early - pass", actors: []actor.Actor{tells}, early: true},
+		{name: "actors end - an actor that creates a configmap every 10 s - runs to the watchdog - pass", actors: []actor.Actor{writes}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			obs := Observe(t, Spec{History: h, Target: readingTarget(), WatchList: true, Watchdog: dog, Actors: tc.actors})
+			if obs == nil {
+				t.Fatal("observation: got nil, want one")
+			}
+			if obs.EndedEarly != tc.early {
+				t.Errorf("ended early: got %v (at %v), want %v", obs.EndedEarly, obs.EndedAt, tc.early)
+			}
+			if !tc.early && obs.EndedAt < dog {
+				t.Errorf("ended at: got %v, want the watchdog %v or later", obs.EndedAt, dog)
+			}
+			// the labeller's last patch is at about 4.5 s (client-go's 5
+			// requests a second); the others write nothing that counts
+			if looked := obs.EndedAt - oracle.StopGrace; tc.early && (looked < actorQuietEnd || looked > actorQuietEnd+10*time.Second) {
+				t.Errorf("last look: got %v, want %v after the actors' last write (within 10 s of the start)", looked, actorQuietEnd)
+			}
+			if len(obs.ActorErrors) > 0 || obs.LeftGoroutines > 0 {
+				t.Errorf("actors: got errors %v, %d goroutines left, want none", obs.ActorErrors, obs.LeftGoroutines)
+			}
+		})
 	}
 }

@@ -25,8 +25,8 @@ var ConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "
 // late: longer than client-go's longest watch timeout (10 min) and a
 // relist's backoff. A run ends sooner once the replay is exhausted, the
 // plan can fire no more, the target has synced and its store holds the
-// truth's final state, and it has sent no request (nor an actor a write)
-// for a second (quietEnd);
+// truth's final state, and it has sent no request for a second (quietEnd;
+// its actors wrote nothing for actorQuietEnd);
 // it goes on past the watchdog until the live bound
 // has passed since the last fault fired, but never past the watchdog plus
 // twice the live bound: a fault that fires by the watchdog plus the bound
@@ -34,12 +34,19 @@ var ConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "
 const DefaultWatchdog = 15 * time.Minute
 
 // quietEnd is how long, in virtual time, a target must have sent no
-// request, and the run's actors no write but to a lease or an Event,
-// before its run may end early: a controller that writes starts
+// request before its run may end early: a controller that writes starts
 // once its informers have synced (cache.WaitForCacheSync polls every
 // 100 ms), so a store that equals the truth at the sync is no sign that it
 // is done.
 const quietEnd = time.Second
+
+// actorQuietEnd is how long, in virtual time, a run's actors must have
+// written nothing but leases and Events before the run may end early:
+// the cluster's controllers wait seconds between steps (a Job's pod
+// failure backs off 10 s: kubernetes pkg/controller/job,
+// DefaultJobPodFailureBackOff), and their next write is one the target
+// may answer. A run with actors lasts this long at least.
+const actorQuietEnd = 30 * time.Second
 
 // tick is how often, in virtual time, a run looks at the target's state
 // while the target is busy.
@@ -279,9 +286,12 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 			changed = true
 		}
 		caughtUp := obs.SyncedAt >= 0 && len(snaps) > 0 && maps.Equal(snaps[len(snaps)-1].rvs, finalState()) && srv.ExhaustedOf(res) && srv.Spent() && rec.isSettled()
-		// quiet: neither the target nor an actor changed anything for a
-		// while (an actor's leases and Events do not count)
-		quietAt := max(bound.lastAt(), acts.lastWriteAt()) + quietEnd
+		// quiet: the target sent nothing for a while, nor an actor wrote
+		// (but to leases and Events) for longer
+		quietAt := bound.lastAt() + quietEnd
+		if acts != nil {
+			quietAt = max(quietAt, max(acts.lastWriteAt(), 0)+actorQuietEnd)
+		}
 		if caughtUp && now >= quietAt {
 			obs.EndedEarly = true
 			break
