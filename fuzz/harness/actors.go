@@ -81,6 +81,9 @@ func startActors(ctx context.Context, s Spec, srv modelReplay, start time.Time, 
 func actorTransport(srv modelReplay, name string) http.RoundTripper {
 	// replayer.Server.TransportAs(name) once it is on main; until then the
 	// actor's requests are the target's to the replay.
+	// replayer.Server.TransportAs(name) once it is on main (branch
+	// n-replayer-actors); until then the actor's requests are the
+	// target's to the replay.
 	_ = name
 	return srv.Transport()
 }
@@ -291,6 +294,6 @@ func actorOptions(actors []actor.Actor) []replayer.Option {
 	if !actor.Collects(actors) {
 		return nil
 	}
-	// replayer.WithoutGC() once it is on main.
+	// replayer.WithoutGC() once it is on main (branch n-replayer-actors).
 	return nil
 }

@@ -184,8 +184,13 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 	if m, ok := srv.(modelReplay); ok && len(s.Actors) > 0 {
 		acts = startActors(ctx, s, m, start, wake)
 		obs.Actors = actorNames(s.Actors)
-		// The target starts once every actor waits (for its first
-		// answers): which of them asks first is no race of goroutines.
+		// The target starts once the actors' first requests have been
+		// answered and every actor waits: two clients asking at one
+		// virtual instant are a race of goroutines (an actor's stream
+		// that reached the head first changes what the target's first
+		// LIST gets), one a latency later is not.
+		synctest.Wait()
+		time.Sleep(Latency(s.Latency))
 		synctest.Wait()
 	}
 	startInstance(ctx, s, transport, start, s.Cache, &cur)
