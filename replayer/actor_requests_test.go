@@ -194,3 +194,60 @@ func TestWithoutGC(t *testing.T) {
 		})
 	}
 }
+
+// TestActorBinds has the target create a pod and a scheduler actor bind
+// it (pods/binding): the pod is assigned in the truth by an event From
+// the scheduler, and only the target's create is in the write log; a
+// second binding is refused 409.
+func TestActorBinds(t *testing.T) {
+	tests := []struct {
+		name     string
+		binds    int
+		wantNode string
+		wantErrs int
+	}{
+		{name: "actor binds - one binding - assigned - pass", binds: 1, wantNode: "node-1"},
+		{name: "actor binds - a second binding - conflict - fail", binds: 2, wantNode: "node-1", wantErrs: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(listHistory(t))
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i"}}}}
+			if _, err := actorClient(t, s, "").CoreV1().Pods("a").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+				t.Fatalf("create: got error %v, want none", err)
+			}
+			sched := actorClient(t, s, "scheduler").CoreV1().Pods("a")
+			errs := 0
+			for range tc.binds {
+				b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Target: corev1.ObjectReference{Kind: "Node", Name: "node-1"}}
+				if err := sched.Bind(ctx, b, metav1.CreateOptions{}); err != nil {
+					errs++
+				}
+			}
+			if errs != tc.wantErrs {
+				t.Errorf("bindings refused: got %d, want %d", errs, tc.wantErrs)
+			}
+			got, err := sched.Get(ctx, "p", metav1.GetOptions{})
+			if err != nil || got.Spec.NodeName != tc.wantNode {
+				t.Fatalf("pod: got nodeName %q (err %v), want %q", got.Spec.NodeName, err, tc.wantNode)
+			}
+			var from []string
+			for _, l := range s.Truth().Logs {
+				if l.Resource.Resource != "pods" {
+					continue
+				}
+				for _, e := range l.Events {
+					from = append(from, e.From.File)
+				}
+			}
+			if want := []string{history.TargetWrite, "actor/scheduler"}; len(from) != 2 || from[0] != want[0] || from[1] != want[1] {
+				t.Errorf("pod events From: got %v, want %v", from, want)
+			}
+			if got := len(s.Writes()); got != 1 {
+				t.Errorf("write log: got %d writes, want 1 (the scheduler's are not the target's)", got)
+			}
+		})
+	}
+}
