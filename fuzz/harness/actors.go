@@ -79,13 +79,7 @@ func startActors(ctx context.Context, s Spec, srv modelReplay, start time.Time, 
 
 // actorTransport is the transport of actor name's requests to srv.
 func actorTransport(srv modelReplay, name string) http.RoundTripper {
-	// replayer.Server.TransportAs(name) once it is on main; until then the
-	// actor's requests are the target's to the replay.
-	// replayer.Server.TransportAs(name) once it is on main (branch
-	// n-replayer-actors); until then the actor's requests are the
-	// target's to the replay.
-	_ = name
-	return srv.Transport()
+	return srv.TransportAs(name)
 }
 
 // failed returns what went wrong with an actor so far: a Run that
@@ -289,11 +283,15 @@ func actorNames(actors []actor.Actor) []string {
 }
 
 // actorOptions are the replay's options for a run with actors: without
-// the replay's own garbage collector when one of them collects.
+// the replay's own garbage collector when one of them collects, with
+// pods' graceful deletion when one of them is a kubelet.
 func actorOptions(actors []actor.Actor) []replayer.Option {
-	if !actor.Collects(actors) {
-		return nil
+	var out []replayer.Option
+	if actor.Collects(actors) {
+		out = append(out, replayer.WithoutGC())
 	}
-	// replayer.WithoutGC() once it is on main (branch n-replayer-actors).
-	return nil
+	if actor.Kubelets(actors) {
+		out = append(out, replayer.WithGracefulDeletion())
+	}
+	return out
 }

@@ -14,6 +14,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -44,11 +45,6 @@ func readingTarget() Target {
 		return nil
 	}}
 }
-
-// ownTransport says the replay tells an actor's requests from the
-// target's (replayer.Server.TransportAs, on branch n-replayer-actors):
-// until it is on main, the checks that need it are left out.
-const ownTransport = false
 
 // labelled reports whether o carries the labelling actor name's label.
 func labelled(o *history.Object, name string) bool {
@@ -119,9 +115,6 @@ func TestActors(t *testing.T) {
 					t.Errorf("%s: got %v, want it to hold", name, err)
 				}
 			}
-			if !ownTransport {
-				return
-			}
 			if tc.crashes == 0 && len(obs.Fired) > 0 {
 				t.Errorf("fired: got %v, want none (the actor's writes are not the target's)", obs.Fired)
 			}
@@ -133,8 +126,8 @@ func TestActors(t *testing.T) {
 			for _, e := range obs.Truth.Events {
 				if labelled(e.Object, "labeller") && !labelled(e.Prev, "labeller") {
 					byActor++
-					if e.ByTarget() {
-						t.Errorf("event %s %s@%s: got the target's write, want the actor's", e.Type, e.Object.Key(), e.RV())
+					if name, ok := e.ByActor(); !ok || name != "labeller" {
+						t.Errorf("event %s %s@%s: got it from %q, want the actor's (%s)", e.Type, e.Object.Key(), e.RV(), e.From.File, history.ActorWrite("labeller"))
 					}
 				}
 			}
@@ -263,6 +256,103 @@ func TestActorsEnd(t *testing.T) {
 			}
 			if len(obs.ActorErrors) > 0 || obs.LeftGoroutines > 0 {
 				t.Errorf("actors: got errors %v, %d goroutines left, want none", obs.ActorErrors, obs.LeftGoroutines)
+			}
+		})
+	}
+}
+
+// orphaningTarget creates the configmaps default/parent and default/child
+// (owned by parent), then deletes parent: the garbage collector's turn.
+func orphaningTarget() Target {
+	return Target{Name: "orphaning", Doc: "creates a parent and its child, deletes the parent", Run: func(ctx context.Context, env *Env) error {
+		cs, err := env.Clientset()
+		if err != nil {
+			return err
+		}
+		cms := cs.CoreV1().ConfigMaps("default")
+		parent, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "parent"}}, metav1.CreateOptions{})
+		if err != nil {
+			return err
+		}
+		child := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "child", OwnerReferences: []metav1.OwnerReference{
+			{APIVersion: "v1", Kind: "ConfigMap", Name: "parent", UID: parent.UID}}}}
+		if _, err := cms.Create(ctx, child, metav1.CreateOptions{}); err != nil {
+			return err
+		}
+		if err := cms.Delete(ctx, "parent", metav1.DeleteOptions{}); err != nil {
+			return err
+		}
+		<-ctx.Done()
+		return nil
+	}}
+}
+
+// TestActorsCollect runs a target that orphans a child: the replay's own
+// garbage collector deletes it, unless an actor of the run collects
+// (actor.Actor.Collects: replayer.WithoutGC), which this one, idle, does
+// not do.
+func TestActorsCollect(t *testing.T) {
+	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
+	idle := func(collects bool) actor.Actor {
+		return actor.Actor{Name: "idle", Doc: "waits for its context (a test's fake)", Collects: collects,
+			Run: func(ctx context.Context, _ actor.Env) error { <-ctx.Done(); return nil }}
+	}
+	tests := []struct {
+		name      string
+		actors    []actor.Actor
+		collected bool
+	}{
+		{name: "actors collect - no actor - the replay collects the child - pass", collected: true},
+		{name: "actors collect - an actor that does not collect - the replay collects the child - pass", actors: []actor.Actor{idle(false)}, collected: true},
+		{name: "actors collect - an actor that collects (idle) - the child stays - pass", actors: []actor.Actor{idle(true)}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			obs := Observe(t, Spec{History: h, Target: orphaningTarget(), WatchList: true, Watchdog: 2 * time.Minute, Actors: tc.actors})
+			if obs == nil {
+				t.Fatal("observation: got nil, want one")
+			}
+			_, alive := obs.Truth.ObjectAt("default/child", obs.Truth.End())
+			if alive == tc.collected {
+				t.Errorf("default/child at the end: got alive %v, want %v", alive, !tc.collected)
+			}
+		})
+	}
+}
+
+// TestActorsTakeover runs an idle actor that takes over every configmap:
+// the replay serves their initial state and none of their recorded
+// events (history.Takeover); an actor that takes pods leaves them.
+func TestActorsTakeover(t *testing.T) {
+	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
+	recorded, _ := h.Log(ConfigMaps)
+	if len(recorded.Events) == 0 {
+		t.Fatal("recorded configmaps: got no events, want some to take over")
+	}
+	taking := func(resource string) actor.Actor {
+		return actor.Actor{Name: "taking-" + resource, Doc: "takes every " + resource + " (a test's fake)",
+			Takes: []actor.Takeover{{Resource: schema.GroupResource{Resource: resource}}},
+			Run:   func(ctx context.Context, _ actor.Env) error { <-ctx.Done(); return nil }}
+	}
+	tests := []struct {
+		name   string
+		actor  actor.Actor
+		events int
+	}{
+		{name: "actors takeover - every configmap - no recorded event served - pass", actor: taking("configmaps")},
+		{name: "actors takeover - every pod - the configmaps' recorded events served - pass", actor: taking("pods"), events: len(recorded.Events)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			obs := Observe(t, Spec{History: h, Target: readingTarget(), WatchList: true, Watchdog: 2 * time.Minute, Actors: []actor.Actor{tc.actor}})
+			if obs == nil {
+				t.Fatal("observation: got nil, want one")
+			}
+			if got := len(obs.Truth.Events); got != tc.events || len(obs.Truth.Initial) != len(recorded.Initial) {
+				t.Errorf("configmaps served: got %d initial, %d events, want %d, %d", len(obs.Truth.Initial), got, len(recorded.Initial), tc.events)
+			}
+			if obs.ConvergedAt < 0 {
+				t.Errorf("converged at: got %v, want the store to reach the state served", obs.ConvergedAt)
 			}
 		})
 	}
