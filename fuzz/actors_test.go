@@ -131,15 +131,16 @@ func observed(out *Outcome) string {
 }
 
 // TestDeterminismActors re-runs an input with the labelling actor 20
-// times, on each client path, and wants the same observation every time:
-// a run with actors is a function of its input.
+// times ($LWREPLAY_RERUNS when more), on each client path, and wants the
+// same observation every time: a run with actors is a function of its
+// input.
 func TestDeterminismActors(t *testing.T) {
 	labeller, _ := testutil.LabellingActor("labeller", nil)
 	c, err := NewCampaign(Options{Cassettes: []string{"../cassettes/synthetic-configmaps-pods.yaml"}, Actors: []actor.Actor{labeller}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	const reruns = 20
+	reruns := max(20, rerunCount())
 	for _, in := range []namedInput{{"no fault, WatchList", []byte{0, 1}}, {"no fault, LIST", []byte{0, 0}}} {
 		t.Run(fmt.Sprintf("determinism actors - %s, %d runs - one observation - pass", in.name, reruns), func(t *testing.T) {
 			repeats(t, c, in.data, reruns, observed)

@@ -64,6 +64,7 @@ func TestActors(t *testing.T) {
 		plan      string
 		watchList bool
 		crashes   int
+		restarts  int
 	}{
 		{name: "actors - a labelling actor beside a reading target, WatchList - every configmap labelled, no write the target's - pass",
 			target: readingTarget(), watchList: true},
@@ -71,8 +72,12 @@ func TestActors(t *testing.T) {
 			target: readingTarget()},
 		{name: "actors - a plan that crashes the target after its first write, the target writes nothing - no fault at the actor's writes - pass",
 			target: readingTarget(), plan: "crash-after-write:write=1", watchList: true},
+		{name: "actors - a plan that fails the second LIST, the target makes one - no fault at the actor's LIST - pass",
+			target: readingTarget(), plan: "http-error:code=500,list=2"},
 		{name: "actors - the annotating target crashed after its first write - the actor runs on, started once - pass",
 			target: annotatingTarget(), plan: "crash-after-write:write=1", watchList: true, crashes: 1},
+		{name: "actors - the annotating target restarted at its WatchList - the actor runs on, started once - pass",
+			target: annotatingTarget(), plan: "graceful-restart:watch=1", watchList: true, restarts: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,7 +120,10 @@ func TestActors(t *testing.T) {
 					t.Errorf("%s: got %v, want it to hold", name, err)
 				}
 			}
-			if tc.crashes == 0 && len(obs.Fired) > 0 {
+			if len(obs.Restarts) != tc.restarts {
+				t.Errorf("restarts: got %v, want %d", obs.Restarts, tc.restarts)
+			}
+			if tc.crashes+tc.restarts == 0 && len(obs.Fired) > 0 {
 				t.Errorf("fired: got %v, want none (the actor's writes are not the target's)", obs.Fired)
 			}
 			if len(obs.Crashes) != tc.crashes {
