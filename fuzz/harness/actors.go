@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"testing"
+	"testing/synctest"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -28,6 +30,14 @@ import (
 // they send reaches the replay any more; their context is cancelled and
 // the run waits for each Run to return. A reproducer's verbatim replay
 // runs none: what they did is in the answers it replays.
+
+// actorQuietEnd is how long, in virtual time, a run's actors must have
+// written nothing but leases and Events before the run may end early:
+// the cluster's controllers wait seconds between steps (a Job's pod
+// failure backs off 10 s: kubernetes pkg/controller/job,
+// DefaultJobPodFailureBackOff), and their next write is one the target
+// may answer. A run with actors lasts this long at least.
+const actorQuietEnd = 30 * time.Second
 
 // actorRuns are the actors of one run.
 type actorRuns struct {
@@ -51,10 +61,25 @@ type actorRun struct {
 	endedAt time.Duration
 }
 
-// startActors starts s.Actors on srv, in order, running until ctx (the
-// run's) is done or stop is called; wake is called when one's Run
-// returns.
-func startActors(ctx context.Context, s Spec, srv modelReplay, start time.Time, wake func()) *actorRuns {
+// startActors starts s.Actors on the model apiserver srv, in order,
+// running until ctx (the run's) is done or stop is called, and names them
+// in obs; wake is called when one's Run returns. It returns once their
+// first requests have been answered and every one waits: two clients
+// asking at one virtual instant are a race of goroutines (an actor's
+// stream that reached the head first changes what the target's first
+// LIST gets), one a latency later is not. It must run in the run's
+// bubble; nil means no actors (none asked, or a verbatim replay).
+func startActors(ctx context.Context, s Spec, r replay, start time.Time, wake func(), obs *oracle.Observation) *actorRuns {
+	srv, ok := r.(modelReplay)
+	if !ok || len(s.Actors) == 0 {
+		return nil
+	}
+	obs.Actors = actorNames(s.Actors)
+	defer func() {
+		synctest.Wait()
+		time.Sleep(Latency(s.Latency))
+		synctest.Wait()
+	}()
 	ctx, cancel := context.WithCancel(ctx)
 	rs := &actorRuns{start: start, cancel: cancel, wroteAt: -1}
 	for _, a := range s.Actors {
@@ -112,15 +137,16 @@ func (r *actorRun) failure() string {
 	return ""
 }
 
-// lastWriteAt returns when an actor last wrote something other than a
-// lease or an Event (virtual time since the start); -1 before any.
-func (rs *actorRuns) lastWriteAt() time.Duration {
+// quietAt returns when the run is quiet, given that its target is at
+// target: at least actorQuietEnd after the actors' last write (other
+// than to a lease or an Event), or after the start.
+func (rs *actorRuns) quietAt(target time.Duration) time.Duration {
 	if rs == nil {
-		return -1
+		return target
 	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	return rs.wroteAt
+	return max(target, max(rs.wroteAt, 0)+actorQuietEnd)
 }
 
 // stop cuts the actors off the replay (their requests fail from now on,
@@ -137,11 +163,17 @@ func (rs *actorRuns) stop() {
 
 // wait waits until each actor's Run has returned, or until oracle.StopGrace
 // after stoppedAt (virtual time since the start), and records in obs how
-// each ended: every failure, and a Run that did not return.
-func (rs *actorRuns) wait(obs *oracle.Observation, stoppedAt time.Duration) {
+// each ended: every failure, and a Run that did not return. A failure
+// fails t: the run's setup broke, not the target.
+func (rs *actorRuns) wait(t *testing.T, obs *oracle.Observation, stoppedAt time.Duration) {
 	if rs == nil {
 		return
 	}
+	defer func() {
+		if len(obs.ActorErrors) > 0 {
+			t.Errorf("actors: got %s, want each to run until the run's end (the run's setup failed, not the target)", strings.Join(obs.ActorErrors, "; "))
+		}
+	}()
 	for _, r := range rs.runs {
 		if !r.returned(stoppedAt + oracle.StopGrace - time.Since(rs.start)) {
 			obs.ActorErrors = append(obs.ActorErrors, fmt.Sprintf("actor %s: Run had not returned %v after its context was cancelled", r.a.Name, oracle.StopGrace))

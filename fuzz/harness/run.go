@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -39,14 +38,6 @@ const DefaultWatchdog = 15 * time.Minute
 // 100 ms), so a store that equals the truth at the sync is no sign that it
 // is done.
 const quietEnd = time.Second
-
-// actorQuietEnd is how long, in virtual time, a run's actors must have
-// written nothing but leases and Events before the run may end early:
-// the cluster's controllers wait seconds between steps (a Job's pod
-// failure backs off 10 s: kubernetes pkg/controller/job,
-// DefaultJobPodFailureBackOff), and their next write is one the target
-// may answer. A run with actors lasts this long at least.
-const actorQuietEnd = 30 * time.Second
 
 // tick is how often, in virtual time, a run looks at the target's state
 // while the target is busy.
@@ -180,19 +171,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var acts *actorRuns // nil: no actors
-	if m, ok := srv.(modelReplay); ok && len(s.Actors) > 0 {
-		acts = startActors(ctx, s, m, start, wake)
-		obs.Actors = actorNames(s.Actors)
-		// The target starts once the actors' first requests have been
-		// answered and every actor waits: two clients asking at one
-		// virtual instant are a race of goroutines (an actor's stream
-		// that reached the head first changes what the target's first
-		// LIST gets), one a latency later is not.
-		synctest.Wait()
-		time.Sleep(Latency(s.Latency))
-		synctest.Wait()
-	}
+	acts := startActors(ctx, s, srv, start, wake, obs) // nil: no actors
 	startInstance(ctx, s, transport, start, s.Cache, &cur)
 	var crashedOnes []*instance
 
@@ -291,12 +270,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 			changed = true
 		}
 		caughtUp := obs.SyncedAt >= 0 && len(snaps) > 0 && maps.Equal(snaps[len(snaps)-1].rvs, finalState()) && srv.ExhaustedOf(res) && srv.Spent() && rec.isSettled()
-		// quiet: the target sent nothing for a while, nor an actor wrote
-		// (but to leases and Events) for longer
-		quietAt := bound.lastAt() + quietEnd
-		if acts != nil {
-			quietAt = max(quietAt, max(acts.lastWriteAt(), 0)+actorQuietEnd)
-		}
+		quietAt := acts.quietAt(bound.lastAt() + quietEnd)
 		if caughtUp && now >= quietAt {
 			obs.EndedEarly = true
 			break
@@ -359,10 +333,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 	case <-time.After(oracle.StopGrace):
 		obs.NotStopped = true
 	}
-	acts.wait(obs, stoppedAt)
-	if len(obs.ActorErrors) > 0 {
-		t.Errorf("actors: got %s, want each to run until the run's end (the run's setup failed, not the target)", strings.Join(obs.ActorErrors, "; "))
-	}
+	acts.wait(t, obs, stoppedAt)
 	// Virtual time has moved past the grace: what follows is the
 	// harness's own work (judging, writing a reproducer), held to the
 	// run's spin bound, not the stop bound (w.work(false) is deferred).
