@@ -98,10 +98,11 @@ func TestActorsOptions(t *testing.T) {
 // verdict: the final state of the run's resource (each object's labels,
 // annotations and data), how many events each writer made, the target's
 // store keys, how many deliveries, requests and writes it had, and when
-// it synced, converged and ended. Not the order of the actor's writes:
-// its informer hands it the configmaps in map order (client-go's
-// WatchList fills a temporary store), as a target's informer does its
-// own, so which configmap gets which resourceVersion varies.
+// it synced, converged and ended. Not the order of the actors' writes: a
+// real controller's informer hands it objects in map order (client-go's
+// WatchList fills a temporary store), so which object gets which
+// resourceVersion is not the input's (the labelling actor patches in key
+// order, the count and times of its writes are).
 func observed(out *Outcome) string {
 	obs := out.Observation
 	var b strings.Builder
@@ -130,10 +131,10 @@ func observed(out *Outcome) string {
 	return b.String()
 }
 
-// TestDeterminismActors re-runs an input with the labelling actor 20
-// times ($LWREPLAY_RERUNS when more), on each client path, and wants the
-// same observation every time: a run with actors is a function of its
-// input.
+// TestDeterminismActors re-runs inputs with the labelling actor — no
+// fault and a plan, on each client path — 20 times ($LWREPLAY_RERUNS when
+// more), and wants the same observation every time: a run with actors is
+// a function of its input.
 func TestDeterminismActors(t *testing.T) {
 	labeller, _ := testutil.LabellingActor("labeller", nil)
 	c, err := NewCampaign(Options{Cassettes: []string{"../cassettes/synthetic-configmaps-pods.yaml"}, Actors: []actor.Actor{labeller}})
@@ -141,7 +142,9 @@ func TestDeterminismActors(t *testing.T) {
 		t.Fatal(err)
 	}
 	reruns := max(20, rerunCount())
-	for _, in := range []namedInput{{"no fault, WatchList", []byte{0, 1}}, {"no fault, LIST", []byte{0, 0}}} {
+	inputs := append([]namedInput{{"no fault, WatchList", []byte{0, 1}}, {"no fault, LIST", []byte{0, 0}}},
+		planInputs(t, "http-error:code=500,at=0 close-watch:after=5,at=2")...) // both fire on each path
+	for _, in := range inputs {
 		t.Run(fmt.Sprintf("determinism actors - %s, %d runs - one observation - pass", in.name, reruns), func(t *testing.T) {
 			repeats(t, c, in.data, reruns, observed)
 		})

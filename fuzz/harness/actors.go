@@ -82,9 +82,10 @@ func startActors(ctx context.Context, s Spec, r replay, start time.Time, wake fu
 	}()
 	ctx, cancel := context.WithCancel(ctx)
 	rs := &actorRuns{start: start, cancel: cancel, wroteAt: -1}
-	for _, a := range s.Actors {
+	for i, a := range s.Actors {
 		r := &actorRun{a: a, done: make(chan struct{})}
-		r.gate = &crashGate{next: &actorWrites{next: actorTransport(srv, a.Name), runs: rs}, open: map[*gatedBody]bool{}}
+		w := &actorWrites{next: actorTransport(srv, a.Name), runs: rs, offset: actorOffset(i)}
+		r.gate = &crashGate{next: w, open: map[*gatedBody]bool{}}
 		env := actor.Env{Config: &rest.Config{Host: level.ReplayHost, Transport: r.gate, UserAgent: actor.UserAgent(a.Name)}}
 		rs.runs = append(rs.runs, r)
 		go func() {
@@ -205,8 +206,9 @@ func (r *actorRun) returned(d time.Duration) bool {
 
 // actorWrites notes when an actor's write goes by.
 type actorWrites struct {
-	next http.RoundTripper
-	runs *actorRuns
+	next   http.RoundTripper
+	runs   *actorRuns
+	offset time.Duration // added to the run's latency
 }
 
 // RoundTrip notes r's time when it is a write that counts (see heartbeat)
@@ -218,7 +220,20 @@ func (w *actorWrites) RoundTrip(r *http.Request) (*http.Response, error) {
 		w.runs.wroteAt = max(w.runs.wroteAt, at)
 		w.runs.mu.Unlock()
 	}
+	time.Sleep(w.offset)
 	return w.next.RoundTrip(r)
+}
+
+// actorOffset is how much longer than the target's the requests of a
+// run's i-th actor take to reach the replay: a few microseconds, other
+// for each actor, so that the target and its actors asking at one
+// virtual instant (a timer on a round period, an event that reached them
+// all) reach the replay one after the other, in a fixed order, rather
+// than as their goroutines happen to run. The steps are primes, so that
+// requests sent at other instants rarely meet.
+func actorOffset(i int) time.Duration {
+	primes := [...]time.Duration{1009, 1013, 1019, 1021, 1031, 1033, 1039, 1049, 1051, 1061, 1063, 1069}
+	return primes[i%len(primes)] + time.Duration(i/len(primes))*time.Microsecond
 }
 
 // heartbeat reports whether a write to path is a controller's

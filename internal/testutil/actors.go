@@ -3,16 +3,15 @@ package testutil
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
 
 	"github.com/lwreplay/lwreplay/actor"
 )
@@ -42,8 +41,11 @@ func (l *ActorLog) Counts() (starts, returns int, ctxDone bool, labelled []strin
 // informer holds with ActorLabel (a merge patch, through its Env.Config),
 // as a controller writes status: a fake of the cluster's own controllers
 // for tests of the main module, which cannot import the actors module.
-// With fail set, its Run returns fail at once (it cannot start). It takes
-// over nothing.
+// Once its informer has synced, and again whenever it is told of a
+// change, one goroutine patches the configmaps that lack the label in
+// key order, so that what it sends is a function of what it holds (not
+// of the order client-go's goroutines run in). With fail set, its Run
+// returns fail at once (it cannot start). It takes over nothing.
 func LabellingActor(name string, fail error) (actor.Actor, *ActorLog) {
 	log := &ActorLog{}
 	run := func(ctx context.Context, env actor.Env) (err error) {
@@ -65,16 +67,14 @@ func LabellingActor(name string, fail error) (actor.Actor, *ActorLog) {
 		}
 		factory := informers.NewSharedInformerFactory(cs, 0)
 		inf := factory.Core().V1().ConfigMaps().Informer()
-		q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())
-		defer q.ShutDown()
-		enqueue := func(obj any) {
-			if cm, ok := obj.(*corev1.ConfigMap); ok && cm.Labels[ActorLabel] != name {
-				if key, err := cache.MetaNamespaceKeyFunc(cm); err == nil {
-					q.Add(key)
-				}
+		changed := make(chan struct{}, 1)
+		poke := func(any) {
+			select {
+			case changed <- struct{}{}:
+			default:
 			}
 		}
-		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, o any) { enqueue(o) }}); err != nil {
+		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: poke, UpdateFunc: func(_, o any) { poke(o) }}); err != nil {
 			return err
 		}
 		factory.Start(ctx.Done())
@@ -82,32 +82,29 @@ func LabellingActor(name string, fail error) (actor.Actor, *ActorLog) {
 		if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
 			return nil
 		}
-		stopped := make(chan struct{})
-		defer func() { <-stopped }()
-		go func() {
-			defer close(stopped)
-			<-ctx.Done()
-			q.ShutDown()
-		}()
 		patch := []byte(fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, ActorLabel, name))
+		done := map[string]bool{} // patched: its echo may not have reached the store yet
 		for {
-			key, quit := q.Get()
-			if quit {
-				return nil
-			}
-			ns, n, _ := cache.SplitMetaNamespaceKey(key)
-			_, err := cs.CoreV1().ConfigMaps(ns).Patch(ctx, n, types.MergePatchType, patch, metav1.PatchOptions{})
-			if err != nil && ctx.Err() == nil && !apierrors.IsNotFound(err) {
-				q.AddRateLimited(key)
-			} else {
-				q.Forget(key)
-				if err == nil {
+			keys := inf.GetStore().ListKeys()
+			slices.Sort(keys)
+			for _, key := range keys {
+				obj, ok, _ := inf.GetStore().GetByKey(key)
+				if cm, isCM := obj.(*corev1.ConfigMap); !ok || !isCM || cm.Labels[ActorLabel] == name || done[key] {
+					continue
+				}
+				ns, n, _ := cache.SplitMetaNamespaceKey(key)
+				if _, err := cs.CoreV1().ConfigMaps(ns).Patch(ctx, n, types.MergePatchType, patch, metav1.PatchOptions{}); err == nil {
+					done[key] = true
 					log.mu.Lock()
 					log.labelled = append(log.labelled, key)
 					log.mu.Unlock()
 				}
 			}
-			q.Done(key)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-changed:
+			}
 		}
 	}
 	return actor.Actor{Name: name, Doc: "labels every configmap with " + ActorLabel + " (a test's fake)", Run: run}, log
