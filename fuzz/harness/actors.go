@@ -77,7 +77,7 @@ func startActors(ctx context.Context, s Spec, r replay, start time.Time, wake fu
 	obs.Actors = actorNames(s.Actors)
 	defer func() {
 		synctest.Wait()
-		time.Sleep(Latency(s.Latency))
+		time.Sleep(Latency(s.Latency) + actorOffset(len(s.Actors)-1))
 		synctest.Wait()
 	}()
 	ctx, cancel := context.WithCancel(ctx)
