@@ -1,0 +1,85 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/lwreplay/lwreplay/actor"
+)
+
+// NodeActors returns the actors that stand in for a node's components and
+// a storage provisioner: "scheduler", "kubelet" and "volume-provisioner",
+// in the order they start, each with its defaults.
+func NodeActors() []actor.Actor {
+	return []actor.Actor{Provisioner(), Scheduler(), Kubelet(KubeletConfig{})}
+}
+
+// clientFor returns a clientset for env's replay as actor name: env's
+// config, its User-Agent naming the actor when env names none.
+func clientFor(env actor.Env, name string) (kubernetes.Interface, error) {
+	if env.Config == nil {
+		return nil, fmt.Errorf("actor %s: no config", name)
+	}
+	cfg := rest.CopyConfig(env.Config)
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = actor.UserAgent(name)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("actor %s: client: %w", name, err)
+	}
+	return cs, nil
+}
+
+// keyQueue is a rate-limited queue of object keys worked by one
+// goroutine, as a kube-controller-manager controller with one worker: one
+// worker keeps the order of writes a function of the order of events.
+type keyQueue struct {
+	q  workqueue.TypedRateLimitingInterface[string]
+	wg sync.WaitGroup
+}
+
+// newKeyQueue returns a keyQueue named name.
+func newKeyQueue(name string) *keyQueue {
+	return &keyQueue{q: workqueue.NewTypedRateLimitingQueueWithConfig(
+		workqueue.DefaultTypedControllerRateLimiter[string](),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: name},
+	)}
+}
+
+// add queues key now.
+func (k *keyQueue) add(key string) { k.q.Add(key) }
+
+// addAfter queues key after d (virtual time in a bubble).
+func (k *keyQueue) addAfter(key string, d time.Duration) { k.q.AddAfter(key, d) }
+
+// run works the queue with sync until ctx ends; a key whose sync fails
+// is retried with the controllers' default backoff. It returns once its
+// worker has returned.
+func (k *keyQueue) run(ctx context.Context, sync func(context.Context, string) error) {
+	k.wg.Add(1)
+	go func() {
+		defer k.wg.Done()
+		for {
+			key, quit := k.q.Get()
+			if quit {
+				return
+			}
+			if err := sync(ctx, key); err != nil && ctx.Err() == nil {
+				k.q.AddRateLimited(key)
+			} else {
+				k.q.Forget(key)
+			}
+			k.q.Done(key)
+		}
+	}()
+	<-ctx.Done()
+	k.q.ShutDown()
+	k.wg.Wait()
+}
