@@ -31,6 +31,10 @@ const ExitCodeAnnotation = "lwreplay.dev/exit-code"
 // told otherwise.
 const DefaultNodes = 3
 
+// DefaultStageDelay is the kubelet stand-in's default wait before a pod
+// stage: kwok's general stages' 1s, without their random jitter.
+const DefaultStageDelay = time.Second
+
 // NodeName returns the name of the kubelet stand-in's i-th node, as kwok
 // names its nodes: "kwok-node-0", "kwok-node-1", ...
 func NodeName(i int) string { return "kwok-node-" + strconv.Itoa(i) }
@@ -39,6 +43,10 @@ func NodeName(i int) string { return "kwok-node-" + strconv.Itoa(i) }
 type KubeletConfig struct {
 	// Nodes is how many nodes it keeps (DefaultNodes when 0).
 	Nodes int
+	// StageDelay is how long each pod stage waits once due (kwok's
+	// general stages wait 1s plus a random jitter): DefaultStageDelay
+	// when 0, none when negative.
+	StageDelay time.Duration
 	// Heartbeat, when set, renews each node's Lease in kube-node-lease
 	// at that period (the kubelet's default is 10s). Zero renews none:
 	// a run's actors then go quiet (no node lifecycle controller runs).
@@ -47,7 +55,8 @@ type KubeletConfig struct {
 
 // Kubelet returns the actor "kubelet": a kubelet stand-in that keeps
 // cfg.Nodes Ready nodes and moves the pods bound to any node through
-// kwok's default ("fast") stages, in virtual time:
+// kwok's default stages, each StageDelay after it became due (kwok's
+// general stages' delay, without their random jitter), in virtual time:
 //
 //   - pod-ready: a Pending pod becomes Running with every container
 //     running and ready, conditions PodScheduled, Initialized,
@@ -62,10 +71,13 @@ type KubeletConfig struct {
 //
 // kwok itself is not imported: sigs.k8s.io/kwok v0.8.0 pins client-go
 // v0.36 and controller-runtime v0.24, and its stages are templates over
-// random delays; their sequence is written here with none.
+// random delays; their sequence is written here with a fixed one.
 func Kubelet(cfg KubeletConfig) actor.Actor {
 	if cfg.Nodes <= 0 {
 		cfg.Nodes = DefaultNodes
+	}
+	if cfg.StageDelay == 0 {
+		cfg.StageDelay = DefaultStageDelay
 	}
 	return actor.Actor{
 		Name: "kubelet",
@@ -88,6 +100,7 @@ type kubelet struct {
 	cfg  KubeletConfig
 	pods corelisters.PodLister
 	q    *keyQueue
+	wait *delays
 }
 
 // run makes the nodes, then moves pods until ctx ends.
@@ -105,6 +118,7 @@ func (k *kubelet) run(ctx context.Context) error {
 	inf := f.Core().V1().Pods()
 	k.pods = inf.Lister()
 	k.q = newKeyQueue("kubelet")
+	k.wait = newDelays(k.cfg.StageDelay)
 	enqueue := func(obj any) {
 		if p, ok := obj.(*corev1.Pod); ok && p.Spec.NodeName != "" {
 			k.q.add(cache.MetaObjectToName(p).String())

@@ -27,18 +27,23 @@ func (k *kubelet) sync(ctx context.Context, key string) error {
 		return err
 	}
 	if p.DeletionTimestamp != nil {
+		k.wait.clear(key)
 		return k.deletePod(ctx, key, p)
+	}
+	done := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+	running := p.Status.Phase == corev1.PodRunning && podReady(p)
+	if done || (running && !ownedByJob(p)) {
+		k.wait.clear(key)
+		return nil
+	}
+	if !k.wait.due(k.q, key, string(p.UID)) {
+		return nil
 	}
 	now := metav1.Now()
 	var st corev1.PodStatus
-	switch {
-	case p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed:
-		return nil
-	case p.Status.Phase == corev1.PodRunning && podReady(p) && ownedByJob(p):
+	if running {
 		st = completedStatus(p, now)
-	case p.Status.Phase == corev1.PodRunning && podReady(p):
-		return nil
-	default:
+	} else {
 		st = k.runningStatus(ctx, p, now)
 	}
 	p = p.DeepCopy()

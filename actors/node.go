@@ -83,3 +83,44 @@ func (k *keyQueue) run(ctx context.Context, sync func(context.Context, string) e
 	k.q.ShutDown()
 	k.wg.Wait()
 }
+
+// delays holds back a step on an object until d after it first became
+// due, as kwok's stages wait their delay: actors that react to one event
+// then write at distinct instants of virtual time, in an order that does
+// not depend on how their goroutines are scheduled. Its one worker owns it.
+type delays struct {
+	d  time.Duration
+	at map[string]dueAt
+}
+
+// dueAt is when the step of one object (by UID) is due.
+type dueAt struct {
+	uid string
+	at  time.Time
+}
+
+// newDelays returns delays of d.
+func newDelays(d time.Duration) *delays { return &delays{d: d, at: map[string]dueAt{}} }
+
+// due reports whether the step of key's object uid may happen now; the
+// first time it is asked it queues key again for when it will.
+func (s *delays) due(q *keyQueue, key, uid string) bool {
+	if s.d <= 0 {
+		return true
+	}
+	now := time.Now()
+	a, ok := s.at[key]
+	if !ok || a.uid != uid {
+		s.at[key] = dueAt{uid: uid, at: now.Add(s.d)}
+		q.addAfter(key, s.d)
+		return false
+	}
+	if now.Before(a.at) {
+		return false // queued for a.at already
+	}
+	delete(s.at, key)
+	return true
+}
+
+// clear forgets key's step: it is no longer due.
+func (s *delays) clear(key string) { delete(s.at, key) }

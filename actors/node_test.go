@@ -47,7 +47,7 @@ func startCluster(t *testing.T, actors []actor.Actor) *cluster {
 	c := &cluster{cancel: cancel}
 	c.cs = kubernetes.NewForConfigOrDie(&rest.Config{Host: "http://replay", Transport: srv.Transport()})
 	for _, a := range actors {
-		cfg := &rest.Config{Host: "http://replay", Transport: srv.Transport(), UserAgent: actor.UserAgent(a.Name)}
+		cfg := &rest.Config{Host: "http://replay", Transport: srv.TransportAs(a.Name), UserAgent: actor.UserAgent(a.Name)}
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()

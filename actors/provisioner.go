@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -24,6 +25,11 @@ import (
 // volume.kubernetes.io/storage-provisioner on the claims it binds.
 const ProvisionerName = "lwreplay.dev/hostpath"
 
+// ProvisionDelay is how long the volume provisioner takes to provision:
+// a claim is bound that long after it became due, so that its writes and
+// the kubelet stand-in's fall at distinct instants of virtual time.
+const ProvisionDelay = 500 * time.Millisecond
+
 // Annotations kube-controller-manager's persistentvolume-binder and an
 // external provisioner write (k8s.io/kubernetes pkg/controller/volume/persistentvolume/util).
 const (
@@ -38,7 +44,8 @@ const (
 // PersistentVolumeClaim with no bound volume gets a hostPath
 // PersistentVolume "pvc-<claim UID>", and both are bound, doing the work
 // of an external provisioner and kube-controller-manager's
-// persistentvolume-binder together:
+// persistentvolume-binder together, ProvisionDelay after the claim
+// appeared:
 //
 //   - as the provisioner: the volume, its capacity the claim's request,
 //     its access modes, volume mode and storageClassName the claim's, its
@@ -73,6 +80,7 @@ type provisioner struct {
 	claims  corelisters.PersistentVolumeClaimLister
 	volumes corelisters.PersistentVolumeLister
 	q       *keyQueue
+	wait    *delays
 }
 
 // run provisions and binds until ctx ends.
@@ -83,6 +91,7 @@ func (p *provisioner) run(ctx context.Context) error {
 	p.volumes = f.Core().V1().PersistentVolumes().Lister()
 	volumes := f.Core().V1().PersistentVolumes().Informer()
 	p.q = newKeyQueue("volume-provisioner")
+	p.wait = newDelays(ProvisionDelay)
 	enqueue := func(obj any) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
 			p.q.add(key)
@@ -110,12 +119,17 @@ func (p *provisioner) sync(ctx context.Context, key string) error {
 	}
 	c, err := p.claims.PersistentVolumeClaims(ns).Get(name)
 	if apierrors.IsNotFound(err) {
+		p.wait.clear(key)
 		return p.reclaim(ctx, ns, name)
 	}
 	if err != nil {
 		return err
 	}
 	if c.DeletionTimestamp != nil || (c.Spec.VolumeName != "" && c.Status.Phase == corev1.ClaimBound) {
+		p.wait.clear(key)
+		return nil
+	}
+	if !p.wait.due(p.q, key, string(c.UID)) {
 		return nil
 	}
 	v, err := p.volume(ctx, c)
