@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"time"
 
@@ -48,8 +49,11 @@ type KubeletConfig struct {
 	// when 0, none when negative.
 	StageDelay time.Duration
 	// Heartbeat, when set, renews each node's Lease in kube-node-lease
-	// at that period (the kubelet's default is 10s). Zero renews none:
-	// a run's actors then go quiet (no node lifecycle controller runs).
+	// at that period (the kubelet's default is 10s). Zero renews none,
+	// so that a run's actors go quiet; beside a real
+	// kube-controller-manager, whose node lifecycle controller marks a
+	// node without renewals unreachable after its grace period (50s),
+	// set it.
 	Heartbeat time.Duration
 }
 
@@ -157,12 +161,31 @@ func (k *kubelet) ensureNode(ctx context.Context, i int) error {
 	if err != nil {
 		return fmt.Errorf("kubelet: node %s: %w", name, err)
 	}
-	if isNodeReady(n) {
+	if !isNodeReady(n) {
+		n.Status = nodeStatus(name, nodeIP(i), metav1.Now())
+		if n, err = k.cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("kubelet: node %s status: %w", name, err)
+		}
+	}
+	return k.untaint(ctx, n)
+}
+
+// untaint removes the taint node.kubernetes.io/not-ready:NoSchedule that
+// kube-apiserver's TaintNodesByCondition admission puts on a new node, as
+// kube-controller-manager's node lifecycle controller does once the node
+// is Ready (that controller is not an actor here). The replay has no
+// admission: its nodes carry no such taint.
+func (k *kubelet) untaint(ctx context.Context, n *corev1.Node) error {
+	kept := slices.DeleteFunc(slices.Clone(n.Spec.Taints), func(t corev1.Taint) bool {
+		return t.Key == corev1.TaintNodeNotReady && t.Effect == corev1.TaintEffectNoSchedule
+	})
+	if len(kept) == len(n.Spec.Taints) {
 		return nil
 	}
-	n.Status = nodeStatus(name, nodeIP(i), metav1.Now())
-	if _, err := k.cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("kubelet: node %s status: %w", name, err)
+	n = n.DeepCopy()
+	n.Spec.Taints = kept
+	if _, err := k.cs.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("kubelet: node %s taints: %w", n.Name, err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package actors
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -26,7 +27,7 @@ func TestKubeletNodes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				c := startCluster(t, []actor.Actor{Kubelet(tt.cfg)})
+				c := startReplay(t, []actor.Actor{Kubelet(tt.cfg)})
 				defer c.stop(t)
 				eventually(t, 5*time.Second, "Ready nodes", func() (string, bool) {
 					nodes, err := c.cs.CoreV1().Nodes().List(t.Context(), metav1.ListOptions{})
@@ -67,7 +68,7 @@ func TestKubeletPods(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				c := startCluster(t, []actor.Actor{Kubelet(KubeletConfig{})})
+				c := startReplay(t, []actor.Actor{Kubelet(KubeletConfig{})})
 				defer c.stop(t)
 				pod := testPod("p", tt.node)
 				if tt.jobOwned {
@@ -131,7 +132,7 @@ func TestKubeletGracefulDelete(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				c := startCluster(t, []actor.Actor{Kubelet(KubeletConfig{})})
+				c := startReplay(t, []actor.Actor{Kubelet(KubeletConfig{})})
 				defer c.stop(t)
 				if _, err := c.cs.CoreV1().Pods("default").Create(t.Context(), testPod("p", "kwok-node-0"), metav1.CreateOptions{}); err != nil {
 					t.Fatalf("create pod: got %v, want nil", err)
@@ -155,6 +156,40 @@ func TestKubeletGracefulDelete(t *testing.T) {
 				}
 				if p != nil && p.DeletionTimestamp == nil {
 					t.Errorf("pod %v after delete: got no deletionTimestamp, want one", tt.at)
+				}
+			})
+		})
+	}
+}
+
+func TestKubeletHeartbeat(t *testing.T) {
+	tests := []struct {
+		name      string
+		heartbeat time.Duration
+		want      string
+	}{
+		{name: "kubelet - heartbeat every 10s - pass", heartbeat: 10 * time.Second,
+			want: "kwok-node-0 renewed 20s, kwok-node-1 renewed 20s, kwok-node-2 renewed 20s"},
+		{name: "kubelet - no heartbeat - pass", want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				start := time.Now()
+				c := startReplay(t, []actor.Actor{Kubelet(KubeletConfig{Heartbeat: tt.heartbeat})})
+				defer c.stop(t)
+				time.Sleep(25 * time.Second)
+				synctest.Wait()
+				leases, err := c.cs.CoordinationV1().Leases(corev1.NamespaceNodeLease).List(t.Context(), metav1.ListOptions{})
+				if err != nil {
+					t.Fatalf("list leases: got %v, want nil", err)
+				}
+				var got []string
+				for _, l := range leases.Items {
+					got = append(got, fmt.Sprintf("%s renewed %v", l.Name, l.Spec.RenewTime.Sub(start).Truncate(time.Second)))
+				}
+				if s := strings.Join(got, ", "); s != tt.want {
+					t.Errorf("leases after 25s: got %q, want %q", s, tt.want)
 				}
 			})
 		})

@@ -20,10 +20,10 @@ import (
 	"github.com/lwreplay/lwreplay/synth"
 )
 
-// cluster is a replay of a history holding only namespace "default",
+// replay is a replay of a history holding only namespace "default",
 // with the node actors running against it as themselves, and a client
 // that plays the target.
-type cluster struct {
+type replay struct {
 	cs     kubernetes.Interface
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -31,9 +31,9 @@ type cluster struct {
 	mu     sync.Mutex
 }
 
-// startCluster starts actors against a fresh replay; call stop before
+// startReplay starts actors against a fresh replay; call stop before
 // the bubble ends. It must run inside a synctest bubble.
-func startCluster(t *testing.T, actors []actor.Actor) *cluster {
+func startReplay(t *testing.T, actors []actor.Actor) *replay {
 	t.Helper()
 	b := synth.NewBuilder()
 	b.Add(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}})
@@ -44,7 +44,7 @@ func startCluster(t *testing.T, actors []actor.Actor) *cluster {
 	}
 	srv := replayer.New(h)
 	ctx, cancel := context.WithCancel(t.Context())
-	c := &cluster{cancel: cancel}
+	c := &replay{cancel: cancel}
 	c.cs = kubernetes.NewForConfigOrDie(&rest.Config{Host: "http://replay", Transport: srv.Transport()})
 	for _, a := range actors {
 		cfg := &rest.Config{Host: "http://replay", Transport: srv.TransportAs(a.Name), UserAgent: actor.UserAgent(a.Name)}
@@ -62,7 +62,7 @@ func startCluster(t *testing.T, actors []actor.Actor) *cluster {
 }
 
 // stop ends the actors and fails t when one of them returned an error.
-func (c *cluster) stop(t *testing.T) {
+func (c *replay) stop(t *testing.T) {
 	t.Helper()
 	c.cancel()
 	c.wg.Wait()
@@ -126,7 +126,7 @@ func isRunningReady(p *corev1.Pod) bool {
 }
 
 // getPod returns the pod's state, or "absent".
-func (c *cluster) getPod(ctx context.Context, name string) (*corev1.Pod, string) {
+func (c *replay) getPod(ctx context.Context, name string) (*corev1.Pod, string) {
 	p, err := c.cs.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, "absent"

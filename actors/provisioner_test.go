@@ -25,7 +25,7 @@ func TestProvisioner(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				c := startCluster(t, []actor.Actor{Provisioner()})
+				c := startReplay(t, []actor.Actor{Provisioner()})
 				defer c.stop(t)
 				claim, err := c.cs.CoreV1().PersistentVolumeClaims("default").Create(t.Context(), testClaim("data", tt.class), metav1.CreateOptions{})
 				if err != nil {

@@ -147,7 +147,7 @@ func TestNodeActorsSchedule(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				c := startCluster(t, tt.actors)
+				c := startReplay(t, tt.actors)
 				defer c.stop(t)
 				if tt.withClaim {
 					if _, err := c.cs.CoreV1().PersistentVolumeClaims("default").Create(t.Context(), testClaim("data", standard), metav1.CreateOptions{}); err != nil {
@@ -191,7 +191,7 @@ func TestNodeActorsDeterminism(t *testing.T) {
 	run := func() string {
 		var out string
 		synctest.Test(t, func(t *testing.T) {
-			c := startCluster(t, NodeActors())
+			c := startReplay(t, NodeActors())
 			defer c.stop(t)
 			if _, err := c.cs.CoreV1().PersistentVolumeClaims("default").Create(t.Context(), testClaim("data", standard), metav1.CreateOptions{}); err != nil {
 				t.Fatalf("create claim: got %v, want nil", err)
