@@ -78,6 +78,16 @@ func WithFaultsOnActors(on bool) Option { return func(o *options) { o.faultsOnAc
 // collector leaves the collecting to it.
 func WithoutGC() Option { return func(o *options) { o.noGC = true } }
 
+// WithGracefulDeletion makes a pod's DELETE graceful, as kube-apiserver
+// makes it: a scheduled pod that has not terminated is kept with a
+// deletionTimestamp at the end of its grace period (a MODIFIED event)
+// until its kubelet deletes it with grace 0; a second DELETE only
+// shortens the grace (replayer/writes graceful.go). For a run whose
+// actors include a kubelet. Off by default: a pod is deleted at once,
+// as though its kubelet confirmed at once, so that no pod stays
+// terminating in a replay where nothing finishes it.
+func WithGracefulDeletion() Option { return func(o *options) { o.graceful = true } }
+
 // faultsAt reports whether the fault plan acts at r: the target's
 // request, or an actor's under WithFaultsOnActors.
 func (s *Server) faultsAt(r *http.Request) bool {

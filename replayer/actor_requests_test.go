@@ -251,3 +251,72 @@ func TestActorBinds(t *testing.T) {
 		})
 	}
 }
+
+// TestGracefulPodDeletion deletes a scheduled pod as the target, then,
+// as a kubelet actor, with grace 0: under WithGracefulDeletion the
+// target's delete keeps it terminating and the kubelet's removes it
+// (marked, then deleted); without it the target's delete removes it.
+func TestGracefulPodDeletion(t *testing.T) {
+	tests := []struct {
+		name       string
+		graceful   bool
+		wantKept   bool     // after the target's delete
+		wantEvents []string // the pod's events: type From
+	}{
+		{name: "graceful pod deletion - on - kept until the kubelet deletes it - pass", graceful: true, wantKept: true,
+			wantEvents: []string{"ADDED write", "MODIFIED write", "MODIFIED actor/kubelet", "DELETED actor/kubelet"}},
+		{name: "graceful pod deletion - off - deleted at once - pass",
+			wantEvents: []string{"ADDED write", "DELETED write"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var opts []Option
+			if tc.graceful {
+				opts = append(opts, WithGracefulDeletion())
+			}
+			s := New(listHistory(t), opts...)
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			target := actorClient(t, s, "").CoreV1().Pods("a")
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{Name: "c", Image: "i"}}}}
+			if _, err := target.Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+				t.Fatalf("create: got error %v, want none", err)
+			}
+			if err := target.Delete(ctx, "p", metav1.DeleteOptions{}); err != nil {
+				t.Fatalf("delete: got error %v, want none", err)
+			}
+			got, err := target.Get(ctx, "p", metav1.GetOptions{})
+			if kept := err == nil; kept != tc.wantKept {
+				t.Fatalf("after the target's delete: got kept %v (err %v), want %v", kept, err, tc.wantKept)
+			}
+			if tc.wantKept {
+				if got.DeletionTimestamp == nil || got.DeletionGracePeriodSeconds == nil || *got.DeletionGracePeriodSeconds != 30 {
+					t.Errorf("terminating pod: got deletionTimestamp %v grace %v, want set, 30", got.DeletionTimestamp, got.DeletionGracePeriodSeconds)
+				}
+				zero := int64(0)
+				if err := actorClient(t, s, "kubelet").CoreV1().Pods("a").Delete(ctx, "p", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+					t.Fatalf("the kubelet's delete: got error %v, want none", err)
+				}
+			}
+			var evs []string
+			for _, l := range s.Truth().Logs {
+				if l.Resource.Resource == "pods" {
+					for _, e := range l.Events {
+						evs = append(evs, string(e.Type)+" "+e.From.File)
+					}
+				}
+			}
+			if len(evs) != len(tc.wantEvents) {
+				t.Fatalf("pod events: got %v, want %v", evs, tc.wantEvents)
+			}
+			for i := range evs {
+				if evs[i] != tc.wantEvents[i] {
+					t.Errorf("pod event %d: got %q, want %q", i, evs[i], tc.wantEvents[i])
+				}
+			}
+			if got := len(s.Writes()); got != 2 {
+				t.Errorf("write log: got %d writes, want 2 (the target's create and delete)", got)
+			}
+		})
+	}
+}

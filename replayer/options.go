@@ -104,6 +104,7 @@ type options struct {
 
 	faultsOnActors bool // the plan acts on the actors' requests too (see WithFaultsOnActors)
 	noGC           bool // the replay's garbage-collector model is off (see WithoutGC)
+	graceful       bool // a pod's DELETE is graceful (see WithGracefulDeletion)
 }
 
 func defaults() options {

@@ -167,7 +167,15 @@ func (s *Server) writeAs(req writes.Request, from string) (res writes.Result, er
 	if err != nil {
 		return writes.Result{}, apierrors.NewInternalError(err)
 	}
-	placed := []history.Event{ev}
+	var placed []history.Event
+	for _, c := range res.Before { // a pod's graceful delete with no grace left marks it first
+		bev, err := eventOf(c.Event, c.Stored, at, from)
+		if err != nil {
+			return writes.Result{}, apierrors.NewInternalError(err)
+		}
+		placed = append(placed, bev)
+	}
+	placed = append(placed, ev)
 	for _, c := range res.More { // a delete of a collection stores several
 		mev, err := eventOf(c.Event, c.Stored, at, from)
 		if err != nil {
