@@ -42,7 +42,11 @@ func startReplay(t *testing.T, actors []actor.Actor) *replay {
 	if err != nil {
 		t.Fatalf("history: got %v, want none", err)
 	}
-	srv := replayer.New(h)
+	var opts []replayer.Option
+	if actor.Kubelets(actors) {
+		opts = append(opts, replayer.WithGracefulDeletion())
+	}
+	srv := replayer.New(h, opts...)
 	ctx, cancel := context.WithCancel(t.Context())
 	c := &replay{cancel: cancel}
 	c.cs = kubernetes.NewForConfigOrDie(&rest.Config{Host: "http://replay", Transport: srv.Transport()})

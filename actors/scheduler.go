@@ -122,9 +122,11 @@ func (b *binder) retryAll(scope string) func(any) {
 	}
 }
 
-// unscheduled reports whether p is the scheduler's to bind.
+// unscheduled reports whether p is the scheduler's to bind: no node, not
+// being deleted, not finished, no scheduling gates (kube-scheduler keeps a
+// gated pod out of its queue), of the default scheduler.
 func unscheduled(p *corev1.Pod) bool {
-	return p.Spec.NodeName == "" && p.DeletionTimestamp == nil &&
+	return p.Spec.NodeName == "" && p.DeletionTimestamp == nil && len(p.Spec.SchedulingGates) == 0 &&
 		(p.Spec.SchedulerName == "" || p.Spec.SchedulerName == DefaultScheduler) &&
 		p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
 }

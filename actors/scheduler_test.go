@@ -2,7 +2,10 @@ package actors
 
 import (
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -11,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
 
 	"github.com/lwreplay/lwreplay/actor"
 )
@@ -135,12 +139,14 @@ func TestNodeActorsSchedule(t *testing.T) {
 		name      string
 		pods      int
 		withClaim bool
+		gated     bool
 		actors    []actor.Actor
 		wantNodes []string
 	}{
 		{name: "scheduler - three pods over three nodes - pass", pods: 3, actors: NodeActors(),
 			wantNodes: []string{"kwok-node-0", "kwok-node-1", "kwok-node-2"}},
 		{name: "scheduler - pod with a claim - pass", pods: 1, withClaim: true, actors: NodeActors(), wantNodes: []string{"kwok-node-0"}},
+		{name: "scheduler - gated pod - pass", pods: 1, gated: true, actors: NodeActors(), wantNodes: []string{""}},
 		{name: "scheduler - pod with a claim, no provisioner - pass", pods: 1, withClaim: true,
 			actors: []actor.Actor{Scheduler(), Kubelet(KubeletConfig{})}, wantNodes: []string{""}},
 	}
@@ -156,6 +162,9 @@ func TestNodeActorsSchedule(t *testing.T) {
 				}
 				for i := range tt.pods {
 					p := testPod(fmt.Sprintf("p%d", i), "")
+					if tt.gated {
+						p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/wait"}}
+					}
 					if tt.withClaim {
 						p.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
 							PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"},
@@ -187,6 +196,9 @@ func TestNodeActorsSchedule(t *testing.T) {
 	}
 }
 
+// TestNodeActorsDeterminism re-runs one scenario of the three node actors
+// (a claim, four pods, a graceful delete) and wants the same pods, claims,
+// resourceVersions and times each time ($LWREPLAY_RERUNS runs, else 20).
 func TestNodeActorsDeterminism(t *testing.T) {
 	run := func() string {
 		var out string
@@ -208,6 +220,10 @@ func TestNodeActorsDeterminism(t *testing.T) {
 				}
 			}
 			time.Sleep(10 * time.Second)
+			if err := c.cs.CoreV1().Pods("default").Delete(t.Context(), "p1", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](5)}); err != nil {
+				t.Fatalf("delete pod: got %v, want nil", err)
+			}
+			time.Sleep(10 * time.Second)
 			synctest.Wait()
 			pods, err := c.cs.CoreV1().Pods("").List(t.Context(), metav1.ListOptions{})
 			if err != nil {
@@ -226,8 +242,17 @@ func TestNodeActorsDeterminism(t *testing.T) {
 		})
 		return out
 	}
+	reruns := 20
+	if n, err := strconv.Atoi(os.Getenv("LWREPLAY_RERUNS")); err == nil && n > 0 {
+		reruns = n
+	} else if testing.Short() {
+		reruns = 3
+	}
 	first := run()
-	for i := range 20 {
+	if !strings.Contains(first, "p0 ") || strings.Contains(first, "p1 ") {
+		t.Fatalf("run 0: got\n%s\nwant p0 and no p1 (deleted)", first)
+	}
+	for i := range reruns {
 		if got := run(); got != first {
 			t.Fatalf("run %d: got\n%s\nwant (run 0)\n%s", i+1, got, first)
 		}
