@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,11 +24,18 @@ import (
 // (a pod that names none gets it from kube-apiserver's defaulting).
 const DefaultScheduler = corev1.DefaultSchedulerName
 
+// BindDelay is how long the scheduler waits before it binds a pod that
+// became schedulable: the nodes and pods of that instant have reached its
+// informers by then, so that its choice does not depend on how the
+// actors' goroutines were scheduled at that instant.
+const BindDelay = 100 * time.Millisecond
+
 // Scheduler returns the actor "scheduler": a binder that binds every pod
 // with no spec.nodeName (schedulerName default-scheduler) through the
 // pods/binding subresource to the Ready, schedulable node whose taints
 // it tolerates and whose labels its nodeSelector and required node
-// affinity match, with the fewest pods, ties broken by name. Like
+// affinity match, with the fewest pods, ties broken by name, BindDelay
+// after it became schedulable. Like
 // kube-scheduler's VolumeBinding, a pod whose PersistentVolumeClaims are
 // not all Bound waits for them. Resources, pod (anti-)affinity, topology
 // spread, priorities and preemption are not modelled.
@@ -60,6 +68,7 @@ type binder struct {
 	nodes   corelisters.NodeLister
 	claims  corelisters.PersistentVolumeClaimLister
 	q       *keyQueue
+	wait    *delays
 	assumed map[string]string
 }
 
@@ -71,6 +80,7 @@ func (b *binder) run(ctx context.Context) error {
 	b.nodes = f.Core().V1().Nodes().Lister()
 	b.claims = f.Core().V1().PersistentVolumeClaims().Lister()
 	b.q = newKeyQueue("scheduler")
+	b.wait = newDelays(BindDelay)
 	onPod := func(obj any) {
 		if p, ok := obj.(*corev1.Pod); ok && unscheduled(p) {
 			b.q.add(cache.MetaObjectToName(p).String())
@@ -145,7 +155,11 @@ func (b *binder) sync(ctx context.Context, key string) error {
 		return err
 	}
 	if _, ok := b.assumed[key]; ok || !b.claimsBound(p) {
+		b.wait.clear(key)
 		return nil // bound already, its informer lags; or waits for its claims
+	}
+	if !b.wait.due(b.q, key, string(p.UID)) {
+		return nil
 	}
 	node, ok := b.pick(p)
 	if !ok {

@@ -50,7 +50,7 @@ func testBinder(t *testing.T, nodes []*corev1.Node, pods []*corev1.Pod, claims [
 	}
 	return &binder{
 		nodes: corelisters.NewNodeLister(idx(ns...)), pods: corelisters.NewPodLister(idx(ps...)),
-		claims: corelisters.NewPersistentVolumeClaimLister(idx(cs...)), assumed: map[string]string{},
+		claims: corelisters.NewPersistentVolumeClaimLister(idx(cs...)), assumed: map[string]string{}, wait: newDelays(0),
 	}
 }
 
@@ -84,6 +84,15 @@ func TestSchedulerPick(t *testing.T) {
 			}},
 		{name: "scheduler - nodeSelector - pass", nodes: []*corev1.Node{readyNode("a", nil), readyNode("b", map[string]string{"disk": "ssd"})},
 			want: "b", pod: func(p *corev1.Pod) { p.Spec.NodeSelector = map[string]string{"disk": "ssd"} }},
+		{name: "scheduler - a DaemonSet pod's node affinity on metadata.name - pass",
+			nodes: []*corev1.Node{readyNode("a", nil), readyNode("b", nil)}, pods: []*corev1.Pod{testPod("x", "a")}, want: "a",
+			pod: func(p *corev1.Pod) {
+				p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+					RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+						MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"a"}}},
+					}}},
+				}}
+			}},
 		{name: "scheduler - no node fits - pass", nodes: []*corev1.Node{notReady}, want: ""},
 	}
 	for _, tt := range tests {
