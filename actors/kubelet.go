@@ -87,6 +87,8 @@ func Kubelet(cfg KubeletConfig) actor.Actor {
 		Name: "kubelet",
 		Doc: "a kubelet stand-in: keeps " + strconv.Itoa(cfg.Nodes) + " Ready nodes kwok-node-N and moves bound pods to Running/Ready, " +
 			"Job pods to Succeeded, deleted pods away after their grace period (kwok v0.8.0's default stages, not imported)",
+		// It keeps every node: a recording's later node heartbeats are
+		// dropped, its nodes' pods are moved by it.
 		Takes:   []actor.Takeover{{Resource: schema.GroupResource{Resource: "nodes"}}},
 		Kubelet: true,
 		Run: func(ctx context.Context, env actor.Env) error {

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -62,6 +63,9 @@ const (
 func Provisioner() actor.Actor {
 	return actor.Actor{
 		Name: "volume-provisioner",
+		// It makes the PersistentVolumes: a recording's later ones are
+		// the recorded provisioner's, dropped.
+		Takes: []actor.Takeover{{Resource: schema.GroupResource{Resource: "persistentvolumes"}}},
 		Doc: "makes a hostPath PersistentVolume for each unbound PersistentVolumeClaim and binds both, " +
 			"as an external provisioner and kube-controller-manager's persistentvolume-binder together (written here)",
 		Run: func(ctx context.Context, env actor.Env) error {
