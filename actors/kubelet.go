@@ -14,10 +14,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	"github.com/lwreplay/lwreplay/actor"
@@ -50,17 +52,18 @@ type KubeletConfig struct {
 	StageDelay time.Duration
 	// Heartbeat, when set, renews each node's Lease in kube-node-lease
 	// at that period (the kubelet's default is 10s). Zero renews none,
-	// so that a run's actors go quiet; beside a real
-	// kube-controller-manager, whose node lifecycle controller marks a
-	// node without renewals unreachable after its grace period (50s),
-	// set it.
+	// and nodes stay Ready as long as no node lifecycle controller runs
+	// (none is an actor); beside a real kube-controller-manager, which
+	// marks a node without renewals unreachable after its
+	// node-monitor-grace-period, set it.
 	Heartbeat time.Duration
 }
 
 // Kubelet returns the actor "kubelet": a kubelet stand-in that keeps
-// cfg.Nodes Ready nodes and moves the pods bound to any node through
-// kwok's default stages, each StageDelay after it became due (kwok's
-// general stages' delay, without their random jitter), in virtual time:
+// cfg.Nodes Ready nodes (kwok's node-initialize stage) and moves the pods
+// bound to any node through kwok's default pod stages (kustomize/stage/pod/fast),
+// each StageDelay after it became due (the delay of its general stages,
+// without their random jitter), in virtual time:
 //
 //   - pod-ready: a Pending pod becomes Running with every container
 //     running and ready, conditions PodScheduled, Initialized,
@@ -113,10 +116,14 @@ type kubelet struct {
 // run makes the nodes, then moves pods until ctx ends.
 func (k *kubelet) run(ctx context.Context) error {
 	for i := range k.cfg.Nodes {
-		if err := k.ensureNode(ctx, i); err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
+		// A fault on the actor's requests may refuse one: retry, in
+		// virtual time, before giving up on starting.
+		backoff := wait.Backoff{Duration: time.Second, Factor: 2, Steps: 6}
+		err := retry.OnError(backoff, func(error) bool { return ctx.Err() == nil }, func() error { return k.ensureNode(ctx, i) })
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
 			return err
 		}
 	}

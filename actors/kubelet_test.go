@@ -10,9 +10,12 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	"github.com/lwreplay/lwreplay/actor"
+	"github.com/lwreplay/lwreplay/replayer"
+	"github.com/lwreplay/lwreplay/synth"
 )
 
 func TestKubeletNodes(t *testing.T) {
@@ -190,5 +193,31 @@ func TestKubeletHeartbeat(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+func TestKubeletCannotStart(t *testing.T) {
+	t.Run("kubelet - read-only replay - fail", func(t *testing.T) { synctest.Test(t, kubeletOnReadOnly) })
+}
+
+// kubeletOnReadOnly runs the kubelet against a replay that takes no
+// writes: it cannot make its nodes, and says so after its retries.
+func kubeletOnReadOnly(t *testing.T) {
+	{
+		b := synth.NewBuilder()
+		b.Add(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}})
+		h, err := b.History()
+		if err != nil {
+			t.Fatalf("history: got %v, want nil", err)
+		}
+		srv := replayer.New(h, replayer.WithReadOnly())
+		start := time.Now()
+		err = Kubelet(KubeletConfig{}).Run(t.Context(), actor.Env{Config: &rest.Config{Host: "http://replay", Transport: srv.TransportAs("kubelet")}})
+		if err == nil || !strings.Contains(err.Error(), "kwok-node-0") {
+			t.Errorf("Run: got %v, want an error naming kwok-node-0", err)
+		}
+		if took := time.Since(start); took < 30*time.Second {
+			t.Errorf("Run gave up after %v, want after its retries (>30s)", took)
+		}
 	}
 }
