@@ -13,9 +13,9 @@ import (
 	"github.com/lwreplay/lwreplay/actor"
 )
 
-// NodeActors returns the actors that stand in for a node's components and
-// a storage provisioner: "scheduler", "kubelet" and "volume-provisioner",
-// in the order they start, each with its defaults.
+// NodeActors returns the actors that stand in for kube-scheduler, the
+// nodes' kubelets and a storage provisioner, each with its defaults, in
+// the order they start: "volume-provisioner", "scheduler", "kubelet".
 func NodeActors() []actor.Actor {
 	return []actor.Actor{Provisioner(), Scheduler(), Kubelet(KubeletConfig{})}
 }
