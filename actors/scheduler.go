@@ -207,15 +207,20 @@ func (b *binder) claimsBound(p *corev1.Pod) bool {
 func (b *binder) pick(p *corev1.Pod) (string, bool) {
 	nodes, _ := b.nodes.List(labels.Everything())
 	count := map[string]int{}
+	// One read of the informer: its pods may change meanwhile, and a pod
+	// read unbound, then bound, would be counted by neither loop.
 	pods, _ := b.pods.List(labels.Everything())
+	unbound := map[string]bool{}
 	for _, q := range pods {
-		if q.Spec.NodeName != "" && q.Status.Phase != corev1.PodSucceeded && q.Status.Phase != corev1.PodFailed {
+		switch {
+		case q.Spec.NodeName == "":
+			unbound[cache.MetaObjectToName(q).String()] = true
+		case q.Status.Phase != corev1.PodSucceeded && q.Status.Phase != corev1.PodFailed:
 			count[q.Spec.NodeName]++
 		}
 	}
 	for key, node := range b.assumed {
-		ns, name, _ := cache.SplitMetaNamespaceKey(key)
-		if q, err := b.pods.Pods(ns).Get(name); err == nil && q.Spec.NodeName == "" {
+		if unbound[key] {
 			count[node]++
 			continue
 		}
