@@ -124,6 +124,13 @@ func insert(st State, env Env, req Request, obj *unstructured.Unstructured, igno
 		if req.Kind.Builtin {
 			obj.Object["status"] = map[string]any{}
 		}
+		if isPods(req.Kind) {
+			st, err := podCreateStatus(obj)
+			if err != nil {
+				return Result{}, apierrors.NewBadRequest(err.Error())
+			}
+			obj.Object["status"] = st
+		}
 	}
 	if tracksGeneration(req.Kind) {
 		obj.SetGeneration(1)

@@ -297,7 +297,8 @@ func toUnstructured(k Kind, typed runtime.Object) (*unstructured.Unstructured, e
 
 // throughType is obj of a built-in kind decoded into its Go type and
 // back, as kube-apiserver holds and encodes it: unknown fields dropped,
-// the type's empty structs and null timestamps present.
+// the type's empty structs and null timestamps present, and defaulted
+// when the kind has a Defaulter (the decoder's defaulting).
 func throughType(k Kind, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	into, err := scheme.Scheme.New(gvk(k))
 	if err != nil {
@@ -305,6 +306,9 @@ func throughType(k Kind, obj *unstructured.Unstructured) (*unstructured.Unstruct
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, into); err != nil {
 		return nil, err
+	}
+	if k.Defaulter != nil {
+		k.Defaulter.Default(into)
 	}
 	return toUnstructured(k, into)
 }

@@ -2,6 +2,7 @@ package writes
 
 import (
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime"
 	"time"
 
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
@@ -69,6 +70,12 @@ type Kind struct {
 	// accepts. Off, a pod is deleted at once, as though its kubelet
 	// confirmed at once (a replay with no kubelet to finish it).
 	Graceful bool
+	// Defaulter, when set, is kube-apiserver's defaulting of the kind's
+	// objects (its SetDefaults funcs): every body decoded into the kind's
+	// Go type is defaulted, as the apiserver's decoder defaults it. Nil:
+	// none (the main module cannot import k8s.io/kubernetes, which holds
+	// them; the actors module supplies them).
+	Defaulter runtime.ObjectDefaulter
 }
 
 // Request is one write request, as the HTTP handler parsed it.
