@@ -11,8 +11,7 @@ import (
 // (an x-kubernetes-int-or-string value gets anyOf integer or string), with
 // apiVersion, kind and metadata set (and the same in each
 // x-kubernetes-embedded-resource), and x-kubernetes-group-version-kind.
-// For v2 it is first stripped of value validations and nullable and made
-// what v2 can say (ToStructuralOpenAPIV2); a schema that keeps unknown
+// For v2 it is first made what v2 can say (ToStructuralOpenAPIV2); a schema that keeps unknown
 // fields at its root is then a bare object.
 
 // The descriptions kube-apiserver gives the properties it adds.
@@ -127,31 +126,52 @@ func unfold(s map[string]any) {
 	s["allOf"] = append([]any{map[string]any{"anyOf": intOrString}}, all...)
 }
 
-// valueValidations are the keys of a structural schema's ValueValidation.
-var valueValidations = []string{"format", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
-	"maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "multipleOf", "enum",
-	"maxProperties", "minProperties", "required", "allOf", "oneOf", "anyOf", "not"}
-
-// toV2 strips s of value validations and nullable, and drops what
-// kubectl's v2 validation cannot take: properties and items of a schema
-// that keeps unknown fields, the type of an object that does and of an
-// array without items.
+// toV2 makes s what v2 can say, as ToStructuralOpenAPIV2 does (each
+// schema before those it holds): no allOf, anyOf, oneOf or not; a nullable
+// schema untyped, without properties or items; a schema that keeps unknown
+// fields without properties or items, and untyped if an object; an array
+// without items untyped; a nullable property not required. Value
+// validations stay (kube-apiserver 1.37 keeps them in v2).
 func toV2(s map[string]any) {
-	children(s, false, toV2)
-	for _, k := range valueValidations {
+	for _, k := range []string{"allOf", "anyOf", "oneOf", "not"} {
 		delete(s, k)
 	}
-	delete(s, "nullable")
-	if isTrue(s, "x-kubernetes-preserve-unknown-fields") {
-		delete(s, "properties")
+	if isTrue(s, "nullable") {
+		delete(s, "type")
+		delete(s, "nullable")
 		delete(s, "items")
-		if s["type"] == "object" {
-			delete(s, "type")
-		}
+		delete(s, "properties")
+	}
+	if isTrue(s, "x-kubernetes-preserve-unknown-fields") {
+		delete(s, "items")
+		delete(s, "properties")
 	}
 	if _, ok := s["items"]; !ok && s["type"] == "array" {
 		delete(s, "type")
 	}
+	if isTrue(s, "x-kubernetes-preserve-unknown-fields") && s["type"] == "object" {
+		delete(s, "type")
+	}
+	if req, ok := s["required"].([]any); ok {
+		props, _ := s["properties"].(map[string]any)
+		var kept []any
+		for _, r := range req {
+			name, _ := r.(string)
+			if p, ok := props[name].(map[string]any); ok && isTrue(p, "nullable") {
+				continue
+			}
+			kept = append(kept, r)
+		}
+		if ap, ok := s["additionalProperties"].(map[string]any); ok && isTrue(ap, "nullable") {
+			kept = nil
+		}
+		if kept == nil {
+			delete(s, "required")
+		} else {
+			s["required"] = kept
+		}
+	}
+	children(s, false, toV2)
 }
 
 // addEmbedded gives every x-kubernetes-embedded-resource schema apiVersion,
