@@ -7,7 +7,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	serializerjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
 )
@@ -54,6 +56,34 @@ func checkFields(req Request) ([]string, error) {
 	}
 	if req.FieldValidation == metav1.FieldValidationStrict {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", k.Kind, k.Version, k.Kind, err))
+	}
+	var out []string
+	for _, e := range strict.Errors() {
+		out = append(out, e.Error())
+	}
+	return out, nil
+}
+
+// patchStrict is what a patch's decoding found that fieldValidation
+// judges: the strict decoding error of the patched object (nil: none) and
+// the value kube-apiserver's Invalid names (the patched JSON for a JSON or
+// merge patch, the patch map for a strategic merge patch).
+type patchStrict struct {
+	value string
+	err   error
+}
+
+// apply judges p as the patch handler does: Strict answers 422 Invalid
+// on the field "patch"; Warn (or none) returns a warning for each unknown
+// or duplicate field; Ignore nothing.
+func (p patchStrict) apply(validation string) ([]string, error) {
+	strict, ok := runtime.AsStrictDecodingError(p.err)
+	if !ok || validation == metav1.FieldValidationIgnore {
+		return nil, nil
+	}
+	if validation == metav1.FieldValidationStrict {
+		return nil, apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
+			field.Invalid(field.NewPath("patch"), p.value, strict.Error())})
 	}
 	var out []string
 	for _, e := range strict.Errors() {

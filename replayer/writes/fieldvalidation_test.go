@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 func TestFieldValidation(t *testing.T) {
@@ -30,11 +31,17 @@ func TestFieldValidation(t *testing.T) {
 			`ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "bogus"`, nil},
 		{"update - unknown field, Warn - pass", "Warn", unknown, Update, configmaps, "", []string{`unknown field "bogus"`}},
 		{"create - custom resource, Strict - pass", "Strict", widget, Create, widgets, "", nil},
+		{"strategic merge patch - unknown field, Strict - fail", "Strict", `{"bogus2":1}`, Patch, configmaps,
+			` "" is invalid: patch: Invalid value: "map[bogus2:1]": strict decoding error: unknown field "bogus2"`, nil},
+		{"merge patch - unknown field, Strict - fail", "Strict", `{"bogus2":1}`, Patch, configmaps,
+			`strict decoding error: unknown field "bogus2"`, nil},
+		{"merge patch - unknown field, Warn - pass", "Warn", `{"bogus2":1}`, Patch, configmaps, "", []string{`unknown field "bogus2"`}},
+		{"strategic merge patch - unknown field, Ignore - pass", "Ignore", `{"bogus2":1}`, Patch, configmaps, "", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			st := mapState{}
 			req := Request{Verb: c.verb, Kind: c.kind, Namespace: "ns", Body: []byte(c.body), FieldValidation: c.validation}
-			if c.verb == Update {
+			if c.verb == Update || c.verb == Patch {
 				made, err := Do(st, testEnv(), Request{Verb: Create, Kind: c.kind, Namespace: "ns", Body: []byte(`{"metadata":{"name":"a"}}`)})
 				if err != nil {
 					t.Fatal(err)
@@ -43,8 +50,20 @@ func TestFieldValidation(t *testing.T) {
 				req.Name = "a"
 				req.Body = []byte(strings.Replace(c.body, `"name":"a"`, `"name":"a","resourceVersion":"`+made.Stored.GetResourceVersion()+`"`, 1))
 			}
+			if c.verb == Patch {
+				req.PatchType = types.StrategicMergePatchType
+				if strings.HasPrefix(c.name, "merge") {
+					req.PatchType = types.MergePatchType
+				}
+			}
 			res, err := Do(st, testEnv(), req)
-			if c.wantErr != "" {
+			switch {
+			case c.wantErr != "" && c.verb == Patch: // 422 Invalid on the field "patch"
+				if err == nil || !apierrors.IsInvalid(err) || !strings.HasSuffix(err.Error(), c.wantErr) {
+					t.Fatalf("got error %v, want Invalid ending %q", err, c.wantErr)
+				}
+				return
+			case c.wantErr != "":
 				if err == nil || !apierrors.IsBadRequest(err) || err.Error() != c.wantErr {
 					t.Fatalf("got error %v, want BadRequest %q", err, c.wantErr)
 				}
