@@ -25,9 +25,10 @@ const KubeVersion = "v1.37.2"
 // keeps unknown fields: Zzznamespaced (namespaced) and Zzzcluster
 // (cluster-scoped). crd-v3.json is their group version's v3 document;
 // crd-v2.json the paths and definitions they add to /openapi/v2
-// (testdata/template-crds.yaml holds the two CRDs). The e2e test
-// TestServedOpenAPILikeRealApiserver compares what is served with a
-// running kube-apiserver's answers.
+// (testdata/template-crds.yaml holds the two CRDs). `go test ./e2e -run
+// TestRecordOpenAPIDocuments -update` records it again from a
+// kube-apiserver of its own; TestServedOpenAPILikeRealApiserver compares
+// what is served with a running kube-apiserver's answers.
 //
 //go:embed kube-apiserver-v1.37.2.tar.gz
 var recorded []byte
