@@ -26,12 +26,18 @@ func create(st State, env Env, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	warnings, err := checkFields(req)
+	if err != nil {
+		return Result{}, err
+	}
 	// the handler records the create in managedFields against an empty
 	// object of the kind (handlers/create.go)
 	if obj, err = tracked(req, env, nil, obj); err != nil {
 		return Result{}, err
 	}
-	return createObject(st, env, req, obj)
+	res, err := createObject(st, env, req, obj)
+	res.Warnings = warnings
+	return res, err
 }
 
 // tracked is obj, a non-apply write's new object of req.Kind, as the

@@ -104,6 +104,9 @@ type Request struct {
 	DryRun bool
 	// FieldManager is the fieldManager query parameter ("" when absent).
 	FieldManager string
+	// FieldValidation is the fieldValidation query parameter: Strict,
+	// Warn or Ignore ("" when absent: Warn).
+	FieldValidation string
 	// Force is force=true (server-side apply only).
 	Force bool
 	// UserAgent is the client's User-Agent, which names the field
@@ -171,6 +174,9 @@ type Result struct {
 	// Answer is the body of the answer: the object as a real apiserver
 	// returns it (for a dry run: as it would have stored it).
 	Answer *unstructured.Unstructured
+	// Warnings are the warnings the answer carries (a Warning header
+	// each): fieldValidation Warn's unknown and duplicate fields.
+	Warnings []string
 	// More are the changes stored after Event and Stored, in the order
 	// of their resourceVersions: a DeleteCollection's second and later
 	// (nil for every other write).
