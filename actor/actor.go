@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 )
@@ -63,6 +64,10 @@ type Actor struct {
 	// does: the replay then keeps a deleted pod that runs on a node until
 	// its grace period is over (replayer.WithGracefulDeletion).
 	Kubelet bool
+	// Defaults, when set, is kube-apiserver's defaulting of built-in
+	// kinds, which the actor's controllers rely on: the replay defaults
+	// every write with it (replayer.WithDefaulter).
+	Defaults runtime.ObjectDefaulter
 	// Run runs the actor until ctx ends, and returns once every goroutine
 	// it started has returned. It returns an error only when it cannot
 	// start.
@@ -139,6 +144,16 @@ func Collects(actors []Actor) bool {
 // deletion.
 func Kubelets(actors []Actor) bool {
 	return slices.ContainsFunc(actors, func(a Actor) bool { return a.Kubelet })
+}
+
+// Defaulter returns the first Defaults of actors (nil: none).
+func Defaulter(actors []Actor) runtime.ObjectDefaulter {
+	for _, a := range actors {
+		if a.Defaults != nil {
+			return a.Defaults
+		}
+	}
+	return nil
 }
 
 // UserAgent is the User-Agent of an actor's requests, as
