@@ -331,9 +331,13 @@ func actorNames(actors []actor.Actor) []string {
 
 // actorOptions are the replay's options for a run with actors: without
 // the replay's own garbage collector when one of them collects, with
-// pods' graceful deletion when one of them is a kubelet.
+// pods' graceful deletion when one of them is a kubelet, with
+// kube-apiserver's defaulting of built-in kinds when one supplies it.
 func actorOptions(actors []actor.Actor) []replayer.Option {
 	var out []replayer.Option
+	if d := actor.Defaulter(actors); d != nil {
+		out = append(out, replayer.WithDefaulter(d))
+	}
 	if actor.Collects(actors) {
 		out = append(out, replayer.WithoutGC())
 	}

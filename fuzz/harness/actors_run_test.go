@@ -9,7 +9,9 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/lwreplay/lwreplay/actor"
@@ -248,5 +250,111 @@ func TestActorsOrder(t *testing.T) {
 		if !ok || !strings.Contains(string(o.Raw), `"who":"target"`) {
 			t.Fatalf("run %d: default/contested: got %v (%s), want the target's", i, ok, raw(o))
 		}
+	}
+}
+
+// labelDefaulter defaults a configmap's data with defaulted=yes.
+type labelDefaulter struct{}
+
+// Default sets data defaulted=yes on a configmap.
+func (labelDefaulter) Default(in runtime.Object) {
+	if cm, ok := in.(*corev1.ConfigMap); ok {
+		if cm.Data == nil {
+			cm.Data = map[string]string{}
+		}
+		cm.Data["defaulted"] = "yes"
+	}
+}
+
+// TestActorsDefaults runs a target that creates a configmap and patches
+// it: the replay defaults the writes of built-in kinds when an actor of
+// the run supplies Defaults (replayer.WithDefaulter), not otherwise.
+func TestActorsDefaults(t *testing.T) {
+	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
+	making := Target{Name: "making", Doc: "creates and patches default/made", Run: func(ctx context.Context, env *Env) error {
+		cs, err := env.Clientset()
+		if err != nil {
+			return err
+		}
+		if _, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "made"}}, metav1.CreateOptions{}); err != nil {
+			return err
+		}
+		if _, err := cs.CoreV1().ConfigMaps("default").Patch(ctx, "made", types.MergePatchType, []byte(`{"data":{"k":"v"}}`), metav1.PatchOptions{}); err != nil {
+			return err
+		}
+		<-ctx.Done()
+		return nil
+	}}
+	defaulting := actor.Actor{Name: "defaulting", Doc: "defaults configmaps (a test's fake)", Defaults: labelDefaulter{},
+		Run: func(ctx context.Context, _ actor.Env) error { <-ctx.Done(); return nil }}
+	tests := []struct {
+		name      string
+		actors    []actor.Actor
+		defaulted bool
+	}{
+		{name: "actors defaults - an actor that supplies Defaults - the configmap defaulted - pass", actors: []actor.Actor{defaulting}, defaulted: true},
+		{name: "actors defaults - no actor - the configmap as sent - pass"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			obs := Observe(t, Spec{History: h, Target: making, WatchList: true, Watchdog: 2 * time.Minute, Actors: tc.actors})
+			if obs == nil {
+				t.Fatal("observation: got nil, want one")
+			}
+			o, ok := obs.Truth.ObjectAt("default/made", obs.Truth.End())
+			if got := ok && strings.Contains(string(o.Raw), `"defaulted":"yes"`); got != tc.defaulted {
+				t.Errorf("default/made defaulted: got %v (%s), want %v", got, raw(o), tc.defaulted)
+			}
+		})
+	}
+}
+
+// TestActorsKubelet runs a target that creates a scheduled pod and
+// deletes it: with a kubelet among the actors (this one idle) the replay
+// keeps it terminating (replayer.WithGracefulDeletion), else it is gone.
+func TestActorsKubelet(t *testing.T) {
+	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
+	deleting := Target{Name: "deleting", Doc: "creates and deletes default/doomed, a scheduled pod", Run: func(ctx context.Context, env *Env) error {
+		cs, err := env.Clientset()
+		if err != nil {
+			return err
+		}
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "doomed"}, Spec: corev1.PodSpec{NodeName: "node-1",
+			Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
+		if _, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			return err
+		}
+		if err := cs.CoreV1().Pods("default").Delete(ctx, "doomed", metav1.DeleteOptions{}); err != nil {
+			return err
+		}
+		<-ctx.Done()
+		return nil
+	}}
+	kubelet := actor.Actor{Name: "kubelet", Doc: "a kubelet that finishes nothing (a test's fake)", Kubelet: true,
+		Run: func(ctx context.Context, _ actor.Env) error { <-ctx.Done(); return nil }}
+	pods := history.Resource{Version: "v1", Resource: "pods"}
+	tests := []struct {
+		name   string
+		actors []actor.Actor
+		kept   bool
+	}{
+		{name: "actors kubelet - a kubelet actor - the deleted pod kept, terminating - pass", actors: []actor.Actor{kubelet}, kept: true},
+		{name: "actors kubelet - no actor - the deleted pod gone - pass"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			obs := Observe(t, Spec{History: h, Target: deleting, WatchList: true, Watchdog: 2 * time.Minute, Actors: tc.actors})
+			if obs == nil {
+				t.Fatal("observation: got nil, want one")
+			}
+			l, ok := obs.Served.Log(pods)
+			if !ok {
+				t.Fatal("served pods: got no log, want one")
+			}
+			o, alive := l.ObjectAt("default/doomed", l.End())
+			if alive != tc.kept || (alive && !strings.Contains(string(o.Raw), `"deletionTimestamp"`)) {
+				t.Errorf("default/doomed at the end: got alive %v (%s), want %v, terminating", alive, raw(o), tc.kept)
+			}
+		})
 	}
 }

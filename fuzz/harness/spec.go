@@ -71,8 +71,10 @@ type Spec struct {
 	// actors.Registry().Lookup gives them). Their requests are theirs,
 	// not the target's: no request bound, no write log, no fault. The
 	// replay serves History with the recorded objects they take over
-	// handed to them (history.Takeover), and without its own garbage
-	// collector when one of them collects. A reproducer runs none.
+	// handed to them (history.Takeover), without its own garbage
+	// collector when one of them collects, with pods' graceful deletion
+	// when one is a kubelet, defaulting writes when one supplies
+	// Defaults. A reproducer runs none.
 	Actors []actor.Actor
 	// Seed, when not zero, is mixed into what seeds the run's randomness
 	// (see seedClientGo): two runs of one input with other seeds draw
