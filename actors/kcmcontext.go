@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -258,23 +260,34 @@ func userAgent(name string) string {
 }
 
 // KubernetesVersion returns the version of k8s.io/kubernetes this binary
-// was built with ("v1.37.2"), or "unknown" without build information.
+// was built with ("v1.37.2"), or "unknown" when neither its build
+// information nor its source paths say.
 func KubernetesVersion() string { return kubernetesVersion() }
 
-// kubernetesVersion reads KubernetesVersion once.
+// modulePath finds k8s.io/kubernetes's version in a source file's path
+// (".../k8s.io/kubernetes@v1.37.2/cmd/...", with or without -trimpath).
+var modulePath = regexp.MustCompile(`k8s\.io/kubernetes@(v[^/]+)/`)
+
+// kubernetesVersion reads KubernetesVersion once: from the build
+// information's dependencies, else (a test binary lists none) from the
+// source path of one of k8s.io/kubernetes's functions.
 var kubernetesVersion = sync.OnceValue(func() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range info.Deps {
+			if m.Path != "k8s.io/kubernetes" {
+				continue
+			}
+			if m.Replace != nil && m.Replace.Version != "" {
+				return m.Replace.Version
+			}
+			return m.Version
+		}
 	}
-	for _, m := range info.Deps {
-		if m.Path != "k8s.io/kubernetes" {
-			continue
+	if f := runtime.FuncForPC(reflect.ValueOf(app.NewControllerDescriptors).Pointer()); f != nil {
+		file, _ := f.FileLine(f.Entry())
+		if m := modulePath.FindStringSubmatch(file); m != nil {
+			return m[1]
 		}
-		if m.Replace != nil && m.Replace.Version != "" {
-			return m.Replace.Version
-		}
-		return m.Version
 	}
 	return "unknown"
 })
