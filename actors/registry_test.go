@@ -67,7 +67,11 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("got collects %v, want true (the garbage collector is among its controllers)", got[0].Collects)
 		}
 		checkDoc(t, got[0])
-		if want := append([]string{actors.KubeControllerManagerName}, actors.Controllers()...); !slices.Equal(r.Names(), sorted(want)) {
+		want := append([]string{actors.KubeControllerManagerName, actors.ClusterGroup}, actors.Controllers()...)
+		for _, a := range actors.NodeActors() {
+			want = append(want, a.Name)
+		}
+		if !slices.Equal(r.Names(), sorted(want)) {
 			t.Errorf("got names %v, want %v", r.Names(), sorted(want))
 		}
 	})
