@@ -135,6 +135,12 @@ func InScripts(res string, u *unstructured.Unstructured) bool {
 	return strings.HasPrefix(u.GetNamespace(), scriptPrefix)
 }
 
+// WaitQuiet waits until polls consecutive polls (p.Poll apart) saw no new
+// event, within p.StepTimeout.
+func WaitQuiet(ctx context.Context, r *Recorder, p Params, polls int) error {
+	return waitFor(ctx, p.defaults(), "no new event", r.Quiet(polls))
+}
+
 // Quiet returns a condition that holds once n consecutive polls saw no new
 // event: the cluster's controllers have settled.
 func (r *Recorder) Quiet(n int) func(ctx context.Context) (bool, error) {

@@ -1,0 +1,180 @@
+package actors_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/lwreplay/lwreplay/actor"
+	"github.com/lwreplay/lwreplay/actors"
+	"github.com/lwreplay/lwreplay/internal/cluster"
+	"github.com/lwreplay/lwreplay/internal/differential"
+	"github.com/lwreplay/lwreplay/replayer"
+	"github.com/lwreplay/lwreplay/synth"
+)
+
+// params are the scripts' parameters on both sides: the kubelet
+// stand-in's failure annotation fails the Job's first pod.
+var params = differential.Params{FailAnnotation: [2]string{actors.ExitCodeAnnotation, "1"}}
+
+// quietPolls is how many polls (Params.Poll apart) must see no new event
+// before a side's recording ends.
+const quietPolls = 30
+
+// TestDifferential runs differential.Scripts on a real cluster
+// (kube-apiserver, kube-controller-manager 1.37.2 and the node actors) and
+// in a replay of a history holding only namespace "default" with the
+// actors, and compares per kind each object's normalized lifecycle and
+// final state. Every difference must be a known one (knownDifferences,
+// listed with its reason in docs/replayer.md).
+func TestDifferential(t *testing.T) {
+	cluster.SkipShort(t)
+	start := time.Now()
+	real := realSide(t)
+	realTime := time.Since(start)
+	start = time.Now()
+	replay := replaySide(t)
+	replayTime := time.Since(start)
+	t.Logf("real cluster: %d events in %v; replay: %d events in %v (wall clock)",
+		len(real), realTime.Round(time.Millisecond), len(replay), replayTime.Round(time.Millisecond))
+	if t.Failed() {
+		return
+	}
+	diffs := differential.Compare(differential.Lifecycles(real), differential.Lifecycles(replay))
+	explained, unexplained := differential.Explain(diffs, knownDifferences)
+	for _, s := range differential.Scripts() {
+		t.Logf("script %s: %s", s.Name, verdict(s.Name, diffs))
+	}
+	for _, reason := range slices.Sorted(maps.Keys(explained)) {
+		t.Logf("known difference (%s): %d objects, e.g. %s", reason, len(explained[reason]), explained[reason][0])
+	}
+	for _, d := range unexplained {
+		t.Errorf("differential - %s - pass: got %s, want the same on both sides", d.Key.Script(), d)
+	}
+}
+
+// verdict says whether script's objects are the same on both sides.
+func verdict(script string, diffs []differential.Difference) string {
+	n := 0
+	for _, d := range diffs {
+		if d.Key.Script() == script {
+			n++
+		}
+	}
+	if n == 0 {
+		return "same"
+	}
+	return fmt.Sprintf("%d objects differ", n)
+}
+
+// realSide runs the scripts on a real cluster and returns its events.
+func realSide(t *testing.T) []differential.Event {
+	c := cluster.StartT(t)
+	if err := c.StartControllerManager(t.Context()); err != nil {
+		cluster.Skip(t, err)
+		t.Fatalf("kube-controller-manager: got error %v, want it running", err)
+	}
+	stop := startActors(t, actors.NodeActors(), func(name string) *rest.Config {
+		cfg := c.RestConfig()
+		cfg.UserAgent = actor.UserAgent(name)
+		return cfg
+	})
+	defer stop()
+	return runScripts(t, "real", c.RestConfig())
+}
+
+// replaySide runs the scripts in a replay with the actors, in a bubble,
+// and returns its events.
+func replaySide(t *testing.T) []differential.Event {
+	kcm, err := actors.KubeControllerManager()
+	if err != nil {
+		t.Fatalf("kube-controller-manager actor: got error %v, want none", err)
+	}
+	acts := append([]actor.Actor{kcm}, actors.NodeActors()...)
+	var events []differential.Event
+	synctest.Test(t, func(t *testing.T) {
+		b := synth.NewBuilder()
+		b.Add(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}})
+		b.Snapshot()
+		h, err := b.History()
+		if err != nil {
+			t.Fatalf("history: got error %v, want none", err)
+		}
+		var opts []replayer.Option
+		if actor.Collects(acts) {
+			opts = append(opts, replayer.WithoutGC())
+		}
+		srv := replayer.New(h, opts...)
+		stop := startActors(t, acts, func(name string) *rest.Config {
+			return &rest.Config{Host: "http://replay", Transport: srv.TransportAs(name), UserAgent: actor.UserAgent(name)}
+		})
+		events = runScripts(t, "replay", &rest.Config{Host: "http://replay", Transport: srv.Transport()})
+		stop()
+	})
+	return events
+}
+
+// startActors runs each actor with the config cfg gives for its name,
+// and returns a function that stops them, waits for them and fails t for
+// an actor that could not start.
+func startActors(t *testing.T, acts []actor.Actor, cfg func(name string) *rest.Config) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []string
+	for _, a := range acts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := a.Run(ctx, actor.Env{Config: cfg(a.Name)}); err != nil {
+				mu.Lock()
+				errs = append(errs, a.Name+": "+err.Error())
+				mu.Unlock()
+			}
+		}()
+	}
+	return func() {
+		cancel()
+		wg.Wait()
+		if len(errs) > 0 {
+			t.Errorf("actors: got errors %s, want none", strings.Join(errs, "; "))
+		}
+	}
+}
+
+// runScripts records the scripts' objects through cfg while it runs every
+// script in turn, then waits for the cluster to be quiet and returns the
+// events.
+func runScripts(t *testing.T, side string, cfg *rest.Config) []differential.Event {
+	ctx := t.Context()
+	rec, err := differential.StartRecorder(ctx, cfg)
+	if err != nil {
+		t.Fatalf("%s: recorder: got error %v, want none", side, err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range differential.Scripts() {
+		start := time.Now()
+		if err := s.Run(ctx, cs, params); err != nil {
+			t.Errorf("%s: script %s: got error %v, want none", side, s.Name, err)
+		}
+		t.Logf("%s: script %s: %v", side, s.Name, time.Since(start).Round(time.Millisecond))
+	}
+	if err := differential.WaitQuiet(ctx, rec, params, quietPolls); err != nil {
+		t.Errorf("%s: got error %v, want the cluster quiet", side, err)
+	}
+	return rec.Stop()
+}
