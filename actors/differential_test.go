@@ -13,8 +13,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	appsdefaults "k8s.io/kubernetes/pkg/apis/apps/v1"
+	batchdefaults "k8s.io/kubernetes/pkg/apis/batch/v1"
+	coredefaults "k8s.io/kubernetes/pkg/apis/core/v1"
 
 	"github.com/lwreplay/lwreplay/actor"
 	"github.com/lwreplay/lwreplay/actors"
@@ -25,8 +30,32 @@ import (
 )
 
 // params are the scripts' parameters on both sides: the kubelet
-// stand-in's failure annotation fails the Job's first pod.
-var params = differential.Params{FailAnnotation: [2]string{actors.ExitCodeAnnotation, "1"}}
+// stand-in's failure annotation fails the Job's first pod; the objects the
+// scripts create get kube-apiserver's defaults before they are sent, as a
+// replay applies none (docs/replayer.md).
+var params = differential.Params{
+	FailAnnotation: [2]string{actors.ExitCodeAnnotation, "1"},
+	Default:        defaulter(),
+}
+
+// defaulter applies kube-apiserver's defaults to the core, apps and batch
+// objects the scripts create (k8s.io/kubernetes/pkg/apis/*/v1's).
+func defaulter() func(runtime.Object) {
+	s := runtime.NewScheme()
+	for _, register := range []func(*runtime.Scheme) error{
+		coredefaults.RegisterDefaults, appsdefaults.RegisterDefaults, batchdefaults.RegisterDefaults,
+	} {
+		if err := register(s); err != nil {
+			panic(err) // registering functions cannot fail
+		}
+	}
+	return s.Default
+}
+
+// realFlags are kube-apiserver's flags on the real side: without
+// TaintNodesByCondition's not-ready taint on new nodes, which only
+// kube-controller-manager's node-lifecycle controller (no actor) removes.
+var realFlags = []string{"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition"}
 
 // quietPolls is how many polls (Params.Poll apart) must see no new event
 // before a side's recording ends.
@@ -80,7 +109,7 @@ func verdict(script string, diffs []differential.Difference) string {
 
 // realSide runs the scripts on a real cluster and returns its events.
 func realSide(t *testing.T) []differential.Event {
-	c := cluster.StartT(t)
+	c := cluster.StartT(t, cluster.WithExtraFlags(realFlags...))
 	if err := c.StartControllerManager(t.Context()); err != nil {
 		cluster.Skip(t, err)
 		t.Fatalf("kube-controller-manager: got error %v, want it running", err)
@@ -169,7 +198,7 @@ func runScripts(t *testing.T, side string, cfg *rest.Config) []differential.Even
 	for _, s := range differential.Scripts() {
 		start := time.Now()
 		if err := s.Run(ctx, cs, params); err != nil {
-			t.Errorf("%s: script %s: got error %v, want none", side, s.Name, err)
+			t.Errorf("%s: script %s: got error %v, want none; its pods and the nodes:\n%s", side, s.Name, err, podsAndNodes(ctx, cs, s.Namespace()))
 		}
 		t.Logf("%s: script %s: %v", side, s.Name, time.Since(start).Round(time.Millisecond))
 	}
@@ -177,4 +206,25 @@ func runScripts(t *testing.T, side string, cfg *rest.Config) []differential.Even
 		t.Errorf("%s: got error %v, want the cluster quiet", side, err)
 	}
 	return rec.Stop()
+}
+
+// podsAndNodes describes ns's pods and the nodes, for a script's failure.
+func podsAndNodes(ctx context.Context, cs kubernetes.Interface, ns string) string {
+	var b strings.Builder
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err.Error()
+	}
+	for _, p := range pods.Items {
+		fmt.Fprintf(&b, "  pod %s: phase %s node %q gates %d deleting %t conditions %v\n", p.Name, p.Status.Phase,
+			p.Spec.NodeName, len(p.Spec.SchedulingGates), p.DeletionTimestamp != nil, p.Status.Conditions)
+	}
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return b.String() + err.Error()
+	}
+	for _, n := range nodes.Items {
+		fmt.Fprintf(&b, "  node %s: taints %v conditions %d\n", n.Name, n.Spec.Taints, len(n.Status.Conditions))
+	}
+	return b.String()
 }

@@ -19,7 +19,7 @@ import (
 func statefulSetScript(ctx context.Context, cs kubernetes.Interface, p Params) error {
 	p = p.defaults()
 	ns := "diff-statefulset"
-	if err := createNamespace(ctx, cs, ns); err != nil {
+	if err := createNamespace(ctx, cs, p, ns); err != nil {
 		return err
 	}
 	svc := &corev1.Service{
@@ -30,7 +30,7 @@ func statefulSetScript(ctx context.Context, cs kubernetes.Interface, p Params) e
 			Ports:     []corev1.ServicePort{{Name: "http", Port: 80}},
 		},
 	}
-	if _, err := cs.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+	if _, err := cs.CoreV1().Services(ns).Create(ctx, def(p, svc), metav1.CreateOptions{}); err != nil {
 		return step("create service", err)
 	}
 	claim := corev1.PersistentVolumeClaim{
@@ -56,7 +56,7 @@ func statefulSetScript(ctx context.Context, cs kubernetes.Interface, p Params) e
 		},
 	}
 	sets := cs.AppsV1().StatefulSets(ns)
-	if _, err := sets.Create(ctx, sts, metav1.CreateOptions{}); err != nil {
+	if _, err := sets.Create(ctx, def(p, sts), metav1.CreateOptions{}); err != nil {
 		return step("create statefulset", err)
 	}
 	// settled: the controller saw the spec, every replica is ready and
@@ -108,12 +108,12 @@ func statefulSetScript(ctx context.Context, cs kubernetes.Interface, p Params) e
 func deploymentScript(ctx context.Context, cs kubernetes.Interface, p Params) error {
 	p = p.defaults()
 	ns := "diff-deployment"
-	if err := createNamespace(ctx, cs, ns); err != nil {
+	if err := createNamespace(ctx, cs, p, ns); err != nil {
 		return err
 	}
 	deps := cs.AppsV1().Deployments(ns)
 	d := deployment("app", 2, "registry.invalid/app:v1")
-	if _, err := deps.Create(ctx, d, metav1.CreateOptions{}); err != nil {
+	if _, err := deps.Create(ctx, def(p, d), metav1.CreateOptions{}); err != nil {
 		return step("create deployment", err)
 	}
 	if err := waitFor(ctx, p, "deployment rolled out", deploymentComplete(cs, ns, "app")); err != nil {
@@ -191,7 +191,7 @@ const jobGate = "lwreplay.dev/differential"
 func jobScript(ctx context.Context, cs kubernetes.Interface, p Params) error {
 	p = p.defaults()
 	ns := "diff-job"
-	if err := createNamespace(ctx, cs, ns); err != nil {
+	if err := createNamespace(ctx, cs, p, ns); err != nil {
 		return err
 	}
 	tmpl := podTemplate("work", "registry.invalid/work:v1")
@@ -200,14 +200,18 @@ func jobScript(ctx context.Context, cs kubernetes.Interface, p Params) error {
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: "work"},
 		Spec: batchv1.JobSpec{
-			Completions:  ptr(int32(2)),
-			Parallelism:  ptr(int32(1)),
-			BackoffLimit: ptr(int32(3)),
-			Template:     tmpl,
+			// a selector of the script's own: kube-apiserver's job strategy
+			// would make one from the Job's uid, a replay makes none
+			ManualSelector: ptr(true),
+			Selector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app": "work"}},
+			Completions:    ptr(int32(2)),
+			Parallelism:    ptr(int32(1)),
+			BackoffLimit:   ptr(int32(3)),
+			Template:       tmpl,
 		},
 	}
 	jobs := cs.BatchV1().Jobs(ns)
-	if _, err := jobs.Create(ctx, job, metav1.CreateOptions{}); err != nil {
+	if _, err := jobs.Create(ctx, def(p, job), metav1.CreateOptions{}); err != nil {
 		return step("create job", err)
 	}
 	pods := cs.CoreV1().Pods(ns)
