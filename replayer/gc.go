@@ -29,7 +29,10 @@ import (
 //
 // The collector's deletes are no writes of the target's: the write log
 // does not hold them, no write point numbers them, and their events come
-// From gcFrom.
+// From gcFrom. The objects the actors' writes own (TransportAs) are
+// collected alike, unless WithoutGC turns the model off: a run whose
+// actors include kube-controller-manager's garbage collector leaves it
+// the collecting.
 
 // Collected returns how many of the target's objects the replay's
 // garbage collector has deleted so far. A controller whose cache still
@@ -100,6 +103,9 @@ func (c *collector) watched() map[history.Resource][]string {
 // takes the truth lock itself: the caller holds none of the server's
 // locks.
 func (s *Server) collectGarbage() {
+	if s.opts.noGC {
+		return
+	}
 	for range maxCollectRounds {
 		reqs := s.garbage()
 		if len(reqs) == 0 {
@@ -150,7 +156,9 @@ func (s *Server) garbage() []writes.Request {
 			want[k] = true
 		}
 		for _, o := range states[i] {
-			if want[o.Key()] && len(o.Owners()) > 0 {
+			// one being deleted is left to its final deletion
+			// (garbagecollector.go attemptToDeleteItem: isBeingDeleted)
+			if want[o.Key()] && len(o.Owners()) > 0 && !bytes.Contains(o.Raw, []byte(`"deletionTimestamp"`)) {
 				cands = append(cands, candidate{log: i, obj: o})
 				for _, uid := range o.Owners() {
 					owners[uid] = true
@@ -187,7 +195,9 @@ func (s *Server) garbage() []writes.Request {
 		}
 		uid := types.UID(o.UID)
 		bg := metav1.DeletePropagationBackground
-		out = append(out, writes.Request{Verb: writes.Delete, Kind: kindOf(truth.Logs[c.log].Resource), Namespace: o.Namespace, Name: o.Name,
+		k := kindOf(truth.Logs[c.log].Resource)
+		k.Graceful = s.opts.graceful && writes.GracefulKind(k) // a pod's delete is graceful, as any client's
+		out = append(out, writes.Request{Verb: writes.Delete, Kind: k, Namespace: o.Namespace, Name: o.Name,
 			UserAgent: gcUserAgent, Delete: metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &bg}})
 	}
 	return out

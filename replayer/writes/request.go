@@ -2,6 +2,7 @@ package writes
 
 import (
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime"
 	"time"
 
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
@@ -64,6 +65,17 @@ type Kind struct {
 	// else, and (for a custom resource) a status change does not bump the
 	// generation.
 	Status bool
+	// Graceful says a DELETE of the resource is graceful, as a pod's is
+	// in kube-apiserver (graceful.go): only for a kind GracefulKind
+	// accepts. Off, a pod is deleted at once, as though its kubelet
+	// confirmed at once (a replay with no kubelet to finish it).
+	Graceful bool
+	// Defaulter, when set, is kube-apiserver's defaulting of the kind's
+	// objects (its SetDefaults funcs): every body decoded into the kind's
+	// Go type is defaulted, as the apiserver's decoder defaults it. Nil:
+	// none (the main module cannot import k8s.io/kubernetes, which holds
+	// them; the actors module supplies them).
+	Defaulter runtime.ObjectDefaulter
 }
 
 // Request is one write request, as the HTTP handler parsed it.
@@ -75,7 +87,8 @@ type Request struct {
 	// Namespace and Name name the object ("" Name for a create, which
 	// takes the body's name or generateName).
 	Namespace, Name string
-	// Subresource is "", "status" or "scale".
+	// Subresource is "", "status", "scale" or "binding" (a pod's: a
+	// Create of a Binding, Name the pod's).
 	Subresource string
 	// Body is the request body: the object (create, update), the patch
 	// (patch), or DeleteOptions (delete; may be empty).
@@ -91,6 +104,9 @@ type Request struct {
 	DryRun bool
 	// FieldManager is the fieldManager query parameter ("" when absent).
 	FieldManager string
+	// FieldValidation is the fieldValidation query parameter: Strict,
+	// Warn or Ignore ("" when absent: Warn).
+	FieldValidation string
 	// Force is force=true (server-side apply only).
 	Force bool
 	// UserAgent is the client's User-Agent, which names the field
@@ -158,10 +174,18 @@ type Result struct {
 	// Answer is the body of the answer: the object as a real apiserver
 	// returns it (for a dry run: as it would have stored it).
 	Answer *unstructured.Unstructured
+	// Warnings are the warnings the answer carries (a Warning header
+	// each): fieldValidation Warn's unknown and duplicate fields.
+	Warnings []string
 	// More are the changes stored after Event and Stored, in the order
 	// of their resourceVersions: a DeleteCollection's second and later
 	// (nil for every other write).
 	More []Change
+	// Before are the changes stored before Event and Stored, in the
+	// order of their resourceVersions: the mark a pod's graceful delete
+	// with no grace left stores before it deletes the pod (nil for every
+	// other write).
+	Before []Change
 }
 
 // Change is one stored change of a write that stores several.
