@@ -13,13 +13,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-
-	appsdefaults "k8s.io/kubernetes/pkg/apis/apps/v1"
-	batchdefaults "k8s.io/kubernetes/pkg/apis/batch/v1"
-	coredefaults "k8s.io/kubernetes/pkg/apis/core/v1"
 
 	"github.com/lwreplay/lwreplay/actor"
 	"github.com/lwreplay/lwreplay/actors"
@@ -30,27 +25,8 @@ import (
 )
 
 // params are the scripts' parameters on both sides: the kubelet
-// stand-in's failure annotation fails the Job's first pod; the objects the
-// scripts create get kube-apiserver's defaults before they are sent, as a
-// replay applies none (docs/replayer.md).
-var params = differential.Params{
-	FailAnnotation: [2]string{actors.ExitCodeAnnotation, "1"},
-	Default:        defaulter(),
-}
-
-// defaulter applies kube-apiserver's defaults to the core, apps and batch
-// objects the scripts create (k8s.io/kubernetes/pkg/apis/*/v1's).
-func defaulter() func(runtime.Object) {
-	s := runtime.NewScheme()
-	for _, register := range []func(*runtime.Scheme) error{
-		coredefaults.RegisterDefaults, appsdefaults.RegisterDefaults, batchdefaults.RegisterDefaults,
-	} {
-		if err := register(s); err != nil {
-			panic(err) // registering functions cannot fail
-		}
-	}
-	return s.Default
-}
+// stand-in's failure annotation fails the Job's first pod.
+var params = differential.Params{FailAnnotation: [2]string{actors.ExitCodeAnnotation, "1"}}
 
 // realFlags are kube-apiserver's flags on the real side: without
 // TaintNodesByCondition's not-ready taint on new nodes, which only
@@ -140,18 +116,28 @@ func replaySide(t *testing.T) []differential.Event {
 		if err != nil {
 			t.Fatalf("history: got error %v, want none", err)
 		}
-		var opts []replayer.Option
-		if actor.Collects(acts) {
-			opts = append(opts, replayer.WithoutGC())
-		}
-		srv := replayer.New(h, opts...)
+		srv := replayer.New(h, replayOptions(acts)...)
 		stop := startActors(t, acts, func(name string) *rest.Config {
-			return &rest.Config{Host: "http://replay", Transport: srv.TransportAs(name), UserAgent: actor.UserAgent(name)}
+			return &rest.Config{Host: "http://replay", Transport: srv.TransportAs(name), UserAgent: actor.UserAgent(name), QPS: -1}
 		})
-		events = runScripts(t, "replay", &rest.Config{Host: "http://replay", Transport: srv.Transport()})
+		events = runScripts(t, "replay", &rest.Config{Host: "http://replay", Transport: srv.Transport(), QPS: -1})
 		stop()
 	})
 	return events
+}
+
+// replayOptions are the replay's options for acts, as lwreplay serve
+// --actors sets them: no collector model when one collects, graceful pod
+// deletion with a kubelet, kube-apiserver's defaulting.
+func replayOptions(acts []actor.Actor) []replayer.Option {
+	opts := []replayer.Option{replayer.WithDefaulter(actors.Defaults())}
+	if actor.Collects(acts) {
+		opts = append(opts, replayer.WithoutGC())
+	}
+	if actor.Kubelets(acts) {
+		opts = append(opts, replayer.WithGracefulDeletion())
+	}
+	return opts
 }
 
 // startActors runs each actor with the config cfg gives for its name,

@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 )
@@ -26,17 +25,6 @@ type Params struct {
 	Poll time.Duration
 	// StepTimeout bounds each wait (default 2 minutes).
 	StepTimeout time.Duration
-	// Default, if set, applies kube-apiserver's defaults to an object the
-	// script creates, before it sends it (a replay applies none).
-	Default func(runtime.Object)
-}
-
-// def applies p.Default to obj, if set, and returns obj.
-func def[T runtime.Object](p Params, obj T) T {
-	if p.Default != nil {
-		p.Default(obj)
-	}
-	return obj
 }
 
 // Script is one scenario run the same way on both sides.
@@ -110,7 +98,7 @@ func step(what string, err error) error {
 
 // createNamespace creates ns.
 func createNamespace(ctx context.Context, cs kubernetes.Interface, p Params, ns string) error {
-	_, err := cs.CoreV1().Namespaces().Create(ctx, def(p, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}), metav1.CreateOptions{})
+	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 	return step("create namespace "+ns, err)
 }
 

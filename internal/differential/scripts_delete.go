@@ -23,7 +23,7 @@ func propagationScript(ctx context.Context, cs kubernetes.Interface, p Params) e
 	deps := cs.AppsV1().Deployments(ns)
 	for _, pol := range policies {
 		name := policyName(pol)
-		if _, err := deps.Create(ctx, def(p, deployment(name, 2, "registry.invalid/"+name+":v1")), metav1.CreateOptions{}); err != nil {
+		if _, err := deps.Create(ctx, deployment(name, 2, "registry.invalid/"+name+":v1"), metav1.CreateOptions{}); err != nil {
 			return step("create deployment "+name, err)
 		}
 	}
@@ -88,7 +88,7 @@ func namespaceScript(ctx context.Context, cs kubernetes.Interface, p Params) err
 	if err := createNamespace(ctx, cs, p, ns); err != nil {
 		return err
 	}
-	if _, err := cs.AppsV1().Deployments(ns).Create(ctx, def(p, deployment("app", 2, "registry.invalid/app:v1")), metav1.CreateOptions{}); err != nil {
+	if _, err := cs.AppsV1().Deployments(ns).Create(ctx, deployment("app", 2, "registry.invalid/app:v1"), metav1.CreateOptions{}); err != nil {
 		return step("create deployment", err)
 	}
 	svc := &corev1.Service{
@@ -98,11 +98,11 @@ func namespaceScript(ctx context.Context, cs kubernetes.Interface, p Params) err
 			Ports:    []corev1.ServicePort{{Name: "http", Port: 80}},
 		},
 	}
-	if _, err := cs.CoreV1().Services(ns).Create(ctx, def(p, svc), metav1.CreateOptions{}); err != nil {
+	if _, err := cs.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 		return step("create service", err)
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings"}, Data: map[string]string{"k": "v"}}
-	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, def(p, cm), metav1.CreateOptions{}); err != nil {
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 		return step("create configmap", err)
 	}
 	if err := waitFor(ctx, p, "deployment rolled out", deploymentComplete(cs, ns, "app")); err != nil {

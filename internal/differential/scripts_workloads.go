@@ -30,7 +30,7 @@ func statefulSetScript(ctx context.Context, cs kubernetes.Interface, p Params) e
 			Ports:     []corev1.ServicePort{{Name: "http", Port: 80}},
 		},
 	}
-	if _, err := cs.CoreV1().Services(ns).Create(ctx, def(p, svc), metav1.CreateOptions{}); err != nil {
+	if _, err := cs.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 		return step("create service", err)
 	}
 	claim := corev1.PersistentVolumeClaim{
@@ -56,7 +56,7 @@ func statefulSetScript(ctx context.Context, cs kubernetes.Interface, p Params) e
 		},
 	}
 	sets := cs.AppsV1().StatefulSets(ns)
-	if _, err := sets.Create(ctx, def(p, sts), metav1.CreateOptions{}); err != nil {
+	if _, err := sets.Create(ctx, sts, metav1.CreateOptions{}); err != nil {
 		return step("create statefulset", err)
 	}
 	// settled: the controller saw the spec, every replica is ready and
@@ -113,7 +113,7 @@ func deploymentScript(ctx context.Context, cs kubernetes.Interface, p Params) er
 	}
 	deps := cs.AppsV1().Deployments(ns)
 	d := deployment("app", 2, "registry.invalid/app:v1")
-	if _, err := deps.Create(ctx, def(p, d), metav1.CreateOptions{}); err != nil {
+	if _, err := deps.Create(ctx, d, metav1.CreateOptions{}); err != nil {
 		return step("create deployment", err)
 	}
 	if err := waitFor(ctx, p, "deployment rolled out", deploymentComplete(cs, ns, "app")); err != nil {
@@ -211,7 +211,7 @@ func jobScript(ctx context.Context, cs kubernetes.Interface, p Params) error {
 		},
 	}
 	jobs := cs.BatchV1().Jobs(ns)
-	if _, err := jobs.Create(ctx, def(p, job), metav1.CreateOptions{}); err != nil {
+	if _, err := jobs.Create(ctx, job, metav1.CreateOptions{}); err != nil {
 		return step("create job", err)
 	}
 	pods := cs.CoreV1().Pods(ns)
