@@ -84,6 +84,7 @@ func keyNamespace(res string, u *unstructured.Unstructured) string {
 //   - a ControllerRevision: "<owner>-revision-<revision>";
 //   - a ReplicaSet a Deployment controls: "<deployment>-rs#<n>", n its
 //     order of appearance among that Deployment's;
+//   - a StatefulSet's pod: its name (web-0), though it has a generateName;
 //   - another object made with generateName: "<controller's normalized
 //     name>#<n>" (or "<generateName>#<n>" with no controller), n its order
 //     of appearance among the same resource's of that controller;
@@ -105,10 +106,10 @@ func normalNames(events []Event) map[types.UID]string {
 // seen before it (an owner appears before what it makes) and the count of
 // names handed out per prefix.
 func normalName(res string, u *unstructured.Unstructured, names map[types.UID]string, count map[string]int) string {
-	owner := ""
+	owner, ownerKind := "", ""
 	for _, ref := range u.GetOwnerReferences() {
 		if ref.Controller != nil && *ref.Controller {
-			owner = names[ref.UID]
+			owner, ownerKind = names[ref.UID], ref.Kind
 			if owner == "" {
 				owner = ref.Name
 			}
@@ -129,6 +130,8 @@ func normalName(res string, u *unstructured.Unstructured, names map[types.UID]st
 		return owner + "-revision-" + strconv.FormatInt(rev, 10)
 	case res == "replicasets" && owner != "":
 		return next(owner + "-rs#")
+	case ownerKind == "StatefulSet":
+		return u.GetName() // web-0: its generateName is set, its name is not random
 	case u.GetGenerateName() != "" && owner != "":
 		return next(owner + "#")
 	case u.GetGenerateName() != "":

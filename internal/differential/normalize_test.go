@@ -108,7 +108,7 @@ func keysOf(m map[Key]Lifecycle) []Key {
 func TestLifecycleRecreated(t *testing.T) {
 	ns := "diff-statefulset"
 	pod := func(uid, p string) *unstructured.Unstructured {
-		return obj(ns, "web-0", "", uid, ctrl("StatefulSet", "web", "s1"), phase(p))
+		return obj(ns, "web-0", "web-", uid, ctrl("StatefulSet", "web", "s1"), phase(p))
 	}
 	got := Lifecycles([]Event{
 		{Resource: "pods", Type: Added, Object: pod("a", "Running")},
