@@ -10,6 +10,7 @@ const (
 	reasonVolumePhase    = "the replay does not set a new claim's or volume's status.phase Pending (kube-apiserver's strategies do)"
 	reasonSecondSlice    = "the replay's endpointslice controller makes a second, empty EndpointSlice for a Service (open: replay fault)"
 	reasonStatefulSet    = "the replay's statefulset controller stalls in the rolling update (open: replay fault)"
+	reasonTiming         = "intermediate statuses depend on how the real cluster's writes interleave in real time"
 )
 
 // knownDifferences are the differences between the real cluster and the
@@ -24,6 +25,7 @@ var knownDifferences = []differential.Known{
 	// whatever else differs in the StatefulSet's script follows from its
 	// stall (its pods, claims, volumes, revisions, endpoints)
 	{Script: "statefulset", Reason: reasonStatefulSet},
+	{What: differential.StatesDiffer, Reason: reasonTiming},
 }
 
 // knownFailures are the scripts that fail on one side, by "side/script",

@@ -27,6 +27,12 @@ func TestCompare(t *testing.T) {
 			name:   "compare - same final state through other states - fail",
 			real:   map[Key]Lifecycle{pod: running},
 			replay: map[Key]Lifecycle{pod: {"created: phase=Pending", "deleted"}},
+			want:   []string{StatesDiffer},
+		},
+		{
+			name:   "compare - same final state, made anew on one side only - fail",
+			real:   map[Key]Lifecycle{pod: {"created: phase=Running"}},
+			replay: map[Key]Lifecycle{pod: {"created: phase=Running", "deleted", "created: phase=Running"}},
 			want:   []string{LifecycleDiffers},
 		},
 		{
