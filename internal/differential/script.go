@@ -97,7 +97,7 @@ func step(what string, err error) error {
 }
 
 // createNamespace creates ns.
-func createNamespace(ctx context.Context, cs kubernetes.Interface, p Params, ns string) error {
+func createNamespace(ctx context.Context, cs kubernetes.Interface, ns string) error {
 	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 	return step("create namespace "+ns, err)
 }

@@ -16,7 +16,7 @@ import (
 func propagationScript(ctx context.Context, cs kubernetes.Interface, p Params) error {
 	p = p.defaults()
 	ns := "diff-propagation"
-	if err := createNamespace(ctx, cs, p, ns); err != nil {
+	if err := createNamespace(ctx, cs, ns); err != nil {
 		return err
 	}
 	policies := []metav1.DeletionPropagation{metav1.DeletePropagationBackground, metav1.DeletePropagationForeground, metav1.DeletePropagationOrphan}
@@ -85,7 +85,7 @@ func policyName(p metav1.DeletionPropagation) string {
 func namespaceScript(ctx context.Context, cs kubernetes.Interface, p Params) error {
 	p = p.defaults()
 	ns := "diff-namespace"
-	if err := createNamespace(ctx, cs, p, ns); err != nil {
+	if err := createNamespace(ctx, cs, ns); err != nil {
 		return err
 	}
 	if _, err := cs.AppsV1().Deployments(ns).Create(ctx, deployment("app", 2, "registry.invalid/app:v1"), metav1.CreateOptions{}); err != nil {

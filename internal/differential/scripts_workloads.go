@@ -19,7 +19,7 @@ import (
 func statefulSetScript(ctx context.Context, cs kubernetes.Interface, p Params) error {
 	p = p.defaults()
 	ns := "diff-statefulset"
-	if err := createNamespace(ctx, cs, p, ns); err != nil {
+	if err := createNamespace(ctx, cs, ns); err != nil {
 		return err
 	}
 	svc := &corev1.Service{
@@ -108,7 +108,7 @@ func statefulSetScript(ctx context.Context, cs kubernetes.Interface, p Params) e
 func deploymentScript(ctx context.Context, cs kubernetes.Interface, p Params) error {
 	p = p.defaults()
 	ns := "diff-deployment"
-	if err := createNamespace(ctx, cs, p, ns); err != nil {
+	if err := createNamespace(ctx, cs, ns); err != nil {
 		return err
 	}
 	deps := cs.AppsV1().Deployments(ns)
@@ -191,7 +191,7 @@ const jobGate = "lwreplay.dev/differential"
 func jobScript(ctx context.Context, cs kubernetes.Interface, p Params) error {
 	p = p.defaults()
 	ns := "diff-job"
-	if err := createNamespace(ctx, cs, p, ns); err != nil {
+	if err := createNamespace(ctx, cs, ns); err != nil {
 		return err
 	}
 	tmpl := podTemplate("work", "registry.invalid/work:v1")
