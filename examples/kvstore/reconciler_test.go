@@ -62,7 +62,7 @@ func TestReconcile(t *testing.T) {
 		name       string
 		kv         *KVStore
 		sts        func(t *testing.T, kv *KVStore) *appsv1.StatefulSet // nil: none yet
-		pods, pvcs []int                                                // ordinals that exist
+		pods, pvcs []int                                               // ordinals that exist
 		planted    bool
 		// want
 		replicas  int32
