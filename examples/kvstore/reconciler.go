@@ -135,7 +135,7 @@ func (r *Reconciler) scale(ctx context.Context, kv *KVStore, sts *appsv1.Statefu
 	}
 	if r.statusCleanup { // the planted bug
 		if cached.Replicas > want {
-			return 0, nil // the StatefulSet's status change wakes it
+			return RequeueWhilePodsRun, nil
 		}
 		return 0, r.deleteClaims(ctx, kv, want, nil)
 	}
