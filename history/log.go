@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -63,11 +64,30 @@ func (e Event) RV() string { return e.Object.ResourceVersion }
 
 // TargetWrite is the Location File of the events a replay placed for the
 // target's own writes (every other event is another actor's: recorded,
-// made by a fault, or by the replay's garbage collector).
+// made by a fault, by the replay's garbage collector, or by an actor:
+// ActorWrite).
 const TargetWrite = "write"
 
 // ByTarget reports whether the event is one of the target's own writes.
 func (e Event) ByTarget() bool { return e.From.File == TargetWrite }
+
+// actorWritePrefix begins the Location File of an actor's writes.
+const actorWritePrefix = "actor/"
+
+// ActorWrite is the Location File of the events a replay placed for the
+// writes of the actor name (one of the cluster's own controllers run
+// beside the target, package actor): "actor/" and its name.
+func ActorWrite(name string) string { return actorWritePrefix + name }
+
+// ByActor returns the name of the actor whose write the event is; ok is
+// false for every other event (recorded, the target's, a fault's, the
+// replay's garbage collector's).
+func (e Event) ByActor() (name string, ok bool) {
+	if name, ok = strings.CutPrefix(e.From.File, actorWritePrefix); !ok {
+		return "", false
+	}
+	return name, true
+}
 
 // Mark is a resourceVersion the server reported without an object change: a
 // bookmark or a list's resourceVersion.

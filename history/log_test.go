@@ -141,3 +141,28 @@ func TestOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestEventByActor tells the events of an actor's writes from the
+// target's and the recorded ones.
+func TestEventByActor(t *testing.T) {
+	tests := []struct {
+		name       string
+		file       string
+		wantActor  string
+		wantOK     bool
+		wantTarget bool
+	}{
+		{name: "by actor - an actor's write - named - pass", file: history.ActorWrite("kubelet"), wantActor: "kubelet", wantOK: true},
+		{name: "by actor - the target's write - none - pass", file: history.TargetWrite, wantTarget: true},
+		{name: "by actor - a recorded event - none - pass", file: "cassette.yaml"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := history.Event{From: history.Location{File: tc.file}}
+			name, ok := e.ByActor()
+			if name != tc.wantActor || ok != tc.wantOK || e.ByTarget() != tc.wantTarget {
+				t.Errorf("got ByActor %q %v, ByTarget %v, want %q %v, %v", name, ok, e.ByTarget(), tc.wantActor, tc.wantOK, tc.wantTarget)
+			}
+		})
+	}
+}

@@ -83,6 +83,7 @@ func (s *Server) crdVersion(res history.Resource) (history.CRDVersion, bool) {
 func (s *Server) kindFor(res history.Resource) writes.Kind {
 	k := kindOf(res)
 	if k.Builtin {
+		k.Graceful = s.opts.graceful && writes.GracefulKind(k)
 		return k
 	}
 	if c, ok := s.crdVersion(res); ok {

@@ -29,7 +29,8 @@
 // (watch.go, watchlist.go, stream.go, kindcache.go) and GET (get.go) from
 // the history, with kube-apiserver's Status answers for its errors
 // (status.go), under its options (options.go), with its HTTP face
-// (serve.go, endpoint.go) and its in-process one (transport.go); it tells
+// (serve.go, endpoint.go) and its in-process one (transport.go; an
+// actor's, TransportAs, in actor_requests.go); it tells
 // what it has served (exhausted.go, listings.go), notes request storms
 // (storm.go, storm_server.go) and acts out fault plans (faults_*.go, see
 // Fault actuation). What the core calls for the rest of a request

@@ -105,6 +105,10 @@ type pointCtx struct {
 	// at a write point: the key written ("" when the request named none)
 	key string
 
+	// actor says the point is an actor's request (WithFaultsOnActors):
+	// no fault that ends the target's process acts there
+	actor bool
+
 	// at a frame point
 	ws    *watchStream
 	frame outFrame // the frame about to be sent

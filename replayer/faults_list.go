@@ -20,7 +20,7 @@ import (
 // out the decision that fires there; it reports whether it answered the
 // request. limit is the page size the answer would have.
 func (s *Server) listPoint(w http.ResponseWriter, r *http.Request, q history.Request, l *history.Log, f filter, limit int64) bool {
-	if s.fx == nil {
+	if s.fx == nil || !s.faultsAt(r) {
 		return false
 	}
 	pt := faults.Point{Kind: faults.ListPoint, Page: 1}
@@ -32,7 +32,7 @@ func (s *Server) listPoint(w http.ResponseWriter, r *http.Request, q history.Req
 		}
 		pt.Page = continuePage(l, f, q.Namespace, tok, limit)
 	}
-	c := &pointCtx{s: s, pt: pt, w: w, r: r, q: q, l: l, filter: f, limit: limit, tok: tok}
+	c := &pointCtx{s: s, pt: pt, w: w, r: r, q: q, l: l, filter: f, limit: limit, tok: tok, actor: byActor(r)}
 	act, ok := s.reach(c)
 	return ok && errors.Is(act(), errAnswered)
 }

@@ -42,10 +42,10 @@ type watchFaults struct {
 // request; if not, the stream it serves carries the returned state (nil
 // without a plan). watchList says the request asks for initial events.
 func (s *Server) watchPoint(w http.ResponseWriter, r *http.Request, q history.Request, l *history.Log, watchList bool) (*watchFaults, bool) {
-	if s.fx == nil {
+	if s.fx == nil || !s.faultsAt(r) {
 		return nil, false
 	}
-	c := &pointCtx{s: s, pt: faults.Point{Kind: faults.WatchPoint}, w: w, r: r, q: q, l: l, watchList: watchList, wf: &watchFaults{}}
+	c := &pointCtx{s: s, pt: faults.Point{Kind: faults.WatchPoint}, w: w, r: r, q: q, l: l, watchList: watchList, wf: &watchFaults{}, actor: byActor(r)}
 	act, ok := s.reach(c)
 	c.wf.point = c.pt
 	if ok && errors.Is(act(), errAnswered) {

@@ -8,14 +8,15 @@ import (
 // The faults that end the target's process: crash-after-write at a write
 // point, graceful-restart at a request.
 
-// writePoint reaches the decision point of a write of the target's to l,
-// once the replay has answered it (stored or refused), and acts out the
-// decision there, if any.
-func (s *Server) writePoint(l *history.Log, key string) {
+// writePoint reaches the decision point of a write to l — the target's,
+// or an actor's (byActor) under WithFaultsOnActors — once the replay has
+// answered it (stored or refused), and acts out the decision there, if
+// any.
+func (s *Server) writePoint(l *history.Log, key string, byActor bool) {
 	if s.fx == nil {
 		return
 	}
-	c := &pointCtx{s: s, pt: faults.Point{Kind: faults.WritePoint}, l: l, key: key}
+	c := &pointCtx{s: s, pt: faults.Point{Kind: faults.WritePoint}, l: l, key: key, actor: byActor}
 	if act, ok := s.reach(c); ok {
 		_ = act() // a write point's behaviours answer nothing and end no stream
 	}
@@ -25,7 +26,7 @@ func (s *Server) writePoint(l *history.Log, key string) {
 // (crash-after-write): the replay's WithTargetCrash function stops the
 // instance that wrote and starts a fresh one. Without one it cannot act.
 func crashAfterWrite(c *pointCtx, d faults.Decision) (func() error, bool) {
-	if c.s.opts.crash == nil {
+	if c.s.opts.crash == nil || c.actor {
 		return nil, false
 	}
 	return func() error {
@@ -49,7 +50,7 @@ func crashAfterWrite(c *pointCtx, d faults.Decision) (func() error, bool) {
 // instance's view (and the run's verdict) depend on the race, not on the
 // input. Without a stop function it cannot act.
 func stopTarget(c *pointCtx, d faults.Decision) (func() error, bool) {
-	if c.s.opts.stop == nil || !c.s.strikesAt(c.l.Resource) {
+	if c.s.opts.stop == nil || c.actor || !c.s.strikesAt(c.l.Resource) {
 		return nil, false
 	}
 	return func() error {

@@ -29,7 +29,10 @@ import (
 //
 // The collector's deletes are no writes of the target's: the write log
 // does not hold them, no write point numbers them, and their events come
-// From gcFrom.
+// From gcFrom. The objects the actors' writes own (TransportAs) are
+// collected alike, unless WithoutGC turns the model off: a run whose
+// actors include kube-controller-manager's garbage collector leaves it
+// the collecting.
 
 // Collected returns how many of the target's objects the replay's
 // garbage collector has deleted so far. A controller whose cache still
@@ -100,6 +103,9 @@ func (c *collector) watched() map[history.Resource][]string {
 // takes the truth lock itself: the caller holds none of the server's
 // locks.
 func (s *Server) collectGarbage() {
+	if s.opts.noGC {
+		return
+	}
 	for range maxCollectRounds {
 		reqs := s.garbage()
 		if len(reqs) == 0 {

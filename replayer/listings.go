@@ -41,7 +41,8 @@ func (s *Server) listed(l *history.Log, rv string) {
 }
 
 // answerList answers a LIST with page p of l's state at rv (as a Table when
-// the request asked for one), noting a last page as a complete listing.
+// the request asked for one), noting a last page of the target's as a
+// complete listing.
 func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l *history.Log, rv string, p page) {
 	if mv := metadataOf(r); mv != nil {
 		if st := mv.listStatus(l.Resource); st != nil {
@@ -64,6 +65,9 @@ func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l *history.L
 	} else {
 		writeJSONAnswer(w, r, "application/json", listBody(l.Resource, rv, p))
 	}
+	if byActor(r) { // the listings and servings are the target's
+		return
+	}
 	if p.next == "" {
 		s.listed(l, rv)
 	}
@@ -74,8 +78,12 @@ func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l *history.L
 
 // sent notes a frame the stream has sent (err is the sending's result,
 // returned as it is): an initial-events-end BOOKMARK completes a listing;
-// storm detection notes what the request gained.
+// storm detection notes what the request gained. An actor's stream
+// notes nothing.
 func (ws *watchStream) sent(f outFrame, err error) error {
+	if actorOf(ws.ctx) != "" { // the listings, storms and servings are the target's
+		return err
+	}
 	if err == nil && f.initialEnd {
 		ws.s.listed(ws.l, f.rv)
 	}

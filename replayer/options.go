@@ -101,6 +101,10 @@ type options struct {
 	onStorm     func(StormReport)
 
 	onServed func(Served) // nil: not reported (see WithServedHandler)
+
+	faultsOnActors bool // the plan acts on the actors' requests too (see WithFaultsOnActors)
+	noGC           bool // the replay's garbage-collector model is off (see WithoutGC)
+	graceful       bool // a pod's DELETE is graceful (see WithGracefulDeletion)
 }
 
 func defaults() options {

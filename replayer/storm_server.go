@@ -76,11 +76,11 @@ type stormRequest struct {
 
 // trackStorm starts accounting for a LIST or WATCH request for l's
 // resource: it returns the request to serve, carrying the account, and
-// the func to call when it has been answered. Without detection it
-// returns r and a no-op.
+// the func to call when it has been answered. Without detection, or for
+// an actor's request, it returns r and a no-op.
 func (s *Server) trackStorm(r *http.Request, q history.Request, l *history.Log) (*http.Request, func()) {
 	d := s.storms
-	if d == nil || (q.Name != "" && !q.Watch) {
+	if d == nil || (q.Name != "" && !q.Watch) || byActor(r) {
 		return r, func() {}
 	}
 	t := &stormRequest{kind: kindList, continued: q.Continue != ""}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -45,9 +46,15 @@ var errWrites = errors.New("the replay does not take writes")
 // serveWrite answers a request whose method is not GET.
 func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request) {
 	q, isResource, err := history.ParseRequest(r.URL)
+	refuse := s.refuse
+	if byActor(r) { // an actor's refusals are not the target's writes
+		refuse = func(_ *http.Request, _ history.Request, _ history.Resource, st metav1.Status) metav1.Status {
+			return st
+		}
+	}
 	if s.opts.readOnly || !isResource || err != nil {
 		if isResource && err == nil {
-			s.refuse(r, q, q.Resource, methodNotAllowed)
+			refuse(r, q, q.Resource, methodNotAllowed)
 		}
 		writeMethodNotAllowed(w)
 		return
@@ -59,23 +66,25 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request) {
 	}
 	l, ok := s.logFor(q, hint)
 	if !ok {
-		status.Write(w, s.refuse(r, q, q.Resource, s.noTrafficFor(q.Resource)))
+		status.Write(w, refuse(r, q, q.Resource, s.noTrafficFor(q.Resource)))
 		return
 	}
 	if why := s.writable(l); why != "" {
-		status.Write(w, s.refuse(r, q, l.Resource, apierrors.NewMethodNotSupported(schema.GroupResource{Group: l.Resource.Group, Resource: l.Resource.Resource},
+		status.Write(w, refuse(r, q, l.Resource, apierrors.NewMethodNotSupported(schema.GroupResource{Group: l.Resource.Group, Resource: l.Resource.Resource},
 			fmt.Sprintf("%s (%v: %s)", r.Method, errWrites, why)).ErrStatus))
 		return
 	}
 	kind := s.kindFor(l.Resource)
 	req, err := writes.ParseRequest(r, q, kind)
 	if err != nil {
-		s.refuseErr(r, q, l.Resource, err)
+		refuse(r, q, l.Resource, answerStatus(err))
 		writeStatusErr(w, err)
 		return
 	}
-	res, err := s.write(req)
-	s.writePoint(l, writeKey(req, res, err))
+	res, err := s.writeAs(req, writerOf(r))
+	if s.faultsAt(r) {
+		s.writePoint(l, writeKey(req, res, err), byActor(r))
+	}
 	s.collectGarbage() // a delete of an owner, or a dependent of one gone
 	if err != nil {
 		writeStatusErr(w, err)
@@ -112,8 +121,9 @@ func (s *Server) write(req writes.Request) (res writes.Result, err error) {
 const targetFrom = history.TargetWrite
 
 // writeAs is write for the writer from names: the target (targetFrom),
-// whose writes are logged, or the replay's garbage collector (gcFrom),
-// whose are not. Its events come From that writer.
+// whose writes are logged, an actor (history.ActorWrite) or the replay's
+// garbage collector (gcFrom), whose are not. Its events come From that
+// writer.
 func (s *Server) writeAs(req writes.Request, from string) (res writes.Result, err error) {
 	unlock := s.lockTruth()
 	defer unlock()
@@ -157,7 +167,15 @@ func (s *Server) writeAs(req writes.Request, from string) (res writes.Result, er
 	if err != nil {
 		return writes.Result{}, apierrors.NewInternalError(err)
 	}
-	placed := []history.Event{ev}
+	var placed []history.Event
+	for _, c := range res.Before { // a pod's graceful delete with no grace left marks it first
+		bev, err := eventOf(c.Event, c.Stored, at, from)
+		if err != nil {
+			return writes.Result{}, apierrors.NewInternalError(err)
+		}
+		placed = append(placed, bev)
+	}
+	placed = append(placed, ev)
 	for _, c := range res.More { // a delete of a collection stores several
 		mev, err := eventOf(c.Event, c.Stored, at, from)
 		if err != nil {
@@ -204,7 +222,9 @@ func (s *Server) writeAs(req writes.Request, from string) (res writes.Result, er
 	}
 	s.writesMade.Store(int64(n + 1))
 	for _, e := range placed {
-		s.gc.note(l.Resource, e.Object.Key(), writes.Event(e.Type), e.Object.Raw)
+		if !s.opts.noGC {
+			s.gc.note(l.Resource, e.Object.Key(), writes.Event(e.Type), e.Object.Raw)
+		}
 	}
 	s.actors = actors
 	s.setTruthLocked(truth, h, func(j, pos int) int {

@@ -170,6 +170,7 @@ func deleteCollection(st State, env Env, req Request) (Result, error) {
 			}
 			return failedPartWay(err, changes)
 		}
+		changes = append(changes, res.Before...)
 		if res.Event != None {
 			changes = append(changes, Change{Event: res.Event, Stored: res.Stored})
 		}

@@ -14,12 +14,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 )
 
-// del answers a DELETE as Store.Delete does (store.go:1203-1293); the
-// kinds it models have no graceful deletion (only pods do). Finalizers
-// left (or the garbage collector's, which a propagationPolicy adds) make
-// it mark the object as being deleted; none delete it. kube-apiserver
-// does not cascade: dependents are the garbage collector's (a controller,
-// not modelled), so the engine deletes one object and no other.
+// del answers a DELETE as Store.Delete does (store.go:1203-1293), a
+// pod's gracefully when its Kind says so (graceful.go). Finalizers left
+// (or the garbage collector's, which a propagationPolicy adds) make it
+// mark the object as being deleted; none delete it. kube-apiserver does
+// not cascade: dependents are the garbage collector's (a controller), so
+// the engine deletes one object and no other.
 func del(st State, env Env, req Request) (Result, error) {
 	if req.Subresource != "" {
 		return Result{}, apierrors.NewMethodNotSupported(groupResource(req.Kind), "delete")
@@ -42,7 +42,21 @@ func del(st State, env Env, req Request) (Result, error) {
 	if err := deletePreconditions(req.Kind, old, opts.Preconditions); err != nil {
 		return Result{}, err
 	}
+	if g := opts.GracePeriodSeconds; g != nil && *g < 0 { // rest.BeforeDelete: negative is 1 s
+		one := int64(1)
+		opts.GracePeriodSeconds = &one
+	}
 	obj := old.DeepCopy()
+	if req.Kind.Graceful && GracefulKind(req.Kind) {
+		graceful, pending := beforeGracefulDelete(obj, &opts, env.Now)
+		if pending { // finalizeDelete of the object as it is: nothing stored
+			answer, err := deletedAnswer(req.Kind, old)
+			return Result{Code: deleteCode(opts), Event: None, Answer: answer}, err
+		}
+		if graceful {
+			return delGraceful(env, req, opts, old, obj, dryRun)
+		}
+	}
 	obj.SetFinalizers(gcFinalizers(old, opts))
 	if len(obj.GetFinalizers()) == 0 {
 		answer, err := deletedAnswer(req.Kind, old)
@@ -52,11 +66,7 @@ func del(st State, env Env, req Request) (Result, error) {
 		return Result{Code: http.StatusOK, Event: Deleted, Stored: stamped(old, env.NextRV()), Answer: answer}, nil
 	}
 	markAsDeleting(obj, env)
-	code := http.StatusOK
-	//nolint:staticcheck // OrphanDependents is what the handler reads (handlers/delete.go:188).
-	if od := opts.OrphanDependents; od != nil && !*od {
-		code = http.StatusAccepted
-	}
+	code := deleteCode(opts)
 	if sameStored(obj, old) {
 		return Result{Code: code, Event: None, Answer: old.DeepCopy()}, nil
 	}
@@ -65,6 +75,44 @@ func del(st State, env Env, req Request) (Result, error) {
 	}
 	stored := stamped(obj, env.NextRV())
 	return Result{Code: code, Event: Modified, Stored: stored, Answer: stored.DeepCopy()}, nil
+}
+
+// deleteCode is the code of the answer to a delete that did not remove
+// its object: 202 when OrphanDependents is false, else 200
+// (handlers/delete.go:179-190).
+func deleteCode(opts metav1.DeleteOptions) int {
+	//nolint:staticcheck // OrphanDependents is what the handler reads (handlers/delete.go:188).
+	if od := opts.OrphanDependents; od != nil && !*od {
+		return http.StatusAccepted
+	}
+	return http.StatusOK
+}
+
+// delGraceful stores obj, old marked by a graceful delete
+// (updateForGracefulDeletionAndFinalizers, store.go:1116-1199): its
+// garbage-collector finalizers set as opts say; kept (MODIFIED) while
+// finalizers are left or the grace asked is above 0, else marked and
+// then deleted (MODIFIED, then DELETED: Store.Delete goes on to
+// Storage.Delete), the answer the pod as deleted (ReturnDeletedObject).
+func delGraceful(env Env, req Request, opts metav1.DeleteOptions, old, obj *unstructured.Unstructured, dryRun bool) (Result, error) {
+	obj.SetFinalizers(gcFinalizers(old, opts))
+	if len(obj.GetFinalizers()) > 0 || *opts.GracePeriodSeconds > 0 {
+		if dryRun {
+			return Result{Code: deleteCode(opts), Event: None, Answer: obj}, nil
+		}
+		stored := stamped(obj, env.NextRV())
+		return Result{Code: deleteCode(opts), Event: Modified, Stored: stored, Answer: stored.DeepCopy()}, nil
+	}
+	if dryRun {
+		return Result{Code: http.StatusOK, Event: None, Answer: obj}, nil
+	}
+	marked := stamped(obj, env.NextRV())
+	gone := stamped(obj, env.NextRV())
+	answer, err := deletedAnswer(req.Kind, gone)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Code: http.StatusOK, Event: Deleted, Stored: gone, Answer: answer, Before: []Change{{Event: Modified, Stored: marked}}}, nil
 }
 
 // deletePreconditions checks a DELETE's preconditions against the stored
@@ -139,7 +187,10 @@ func markAsDeleting(obj *unstructured.Unstructured, env Env) {
 // storage.k8s.io kinds); every other store, custom resources' included,
 // answers a Status Success (finalizeDelete, store.go:1458-1487).
 var returnsDeletedObject = map[string]bool{
-	"resource.k8s.io/resourceclaims": true, "resource.k8s.io/resourceclaimtemplates": true,
+	"/pods": true, "/persistentvolumeclaims": true, "/persistentvolumes": true, "/services": true,
+	"/serviceaccounts": true, "/resourcequotas": true, "/podtemplates": true,
+	"storage.k8s.io/volumeattributesclasses": true,
+	"resource.k8s.io/resourceclaims":         true, "resource.k8s.io/resourceclaimtemplates": true,
 	"resource.k8s.io/resourceslices": true, "resource.k8s.io/deviceclasses": true,
 	"resource.k8s.io/resourcepoolstatusrequests": true,
 	"storage.k8s.io/csidrivers":                  true, "storage.k8s.io/storageclasses": true,

@@ -13,8 +13,14 @@ import (
 // when it is not nil (a DeleteCollection that fails part way answers its
 // Status in Result: see Result.Code).
 func Do(st State, env Env, req Request) (Result, error) {
-	if req.Subresource == "scale" {
+	switch req.Subresource {
+	case "scale":
 		return scale(st, env, req)
+	case "binding":
+		if req.Verb != Create { // BindingREST is a rest.NamedCreater only
+			return Result{}, apierrors.NewMethodNotSupported(schema.GroupResource{Resource: "pods/binding"}, req.Verb.String())
+		}
+		return bind(st, env, req)
 	}
 	switch req.Verb {
 	case Create:

@@ -197,12 +197,17 @@ func keepStatus(obj, old *unstructured.Unstructured) {
 // statusOnly is the object a status write stores: old with obj's status.
 // A custom resource's keeps obj's managedFields too (customresource
 // status_strategy.go PrepareForUpdate); a built-in's keeps obj's metadata
-// but its labels (deployment status strategy: Spec and Labels from old).
+// and everything else old's, as the status strategies of k8s.io/kubernetes
+// v1.37.2 pkg/registry set Spec from old (pods, statefulsets,
+// deployments, replicasets, jobs, persistentvolumeclaims, ...), with
+// their own rules: a deployment's labels are old's, a pod's
+// ownerReferences too (podStatusStrategy.PrepareForUpdate: "old kubelets
+// corrupt them"), and a pod's qosClass and observedGenerations left
+// unset keep old's (preserveOldObservedGeneration).
 func statusOnly(k Kind, old, obj *unstructured.Unstructured) *unstructured.Unstructured {
 	out := old.DeepCopy()
 	if k.Builtin {
 		out.Object["metadata"] = runtime.DeepCopyJSONValue(obj.Object["metadata"])
-		out.SetLabels(old.GetLabels())
 	} else {
 		out.SetManagedFields(obj.GetManagedFields())
 	}
@@ -211,7 +216,58 @@ func statusOnly(k Kind, old, obj *unstructured.Unstructured) *unstructured.Unstr
 	} else {
 		delete(out.Object, "status")
 	}
+	switch {
+	case !k.Builtin:
+	case k.Resource.Group == "apps" && k.Resource.Resource == "deployments":
+		out.SetLabels(old.GetLabels())
+	case GracefulKind(k): // the core pods resource
+		out.SetOwnerReferences(old.GetOwnerReferences())
+		podStatusKept(out, old)
+	}
 	return out
+}
+
+// podStatusKept gives pod's status the qosClass and observedGenerations
+// of old's where a status write left them unset
+// (podStatusStrategy.PrepareForUpdate, preserveOldObservedGeneration):
+// conditions are matched by type, in order.
+func podStatusKept(pod, old *unstructured.Unstructured) {
+	if q, _, _ := unstructured.NestedString(pod.Object, "status", "qosClass"); q == "" {
+		if oq, ok, _ := unstructured.NestedString(old.Object, "status", "qosClass"); ok && oq != "" {
+			_ = unstructured.SetNestedField(pod.Object, oq, "status", "qosClass")
+		}
+	}
+	if g, _, _ := unstructured.NestedInt64(pod.Object, "status", "observedGeneration"); g == 0 {
+		if og, ok, _ := unstructured.NestedInt64(old.Object, "status", "observedGeneration"); ok && og != 0 {
+			_ = unstructured.SetNestedField(pod.Object, og, "status", "observedGeneration")
+		}
+	}
+	oldGens := map[any][]int64{}
+	oldConds, _, _ := unstructured.NestedSlice(old.Object, "status", "conditions")
+	for _, c := range oldConds {
+		if m, ok := c.(map[string]any); ok {
+			g, _, _ := unstructured.NestedInt64(m, "observedGeneration")
+			oldGens[m["type"]] = append(oldGens[m["type"]], g)
+		}
+	}
+	conds, ok, _ := unstructured.NestedSlice(pod.Object, "status", "conditions")
+	if !ok {
+		return
+	}
+	for _, c := range conds {
+		m, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		var og int64
+		if gs := oldGens[m["type"]]; len(gs) > 0 {
+			og, oldGens[m["type"]] = gs[0], gs[1:]
+		}
+		if g, _, _ := unstructured.NestedInt64(m, "observedGeneration"); g == 0 && og != 0 {
+			m["observedGeneration"] = og
+		}
+	}
+	_ = unstructured.SetNestedSlice(pod.Object, conds, "status", "conditions")
 }
 
 // validateCreate checks obj's metadata as a create's strategy does

@@ -38,8 +38,8 @@ const MaxBodyBytes = 3 << 20
 func ParseRequest(r *http.Request, q history.Request, k Kind) (Request, error) {
 	req := Request{Kind: k, Namespace: q.Namespace, Name: q.Name, Subresource: q.Subresource, UserAgent: r.UserAgent()}
 	switch {
-	case r.Method == http.MethodPost && q.Name == "":
-		req.Verb = Create
+	case r.Method == http.MethodPost && (q.Name == "" || q.Subresource == "binding"):
+		req.Verb = Create // a create, or a pod's binding (binding.go)
 	case r.Method == http.MethodPut && q.Name != "":
 		req.Verb = Update
 	case r.Method == http.MethodPatch && q.Name != "":

@@ -50,6 +50,8 @@ func TestParseRequest(t *testing.T) {
 			contentType: "application/merge-patch+json", body: `{}`, kind: configmaps, wantCode: 422, wantMsg: "force: Forbidden: may not be specified for non-apply patch"},
 		{name: "parse - dryRun other than All - 422 - fail", method: http.MethodPost, target: "/api/v1/namespaces/ns/configmaps?dryRun=Some",
 			contentType: "application/json", body: `{}`, kind: configmaps, wantCode: 422, wantMsg: `dryRun: Unsupported value: ["Some"]`},
+		{name: "parse - POST to a pod's binding - create of the binding - pass", method: http.MethodPost, target: "/api/v1/namespaces/ns/pods/p/binding",
+			contentType: "application/json", body: `{}`, kind: pods, want: Request{Verb: Create, Namespace: "ns", Name: "p", Subresource: "binding"}},
 		{name: "parse - POST to an object - 405 - fail", method: http.MethodPost, target: "/api/v1/namespaces/ns/configmaps/a",
 			contentType: "application/json", body: `{}`, kind: configmaps, wantCode: 405},
 		{name: "parse - a body past 3 MiB - 413 - fail", method: http.MethodPost, target: "/api/v1/namespaces/ns/configmaps",

@@ -64,6 +64,11 @@ type Kind struct {
 	// else, and (for a custom resource) a status change does not bump the
 	// generation.
 	Status bool
+	// Graceful says a DELETE of the resource is graceful, as a pod's is
+	// in kube-apiserver (graceful.go): only for a kind GracefulKind
+	// accepts. Off, a pod is deleted at once, as though its kubelet
+	// confirmed at once (a replay with no kubelet to finish it).
+	Graceful bool
 }
 
 // Request is one write request, as the HTTP handler parsed it.
@@ -75,7 +80,8 @@ type Request struct {
 	// Namespace and Name name the object ("" Name for a create, which
 	// takes the body's name or generateName).
 	Namespace, Name string
-	// Subresource is "", "status" or "scale".
+	// Subresource is "", "status", "scale" or "binding" (a pod's: a
+	// Create of a Binding, Name the pod's).
 	Subresource string
 	// Body is the request body: the object (create, update), the patch
 	// (patch), or DeleteOptions (delete; may be empty).
@@ -162,6 +168,11 @@ type Result struct {
 	// of their resourceVersions: a DeleteCollection's second and later
 	// (nil for every other write).
 	More []Change
+	// Before are the changes stored before Event and Stored, in the
+	// order of their resourceVersions: the mark a pod's graceful delete
+	// with no grace left stores before it deletes the pod (nil for every
+	// other write).
+	Before []Change
 }
 
 // Change is one stored change of a write that stores several.
