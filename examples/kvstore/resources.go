@@ -26,6 +26,9 @@ const (
 	Port = 6379
 	// terminationGrace is the pods' graceful termination period, seconds.
 	terminationGrace = 10
+	// revisionHistory is the StatefulSet's revisionHistoryLimit
+	// (kube-apiserver's default).
+	revisionHistory = 10
 )
 
 // selector returns the labels of the KVStore's pods and PVCs.
@@ -94,13 +97,20 @@ func (r *Reconciler) statefulSet(kv *KVStore) (*appsv1.StatefulSet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kvstore %s: spec.storage: %w", kv.Name, err)
 	}
-	replicas, grace := kv.Spec.Replicas, int64(terminationGrace)
+	replicas, grace, history, partition := kv.Spec.Replicas, int64(terminationGrace), int32(revisionHistory), int32(0)
 	sts := &appsv1.StatefulSet{
 		ObjectMeta: metav1.ObjectMeta{Namespace: kv.Namespace, Name: kv.Name, Labels: selector(kv)},
 		Spec: appsv1.StatefulSetSpec{
 			Replicas:    &replicas,
 			ServiceName: kv.Name,
 			Selector:    &metav1.LabelSelector{MatchLabels: selector(kv)},
+			// kube-apiserver's defaults, written out as many operators do (a replay defaults built-in kinds only when an actor supplies the defaults)
+			PodManagementPolicy:  appsv1.OrderedReadyPodManagement,
+			RevisionHistoryLimit: &history,
+			UpdateStrategy: appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType,
+				RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{Partition: &partition}},
+			PersistentVolumeClaimRetentionPolicy: &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
+				WhenDeleted: appsv1.RetainPersistentVolumeClaimRetentionPolicyType, WhenScaled: appsv1.RetainPersistentVolumeClaimRetentionPolicyType},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: selector(kv)},
 				Spec: corev1.PodSpec{

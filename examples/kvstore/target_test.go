@@ -53,8 +53,17 @@ func options(t testing.TB, target fuzz.Target) fuzz.Options {
 		Extra:     append([]fuzz.Invariant{pvcOutlivesPod}, crtarget.Invariants()...),
 		Scenarios: true,
 		Known:     crtarget.KnownFindings(),
+		Masks:     []fuzz.Mask{podUIDRefs},
 	}
 }
+
+// podUIDRefs masks the pod UIDs the EndpointSlice controller copies into
+// an EndpointSlice: the replay gives each create a UID of its own, and
+// the order the StatefulSet controller's creates reach it in is the
+// actors' goroutines'. metadata.uid and ownerReferences[*].uid are
+// masked by default; a reference by targetRef is not.
+var podUIDRefs = fuzz.Mask{Resource: "endpointslices.discovery.k8s.io", Path: "endpoints[*].targetRef.uid",
+	Why: "a pod's UID, given by the replay at each create: uids are masked by default, this reference to one is not"}
 
 // ErrClaimInUse says the operator deleted a PVC while a pod that mounts
 // it existed.
