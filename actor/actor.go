@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 )
@@ -59,6 +60,14 @@ type Actor struct {
 	// Collects says it is a garbage collector: the replay's own model of
 	// one (replayer.WithoutGC) is off while it runs.
 	Collects bool
+	// Kubelet says it finishes pods' graceful deletion, as a kubelet
+	// does: the replay then keeps a deleted pod that runs on a node until
+	// its grace period is over (replayer.WithGracefulDeletion).
+	Kubelet bool
+	// Defaults, when set, is kube-apiserver's defaulting of built-in
+	// kinds, which the actor's controllers rely on: the replay defaults
+	// every write with it (replayer.WithDefaulter).
+	Defaults runtime.ObjectDefaulter
 	// Run runs the actor until ctx ends, and returns once every goroutine
 	// it started has returned. It returns an error only when it cannot
 	// start.
@@ -129,6 +138,22 @@ func (r Registry) Lookup(names ...string) ([]Actor, error) {
 // Collects reports whether one of actors is a garbage collector.
 func Collects(actors []Actor) bool {
 	return slices.ContainsFunc(actors, func(a Actor) bool { return a.Collects })
+}
+
+// Kubelets reports whether one of actors finishes pods' graceful
+// deletion.
+func Kubelets(actors []Actor) bool {
+	return slices.ContainsFunc(actors, func(a Actor) bool { return a.Kubelet })
+}
+
+// Defaulter returns the first Defaults of actors (nil: none).
+func Defaulter(actors []Actor) runtime.ObjectDefaulter {
+	for _, a := range actors {
+		if a.Defaults != nil {
+			return a.Defaults
+		}
+	}
+	return nil
 }
 
 // UserAgent is the User-Agent of an actor's requests, as

@@ -46,6 +46,9 @@ func NewCampaign(o Options) (*Campaign, error) {
 	if err := harness.CheckGates(o.Gates); err != nil {
 		return nil, err
 	}
+	if err := checkActors(o.Actors); err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
 	for _, inv := range o.Extra {
 		if _, builtin := oracle.LookupInvariant(inv.Name); builtin || seen[inv.Name] || inv.Name == "" || inv.Check == nil {
@@ -294,7 +297,7 @@ func (c *Campaign) spec(in input) harness.Spec {
 	}
 	return harness.Spec{SpinBound: spin, History: fc.h, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList, Gates: in.gates,
 		Level: c.opts.Level, LiveBound: c.opts.LiveBound, MaxBurst: c.opts.MaxBurst, MaxRate: c.opts.MaxRate, Reproducer: fc.reproducer, Cache: fc.Cache, Pace: c.opts.Pace,
-		Latency: c.opts.Latency}
+		Latency: c.opts.Latency, Actors: c.opts.Actors}
 }
 
 // judge checks the campaign's invariants on obs into out.

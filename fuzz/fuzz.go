@@ -38,6 +38,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lwreplay/lwreplay/actor"
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
@@ -164,6 +165,13 @@ type Options struct {
 	// False (the default) replays the recording as it was, the recorded
 	// client's objects in it.
 	ExpectOwn bool
+	// Actors are the cluster's own controllers every run of the campaign
+	// starts beside the target, chosen per campaign: the actors module's
+	// actors.Registry().Lookup("kube-controller-manager", "kubelet")
+	// gives them. Reference runs have them too. Their writes are in the
+	// served history, not the target's write log; the recorded objects
+	// they take over are theirs (harness.Spec.Actors). Reports name them.
+	Actors []actor.Actor
 }
 
 // fuzzCassette is one cassette loaded for a fuzz run.

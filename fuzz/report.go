@@ -276,6 +276,9 @@ func (c *Campaign) report(out *Outcome) string {
 	fmt.Fprintf(&b, "pace: %s\n", c.opts.Pace)
 	fmt.Fprintf(&b, "latency: %v (virtual time each request takes to reach the replay)\n", harness.Latency(c.opts.Latency))
 	fmt.Fprintf(&b, "plan: %s\n", planText(out.Plan))
+	if len(c.opts.Actors) > 0 {
+		fmt.Fprintf(&b, "actors: %s (the cluster's own controllers beside the target)\n", strings.Join(actorNames(c.opts.Actors), ", "))
+	}
 	if out.Scenario != "" {
 		fmt.Fprintf(&b, "scenario: %s (Options.Scenarios: a plan made from this cassette and path's fault-free run)\n", out.Scenario)
 	}

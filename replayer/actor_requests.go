@@ -2,6 +2,7 @@ package replayer
 
 import (
 	"context"
+	"k8s.io/apimachinery/pkg/runtime"
 	"net/http"
 
 	"github.com/lwreplay/lwreplay/history"
@@ -101,3 +102,12 @@ func writerOf(r *http.Request) string {
 	}
 	return targetFrom
 }
+
+// WithDefaulter makes every write of a built-in kind defaulted by d, as
+// kube-apiserver's decoder defaults a request's body with the kind's
+// SetDefaults funcs (a StatefulSet's updateStrategy, a pod's
+// restartPolicy): the cluster's controllers rely on those fields. The
+// main module holds no defaulting funcs (they live in k8s.io/kubernetes);
+// the actors module supplies them. Off by default: bodies are stored as
+// sent, defaulted only as their Go type decodes them.
+func WithDefaulter(d runtime.ObjectDefaulter) Option { return func(o *options) { o.defaulter = d } }

@@ -2,6 +2,7 @@ package replayer
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -316,6 +317,58 @@ func TestGracefulPodDeletion(t *testing.T) {
 			}
 			if got := len(s.Writes()); got != 2 {
 				t.Errorf("write log: got %d writes, want 2 (the target's create and delete)", got)
+			}
+		})
+	}
+}
+
+// TestGracefulCollected has the replay's garbage collector delete a
+// scheduled pod whose owner the recording deletes: under
+// WithGracefulDeletion it is kept terminating, and left alone while it
+// is (no event per later request); without it, it is deleted.
+func TestGracefulCollected(t *testing.T) {
+	var owner types.UID
+	for _, o := range listHistory(t).Logs[0].Initial {
+		if o.Key() == "b/two" {
+			owner = types.UID(o.UID)
+		}
+	}
+	tests := []struct {
+		name       string
+		graceful   bool
+		wantEvents []string
+	}{
+		{name: "graceful collected - on - kept terminating - pass", graceful: true, wantEvents: []string{"ADDED write", "MODIFIED garbage-collector"}},
+		{name: "graceful collected - off - deleted - pass", wantEvents: []string{"ADDED write", "DELETED garbage-collector"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var opts []Option
+			if tc.graceful {
+				opts = append(opts, WithGracefulDeletion())
+			}
+			s := New(listHistory(t), opts...)
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			pods := actorClient(t, s, "").CoreV1().Pods("a")
+			refs := []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "two", UID: owner}}
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", OwnerReferences: refs}, Spec: corev1.PodSpec{NodeName: "n1", Containers: []corev1.Container{{Name: "c", Image: "i"}}}}
+			if _, err := pods.Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+				t.Fatalf("create: got error %v, want none", err)
+			}
+			for range 3 { // each request is a round of the collector
+				_, _ = pods.Get(ctx, "p", metav1.GetOptions{})
+			}
+			var evs []string
+			for _, l := range s.Truth().Logs {
+				if l.Resource.Resource == "pods" {
+					for _, e := range l.Events {
+						evs = append(evs, string(e.Type)+" "+e.From.File)
+					}
+				}
+			}
+			if fmt.Sprint(evs) != fmt.Sprint(tc.wantEvents) {
+				t.Errorf("pod events: got %v, want %v", evs, tc.wantEvents)
 			}
 		})
 	}

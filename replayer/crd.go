@@ -84,6 +84,7 @@ func (s *Server) kindFor(res history.Resource) writes.Kind {
 	k := kindOf(res)
 	if k.Builtin {
 		k.Graceful = s.opts.graceful && writes.GracefulKind(k)
+		k.Defaulter = s.opts.defaulter
 		return k
 	}
 	if c, ok := s.crdVersion(res); ok {

@@ -12,6 +12,7 @@ import (
 	"github.com/lwreplay/lwreplay/internal/weakcache"
 	"github.com/lwreplay/lwreplay/replayer/discovery"
 	"github.com/lwreplay/lwreplay/replayer/internal/status"
+	"github.com/lwreplay/lwreplay/replayer/openapi"
 )
 
 // resourcesOf returns the resources h has a log of, in log order: the
@@ -28,6 +29,10 @@ func resourcesOf(h *history.History) []history.Resource {
 // discovery): /version, /api, /apis and the group and group version
 // paths; any other path is a 404.
 func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
+	if openapi.IsPath(r.URL.Path) {
+		s.serveOpenAPI(w, r)
+		return
+	}
 	a, ok := s.disco.Load().Answer(r.URL.Path, r.Header.Get("Accept"), r.Host)
 	if !ok {
 		status.Write(w, status.NotFound())

@@ -156,7 +156,9 @@ func (s *Server) garbage() []writes.Request {
 			want[k] = true
 		}
 		for _, o := range states[i] {
-			if want[o.Key()] && len(o.Owners()) > 0 {
+			// one being deleted is left to its final deletion
+			// (garbagecollector.go attemptToDeleteItem: isBeingDeleted)
+			if want[o.Key()] && len(o.Owners()) > 0 && !bytes.Contains(o.Raw, []byte(`"deletionTimestamp"`)) {
 				cands = append(cands, candidate{log: i, obj: o})
 				for _, uid := range o.Owners() {
 					owners[uid] = true
@@ -193,7 +195,9 @@ func (s *Server) garbage() []writes.Request {
 		}
 		uid := types.UID(o.UID)
 		bg := metav1.DeletePropagationBackground
-		out = append(out, writes.Request{Verb: writes.Delete, Kind: kindOf(truth.Logs[c.log].Resource), Namespace: o.Namespace, Name: o.Name,
+		k := kindOf(truth.Logs[c.log].Resource)
+		k.Graceful = s.opts.graceful && writes.GracefulKind(k) // a pod's delete is graceful, as any client's
+		out = append(out, writes.Request{Verb: writes.Delete, Kind: k, Namespace: o.Namespace, Name: o.Name,
 			UserAgent: gcUserAgent, Delete: metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &bg}})
 	}
 	return out

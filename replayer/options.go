@@ -2,6 +2,7 @@ package replayer
 
 import (
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime"
 	"math"
 	"strconv"
 	"strings"
@@ -102,9 +103,10 @@ type options struct {
 
 	onServed func(Served) // nil: not reported (see WithServedHandler)
 
-	faultsOnActors bool // the plan acts on the actors' requests too (see WithFaultsOnActors)
-	noGC           bool // the replay's garbage-collector model is off (see WithoutGC)
-	graceful       bool // a pod's DELETE is graceful (see WithGracefulDeletion)
+	faultsOnActors bool                    // the plan acts on the actors' requests too (see WithFaultsOnActors)
+	noGC           bool                    // the replay's garbage-collector model is off (see WithoutGC)
+	graceful       bool                    // a pod's DELETE is graceful (see WithGracefulDeletion)
+	defaulter      runtime.ObjectDefaulter // kube-apiserver's defaulting of built-in kinds (see WithDefaulter)
 }
 
 func defaults() options {

@@ -36,7 +36,8 @@ type Server struct {
 	fx      *faultRun // the fault plan being acted out; nil without one
 	restart *restarts // what apiserver-restart left (faults_restart.go)
 
-	disco atomic.Pointer[discovery.Doc] // what discovery tells (a resource a write makes joins it)
+	disco   atomic.Pointer[discovery.Doc] // what discovery tells (a resource a write makes joins it)
+	openAPI atomic.Pointer[openAPIMemo]   // the OpenAPI documents last served (openapi.go)
 
 	storms *stormDetector // nil without storm detection
 

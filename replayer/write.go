@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/lwreplay/lwreplay/history"
@@ -94,6 +95,11 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		status.Write(w, internalError(err))
 		return
+	}
+	for _, text := range res.Warnings { // kube-apiserver's warning headers: code 299, agent "-"
+		if h, err := utilnet.NewWarningHeader(299, "-", text); err == nil {
+			w.Header().Add("Warning", h)
+		}
 	}
 	writeJSONCode(w, r, res.Code, "application/json", body)
 }

@@ -66,13 +66,19 @@ func (v verbatimReplay) ExhaustedOf(history.Resource) bool { return v.Exhausted(
 
 // newReplay returns the replay s asks for; crash crashes the target and
 // stop stops it when a fault says so; the model apiserver tells served
-// what it serves (a verbatim replay tells nothing).
+// what it serves (a verbatim replay tells nothing). With actors, the model
+// apiserver serves the history they take over (servedHistory).
 func newReplay(s Spec, crash, stop func(), served func(replayer.Served)) (replay, error) {
 	latency := Latency(s.Latency)
 	if s.Reproducer == nil {
-		return modelReplay{replayer.New(s.History, replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(oracle.WatchCap), replayer.WithPace(s.Pace),
+		h, err := servedHistory(s.History, s.Actors)
+		if err != nil {
+			return nil, err
+		}
+		opts := []replayer.Option{replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(oracle.WatchCap), replayer.WithPace(s.Pace),
 			replayer.WithTargetCrash(crash), replayer.WithTargetStop(stop), replayer.WithRunResource(s.Resource), replayer.WithServedHandler(served),
-			replayer.WithLatency(latency))}, nil
+			replayer.WithLatency(latency)}
+		return modelReplay{replayer.New(h, append(opts, actorOptions(s.Actors)...)...)}, nil
 	}
 	v, err := verbatim.New(s.Reproducer...)
 	if err != nil {

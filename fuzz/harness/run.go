@@ -24,7 +24,8 @@ var ConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "
 // late: longer than client-go's longest watch timeout (10 min) and a
 // relist's backoff. A run ends sooner once the replay is exhausted, the
 // plan can fire no more, the target has synced and its store holds the
-// truth's final state, and it has sent no request for a second (quietEnd);
+// truth's final state, and it has sent no request for a second (quietEnd;
+// its actors wrote nothing for actorQuietEnd);
 // it goes on past the watchdog until the live bound
 // has passed since the last fault fired, but never past the watchdog plus
 // twice the live bound: a fault that fires by the watchdog plus the bound
@@ -170,6 +171,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
+	acts := startActors(ctx, s, srv, start, wake, obs) // nil: no actors
 	startInstance(ctx, s, transport, start, s.Cache, &cur)
 	var crashedOnes []*instance
 
@@ -268,14 +270,14 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 			changed = true
 		}
 		caughtUp := obs.SyncedAt >= 0 && len(snaps) > 0 && maps.Equal(snaps[len(snaps)-1].rvs, finalState()) && srv.ExhaustedOf(res) && srv.Spent() && rec.isSettled()
-		quietAt := bound.lastAt() + quietEnd
+		quietAt := acts.quietAt(bound.lastAt() + quietEnd)
 		if caughtUp && now >= quietAt {
 			obs.EndedEarly = true
 			break
 		}
 		bound.checkWrites()
-		if now >= end() || bound.tripped() {
-			break // looked last at or after the end, or at the first broken behaviour bound
+		if now >= end() || bound.tripped() || acts.failed() != "" {
+			break // looked last at or after the end, at the first broken behaviour bound, or at an actor that failed
 		}
 		// Look often while the target is busy, and ever less often while
 		// nothing happens: a quiet run costs tens of looks, not thousands.
@@ -305,6 +307,8 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 	obs.Fired = srv.Fired()
 	w.stopping.Store(true)
 	w.look(time.Since(start))
+	stoppedAt := time.Since(start)
+	acts.stop()
 	cancel()
 	close(stopped)
 	for _, old := range crashedOnes {
@@ -329,6 +333,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 	case <-time.After(oracle.StopGrace):
 		obs.NotStopped = true
 	}
+	acts.wait(t, obs, stoppedAt)
 	// Virtual time has moved past the grace: what follows is the
 	// harness's own work (judging, writing a reproducer), held to the
 	// run's spin bound, not the stop bound (w.work(false) is deferred).

@@ -29,6 +29,9 @@ func seedClientGo(s Spec) {
 	if s.WatchList {
 		h.Write([]byte{1})
 	}
+	for _, a := range s.Actors { // none: the draws of runs before actors
+		h.Write([]byte("actor " + a.Name))
+	}
 	for _, l := range s.History.Logs {
 		h.Write([]byte(l.Resource.Resource + "@" + l.LastRV()))
 	}

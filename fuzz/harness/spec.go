@@ -3,6 +3,7 @@ package harness
 import (
 	"time"
 
+	"github.com/lwreplay/lwreplay/actor"
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/level"
@@ -65,6 +66,16 @@ type Spec struct {
 	// takes to reach the replay (see Latency); zero means
 	// replayer.DefaultLatency (1 ms), negative none.
 	Latency time.Duration
+	// Actors are the cluster's own controllers the run starts beside the
+	// target, in order, before it (package actor; the actors module's
+	// actors.Registry().Lookup gives them). Their requests are theirs,
+	// not the target's: no request bound, no write log, no fault. The
+	// replay serves History with the recorded objects they take over
+	// handed to them (history.Takeover), without its own garbage
+	// collector when one of them collects, with pods' graceful deletion
+	// when one is a kubelet, defaulting writes when one supplies
+	// Defaults. A reproducer runs none.
+	Actors []actor.Actor
 	// Seed, when not zero, is mixed into what seeds the run's randomness
 	// (see seedClientGo): two runs of one input with other seeds draw
 	// other backoffs and timeouts.

@@ -179,6 +179,16 @@ type Observation struct {
 	// NotStopped says the target's Run had not returned a minute (virtual)
 	// after its context was cancelled.
 	NotStopped bool
+	// Actors names the cluster's own controllers the run started beside
+	// the target (harness.Spec.Actors), in order: their writes are in
+	// Served, never in Writes or Requests.
+	Actors []string
+	// ActorErrors says what went wrong with an actor: a Run that returned
+	// an error (it could not start) or panicked, one that had not returned
+	// StopGrace after the run cancelled it; empty when none did. A run
+	// with one fails its test: it is the run's setup, not the target, that
+	// broke.
+	ActorErrors []string
 	// LeftGoroutines counts the run's goroutines still blocked a minute
 	// (virtual) after the target was stopped and returned.
 	LeftGoroutines int

@@ -26,12 +26,18 @@ func create(st State, env Env, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	warnings, err := checkFields(req)
+	if err != nil {
+		return Result{}, err
+	}
 	// the handler records the create in managedFields against an empty
 	// object of the kind (handlers/create.go)
 	if obj, err = tracked(req, env, nil, obj); err != nil {
 		return Result{}, err
 	}
-	return createObject(st, env, req, obj)
+	res, err := createObject(st, env, req, obj)
+	res.Warnings = warnings
+	return res, err
 }
 
 // tracked is obj, a non-apply write's new object of req.Kind, as the
@@ -123,6 +129,13 @@ func insert(st State, env Env, req Request, obj *unstructured.Unstructured, igno
 		delete(obj.Object, "status")
 		if req.Kind.Builtin {
 			obj.Object["status"] = map[string]any{}
+		}
+		if isPods(req.Kind) {
+			st, err := podCreateStatus(obj)
+			if err != nil {
+				return Result{}, apierrors.NewBadRequest(err.Error())
+			}
+			obj.Object["status"] = st
 		}
 	}
 	if tracksGeneration(req.Kind) {

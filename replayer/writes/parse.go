@@ -79,18 +79,21 @@ func ParseRequest(r *http.Request, q history.Request, k Kind) (Request, error) {
 			return Request{}, apierrors.NewBadRequest(err.Error())
 		}
 		errs, options, dryRun, req.FieldManager = validation.ValidateCreateOptions(&o), "CreateOptions", o.DryRun, o.FieldManager
+		req.FieldValidation = o.FieldValidation
 	case Update:
 		var o metav1.UpdateOptions
 		if err := metainternalversionscheme.ParameterCodec.DecodeParameters(query, metav1.SchemeGroupVersion, &o); err != nil {
 			return Request{}, apierrors.NewBadRequest(err.Error())
 		}
 		errs, options, dryRun, req.FieldManager = validation.ValidateUpdateOptions(&o), "UpdateOptions", o.DryRun, o.FieldManager
+		req.FieldValidation = o.FieldValidation
 	case Patch:
 		var o metav1.PatchOptions
 		if err := metainternalversionscheme.ParameterCodec.DecodeParameters(query, metav1.SchemeGroupVersion, &o); err != nil {
 			return Request{}, apierrors.NewBadRequest(err.Error())
 		}
 		errs, options, dryRun, req.FieldManager = validation.ValidatePatchOptions(&o, req.PatchType), "PatchOptions", o.DryRun, o.FieldManager
+		req.FieldValidation = o.FieldValidation
 		req.Force = o.Force != nil && *o.Force
 	case DeleteCollection:
 		if req.List, err = collectionOptions(query, k, q.Namespace); err != nil {

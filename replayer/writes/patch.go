@@ -60,7 +60,7 @@ func patch(st State, env Env, req Request) (Result, error) {
 		}
 		return store(st, env, req, old, obj)
 	}
-	obj, err := patched(req.Kind, old, req)
+	obj, warnings, err := patched(req.Kind, old, req)
 	if err != nil {
 		return Result{}, err
 	}
@@ -68,7 +68,9 @@ func patch(st State, env Env, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return store(st, env, req, old, obj)
+	res, err := store(st, env, req, old, obj)
+	res.Warnings = warnings
+	return res, err
 }
 
 // patchTypeOf is req's patch type: PatchType, or else the media type of
@@ -136,137 +138,163 @@ func checkPatchRequest(k Kind, pt types.PatchType, req Request) error {
 // not modelled); the result must keep old's name, namespace and uid.
 // It does not record managedFields (trackUpdate does) nor check the
 // update rules (store does).
-func patched(k Kind, old *unstructured.Unstructured, req Request) (*unstructured.Unstructured, error) {
+func patched(k Kind, old *unstructured.Unstructured, req Request) (*unstructured.Unstructured, []string, error) {
+	obj, strict, err := patchedObject(k, old, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	warnings, err := strict.apply(req.FieldValidation)
+	if err != nil {
+		return nil, nil, err
+	}
+	return obj, warnings, nil
+}
+
+// patchedObject is patched without fieldValidation: the patched object and
+// the unknown fields its decoding found.
+func patchedObject(k Kind, old *unstructured.Unstructured, req Request) (*unstructured.Unstructured, patchStrict, error) {
+	var strict patchStrict
 	pt := patchTypeOf(req)
 	base := old
 	if k.Builtin {
 		// The handler patches the object as it encodes its Go type.
 		var err error
 		if base, err = throughType(k, old); err != nil {
-			return nil, apierrors.NewInternalError(err)
+			return nil, strict, apierrors.NewInternalError(err)
 		}
 	}
 	var obj *unstructured.Unstructured
 	var err error
 	switch pt {
 	case types.JSONPatchType, types.MergePatchType:
-		obj, err = jsonPatched(k, base, pt, req.Body)
+		obj, strict, err = jsonPatched(k, base, pt, req.Body)
 	case types.StrategicMergePatchType:
 		if !k.Builtin {
-			return nil, checkPatchRequest(k, pt, req)
+			return nil, strict, checkPatchRequest(k, pt, req)
 		}
-		obj, err = strategicPatched(k, base, req.Body)
+		obj, strict, err = strategicPatched(k, base, req.Body)
 	default:
 		// The handler's safety net (patchResource): a type no mechanism takes.
-		return nil, unknownError(fmt.Errorf("%v: unimplemented patch type", pt))
+		return nil, strict, unknownError(fmt.Errorf("%v: unimplemented patch type", pt))
 	}
 	if err != nil {
-		return nil, err
+		return nil, strict, err
 	}
 	if err := keepIdentity(k, req, obj); err != nil {
-		return nil, err
+		return nil, strict, err
 	}
 	if uid := obj.GetUID(); uid != "" && uid != old.GetUID() {
 		// ValidateObjectMetaUpdate (the update strategy's validation): a
 		// patch has no UID precondition, so a changed uid is invalid.
-		return nil, apierrors.NewInvalid(gvk(k).GroupKind(), obj.GetName(), field.ErrorList{
+		return nil, strict, apierrors.NewInvalid(gvk(k).GroupKind(), obj.GetName(), field.ErrorList{
 			field.Invalid(field.NewPath("metadata", "uid"), uid, "field is immutable")})
 	}
-	return obj, nil
+	return obj, strict, nil
 }
 
 // jsonPatched applies a JSON patch or a JSON merge patch to old with
 // evanphx/json-patch, as the handler's applyJSPatch does, and decodes the
 // result as the kind.
-func jsonPatched(k Kind, old *unstructured.Unstructured, pt types.PatchType, body []byte) (*unstructured.Unstructured, error) {
+func jsonPatched(k Kind, old *unstructured.Unstructured, pt types.PatchType, body []byte) (*unstructured.Unstructured, patchStrict, error) {
+	var strict patchStrict
 	current, err := json.Marshal(old.Object)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, strict, apierrors.NewInternalError(err)
 	}
 	var js []byte
 	if pt == types.JSONPatchType {
 		ops, err := jsonpatch.DecodePatch(body)
 		if err != nil {
-			return nil, apierrors.NewBadRequest(err.Error())
+			return nil, strict, apierrors.NewBadRequest(err.Error())
 		}
 		if len(ops) > maxJSONPatchOperations {
-			return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
+			return nil, strict, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
 		}
 		if js, err = ops.Apply(current); err != nil {
-			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
+			return nil, strict, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 		}
 	} else {
 		js, err = jsonpatch.MergePatch(current, body)
 		if err == jsonpatch.ErrBadJSONPatch {
-			return nil, apierrors.NewBadRequest(err.Error())
+			return nil, strict, apierrors.NewBadRequest(err.Error())
 		}
 		if err != nil {
-			return nil, unknownError(err)
+			return nil, strict, unknownError(err)
 		}
 	}
-	obj, err := decodePatched(k, js)
+	obj, strictErr, err := decodePatched(k, js)
 	if err != nil {
-		return nil, apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
+		return nil, strict, apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
 			field.Invalid(field.NewPath("patch"), string(js), err.Error())})
 	}
-	return obj, nil
+	return obj, patchStrict{value: string(js), err: strictErr}, nil
 }
 
 // decodePatched decodes a patched object's JSON as the handler's codec
 // does: a built-in kind into its Go type with the strict JSON decoder
-// (strict errors only warn), a custom resource as unstructured.
-func decodePatched(k Kind, js []byte) (*unstructured.Unstructured, error) {
+// (its strict error, unknown or duplicate fields, returned apart for
+// fieldValidation), a custom resource as unstructured.
+func decodePatched(k Kind, js []byte) (*unstructured.Unstructured, error, error) {
 	if !k.Builtin {
 		obj := &unstructured.Unstructured{}
 		if err := obj.UnmarshalJSON(js); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return obj, nil
+		return obj, nil, nil
 	}
 	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
 	if !ok {
-		return nil, fmt.Errorf("no serializer defined for %v", runtime.ContentTypeJSON)
+		return nil, nil, fmt.Errorf("no serializer defined for %v", runtime.ContentTypeJSON)
 	}
 	into, err := scheme.Scheme.New(gvk(k))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	g := gvk(k)
 	typed, _, err := info.StrictSerializer.Decode(js, &g, into)
-	if err != nil && !runtime.IsStrictDecodingError(err) {
-		return nil, err
+	var strictErr error
+	if runtime.IsStrictDecodingError(err) {
+		strictErr = err
+	} else if err != nil {
+		return nil, nil, err
 	}
 	if typed == nil {
 		typed = into
 	}
-	return toUnstructured(k, typed)
+	obj, err := toUnstructured(k, typed)
+	return obj, strictErr, err
 }
 
 // strategicPatched applies a strategic merge patch to old with the patch
 // metadata of the kind's Go type, as the handler's strategicPatchObject
 // and applyPatchToObject do, and decodes the result into the Go type.
-func strategicPatched(k Kind, old *unstructured.Unstructured, body []byte) (*unstructured.Unstructured, error) {
+func strategicPatched(k Kind, old *unstructured.Unstructured, body []byte) (*unstructured.Unstructured, patchStrict, error) {
+	var strict patchStrict
 	ref, err := scheme.Scheme.New(gvk(k))
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, strict, apierrors.NewInternalError(err)
 	}
 	patchMap := map[string]any{}
 	if err := utiljson.Unmarshal(body, &patchMap); err != nil {
-		return nil, apierrors.NewBadRequest(err.Error())
+		return nil, strict, apierrors.NewBadRequest(err.Error())
 	}
 	merged, err := strategicpatch.StrategicMergeMapPatch(old.Object, patchMap, ref)
 	if err != nil {
-		return nil, strategicMergePatchError(err)
+		return nil, strict, strategicMergePatchError(err)
 	}
 	into, err := scheme.Scheme.New(gvk(k))
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, strict, apierrors.NewInternalError(err)
 	}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(merged, into, true); err != nil && !runtime.IsStrictDecodingError(err) {
-		return nil, apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
+	err = runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(merged, into, true)
+	if runtime.IsStrictDecodingError(err) {
+		strict = patchStrict{value: fmt.Sprintf("%+v", patchMap), err: err}
+	} else if err != nil {
+		return nil, strict, apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
 			field.Invalid(field.NewPath("patch"), fmt.Sprintf("%+v", patchMap), err.Error())})
 	}
-	return toUnstructured(k, into)
+	obj, err := toUnstructured(k, into)
+	return obj, strict, err
 }
 
 // strategicMergePatchError is the handler's interpretStrategicMergePatchError:
@@ -297,7 +325,8 @@ func toUnstructured(k Kind, typed runtime.Object) (*unstructured.Unstructured, e
 
 // throughType is obj of a built-in kind decoded into its Go type and
 // back, as kube-apiserver holds and encodes it: unknown fields dropped,
-// the type's empty structs and null timestamps present.
+// the type's empty structs and null timestamps present, and defaulted
+// when the kind has a Defaulter (the decoder's defaulting).
 func throughType(k Kind, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	into, err := scheme.Scheme.New(gvk(k))
 	if err != nil {
@@ -305,6 +334,9 @@ func throughType(k Kind, obj *unstructured.Unstructured) (*unstructured.Unstruct
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, into); err != nil {
 		return nil, err
+	}
+	if k.Defaulter != nil {
+		k.Defaulter.Default(into)
 	}
 	return toUnstructured(k, into)
 }

@@ -114,7 +114,7 @@ func (c patchCase) run(t *testing.T) {
 	old := object(t, c.stored)
 	before := old.DeepCopy()
 	req := Request{Verb: Patch, Kind: c.kind, Namespace: "ns", Name: reqName(c.kind), PatchType: c.pt, Body: []byte(c.body)}
-	obj, err := patched(c.kind, old, req)
+	obj, _, err := patched(c.kind, old, req)
 	if !reflect.DeepEqual(old, before) {
 		t.Errorf("stored object changed: got %v, want %v", old, before)
 	}

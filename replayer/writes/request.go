@@ -2,6 +2,7 @@ package writes
 
 import (
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime"
 	"time"
 
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
@@ -69,6 +70,12 @@ type Kind struct {
 	// accepts. Off, a pod is deleted at once, as though its kubelet
 	// confirmed at once (a replay with no kubelet to finish it).
 	Graceful bool
+	// Defaulter, when set, is kube-apiserver's defaulting of the kind's
+	// objects (its SetDefaults funcs): every body decoded into the kind's
+	// Go type is defaulted, as the apiserver's decoder defaults it. Nil:
+	// none (the main module cannot import k8s.io/kubernetes, which holds
+	// them; the actors module supplies them).
+	Defaulter runtime.ObjectDefaulter
 }
 
 // Request is one write request, as the HTTP handler parsed it.
@@ -97,6 +104,9 @@ type Request struct {
 	DryRun bool
 	// FieldManager is the fieldManager query parameter ("" when absent).
 	FieldManager string
+	// FieldValidation is the fieldValidation query parameter: Strict,
+	// Warn or Ignore ("" when absent: Warn).
+	FieldValidation string
 	// Force is force=true (server-side apply only).
 	Force bool
 	// UserAgent is the client's User-Agent, which names the field
@@ -164,6 +174,9 @@ type Result struct {
 	// Answer is the body of the answer: the object as a real apiserver
 	// returns it (for a dry run: as it would have stored it).
 	Answer *unstructured.Unstructured
+	// Warnings are the warnings the answer carries (a Warning header
+	// each): fieldValidation Warn's unknown and duplicate fields.
+	Warnings []string
 	// More are the changes stored after Event and Stored, in the order
 	// of their resourceVersions: a DeleteCollection's second and later
 	// (nil for every other write).

@@ -218,9 +218,9 @@ func scaled(sk Kind, req Request, now time.Time, old, sent *unstructured.Unstruc
 	case pt == types.ApplyYAMLPatchType:
 		return scaleApplied(fm, sk, req, now, old)
 	case pt == types.StrategicMergePatchType:
-		obj, err = strategicPatched(sk, old, req.Body)
+		obj, _, err = strategicPatched(sk, old, req.Body) // fieldValidation of a Scale is not modelled
 	default:
-		obj, err = jsonPatched(sk, old, pt, req.Body)
+		obj, _, err = jsonPatched(sk, old, pt, req.Body)
 	}
 	if err != nil {
 		return nil, err

@@ -48,6 +48,14 @@ func update(st State, env Env, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	warnings, err := checkFields(req)
+	if err != nil {
+		return Result{}, err
+	}
+	warned := func(res Result, err error) (Result, error) {
+		res.Warnings = warnings
+		return res, err
+	}
 	if err := checkName(req, obj); err != nil {
 		return Result{}, err
 	}
@@ -56,7 +64,7 @@ func update(st State, env Env, req Request) (Result, error) {
 		if obj, err = tracked(req, env, old, obj); err != nil {
 			return Result{}, err
 		}
-		return store(st, env, req, old, obj)
+		return warned(store(st, env, req, old, obj))
 	}
 	if !req.Kind.Builtin || !createOnUpdate[groupResource(req.Kind)] || req.Subresource != "" {
 		return Result{}, apierrors.NewNotFound(groupResource(req.Kind), req.Name)
@@ -74,7 +82,7 @@ func update(st State, env Env, req Request) (Result, error) {
 	if err := ensureNamespace(req.Kind, req.Namespace, obj); err != nil {
 		return Result{}, err
 	}
-	return insert(st, env, req, obj, true)
+	return warned(insert(st, env, req, obj, true))
 }
 
 // uidPrecondition is the storage precondition a PUT carries when its body

@@ -1,0 +1,32 @@
+package cli
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+)
+
+// Garbage collector settings of a fuzz campaign: its runs allocate much
+// and keep little (a run's replay, target and observation are garbage
+// once it is judged), so on recordings whose history is a small heap the
+// collector waits for the heap to grow by fuzzGCPercent, not Go's 100%: a
+// run costs about a third less CPU, for a few hundred MB more memory.
+const (
+	fuzzGCPercent = 400
+	smallLiveHeap = 256 << 20
+)
+
+// tuneGC sets the collector for a fuzz campaign once the recordings are
+// loaded, unless GOGC says how.
+func tuneGC() {
+	if os.Getenv("GOGC") != "" {
+		return
+	}
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() == metrics.KindUint64 && s[0].Value.Uint64() <= smallLiveHeap {
+		debug.SetGCPercent(fuzzGCPercent)
+	}
+}

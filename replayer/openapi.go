@@ -1,0 +1,90 @@
+package replayer
+
+import (
+	"crypto/sha256"
+	"net/http"
+	"sort"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/replayer/internal/status"
+	"github.com/lwreplay/lwreplay/replayer/openapi"
+)
+
+// openAPIMemo is the OpenAPI documents of the CRDs the served history
+// last held when asked (see openAPIDocs).
+type openAPIMemo struct {
+	key  [sha256.Size]byte
+	docs *openapi.Docs
+}
+
+// serveOpenAPI answers /openapi/v2, /openapi/v3 and the group version
+// documents (package openapi) for the built-in resources and the custom
+// resources whose CRD the served history holds.
+func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
+	d, err := s.openAPIDocs()
+	if err != nil {
+		status.Write(w, apierrors.NewInternalError(err).ErrStatus)
+		return
+	}
+	d.Serve(w, r, time.Now())
+}
+
+// openAPIDocs returns the documents of the CRDs the served history holds
+// (each in its newest state, as discovery lists them), made again only
+// when they changed.
+func (s *Server) openAPIDocs() (*openapi.Docs, error) {
+	raws := crdObjects(s.served())
+	h := sha256.New()
+	for _, r := range raws {
+		h.Write(r)
+		h.Write([]byte{0})
+	}
+	var key [sha256.Size]byte
+	copy(key[:], h.Sum(nil))
+	if m := s.openAPI.Load(); m != nil && m.key == key {
+		return m.docs, nil
+	}
+	var crds []openapi.CRD
+	for _, r := range raws {
+		cs, err := openapi.CRDsOf(r)
+		if err != nil {
+			continue // not a CRD kube-apiserver would hold; discovery leaves it out too
+		}
+		crds = append(crds, cs...)
+	}
+	d, err := openapi.New(crds)
+	if err != nil {
+		return nil, err
+	}
+	s.openAPI.Store(&openAPIMemo{key: key, docs: d})
+	return d, nil
+}
+
+// crdObjects returns the CustomResourceDefinitions of h, each in its
+// newest state (as history.Log.CRDs), by key.
+func crdObjects(h *history.History) [][]byte {
+	l, ok := h.Log(history.CRD)
+	if !ok {
+		return nil
+	}
+	newest := map[string][]byte{}
+	for _, o := range l.Initial {
+		newest[o.Key()] = o.Raw
+	}
+	for _, e := range l.Events {
+		newest[e.Object.Key()] = e.Object.Raw
+	}
+	keys := make([]string, 0, len(newest))
+	for k := range newest {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		out[i] = newest[k]
+	}
+	return out
+}
