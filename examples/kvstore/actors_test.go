@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/actor"
+	"github.com/lwreplay/lwreplay/actors"
 )
 
 // clusterActors are the cluster's own controllers the runs start beside
@@ -13,5 +14,9 @@ import (
 // provisioner, so that the StatefulSet's pods become ready.
 func clusterActors(t testing.TB) []actor.Actor {
 	t.Helper()
-	return nil // TODO(actors): actors.Registry().Lookup("kube-controller-manager", "scheduler", "kubelet", "volume-provisioner")
+	acts, err := actors.Registry().Lookup("kube-controller-manager", "scheduler", "kubelet", "volume-provisioner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return acts
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"testing"
 
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -45,25 +46,51 @@ func target(t testing.TB, name string, opts ...Option) fuzz.Target {
 // operator's invariant and crtarget's beside the built-in ones;
 // controller-runtime's known bugs are not its own.
 func options(t testing.TB, target fuzz.Target) fuzz.Options {
+	plans := fuzz.Glob("testdata/plans/*.yaml")
+	if os.Getenv("LWREPLAY_NO_PLAN_SEEDS") != "" { // the fault-free seeds only
+		plans = nil
+	}
 	return fuzz.Options{
+		Plans:     plans,
 		Cassettes: cassettes,
 		Resource:  kvstores,
 		Target:    target,
 		Pace:      replayer.Pace{Mode: replayer.PaceRecorded},
+		Actors:    clusterActors(t),
 		Extra:     append([]fuzz.Invariant{pvcOutlivesPod}, crtarget.Invariants()...),
 		Scenarios: true,
-		Known:     crtarget.KnownFindings(),
-		Masks:     []fuzz.Mask{podUIDRefs},
+		Known:     append(crtarget.KnownFindings(), gcRecreate),
+		Masks:     []fuzz.Mask{endpointSlices},
 	}
 }
 
-// podUIDRefs masks the pod UIDs the EndpointSlice controller copies into
-// an EndpointSlice: the replay gives each create a UID of its own, and
-// the order the StatefulSet controller's creates reach it in is the
-// actors' goroutines'. metadata.uid and ownerReferences[*].uid are
-// masked by default; a reference by targetRef is not.
-var podUIDRefs = fuzz.Mask{Resource: "endpointslices.discovery.k8s.io", Path: "endpoints[*].targetRef.uid",
-	Why: "a pod's UID, given by the replay at each create: uids are masked by default, this reference to one is not"}
+// gcRecreate marks known, for now, an artefact of the actors: when the
+// unobserved-state scenario recreates the KVStore under its name (a new
+// UID) while the operator is away, kube-controller-manager's garbage
+// collector never deletes the StatefulSet the old KVStore owned, so the
+// operator's reconcile fails ("controlled by another object") until the
+// run's end. A cluster's collector deletes it. A run that breaks any
+// other invariant beside it is still reported.
+var gcRecreate = knownGCRecreate()
+
+// knownGCRecreate is gcRecreate, made from its signature line.
+func knownGCRecreate() fuzz.Known {
+	k, err := fuzz.KnownSignature(`last-reconcile-succeeded{"reconcile keeps failing"}`)
+	if err != nil {
+		panic(err) // a constant signature
+	}
+	k.Name = "actors-gc-recreate"
+	k.Doc = "the garbage collector actor keeps a recreated KVStore's predecessor's StatefulSet: the operator's reconcile keeps failing on it"
+	return k
+}
+
+// endpointSlices masks the EndpointSlice controller's slices of the
+// headless Service as a whole: the operator writes none, and they are
+// generateName objects (matched by their order, which their random
+// suffixes decide) holding pod UIDs and IPs the replay gives at each
+// create, in the order the actors' goroutines reach it.
+var endpointSlices = fuzz.Mask{Resource: "endpointslices.discovery.k8s.io",
+	Why: "another controller's objects, generateName'd, holding pod UIDs and IPs given per create: the operator writes none"}
 
 // ErrClaimInUse says the operator deleted a PVC while a pod that mounts
 // it existed.
