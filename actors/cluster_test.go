@@ -24,7 +24,8 @@ import (
 // scheduler, kubelet, volume provisioner) in a synctest bubble against a
 // replay that defaults writes and deletes pods gracefully, as
 // kube-apiserver: a StatefulSet with a volume claim template, ordered
-// pod management, scaled 0→3 (pods ready, claims bound), its template
+// pod management and a headless Service, sent undefaulted (the replay
+// defaults it), scaled 0→3 (pods ready, claims bound), its template
 // changed (rolled: every replica updated) and scaled 3→1.
 func TestClusterStatefulSet(t *testing.T) {
 	if testing.Short() {
@@ -46,12 +47,17 @@ func TestClusterStatefulSet(t *testing.T) {
 			go func() { d <- a.Run(ctx, actor.Env{Config: actorConfig(srv, a.Name)}) }()
 		}
 		c := kubernetes.NewForConfigOrDie(&rest.Config{Host: "http://replay", Transport: srv.Transport()})
-		sts := statefulSet("web", 0)
+		if _, err := c.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone,
+			Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		zero := int32(0)
+		sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}, Spec: appsv1.StatefulSetSpec{
+			Replicas: &zero, Selector: selector("web"), Template: podTemplate("web"), ServiceName: "web"}}
 		sts.Spec.PodManagementPolicy = appsv1.OrderedReadyPodManagement
 		sts.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data"},
 			Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 				Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}}}
-		actors.Defaults().Default(sts)
 		if _, err := c.AppsV1().StatefulSets(ns).Create(ctx, sts, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}

@@ -11,8 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-
-	"github.com/lwreplay/lwreplay/actors"
 )
 
 // metas lists the object metadata of resource in ns.
@@ -120,15 +118,15 @@ func selector(name string) *metav1.LabelSelector {
 	return &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}
 }
 
-// statefulSet is a StatefulSet of n replicas, defaulted as kube-apiserver does (so are the others below), started in parallel (the
+// statefulSet is a StatefulSet of n replicas started in parallel (the
 // default OrderedReady waits for each pod to be ready, and no kubelet
-// makes one ready here).
+// makes one ready here). It and the objects below are sent as a user
+// writes them: the replay defaults them (WithDefaulter).
 func statefulSet(name string, n int32) *appsv1.StatefulSet {
 	o := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: appsv1.StatefulSetSpec{
 		Replicas: &n, Selector: selector(name), Template: podTemplate(name), ServiceName: name,
 		PodManagementPolicy: appsv1.ParallelPodManagement,
 	}}
-	actors.Defaults().Default(o)
 	return o
 }
 
@@ -137,7 +135,6 @@ func deploymentOf(name string, n int32) *appsv1.Deployment {
 	o := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: appsv1.DeploymentSpec{
 		Replicas: &n, Selector: selector(name), Template: podTemplate(name),
 	}}
-	actors.Defaults().Default(o)
 	return o
 }
 
@@ -146,7 +143,6 @@ func replicaSetOf(name string, n int32) *appsv1.ReplicaSet {
 	o := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: appsv1.ReplicaSetSpec{
 		Replicas: &n, Selector: selector(name), Template: podTemplate(name),
 	}}
-	actors.Defaults().Default(o)
 	return o
 }
 
@@ -158,6 +154,5 @@ func jobOf(name string, n int32) *batchv1.Job {
 	o := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: batchv1.JobSpec{
 		Completions: &n, Parallelism: &n, Template: tmpl, Selector: selector(name), ManualSelector: &manual,
 	}}
-	actors.Defaults().Default(o)
 	return o
 }

@@ -77,9 +77,11 @@ func TestKubeControllerManager(t *testing.T) {
 				return []string{fmt.Sprintf("got %v getting the StatefulSet, want it", err)}
 			}
 			out := controlled(ctx, c, "pods", sts.UID, []string{"web-0", "web-1", "web-2"})
-			// status.replicas counts pods with a phase: kube-apiserver sets
-			// Pending on create, the replay does not (yet), so it is not checked
-			return append(out, controlledCount(ctx, c, "controllerrevisions", sts.UID, 1)...)
+			out = append(out, controlledCount(ctx, c, "controllerrevisions", sts.UID, 1)...)
+			if sts.Status.Replicas != 3 { // pods start Pending (no kubelet runs them): created, not ready
+				out = append(out, fmt.Sprintf("got status.replicas %d, want 3", sts.Status.Replicas))
+			}
+			return out
 		},
 	}, {
 		name: "deployment - 2 replicas - pass", clients: []string{"deployment-controller", "replicaset-controller"},
@@ -195,7 +197,7 @@ func TestKubeControllerManager(t *testing.T) {
 // through a client of the test's own, then tc's check until it holds or
 // settle passed; then it stops the actor and waits for its Run.
 func runCase(t *testing.T, tc kcmCase) {
-	srv := replayer.New(namespaceHistory(t), replayer.WithoutGC())
+	srv := replayer.New(namespaceHistory(t), replayer.WithoutGC(), replayer.WithDefaulter(actors.Defaults()))
 	a, err := actors.KubeControllerManager(tc.controllers...)
 	if err != nil {
 		t.Fatalf("got %v, want the actor", err)
