@@ -2,6 +2,7 @@ package replayer
 
 import (
 	"context"
+	"github.com/lwreplay/lwreplay/actor"
 	"k8s.io/apimachinery/pkg/runtime"
 	"net/http"
 
@@ -111,3 +112,22 @@ func writerOf(r *http.Request) string {
 // the actors module supplies them. Off by default: bodies are stored as
 // sent, defaulted only as their Go type decodes them.
 func WithDefaulter(d runtime.ObjectDefaulter) Option { return func(o *options) { o.defaulter = d } }
+
+// ForActors returns the options a replay needs for the actors as: no
+// garbage-collector model when one of them collects (WithoutGC), pods'
+// graceful deletion when one is a kubelet (WithGracefulDeletion), and
+// kube-apiserver's defaulting when one supplies it (WithDefaulter). The
+// fuzz harness and lwreplay serve --actors both use it.
+func ForActors(as []actor.Actor) []Option {
+	var out []Option
+	if d := actor.Defaulter(as); d != nil {
+		out = append(out, WithDefaulter(d))
+	}
+	if actor.Collects(as) {
+		out = append(out, WithoutGC())
+	}
+	if actor.Kubelets(as) {
+		out = append(out, WithGracefulDeletion())
+	}
+	return out
+}

@@ -18,7 +18,6 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/weakcache"
-	"github.com/lwreplay/lwreplay/replayer"
 )
 
 // A run's actors (Spec.Actors) are the cluster's own controllers beside
@@ -325,24 +324,6 @@ func actorNames(actors []actor.Actor) []string {
 	out := make([]string, len(actors))
 	for i, a := range actors {
 		out[i] = a.Name
-	}
-	return out
-}
-
-// actorOptions are the replay's options for a run with actors: without
-// the replay's own garbage collector when one of them collects, with
-// pods' graceful deletion when one of them is a kubelet, with
-// kube-apiserver's defaulting of built-in kinds when one supplies it.
-func actorOptions(actors []actor.Actor) []replayer.Option {
-	var out []replayer.Option
-	if d := actor.Defaulter(actors); d != nil {
-		out = append(out, replayer.WithDefaulter(d))
-	}
-	if actor.Collects(actors) {
-		out = append(out, replayer.WithoutGC())
-	}
-	if actor.Kubelets(actors) {
-		out = append(out, replayer.WithGracefulDeletion())
 	}
 	return out
 }

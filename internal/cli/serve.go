@@ -70,7 +70,7 @@ func runServeWith(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		return serveHandler(ctx, v, endpoint{*addr, *insecureHTTP, *kubeconfig}, "a reproducer, verbatim", reproducerHint(verbatim.Describe(files...)), stdout, stderr)
 	}
 	opts := []replayer.Option{replayer.WithPace(pace), replayer.WithPlan(plan), replayer.WithStormHandler(stormWarner(stderr))}
-	opts = append(opts, actorOptions(actors)...)
+	opts = append(opts, replayer.ForActors(actors)...)
 	if *readOnly {
 		opts = append(opts, replayer.WithReadOnly())
 	}

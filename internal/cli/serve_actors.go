@@ -41,20 +41,6 @@ func lookupActors(o Options, names []string) ([]actor.Actor, error) {
 	return as, nil
 }
 
-// actorOptions are the replayer options the actors as need: no collector
-// model when one of them collects, graceful pod deletion when a kubelet
-// finishes it.
-func actorOptions(as []actor.Actor) []replayer.Option {
-	var opts []replayer.Option
-	if actor.Collects(as) {
-		opts = append(opts, replayer.WithoutGC())
-	}
-	if actor.Kubelets(as) {
-		opts = append(opts, replayer.WithGracefulDeletion())
-	}
-	return opts
-}
-
 // startActors runs each actor against srv as itself (TransportAs) until
 // ctx ends; an actor that fails before says so on stderr. wait waits for
 // every actor to return and joins their errors.

@@ -78,4 +78,3 @@ func requirementsQOS(r corev1.ResourceRequirements) corev1.PodQOSClass {
 	}
 	return class
 }
-
