@@ -138,6 +138,9 @@ func insert(st State, env Env, req Request, obj *unstructured.Unstructured, igno
 			obj.Object["status"] = st
 		}
 	}
+	if isNamespaces(req.Kind) {
+		namespaceCreate(obj)
+	}
 	if tracksGeneration(req.Kind) {
 		obj.SetGeneration(1)
 	} else {
@@ -153,6 +156,10 @@ func insert(st State, env Env, req Request, obj *unstructured.Unstructured, igno
 	}
 	if existing, ok := st.Get(Key(obj.GetNamespace(), obj.GetName())); ok {
 		return Result{}, alreadyExists(req, obj, existing)
+	}
+	obj, err := storedDefaults(req.Kind, obj) // a dry run's copyInto decodes it too (dryrun.go)
+	if err != nil {
+		return Result{}, err
 	}
 	if req.DryRun {
 		return Result{Code: http.StatusCreated, Event: None, Answer: obj}, nil
