@@ -21,6 +21,10 @@ func Do(st State, env Env, req Request) (Result, error) {
 			return Result{}, apierrors.NewMethodNotSupported(schema.GroupResource{Resource: "pods/binding"}, req.Verb.String())
 		}
 		return bind(st, env, req)
+	case "finalize": // a namespace's: a PUT only (FinalizeREST), else as any unknown subresource
+		if isNamespaces(req.Kind) && req.Verb != Update {
+			return Result{}, noFinalizeVerb(req)
+		}
 	}
 	switch req.Verb {
 	case Create:
