@@ -30,6 +30,13 @@ func create(st State, env Env, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	name := obj.GetName() // admission.extractResourceName: before the name is generated
+	if name == "" {
+		name = obj.GetGenerateName()
+	}
+	if err := admitNamespace(env, req, name); err != nil {
+		return Result{}, err
+	}
 	// the handler records the create in managedFields against an empty
 	// object of the kind (handlers/create.go)
 	if obj, err = tracked(req, env, nil, obj); err != nil {

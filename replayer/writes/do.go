@@ -20,6 +20,9 @@ func Do(st State, env Env, req Request) (Result, error) {
 		if req.Verb != Create { // BindingREST is a rest.NamedCreater only
 			return Result{}, apierrors.NewMethodNotSupported(schema.GroupResource{Resource: "pods/binding"}, req.Verb.String())
 		}
+		if err := admitNamespace(env, req, req.Name); err != nil {
+			return Result{}, err
+		}
 		return bind(st, env, req)
 	case "finalize": // a namespace's: a PUT only (FinalizeREST), else as any unknown subresource
 		if isNamespaces(req.Kind) && req.Verb != Update {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -113,4 +114,34 @@ func delNamespace(env Env, req Request, opts metav1.DeleteOptions, old *unstruct
 // FinalizeREST is a rest.Updater only, without a Getter.
 func noFinalizeVerb(req Request) error {
 	return apierrors.NewMethodNotSupported(schema.GroupResource{Resource: "namespaces/finalize"}, req.Verb.String())
+}
+
+// admitNamespace is the NamespaceLifecycle admission of a create of a
+// namespaced object named name (k8s.io/apiserver v0.37.2
+// pkg/admission/plugin/namespace/lifecycle/admission.go Lifecycle.Admit):
+// Forbidden in a namespace that exists and is terminating. A create in a
+// missing namespace is let through (the plugin answers NotFound there;
+// not modelled: a replay may not record namespaces at all).
+func admitNamespace(env Env, req Request, name string) error {
+	if env.Namespace == nil || !req.Kind.Resource.Namespaced || req.Namespace == "" {
+		return nil
+	}
+	ns, ok := env.Namespace(req.Namespace)
+	if !ok {
+		return nil
+	}
+	if phase, _, _ := unstructured.NestedString(ns.Object, "status", "phase"); phase != "Terminating" {
+		return nil
+	}
+	if name == "" {
+		name = "Unknown"
+	}
+	err := apierrors.NewForbidden(groupResource(req.Kind), name,
+		fmt.Errorf("unable to create new content in namespace %s because it is being terminated", req.Namespace))
+	err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{
+		Type:    corev1.NamespaceTerminatingCause,
+		Message: fmt.Sprintf("namespace %s is being terminated", req.Namespace),
+		Field:   "metadata.namespace",
+	})
+	return err
 }

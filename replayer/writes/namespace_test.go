@@ -3,6 +3,7 @@ package writes
 import (
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -142,5 +143,61 @@ func wantSpecFinalizers(t *testing.T, obj *unstructured.Unstructured, want ...st
 		if got[i] != want[i] {
 			t.Errorf("spec.finalizers: got %v, want %v", got, want)
 		}
+	}
+}
+
+// TestNamespaceLifecycle checks the NamespaceLifecycle admission of
+// creates (k8s.io/apiserver v0.37.2 pkg/admission/plugin/namespace/
+// lifecycle Lifecycle.Admit): Forbidden in a terminating namespace, with
+// its cause; let through in an active or unknown one, or with no lookup.
+func TestNamespaceLifecycle(t *testing.T) {
+	lookup := func(t *testing.T) func(string) (*unstructured.Unstructured, bool) {
+		return mapState{
+			"live": stored(t, namespaces, "3", "u1", `{"metadata":{"name":"live"},"status":{"phase":"Active"}}`),
+			"gone": stored(t, namespaces, "4", "u2", `{"metadata":{"name":"gone","deletionTimestamp":"2026-01-02T03:00:00Z"},"status":{"phase":"Terminating"}}`),
+		}.Get
+	}
+	tests := []struct {
+		name, ns   string
+		kind       Kind
+		sub        string
+		noLookup   bool
+		wantDenied bool
+	}{
+		{name: "namespace lifecycle - create in a terminating namespace - fail", ns: "gone", kind: configmaps, wantDenied: true},
+		{name: "namespace lifecycle - binding in a terminating namespace - fail", ns: "gone", kind: pods, sub: "binding", wantDenied: true},
+		{name: "namespace lifecycle - create in an active namespace - pass", ns: "live", kind: configmaps},
+		{name: "namespace lifecycle - create in an unknown namespace - pass", ns: "other", kind: configmaps},
+		{name: "namespace lifecycle - no lookup - pass", ns: "gone", kind: configmaps, noLookup: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := testEnv()
+			if !tt.noLookup {
+				env.Namespace = lookup(t)
+			}
+			req := Request{Verb: Create, Kind: tt.kind, Namespace: tt.ns, Subresource: tt.sub, ContentType: "application/json",
+				Body: body(t, obj(t, tt.kind, `{"metadata":{"name":"c"}}`))}
+			if tt.sub == "binding" {
+				req.Name = "p"
+				req.Body = []byte(`{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p"},"target":{"kind":"Node","name":"n"}}`)
+			}
+			_, err := Do(mapState{}, env, req)
+			if !tt.wantDenied {
+				if err != nil && apierrors.IsForbidden(err) {
+					t.Errorf("got %v, want no Forbidden", err)
+				}
+				return
+			}
+			name := "c"
+			if tt.sub == "binding" {
+				name = "p"
+			}
+			wantStatus(t, err, 403, "Forbidden", tt.kind.Resource.Resource+` "`+name+`" is forbidden: unable to create new content in namespace gone because it is being terminated`)
+			se, _ := err.(*apierrors.StatusError)
+			if se == nil || se.ErrStatus.Details == nil || len(se.ErrStatus.Details.Causes) != 1 || se.ErrStatus.Details.Causes[0].Type != "NamespaceTerminating" {
+				t.Errorf("got details %+v, want one NamespaceTerminating cause", se)
+			}
+		})
 	}
 }

@@ -144,6 +144,10 @@ type Env struct {
 	// Revision is the resourceVersion of the state the write sees (a
 	// list taken now): a DeleteCollection answers its list at it.
 	Revision string
+	// Namespace, when set, returns the namespace named name as stored
+	// now: the NamespaceLifecycle admission of a create reads it. Nil: no
+	// namespace is known, and none is refused.
+	Namespace func(name string) (*unstructured.Unstructured, bool)
 }
 
 // Event is what a write did to the stored object.
