@@ -39,6 +39,9 @@ func Do(st State, env Env, req Request) (Result, error) {
 	case Delete:
 		return del(st, env, req)
 	case DeleteCollection:
+		if isNamespaces(req.Kind) { // the namespace REST is no rest.CollectionDeleter (storage.go): no route
+			return Result{}, apierrors.NewMethodNotSupported(groupResource(req.Kind), "deletecollection")
+		}
 		return deleteCollection(st, env, req)
 	}
 	return Result{}, apierrors.NewMethodNotSupported(groupResource(req.Kind), fmt.Sprint(req.Verb))

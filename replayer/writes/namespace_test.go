@@ -75,6 +75,7 @@ func TestNamespaces(t *testing.T) {
 					t.Errorf("got labels %v, want a=b", res.Stored.GetLabels())
 				}
 			}},
+		{name: "namespace delete collection - no route - fail", old: active, verb: DeleteCollection, code: 405},
 		{name: "namespace finalize - patch - fail", old: active, verb: Patch, sub: "finalize", body: `{}`, code: 405},
 		{name: "namespace update - spec finalizers kept, not deleted - pass", old: terminating, verb: Update,
 			body: `{"metadata":{"name":"ns","labels":{"a":"b"}},"spec":{"finalizers":[]}}`, want: Modified,
@@ -87,7 +88,7 @@ func TestNamespaces(t *testing.T) {
 				st["ns"] = stored(t, namespaces, "5", "uid-old", tt.old)
 			}
 			req := Request{Verb: tt.verb, Kind: namespaces, Subresource: tt.sub, Delete: tt.opts}
-			if tt.verb != Create {
+			if tt.verb != Create && tt.verb != DeleteCollection {
 				req.Name = "ns"
 			}
 			if tt.body != "" {
