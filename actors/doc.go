@@ -5,4 +5,37 @@
 // its own: it requires k8s.io/kubernetes, whose staging modules need
 // replace directives (see go.mod) that a client-go-only user should not
 // have to write.
+//
+// # kube-controller-manager
+//
+// KubeControllerManager runs some of Controllers (the StatefulSet,
+// ReplicaSet, Deployment, Job, DaemonSet, EndpointSlice, namespace and
+// garbage-collector controllers) in one kube-controller-manager: one
+// app.ControllerContext made from its exported fields as
+// CreateControllerContext makes it (a client per controller with
+// kube-controller-manager's User-Agent, one shared informer factory and
+// metadata informers with managedFields trimmed, a DeferredDiscoveryRESTMapper
+// over a memory-cached discovery client, the garbage collector's
+// GraphBuilder, the default component configuration with the chosen
+// controllers as --controllers), each controller built by its
+// descriptor's BuildController (app.NewControllerDescriptors) and run.
+// Everything runs inside the run's ctx, so inside a testing/synctest
+// bubble: no socket, no real-time wait. What differs from
+// kube-controller-manager's own start, and why:
+//
+//   - no wait for /healthz (the replay answers at once), no leader
+//     election, no serving, no process-wide settings (warnings are dropped
+//     per client);
+//   - the informers' resync period is MinResyncPeriod (12 h), not drawn
+//     from [1, 2) × it at random: a run has no randomness outside its seed;
+//   - the informers carry no InformerName (a process-wide name for metrics,
+//     which two runs at once would collide on; 1.35 has none);
+//   - controllers are built in Controllers' order and all started at once
+//     (kube-controller-manager ranges over a map; its default start
+//     interval is 0).
+//
+// Registry holds the kube-controller-manager of every controller as one
+// actor, named KubeControllerManagerName, and each controller alone. A
+// replay stores objects as sent, while kube-apiserver defaults them first:
+// Default applies its defaults to what a test or a target creates.
 package actors

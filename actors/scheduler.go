@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -61,7 +62,8 @@ func Scheduler() actor.Actor {
 }
 
 // binder is one run of the scheduler actor. assumed is owned by its one
-// worker: the node each pod it bound went to, until its informer says so.
+// worker: the node each pod it bound went to, until its informer says so,
+// by assumedKey (a pod made anew under the same name is another pod).
 type binder struct {
 	cs      kubernetes.Interface
 	pods    corelisters.PodLister
@@ -154,7 +156,7 @@ func (b *binder) sync(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := b.assumed[key]; ok || !b.claimsBound(p) {
+	if _, ok := b.assumed[assumedKey(key, p.UID)]; ok || !b.claimsBound(p) {
 		b.wait.clear(key)
 		return nil // bound already, its informer lags; or waits for its claims
 	}
@@ -171,7 +173,7 @@ func (b *binder) sync(ctx context.Context, key string) error {
 	}, metav1.CreateOptions{})
 	switch {
 	case err == nil:
-		b.assumed[key] = node
+		b.assumed[assumedKey(key, p.UID)] = node
 		return nil
 	case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
 		return nil // gone, or bound by another
@@ -214,7 +216,7 @@ func (b *binder) pick(p *corev1.Pod) (string, bool) {
 	for _, q := range pods {
 		switch {
 		case q.Spec.NodeName == "":
-			unbound[cache.MetaObjectToName(q).String()] = true
+			unbound[assumedKey(cache.MetaObjectToName(q).String(), q.UID)] = true
 		case q.Status.Phase != corev1.PodSucceeded && q.Status.Phase != corev1.PodFailed:
 			count[q.Spec.NodeName]++
 		}
@@ -275,3 +277,7 @@ func tolerated(ts []corev1.Toleration, t corev1.Taint) bool {
 	}
 	return false
 }
+
+// assumedKey keys binder.assumed: a pod's namespace/name and its UID (a
+// StatefulSet's pod deleted and made anew is another pod to bind).
+func assumedKey(key string, uid types.UID) string { return key + "/" + string(uid) }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver and etcd from the Go module proxy into a cache outside
-# the repo, for lwreplay's end-to-end tests. Repeat runs reuse the binaries.
+# Builds kube-apiserver, kube-controller-manager and etcd from the Go module
+# proxy into a cache outside the repo, for lwreplay's end-to-end tests.
+# Repeat runs reuse the binaries.
 #
-#   e2e/build-cluster.sh            # prints the directory holding both binaries
+#   e2e/build-cluster.sh            # prints the directory holding the binaries
 #
 # Environment: LWREPLAY_CACHE (default ~/.cache/lwreplay), KUBE_VERSION
 # (default v1.37.2), ETCD_VERSION (default v3.6.16).
@@ -13,6 +14,7 @@ ETCD_VERSION=${ETCD_VERSION:-v3.6.16}
 CACHE=${LWREPLAY_CACHE:-$HOME/.cache/lwreplay}
 BIN="$CACHE/bin"
 APISERVER="$BIN/kube-apiserver-$KUBE_VERSION"
+CONTROLLER_MANAGER="$BIN/kube-controller-manager-$KUBE_VERSION"
 ETCD="$BIN/etcd-$ETCD_VERSION"
 mkdir -p "$BIN"
 # One build at a time: test packages running in parallel may all ask.
@@ -21,7 +23,11 @@ flock 9
 
 log() { echo "build-cluster: $*" >&2; }
 
-build_apiserver() {
+# build_kube OUT COMMAND-PACKAGE CONSTRUCTOR builds one of kubernetes'
+# commands (its cobra command from CONSTRUCTOR in COMMAND-PACKAGE) into OUT,
+# with the version stamped in.
+build_kube() {
+  local out=$1 cmdpkg=$2 ctor=$3
   local work staging_version gomod
   work=$(mktemp -d)
   trap 'rm -rf "$work"' RETURN
@@ -34,7 +40,7 @@ build_apiserver() {
   (
     cd "$work"
     cat >go.mod <<MOD
-module lwreplay.invalid/kube-apiserver
+module lwreplay.invalid/$(basename "$(dirname "$cmdpkg")")
 
 go 1.26.0
 
@@ -45,18 +51,18 @@ MOD
     sed -n 's#^[[:space:]]*\(k8s.io/[^ ]*\) => ./staging/.*#\1#p' "$gomod" | while read -r m; do
       echo "replace $m => $m $staging_version" >>go.mod
     done
-    cat >main.go <<'MAIN'
+    cat >main.go <<MAIN
 package main
 
 import (
 	"os"
 
 	"k8s.io/component-base/cli"
-	"k8s.io/kubernetes/cmd/kube-apiserver/app"
+	"$cmdpkg"
 )
 
 func main() {
-	os.Exit(cli.Run(app.NewAPIServerCommand()))
+	os.Exit(cli.Run(app.$ctor()))
 }
 MAIN
     GOFLAGS=-mod=mod go mod tidy >&2
@@ -64,9 +70,9 @@ MAIN
     minor=${minor%%.*}
     local pkg=k8s.io/component-base/version
     go build -trimpath -ldflags "-X $pkg.gitVersion=$KUBE_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor \
-      -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z" -o "$APISERVER.tmp" . >&2
+      -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z" -o "$out.tmp" . >&2
   )
-  mv "$APISERVER.tmp" "$APISERVER"
+  mv "$out.tmp" "$out"
 }
 
 build_etcd() {
@@ -109,8 +115,15 @@ fi
 # rebuilt, so that /version answers as the real release does.
 if [ ! -x "$APISERVER" ] || ! "$APISERVER" --version 2>/dev/null | grep -qx "Kubernetes $KUBE_VERSION"; then
   log "building kube-apiserver $KUBE_VERSION into $BIN (about 8 minutes)"
-  build_apiserver
+  build_kube "$APISERVER" k8s.io/kubernetes/cmd/kube-apiserver/app NewAPIServerCommand
+fi
+# kube-controller-manager: the cluster's own controllers, for the
+# differential of the actors module (actors/differential).
+if [ ! -x "$CONTROLLER_MANAGER" ] || ! "$CONTROLLER_MANAGER" --version 2>/dev/null | grep -qx "Kubernetes $KUBE_VERSION"; then
+  log "building kube-controller-manager $KUBE_VERSION into $BIN (about 6 minutes)"
+  build_kube "$CONTROLLER_MANAGER" k8s.io/kubernetes/cmd/kube-controller-manager/app NewControllerManagerCommand
 fi
 "$ETCD" --version >/dev/null
 "$APISERVER" --version >&2
+"$CONTROLLER_MANAGER" --version >&2
 echo "$BIN"

@@ -13,7 +13,8 @@ import (
 // writes: the recorded answer with every resource h has no LIST or WATCH
 // traffic of and that is none of the built-in ones (discovery.Builtin,
 // served from empty) nor a served version of a CRD h holds taken out, the verbs of the rest narrowed to get,
-// list and watch, subresources but status dropped (status keeps get), and
+// list, watch and the writes (create, update, patch, delete, deletecollection), subresources but status
+// dropped (status keeps get, patch and update), and
 // versions and groups left empty dropped. Other answers are served as recorded.
 func servedDiscovery(doc map[string]any, h *history.History) map[string]any {
 	crds := h.CRDs()
@@ -38,11 +39,11 @@ func servedDiscovery(doc map[string]any, h *history.History) map[string]any {
 					if !has(name, version, resource) {
 						continue
 					}
-					r["verbs"] = narrow(r["verbs"], "get", "list", "watch")
+					r["verbs"] = narrow(r["verbs"], servedVerbs...)
 					var subs []any
 					for _, s := range items(r["subresources"]) {
 						if s["subresource"] == "status" {
-							s["verbs"] = narrow(s["verbs"], "get")
+							s["verbs"] = narrow(s["verbs"], "get", "patch", "update")
 							subs = append(subs, s)
 						}
 					}
@@ -77,9 +78,9 @@ func servedDiscovery(doc map[string]any, h *history.History) map[string]any {
 				continue
 			}
 			if isSub {
-				r["verbs"] = narrow(r["verbs"], "get")
+				r["verbs"] = narrow(r["verbs"], "get", "patch", "update")
 			} else {
-				r["verbs"] = narrow(r["verbs"], "get", "list", "watch")
+				r["verbs"] = narrow(r["verbs"], servedVerbs...)
 			}
 			resources = append(resources, r)
 		}
@@ -87,6 +88,9 @@ func servedDiscovery(doc map[string]any, h *history.History) map[string]any {
 	}
 	return doc
 }
+
+// servedVerbs are the verbs a replay that takes writes answers.
+var servedVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 
 func items(v any) []map[string]any {
 	var out []map[string]any

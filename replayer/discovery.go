@@ -149,5 +149,5 @@ func (s *Server) makeDiscovery(h *history.History) *discovery.Doc {
 	for _, r := range resources {
 		add(r)
 	}
-	return discovery.New(recorded, out, s.opts.gitVersion)
+	return discovery.NewTakingWrites(recorded, out, s.opts.gitVersion)
 }

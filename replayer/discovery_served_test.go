@@ -128,8 +128,8 @@ func TestAPIResources(t *testing.T) {
 			}
 			if !tt.readOnly {
 				for _, s := range subs {
-					if !strings.HasSuffix(s, "/status get") {
-						t.Errorf("got subresource %q, want status ones only, verb get", s)
+					if !strings.HasSuffix(s, "/status get,patch,update") {
+						t.Errorf("got subresource %q, want status ones only, verbs get, patch, update", s)
 					}
 				}
 			} else if want := []string{"pods/status get"}; !reflect.DeepEqual(subs, want) {

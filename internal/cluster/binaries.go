@@ -18,16 +18,18 @@ const KubeVersion = "v1.37.2"
 const EtcdVersion = "v3.6.16"
 
 // BinEnv names the environment variable that, when set, holds the directory
-// of prebuilt binaries (kube-apiserver-<KubeVersion> and etcd-<EtcdVersion>,
-// or plain kube-apiserver and etcd); the build script is then not run.
+// of prebuilt binaries (kube-apiserver-<KubeVersion>, etcd-<EtcdVersion> and
+// kube-controller-manager-<KubeVersion>, or their plain names); the build
+// script is then not run.
 const BinEnv = "LWREPLAY_CLUSTER_BIN"
 
 // buildScript is the script's path relative to the module root.
 const buildScript = "e2e/build-cluster.sh"
 
-// binaries are the paths of the two programs a Cluster runs.
+// binaries are the paths of the programs a Cluster runs. controllerManager
+// is empty when the directory has none (StartControllerManager says so).
 type binaries struct {
-	apiserver, etcd string
+	apiserver, etcd, controllerManager string
 }
 
 // findBinaries returns the binaries from the BinEnv directory if set, else
@@ -47,15 +49,18 @@ func findBinaries(ctx context.Context) (binaries, error) {
 	return binariesIn(dir)
 }
 
-// binariesIn finds both programs in dir, preferring the versioned names.
+// binariesIn finds the programs in dir, preferring the versioned names;
+// kube-controller-manager is optional.
 func binariesIn(dir string) (binaries, error) {
 	var b binaries
 	for _, want := range []struct {
-		dst   *string
-		names []string
+		dst      *string
+		names    []string
+		optional bool
 	}{
-		{&b.apiserver, []string{"kube-apiserver-" + KubeVersion, "kube-apiserver"}},
-		{&b.etcd, []string{"etcd-" + EtcdVersion, "etcd"}},
+		{&b.apiserver, []string{"kube-apiserver-" + KubeVersion, "kube-apiserver"}, false},
+		{&b.etcd, []string{"etcd-" + EtcdVersion, "etcd"}, false},
+		{&b.controllerManager, []string{"kube-controller-manager-" + KubeVersion, "kube-controller-manager"}, true},
 	} {
 		for _, name := range want.names {
 			p := filepath.Join(dir, name)
@@ -64,7 +69,7 @@ func binariesIn(dir string) (binaries, error) {
 				break
 			}
 		}
-		if *want.dst == "" {
+		if *want.dst == "" && !want.optional {
 			return binaries{}, fmt.Errorf("%w: no executable %s in %s", ErrBinaries, strings.Join(want.names, " or "), dir)
 		}
 	}

@@ -91,8 +91,12 @@ type Cluster struct {
 	// apiserverCmd is how kube-apiserver was started: its binary, then
 	// its arguments (RestartAPIServer starts it again so)
 	apiserverCmd []string
-	stopOnce     sync.Once
-	stopErr      error
+	// controllerManagerBin is kube-controller-manager's binary ("" if
+	// none was found); controllerManager runs once started.
+	controllerManagerBin string
+	controllerManager    *process
+	stopOnce             sync.Once
+	stopErr              error
 }
 
 // Start builds (if needed) and starts etcd and kube-apiserver on free
@@ -111,7 +115,7 @@ func Start(ctx context.Context, opts ...Option) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrStart, err)
 	}
-	c := &Cluster{dir: dir}
+	c := &Cluster{dir: dir, controllerManagerBin: bins.controllerManager}
 	if err := c.start(ctx, bins, o); err != nil {
 		if stopErr := c.Stop(); stopErr != nil {
 			err = fmt.Errorf("%w (and %v)", err, stopErr)
@@ -268,7 +272,7 @@ func (c *Cluster) waitReady(ctx context.Context, url, token string, p *process) 
 // logTails returns the tails of the logs of the processes started so far.
 func (c *Cluster) logTails() string {
 	var parts []string
-	for _, p := range []*process{c.etcd, c.apiserver} {
+	for _, p := range []*process{c.etcd, c.apiserver, c.controllerManager} {
 		if p != nil {
 			parts = append(parts, p.logTail())
 		}
@@ -301,12 +305,16 @@ func (c *Cluster) WriteKubeconfig(path string) error {
 	return nil
 }
 
-// Stop kills kube-apiserver (SIGTERM, then SIGKILL after a second), then
-// etcd, waits for both to be reaped and removes the temporary directory.
-// Later calls return the first call's result.
+// Stop kills kube-controller-manager if started, then kube-apiserver
+// (SIGTERM, then SIGKILL after a second), then etcd, waits for each to be
+// reaped and removes the temporary directory. Later calls return the first
+// call's result.
 func (c *Cluster) Stop() error {
 	c.stopOnce.Do(func() {
 		var errs []error
+		if c.controllerManager != nil {
+			errs = append(errs, c.controllerManager.stop(apiserverGrace))
+		}
 		if c.apiserver != nil {
 			errs = append(errs, c.apiserver.stop(apiserverGrace))
 		}
@@ -321,10 +329,10 @@ func (c *Cluster) Stop() error {
 	return c.stopErr
 }
 
-// Exited reports whether both servers have ended and been reaped (after
-// Stop, or after a crash).
+// Exited reports whether every server started has ended and been reaped
+// (after Stop, or after a crash).
 func (c *Cluster) Exited() bool {
-	for _, p := range []*process{c.etcd, c.apiserver} {
+	for _, p := range []*process{c.etcd, c.apiserver, c.controllerManager} {
 		if p != nil && !p.exited() {
 			return false
 		}

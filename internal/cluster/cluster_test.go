@@ -145,6 +145,11 @@ func TestBinariesIn(t *testing.T) {
 			files: []string{"kube-apiserver", "etcd"},
 			want:  binaries{apiserver: "kube-apiserver", etcd: "etcd"},
 		},
+		{
+			name:  "binaries - with kube-controller-manager - pass",
+			files: []string{"kube-apiserver", "etcd", "kube-controller-manager-" + KubeVersion},
+			want:  binaries{apiserver: "kube-apiserver", etcd: "etcd", controllerManager: "kube-controller-manager-" + KubeVersion},
+		},
 		{name: "binaries - etcd missing - fail", files: []string{"kube-apiserver"}, wantErr: ErrBinaries},
 		{name: "binaries - empty directory - fail", wantErr: ErrBinaries},
 	}
@@ -165,6 +170,9 @@ func TestBinariesIn(t *testing.T) {
 				return
 			}
 			got.apiserver, got.etcd = filepath.Base(got.apiserver), filepath.Base(got.etcd)
+			if got.controllerManager != "" {
+				got.controllerManager = filepath.Base(got.controllerManager)
+			}
 			if got != tt.want {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}

@@ -5,7 +5,8 @@
 // the replay can answer (see served.go): the resources it serves — those
 // it has recorded LIST or WATCH traffic of and, for a replay that takes
 // writes, the built-in ones it serves from empty (builtin.go) — each with
-// its status subresource, with the verbs get, list and watch. A recorded answer for the path, in the form
+// its status subresource, with the verbs get, list and watch (and those of
+// the writes a replay that takes them answers: NewTakingWrites). A recorded answer for the path, in the form
 // asked, keeps its shape with the rest taken out; otherwise the answer is
 // built from the recorded answers and the served resources (document.go).
 //
@@ -71,10 +72,25 @@ type Doc struct {
 //
 // Docs of the same inputs are one Doc, built once per process (memo.go).
 func New(recorded map[string][]byte, resources []history.Resource, gitVersion string) *Doc {
-	return memoized(recorded, resources, gitVersion, func() *Doc {
-		d := &Doc{recorded: maps.Clone(recorded), served: make(servedSet, len(resources)), resources: slices.Clone(resources), gitVersion: gitVersion}
+	return newDoc(recorded, resources, gitVersion, false)
+}
+
+// NewTakingWrites is New for a replay that takes writes: its resources
+// list the verbs of the writes it answers too (create, update, patch,
+// delete, deletecollection; patch and update of status), as
+// kube-apiserver's do. kube-controller-manager's garbage collector and
+// namespace controller act only on resources whose discovery lists
+// delete.
+func NewTakingWrites(recorded map[string][]byte, resources []history.Resource, gitVersion string) *Doc {
+	return newDoc(recorded, resources, gitVersion, true)
+}
+
+// newDoc is New, or NewTakingWrites when writes.
+func newDoc(recorded map[string][]byte, resources []history.Resource, gitVersion string, writes bool) *Doc {
+	return memoized(recorded, resources, gitVersion, writes, func() *Doc {
+		d := &Doc{recorded: maps.Clone(recorded), served: servedSet{ids: make(map[history.Resource]bool, len(resources)), writes: writes}, resources: slices.Clone(resources), gitVersion: gitVersion}
 		for _, r := range resources {
-			d.served[r.ID()] = true
+			d.served.ids[r.ID()] = true
 		}
 		return d
 	})

@@ -57,7 +57,7 @@ func newDocument(recorded map[string][]byte, resources []history.Resource) *docu
 			SingularName: strings.ToLower(r.Kind),
 			Namespaced:   r.Namespaced,
 			Kind:         r.Kind,
-			Verbs:        slices.Clone(servedVerbs),
+			Verbs:        slices.Clone(apiserverVerbs), // narrowed to the served ones (servedBy)
 			ShortNames:   known.shortNames,
 			Categories:   known.categories,
 		})

@@ -30,12 +30,12 @@ var (
 
 // memoized returns the Doc of these inputs made before, or else makes it
 // with build and keeps it.
-func memoized(recorded map[string][]byte, resources []history.Resource, gitVersion string, build func() *Doc) *Doc {
+func memoized(recorded map[string][]byte, resources []history.Resource, gitVersion string, writes bool, build func() *Doc) *Doc {
 	key := memoKey(recorded, resources, gitVersion)
 	memoMu.Lock()
 	defer memoMu.Unlock()
 	for _, d := range memo[key] {
-		if d.gitVersion == gitVersion && slices.Equal(d.resources, resources) && maps.EqualFunc(d.recorded, recorded, bytes.Equal) {
+		if d.gitVersion == gitVersion && d.served.writes == writes && slices.Equal(d.resources, resources) && maps.EqualFunc(d.recorded, recorded, bytes.Equal) {
 			return d
 		}
 	}

@@ -16,7 +16,8 @@ import (
 // (those its history has recorded LIST or WATCH traffic of, and those a
 // replay that takes writes serves from empty: Builtin), each with its
 // status subresource, which a GET answers, and with the verbs get, list
-// and watch only. A resource the recorded discovery lists but the replay
+// and watch only — and, for a replay that takes writes, the verbs of the
+// writes it answers (writeVerbs). A resource the recorded discovery lists but the replay
 // does not serve is left out: kubectl then says the server does not have that
 // resource type, rather than listing it in api-resources and failing its
 // LIST; a request for it anyway gets a 404 that says so.
@@ -28,12 +29,24 @@ var servedSubresources = map[string]bool{"status": true}
 // servedVerbs are the verbs the replayer answers.
 var servedVerbs = []string{"get", "list", "watch"}
 
-// servedSet holds the resources a replay serves, by Resource.ID.
-type servedSet map[history.Resource]bool
+// writeVerbs are the verbs a replay that takes writes answers besides, as
+// kube-apiserver lists them (patch and update of a status subresource).
+var writeVerbs = []string{"create", "delete", "deletecollection", "patch", "update"}
+
+// apiserverVerbs are a built-in resource's verbs in kube-apiserver's
+// discovery.
+var apiserverVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+
+// servedSet holds the resources a replay serves, by Resource.ID, and
+// whether it takes writes.
+type servedSet struct {
+	ids    map[history.Resource]bool
+	writes bool
+}
 
 // has reports whether resource name of gv is served.
 func (set servedSet) has(gv schema.GroupVersion, name string) bool {
-	return set[history.Resource{Group: gv.Group, Version: gv.Version, Resource: name}]
+	return set.ids[history.Resource{Group: gv.Group, Version: gv.Version, Resource: name}]
 }
 
 // servedResource returns r as served: ok is false when the replay cannot
@@ -43,16 +56,19 @@ func servedResource(served servedSet, gv schema.GroupVersion, r metav1.APIResour
 	if !served.has(gv, parent) || (isSub && !servedSubresources[sub]) {
 		return r, false
 	}
-	r.Verbs = narrowVerbs(r.Verbs, isSub)
+	r.Verbs = served.narrow(r.Verbs, isSub)
 	return r, true
 }
 
-// narrowVerbs keeps the verbs the replayer answers: get, list and watch
-// for a resource, get for a subresource.
-func narrowVerbs(verbs []string, sub bool) []string {
+// narrow keeps the verbs the replayer answers: get, list and watch for a
+// resource, get for a subresource; and of a replay that takes writes,
+// writeVerbs too (patch and update for a subresource).
+func (set servedSet) narrow(verbs []string, sub bool) []string {
 	out := []string{}
 	for _, v := range verbs {
-		if slices.Contains(servedVerbs, v) && (!sub || v == "get") {
+		read := slices.Contains(servedVerbs, v) && (!sub || v == "get")
+		write := set.writes && slices.Contains(writeVerbs, v) && (!sub || v == "patch" || v == "update")
+		if read || write {
 			out = append(out, v)
 		}
 	}
@@ -141,11 +157,11 @@ func servedAggregated(served servedSet, rec, gen apidiscoveryv2.APIGroupDiscover
 				if !served.has(gv, r.Resource) {
 					continue
 				}
-				r.Verbs = narrowVerbs(r.Verbs, false)
+				r.Verbs = served.narrow(r.Verbs, false)
 				var subs []apidiscoveryv2.APISubresourceDiscovery
 				for _, sr := range r.Subresources {
 					if servedSubresources[sr.Subresource] {
-						sr.Verbs = narrowVerbs(sr.Verbs, true)
+						sr.Verbs = served.narrow(sr.Verbs, true)
 						subs = append(subs, sr)
 					}
 				}
