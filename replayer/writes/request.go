@@ -87,8 +87,9 @@ type Request struct {
 	// Namespace and Name name the object ("" Name for a create, which
 	// takes the body's name or generateName).
 	Namespace, Name string
-	// Subresource is "", "status", "scale" or "binding" (a pod's: a
-	// Create of a Binding, Name the pod's).
+	// Subresource is "", "status", "scale", "binding" (a pod's: a
+	// Create of a Binding, Name the pod's) or "finalize" (a namespace's:
+	// an Update of its spec and metadata).
 	Subresource string
 	// Body is the request body: the object (create, update), the patch
 	// (patch), or DeleteOptions (delete; may be empty).
