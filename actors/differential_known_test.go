@@ -5,22 +5,15 @@ import "github.com/lwreplay/lwreplay/internal/differential"
 // Reasons of the known differences; docs/replayer.md ("The cluster's own
 // controllers: differential") explains each.
 const (
-	reasonNamespacePhase = "the replay does not set a new namespace's status.phase Active (kube-apiserver's namespace strategy does)"
-	reasonNamespaceGone  = "the replay deletes a namespace at once: no Terminating phase, no spec.finalizers, so the namespace controller never empties it"
-	reasonVolumePhase    = "the replay does not set a new claim's or volume's status.phase Pending (kube-apiserver's strategies do)"
-	reasonSecondSlice    = "the replay's endpointslice controller makes a second, empty EndpointSlice for a Service (open: replay fault)"
-	reasonStatefulSet    = "the replay's statefulset controller stalls in the rolling update (open: replay fault)"
-	reasonTiming         = "intermediate statuses depend on how the real cluster's writes interleave in real time"
+	reasonSecondSlice = "the replay's endpointslice controller makes a second, empty EndpointSlice for a Service (open: replay fault)"
+	reasonStatefulSet = "the replay's statefulset controller stalls in the rolling update (open: replay fault)"
+	reasonTiming      = "intermediate statuses depend on how the real cluster's writes interleave in real time"
 )
 
 // knownDifferences are the differences between the real cluster and the
 // replay with actors that TestDifferential expects, each with its reason,
 // the first that matches counting.
 var knownDifferences = []differential.Known{
-	{Resource: "namespaces", Reason: reasonNamespacePhase},
-	{Script: "namespace", Reason: reasonNamespaceGone},
-	{Resource: "persistentvolumeclaims", What: differential.LifecycleDiffers, Reason: reasonVolumePhase},
-	{Resource: "persistentvolumes", What: differential.LifecycleDiffers, Reason: reasonVolumePhase},
 	{Resource: "endpointslices", What: differential.OnlyReplay, Reason: reasonSecondSlice},
 	// whatever else differs in the StatefulSet's script follows from its
 	// stall (its pods, claims, volumes, revisions, endpoints)

@@ -14,7 +14,7 @@ import (
 // traffic of and that is none of the built-in ones (discovery.Builtin,
 // served from empty) nor a served version of a CRD h holds taken out, the verbs of the rest narrowed to get,
 // list, watch and the writes (create, update, patch, delete, deletecollection), subresources but status
-// dropped (status keeps get, patch and update), and
+// and a namespace's finalize dropped (status keeps get, patch and update, finalize update), and
 // versions and groups left empty dropped. Other answers are served as recorded.
 func servedDiscovery(doc map[string]any, h *history.History) map[string]any {
 	crds := h.CRDs()
@@ -42,7 +42,7 @@ func servedDiscovery(doc map[string]any, h *history.History) map[string]any {
 					r["verbs"] = narrow(r["verbs"], servedVerbs...)
 					var subs []any
 					for _, s := range items(r["subresources"]) {
-						if s["subresource"] == "status" {
+						if s["subresource"] == "status" || (name == "" && resource == "namespaces" && s["subresource"] == "finalize") {
 							s["verbs"] = narrow(s["verbs"], "get", "patch", "update")
 							subs = append(subs, s)
 						}
@@ -74,7 +74,7 @@ func servedDiscovery(doc map[string]any, h *history.History) map[string]any {
 		for _, r := range items(doc["resources"]) {
 			name, _ := r["name"].(string)
 			parent, sub, isSub := strings.Cut(name, "/")
-			if !has(group, version, parent) || (isSub && sub != "status") {
+			if !has(group, version, parent) || (isSub && sub != "status" && (group != "" || parent != "namespaces" || sub != "finalize")) {
 				continue
 			}
 			if isSub {

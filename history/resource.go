@@ -107,6 +107,13 @@ func (q Request) IsWatchList() bool {
 	return q.Watch && q.SendInitialEvents != nil && *q.SendInitialEvents
 }
 
+// namespaceSubresource says rest (the path after the group version) is
+// a core namespace's subresource, /api/v1/namespaces/NAME/status or
+// /finalize, not a namespaced resource's collection.
+func namespaceSubresource(r Resource, rest []string) bool {
+	return r.Group == "" && len(rest) == 3 && (rest[2] == "status" || rest[2] == "finalize")
+}
+
 // ParseRequest parses a resource request path and query. ok is false for
 // paths that address no resource (discovery, /version, /healthz, ...).
 func ParseRequest(u *url.URL) (q Request, ok bool, err error) {
@@ -129,7 +136,7 @@ func ParseRequest(u *url.URL) (q Request, ok bool, err error) {
 			return q, false, nil
 		}
 	}
-	if rest[0] == "namespaces" && len(rest) >= 3 {
+	if rest[0] == "namespaces" && len(rest) >= 3 && !namespaceSubresource(q.Resource, rest) {
 		q.Namespace = rest[1]
 		rest = rest[2:]
 	}

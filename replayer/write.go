@@ -163,6 +163,7 @@ func (s *Server) writeAs(req writes.Request, from string) (res writes.Result, er
 		},
 		Revision: strconv.FormatUint(base, 10),
 	}
+	env.Namespace = namespaceLookup(truth, base)
 	seen = writeStateOf(l, p)
 	res, err = writes.Do(seen, env, req)
 	if err != nil || res.Event == writes.None {
@@ -381,6 +382,20 @@ func newestRV(h *history.History) uint64 {
 type writeState struct {
 	l *history.Log
 	p int
+}
+
+// namespaceResource is the core namespaces resource.
+var namespaceResource = history.Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace"}
+
+// namespaceLookup returns the namespaces of truth as they are at base,
+// for the NamespaceLifecycle admission of a write (writes.Env.Namespace);
+// nil when truth holds no namespaces log.
+func namespaceLookup(truth *history.History, base uint64) func(string) (*unstructured.Unstructured, bool) {
+	l, ok := truth.Log(namespaceResource)
+	if !ok {
+		return nil
+	}
+	return writeStateOf(l, after(l, base)).Get
 }
 
 // writeStateOf returns the state of l at position p.

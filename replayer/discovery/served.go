@@ -26,6 +26,14 @@ import (
 // status shows the object, as kube-apiserver's does).
 var servedSubresources = map[string]bool{"status": true}
 
+// servesSubresource says the replay answers subresource sub of resource
+// parent of gv: status; and, when it takes writes, a namespace's finalize
+// (a PUT: replayer/writes namespace.go), which kube-controller-manager's
+// namespace controller writes.
+func (set servedSet) servesSubresource(gv schema.GroupVersion, parent, sub string) bool {
+	return servedSubresources[sub] || (set.writes && sub == "finalize" && gv.Group == "" && parent == "namespaces")
+}
+
 // servedVerbs are the verbs the replayer answers.
 var servedVerbs = []string{"get", "list", "watch"}
 
@@ -53,7 +61,7 @@ func (set servedSet) has(gv schema.GroupVersion, name string) bool {
 // answer it; verbs are narrowed to those the replayer answers.
 func servedResource(served servedSet, gv schema.GroupVersion, r metav1.APIResource) (metav1.APIResource, bool) {
 	parent, sub, isSub := strings.Cut(r.Name, "/")
-	if !served.has(gv, parent) || (isSub && !servedSubresources[sub]) {
+	if !served.has(gv, parent) || (isSub && !served.servesSubresource(gv, parent, sub)) {
 		return r, false
 	}
 	r.Verbs = served.narrow(r.Verbs, isSub)
@@ -160,7 +168,7 @@ func servedAggregated(served servedSet, rec, gen apidiscoveryv2.APIGroupDiscover
 				r.Verbs = served.narrow(r.Verbs, false)
 				var subs []apidiscoveryv2.APISubresourceDiscovery
 				for _, sr := range r.Subresources {
-					if servedSubresources[sr.Subresource] {
+					if served.servesSubresource(gv, r.Resource, sr.Subresource) {
 						sr.Verbs = served.narrow(sr.Verbs, true)
 						subs = append(subs, sr)
 					}

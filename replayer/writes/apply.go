@@ -223,7 +223,7 @@ func resetFields(k Kind, subresource string) map[fieldpath.APIVersion]fieldpath.
 	}
 	var set *fieldpath.Set
 	switch {
-	case subresource == "":
+	case subresource == "" || subresource == "finalize": // namespaceFinalizeStrategy.GetResetFields
 		set = fieldpath.NewSet(fieldpath.MakePathOrDie("status"))
 	case !k.Builtin:
 		set = fieldpath.NewSet(fieldpath.MakePathOrDie("metadata"), fieldpath.MakePathOrDie("spec"))

@@ -30,6 +30,13 @@ func create(st State, env Env, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	name := obj.GetName() // admission.extractResourceName: before the name is generated
+	if name == "" {
+		name = obj.GetGenerateName()
+	}
+	if err := admitNamespace(env, req, name); err != nil {
+		return Result{}, err
+	}
 	// the handler records the create in managedFields against an empty
 	// object of the kind (handlers/create.go)
 	if obj, err = tracked(req, env, nil, obj); err != nil {
@@ -138,6 +145,9 @@ func insert(st State, env Env, req Request, obj *unstructured.Unstructured, igno
 			obj.Object["status"] = st
 		}
 	}
+	if isNamespaces(req.Kind) {
+		namespaceCreate(obj)
+	}
 	if tracksGeneration(req.Kind) {
 		obj.SetGeneration(1)
 	} else {
@@ -153,6 +163,10 @@ func insert(st State, env Env, req Request, obj *unstructured.Unstructured, igno
 	}
 	if existing, ok := st.Get(Key(obj.GetNamespace(), obj.GetName())); ok {
 		return Result{}, alreadyExists(req, obj, existing)
+	}
+	obj, err := storedDefaults(req.Kind, obj) // a dry run's copyInto decodes it too (dryrun.go)
+	if err != nil {
+		return Result{}, err
 	}
 	if req.DryRun {
 		return Result{Code: http.StatusCreated, Event: None, Answer: obj}, nil

@@ -39,6 +39,11 @@ func del(st State, env Env, req Request) (Result, error) {
 	if errs := metavalidation.ValidateDeleteOptions(&opts); len(errs) > 0 {
 		return Result{}, apierrors.NewInvalid(metav1.SchemeGroupVersion.WithKind("DeleteOptions").GroupKind(), "", errs)
 	}
+	if isNamespaces(req.Kind) { // the namespace REST's own Delete (namespace.go)
+		if res, done, err := delNamespace(env, req, opts, old, dryRun); done {
+			return res, err
+		}
+	}
 	if err := deletePreconditions(req.Kind, old, opts.Preconditions); err != nil {
 		return Result{}, err
 	}
@@ -187,7 +192,7 @@ func markAsDeleting(obj *unstructured.Unstructured, env Env) {
 // storage.k8s.io kinds); every other store, custom resources' included,
 // answers a Status Success (finalizeDelete, store.go:1458-1487).
 var returnsDeletedObject = map[string]bool{
-	"/pods": true, "/persistentvolumeclaims": true, "/persistentvolumes": true, "/services": true,
+	"/pods": true, "/namespaces": true, "/persistentvolumeclaims": true, "/persistentvolumes": true, "/services": true,
 	"/serviceaccounts": true, "/resourcequotas": true, "/podtemplates": true,
 	"storage.k8s.io/volumeattributesclasses": true,
 	"resource.k8s.io/resourceclaims":         true, "resource.k8s.io/resourceclaimtemplates": true,

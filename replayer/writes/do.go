@@ -20,7 +20,14 @@ func Do(st State, env Env, req Request) (Result, error) {
 		if req.Verb != Create { // BindingREST is a rest.NamedCreater only
 			return Result{}, apierrors.NewMethodNotSupported(schema.GroupResource{Resource: "pods/binding"}, req.Verb.String())
 		}
+		if err := admitNamespace(env, req, req.Name); err != nil {
+			return Result{}, err
+		}
 		return bind(st, env, req)
+	case "finalize": // a namespace's: a PUT only (FinalizeREST), else as any unknown subresource
+		if isNamespaces(req.Kind) && req.Verb != Update {
+			return Result{}, noFinalizeVerb(req)
+		}
 	}
 	switch req.Verb {
 	case Create:
@@ -32,6 +39,9 @@ func Do(st State, env Env, req Request) (Result, error) {
 	case Delete:
 		return del(st, env, req)
 	case DeleteCollection:
+		if isNamespaces(req.Kind) { // the namespace REST is no rest.CollectionDeleter (storage.go): no route
+			return Result{}, apierrors.NewMethodNotSupported(groupResource(req.Kind), "deletecollection")
+		}
 		return deleteCollection(st, env, req)
 	}
 	return Result{}, apierrors.NewMethodNotSupported(groupResource(req.Kind), fmt.Sprint(req.Verb))

@@ -1,7 +1,7 @@
 // Package writes answers one write request — create, update, patch
 // (JSON merge, strategic merge, JSON patch, server-side apply), delete,
-// delete of a collection, and the status, scale and (a pod's) binding
-// subresources — with
+// delete of a collection, and the status, scale, (a pod's) binding and
+// (a namespace's) finalize subresources — with
 // kube-apiserver's rules
 // (k8s.io/apiserver registry/generic/registry/store.go, registry/rest,
 // endpoints/handlers): what the request stores, the event it makes, and

@@ -87,8 +87,9 @@ type Request struct {
 	// Namespace and Name name the object ("" Name for a create, which
 	// takes the body's name or generateName).
 	Namespace, Name string
-	// Subresource is "", "status", "scale" or "binding" (a pod's: a
-	// Create of a Binding, Name the pod's).
+	// Subresource is "", "status", "scale", "binding" (a pod's: a
+	// Create of a Binding, Name the pod's) or "finalize" (a namespace's:
+	// an Update of its spec and metadata).
 	Subresource string
 	// Body is the request body: the object (create, update), the patch
 	// (patch), or DeleteOptions (delete; may be empty).
@@ -144,6 +145,10 @@ type Env struct {
 	// Revision is the resourceVersion of the state the write sees (a
 	// list taken now): a DeleteCollection answers its list at it.
 	Revision string
+	// Namespace, when set, returns the namespace named name as stored
+	// now: the NamespaceLifecycle admission of a create reads it. Nil: no
+	// namespace is known, and none is refused.
+	Namespace func(name string) (*unstructured.Unstructured, bool)
 }
 
 // Event is what a write did to the stored object.

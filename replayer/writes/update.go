@@ -38,7 +38,7 @@ var createOnUpdate = map[schema.GroupResource]bool{
 // or creates it where the kind allows create on update (store.go:702-785;
 // 201 Created: handlers/update.go:247-250), or answers 404.
 func update(st State, env Env, req Request) (Result, error) {
-	if req.Subresource != "" && (req.Subresource != "status" || !req.Kind.Status) {
+	if req.Subresource != "" && (req.Subresource != "status" || !req.Kind.Status) && (req.Subresource != "finalize" || !isNamespaces(req.Kind)) {
 		// No such subresource: apiextensions answers NotFound
 		// (customresource_handler.go:353-357); a built-in has no route
 		// there, modelled alike.
@@ -146,7 +146,11 @@ func store(st State, env Env, req Request, old, obj *unstructured.Unstructured) 
 	if err := validateUpdate(req.Kind, old, obj); err != nil {
 		return Result{}, err
 	}
-	if len(obj.GetFinalizers()) == 0 && old.GetDeletionTimestamp() != nil &&
+	obj, err := storedDefaults(req.Kind, obj)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(obj.GetFinalizers()) == 0 && old.GetDeletionTimestamp() != nil && !namespaceKept(req.Kind, obj) &&
 		(old.GetDeletionGracePeriodSeconds() == nil || *old.GetDeletionGracePeriodSeconds() == 0) {
 		return finalized(env, req, old, obj), nil
 	}
@@ -174,6 +178,9 @@ func prepareForUpdate(req Request, old, obj *unstructured.Unstructured) *unstruc
 		obj.SetGeneration(nextGeneration(req.Kind, old, obj))
 	default:
 		obj.SetGeneration(nextGeneration(req.Kind, old, obj))
+	}
+	if isNamespaces(req.Kind) {
+		namespaceUpdate(req, old, obj)
 	}
 	if obj.GetUID() == "" {
 		obj.SetUID(old.GetUID())
