@@ -297,7 +297,7 @@ func (c *Campaign) spec(in input) harness.Spec {
 	}
 	return harness.Spec{SpinBound: spin, History: fc.h, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList, Gates: in.gates,
 		Level: c.opts.Level, LiveBound: c.opts.LiveBound, MaxBurst: c.opts.MaxBurst, MaxRate: c.opts.MaxRate, Reproducer: fc.reproducer, Cache: fc.Cache, Pace: c.opts.Pace,
-		Latency: c.opts.Latency, Actors: c.opts.Actors}
+		Latency: c.opts.Latency, Actors: c.opts.Actors, FaultsOnActors: c.opts.FaultsOnActors}
 }
 
 // judge checks the campaign's invariants on obs into out.

@@ -172,6 +172,11 @@ type Options struct {
 	// served history, not the target's write log; the recorded objects
 	// they take over are theirs (harness.Spec.Actors). Reports name them.
 	Actors []actor.Actor
+	// FaultsOnActors makes every plan act on the actors' requests too
+	// (harness.Spec.FaultsOnActors): Sieve's stale state for the target,
+	// made by the cluster's controllers. Off: faults strike the target
+	// only.
+	FaultsOnActors bool
 }
 
 // fuzzCassette is one cassette loaded for a fuzz run.

@@ -278,6 +278,9 @@ func (c *Campaign) report(out *Outcome) string {
 	fmt.Fprintf(&b, "plan: %s\n", planText(out.Plan))
 	if len(c.opts.Actors) > 0 {
 		fmt.Fprintf(&b, "actors: %s (the cluster's own controllers beside the target)\n", strings.Join(actorNames(c.opts.Actors), ", "))
+		if c.opts.FaultsOnActors {
+			b.WriteString("faults on actors: the plan acts on their requests too\n")
+		}
 	}
 	if out.Scenario != "" {
 		fmt.Fprintf(&b, "scenario: %s (Options.Scenarios: a plan made from this cassette and path's fault-free run)\n", out.Scenario)

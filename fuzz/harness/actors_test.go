@@ -60,6 +60,7 @@ func TestActors(t *testing.T) {
 		watchList bool
 		crashes   int
 		restarts  int
+		onActors  bool // Spec.FaultsOnActors: the plan's first watch is the actor's (its WatchList), who started first
 	}{
 		{name: "actors - a labelling actor beside a reading target, WatchList - every configmap labelled, no write the target's - pass",
 			target: readingTarget(), watchList: true},
@@ -69,6 +70,8 @@ func TestActors(t *testing.T) {
 			target: readingTarget(), plan: "crash-after-write:write=1", watchList: true},
 		{name: "actors - a plan that fails the second LIST, the target makes one - no fault at the actor's LIST - pass",
 			target: readingTarget(), plan: "http-error:code=500,list=2"},
+		{name: "actors - a plan that closes the first watch, faults on actors - the actor's watch closed, not the target's, and it watches again - pass",
+			target: readingTarget(), plan: "close-watch:watch=1", onActors: true},
 		{name: "actors - the annotating target crashed after its first write - the actor runs on, started once - pass",
 			target: annotatingTarget(), plan: "crash-after-write:write=1", watchList: true, crashes: 1},
 		{name: "actors - the annotating target restarted at its WatchList - the actor runs on, started once - pass",
@@ -81,7 +84,8 @@ func TestActors(t *testing.T) {
 				t.Fatalf("plan %q: got %v, want none", tc.plan, err)
 			}
 			a, log := testutil.LabellingActor("labeller", nil)
-			obs := Observe(t, Spec{History: h, Plan: plan, Target: tc.target, WatchList: tc.watchList, Watchdog: 2 * time.Minute, Actors: []actor.Actor{a}})
+			obs := Observe(t, Spec{History: h, Plan: plan, Target: tc.target, WatchList: tc.watchList, Watchdog: 2 * time.Minute, Actors: []actor.Actor{a},
+				FaultsOnActors: tc.onActors})
 			if obs == nil {
 				t.Fatal("observation: got nil, want one")
 			}
@@ -118,8 +122,20 @@ func TestActors(t *testing.T) {
 			if len(obs.Restarts) != tc.restarts {
 				t.Errorf("restarts: got %v, want %d", obs.Restarts, tc.restarts)
 			}
-			if tc.crashes+tc.restarts == 0 && len(obs.Fired) > 0 {
+			if tc.crashes+tc.restarts == 0 && !tc.onActors && len(obs.Fired) > 0 {
 				t.Errorf("fired: got %v, want none (the actor's writes are not the target's)", obs.Fired)
+			}
+			if tc.onActors {
+				if len(obs.Fired) != 1 {
+					t.Errorf("fired: got %v, want the one fault, at the actor's LIST", obs.Fired)
+				}
+				// the actor's watch opens before the target's: a fault seen
+				// before the target's first WATCH struck the actor (without
+				// the option it strikes that WATCH)
+				i := slices.IndexFunc(obs.Requests, func(r oracle.Request) bool { return r.Verb == "WATCH" })
+				if i < 0 || obs.LastFaultAt < 0 || obs.LastFaultAt >= obs.Requests[i].At {
+					t.Errorf("fault seen at %v, target's requests %v: want it before the target's first WATCH (the actor's watch struck)", obs.LastFaultAt, obs.Requests)
+				}
 			}
 			if len(obs.Crashes) != tc.crashes {
 				t.Errorf("crashes: got %v, want %d", obs.Crashes, tc.crashes)

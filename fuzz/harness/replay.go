@@ -77,7 +77,7 @@ func newReplay(s Spec, crash, stop func(), served func(replayer.Served)) (replay
 		}
 		opts := []replayer.Option{replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(oracle.WatchCap), replayer.WithPace(s.Pace),
 			replayer.WithTargetCrash(crash), replayer.WithTargetStop(stop), replayer.WithRunResource(s.Resource), replayer.WithServedHandler(served),
-			replayer.WithLatency(latency)}
+			replayer.WithLatency(latency), replayer.WithFaultsOnActors(s.FaultsOnActors)}
 		return modelReplay{replayer.New(h, append(opts, replayer.ForActors(s.Actors)...)...)}, nil
 	}
 	v, err := verbatim.New(s.Reproducer...)

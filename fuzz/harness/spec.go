@@ -69,13 +69,19 @@ type Spec struct {
 	// Actors are the cluster's own controllers the run starts beside the
 	// target, in order, before it (package actor; the actors module's
 	// actors.Registry().Lookup gives them). Their requests are theirs,
-	// not the target's: no request bound, no write log, no fault. The
+	// not the target's: no request bound, no write log, no fault (unless
+	// FaultsOnActors). The
 	// replay serves History with the recorded objects they take over
 	// handed to them (history.Takeover), without its own garbage
 	// collector when one of them collects, with pods' graceful deletion
 	// when one is a kubelet, defaulting writes when one supplies
 	// Defaults. A reproducer runs none.
 	Actors []actor.Actor
+	// FaultsOnActors makes the plan act on the actors' requests too
+	// (replayer.WithFaultsOnActors): a failed LIST or a closed watch of
+	// kube-controller-manager is stale state for the target. Crashes and
+	// restarts still strike the target only.
+	FaultsOnActors bool
 	// Seed, when not zero, is mixed into what seeds the run's randomness
 	// (see seedClientGo): two runs of one input with other seeds draw
 	// other backoffs and timeouts.
