@@ -6,7 +6,6 @@ import "github.com/lwreplay/lwreplay/internal/differential"
 // controllers: differential") explains each.
 const (
 	reasonSecondSlice = "the replay's endpointslice controller makes a second, empty EndpointSlice for a Service (open: replay fault)"
-	reasonStatefulSet = "the replay's statefulset controller stalls in the rolling update (open: replay fault)"
 	reasonTiming      = "intermediate statuses depend on how the real cluster's writes interleave in real time"
 )
 
@@ -15,14 +14,9 @@ const (
 // the first that matches counting.
 var knownDifferences = []differential.Known{
 	{Resource: "endpointslices", What: differential.OnlyReplay, Reason: reasonSecondSlice},
-	// whatever else differs in the StatefulSet's script follows from its
-	// stall (its pods, claims, volumes, revisions, endpoints)
-	{Script: "statefulset", Reason: reasonStatefulSet},
 	{What: differential.StatesDiffer, Reason: reasonTiming},
 }
 
 // knownFailures are the scripts that fail on one side, by "side/script",
 // with the reason: their objects' differences show in the comparison.
-var knownFailures = map[string]string{
-	"replay/statefulset": reasonStatefulSet,
-}
+var knownFailures = map[string]string{}
