@@ -64,7 +64,7 @@ func TestKubeControllerManager(t *testing.T) {
 		klog.SetOutput(os.Stderr)
 		_ = fs.Set("logtostderr", "true")
 	}
-	fg, orphan := metav1.DeletePropagationForeground, metav1.DeletePropagationOrphan
+	orphan := metav1.DeletePropagationOrphan
 	cases := []kcmCase{{
 		name: "statefulset - 3 replicas in parallel - pass", clients: []string{"statefulset-controller"},
 		act: func(ctx context.Context, c kubernetes.Interface) error {
@@ -120,17 +120,7 @@ func TestKubeControllerManager(t *testing.T) {
 	}, {
 		name:    "garbage collector - deployment deleted in the foreground - pass",
 		clients: []string{"generic-garbage-collector", "metadata-informers", "controller-discovery"},
-		act: func(ctx context.Context, c kubernetes.Interface) error {
-			if _, err := c.AppsV1().Deployments(ns).Create(ctx, deploymentOf("api", 2), metav1.CreateOptions{}); err != nil {
-				return err
-			}
-			if problems := waitFor(ctx, c, func(ctx context.Context, c kubernetes.Interface) []string {
-				return countOf(ctx, c, "pods", 2)
-			}); len(problems) > 0 {
-				return fmt.Errorf("before the delete: %v", problems)
-			}
-			return c.AppsV1().Deployments(ns).Delete(ctx, "api", metav1.DeleteOptions{PropagationPolicy: &fg})
-		},
+		act:     deleteInForeground,
 		check: func(ctx context.Context, c kubernetes.Interface) []string {
 			out := countOf(ctx, c, "deployments", 0)
 			out = append(out, countOf(ctx, c, "replicasets", 0)...)
@@ -139,17 +129,7 @@ func TestKubeControllerManager(t *testing.T) {
 	}, {
 		name:        "garbage collector - deployment deleted in the foreground, no collector running - fail",
 		controllers: []string{"deployment-controller", "replicaset-controller"},
-		act: func(ctx context.Context, c kubernetes.Interface) error {
-			if _, err := c.AppsV1().Deployments(ns).Create(ctx, deploymentOf("api", 2), metav1.CreateOptions{}); err != nil {
-				return err
-			}
-			if problems := waitFor(ctx, c, func(ctx context.Context, c kubernetes.Interface) []string {
-				return countOf(ctx, c, "pods", 2)
-			}); len(problems) > 0 {
-				return fmt.Errorf("before the delete: %v", problems)
-			}
-			return c.AppsV1().Deployments(ns).Delete(ctx, "api", metav1.DeleteOptions{PropagationPolicy: &fg})
-		},
+		act:         deleteInForeground,
 		check: func(ctx context.Context, c kubernetes.Interface) []string {
 			d, err := c.AppsV1().Deployments(ns).Get(ctx, "api", metav1.GetOptions{})
 			if err != nil || d.DeletionTimestamp == nil {
@@ -288,4 +268,20 @@ func waitFor(ctx context.Context, c kubernetes.Interface, check func(context.Con
 		}
 		time.Sleep(time.Second)
 	}
+}
+
+// deleteInForeground creates Deployment "api" of 2 replicas, waits for its
+// pods and deletes it with foreground propagation: what the two foreground
+// garbage-collector cases do.
+func deleteInForeground(ctx context.Context, c kubernetes.Interface) error {
+	if _, err := c.AppsV1().Deployments(ns).Create(ctx, deploymentOf("api", 2), metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	if problems := waitFor(ctx, c, func(ctx context.Context, c kubernetes.Interface) []string {
+		return countOf(ctx, c, "pods", 2)
+	}); len(problems) > 0 {
+		return fmt.Errorf("before the delete: %v", problems)
+	}
+	fg := metav1.DeletePropagationForeground
+	return c.AppsV1().Deployments(ns).Delete(ctx, "api", metav1.DeleteOptions{PropagationPolicy: &fg})
 }
