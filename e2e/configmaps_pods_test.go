@@ -32,7 +32,7 @@ func factsOf(files []*cassette.File) map[string]*requestFacts {
 			if err != nil {
 				continue
 			}
-			q, ok, err := history.ParseRequest(u)
+			q, ok, err := history.ParseRequestInfo(u)
 			if err != nil || !ok {
 				continue
 			}

@@ -129,7 +129,7 @@ func compareInteraction(t *testing.T, where string, rt http.RoundTripper, h *his
 		t.Errorf("%s: url: %v", where, err)
 		return
 	}
-	q, isResource, err := history.ParseRequest(u)
+	q, isResource, err := history.ParseRequestInfo(u)
 	if err != nil {
 		t.Errorf("%s: %v", where, err)
 		return

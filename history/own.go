@@ -104,7 +104,7 @@ func writeVerb(method, name string) string {
 // parseWrite makes r the record of a write to a resource (q). An answer
 // that is no JSON object (another encoding) leaves the write without RV
 // and UID: it is listed, its echo not looked for.
-func parseWrite(r *record, i cassette.Interaction, u map[string][]string, q Request, isResource bool) (*record, error) {
+func parseWrite(r *record, i cassette.Interaction, u map[string][]string, q RequestInfo, isResource bool) (*record, error) {
 	if !isResource || i.Method == http.MethodHead {
 		return r, nil
 	}

@@ -37,7 +37,7 @@ type record struct {
 	build   *buildState
 	loc     Location
 	kind    recordKind
-	req     Request
+	req     RequestInfo
 	view    string
 	started time.Duration // since history start; -1 unknown
 	// list page
@@ -137,7 +137,7 @@ func parseInteraction(bs *buildState, loc Location, i cassette.Interaction, star
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: url: %v", cassette.ErrFormat, loc, err)
 	}
-	q, isResource, err := ParseRequest(u)
+	q, isResource, err := ParseRequestInfo(u)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", cassette.ErrFormat, loc, err)
 	}

@@ -72,8 +72,8 @@ func (r Resource) CollectionPath(ns string) string {
 	return r.Prefix() + "/" + r.Resource
 }
 
-// Request is a parsed list or watch request, as kube-apiserver reads it.
-type Request struct {
+// RequestInfo is a parsed list or watch request, as kube-apiserver reads it.
+type RequestInfo struct {
 	// Resource is the resource addressed (Kind and scope unknown).
 	Resource Resource
 	// Namespace is the namespace of a namespaced path; "" for all.
@@ -103,7 +103,7 @@ type Request struct {
 }
 
 // IsWatchList reports whether the request asks for a WatchList stream.
-func (q Request) IsWatchList() bool {
+func (q RequestInfo) IsWatchList() bool {
 	return q.Watch && q.SendInitialEvents != nil && *q.SendInitialEvents
 }
 
@@ -114,9 +114,9 @@ func namespaceSubresource(r Resource, rest []string) bool {
 	return r.Group == "" && len(rest) == 3 && (rest[2] == "status" || rest[2] == "finalize")
 }
 
-// ParseRequest parses a resource request path and query. ok is false for
+// ParseRequestInfo parses a resource request path and query. ok is false for
 // paths that address no resource (discovery, /version, /healthz, ...).
-func ParseRequest(u *url.URL) (q Request, ok bool, err error) {
+func ParseRequestInfo(u *url.URL) (q RequestInfo, ok bool, err error) {
 	segs := strings.Split(strings.Trim(u.Path, "/"), "/")
 	var rest []string
 	switch {

@@ -22,7 +22,7 @@ func TestParseRequestNamespaceSubresource(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q, ok, err := ParseRequest(&url.URL{Path: tt.path})
+			q, ok, err := ParseRequestInfo(&url.URL{Path: tt.path})
 			if !ok || err != nil {
 				t.Fatalf("got ok %v err %v, want ok and no error", ok, err)
 			}

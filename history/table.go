@@ -20,7 +20,7 @@ type RecordedTable struct {
 	// From is where it was recorded.
 	From Location
 	// Request is the LIST request it answered.
-	Request Request
+	Request RequestInfo
 	// IncludeObject is the request's includeObject parameter ("" when
 	// absent).
 	IncludeObject string
@@ -77,7 +77,7 @@ func isTableFrame(line []byte) bool {
 
 // recordedTable reads a LIST answer in Table form; ok is false when its
 // body is not a Table.
-func recordedTable(loc Location, q Request, includeObject string, body []byte) (RecordedTable, bool) {
+func recordedTable(loc Location, q RequestInfo, includeObject string, body []byte) (RecordedTable, bool) {
 	var tm typeMeta
 	if decodeJSON(body, &tm) != nil || !isTable(tm) {
 		return RecordedTable{}, false

@@ -202,7 +202,7 @@ func Replay(ctx context.Context, files []*cassette.File, out string, o Options) 
 			if err != nil {
 				continue // verbatim.New has refused such a file already
 			}
-			if q, ok, err := history.ParseRequest(u); ok && err == nil && !seen[q.Resource.Name()] {
+			if q, ok, err := history.ParseRequestInfo(u); ok && err == nil && !seen[q.Resource.Name()] {
 				seen[q.Resource.Name()] = true
 				resources = append(resources, q.Resource.Name())
 			}

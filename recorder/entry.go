@@ -67,7 +67,7 @@ func (e *entry) recorded() []byte {
 // pending returns how many bytes of a frame being read a watch entry holds.
 func (e *entry) pending() int { return len(e.body) - e.done }
 
-func newEntry(r *Recorder, it cassette.Interaction, q history.Request, isResource bool) *entry {
+func newEntry(r *Recorder, it cassette.Interaction, q history.RequestInfo, isResource bool) *entry {
 	ok2xx := it.Code >= 200 && it.Code < 300
 	e := &entry{r: r, it: it}
 	e.watch = isResource && q.Watch && ok2xx && it.Method == "GET"

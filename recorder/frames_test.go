@@ -42,7 +42,7 @@ func bareEntry(t *testing.T, uri string, rd *redactor) *entry {
 	if err != nil {
 		t.Fatalf("url %s: got error %v, want none", uri, err)
 	}
-	q, isResource, err := history.ParseRequest(u)
+	q, isResource, err := history.ParseRequestInfo(u)
 	if err != nil {
 		t.Fatalf("parse %s: got error %v, want none", uri, err)
 	}

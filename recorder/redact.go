@@ -101,7 +101,7 @@ type redactor struct {
 }
 
 // active reports whether bodies answering q must be decoded and rewritten.
-func (rd *redactor) active(q history.Request) bool {
+func (rd *redactor) active(q history.RequestInfo) bool {
 	return len(rd.fields) > 0 || rd.dropManaged || (rd.secrets && q.Resource.Group == "" && q.Resource.Resource == "secrets")
 }
 

@@ -82,7 +82,7 @@ const (
 // request returns a request body to q as it is to be written: as sent
 // when nothing is to be redacted; else redacted (redacted true), or nil
 // and ok false when it cannot be.
-func (rd *redactor) request(body []byte, contentType string, q history.Request) (out []byte, redacted, ok bool) {
+func (rd *redactor) request(body []byte, contentType string, q history.RequestInfo) (out []byte, redacted, ok bool) {
 	if len(body) == 0 || !rd.active(q) {
 		return body, false, true
 	}
@@ -117,7 +117,7 @@ func (rd *redactor) request(body []byte, contentType string, q history.Request) 
 // requestObject redacts a JSON object a write sends: an object (its kind
 // its own) or a patch of one (the kind of what q addresses, as far as
 // redaction needs it: Secret for secrets).
-func (rd *redactor) requestObject(body []byte, q history.Request) ([]byte, bool) {
+func (rd *redactor) requestObject(body []byte, q history.RequestInfo) ([]byte, bool) {
 	doc, ok := decodeObject(body)
 	if !ok {
 		return nil, false
@@ -131,7 +131,7 @@ func (rd *redactor) requestObject(body []byte, q history.Request) ([]byte, bool)
 }
 
 // isSecrets reports whether q addresses core Secrets.
-func isSecrets(q history.Request) bool {
+func isSecrets(q history.RequestInfo) bool {
 	return q.Resource.Group == "" && q.Resource.Resource == "secrets"
 }
 
@@ -139,7 +139,7 @@ func isSecrets(q history.Request) bool {
 // its operations under a Secret's data or stringData. Field paths cannot
 // be followed through its pointers: under WithRedactFields it is not kept.
 // managedFields a patch writes are kept (they hold no values).
-func (rd *redactor) jsonPatch(body []byte, q history.Request) ([]byte, bool) {
+func (rd *redactor) jsonPatch(body []byte, q history.RequestInfo) ([]byte, bool) {
 	if len(rd.fields) > 0 {
 		return nil, false
 	}

@@ -88,7 +88,7 @@ func preferJSON(req *http.Request) *http.Request {
 // Close, and for a request whose list options do not parse (watch=yes,
 // limit=-1).
 func (r *Recorder) register(req *http.Request, body []byte, resp *http.Response, started time.Time) *entry {
-	q, isResource, err := history.ParseRequest(req.URL)
+	q, isResource, err := history.ParseRequestInfo(req.URL)
 	if err != nil {
 		return nil // kube-apiserver refuses it too; it would make the cassette unreadable
 	}

@@ -15,7 +15,7 @@ func TestPaginate(t *testing.T) {
 	t.Parallel()
 	h := listHistory(t)
 	l, _ := h.Log(history.Resource{Version: "v1", Resource: "configmaps"})
-	all, err := newFilter(history.Request{})
+	all, err := newFilter(history.RequestInfo{})
 	if err != nil {
 		t.Fatalf("filter: %v", err)
 	}

@@ -90,7 +90,7 @@ type pointCtx struct {
 	// at a LIST or WATCH point: the request
 	w http.ResponseWriter
 	r *http.Request
-	q history.Request
+	q history.RequestInfo
 	l *history.Log
 
 	// at a LIST point

@@ -19,7 +19,7 @@ import (
 // listPoint reaches the decision point of a valid LIST request and acts
 // out the decision that fires there; it reports whether it answered the
 // request. limit is the page size the answer would have.
-func (s *Server) listPoint(w http.ResponseWriter, r *http.Request, q history.Request, l *history.Log, f filter, limit int64) bool {
+func (s *Server) listPoint(w http.ResponseWriter, r *http.Request, q history.RequestInfo, l *history.Log, f filter, limit int64) bool {
 	if s.fx == nil || !s.faultsAt(r) {
 		return false
 	}
@@ -165,7 +165,7 @@ func continuePage(l *history.Log, f filter, ns string, tok continueToken, limit 
 // LIST at "0" may still be served from before the client's own
 // resourceVersion (kubernetes#59848's time travel, which client-go's
 // reflector avoids by relisting at its last synced resourceVersion).
-func (s *Server) stalePosition(l *history.Log, q history.Request, back int) (pos int, ok bool) {
+func (s *Server) stalePosition(l *history.Log, q history.RequestInfo, back int) (pos int, ok bool) {
 	if q.ResourceVersion != "0" || q.Continue != "" || back <= 0 {
 		return 0, false
 	}

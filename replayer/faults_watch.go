@@ -41,7 +41,7 @@ type watchFaults struct {
 // out the decision that fires there. It reports whether it answered the
 // request; if not, the stream it serves carries the returned state (nil
 // without a plan). watchList says the request asks for initial events.
-func (s *Server) watchPoint(w http.ResponseWriter, r *http.Request, q history.Request, l *history.Log, watchList bool) (*watchFaults, bool) {
+func (s *Server) watchPoint(w http.ResponseWriter, r *http.Request, q history.RequestInfo, l *history.Log, watchList bool) (*watchFaults, bool) {
 	if s.fx == nil || !s.faultsAt(r) {
 		return nil, false
 	}

@@ -19,7 +19,7 @@ import (
 // state not older than the request's resourceVersion, with its kind and
 // apiVersion (or as a Table of one row, when the request asked for one);
 // 404 NotFound when it does not exist there.
-func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.Request, l *history.Log) {
+func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.RequestInfo, l *history.Log) {
 	scale := q.Subresource == "scale" && writes.HasScale(kindOf(l.Resource))
 	if (l.Resource.Namespaced && q.Namespace == "") || (q.Subresource != "" && q.Subresource != "status" && !scale) {
 		status.Write(w, status.NotFound())

@@ -34,7 +34,7 @@ const (
 // serveList answers a LIST: the page of the selected objects in key order
 // at the snapshot the request's resourceVersion, resourceVersionMatch or
 // continue token picks.
-func (s *Server) serveList(w http.ResponseWriter, r *http.Request, q history.Request, l *history.Log) {
+func (s *Server) serveList(w http.ResponseWriter, r *http.Request, q history.RequestInfo, l *history.Log) {
 	if !isJSONAccept(r) {
 		status.Write(w, notAcceptable())
 		return
@@ -84,7 +84,7 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, q history.Req
 
 // validateList checks the list options as kube-apiserver's
 // ValidateListOptions does; the answer is a 422 Invalid.
-func validateList(q history.Request) *metav1.Status {
+func validateList(q history.RequestInfo) *metav1.Status {
 	var errs field.ErrorList
 	matchPath := field.NewPath("resourceVersionMatch")
 	if m := q.ResourceVersionMatch; m != "" {

@@ -20,7 +20,7 @@ type filter struct {
 
 // newFilter parses a request's selectors; the error is the message of the
 // 400 BadRequest kube-apiserver answers.
-func newFilter(q history.Request) (filter, error) {
+func newFilter(q history.RequestInfo) (filter, error) {
 	f := filter{namespace: q.Namespace, labels: labels.Everything(), fields: fields.Everything()}
 	var err error
 	if q.LabelSelector != "" {

@@ -96,7 +96,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveWrite(w, r)
 		return
 	}
-	q, isResource, err := history.ParseRequest(r.URL)
+	q, isResource, err := history.ParseRequestInfo(r.URL)
 	if err != nil {
 		status.Write(w, badRequest(err.Error()))
 		return

@@ -31,7 +31,7 @@ const (
 // kube-apiserver's watch cache does (delegator.ShouldDelegateList): an RV
 // with no match is NotOlderThan, except with a limit, when it is exact
 // (the "legacy exact match").
-func listReadMode(q history.Request) readMode {
+func listReadMode(q history.RequestInfo) readMode {
 	switch {
 	case q.ResourceVersion == "":
 		return readConsistent

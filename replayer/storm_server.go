@@ -78,7 +78,7 @@ type stormRequest struct {
 // resource: it returns the request to serve, carrying the account, and
 // the func to call when it has been answered. Without detection, or for
 // an actor's request, it returns r and a no-op.
-func (s *Server) trackStorm(r *http.Request, q history.Request, l *history.Log) (*http.Request, func()) {
+func (s *Server) trackStorm(r *http.Request, q history.RequestInfo, l *history.Log) (*http.Request, func()) {
 	d := s.storms
 	if d == nil || (q.Name != "" && !q.Watch) || byActor(r) {
 		return r, func() {}

@@ -205,7 +205,7 @@ func TestEventFrame(t *testing.T) {
 	y := `{"metadata":{"name":"e","namespace":"ns","resourceVersion":"6","labels":{"app":"y"}},"involvedObject":{"resourceVersion":"5"}}`
 	bare := `{"metadata":{"name":"e","namespace":"ns","labels":{"app":"x"}}}`
 	sel := func(s string) filter {
-		f, err := newFilter(history.Request{LabelSelector: s})
+		f, err := newFilter(history.RequestInfo{LabelSelector: s})
 		if err != nil {
 			t.Fatalf("selector %s: %v", s, err)
 		}

@@ -129,7 +129,7 @@ type pageKey struct {
 
 // pageKeyOf returns the page key of LIST request q asking includeObject;
 // ok is false when q cannot be read (its selectors or continue token).
-func (s *Server) pageKeyOf(q history.Request, includeObject string) (pageKey, bool) {
+func (s *Server) pageKeyOf(q history.RequestInfo, includeObject string) (pageKey, bool) {
 	f, err := newFilter(q)
 	if err != nil {
 		return pageKey{}, false
@@ -159,7 +159,7 @@ func (s *Server) recordedPage(r *http.Request, tv *tableView, rv string) ([]byte
 	if len(tv.recorded) == 0 {
 		return nil, false
 	}
-	q, _, err := history.ParseRequest(r.URL)
+	q, _, err := history.ParseRequestInfo(r.URL)
 	if err != nil {
 		return nil, false
 	}

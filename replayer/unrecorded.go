@@ -22,7 +22,7 @@ import (
 // logFor returns the served log of q's resource; for a resource the
 // history does not record, a writable replay makes its empty log when it
 // knows the resource (body: a create's, whose kind may name it).
-func (s *Server) logFor(q history.Request, body []byte) (*history.Log, bool) {
+func (s *Server) logFor(q history.RequestInfo, body []byte) (*history.Log, bool) {
 	if l, ok := s.served().Log(q.Resource); ok {
 		return l, true
 	}
@@ -85,7 +85,7 @@ func (s *Server) emptyLogStart(h *history.History) string {
 
 // knownResource returns q's resource, whole (kind and scope), when the
 // replay knows it.
-func (s *Server) knownResource(q history.Request, body []byte) (history.Resource, bool) {
+func (s *Server) knownResource(q history.RequestInfo, body []byte) (history.Resource, bool) {
 	res := q.Resource
 	if c, ok := s.crdVersion(res); ok && c.Served { // its CRD's kind and scope (crd.go)
 		return c.Resource, true

@@ -31,7 +31,7 @@ const preTimeoutBookmark = 2 * time.Second
 // the cacher sends only events newer than R and none ever comes, so the
 // stream stays silent (no bookmark carries an RV older than R) until its
 // timeout. An R the history cannot place is a 400.
-func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.Request, l *history.Log) {
+func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.RequestInfo, l *history.Log) {
 	if !isJSONAccept(r) {
 		status.Write(w, notAcceptable())
 		return
@@ -104,7 +104,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.Re
 
 // watchTimeout returns how long a watch stays open: what it asks for, or
 // the server's default, within the server's cap.
-func (s *Server) watchTimeout(q history.Request) time.Duration {
+func (s *Server) watchTimeout(q history.RequestInfo) time.Duration {
 	d := s.opts.watchTimeout
 	if q.TimeoutSeconds > 0 {
 		d = time.Duration(q.TimeoutSeconds) * time.Second
@@ -140,7 +140,7 @@ type watchStream struct {
 
 // newWatchStream starts a watch's clock: its timeout runs from here, as
 // kube-apiserver's runs from the start of the request.
-func (s *Server) newWatchStream(w http.ResponseWriter, r *http.Request, l *history.Log, f filter, q history.Request) *watchStream {
+func (s *Server) newWatchStream(w http.ResponseWriter, r *http.Request, l *history.Log, f filter, q history.RequestInfo) *watchStream {
 	fw := newFrameWriter(w)
 	fw.table = tableOf(r)
 	fw.meta = metadataOf(r)

@@ -21,7 +21,7 @@ import (
 // invalid combination is the 422 Invalid kube-apiserver answers, e.g.
 // "ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden:
 // sendInitialEvents requires setting resourceVersionMatch to NotOlderThan".
-func watchOptions(q history.Request) (metainternalversion.ListOptions, *metav1.Status) {
+func watchOptions(q history.RequestInfo) (metainternalversion.ListOptions, *metav1.Status) {
 	o := metainternalversion.ListOptions{
 		Watch:                true,
 		ResourceVersion:      q.ResourceVersion,
@@ -52,7 +52,7 @@ func watchOptions(q history.Request) (metainternalversion.ListOptions, *metav1.S
 // (3 s, as the watch cache's) gets HTTP 200 and one ERROR event, 504
 // Timeout "Too large resource version", that client-go answers by
 // starting over from resourceVersion "".
-func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *history.Log, f filter, endBookmark bool, q history.Request, wf *watchFaults) {
+func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *history.Log, f filter, endBookmark bool, q history.RequestInfo, wf *watchFaults) {
 	ws := s.newWatchStream(w, r, l, f, q)
 	ws.fx = wf
 	defer ws.stop()

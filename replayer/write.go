@@ -46,10 +46,10 @@ var errWrites = errors.New("the replay does not take writes")
 
 // serveWrite answers a request whose method is not GET.
 func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request) {
-	q, isResource, err := history.ParseRequest(r.URL)
+	q, isResource, err := history.ParseRequestInfo(r.URL)
 	refuse := s.refuse
 	if byActor(r) { // an actor's refusals are not the target's writes
-		refuse = func(_ *http.Request, _ history.Request, _ history.Resource, st metav1.Status) metav1.Status {
+		refuse = func(_ *http.Request, _ history.RequestInfo, _ history.Resource, st metav1.Status) metav1.Status {
 			return st
 		}
 	}
@@ -76,7 +76,7 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	kind := s.kindFor(l.Resource)
-	req, err := writes.ParseRequest(r, q, kind)
+	req, err := writes.Parse(r, q, kind)
 	if err != nil {
 		refuse(r, q, l.Resource, answerStatus(err))
 		writeStatusErr(w, err)

@@ -110,7 +110,7 @@ func (s *Server) servedVersion(l *history.Log, key, rv string) bool {
 // res (as its path names it: q), answered before a write was tried, and
 // returns st. A method that writes nothing (HEAD, OPTIONS) is no write
 // and is not recorded.
-func (s *Server) refuse(r *http.Request, q history.Request, res history.Resource, st metav1.Status) metav1.Status {
+func (s *Server) refuse(r *http.Request, q history.RequestInfo, res history.Resource, st metav1.Status) metav1.Status {
 	verb := history.WriteVerb(r.Method, q.Name)
 	if verb == "" {
 		return st
@@ -129,7 +129,7 @@ func (s *Server) refuse(r *http.Request, q history.Request, res history.Resource
 var methodNotAllowed = metav1.Status{Code: http.StatusMethodNotAllowed, Reason: metav1.StatusReasonMethodNotAllowed}
 
 // refuseErr is refuse with err's Status.
-func (s *Server) refuseErr(r *http.Request, q history.Request, res history.Resource, err error) {
+func (s *Server) refuseErr(r *http.Request, q history.RequestInfo, res history.Resource, err error) {
 	s.refuse(r, q, res, answerStatus(err))
 }
 

@@ -118,7 +118,7 @@ func requestOf(req *http.Request, at time.Duration) oracle.Request {
 		verb = req.Method // a write: POST, PUT, PATCH or DELETE
 	}
 	r := oracle.Request{At: at, Resource: req.URL.Path, Verb: verb}
-	q, ok, err := history.ParseRequest(req.URL)
+	q, ok, err := history.ParseRequestInfo(req.URL)
 	if !ok || err != nil {
 		return r
 	}

@@ -76,7 +76,7 @@ func Describe(files ...*cassette.File) Reproduction {
 // askedOf names what a request asks: "<resource> LIST", "<resource>
 // WATCH", "<resource> GET", "discovery", or its method and path.
 func askedOf(method string, u *url.URL) string {
-	q, isResource, err := history.ParseRequest(u)
+	q, isResource, err := history.ParseRequestInfo(u)
 	switch {
 	case err != nil || method != "GET":
 		return method + " " + u.Path

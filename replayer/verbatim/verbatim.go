@@ -238,7 +238,7 @@ func (v *Replay) FirstListing(res history.Resource) (rv string, ok bool) {
 
 // noteList notes a LIST answer it served, if it is a last page.
 func (v *Replay) noteList(u *url.URL, it cassette.Interaction) {
-	q, ok, err := history.ParseRequest(u)
+	q, ok, err := history.ParseRequestInfo(u)
 	if !ok || err != nil || q.Watch || q.Name != "" || it.Code != http.StatusOK {
 		return
 	}
@@ -259,7 +259,7 @@ func (v *Replay) noteFrame(u *url.URL, frame []byte) {
 	if !bytes.Contains(frame, []byte(metav1.InitialEventsAnnotationKey)) {
 		return
 	}
-	q, ok, err := history.ParseRequest(u)
+	q, ok, err := history.ParseRequestInfo(u)
 	if !ok || err != nil {
 		return
 	}

@@ -196,7 +196,7 @@ func listOf(ls labels.Selector, fs fields.Selector, limit int64) (lo metainterna
 	return lo
 }
 
-// TestParseDeleteCollection checks how ParseRequest reads a DELETE of a
+// TestParseDeleteCollection checks how Parse reads a DELETE of a
 // collection (handlers/delete.go:211-323).
 func TestParseDeleteCollection(t *testing.T) {
 	t.Parallel()
@@ -236,11 +236,11 @@ func TestParseDeleteCollection(t *testing.T) {
 			if tc.body != "" {
 				r.Header.Set("Content-Type", "application/json")
 			}
-			q, ok, err := history.ParseRequest(r.URL)
+			q, ok, err := history.ParseRequestInfo(r.URL)
 			if !ok || err != nil {
-				t.Fatalf("history.ParseRequest(%s): got ok %v, error %v, want a resource request", tc.target, ok, err)
+				t.Fatalf("history.ParseRequestInfo(%s): got ok %v, error %v, want a resource request", tc.target, ok, err)
 			}
-			got, err := ParseRequest(r, q, tc.kind)
+			got, err := Parse(r, q, tc.kind)
 			if tc.code != 0 {
 				var se *apierrors.StatusError
 				if !errors.As(err, &se) || se.ErrStatus.Code != tc.code || !strings.Contains(se.ErrStatus.Message, tc.msg) {

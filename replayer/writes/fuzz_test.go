@@ -42,14 +42,14 @@ func FuzzWrite(f *testing.F) {
 			"ns/d": stored(t, deployments, "6", "uid-d", `{"metadata":{"name":"d","namespace":"ns","generation":1},"spec":{"replicas":1}}`),
 			"ns/w": stored(t, widgets, "7", "uid-w", `{"metadata":{"name":"w","namespace":"ns","generation":1,"finalizers":["f"]},"spec":{"x":1}}`),
 		}
-		q := history.Request{Resource: k.Resource, Namespace: "ns", Name: name}
+		q := history.RequestInfo{Resource: k.Resource, Namespace: "ns", Name: name}
 		if m == http.MethodPost {
 			q.Name = ""
 		}
 		r := httptest.NewRequest(m, "/x", bytes.NewReader(body))
 		r.URL.RawQuery = query
 		r.Header.Set("Content-Type", fuzzTypes[int(media)%len(fuzzTypes)])
-		req, err := ParseRequest(r, q, k)
+		req, err := Parse(r, q, k)
 		if err == nil {
 			_, err = Do(st, testEnv("abcde", "fghjk"), req)
 		}

@@ -27,15 +27,15 @@ import (
 // is answered 413.
 const MaxBodyBytes = 3 << 20
 
-// ParseRequest reads the write r asks of kind k, whose path and query q
-// (history.ParseRequest's) named the object: the verb of its method, its
+// Parse reads the write r asks of kind k, whose path and query q
+// (history.Parse's) named the object: the verb of its method, its
 // body (at most MaxBodyBytes), content type and patch type, and its
 // options (dryRun, fieldManager, force, the delete options, a
 // DeleteCollection's list options), checked as kube-apiserver's handlers
 // check them (endpoints/handlers: create.go, update.go, patch.go,
 // delete.go). A method that writes nothing is
 // answered 405, as the replayer answers it today.
-func ParseRequest(r *http.Request, q history.Request, k Kind) (Request, error) {
+func Parse(r *http.Request, q history.RequestInfo, k Kind) (Request, error) {
 	req := Request{Kind: k, Namespace: q.Namespace, Name: q.Name, Subresource: q.Subresource, UserAgent: r.UserAgent()}
 	switch {
 	case r.Method == http.MethodPost && (q.Name == "" || q.Subresource == "binding"):

@@ -14,7 +14,7 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-func TestParseRequest(t *testing.T) {
+func TestParse(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name        string
@@ -64,29 +64,29 @@ func TestParseRequest(t *testing.T) {
 			if tc.contentType != "" {
 				r.Header.Set("Content-Type", tc.contentType)
 			}
-			q, ok, err := history.ParseRequest(r.URL)
+			q, ok, err := history.ParseRequestInfo(r.URL)
 			if !ok || err != nil {
-				t.Fatalf("history.ParseRequest(%s): got ok %v, error %v, want a resource request", tc.target, ok, err)
+				t.Fatalf("history.ParseRequestInfo(%s): got ok %v, error %v, want a resource request", tc.target, ok, err)
 			}
-			got, err := ParseRequest(r, q, tc.kind)
+			got, err := Parse(r, q, tc.kind)
 			if tc.wantCode != 0 {
 				var se *apierrors.StatusError
 				if !errors.As(err, &se) || se.ErrStatus.Code != tc.wantCode || !strings.Contains(se.ErrStatus.Message, tc.wantMsg) {
-					t.Fatalf("ParseRequest: got error %v, want a %d Status saying %q", err, tc.wantCode, tc.wantMsg)
+					t.Fatalf("Parse: got error %v, want a %d Status saying %q", err, tc.wantCode, tc.wantMsg)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("ParseRequest: got error %v, want none", err)
+				t.Fatalf("Parse: got error %v, want none", err)
 			}
 			if g, w := summary(got), summary(tc.want); g != w {
-				t.Errorf("ParseRequest: got %s, want %s", g, w)
+				t.Errorf("Parse: got %s, want %s", g, w)
 			}
 		})
 	}
 }
 
-// summary renders the parts of a request TestParseRequest compares.
+// summary renders the parts of a request TestParse compares.
 func summary(r Request) string {
 	d := r.Delete
 	pol, uid := "", ""
