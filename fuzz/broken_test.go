@@ -245,3 +245,7 @@ func smallestState(l *history.Log) int {
 	}
 	return n
 }
+
+func configMap(name string, data map[string]string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}, Data: data}
+}

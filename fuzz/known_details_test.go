@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -95,4 +96,14 @@ func TestMaskOptions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mustKnown is KnownSignature(text).
+func mustKnown(t *testing.T, text string) oracle.Known {
+	t.Helper()
+	k, err := oracle.KnownSignature(text)
+	if err != nil {
+		t.Fatalf("KnownSignature(%q): got %v, want nil", text, err)
+	}
+	return k
 }

@@ -1,0 +1,76 @@
+package oracle_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/history"
+)
+
+// writtenConfigMaps is the resource of the writes TestInvariants' rows of
+// no-write-storm and no-conflict-loop judge (storedUpdates, conflicts):
+// n writes of one key, one every every from 0 on.
+var writtenConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
+
+// storedUpdates returns n stored updates of key; outside says another
+// actor changed it between each two (each write's RVBefore is not the RV
+// the one before it stored).
+func storedUpdates(key string, n int, every time.Duration, outside bool) []oracle.Write {
+	ws := make([]oracle.Write, n)
+	rv := 2000
+	for i := range ws {
+		if outside && i > 0 {
+			rv++ // another actor's change
+		}
+		ws[i] = oracle.Write{At: time.Duration(i) * every, Verb: "update", Resource: writtenConfigMaps, Key: key,
+			RVBefore: fmt.Sprint(rv), RVAfter: fmt.Sprint(rv + 1), Code: 200, Event: history.Modified}
+		rv++
+	}
+	return ws
+}
+
+// conflicts returns n updates of key answered 409 with reason, the
+// object stored at rv (changed: at another rv each).
+func conflicts(key string, n int, every time.Duration, reason string, changed bool) []oracle.Write {
+	ws := make([]oracle.Write, n)
+	for i := range ws {
+		rv := "1004"
+		if changed {
+			rv = fmt.Sprint(3000 + i)
+		}
+		ws[i] = oracle.Write{At: time.Duration(i) * every, Verb: "update", Resource: writtenConfigMaps, Key: key,
+			RVBefore: rv, RVAfter: rv, Code: 409, Reason: reason}
+	}
+	return ws
+}
+
+// withWrites sets o's writes, logged.
+func withWrites(ws ...[]oracle.Write) func(o *oracle.Observation) {
+	return func(o *oracle.Observation) {
+		o.WritesLogged = true
+		for _, w := range ws {
+			o.Writes = append(o.Writes, w...)
+		}
+	}
+}
+
+// writeRequests returns n requests of verb for configmaps answered code
+// (a verbatim replay's view of writes: no key).
+func writeRequests(verb string, n, code int) []oracle.Request {
+	rs := make([]oracle.Request, n)
+	for i := range rs {
+		rs[i] = oracle.Request{At: time.Duration(i) * time.Millisecond, Resource: "configmaps", Verb: verb, Code: code}
+	}
+	return rs
+}
+
+// refusedCreates returns n creates of key answered 409 with reason, the
+// object stored at rv (changed: at another rv each).
+func refusedCreates(key string, n int, every time.Duration, reason string, changed bool) []oracle.Write {
+	ws := conflicts(key, n, every, reason, changed)
+	for i := range ws {
+		ws[i].Verb = "create"
+	}
+	return ws
+}
