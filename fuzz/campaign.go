@@ -194,6 +194,9 @@ type Outcome struct {
 	Seed uint64
 	// Observation is what the run saw.
 	Observation *oracle.Observation
+	// Reference is the fault-free reference runs' outcome same-outcome
+	// judged the run against (nil: none; see oracle.Reference).
+	Reference *oracle.Reference
 	// Results holds each checked invariant's result, by name (nil: held,
 	// or not judged).
 	Results map[string]error
@@ -269,12 +272,14 @@ func (c *Campaign) checkDecoded(t *testing.T, in input, scenario string) *Outcom
 	fc := c.cassettes[in.cassette]
 	spec := c.spec(in)
 	out := &Outcome{Input: inputFor(in), Cassette: fc.path, CassetteIndex: in.cassette, WatchList: in.watchList, Gates: in.gates, Plan: in.plan, Level: spec.Level, Scenario: scenario}
-	c.judge(out, c.observe(t, spec))
+	obs, ref := c.observe(t, spec)
+	c.judge(out, obs, ref)
 	if out.Report != "" && out.Known == "" && spec.Level == Typed {
 		typed := out.Report
 		spec.Level = Wire
 		out.Level = Wire
-		c.judge(out, c.observe(t, spec))
+		obs, ref := c.observe(t, spec)
+		c.judge(out, obs, ref)
 		if out.Report == "" {
 			out.Unconfirmed = typed
 		}
@@ -300,10 +305,10 @@ func (c *Campaign) spec(in input) harness.Spec {
 		Latency: c.opts.Latency, Actors: c.opts.Actors, FaultsOnActors: c.opts.FaultsOnActors}
 }
 
-// judge checks the campaign's invariants on obs into out.
-func (c *Campaign) judge(out *Outcome, obs *oracle.Observation) {
-	out.Observation = obs
-	out.Results, out.NotJudged = c.results(obs)
+// judge checks the campaign's invariants on obs against ref into out.
+func (c *Campaign) judge(out *Outcome, obs *oracle.Observation, ref *oracle.Reference) {
+	out.Observation, out.Reference = obs, ref
+	out.Results, out.NotJudged = c.results(obs, ref)
 	out.Breaking = oracle.FiredBreaking(obs)
 	sig := out.Signature()
 	broke := len(sig.Invariants) > 0
@@ -342,10 +347,10 @@ func (c *Campaign) Fail(t *testing.T, out *Outcome) {
 
 // results checks the campaign's invariants on obs: each one's result, and
 // why those not judged were not.
-func (c *Campaign) results(obs *oracle.Observation) (results map[string]error, notJudged map[string]string) {
+func (c *Campaign) results(obs *oracle.Observation, ref *oracle.Reference) (results map[string]error, notJudged map[string]string) {
 	results, notJudged = map[string]error{}, map[string]string{}
 	if names := c.builtinNames(); len(names) > 0 {
-		results, notJudged = oracle.JudgeNames(obs, names)
+		results, notJudged = oracle.JudgeAgainst(obs, ref, names)
 	}
 	for _, inv := range c.opts.Extra {
 		if len(c.opts.Invariants) == 0 || slices.Contains(c.opts.Invariants, inv.Name) {

@@ -19,8 +19,7 @@ import (
 // judgeSameOutcome judges same-outcome on obs against ref.
 func judgeSameOutcome(obs *oracle.Observation, ref *oracle.Reference) (err error, why string) {
 	inv, _ := oracle.LookupInvariant("same-outcome")
-	obs.Reference = ref
-	return oracle.JudgeOne(inv, obs)
+	return oracle.JudgeOneAgainst(inv, obs, ref)
 }
 
 // TestSameOutcomeOnRealRuns runs the children controller on the real
@@ -113,7 +112,7 @@ func TestSameOutcomeInCampaign(t *testing.T) {
 			if last := tt.inputs[len(tt.inputs)-1]; string(last) == string(withFault) && len(out.Observation.Fired) == 0 {
 				t.Fatalf("fired: got nothing, want the expired watch")
 			}
-			if got := out.Observation.Reference != nil; got != tt.wantRef {
+			if got := out.Reference != nil; got != tt.wantRef {
 				t.Errorf("Reference set: got %v, want %v", got, tt.wantRef)
 			}
 			got := out.Results["same-outcome"]

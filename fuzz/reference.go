@@ -117,22 +117,19 @@ func (r *referenceRuns) confirm(t *testing.T, spec harness.Spec, obs *oracle.Obs
 // differs reports whether same-outcome fires on obs against ref.
 func differs(obs *oracle.Observation, ref *oracle.Reference) bool {
 	inv, _ := oracle.LookupInvariant(sameOutcome)
-	was := obs.Reference
-	obs.Reference = ref
-	err, _ := oracle.JudgeOne(inv, obs)
-	obs.Reference = was
+	err, _ := oracle.JudgeOneAgainst(inv, obs, ref)
 	return errors.Is(err, oracle.ErrDiffersFromReference)
 }
 
-// observe runs spec (harness.Observe) and sets the observation's
-// Reference for same-outcome.
-func (c *Campaign) observe(t *testing.T, spec harness.Spec) *oracle.Observation {
+// observe runs spec (harness.Observe) and returns what it saw and the
+// reference same-outcome judges it against.
+func (c *Campaign) observe(t *testing.T, spec harness.Spec) (*oracle.Observation, *oracle.Reference) {
 	t.Helper()
 	obs := harness.Observe(t, spec)
-	if obs != nil {
-		obs.Reference = c.reference(t, spec, obs)
+	if obs == nil {
+		return nil, nil
 	}
-	return obs
+	return obs, c.reference(t, spec, obs)
 }
 
 // reference returns the reference obs, a run of spec, is judged against

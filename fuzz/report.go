@@ -83,7 +83,8 @@ func (c *Campaign) checkPlan(t *testing.T, out *Outcome, plan faults.Plan) *Outc
 	spec := c.spec(in)
 	spec.Level = Wire
 	try := &Outcome{Input: inputOr(in, out.Input), Cassette: out.Cassette, CassetteIndex: out.CassetteIndex, WatchList: out.WatchList, Gates: out.Gates, Plan: plan, Level: Wire, Scenario: out.Scenario}
-	c.judge(try, c.observe(t, spec))
+	obs, ref := c.observe(t, spec)
+	c.judge(try, obs, ref)
 	return try
 }
 
@@ -121,7 +122,8 @@ func (c *Campaign) Save(t *testing.T, out *Outcome, dir string) (*Saved, error) 
 	spec := c.spec(in)
 	spec.Level, spec.RecordTo = Wire, repro
 	recorded := &Outcome{Input: min.Input, Cassette: min.Cassette, CassetteIndex: min.CassetteIndex, WatchList: min.WatchList, Gates: min.Gates, Plan: min.Plan, Level: Wire, Scenario: min.Scenario}
-	c.judge(recorded, c.observe(t, spec))
+	obs, ref := c.observe(t, spec)
+	c.judge(recorded, obs, ref)
 	saved := &Saved{Dir: dir, Outcome: recorded, Reproduced: sameBroken(recorded, min)}
 	if !saved.Reproduced {
 		// The recording run went another way (scheduling); report what the

@@ -137,7 +137,7 @@ func judgePairs(t *testing.T, n int, camps []*pairCampaign) {
 		tl.runs++
 		tl.took += time.Since(runStart)
 		tl.writes += len(out.Observation.Writes)
-		if ref := out.Observation.Reference; ref != nil {
+		if ref := out.Reference; ref != nil {
 			key := fmt.Sprintf("%s, pace %s, WatchList %v, cassette %s", pc.target, pc.pace, watchList, pc.c.Cassettes()[cassette])
 			if rs := refs[key]; len(rs) == 0 || rs[len(rs)-1] != ref {
 				refs[key] = append(rs, ref)

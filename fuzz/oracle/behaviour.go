@@ -91,7 +91,7 @@ func checkNoRequestStorm(o *Observation) error {
 		}
 		held := count.Held()
 		return withSite(fmt.Errorf("%w: %d requests for %s from %v to %v of virtual time (%s) with no progress (no newer resourceVersion delivered or asked for, not synced), want at most %d within %v",
-			ErrRequestStorm, len(held), name, held[0].At, r.At, verbCounts(held), storm.Limit, storm.Window), r.Site())
+			ErrRequestStorm, len(held), name, held[0].At, r.At, verbCounts(held), storm.Limit, storm.Window), requestSite(r))
 	}
 	return nil
 }
@@ -164,12 +164,12 @@ func checkProgress(o *Observation) error {
 	site := ""
 	for i := len(o.Requests) - 1; i >= 0; i-- {
 		if r := o.Requests[i]; r.Resource == o.Resource.Name() && listWatch(r.Verb) {
-			site = r.Site()
+			site = requestSite(r)
 			break
 		}
 	}
 	if n := len(o.Requests); site == "" && n > 0 {
-		site = o.Requests[n-1].Site()
+		site = requestSite(o.Requests[n-1])
 	}
 	return withSite(fmt.Errorf("%w: %s; the persistent faults that fired leave the LIST path open, want synced by %v, 10 minutes after %v (the first of them, or the last fresh instance's start) (%s)",
 		ErrNoProgress, synced, first+progressBound, first, verbCounts(o.Requests)), site)

@@ -262,26 +262,28 @@ type Reference struct {
 	Paced bool
 }
 
-func checkSameOutcome(o *Observation) error {
+// checkSameOutcome judges o's end state against ref, the reference runs'
+// outcome (nil: not judged).
+func checkSameOutcome(o *Observation, ref *Reference) error {
 	switch {
 	case o == nil:
 		return fmt.Errorf("%w: %w: nil observation", ErrDiffersFromReference, ErrNoObservation)
-	case o.Reference == nil:
+	case ref == nil:
 		return fmt.Errorf("%w: no reference run (a read-only target, a verbatim replay, a run that is itself a reference, or reference runs given up: a spin, or a broken behaviour bound such as a hot loop)", ErrNotJudged)
 	case !o.WritesLogged:
 		return fmt.Errorf("%w: the replay did not log the target's writes", ErrNotJudged)
 	case refusedWrites(o.Writes):
 		return fmt.Errorf("%w: the replay took no writes (405 MethodNotAllowed: opaque resourceVersions, or a read-only replay), so the end state is not the target's doing", ErrNotJudged)
-	case len(o.Writes) == 0 && o.Reference.Writes == 0:
+	case len(o.Writes) == 0 && ref.Writes == 0:
 		return fmt.Errorf("%w: neither the run nor its reference wrote: the served state is the recorded one", ErrNotJudged)
 	case o.Served == nil:
 		return fmt.Errorf("%w: %w: no served history", ErrDiffersFromReference, ErrNoObservation)
 	}
-	ref, got := o.Reference.Outcome, OutcomeOf(o.Served)
-	if o.Reference.Paced {
-		ref, got = withoutCounts(ref), withoutCounts(got)
+	want, got := ref.Outcome, OutcomeOf(o.Served)
+	if ref.Paced {
+		want, got = withoutCounts(want), withoutCounts(got)
 	}
-	return DiffOutcome(ref, got, o.Reference.Masks)
+	return DiffOutcome(want, got, ref.Masks)
 }
 
 // withoutCounts returns out with no ADDED and DELETED counts: its end

@@ -27,7 +27,14 @@ type Invariant struct {
 	// errors.Join), or one wrapping ErrNotJudged when the run gives it
 	// nothing to judge.
 	Check func(o *Observation) error
+	// against, when set, is Check given the reference runs' outcome too:
+	// same-outcome's.
+	against func(o *Observation, ref *Reference) error
 }
+
+// withoutReference is same-outcome's Check: judged without a reference,
+// it is not judged.
+func withoutReference(o *Observation) error { return checkSameOutcome(o, nil) }
 
 // Errors the invariants return, one per invariant, wrapped with detail.
 var (
@@ -102,7 +109,7 @@ var Invariants = []Invariant{
 		Doc: "the store converges, within the live bound (Options.LiveBound, 10 minutes) of virtual time after the last fault fired",
 		Guarantee: `shared_informer.go, SharedInformer doc: the cache "is eventually consistent with the authoritative ` +
 			`state ... unless prevented by persistent communication problems"; a legal fault is not a persistent problem`},
-	{Name: "same-outcome", Scope: EndState, Check: checkSameOutcome,
+	{Name: "same-outcome", Scope: EndState, Check: withoutReference, against: checkSameOutcome,
 		Doc: "a writing target's end state (every resource the replay served: objects, their fields outside the masks, and the ADDED and DELETED events its writes made per object) equals that of a fault-free reference run of the same input, objects whose owners are all gone (the garbage collector's) left out; masked: DefaultMasks and the fields two reference runs with other seeds differ in",
 		Guarantee: `controller-runtime v0.23.3 pkg/reconcile/reconcile.go, Reconciler doc: "Reconciliation is level-based, meaning action ` +
 			`isn't driven off changes in individual Events, but instead is driven by actual cluster state read from the apiserver or ` +

@@ -40,17 +40,26 @@ func (s Scope) String() string {
 var ErrNotJudged = errors.New("not judged")
 
 // Judge runs the named invariants, or all of them when no name is given,
-// on o and returns each one's result by name: nil when it holds or was not
-// judged (a campaign's Outcome.NotJudged says which and why). A name that is not an
-// invariant's maps to an error wrapping ErrUnknownInvariant.
+// on o and returns each one's result by name. A result is nil when the
+// invariant holds or was not judged. A name that is not an invariant's
+// maps to an error wrapping ErrUnknownInvariant. Judge has no reference,
+// so same-outcome is not judged: JudgeAgainst gives it one.
 func Judge(o *Observation, names ...string) map[string]error {
-	results, _ := JudgeNames(o, names)
+	results, _ := JudgeAgainst(o, nil, names)
 	return results
 }
 
-// judgeNames judges the named built-in invariants (all when names is
-// empty) on o.
+// JudgeNames judges the named built-in invariants (all when names is
+// empty) on o without a reference. notJudged says which were not judged,
+// and why.
 func JudgeNames(o *Observation, names []string) (results map[string]error, notJudged map[string]string) {
+	return JudgeAgainst(o, nil, names)
+}
+
+// JudgeAgainst is JudgeNames with ref: the fault-free reference runs'
+// outcome that same-outcome compares o's end state with (nil: not
+// judged).
+func JudgeAgainst(o *Observation, ref *Reference, names []string) (results map[string]error, notJudged map[string]string) {
 	run := Invariants
 	results = make(map[string]error, max(len(names), len(Invariants)))
 	notJudged = map[string]string{}
@@ -66,7 +75,7 @@ func JudgeNames(o *Observation, names []string) (results map[string]error, notJu
 		}
 	}
 	for _, inv := range run {
-		err, why := JudgeOne(inv, o)
+		err, why := JudgeOneAgainst(inv, o, ref)
 		results[inv.Name] = err
 		if why != "" {
 			notJudged[inv.Name] = why
@@ -75,13 +84,17 @@ func JudgeNames(o *Observation, names []string) (results map[string]error, notJu
 	return results, notJudged
 }
 
-// judgeOne judges inv on o, by the one rule every invariant, built-in or
-// the user's, is judged by: a run given up spinning is judged by no-spin
-// alone, an EndState invariant is not judged on an unsettled run, and a
-// check that returns ErrNotJudged was not judged.
-// A panic of the check is its failure. why says why it was not judged
-// ("" when it was).
+// JudgeOne judges inv on o without a reference (see JudgeOneAgainst).
 func JudgeOne(inv Invariant, o *Observation) (err error, why string) {
+	return JudgeOneAgainst(inv, o, nil)
+}
+
+// JudgeOneAgainst judges inv on o against ref by the one rule for every
+// invariant, built-in or the user's. A run given up spinning is judged by
+// no-spin alone. An EndState invariant is not judged on an unsettled run.
+// A check that returns ErrNotJudged was not judged. A panic of the check
+// is its failure. why says why it was not judged ("" when it was).
+func JudgeOneAgainst(inv Invariant, o *Observation, ref *Reference) (err error, why string) {
 	if o == nil {
 		return fmt.Errorf("%w: nil observation", ErrNoObservation), ""
 	}
@@ -96,21 +109,24 @@ func JudgeOne(inv Invariant, o *Observation) (err error, why string) {
 		// and the replay took none (the built-in ones judge the cache)
 		return nil, "the replay took no writes (405 MethodNotAllowed: opaque resourceVersions, or a read-only replay), so the end state is not the target's doing"
 	}
-	err = checkOne(inv, o)
+	err = checkOne(inv, o, ref)
 	if errors.Is(err, ErrNotJudged) {
 		return nil, strings.TrimPrefix(err.Error(), ErrNotJudged.Error()+": ")
 	}
 	return err, ""
 }
 
-// checkOne runs one invariant on o, turning a panic of its check into its
-// failure.
-func checkOne(inv Invariant, o *Observation) (err error) {
+// checkOne runs one invariant on o against ref, turning a panic of its
+// check into its failure.
+func checkOne(inv Invariant, o *Observation, ref *Reference) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: %s panicked: %v", ErrUserInvariant, inv.Name, p)
 		}
 	}()
+	if inv.against != nil {
+		return inv.against(o, ref)
+	}
 	return inv.Check(o)
 }
 

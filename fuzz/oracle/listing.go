@@ -3,23 +3,10 @@ package oracle
 import (
 	"errors"
 	"fmt"
-	"time"
 
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/history"
 )
-
-// Listing is one complete list a target put together (a pager's pages):
-// its resourceVersion and a digest of its keys and resourceVersions.
-type Listing struct {
-	// At is when the target reported it (virtual time since the start).
-	At time.Duration
-	// RV is the list's resourceVersion (its first page's).
-	RV string
-	// Keys is how many objects the list held.
-	Keys int
-	// Sum is the digest of its items, as StoreView.Sum.
-	Sum uint64
-}
 
 // ErrInconsistentList says a complete list held no state the truth had at
 // its resourceVersion.
@@ -29,7 +16,7 @@ var ErrInconsistentList = errors.New("inconsistent list")
 func stateSum(l *history.Log, pos int) (keys int, sum uint64) {
 	state := l.StateAt(pos)
 	for _, o := range state {
-		sum += entrySum(o.Key(), o.ResourceVersion)
+		sum += observe.EntrySum(o.Key(), o.ResourceVersion)
 	}
 	return len(state), sum
 }

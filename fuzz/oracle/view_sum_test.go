@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"testing"
 
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,8 +46,8 @@ func TestViewOfSum(t *testing.T) {
 			}
 		})
 	}
-	if got, want := entrySum("ns/a", "12"), fnvOf("ns/a@12"); got != want {
-		t.Errorf("entrySum(ns/a, 12): got %x, want %x", got, want)
+	if got, want := observe.EntrySum("ns/a", "12"), fnvOf("ns/a@12"); got != want {
+		t.Errorf("observe.EntrySum(ns/a, 12): got %x, want %x", got, want)
 	}
 	if _, _, ok := ViewOf([]any{"not an object"}); ok {
 		t.Errorf("ViewOf of a string: got ok, want not ok")

@@ -76,7 +76,7 @@ func writeSite(o *Observation, resource string, at time.Duration) string {
 			break
 		}
 		if writeVerbs[r.Verb] && r.Resource == resource {
-			site = r.Site()
+			site = requestSite(r)
 		}
 	}
 	return site
@@ -169,7 +169,7 @@ func conflictLoopOfRequests(o *Observation) error {
 			continue
 		}
 		return withSite(fmt.Errorf("%w: %d write requests of %s in a row answered 409 from %v to %v of virtual time (%s), want at most %d in a row",
-			ErrConflictLoop, len(held), r.Resource, held[0].At, r.At, verbCounts(held), conflictLoopLimit), r.Site())
+			ErrConflictLoop, len(held), r.Resource, held[0].At, r.At, verbCounts(held), conflictLoopLimit), requestSite(r))
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package oracle
+package observe
 
 import (
 	"time"
@@ -115,16 +115,11 @@ type Observation struct {
 	// (stored, refused, dry runs), in the order it answered them: the
 	// requests behind the writes Served holds, with what each was
 	// answered.
-	Writes []Write
+	Writes []history.WriteAnswer
 	// WritesLogged says the replay logged the target's writes (the model
 	// apiserver does; a reproducer's verbatim replay does not yet): when
 	// false, Writes is empty and says nothing of what the target wrote.
 	WritesLogged bool
-	// Reference, when set, is the end state of a fault-free reference run
-	// of the run's input and the masks learned from two of them, which
-	// same-outcome judges the run's end state against (nil: not judged; a
-	// read-only target's campaign sets none).
-	Reference *Reference
 	// HotLoop is set when the target crossed the run's request bound:
 	// virtual time stands still while a goroutine loops without blocking,
 	// so the run held the target's requests from then on and ended.
@@ -194,23 +189,6 @@ type Observation struct {
 	LeftGoroutines int
 	// LeftStack is the stack of the first of them.
 	LeftStack string
-}
-
-// FiredBreaking returns the names of the breaking faults that fired during
-// the run, each once, in firing order.
-func FiredBreaking(obs *Observation) []string {
-	if obs == nil {
-		return nil
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, fr := range obs.Fired {
-		if f, ok := faults.Lookup(fr.Fault); ok && f.Class == faults.Breaking && !seen[fr.Fault] {
-			seen[fr.Fault] = true
-			out = append(out, fr.Fault)
-		}
-	}
-	return out
 }
 
 // GateAtomicFIFO is the name of client-go's AtomicFIFO feature gate

@@ -1,9 +1,7 @@
-package oracle
+package observe
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 )
 
@@ -30,15 +28,6 @@ type Request struct {
 	// Stack holds the program counters of the goroutine that sent it
 	// (see Site); nil when the run did not keep them.
 	Stack []uintptr
-}
-
-// Site returns where the goroutine that sent r was (see siteOf; "" when
-// the run did not keep its stack).
-func (r Request) Site() string {
-	if len(r.Stack) == 0 {
-		return ""
-	}
-	return siteOf(framesOf(r.Stack))
 }
 
 // String renders the request as a report line does: "12.3s WATCHLIST
@@ -76,33 +65,4 @@ type BoundEnd struct {
 	Invariant string
 	// At is when (virtual time since the start) the bound was crossed.
 	At time.Duration
-}
-
-// requestsPerResource counts log's requests by resource.
-func requestsPerResource(log []Request) map[string]int {
-	per := map[string]int{}
-	for _, r := range log {
-		per[r.Resource]++
-	}
-	return per
-}
-
-// requestCounts renders requests per resource, most first: "configmaps:
-// 1001, namespaces: 2".
-func requestCounts(per map[string]int) string {
-	names := make([]string, 0, len(per))
-	for k := range per {
-		names = append(names, k)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		if per[names[i]] != per[names[j]] {
-			return per[names[i]] > per[names[j]]
-		}
-		return names[i] < names[j]
-	})
-	s := make([]string, len(names))
-	for i, k := range names {
-		s[i] = fmt.Sprintf("%s: %d", k, per[k])
-	}
-	return strings.Join(s, ", ")
 }

@@ -1,0 +1,20 @@
+package oracle
+
+import "github.com/lwreplay/lwreplay/faults"
+
+// FiredBreaking returns the names of the breaking faults that fired during
+// the run, each once, in firing order.
+func FiredBreaking(obs *Observation) []string {
+	if obs == nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, fr := range obs.Fired {
+		if f, ok := faults.Lookup(fr.Fault); ok && f.Class == faults.Breaking && !seen[fr.Fault] {
+			seen[fr.Fault] = true
+			out = append(out, fr.Fault)
+		}
+	}
+	return out
+}

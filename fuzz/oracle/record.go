@@ -1,0 +1,81 @@
+package oracle
+
+import "github.com/lwreplay/lwreplay/fuzz/observe"
+
+// The run record moved to package observe. These names stay for a release.
+
+// Observation is observe.Observation.
+//
+// Deprecated: use observe.Observation.
+type Observation = observe.Observation
+
+// Op is observe.Op.
+//
+// Deprecated: use observe.Op.
+type Op = observe.Op
+
+// The handler operations (observe.OpAdd and the others).
+//
+// Deprecated: use observe.OpAdd, observe.OpUpdate, observe.OpDelete and
+// observe.OpTombstone.
+const (
+	OpAdd       = observe.OpAdd
+	OpUpdate    = observe.OpUpdate
+	OpDelete    = observe.OpDelete
+	OpTombstone = observe.OpTombstone
+)
+
+// Delivery is observe.Delivery.
+//
+// Deprecated: use observe.Delivery.
+type Delivery = observe.Delivery
+
+// Request is observe.Request.
+//
+// Deprecated: use observe.Request.
+type Request = observe.Request
+
+// HotLoop is observe.HotLoop.
+//
+// Deprecated: use observe.HotLoop.
+type HotLoop = observe.HotLoop
+
+// BoundEnd is observe.BoundEnd.
+//
+// Deprecated: use observe.BoundEnd.
+type BoundEnd = observe.BoundEnd
+
+// Serving is observe.Serving.
+//
+// Deprecated: use observe.Serving.
+type Serving = observe.Serving
+
+// Listing is observe.Listing.
+//
+// Deprecated: use observe.Listing.
+type Listing = observe.Listing
+
+// Spin is observe.Spin.
+//
+// Deprecated: use observe.Spin.
+type Spin = observe.Spin
+
+// StoreView is observe.StoreView.
+//
+// Deprecated: use observe.StoreView.
+type StoreView = observe.StoreView
+
+// GateAtomicFIFO is observe.GateAtomicFIFO.
+//
+// Deprecated: use observe.GateAtomicFIFO.
+const GateAtomicFIFO = observe.GateAtomicFIFO
+
+// ObjectSum is observe.ObjectSum.
+//
+// Deprecated: use observe.ObjectSum.
+func ObjectSum(obj any) (sum uint64, ok bool) { return observe.ObjectSum(obj) }
+
+// ViewOf is observe.ViewOf.
+//
+// Deprecated: use observe.ViewOf.
+func ViewOf(items []any) (keys int, sum uint64, ok bool) { return observe.ViewOf(items) }
