@@ -12,6 +12,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/actor"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/testutil"
@@ -24,7 +25,7 @@ var errActorLabel = errors.New("a configmap carries the actor's label")
 // configmaps end with testutil.ActorLabel: a run with the labelling actor
 // breaks it, a run without holds it.
 var noActorLabel = oracle.NewInvariant("no-actor-label", "no configmap ends labelled by an actor",
-	func(truth *history.Log, _ *oracle.Observation) error {
+	func(truth *history.Log, _ *observe.Observation) error {
 		for _, o := range truth.StateAt(truth.End()) {
 			if v, ok := o.Labels[testutil.ActorLabel]; ok {
 				return fmt.Errorf("%w: %s by %s", errActorLabel, o.Key(), v)
@@ -107,7 +108,7 @@ func observed(out *Outcome) string {
 	obs := out.Observation
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\nactors %v, errors %v\n", verdict(out), obs.Actors, obs.ActorErrors)
-	for _, o := range obs.Truth.StateAt(obs.Truth.End()) {
+	for _, o := range obs.TruthLog.StateAt(obs.TruthLog.End()) {
 		var content struct {
 			Metadata struct {
 				Labels, Annotations map[string]string
@@ -121,7 +122,7 @@ func observed(out *Outcome) string {
 		fmt.Fprintf(&b, "final %s: %v %v %v\n", o.Key(), content.Metadata.Labels, content.Metadata.Annotations, content.Data)
 	}
 	writers := map[string]int{}
-	for _, e := range obs.Truth.Events {
+	for _, e := range obs.TruthLog.Events {
 		writers[e.From.File]++
 	}
 	keys := slices.Sorted(maps.Keys(obs.Store))

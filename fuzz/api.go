@@ -5,6 +5,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/level"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -13,12 +14,13 @@ import (
 // each is the oracle's (or harness's) own, under the name the examples
 // have always used.
 
-// Observation is what a run of a target saw (oracle.Observation).
-type Observation = oracle.Observation
+// Observation is what a run of a target saw (observe.Observation).
+type Observation = observe.Observation
 
 // Write is one write request of the target's as the replay answered it
-// (oracle.Write): Observation.Writes.
-type Write = oracle.Write
+// (history.WriteAnswer): Observation.Writes. It is the one user-facing
+// name of it.
+type Write = history.WriteAnswer
 
 // Invariant is a named property every run of a correct target has
 // (oracle.Invariant).

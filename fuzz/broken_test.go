@@ -169,7 +169,7 @@ func TestSyncedRVOnRealRuns(t *testing.T) {
 				if obs.SyncedRV != snapRV {
 					t.Errorf("SyncedRV: got %q, want %q (the snapshot the replay listed first)", obs.SyncedRV, snapRV)
 				}
-				if got := smallestState(obs.Truth); got != 0 {
+				if got := smallestState(obs.TruthLog); got != 0 {
 					t.Fatalf("smallest state: got %d keys, want 0 (so that only SyncedRV can catch the lie)", got)
 				}
 				err := oracle.Judge(obs, "synced-after-initial")["synced-after-initial"]

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/fuzz/targets"
 	"github.com/lwreplay/lwreplay/history"
@@ -193,7 +194,7 @@ type Outcome struct {
 	// CheckPlan), CheckSeed's seed otherwise.
 	Seed uint64
 	// Observation is what the run saw.
-	Observation *oracle.Observation
+	Observation *observe.Observation
 	// Reference is the fault-free reference runs' outcome same-outcome
 	// judged the run against (nil: none; see oracle.Reference).
 	Reference *oracle.Reference
@@ -306,7 +307,7 @@ func (c *Campaign) spec(in input) harness.Spec {
 }
 
 // judge checks the campaign's invariants on obs against ref into out.
-func (c *Campaign) judge(out *Outcome, obs *oracle.Observation, ref *oracle.Reference) {
+func (c *Campaign) judge(out *Outcome, obs *observe.Observation, ref *oracle.Reference) {
 	out.Observation, out.Reference = obs, ref
 	out.Results, out.NotJudged = c.results(obs, ref)
 	out.Breaking = oracle.FiredBreaking(obs)
@@ -347,7 +348,7 @@ func (c *Campaign) Fail(t *testing.T, out *Outcome) {
 
 // results checks the campaign's invariants on obs: each one's result, and
 // why those not judged were not.
-func (c *Campaign) results(obs *oracle.Observation, ref *oracle.Reference) (results map[string]error, notJudged map[string]string) {
+func (c *Campaign) results(obs *observe.Observation, ref *oracle.Reference) (results map[string]error, notJudged map[string]string) {
 	results, notJudged = map[string]error{}, map[string]string{}
 	if names := c.builtinNames(); len(names) > 0 {
 		results, notJudged = oracle.JudgeAgainst(obs, ref, names)

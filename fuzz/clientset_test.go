@@ -13,6 +13,7 @@ import (
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/level"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/testutil"
@@ -59,10 +60,10 @@ var factoryTarget = Target{Name: "factory", Doc: "a configmap informer of a Shar
 // order — then the rest as delivered, without the synced flag, which
 // client-go's registration turns true a goroutine's hop after its last
 // initial add.
-func deliveryLines(ds []oracle.Delivery) []string {
+func deliveryLines(ds []observe.Delivery) []string {
 	var out []string
 	i := 0
-	for ; i < len(ds) && ds[i].Op == oracle.OpAdd && !ds[i].Synced; i++ {
+	for ; i < len(ds) && ds[i].Op == observe.OpAdd && !ds[i].Synced; i++ {
 		out = append(out, fmt.Sprintf("initial add %s rv=%s uid=%s", ds[i].Key, ds[i].RV, ds[i].UID))
 	}
 	slices.Sort(out)

@@ -12,12 +12,13 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
 // judgeSameOutcome judges same-outcome on obs against ref.
-func judgeSameOutcome(obs *oracle.Observation, ref *oracle.Reference) (err error, why string) {
+func judgeSameOutcome(obs *observe.Observation, ref *oracle.Reference) (err error, why string) {
 	inv, _ := oracle.LookupInvariant("same-outcome")
 	return oracle.JudgeOneAgainst(inv, obs, ref)
 }

@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/lwreplay/lwreplay/faults"
-	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/internal/bubble"
 )
 
@@ -95,8 +95,8 @@ func equalInputs(a, b [][]byte) bool {
 
 func TestExploreTally(t *testing.T) {
 	broke := errors.New("broke")
-	fired := func(names ...string) *oracle.Observation {
-		obs := &oracle.Observation{}
+	fired := func(names ...string) *observe.Observation {
+		obs := &observe.Observation{}
 		for _, n := range names {
 			obs.Fired = append(obs.Fired, faults.Firing{Fault: n})
 		}

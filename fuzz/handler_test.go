@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/internal/testutil"
 	corev1 "k8s.io/api/core/v1"
@@ -100,11 +101,11 @@ func TestAddEventHandlerSynced(t *testing.T) {
 					// its own, which (v0.37, in about 1 run in 15) does not run
 					// before a replay that takes no virtual time has ended.
 					initial := 0
-					for ; initial < len(obs.Deliveries) && obs.Deliveries[initial].Op == oracle.OpAdd && !obs.Deliveries[initial].Synced; initial++ {
+					for ; initial < len(obs.Deliveries) && obs.Deliveries[initial].Op == observe.OpAdd && !obs.Deliveries[initial].Synced; initial++ {
 					}
 					later := obs.Deliveries[initial:]
 					for i, d := range later {
-						if d.Op == oracle.OpAdd && !d.Synced {
+						if d.Op == observe.OpAdd && !d.Synced {
 							t.Errorf("delivery %d %+v: got an add after the initial list not synced, want synced", initial+i, d)
 						}
 					}
@@ -114,11 +115,11 @@ func TestAddEventHandlerSynced(t *testing.T) {
 					if obs.SyncedAt < 0 {
 						t.Errorf("synced: got never, want the target synced")
 					}
-					pos, err := obs.Truth.Position(obs.SyncedRV)
+					pos, err := obs.TruthLog.Position(obs.SyncedRV)
 					if err != nil {
 						t.Fatalf("synced rv %q: got error %v, want its position", obs.SyncedRV, err)
 					}
-					if want := len(obs.Truth.StateAt(pos)); initial != want {
+					if want := len(obs.TruthLog.StateAt(pos)); initial != want {
 						t.Errorf("initial adds: got %d, want %d (the state synced to, rv %s)", initial, want, obs.SyncedRV)
 					}
 				})

@@ -9,6 +9,7 @@ import (
 	clientfeatures "k8s.io/client-go/features"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
@@ -76,21 +77,21 @@ func TestViolations(t *testing.T) {
 	fired := []faults.Firing{{Point: faults.Point{Index: 3, Kind: faults.WatchPoint, Request: 2}, Fault: "close-watch", Detail: "after event 1"}}
 	tests := []struct {
 		name  string
-		obs   *oracle.Observation
+		obs   *observe.Observation
 		names []string
 		in    input
 		want  []string
 	}{
 		{name: "violations - no truth, legal plan - report names everything - pass",
-			obs: &oracle.Observation{Fired: fired}, names: []string{"converged"},
+			obs: &observe.Observation{Fired: fired}, names: []string{"converged"},
 			in: input{cassette: 1, watchList: true, plan: legal},
 			want: []string{"invariant converged: ", "cassette: c.yaml\n", "WatchList: on\n",
 				"plan: " + legal.String() + "\n", "fired: " + faults.Story(fired) + "\n", `input: []byte("\x01\x01\x80")`}},
 		{name: "violations - no truth, no plan - says no fault - pass",
-			obs: &oracle.Observation{ConvergedAt: -1}, names: []string{"live"}, in: input{},
+			obs: &observe.Observation{ConvergedAt: -1}, names: []string{"live"}, in: input{},
 			want: []string{"invariant live: ", "WatchList: off\n", "plan: no fault\n", "fired: no fault fired\n"}},
 		{name: "violations - clean stop holds - empty report - pass",
-			obs: &oracle.Observation{}, names: []string{"clean-stop"}, in: input{}, want: nil},
+			obs: &observe.Observation{}, names: []string{"clean-stop"}, in: input{}, want: nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,7 +127,7 @@ func TestFiredBreaking(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			obs := &oracle.Observation{}
+			obs := &observe.Observation{}
 			for _, f := range tc.fired {
 				obs.Fired = append(obs.Fired, faults.Firing{Fault: f})
 			}

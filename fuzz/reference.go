@@ -12,6 +12,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/replayer"
@@ -88,7 +89,7 @@ func (r *referenceRuns) get(t *testing.T, spec harness.Spec) *oracle.Reference {
 // masks with what they differ in from the reference (LearnMasks), until
 // obs's difference is masked or they are spent; the widened reference
 // serves the key's later runs too.
-func (r *referenceRuns) confirm(t *testing.T, spec harness.Spec, obs *oracle.Observation) *oracle.Reference {
+func (r *referenceRuns) confirm(t *testing.T, spec harness.Spec, obs *observe.Observation) *oracle.Reference {
 	t.Helper()
 	ref := r.get(t, spec)
 	if ref == nil || !differs(obs, ref) {
@@ -115,7 +116,7 @@ func (r *referenceRuns) confirm(t *testing.T, spec harness.Spec, obs *oracle.Obs
 }
 
 // differs reports whether same-outcome fires on obs against ref.
-func differs(obs *oracle.Observation, ref *oracle.Reference) bool {
+func differs(obs *observe.Observation, ref *oracle.Reference) bool {
 	inv, _ := oracle.LookupInvariant(sameOutcome)
 	err, _ := oracle.JudgeOneAgainst(inv, obs, ref)
 	return errors.Is(err, oracle.ErrDiffersFromReference)
@@ -123,7 +124,7 @@ func differs(obs *oracle.Observation, ref *oracle.Reference) bool {
 
 // observe runs spec (harness.Observe) and returns what it saw and the
 // reference same-outcome judges it against.
-func (c *Campaign) observe(t *testing.T, spec harness.Spec) (*oracle.Observation, *oracle.Reference) {
+func (c *Campaign) observe(t *testing.T, spec harness.Spec) (*observe.Observation, *oracle.Reference) {
 	t.Helper()
 	obs := harness.Observe(t, spec)
 	if obs == nil {
@@ -138,7 +139,7 @@ func (c *Campaign) observe(t *testing.T, spec harness.Spec) (*oracle.Observation
 // did not log its writes, no run of the campaign has written yet (a
 // read-only target costs no reference run), or the first reference run
 // wrote nothing.
-func (c *Campaign) reference(t *testing.T, spec harness.Spec, obs *oracle.Observation) *oracle.Reference {
+func (c *Campaign) reference(t *testing.T, spec harness.Spec, obs *observe.Observation) *oracle.Reference {
 	t.Helper()
 	if spec.Reproducer != nil || !obs.WritesLogged || obs.Spin != nil || !slices.Contains(c.builtinNames(), sameOutcome) {
 		return nil
@@ -182,7 +183,7 @@ func referenceOf(t *testing.T, spec harness.Spec) *oracle.Reference {
 
 // referencePair runs spec with no plan under each of seeds; b is nil when
 // a wrote nothing or b was given up, and both are nil when a was.
-func referencePair(t *testing.T, spec harness.Spec, seeds [2]uint64) (a, b *oracle.Observation) {
+func referencePair(t *testing.T, spec harness.Spec, seeds [2]uint64) (a, b *observe.Observation) {
 	t.Helper()
 	spec.Plan, spec.RecordTo = faults.Plan{}, ""
 	spec.Seed = seeds[0]
@@ -202,7 +203,7 @@ func referencePair(t *testing.T, spec harness.Spec, seeds [2]uint64) (a, b *orac
 // givenUp reports whether obs is no run to take an end state from: none,
 // given up spinning, or ended at a broken behaviour bound (a hot loop, a
 // write storm, a conflict loop: the input breaks it with no fault).
-func givenUp(obs *oracle.Observation) bool {
+func givenUp(obs *observe.Observation) bool {
 	return obs == nil || obs.Spin != nil || obs.HotLoop != nil || obs.BoundEnd != nil
 }
 

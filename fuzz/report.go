@@ -14,6 +14,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/replayer"
 )
@@ -189,7 +190,7 @@ func (c *Campaign) story(orig *Outcome, s *Saved) string {
 
 // activityText is the story's account of what the target sent: its
 // requests, and its writes as the replay answered them ("" for neither).
-func activityText(obs *oracle.Observation) string {
+func activityText(obs *observe.Observation) string {
 	if obs == nil {
 		return ""
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -22,9 +23,9 @@ var errTombstone = errors.New("tombstone delivered")
 // legally, when a relist misses a delete. It gives the report tests a
 // failure that a legal plan provokes.
 var noTombstone = oracle.NewInvariant("no-tombstone", "the handler never gets a DeletedFinalStateUnknown",
-	func(_ *history.Log, o *oracle.Observation) error {
+	func(_ *history.Log, o *observe.Observation) error {
 		for _, d := range o.Deliveries {
-			if d.Op == oracle.OpTombstone {
+			if d.Op == observe.OpTombstone {
 				return fmt.Errorf("%w: %s at %v", errTombstone, d.Key, d.At)
 			}
 		}

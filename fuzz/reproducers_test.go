@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/fuzz/targets"
 )
@@ -63,10 +64,10 @@ func TestSharedReproducersConverge(t *testing.T) {
 					t.Errorf("invariants checked: got %d, want all %d", got, len(oracle.Invariants))
 				}
 				obs := out.Observation
-				if final := obs.Truth.StateAt(obs.Truth.End()); len(obs.Store) != len(final) || len(final) == 0 {
+				if final := obs.TruthLog.StateAt(obs.TruthLog.End()); len(obs.Store) != len(final) || len(final) == 0 {
 					t.Errorf("store: got %d objects, want the %d of the final state", len(obs.Store), len(final))
 				}
-				if want := tt.tombstones && !tombstonesHidden(target); countOp(obs, oracle.OpTombstone) > 0 != want {
+				if want := tt.tombstones && !tombstonesHidden(target); countOp(obs, observe.OpTombstone) > 0 != want {
 					t.Errorf("tombstones delivered: got %v, want %v", !want, want)
 				}
 			})
@@ -101,7 +102,7 @@ func tombstonesHidden(target Target) bool {
 }
 
 // countOp counts the deliveries of op in obs.
-func countOp(obs *oracle.Observation, op oracle.Op) int {
+func countOp(obs *observe.Observation, op observe.Op) int {
 	n := 0
 	for _, d := range obs.Deliveries {
 		if d.Op == op {

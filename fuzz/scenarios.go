@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
-	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 )
 
 // Scenario is one of Sieve's classes of test plan, as data: the plans of
@@ -134,7 +134,7 @@ func (r scenarioRun) restarts() []scenarioRestart {
 }
 
 // scenarioRunOf counts obs's requests of resource (its Name).
-func scenarioRunOf(obs *oracle.Observation, resource string, watchList bool) scenarioRun {
+func scenarioRunOf(obs *observe.Observation, resource string, watchList bool) scenarioRun {
 	r := scenarioRun{watchList: watchList}
 	var n requestCount
 	writes := map[string]int{}

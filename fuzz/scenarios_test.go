@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 )
 
 // TestScenarioPlans holds the scenarios' plans to the fault-free run they
@@ -15,7 +15,7 @@ import (
 func TestScenarioPlans(t *testing.T) {
 	// the run of a controller of widgets that owns configmaps: a LIST and
 	// a watch of each, then three writes, the third after a relist
-	run := []oracle.Request{
+	run := []observe.Request{
 		{Verb: "GET", Resource: "/api"},
 		{Verb: "LIST", Resource: "widgets"},
 		{Verb: "WATCH", Resource: "widgets"},
@@ -58,7 +58,7 @@ func TestScenarioPlans(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := scenarioRunOf(&oracle.Observation{Requests: run}, "widgets", tc.watchList)
+			r := scenarioRunOf(&observe.Observation{Requests: run}, "widgets", tc.watchList)
 			var s *Scenario
 			for i := range Scenarios {
 				if Scenarios[i].Name == tc.scenario {

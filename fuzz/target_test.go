@@ -49,10 +49,10 @@ func TestTargetsConverge(t *testing.T) {
 						t.Skip("KUBE_FEATURE_WatchListClient=false")
 					}
 					obs := harness.Observe(t, harness.Spec{History: loadTargetHistory(t), Target: target, WatchList: watchList, Level: lvl})
-					if obs == nil || obs.Truth == nil {
+					if obs == nil || obs.TruthLog == nil {
 						t.Fatalf("observation: got %+v, want one with a truth", obs)
 					}
-					want := obs.Truth.StateAt(obs.Truth.End())
+					want := obs.TruthLog.StateAt(obs.TruthLog.End())
 					if len(obs.Store) != len(want) {
 						t.Errorf("store size: got %d, want %d", len(obs.Store), len(want))
 					}

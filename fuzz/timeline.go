@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/timeline"
 )
@@ -31,15 +32,15 @@ const TimelineFile = "timeline.html"
 // target did) with the diff of the target's final
 // store against the truth's final state. results may be nil (no
 // violation shown).
-func WriteTimeline(w io.Writer, o *oracle.Observation, results map[string]error) error {
+func WriteTimeline(w io.Writer, o *observe.Observation, results map[string]error) error {
 	if o == nil {
 		return fmt.Errorf("%w: timeline: no observation", ErrReport)
 	}
-	run := timeline.Run{Title: "lwreplay run: " + o.Resource.String(), Truth: o.Truth, Firings: o.Fired, ServedLogged: o.ServingsLogged}
-	if o.Truth != nil {
+	run := timeline.Run{Title: "lwreplay run: " + o.Resource.String(), Truth: o.TruthLog, Firings: o.Fired, ServedLogged: o.ServingsLogged}
+	if o.TruthLog != nil {
 		for _, v := range o.Servings {
-			if v.Resource.ID() == o.Truth.Resource.ID() {
-				run.Served = append(run.Served, timeline.Serving{At: v.At, Type: v.Type, RV: v.RV, Items: v.Items})
+			if v.Resource.ID() == o.TruthLog.Resource.ID() {
+				run.Served = append(run.Served, v)
 			}
 		}
 	}
@@ -49,15 +50,9 @@ func WriteTimeline(w io.Writer, o *oracle.Observation, results map[string]error)
 		if q.Code != 0 {
 			answer = strings.TrimSuffix(fmt.Sprintf("HTTP %d; %s", q.Code, answer), "; ")
 		}
-		run.Requests = append(run.Requests, timeline.Request{At: q.At, Verb: q.Verb, Resource: q.Resource, RV: q.RV, Continue: q.Continue, Answer: answer})
+		run.Requests = append(run.Requests, timeline.AnsweredRequest{Request: q, Answer: answer})
 	}
-	for _, w := range o.Writes {
-		run.Writes = append(run.Writes, timeline.WriteRequest{At: w.At, Verb: w.Verb, Subresource: w.Subresource, Resource: w.Resource.Name(),
-			Key: w.Key, RVBefore: w.RVBefore, RVAfter: w.RVAfter, Code: w.Code, Reason: w.Reason, DryRun: w.DryRun})
-	}
-	for _, d := range o.Deliveries {
-		run.Deliveries = append(run.Deliveries, timeline.Delivery{At: d.At, Op: string(d.Op), Key: d.Key, RV: d.RV})
-	}
+	run.Writes, run.Deliveries = o.Writes, o.Deliveries
 	var broken []string
 	for _, name := range oracle.InReportOrder(results) {
 		if err := results[name]; err != nil {
@@ -66,14 +61,14 @@ func WriteTimeline(w io.Writer, o *oracle.Observation, results map[string]error)
 	}
 	if len(broken) > 0 {
 		v := &timeline.Violation{At: detectedAt(o, results), Broken: broken}
-		if o.Truth != nil {
-			v.Diff = oracle.StoreDiff(o.Store, o.Truth.StateAt(o.Truth.End()))
+		if o.TruthLog != nil {
+			v.Diff = oracle.StoreDiff(o.Store, o.TruthLog.StateAt(o.TruthLog.End()))
 		}
 		run.Violation = v
 	}
 	t := timeline.FromRun(run)
-	if o.Truth != nil {
-		return timeline.Write(w, t, o.Truth.Order())
+	if o.TruthLog != nil {
+		return timeline.Write(w, t, o.TruthLog.Order())
 	}
 	return timeline.Write(w, t, nil)
 }
@@ -81,7 +76,7 @@ func WriteTimeline(w io.Writer, o *oracle.Observation, results map[string]error)
 // detectedAt is when the run saw its first broken invariant's evidence:
 // the request that crossed the hot-loop bound, the target's first panic,
 // or else the end of the run, where the invariants judge what it did.
-func detectedAt(o *oracle.Observation, results map[string]error) time.Duration {
+func detectedAt(o *observe.Observation, results map[string]error) time.Duration {
 	at := o.EndedAt
 	if b := o.BoundEnd; b != nil && results[b.Invariant] != nil && b.At < at {
 		at = b.At
@@ -115,7 +110,7 @@ func writeTimelineFile(dir string, out *Outcome) error {
 // the story's words for the firings at it. A point's Request counts the
 // server's LISTs (every page) or WATCHes from 1, in the order the target
 // sent them; other requests and requests no decision fired at have none.
-func firedAt(o *oracle.Observation) map[int]string {
+func firedAt(o *observe.Observation) map[int]string {
 	lists, watches := map[int]int{}, map[int]int{} // ordinal → index
 	nl, nw := 0, 0
 	for i, q := range o.Requests {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/timeline/timelinetest"
 )
 
@@ -41,19 +41,19 @@ func TestWriteTimeline(t *testing.T) {
 				t.Fatalf("Parse: got error %v, want the page's data", err)
 			}
 			got := p.Counts()
-			ops := map[oracle.Op]int{}
+			ops := map[observe.Op]int{}
 			for _, d := range o.Deliveries {
 				ops[d.Op]++
 			}
 			want := map[string]int{"request": len(o.Requests), "firing": len(o.Fired), "delivery": len(o.Deliveries),
-				"event": len(o.Truth.Events), "delivery tombstone": ops[oracle.OpTombstone], "delivery add": ops[oracle.OpAdd]}
+				"event": len(o.TruthLog.Events), "delivery tombstone": ops[observe.OpTombstone], "delivery add": ops[observe.OpAdd]}
 			for k, v := range want {
 				if got[k] != v {
 					t.Errorf("%s marks: got %d, want %d", k, got[k], v)
 				}
 			}
-			if ops[oracle.OpTombstone] == 0 || len(o.Fired) == 0 {
-				t.Errorf("run: got %d tombstones and %d firings, want some of each", ops[oracle.OpTombstone], len(o.Fired))
+			if ops[observe.OpTombstone] == 0 || len(o.Fired) == 0 {
+				t.Errorf("run: got %d tombstones and %d firings, want some of each", ops[observe.OpTombstone], len(o.Fired))
 			}
 			answered, byFiring := 0, 0
 			for _, l := range p.Lanes {
@@ -151,14 +151,14 @@ func TestWriteTimelineNoObservation(t *testing.T) {
 
 func TestDetectedAt(t *testing.T) {
 	broken := errors.New("broken")
-	base := oracle.Observation{EndedAt: 60 * time.Second, FirstPanicAt: -1}
+	base := observe.Observation{EndedAt: 60 * time.Second, FirstPanicAt: -1}
 	withPanic := base
 	withPanic.FirstPanicAt = 2 * time.Second
 	withLoop := base
-	withLoop.HotLoop = &oracle.HotLoop{At: 3 * time.Second}
+	withLoop.HotLoop = &observe.HotLoop{At: 3 * time.Second}
 	tests := []struct {
 		name    string
-		o       oracle.Observation
+		o       observe.Observation
 		results map[string]error
 		want    time.Duration
 	}{

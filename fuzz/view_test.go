@@ -11,6 +11,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/fuzz/targets"
 	"github.com/lwreplay/lwreplay/internal/testutil"
@@ -180,7 +181,7 @@ func TestConsistentViewAtomicFIFO(t *testing.T) {
 					// and broken exactly when a state never served was read.
 					claimed := *obs
 					claimed.Gates = maps.Clone(obs.Gates)
-					claimed.Gates[oracle.GateAtomicFIFO] = true
+					claimed.Gates[observe.GateAtomicFIFO] = true
 					judged := oracle.Judge(&claimed, "consistent-view")["consistent-view"]
 					if got, want := errors.Is(judged, oracle.ErrInconsistentView), tc.unserved == always; got != want || (!want && judged != nil) {
 						t.Errorf("consistent-view of the run with AtomicFIFO claimed: got %v, want broken (%v): %v", judged, oracle.ErrInconsistentView, want)
@@ -199,9 +200,9 @@ func TestConsistentViewAtomicFIFO(t *testing.T) {
 // viewViolations returns consistent-view's verdict on o as if the run had
 // AtomicFIFO on and no breaking fault fired: whether a handler read a
 // state never served, whatever the gates.
-func viewViolations(t *testing.T, o *oracle.Observation) error {
+func viewViolations(t *testing.T, o *observe.Observation) error {
 	t.Helper()
 	c := *o
-	c.Gates, c.Fired = map[string]bool{oracle.GateAtomicFIFO: true}, nil
+	c.Gates, c.Fired = map[string]bool{observe.GateAtomicFIFO: true}, nil
 	return oracle.Judge(&c, "consistent-view")["consistent-view"]
 }

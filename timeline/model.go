@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -150,82 +151,45 @@ type Run struct {
 	// clock.
 	ServedLogged bool
 	// Requests are the target's requests, in order.
-	Requests []Request
+	Requests []AnsweredRequest
 	// Firings are the plan's decisions that fired, in order.
 	Firings []faults.Firing
 	// Deliveries are the handler's notifications, in order.
 	Deliveries []Delivery
 	// Writes are the target's writes as the replay answered them, in
 	// order.
-	Writes []WriteRequest
+	Writes []history.WriteAnswer
 	// Violation is the failure, if any.
 	Violation *Violation
 }
 
-// Serving is one answer of a run's replay that carried objects of the
-// truth's resource to the target: a LIST page or a watch frame.
-type Serving struct {
-	// At is when it was sent.
-	At time.Duration
-	// Type is a watch frame's event type; "" for a LIST page.
-	Type history.EventType
-	// RV is the resourceVersion a frame carries, or the one a page lists
-	// the state at.
-	RV string
-	// Items are a LIST page's objects (nil for a frame).
-	Items []*history.Object
-}
+// Serving is one answer of a run's replay that carried objects to the
+// target (observe.Serving). Run.Served holds those of the truth's
+// resource.
+type Serving = observe.Serving
 
-// Request is one request a target sent.
-type Request struct {
-	// At is when it was sent.
-	At time.Duration
-	// Verb is LIST, WATCH, WATCHLIST or GET.
-	Verb string
-	// Resource is what it asked for.
-	Resource string
-	// RV is the resourceVersion asked for.
-	RV string
-	// Continue says a LIST asked for a next page.
-	Continue bool
+// AnsweredRequest is one request a target sent (observe.Request) with how
+// the replay answered it, in a few words, for its mark's label.
+type AnsweredRequest struct {
+	observe.Request
 	// Answer is how it was answered, in a few words ("" when unknown).
 	Answer string
 }
 
-// WriteRequest is one write request of the target's, as the replay
-// answered it.
-type WriteRequest struct {
-	// At is when it was answered.
-	At time.Duration
-	// Verb is create, update, patch, delete or deletecollection.
-	Verb string
-	// Subresource is the subresource written ("" or "status").
-	Subresource string
-	// Resource is what it wrote: "configmaps", "deployments.apps".
-	Resource string
-	// Key is the object's key ("" when none was named).
-	Key string
-	// RVBefore and RVAfter are the resourceVersions of the object stored
-	// under Key before and after it ("" when none was, or is).
-	RVBefore, RVAfter string
-	// Code is the HTTP status of the answer; Reason a refusal's reason.
-	Code   int
-	Reason string
-	// DryRun says nothing was to be stored.
-	DryRun bool
-}
+// Request is AnsweredRequest.
+//
+// Deprecated: use AnsweredRequest.
+type Request = AnsweredRequest
 
-// Delivery is one notification a target's handler received.
-type Delivery struct {
-	// At is when it was delivered.
-	At time.Duration
-	// Op is add, update, delete or tombstone.
-	Op string
-	// Key is the object's key.
-	Key string
-	// RV is the object's resourceVersion.
-	RV string
-}
+// WriteRequest is one write of the target's as the replay answered it
+// (history.WriteAnswer).
+//
+// Deprecated: use history.WriteAnswer.
+type WriteRequest = history.WriteAnswer
+
+// Delivery is one notification a target's handler received
+// (observe.Delivery).
+type Delivery = observe.Delivery
 
 // Count returns how many marks of each kind t holds.
 func (t *Timeline) Count() map[Kind]int {

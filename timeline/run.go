@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/history"
 )
 
 // FromRun lays out a fuzz run, every lane on the run's virtual clock: the
@@ -47,7 +48,7 @@ func FromRun(r Run) *Timeline {
 		fired.Marks = append(fired.Marks, Mark{Kind: KindFiring, Type: f.Fault, At: f.At, Label: label})
 	}
 	for _, d := range r.Deliveries {
-		delivered.Marks = append(delivered.Marks, Mark{Kind: KindDelivery, Type: d.Op, At: d.At, RV: d.RV, Key: d.Key,
+		delivered.Marks = append(delivered.Marks, Mark{Kind: KindDelivery, Type: string(d.Op), At: d.At, RV: d.RV, Key: d.Key,
 			Label: strings.TrimSpace(fmt.Sprintf("%s %s rv %s", d.Op, d.Key, d.RV))})
 	}
 	rows := []Row{reqs, delivered}
@@ -61,7 +62,7 @@ func FromRun(r Run) *Timeline {
 // writesRow lays out the target's writes: one mark each, at the
 // resourceVersion it stored (its object's before, when it stored none),
 // labelled "update configmaps a/p rv 7→8 → HTTP 200".
-func writesRow(writes []WriteRequest) Row {
+func writesRow(writes []history.WriteAnswer) Row {
 	row := Row{Name: "writes (as answered)"}
 	for _, w := range writes {
 		typ, verb := w.Verb, w.Verb
@@ -83,7 +84,7 @@ func writesRow(writes []WriteRequest) Row {
 			rv = w.RVBefore
 		}
 		row.Marks = append(row.Marks, Mark{Kind: KindWrite, Type: typ, At: w.At, RV: rv, Key: w.Key,
-			Label: fmt.Sprintf("%s %s %s rv %s→%s → %s", verb, w.Resource, w.Key, none(w.RVBefore), none(w.RVAfter), answer)})
+			Label: fmt.Sprintf("%s %s %s rv %s→%s → %s", verb, w.Resource.Name(), w.Key, none(w.RVBefore), none(w.RVAfter), answer)})
 	}
 	return row
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/timeline"
 )
 
@@ -13,16 +14,18 @@ import (
 // the target's lane, one mark each, typed by how they were answered and
 // labelled with verb, resource, key, resourceVersions and code.
 func TestFromRunWrites(t *testing.T) {
-	writes := []timeline.WriteRequest{
-		{At: time.Second, Verb: "create", Resource: "configmaps", Key: "a/made", RVAfter: "1013", Code: 201},
-		{At: 2 * time.Second, Verb: "update", Resource: "configmaps", Key: "a/made", RVBefore: "1013", RVAfter: "1013", Code: 409, Reason: "Conflict"},
-		{At: 3 * time.Second, Verb: "update", Subresource: "status", Resource: "deployments.apps", Key: "a/web", RVBefore: "7", RVAfter: "1014", Code: 200},
-		{At: 4 * time.Second, Verb: "create", Resource: "configmaps", Key: "a/dry", Code: 201, DryRun: true},
-		{At: 5 * time.Second, Verb: "delete", Resource: "configmaps", Key: "a/made", RVBefore: "1013", Code: 200},
+	configmaps := history.Resource{Version: "v1", Resource: "configmaps"}
+	deployments := history.Resource{Group: "apps", Version: "v1", Resource: "deployments"}
+	writes := []history.WriteAnswer{
+		{At: time.Second, Verb: "create", Resource: configmaps, Key: "a/made", RVAfter: "1013", Code: 201},
+		{At: 2 * time.Second, Verb: "update", Resource: configmaps, Key: "a/made", RVBefore: "1013", RVAfter: "1013", Code: 409, Reason: "Conflict"},
+		{At: 3 * time.Second, Verb: "update", Subresource: "status", Resource: deployments, Key: "a/web", RVBefore: "7", RVAfter: "1014", Code: 200},
+		{At: 4 * time.Second, Verb: "create", Resource: configmaps, Key: "a/dry", Code: 201, DryRun: true},
+		{At: 5 * time.Second, Verb: "delete", Resource: configmaps, Key: "a/made", RVBefore: "1013", Code: 200},
 	}
 	tests := []struct {
 		name       string
-		writes     []timeline.WriteRequest
+		writes     []history.WriteAnswer
 		wantRows   []string // the target lane's rows
 		wantLabels []string // the writes' labels, in order
 		wantTypes  map[string]int

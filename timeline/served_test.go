@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/timeline"
 )
@@ -177,7 +178,7 @@ func TestWriteRunRecordedOffsets(t *testing.T) {
 	l, objs := servedLog(t)
 	run := timeline.FromRun(timeline.Run{Truth: l, ServedLogged: true,
 		Served:   []timeline.Serving{{At: 5 * time.Millisecond, RV: "10", Items: []*history.Object{objs["a@10"]}}},
-		Requests: []timeline.Request{{At: 5 * time.Millisecond, Verb: "LIST", Resource: "configmaps"}}})
+		Requests: []timeline.AnsweredRequest{{Request: observe.Request{At: 5 * time.Millisecond, Verb: "LIST", Resource: "configmaps"}}}})
 	rec := timeline.FromHistory(&history.History{Logs: []*history.Log{l}}, "recording")
 	tests := []struct {
 		name         string

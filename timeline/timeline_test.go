@@ -8,6 +8,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/timeline"
 	"github.com/lwreplay/lwreplay/timeline/timelinetest"
@@ -120,10 +121,10 @@ func TestWriteRun(t *testing.T) {
 	run := timeline.Run{
 		Title: "run </script><b>",
 		Truth: h.Logs[0],
-		Requests: []timeline.Request{
-			{At: 0, Verb: "LIST", Resource: "configmaps"},
-			{At: time.Second, Verb: "WATCH", Resource: "configmaps", RV: "84"},
-			{At: 2 * time.Second, Verb: "LIST", Resource: "configmaps"},
+		Requests: []timeline.AnsweredRequest{
+			{Request: observe.Request{At: 0, Verb: "LIST", Resource: "configmaps"}},
+			{Request: observe.Request{At: time.Second, Verb: "WATCH", Resource: "configmaps", RV: "84"}},
+			{Request: observe.Request{At: 2 * time.Second, Verb: "LIST", Resource: "configmaps"}},
 		},
 		Firings:    []faults.Firing{{Point: faults.Point{Kind: faults.WatchPoint, Request: 1}, Fault: "expire-watch", At: time.Second}},
 		Deliveries: []timeline.Delivery{{At: time.Second, Op: "add", Key: "ns/a", RV: "84"}, {At: 3 * time.Second, Op: "delete", Key: "ns/a"}},

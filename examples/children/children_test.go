@@ -241,7 +241,7 @@ func TestChildrenMatchParents(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			l, _ := tc.served.Log(configMaps)
-			err := childrenMatchParents.Check(&fuzz.Observation{Truth: l, Served: tc.served, Writes: tc.writes, WritesLogged: !tc.verbatim})
+			err := childrenMatchParents.Check(&fuzz.Observation{TruthLog: l, Served: tc.served, Writes: tc.writes, WritesLogged: !tc.verbatim})
 			if len(tc.want) == 0 {
 				if err != nil {
 					t.Errorf("check: got %v, want it to hold", err)

@@ -218,7 +218,7 @@ func TestOneChildPerParent(t *testing.T) {
 			if err != nil {
 				t.Fatalf("History: got %v, want nil", err)
 			}
-			err = oneChildPerParent.Check(&fuzz.Observation{Truth: h.Logs[0]})
+			err = oneChildPerParent.Check(&fuzz.Observation{TruthLog: h.Logs[0]})
 			if (tt.want == nil) != (err == nil) || (tt.want != nil && !errors.Is(err, tt.want)) {
 				t.Errorf("one-child-per-parent: got %v, want %v", err, tt.want)
 			}

@@ -227,7 +227,7 @@ func TestTimelineInBrowser(t *testing.T) {
 	}{
 		{name: "browser - shipped WatchList cassette - pass", file: "timeline-cassette", html: shipped.String(), wantMarks: wantMarks, shot: true},
 		{name: "browser - found failing run - pass", file: "timeline-found-run", html: found,
-			wantMarks: len(o.Truth.Events) + len(o.Truth.Marks) + len(o.Truth.Errors) + len(o.Requests) + len(o.Fired) + len(o.Deliveries), run: true, shot: true},
+			wantMarks: len(o.TruthLog.Events) + len(o.TruthLog.Marks) + len(o.TruthLog.Errors) + len(o.Requests) + len(o.Fired) + len(o.Deliveries), run: true, shot: true},
 		{name: "browser - fault-free run - pass", file: "timeline-clean-run", html: clean, wantMarks: len(p.Marks()), run: true},
 	}
 	for _, tc := range tests {

@@ -64,7 +64,7 @@ func TestFoundInputTimeline(t *testing.T) {
 		{name: "timeline - found input - one mark per request - pass", got: got["request"], want: len(o.Requests)},
 		{name: "timeline - found input - one mark per firing - pass", got: got["firing"], want: len(o.Fired)},
 		{name: "timeline - found input - one mark per delivery - pass", got: got["delivery"], want: len(o.Deliveries)},
-		{name: "timeline - found input - one mark per truth event - pass", got: got["event"], want: len(o.Truth.Events)},
+		{name: "timeline - found input - one mark per truth event - pass", got: got["event"], want: len(o.TruthLog.Events)},
 		{name: "timeline - found input - a relist after the 410 - pass", got: min(got["request relist"], 1), want: 1},
 	}
 	for _, tc := range tests {

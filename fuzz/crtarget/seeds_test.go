@@ -8,7 +8,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/fuzz/crtarget"
-	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -50,7 +50,7 @@ func eachSeed(t *testing.T, target fuzz.Target, thing, want string, check func(t
 
 // finalState returns the served final state of res by key (empty when
 // the run served nothing of it).
-func finalState(obs *oracle.Observation, res history.Resource) map[string]*history.Object {
+func finalState(obs *observe.Observation, res history.Resource) map[string]*history.Object {
 	out := map[string]*history.Object{}
 	l, ok := obs.Served.Log(res)
 	if !ok {
@@ -63,7 +63,7 @@ func finalState(obs *oracle.Observation, res history.Resource) map[string]*histo
 }
 
 // storedWrites counts the run's stored writes of res with verb, by key.
-func storedWrites(obs *oracle.Observation, res history.Resource, verb string) map[string]int {
+func storedWrites(obs *observe.Observation, res history.Resource, verb string) map[string]int {
 	out := map[string]int{}
 	for _, w := range obs.Writes {
 		if w.Stored() && w.Verb == verb && w.Resource.ID() == res.ID() {

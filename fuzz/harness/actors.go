@@ -15,6 +15,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/actor"
 	"github.com/lwreplay/lwreplay/fuzz/level"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/weakcache"
@@ -68,7 +69,7 @@ type actorRun struct {
 // stream that reached the head first changes what the target's first
 // LIST gets), one a latency later is not. It must run in the run's
 // bubble; nil means no actors (none asked, or a verbatim replay).
-func startActors(ctx context.Context, s Spec, r replay, start time.Time, wake func(), obs *oracle.Observation) *actorRuns {
+func startActors(ctx context.Context, s Spec, r replay, start time.Time, wake func(), obs *observe.Observation) *actorRuns {
 	srv, ok := r.(modelReplay)
 	if !ok || len(s.Actors) == 0 {
 		return nil
@@ -165,7 +166,7 @@ func (rs *actorRuns) stop() {
 // after stoppedAt (virtual time since the start), and records in obs how
 // each ended: every failure, and a Run that did not return. A failure
 // fails t: the run's setup broke, not the target.
-func (rs *actorRuns) wait(t *testing.T, obs *oracle.Observation, stoppedAt time.Duration) {
+func (rs *actorRuns) wait(t *testing.T, obs *observe.Observation, stoppedAt time.Duration) {
 	if rs == nil {
 		return
 	}

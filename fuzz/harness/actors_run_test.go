@@ -152,7 +152,7 @@ func TestActorsCollect(t *testing.T) {
 			if obs == nil {
 				t.Fatal("observation: got nil, want one")
 			}
-			_, alive := obs.Truth.ObjectAt("default/child", obs.Truth.End())
+			_, alive := obs.TruthLog.ObjectAt("default/child", obs.TruthLog.End())
 			if alive == tc.collected {
 				t.Errorf("default/child at the end: got alive %v, want %v", alive, !tc.collected)
 			}
@@ -188,8 +188,8 @@ func TestActorsTakeover(t *testing.T) {
 			if obs == nil {
 				t.Fatal("observation: got nil, want one")
 			}
-			if got := len(obs.Truth.Events); got != tc.events || len(obs.Truth.Initial) != len(recorded.Initial) {
-				t.Errorf("configmaps served: got %d initial, %d events, want %d, %d", len(obs.Truth.Initial), got, len(recorded.Initial), tc.events)
+			if got := len(obs.TruthLog.Events); got != tc.events || len(obs.TruthLog.Initial) != len(recorded.Initial) {
+				t.Errorf("configmaps served: got %d initial, %d events, want %d, %d", len(obs.TruthLog.Initial), got, len(recorded.Initial), tc.events)
 			}
 			if obs.ConvergedAt < 0 {
 				t.Errorf("converged at: got %v, want the store to reach the state served", obs.ConvergedAt)
@@ -246,7 +246,7 @@ func TestActorsOrder(t *testing.T) {
 		if obs == nil {
 			t.Fatal("observation: got nil, want one")
 		}
-		o, ok := obs.Truth.ObjectAt("default/contested", obs.Truth.End())
+		o, ok := obs.TruthLog.ObjectAt("default/contested", obs.TruthLog.End())
 		if !ok || !strings.Contains(string(o.Raw), `"who":"target"`) {
 			t.Fatalf("run %d: default/contested: got %v (%s), want the target's", i, ok, raw(o))
 		}
@@ -301,7 +301,7 @@ func TestActorsDefaults(t *testing.T) {
 			if obs == nil {
 				t.Fatal("observation: got nil, want one")
 			}
-			o, ok := obs.Truth.ObjectAt("default/made", obs.Truth.End())
+			o, ok := obs.TruthLog.ObjectAt("default/made", obs.TruthLog.End())
 			if got := ok && strings.Contains(string(o.Raw), `"defaulted":"yes"`); got != tc.defaulted {
 				t.Errorf("default/made defaulted: got %v (%s), want %v", got, raw(o), tc.defaulted)
 			}

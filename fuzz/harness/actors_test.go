@@ -16,6 +16,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/actor"
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/testutil"
@@ -99,7 +100,7 @@ func TestActors(t *testing.T) {
 				t.Errorf("actor's Run: got %d starts, %d returns, context done %v, want 1, 1, true (it outlives the target, returns at the run's end)",
 					starts, returns, ctxDone)
 			}
-			final := obs.Truth.StateAt(obs.Truth.End())
+			final := obs.TruthLog.StateAt(obs.TruthLog.End())
 			for _, o := range final {
 				if !labelled(o, "labeller") {
 					t.Errorf("final %s: got labels %v, want %s=labeller", o.Key(), o.Labels, testutil.ActorLabel)
@@ -132,7 +133,7 @@ func TestActors(t *testing.T) {
 				// the actor's watch opens before the target's: a fault seen
 				// before the target's first WATCH struck the actor (without
 				// the option it strikes that WATCH)
-				i := slices.IndexFunc(obs.Requests, func(r oracle.Request) bool { return r.Verb == "WATCH" })
+				i := slices.IndexFunc(obs.Requests, func(r observe.Request) bool { return r.Verb == "WATCH" })
 				if i < 0 || obs.LastFaultAt < 0 || obs.LastFaultAt >= obs.Requests[i].At {
 					t.Errorf("fault seen at %v, target's requests %v: want it before the target's first WATCH (the actor's watch struck)", obs.LastFaultAt, obs.Requests)
 				}
@@ -142,7 +143,7 @@ func TestActors(t *testing.T) {
 			}
 			// the actor's writes are in the served history, not the target's
 			byActor := 0
-			for _, e := range obs.Truth.Events {
+			for _, e := range obs.TruthLog.Events {
 				if labelled(e.Object, "labeller") && !labelled(e.Prev, "labeller") {
 					byActor++
 					if name, ok := e.ByActor(); !ok || name != "labeller" {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -77,14 +78,14 @@ type requestBound struct {
 	collected func() int
 	// writes, when set, returns the replay's answers to the target's
 	// writes from the i-th on (replayer.Server.WritesFrom).
-	writes func(i int) []oracle.Write
+	writes func(i int) []history.WriteAnswer
 	// onTrip, when set, is called (b.mu held; it must not block) when a
 	// bound is first crossed: it wakes the run, which ends at its next
 	// look.
 	onTrip func()
 
 	mu        sync.Mutex
-	log       []oracle.Request
+	log       []observe.Request
 	gcAt      []int  // gcAt[i]: collected() when log[i] was sent
 	minute    int    // index of the first request of log within sustainedWindow of the last
 	trip      string // the stack of the goroutine that crossed the request bound
@@ -108,16 +109,16 @@ func newRequestBound(next http.RoundTripper, burst, rate int, start time.Time, s
 		rate = defaultRate
 	}
 	return &requestBound{next: next, burst: burst, sustained: rate * int(sustainedWindow/time.Second), start: start, stop: stop,
-		log: make([]oracle.Request, 0, 64)}
+		log: make([]observe.Request, 0, 64)}
 }
 
 // requestOf describes req.
-func requestOf(req *http.Request, at time.Duration) oracle.Request {
+func requestOf(req *http.Request, at time.Duration) observe.Request {
 	verb := "GET"
 	if req.Method != "" && req.Method != http.MethodGet {
 		verb = req.Method // a write: POST, PUT, PATCH or DELETE
 	}
-	r := oracle.Request{At: at, Resource: req.URL.Path, Verb: verb}
+	r := observe.Request{At: at, Resource: req.URL.Path, Verb: verb}
 	q, ok, err := history.ParseRequestInfo(req.URL)
 	if !ok || err != nil {
 		return r
@@ -255,16 +256,16 @@ func (b *requestBound) tripped() bool {
 
 // report returns the requests the run saw and, when a bound was crossed,
 // which (end) and, for the request bound, what the run saw of it (hot).
-func (b *requestBound) report() (log []oracle.Request, hot *oracle.HotLoop, end *oracle.BoundEnd) {
+func (b *requestBound) report() (log []observe.Request, hot *observe.HotLoop, end *observe.BoundEnd) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	log = append([]oracle.Request(nil), b.log...)
+	log = append([]observe.Request(nil), b.log...)
 	if b.tripBound == "" {
 		return log, nil, nil
 	}
-	end = &oracle.BoundEnd{Invariant: b.tripBound, At: b.trippedAt}
+	end = &observe.BoundEnd{Invariant: b.tripBound, At: b.trippedAt}
 	if b.tripBound == "no-hot-loop" {
-		hot = &oracle.HotLoop{Why: b.tripWhy, At: b.trippedAt, Stack: b.trip, Answering: b.answering}
+		hot = &observe.HotLoop{Why: b.tripWhy, At: b.trippedAt, Stack: b.trip, Answering: b.answering}
 	}
 	return log, hot, end
 }

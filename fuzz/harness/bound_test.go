@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
@@ -76,7 +77,7 @@ func TestRequestBoundAnswering(t *testing.T) {
 				if got := hot.Answering > 0; got != tc.wantAnswering {
 					t.Errorf("answering: got %d, want answering %v", hot.Answering, tc.wantAnswering)
 				}
-				results, notJudged := oracle.JudgeNames(&oracle.Observation{HotLoop: hot}, []string{"no-hot-loop"})
+				results, notJudged := oracle.JudgeNames(&observe.Observation{HotLoop: hot}, []string{"no-hot-loop"})
 				err, why := results["no-hot-loop"], notJudged["no-hot-loop"]
 				if got, want := why != "", tc.wantAnswering; got != want {
 					t.Errorf("no-hot-loop: got %v, not judged %q, want not judged %v", err, why, want)

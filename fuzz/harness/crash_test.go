@@ -145,7 +145,7 @@ func TestCrashAfterWrite(t *testing.T) {
 					updates[w.Key]++
 				}
 			}
-			final := obs.Truth.StateAt(obs.Truth.End())
+			final := obs.TruthLog.StateAt(obs.TruthLog.End())
 			for _, o := range final {
 				if n := updates[o.Key()]; n != 1 {
 					t.Errorf("stored updates of %s: got %d, want 1", o.Key(), n)

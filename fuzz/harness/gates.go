@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	clientfeatures "k8s.io/client-go/features"
 )
 
@@ -27,7 +27,7 @@ var ErrUnknownGate = errors.New("unknown client-go feature gate")
 // the versions that know each gate (AtomicFIFO and
 // UnlockWhileProcessingFIFO since v0.36).
 const (
-	GateAtomicFIFO                   clientfeatures.Feature = oracle.GateAtomicFIFO
+	GateAtomicFIFO                   clientfeatures.Feature = observe.GateAtomicFIFO
 	GateInOrderInformersBatchProcess clientfeatures.Feature = "InOrderInformersBatchProcess"
 	GateInformerResourceVersion      clientfeatures.Feature = "InformerResourceVersion"
 	GateUnlockWhileProcessingFIFO    clientfeatures.Feature = "UnlockWhileProcessingFIFO"

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/internal/testutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,38 +25,38 @@ func TestProbeHandler(t *testing.T) {
 		handler    cache.ResourceEventHandler
 		registered bool // the registration exists and has synced
 		deliver    func(h cache.ResourceEventHandler)
-		want       oracle.Delivery // At left out
-		wantPanic  string          // "" for none
+		want       observe.Delivery // At left out
+		wantPanic  string           // "" for none
 	}{
 		{name: "probe handler - add of the initial list - not synced - pass", handler: testutil.MirrorHandler(false), registered: true,
 			deliver: func(h cache.ResourceEventHandler) { h.OnAdd(cm, true) },
-			want:    oracle.Delivery{Op: oracle.OpAdd, Key: "ns/a", RV: "7", UID: "uid-a", Synced: false}},
+			want:    observe.Delivery{Op: observe.OpAdd, Key: "ns/a", RV: "7", UID: "uid-a", Synced: false}},
 		{name: "probe handler - add after the initial list - synced - pass", handler: testutil.MirrorHandler(false), registered: true,
 			deliver: func(h cache.ResourceEventHandler) { h.OnAdd(cm, false) },
-			want:    oracle.Delivery{Op: oracle.OpAdd, Key: "ns/a", RV: "7", UID: "uid-a", Synced: true}},
+			want:    observe.Delivery{Op: observe.OpAdd, Key: "ns/a", RV: "7", UID: "uid-a", Synced: true}},
 		{name: "probe handler - update before the registration exists - not synced - pass", handler: testutil.MirrorHandler(false),
 			deliver: func(h cache.ResourceEventHandler) { h.OnUpdate(testutil.ConfigMap("ns", "a", "5"), cm) },
-			want:    oracle.Delivery{Op: oracle.OpUpdate, Key: "ns/a", RV: "7", UID: "uid-a", Synced: false}},
+			want:    observe.Delivery{Op: observe.OpUpdate, Key: "ns/a", RV: "7", UID: "uid-a", Synced: false}},
 		{name: "probe handler - update after the registration synced - the new object, synced - pass", handler: testutil.MirrorHandler(false), registered: true,
 			deliver: func(h cache.ResourceEventHandler) { h.OnUpdate(testutil.ConfigMap("ns", "a", "5"), cm) },
-			want:    oracle.Delivery{Op: oracle.OpUpdate, Key: "ns/a", RV: "7", UID: "uid-a", Synced: true}},
+			want:    observe.Delivery{Op: observe.OpUpdate, Key: "ns/a", RV: "7", UID: "uid-a", Synced: true}},
 		{name: "probe handler - delete - recorded - pass", handler: testutil.MirrorHandler(false), registered: true,
 			deliver: func(h cache.ResourceEventHandler) { h.OnDelete(cm) },
-			want:    oracle.Delivery{Op: oracle.OpDelete, Key: "ns/a", RV: "7", UID: "uid-a", Synced: true}},
+			want:    observe.Delivery{Op: observe.OpDelete, Key: "ns/a", RV: "7", UID: "uid-a", Synced: true}},
 		{name: "probe handler - tombstone, fixed handler - recorded, no panic - pass", handler: testutil.MirrorHandler(true), registered: true,
 			deliver: func(h cache.ResourceEventHandler) { h.OnDelete(tomb) },
-			want:    oracle.Delivery{Op: oracle.OpTombstone, Key: "ns/a", RV: "5", UID: "uid-a", Synced: true}},
+			want:    observe.Delivery{Op: observe.OpTombstone, Key: "ns/a", RV: "5", UID: "uid-a", Synced: true}},
 		{name: "probe handler - tombstone, planted handler - recorded, panic recovered with the object's type - fail", handler: testutil.MirrorHandler(false), registered: true,
 			deliver:   func(h cache.ResourceEventHandler) { h.OnDelete(tomb) },
-			want:      oracle.Delivery{Op: oracle.OpTombstone, Key: "ns/a", RV: "5", UID: "uid-a", Synced: true},
+			want:      observe.Delivery{Op: observe.OpTombstone, Key: "ns/a", RV: "5", UID: "uid-a", Synced: true},
 			wantPanic: "interface conversion: interface {} is cache.DeletedFinalStateUnknown, not *v1.ConfigMap (object cache.DeletedFinalStateUnknown)"},
 		{name: "probe handler - no handler - recorded only - pass", registered: true,
 			deliver: func(h cache.ResourceEventHandler) { h.OnDelete(tomb) },
-			want:    oracle.Delivery{Op: oracle.OpTombstone, Key: "ns/a", RV: "5", UID: "uid-a", Synced: true}},
+			want:    observe.Delivery{Op: observe.OpTombstone, Key: "ns/a", RV: "5", UID: "uid-a", Synced: true}},
 		{name: "probe handler - update handler panics - panic recovered with the new object's type - fail", registered: true,
 			handler: cache.ResourceEventHandlerFuncs{UpdateFunc: func(_, _ any) { panic("boom") }},
 			deliver: func(h cache.ResourceEventHandler) { h.OnUpdate(cm, cm) },
-			want:    oracle.Delivery{Op: oracle.OpUpdate, Key: "ns/a", RV: "7", UID: "uid-a", Synced: true}, wantPanic: "boom (object *v1.ConfigMap)"},
+			want:    observe.Delivery{Op: observe.OpUpdate, Key: "ns/a", RV: "7", UID: "uid-a", Synced: true}, wantPanic: "boom (object *v1.ConfigMap)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/lwreplay/lwreplay/fuzz/level"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
@@ -34,7 +35,7 @@ var errCrashed = errors.New("the target crashed: its requests no longer reach th
 
 // instance is one incarnation of a run's target.
 type instance struct {
-	rec    *Probe
+	probe  *Probe
 	env    *Env
 	gate   *crashGate
 	done   chan struct{} // closed when its Run has returned
@@ -59,17 +60,17 @@ type instance struct {
 // cur's instance before it sends a request, its deliveries timed from
 // start, running until ctx (the run's) is done.
 func startInstance(ctx context.Context, s Spec, transport http.RoundTripper, start time.Time, cache *level.Cache, cur *atomic.Pointer[instance]) {
-	rec := NewProbe(start)
+	probe := NewProbe(start)
 	if cache != nil && s.Level == level.Typed {
-		rec.known = cache.Known
+		probe.known = cache.Known
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	in := &instance{rec: rec, done: make(chan struct{}), cancel: cancel, stoppedAt: -1, crashedAt: -1}
+	in := &instance{probe: probe, done: make(chan struct{}), cancel: cancel, stoppedAt: -1, crashedAt: -1}
 	in.gate = &crashGate{next: transport, open: map[*gatedBody]bool{}}
 	in.env = &Env{
 		Config:    &rest.Config{Host: level.ReplayHost, Transport: in.gate},
 		Resource:  s.Resource,
-		Probe:     rec,
+		Probe:     probe,
 		WatchList: s.WatchList,
 		Level:     s.Level,
 		cache:     cache,
@@ -103,12 +104,12 @@ func (in *instance) crash(at time.Duration) {
 		return
 	}
 	in.crashedAt = at
-	in.rec.mu.Lock()
-	in.panics = append([]string(nil), in.rec.panics...)
-	in.sites = append([]string(nil), in.rec.panicSites...)
-	in.firstAt = in.rec.firstPanic
-	in.errs = append([]string(nil), in.rec.errs...)
-	in.rec.mu.Unlock()
+	in.probe.mu.Lock()
+	in.panics = append([]string(nil), in.probe.panics...)
+	in.sites = append([]string(nil), in.probe.panicSites...)
+	in.firstAt = in.probe.firstPanic
+	in.errs = append([]string(nil), in.probe.errs...)
+	in.probe.mu.Unlock()
 	in.mu.Unlock()
 	in.gate.kill()
 }
@@ -147,7 +148,7 @@ func (in *instance) crashed() (time.Duration, bool) {
 // panics, their sites, errors, and a Run that panicked first — to obs;
 // for a stopped one, also the error its Run returned (other than its
 // cancellation).
-func (in *instance) failures(obs *oracle.Observation) {
+func (in *instance) failures(obs *observe.Observation) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	ended := false

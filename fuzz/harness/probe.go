@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/lwreplay/lwreplay/fuzz/level"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -20,7 +21,7 @@ type Probe struct {
 	start time.Time
 
 	mu         sync.Mutex
-	deliveries []oracle.Delivery
+	deliveries []observe.Delivery
 	synced     func() bool
 	settled    func() bool
 	store      func() []any
@@ -28,8 +29,8 @@ type Probe struct {
 	panicSites []string
 	firstPanic time.Duration // when the first of panics was recorded
 	errs       []string
-	views      []oracle.StoreView
-	listings   []oracle.Listing
+	views      []observe.StoreView
+	listings   []observe.Listing
 	exposed    any
 	// transform is what the target's store applies to each object
 	// (SetStoreTransform; nil: none).
@@ -76,13 +77,13 @@ func (r *Probe) Panic(v any) {
 // pages) at resourceVersion rv, for the consistent-list invariant; items
 // that are no objects are not recorded.
 func (r *Probe) Listed(rv string, items []any) {
-	keys, sum, ok := oracle.ViewOf(items)
+	keys, sum, ok := observe.ViewOf(items)
 	if !ok {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.listings = append(r.listings, oracle.Listing{At: time.Since(r.start), RV: rv, Keys: keys, Sum: sum})
+	r.listings = append(r.listings, observe.Listing{At: time.Since(r.start), RV: rv, Keys: keys, Sum: sum})
 }
 
 // Error records an error the target met and went on from (a delta it
@@ -107,7 +108,7 @@ func (r *Probe) Errors() []string {
 // NewProbe returns an empty probe whose deliveries are timed from start
 // (a run makes its own: this one is for testing a handler alone).
 func NewProbe(start time.Time) *Probe {
-	return &Probe{start: start, deliveries: make([]oracle.Delivery, 0, 256)}
+	return &Probe{start: start, deliveries: make([]observe.Delivery, 0, 256)}
 }
 
 // SetSynced registers the target's HasSynced (AddEventHandler registers
@@ -158,35 +159,35 @@ func (r *Probe) HasSynced() bool {
 
 // Add records an add of obj; synced says whether the target had reported
 // HasSynced before it.
-func (r *Probe) Add(obj any, synced bool) { r.record(oracle.OpAdd, obj, synced) }
+func (r *Probe) Add(obj any, synced bool) { r.record(observe.OpAdd, obj, synced) }
 
 // Update records an update to obj.
-func (r *Probe) Update(obj any, synced bool) { r.record(oracle.OpUpdate, obj, synced) }
+func (r *Probe) Update(obj any, synced bool) { r.record(observe.OpUpdate, obj, synced) }
 
 // Delete records a delete of obj; a cache.DeletedFinalStateUnknown is
 // recorded as a tombstone.
 func (r *Probe) Delete(obj any, synced bool) {
 	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		dv := deliveryOf(oracle.OpTombstone, d.Obj)
+		dv := deliveryOf(observe.OpTombstone, d.Obj)
 		dv.Key = d.Key
 		r.append(dv, synced)
 		return
 	}
-	r.record(oracle.OpDelete, obj, synced)
+	r.record(observe.OpDelete, obj, synced)
 }
 
-func (r *Probe) record(op oracle.Op, obj any, synced bool) {
+func (r *Probe) record(op observe.Op, obj any, synced bool) {
 	if r.known != nil {
 		// A shared decoded object: its key and versions are known.
 		if o, ok := r.known(obj); ok {
-			r.append(oracle.Delivery{Op: op, Key: o.Key(), RV: o.ResourceVersion, UID: o.UID, Bookmark: o.Name == ""}, synced)
+			r.append(observe.Delivery{Op: op, Key: o.Key(), RV: o.ResourceVersion, UID: o.UID, Bookmark: o.Name == ""}, synced)
 			return
 		}
 	}
 	r.append(deliveryOf(op, obj), synced)
 }
 
-func (r *Probe) append(d oracle.Delivery, synced bool) {
+func (r *Probe) append(d observe.Delivery, synced bool) {
 	d.At = time.Since(r.start)
 	d.Synced = synced
 	r.mu.Lock()
@@ -202,10 +203,10 @@ func (r *Probe) deliveryCount() int {
 }
 
 // Deliveries returns the deliveries so far, in order.
-func (r *Probe) Deliveries() []oracle.Delivery {
+func (r *Probe) Deliveries() []observe.Delivery {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]oracle.Delivery(nil), r.deliveries...)
+	return append([]observe.Delivery(nil), r.deliveries...)
 }
 
 // Store returns the target's store by key (nil when no store is
@@ -282,8 +283,8 @@ func (r *Probe) storeRVs() (map[string]string, error) {
 }
 
 // deliveryOf describes obj (which may be nil or not an object).
-func deliveryOf(op oracle.Op, obj any) oracle.Delivery {
-	d := oracle.Delivery{Op: op}
+func deliveryOf(op observe.Op, obj any) observe.Delivery {
+	d := observe.Delivery{Op: op}
 	m, err := meta.Accessor(obj)
 	if err != nil || m == nil {
 		return d

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/cassette"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/recorder"
@@ -52,14 +53,14 @@ const maxTick = 30 * time.Second
 // lasts until the target has caught up with an exhausted replay, or
 // the watchdog (15 minutes) in virtual time, which costs real time only for what the
 // target and the replayer compute.
-func Observe(t *testing.T, s Spec) *oracle.Observation {
+func Observe(t *testing.T, s Spec) *observe.Observation {
 	t.Helper()
 	defer QuietClientGo()()
 	defer enterGates(runGates(s))()
 	if s.Resource == (history.Resource{}) {
 		s.Resource = ConfigMaps
 	}
-	var obs *oracle.Observation
+	var obs *observe.Observation
 	var panicked any
 	w := &spinWatch{}
 	finished := make(chan struct{})
@@ -106,7 +107,7 @@ type storeSnapshot struct {
 }
 
 // runInBubble is Observe's body; it must run inside a synctest bubble.
-func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
+func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 	t.Helper()
 	defer w.work(false) // after every other deferred call: the reproducer is written
 	if err := CheckGates(s.Gates); err != nil {
@@ -163,7 +164,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 	bound.onTrip = wake // a crossed bound ends the run at once
 	transport = bound
 	res := s.Resource
-	obs := &oracle.Observation{Resource: res, SyncedAt: -1, LastFaultAt: -1, ConvergedAt: -1, FirstPanicAt: -1, LiveBound: s.LiveBound,
+	obs := &observe.Observation{Resource: res, SyncedAt: -1, LastFaultAt: -1, ConvergedAt: -1, FirstPanicAt: -1, LiveBound: s.LiveBound,
 		Gates: effectiveGates(s.Gates, s.WatchList)}
 	if obs.LiveBound <= 0 {
 		obs.LiveBound = oracle.DefaultLiveBound
@@ -244,9 +245,9 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 				continue
 			}
 		}
-		rec := cur.Load().rec
+		probe := cur.Load().probe
 		changed := false
-		if obs.SyncedAt < 0 && rec.HasSynced() {
+		if obs.SyncedAt < 0 && probe.HasSynced() {
 			obs.SyncedAt = now
 			changed = true
 		}
@@ -258,9 +259,9 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 		// A target that reports its deliveries changes its store only with
 		// one (every goroutine is blocked here, so every notification of a
 		// change has been made); one that does not is looked at each time.
-		n := rec.deliveryCount()
+		n := probe.deliveryCount()
 		if n != delivered || n == 0 {
-			if rvs, err := rec.storeRVs(); err == nil && (len(snaps) == 0 || !maps.Equal(snaps[len(snaps)-1].rvs, rvs)) {
+			if rvs, err := probe.storeRVs(); err == nil && (len(snaps) == 0 || !maps.Equal(snaps[len(snaps)-1].rvs, rvs)) {
 				snaps = append(snaps, storeSnapshot{at: now, rvs: rvs})
 				changed = true
 			}
@@ -269,7 +270,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 			delivered = n
 			changed = true
 		}
-		caughtUp := obs.SyncedAt >= 0 && len(snaps) > 0 && maps.Equal(snaps[len(snaps)-1].rvs, finalState()) && srv.ExhaustedOf(res) && srv.Spent() && rec.isSettled()
+		caughtUp := obs.SyncedAt >= 0 && len(snaps) > 0 && maps.Equal(snaps[len(snaps)-1].rvs, finalState()) && srv.ExhaustedOf(res) && srv.Spent() && probe.isSettled()
 		quietAt := acts.quietAt(bound.lastAt() + quietEnd)
 		if caughtUp && now >= quietAt {
 			obs.EndedEarly = true
@@ -297,9 +298,9 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 		}
 	}
 	in := cur.Load()
-	rec := in.rec
+	probe := in.probe
 	obs.Unsettled = !obs.EndedEarly && obs.LastFaultAt >= 0 && lookedAt-obs.LastFaultAt < obs.LiveBound
-	obs.Store, obs.BadStore = rec.storeAgainst(finalObjects(srv.Truth(), res), omitting(s.Target.StoreOmits))
+	obs.Store, obs.BadStore = probe.storeAgainst(finalObjects(srv.Truth(), res), omitting(s.Target.StoreOmits))
 	obs.Requests, obs.HotLoop, obs.BoundEnd = bound.report()
 	// What fired is what fired while the run looked: a frame the replay
 	// still sends while the stopped target's connections close fires in
@@ -338,7 +339,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 	// harness's own work (judging, writing a reproducer), held to the
 	// run's spin bound, not the stop bound (w.work(false) is deferred).
 	w.work(true)
-	obs.Deliveries = rec.Deliveries()
+	obs.Deliveries = probe.Deliveries()
 	// The keys told before the first notification made once the target
 	// had synced: a later one flagged not synced read HasSynced before
 	// the registration learnt that its informer had synced (from client-go
@@ -368,18 +369,18 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *oracle.Observation {
 		t.Errorf("truth: got no log of %s, want one", res.Resource)
 		return obs
 	}
-	obs.Truth = truth
-	rec.mu.Lock()
-	if len(rec.panics) > 0 && (obs.FirstPanicAt < 0 || rec.firstPanic < obs.FirstPanicAt) {
-		obs.FirstPanicAt = rec.firstPanic
+	obs.TruthLog = truth
+	probe.mu.Lock()
+	if len(probe.panics) > 0 && (obs.FirstPanicAt < 0 || probe.firstPanic < obs.FirstPanicAt) {
+		obs.FirstPanicAt = probe.firstPanic
 	}
-	obs.Panics = append(obs.Panics, rec.panics...)
-	obs.PanicSites = append(obs.PanicSites, rec.panicSites...)
-	obs.Errors = append(obs.Errors, rec.errs...)
-	obs.Views = rec.views
-	obs.Listings = rec.listings
-	obs.Exposed = rec.exposed
-	rec.mu.Unlock()
+	obs.Panics = append(obs.Panics, probe.panics...)
+	obs.PanicSites = append(obs.PanicSites, probe.panicSites...)
+	obs.Errors = append(obs.Errors, probe.errs...)
+	obs.Views = probe.views
+	obs.Listings = probe.listings
+	obs.Exposed = probe.exposed
+	probe.mu.Unlock()
 	obs.EndedAt = time.Since(start)
 	if obs.SyncedAt >= 0 {
 		// The target's first store.Replace was of the first complete

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
@@ -14,7 +14,7 @@ type servingLog struct {
 	start *time.Time // the run's start, set before the target's first request
 
 	mu  sync.Mutex
-	log []oracle.Serving
+	log []observe.Serving
 }
 
 // note logs one LIST page or watch frame the replay sent (a
@@ -22,13 +22,13 @@ type servingLog struct {
 func (s *servingLog) note(v replayer.Served) {
 	at := time.Since(*s.start)
 	s.mu.Lock()
-	s.log = append(s.log, oracle.Serving{At: at, Resource: v.Resource, Type: v.Type, RV: v.RV, Items: v.Items})
+	s.log = append(s.log, observe.Serving{At: at, Resource: v.Resource, Type: v.Type, RV: v.RV, Items: v.Items})
 	s.mu.Unlock()
 }
 
 // servings returns what has been logged so far.
-func (s *servingLog) servings() []oracle.Serving {
+func (s *servingLog) servings() []observe.Serving {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]oracle.Serving(nil), s.log...)
+	return append([]observe.Serving(nil), s.log...)
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
-	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 )
 
 // DefaultSpinBound is how long, in real time, a run may go without a look
@@ -90,7 +90,7 @@ func (w *spinWatch) look(at time.Duration) {
 
 // watch waits, in real time, until finished closes (nil) or the run goes
 // bound without a look (see DefaultSpinBound): then it returns the spin.
-func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration) *oracle.Spin {
+func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration) *observe.Spin {
 	tick := time.NewTicker(max(min(bound/20, 250*time.Millisecond), time.Millisecond))
 	defer tick.Stop()
 	last := w.looks.Load()
@@ -120,7 +120,7 @@ func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration) *oracle
 			id, _ := w.bubble.Load().(string)
 			waits := lockWaitsIn(id)
 			if waits != "" && waits == stuck {
-				return &oracle.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: waits, Locked: true}
+				return &observe.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: waits, Locked: true}
 			}
 			stuck = waits
 		}
@@ -130,7 +130,7 @@ func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration) *oracle
 		}
 		if passed(limit, d, used) {
 			id, _ := w.bubble.Load().(string)
-			return &oracle.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: runningIn(id)}
+			return &observe.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: runningIn(id)}
 		}
 	}
 }
@@ -185,8 +185,8 @@ func pastLock(frames string) string {
 // spinObservation is what a run given up spinning observed: its spin and
 // the faults that had fired (read from the replay under its lock), and
 // nothing else (the rest stayed with its goroutines).
-func spinObservation(s Spec, spin *oracle.Spin, w *spinWatch) *oracle.Observation {
-	obs := &oracle.Observation{Resource: s.Resource, Gates: effectiveGates(s.Gates, s.WatchList), SyncedAt: -1, LastFaultAt: -1,
+func spinObservation(s Spec, spin *observe.Spin, w *spinWatch) *observe.Observation {
+	obs := &observe.Observation{Resource: s.Resource, Gates: effectiveGates(s.Gates, s.WatchList), SyncedAt: -1, LastFaultAt: -1,
 		ConvergedAt: -1, FirstPanicAt: -1, LiveBound: s.LiveBound, EndedAt: spin.At, Unsettled: true, Spin: spin}
 	if fired, ok := w.fired.Load().(func() []faults.Firing); ok {
 		obs.Fired = fired()

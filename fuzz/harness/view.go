@@ -3,9 +3,8 @@ package harness
 import (
 	"reflect"
 
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
 // View records what a handler called for the last delivery could read
@@ -33,23 +32,23 @@ func (r *Probe) View() {
 	r.viewMu.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.views = append(r.views, oracle.StoreView{Delivery: n - 1, Keys: len(items), Sum: sum})
+	r.views = append(r.views, observe.StoreView{Delivery: n - 1, Keys: len(items), Sum: sum})
 }
 
-// objectSum is oracle.ObjectSum, memoized for the shared decoded objects
+// objectSum is observe.ObjectSum, memoized for the shared decoded objects
 // the typed level knows: a view is taken after every notification, of
 // a store that mostly holds the objects of the view before. It must be
 // called with viewMu held.
 func (r *Probe) objectSum(obj any) (uint64, bool) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok || u == nil || u.Object == nil || r.known == nil {
-		return oracle.ObjectSum(obj)
+		return observe.ObjectSum(obj)
 	}
 	p := reflect.ValueOf(u.Object).Pointer()
 	if s, ok := r.sums[p]; ok {
 		return s, true
 	}
-	s, ok := oracle.ObjectSum(obj)
+	s, ok := observe.ObjectSum(obj)
 	if _, shared := r.known(obj); ok && shared {
 		if r.sums == nil {
 			r.sums = map[uintptr]uint64{}

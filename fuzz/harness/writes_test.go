@@ -115,11 +115,11 @@ func TestObserveWrites(t *testing.T) {
 			if obs.Served == nil {
 				t.Fatal("served: got nil, want the served history")
 			}
-			if l, ok := obs.Served.Log(obs.Resource); !ok || l != obs.Truth {
-				t.Errorf("truth: got %p, want the served history's log of %s (%p)", obs.Truth, obs.Resource, l)
+			if l, ok := obs.Served.Log(obs.Resource); !ok || l != obs.TruthLog {
+				t.Errorf("truth: got %p, want the served history's log of %s (%p)", obs.TruthLog, obs.Resource, l)
 			}
 			final := map[string]string{}
-			for _, o := range obs.Truth.StateAt(obs.Truth.End()) {
+			for _, o := range obs.TruthLog.StateAt(obs.TruthLog.End()) {
 				final[o.Key()] = o.ResourceVersion
 			}
 			if final["default/made"] != update.RVAfter {

@@ -48,11 +48,11 @@ type Observation struct {
 	// name, with the values the run had (WatchListClient is the run's
 	// client path).
 	Gates map[string]bool
-	// Truth is the history the replayer actually served (after plan-level
+	// TruthLog is the history the replayer actually served (after plan-level
 	// faults), whose final state a converging target must reach.
-	Truth *history.Log
+	TruthLog *history.Log
 	// Served is the history the replayer served, every resource's log
-	// (Truth is the run's resource's): the recorded events after
+	// (TruthLog is the run's resource's): the recorded events after
 	// plan-level faults, with each write of the target's that stored
 	// something placed as an event where the replay answered it. A user
 	// invariant on another resource the target reads or writes judges its

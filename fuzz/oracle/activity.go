@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 )
 
 // Activity says what the target did, for a report: its requests per
@@ -14,11 +16,11 @@ import (
 //
 //	requests: configmaps: WATCHLIST ×201 from 0s to 0s (201 starts over); synced: never
 //	requests: configmaps: LIST ×1, POST ×2, PUT ×9 from 0s to 4s (1 starts over); synced: 0s; writes: create ×2 (201 ×2), update ×9 (200 ×2, 409 Conflict ×7)
-func Activity(o *Observation) string {
+func Activity(o *observe.Observation) string {
 	if o == nil {
 		return "unknown"
 	}
-	byRes := map[string][]Request{}
+	byRes := map[string][]observe.Request{}
 	for _, r := range o.Requests {
 		byRes[r.Resource] = append(byRes[r.Resource], r)
 	}
@@ -55,7 +57,7 @@ func Activity(o *Observation) string {
 
 // RequestTimeline renders the first and last requests of a run, one a
 // line, with how many went between.
-func RequestTimeline(reqs []Request, head, tail int) string {
+func RequestTimeline(reqs []observe.Request, head, tail int) string {
 	var b strings.Builder
 	for i, r := range reqs {
 		switch {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/internal/storm"
 )
 
@@ -33,7 +34,7 @@ var (
 // and each delivery of a resourceVersion newer than every one before it
 // (a request that asks for a newer resourceVersion than every one before
 // it is progress too: see checkNoRequestStorm).
-func progressTimes(o *Observation) []time.Duration {
+func progressTimes(o *observe.Observation) []time.Duration {
 	var out []time.Duration
 	if o.SyncedAt >= 0 {
 		out = append(out, o.SyncedAt)
@@ -43,7 +44,7 @@ func progressTimes(o *Observation) []time.Duration {
 		if d.RV == "" {
 			continue
 		}
-		if newest == "" || (o.Truth != nil && o.Truth.Order().Less(newest, d.RV)) {
+		if newest == "" || (o.TruthLog != nil && o.TruthLog.Order().Less(newest, d.RV)) {
 			newest = d.RV
 			out = append(out, d.At)
 		}
@@ -57,7 +58,7 @@ func progressTimes(o *Observation) []time.Duration {
 // storm.Limit within storm.Window with no progress between the first and
 // the last — no newer resourceVersion delivered or asked for, no sync —
 // is a storm.
-func checkNoRequestStorm(o *Observation) error {
+func checkNoRequestStorm(o *observe.Observation) error {
 	if o == nil {
 		return fmt.Errorf("%w: %w: nil observation", ErrRequestStorm, ErrNoObservation)
 	}
@@ -67,7 +68,7 @@ func checkNoRequestStorm(o *Observation) error {
 		i := sort.Search(len(progress), func(i int) bool { return progress[i] >= from })
 		return i < len(progress) && progress[i] <= to
 	}
-	count := storm.NewCounter[Request](storm.Window, storm.Limit)
+	count := storm.NewCounter[observe.Request](storm.Window, storm.Limit)
 	newest := ""             // the newest resourceVersion asked for
 	var prevAt time.Duration // when the previous request was sent
 	first := true
@@ -78,7 +79,7 @@ func checkNoRequestStorm(o *Observation) error {
 		// a client that resumes from ever newer versions is making
 		// progress, as is one that was delivered or synced since its last
 		// request (or at the same instant)
-		asks := r.RV != "" && r.RV != "0" && (newest == "" || (o.Truth != nil && o.Truth.Order().Less(newest, r.RV)))
+		asks := r.RV != "" && r.RV != "0" && (newest == "" || (o.TruthLog != nil && o.TruthLog.Order().Less(newest, r.RV)))
 		if asks {
 			newest = r.RV
 		}
@@ -97,7 +98,7 @@ func checkNoRequestStorm(o *Observation) error {
 }
 
 // verbCounts renders requests by verb: "WATCHLIST ×31".
-func verbCounts(reqs []Request) string {
+func verbCounts(reqs []observe.Request) string {
 	n := map[string]int{}
 	for _, r := range reqs {
 		n[r.Verb]++
@@ -131,7 +132,7 @@ func leavesList(fired []faults.Firing) (open bool, first time.Duration, ok bool)
 	return open, first, ok
 }
 
-func checkProgress(o *Observation) error {
+func checkProgress(o *observe.Observation) error {
 	if o == nil {
 		return fmt.Errorf("%w: %w: nil observation", ErrNoProgress, ErrNoObservation)
 	}

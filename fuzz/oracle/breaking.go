@@ -1,10 +1,13 @@
 package oracle
 
-import "github.com/lwreplay/lwreplay/faults"
+import (
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
+)
 
 // FiredBreaking returns the names of the breaking faults that fired during
 // the run, each once, in firing order.
-func FiredBreaking(obs *Observation) []string {
+func FiredBreaking(obs *observe.Observation) []string {
 	if obs == nil {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -101,7 +102,7 @@ func TestCheck(t *testing.T) {
 
 // listingOf returns a Listing of l's state at pos, at the resourceVersion
 // that names it, each item as edit makes it.
-func listingOf(t *testing.T, l *history.Log, pos int, edit func(*unstructured.Unstructured)) oracle.Listing {
+func listingOf(t *testing.T, l *history.Log, pos int, edit func(*unstructured.Unstructured)) observe.Listing {
 	t.Helper()
 	var items []any
 	for _, o := range l.StateAt(pos) {
@@ -114,9 +115,9 @@ func listingOf(t *testing.T, l *history.Log, pos int, edit func(*unstructured.Un
 		}
 		items = append(items, u)
 	}
-	keys, sum, ok := oracle.ViewOf(items)
+	keys, sum, ok := observe.ViewOf(items)
 	if !ok {
 		t.Fatalf("ViewOf: got not ok, want a digest")
 	}
-	return oracle.Listing{RV: l.RVAt(pos), Keys: keys, Sum: sum}
+	return observe.Listing{RV: l.RVAt(pos), Keys: keys, Sum: sum}
 }

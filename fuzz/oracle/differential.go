@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -232,7 +233,7 @@ func generateNameOf(o *history.Object) string {
 // refusedWrites reports whether the replay refused one of ws as a replay
 // that takes no writes does (405 MethodNotAllowed, replayer/write.go:
 // opaque-rv).
-func refusedWrites(ws []Write) bool {
+func refusedWrites(ws []history.WriteAnswer) bool {
 	for _, w := range ws {
 		if w.Code == http.StatusMethodNotAllowed {
 			return true
@@ -264,7 +265,7 @@ type Reference struct {
 
 // checkSameOutcome judges o's end state against ref, the reference runs'
 // outcome (nil: not judged).
-func checkSameOutcome(o *Observation, ref *Reference) error {
+func checkSameOutcome(o *observe.Observation, ref *Reference) error {
 	switch {
 	case o == nil:
 		return fmt.Errorf("%w: %w: nil observation", ErrDiffersFromReference, ErrNoObservation)

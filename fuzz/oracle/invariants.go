@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -26,15 +27,15 @@ type Invariant struct {
 	// wrapping the invariant's sentinel error (several joined with
 	// errors.Join), or one wrapping ErrNotJudged when the run gives it
 	// nothing to judge.
-	Check func(o *Observation) error
+	Check func(o *observe.Observation) error
 	// against, when set, is Check given the reference runs' outcome too:
 	// same-outcome's.
-	against func(o *Observation, ref *Reference) error
+	against func(o *observe.Observation, ref *Reference) error
 }
 
 // withoutReference is same-outcome's Check: judged without a reference,
 // it is not judged.
-func withoutReference(o *Observation) error { return checkSameOutcome(o, nil) }
+func withoutReference(o *observe.Observation) error { return checkSameOutcome(o, nil) }
 
 // Errors the invariants return, one per invariant, wrapped with detail.
 var (
@@ -72,7 +73,7 @@ var (
 	// not exist.
 	ErrUnknownInvariant = errors.New("unknown invariant")
 	// ErrNoObservation says there was nothing to judge: a nil Observation,
-	// or one without the Truth an invariant needs.
+	// or one without the TruthLog an invariant needs.
 	ErrNoObservation = errors.New("no observation")
 )
 
@@ -187,20 +188,20 @@ func LookupInvariant(name string) (Invariant, bool) {
 	return Invariant{}, false
 }
 
-// needTruth returns an error when o or its Truth is missing.
-func needTruth(o *Observation, sentinel error) error {
-	if o == nil || o.Truth == nil {
+// needTruth returns an error when o or its TruthLog is missing.
+func needTruth(o *observe.Observation, sentinel error) error {
+	if o == nil || o.TruthLog == nil {
 		return fmt.Errorf("%w: %w: no truth to judge against", sentinel, ErrNoObservation)
 	}
 	return nil
 }
 
-func checkConverged(o *Observation) error {
+func checkConverged(o *observe.Observation) error {
 	if err := needTruth(o, ErrNotConverged); err != nil {
 		return err
 	}
 	var errs []error
-	for _, d := range StoreDiff(o.Store, o.Truth.StateAt(o.Truth.End())) {
+	for _, d := range StoreDiff(o.Store, o.TruthLog.StateAt(o.TruthLog.End())) {
 		errs = append(errs, fmt.Errorf("%w: %s", ErrNotConverged, d))
 	}
 	for _, b := range o.BadStore {
@@ -209,16 +210,16 @@ func checkConverged(o *Observation) error {
 	return errors.Join(errs...)
 }
 
-func checkNoLostDelete(o *Observation) error {
+func checkNoLostDelete(o *observe.Observation) error {
 	if err := needTruth(o, ErrLostDelete); err != nil {
 		return err
 	}
 	final := map[string]bool{}
-	for _, obj := range o.Truth.StateAt(o.Truth.End()) {
+	for _, obj := range o.TruthLog.StateAt(o.TruthLog.End()) {
 		final[obj.Key()] = true
 	}
 	gone := map[string]string{} // key -> RV of its deletion in the truth
-	for _, e := range o.Truth.Events {
+	for _, e := range o.TruthLog.Events {
 		if k := e.Object.Key(); e.Type == history.Deleted && !final[k] {
 			gone[k] = e.RV()
 		}
@@ -229,9 +230,9 @@ func checkNoLostDelete(o *Observation) error {
 	deleted := map[string]bool{}
 	for i, d := range o.Deliveries {
 		switch d.Op {
-		case OpAdd, OpUpdate:
+		case observe.OpAdd, observe.OpUpdate:
 			last[d.Key], deleted[d.Key] = i, false
-		case OpDelete, OpTombstone:
+		case observe.OpDelete, observe.OpTombstone:
 			deleted[d.Key] = true
 		}
 	}
@@ -248,11 +249,11 @@ func checkNoLostDelete(o *Observation) error {
 	return errors.Join(errs...)
 }
 
-func checkNoTimeTravel(o *Observation) error {
+func checkNoTimeTravel(o *observe.Observation) error {
 	if err := needTruth(o, ErrTimeTravel); err != nil {
 		return err
 	}
-	order := o.Truth.Order()
+	order := o.TruthLog.Order()
 	newest := map[string]string{}
 	var errs []error
 	for i, d := range o.Deliveries {
@@ -280,17 +281,17 @@ func checkNoTimeTravel(o *Observation) error {
 // of the state the target synced to: the state at SyncedRV when the truth
 // can place it, otherwise the smallest state the truth ever had (a lower
 // bound: it never fires falsely, but may miss an early sync).
-func checkSyncedAfterInitial(o *Observation) error {
+func checkSyncedAfterInitial(o *observe.Observation) error {
 	if err := needTruth(o, ErrSyncedEarly); err != nil {
 		return err
 	}
 	if o.SyncedAt < 0 {
 		return fmt.Errorf("%w: the target never synced (live and progress judge that)", ErrNotJudged)
 	}
-	want, at := minStateSize(o.Truth), "the smallest state of the truth"
+	want, at := minStateSize(o.TruthLog), "the smallest state of the truth"
 	if o.SyncedRV != "" {
-		if pos, err := o.Truth.Position(o.SyncedRV); err == nil {
-			want, at = len(o.Truth.StateAt(pos)), "the state at rv "+o.SyncedRV
+		if pos, err := o.TruthLog.Position(o.SyncedRV); err == nil {
+			want, at = len(o.TruthLog.StateAt(pos)), "the state at rv "+o.SyncedRV
 		}
 	}
 	if o.InitialDelivered < want {
@@ -318,7 +319,7 @@ func minStateSize(l *history.Log) int {
 	return least
 }
 
-func checkLive(o *Observation) error {
+func checkLive(o *observe.Observation) error {
 	if o == nil {
 		return fmt.Errorf("%w: %w: nil observation", ErrNotLive, ErrNoObservation)
 	}
@@ -337,7 +338,7 @@ func checkLive(o *Observation) error {
 	return nil
 }
 
-func checkNoBookmarkObject(o *Observation) error {
+func checkNoBookmarkObject(o *observe.Observation) error {
 	if o == nil {
 		return fmt.Errorf("%w: %w: nil observation", ErrBookmarkObject, ErrNoObservation)
 	}
@@ -353,7 +354,7 @@ func checkNoBookmarkObject(o *Observation) error {
 	return errors.Join(errs...)
 }
 
-func checkNoHotLoop(o *Observation) error {
+func checkNoHotLoop(o *observe.Observation) error {
 	if o == nil {
 		return fmt.Errorf("%w: %w: nil observation", ErrHotLoop, ErrNoObservation)
 	}
@@ -368,7 +369,7 @@ func checkNoHotLoop(o *Observation) error {
 		ErrHotLoop, o.HotLoop.Why, o.HotLoop.At, requestCounts(requestsPerResource(o.Requests)), o.HotLoop.Stack), stackSite(o.HotLoop.Stack))
 }
 
-func checkCleanStop(o *Observation) error {
+func checkCleanStop(o *observe.Observation) error {
 	if o == nil {
 		return fmt.Errorf("%w: %w: nil observation", ErrUncleanStop, ErrNoObservation)
 	}

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/synth"
@@ -41,24 +42,24 @@ func truth(t *testing.T) *history.Log {
 }
 
 // goodObservation returns what a correct target observes on truth(t).
-func goodObservation(t *testing.T) *oracle.Observation {
+func goodObservation(t *testing.T) *observe.Observation {
 	t.Helper()
 	l := truth(t)
 	store := map[string]*history.Object{}
 	for _, o := range l.StateAt(l.End()) {
 		store[o.Key()] = o
 	}
-	return &oracle.Observation{
+	return &observe.Observation{
 		Resource: l.Resource,
-		Truth:    l,
+		TruthLog: l,
 		Store:    store,
-		Deliveries: []oracle.Delivery{
-			{Op: oracle.OpAdd, Key: "ns/a", RV: "1001", At: 1 * time.Second},
-			{Op: oracle.OpAdd, Key: "ns/b", RV: "1002", At: 1 * time.Second},
-			{Op: oracle.OpAdd, Key: "ns/c", RV: "1003", At: 1 * time.Second},
-			{Op: oracle.OpUpdate, Key: "ns/a", RV: "1004", At: 2 * time.Second, Synced: true},
-			{Op: oracle.OpDelete, Key: "ns/b", RV: "1005", At: 3 * time.Second, Synced: true},
-			{Op: oracle.OpAdd, Key: "ns/d", RV: "1006", At: 4 * time.Second, Synced: true},
+		Deliveries: []observe.Delivery{
+			{Op: observe.OpAdd, Key: "ns/a", RV: "1001", At: 1 * time.Second},
+			{Op: observe.OpAdd, Key: "ns/b", RV: "1002", At: 1 * time.Second},
+			{Op: observe.OpAdd, Key: "ns/c", RV: "1003", At: 1 * time.Second},
+			{Op: observe.OpUpdate, Key: "ns/a", RV: "1004", At: 2 * time.Second, Synced: true},
+			{Op: observe.OpDelete, Key: "ns/b", RV: "1005", At: 3 * time.Second, Synced: true},
+			{Op: observe.OpAdd, Key: "ns/d", RV: "1006", At: 4 * time.Second, Synced: true},
 		},
 		SyncedAt:         time.Second,
 		InitialDelivered: 3,
@@ -71,9 +72,9 @@ func goodObservation(t *testing.T) *oracle.Observation {
 // withReference gives o a served history (its truth), one write and a
 // reference: the served history's outcome, changed by change (nil: none),
 // under the default masks.
-func withReference(o *oracle.Observation, change func(ref *oracle.Outcome)) {
-	o.Served = &history.History{Logs: []*history.Log{o.Truth}}
-	o.Writes = []oracle.Write{{Verb: "create", Resource: o.Truth.Resource, Key: "ns/d", Code: 201, Event: history.Added}}
+func withReference(o *observe.Observation, change func(ref *oracle.Outcome)) {
+	o.Served = &history.History{Logs: []*history.Log{o.TruthLog}}
+	o.Writes = []history.WriteAnswer{{Verb: "create", Resource: o.TruthLog.Resource, Key: "ns/d", Code: 201, Event: history.Added}}
 	o.WritesLogged = true
 	ref := oracle.OutcomeOf(o.Served)
 	if change != nil {
@@ -84,10 +85,10 @@ func withReference(o *oracle.Observation, change func(ref *oracle.Outcome)) {
 
 // references holds the reference withReference gave each observation: the
 // judge takes it beside the observation, not in it.
-var references sync.Map // *oracle.Observation → *oracle.Reference
+var references sync.Map // *observe.Observation → *oracle.Reference
 
 // referenceOf returns the reference withReference gave o (nil: none).
-func referenceOf(o *oracle.Observation) *oracle.Reference {
+func referenceOf(o *observe.Observation) *oracle.Reference {
 	ref, _ := references.Load(o)
 	r, _ := ref.(*oracle.Reference)
 	return r
@@ -106,7 +107,7 @@ func TestInvariants(t *testing.T) {
 	tests := []struct {
 		name      string
 		invariant string
-		mutate    func(o *oracle.Observation)
+		mutate    func(o *observe.Observation)
 		want      error // nil: holds
 		wantText  string
 		notJudged bool // the run gives the invariant nothing to judge
@@ -114,29 +115,29 @@ func TestInvariants(t *testing.T) {
 		{name: "converged - store equals the final state - pass", invariant: "converged"},
 		{name: "no-spin - a run that never spun - pass", invariant: "no-spin"},
 		{name: "no-spin - a run given up spinning - fail", invariant: "no-spin", want: oracle.ErrSpin,
-			mutate: func(o *oracle.Observation) {
-				o.Spin = &oracle.Spin{At: time.Minute, After: time.Minute, Stack: "goroutine 7 [running, synctest bubble 1]:\nexample.com/x.spin()\n\t/x.go:3 +0x1"}
+			mutate: func(o *observe.Observation) {
+				o.Spin = &observe.Spin{At: time.Minute, After: time.Minute, Stack: "goroutine 7 [running, synctest bubble 1]:\nexample.com/x.spin()\n\t/x.go:3 +0x1"}
 			},
 			wantText: "kept running without blocking while it ran, at 1m0s of virtual time"},
 		{name: "converged - a run given up spinning - not judged", invariant: "converged", notJudged: true,
-			mutate: func(o *oracle.Observation) { o.Spin = &oracle.Spin{At: time.Minute} }},
+			mutate: func(o *observe.Observation) { o.Spin = &observe.Spin{At: time.Minute} }},
 		{name: "converged - store missing a key - fail", invariant: "converged", want: oracle.ErrNotConverged,
-			mutate: func(o *oracle.Observation) { delete(o.Store, "ns/c") }, wantText: "missing ns/c (want rv 1003)"},
+			mutate: func(o *observe.Observation) { delete(o.Store, "ns/c") }, wantText: "missing ns/c (want rv 1003)"},
 		{name: "converged - store holds a deleted key - fail", invariant: "converged", want: oracle.ErrNotConverged,
-			mutate: func(o *oracle.Observation) {
+			mutate: func(o *observe.Observation) {
 				o.Store["ns/b"] = &history.Object{Namespace: "ns", Name: "b", ResourceVersion: "1002", Raw: []byte(`{}`)}
 			}, wantText: "extra ns/b (rv 1002)"},
 		{name: "converged - store at an older rv - fail", invariant: "converged", want: oracle.ErrNotConverged,
-			mutate: func(o *oracle.Observation) { o.Store["ns/a"] = o.Truth.Initial[0] }, wantText: "ns/a: rv got 1001, want 1004"},
+			mutate: func(o *observe.Observation) { o.Store["ns/a"] = o.TruthLog.Initial[0] }, wantText: "ns/a: rv got 1001, want 1004"},
 		{name: "converged - same rv, other content - fail", invariant: "converged", want: oracle.ErrNotConverged,
-			mutate: func(o *oracle.Observation) {
-				c := *withObject(o.Truth, "ns/d")
+			mutate: func(o *observe.Observation) {
+				c := *withObject(o.TruthLog, "ns/d")
 				c.Raw = []byte(`{"metadata":{"name":"d","namespace":"ns","resourceVersion":"1006"}}`)
 				o.Store["ns/d"] = &c
 			}, wantText: "ns/d: content differs at rv 1006"},
 		{name: "converged - same content, other key order and spacing - pass", invariant: "converged",
-			mutate: func(o *oracle.Observation) {
-				c := *withObject(o.Truth, "ns/a")
+			mutate: func(o *observe.Observation) {
+				c := *withObject(o.TruthLog, "ns/a")
 				var v map[string]any
 				if err := json.Unmarshal(c.Raw, &v); err != nil {
 					t.Fatalf("decode: got %v, want nil", err)
@@ -149,105 +150,107 @@ func TestInvariants(t *testing.T) {
 				o.Store["ns/a"] = &c
 			}},
 		{name: "converged - no truth - fail", invariant: "converged", want: oracle.ErrNoObservation,
-			mutate: func(o *oracle.Observation) { o.Truth = nil }},
+			mutate: func(o *observe.Observation) { o.TruthLog = nil }},
 
 		{name: "no-lost-delete - delete delivered - pass", invariant: "no-lost-delete"},
 		{name: "no-lost-delete - tombstone delivered - pass", invariant: "no-lost-delete",
-			mutate: func(o *oracle.Observation) { o.Deliveries[4] = oracle.Delivery{Op: oracle.OpTombstone, Key: "ns/b"} }},
+			mutate: func(o *observe.Observation) { o.Deliveries[4] = observe.Delivery{Op: observe.OpTombstone, Key: "ns/b"} }},
 		{name: "no-lost-delete - key never seen - pass", invariant: "no-lost-delete",
-			mutate: func(o *oracle.Observation) { o.Deliveries = append(o.Deliveries[:1], o.Deliveries[2:4]...) }},
+			mutate: func(o *observe.Observation) { o.Deliveries = append(o.Deliveries[:1], o.Deliveries[2:4]...) }},
 		{name: "no-lost-delete - delete never delivered - fail", invariant: "no-lost-delete", want: oracle.ErrLostDelete,
-			mutate:   func(o *oracle.Observation) { o.Deliveries = append(o.Deliveries[:4], o.Deliveries[5:]...) },
+			mutate:   func(o *observe.Observation) { o.Deliveries = append(o.Deliveries[:4], o.Deliveries[5:]...) },
 			wantText: "key ns/b: deleted at rv 1005"},
 		{name: "no-lost-delete - add after the delete - fail", invariant: "no-lost-delete", want: oracle.ErrLostDelete,
-			mutate: func(o *oracle.Observation) {
-				o.Deliveries = append(o.Deliveries, oracle.Delivery{Op: oracle.OpUpdate, Key: "ns/b", RV: "1002"})
+			mutate: func(o *observe.Observation) {
+				o.Deliveries = append(o.Deliveries, observe.Delivery{Op: observe.OpUpdate, Key: "ns/b", RV: "1002"})
 			}},
 
 		{name: "no-time-travel - rvs move forward - pass", invariant: "no-time-travel"},
 		{name: "no-time-travel - same rv again on relist - pass", invariant: "no-time-travel",
-			mutate: func(o *oracle.Observation) {
-				o.Deliveries = append(o.Deliveries, oracle.Delivery{Op: oracle.OpUpdate, Key: "ns/a", RV: "1004"})
+			mutate: func(o *observe.Observation) {
+				o.Deliveries = append(o.Deliveries, observe.Delivery{Op: observe.OpUpdate, Key: "ns/a", RV: "1004"})
 			}},
 		{name: "no-time-travel - tombstone without rv - pass", invariant: "no-time-travel",
-			mutate: func(o *oracle.Observation) { o.Deliveries[4] = oracle.Delivery{Op: oracle.OpTombstone, Key: "ns/b"} }},
+			mutate: func(o *observe.Observation) { o.Deliveries[4] = observe.Delivery{Op: observe.OpTombstone, Key: "ns/b"} }},
 		{name: "no-time-travel - rv goes back - fail", invariant: "no-time-travel", want: oracle.ErrTimeTravel,
-			mutate: func(o *oracle.Observation) {
-				o.Deliveries = append(o.Deliveries, oracle.Delivery{Op: oracle.OpUpdate, Key: "ns/a", RV: "1001"})
+			mutate: func(o *observe.Observation) {
+				o.Deliveries = append(o.Deliveries, observe.Delivery{Op: observe.OpUpdate, Key: "ns/a", RV: "1001"})
 			}, wantText: "key ns/a: delivery 6 (update): rv 1001 after 1004"},
 
 		{name: "synced-after-initial - every initial key delivered - pass", invariant: "synced-after-initial"},
 		{name: "synced-after-initial - never synced - not judged, pass", invariant: "synced-after-initial", notJudged: true,
-			mutate: func(o *oracle.Observation) { o.SyncedAt, o.InitialDelivered = -1, 0 }},
+			mutate: func(o *observe.Observation) { o.SyncedAt, o.InitialDelivered = -1, 0 }},
 		{name: "synced-after-initial - synced with one key missing - fail", invariant: "synced-after-initial", want: oracle.ErrSyncedEarly,
-			mutate: func(o *oracle.Observation) { o.InitialDelivered = 2 }, wantText: "want at least 3 (the state at rv 1003)"},
+			mutate: func(o *observe.Observation) { o.InitialDelivered = 2 }, wantText: "want at least 3 (the state at rv 1003)"},
 		{name: "synced-after-initial - unknown synced rv, lower bound met - pass", invariant: "synced-after-initial",
-			mutate: func(o *oracle.Observation) { o.SyncedRV, o.InitialDelivered = "", 2 }},
+			mutate: func(o *observe.Observation) { o.SyncedRV, o.InitialDelivered = "", 2 }},
 		{name: "synced-after-initial - unknown synced rv, nothing delivered - fail", invariant: "synced-after-initial", want: oracle.ErrSyncedEarly,
-			mutate: func(o *oracle.Observation) { o.SyncedRV, o.InitialDelivered = "", 0 }, wantText: "the smallest state of the truth"},
+			mutate: func(o *observe.Observation) { o.SyncedRV, o.InitialDelivered = "", 0 }, wantText: "the smallest state of the truth"},
 
 		{name: "live - converged right after the last fault - pass", invariant: "live",
-			mutate: func(o *oracle.Observation) {
+			mutate: func(o *observe.Observation) {
 				o.LastFaultAt, o.ConvergedAt = time.Hour, time.Hour+oracle.DefaultLiveBound
 			}},
 		{name: "live - never converged - fail", invariant: "live", want: oracle.ErrNotLive,
-			mutate: func(o *oracle.Observation) { o.ConvergedAt = -1 }},
+			mutate: func(o *observe.Observation) { o.ConvergedAt = -1 }},
 		{name: "live - never converged, run unsettled - not judged, pass", invariant: "live", notJudged: true,
-			mutate: func(o *oracle.Observation) { o.ConvergedAt, o.Unsettled = -1, true }},
+			mutate: func(o *observe.Observation) { o.ConvergedAt, o.Unsettled = -1, true }},
 		{name: "converged - store differs, run unsettled - not judged, pass", invariant: "converged", notJudged: true,
-			mutate: func(o *oracle.Observation) { delete(o.Store, "ns/a"); o.Unsettled = true }},
+			mutate: func(o *observe.Observation) { delete(o.Store, "ns/a"); o.Unsettled = true }},
 		{name: "no-lost-delete - delete not yet delivered, run unsettled - not judged, pass", invariant: "no-lost-delete", notJudged: true,
-			mutate: func(o *oracle.Observation) { o.Deliveries = o.Deliveries[:len(o.Deliveries)-2]; o.Unsettled = true }},
+			mutate: func(o *observe.Observation) { o.Deliveries = o.Deliveries[:len(o.Deliveries)-2]; o.Unsettled = true }},
 		{name: "live - converged too long after the last fault - fail", invariant: "live", want: oracle.ErrNotLive,
-			mutate: func(o *oracle.Observation) {
+			mutate: func(o *observe.Observation) {
 				o.LastFaultAt, o.ConvergedAt = time.Hour, time.Hour+oracle.DefaultLiveBound+time.Second
 			}},
 		{name: "live - a bound of one minute, converged after two - fail", invariant: "live", want: oracle.ErrNotLive,
-			mutate: func(o *oracle.Observation) {
+			mutate: func(o *observe.Observation) {
 				o.LastFaultAt, o.ConvergedAt, o.LiveBound = time.Hour, time.Hour+2*time.Minute, time.Minute
 			},
 			wantText: "want at most 1m0s"},
 		{name: "live - a bound of one hour, converged after twenty minutes - pass", invariant: "live",
-			mutate: func(o *oracle.Observation) {
+			mutate: func(o *observe.Observation) {
 				o.LastFaultAt, o.ConvergedAt, o.LiveBound = time.Hour, time.Hour+20*time.Minute, time.Hour
 			}},
 
 		{name: "same-outcome - end state equals the reference's - pass", invariant: "same-outcome",
-			mutate: func(o *oracle.Observation) { withReference(o, nil) }},
+			mutate: func(o *observe.Observation) { withReference(o, nil) }},
 		{name: "same-outcome - an object the reference lacks - fail", invariant: "same-outcome", want: oracle.ErrDiffersFromReference,
-			mutate: func(o *oracle.Observation) {
+			mutate: func(o *observe.Observation) {
 				withReference(o, func(ref *oracle.Outcome) { delete(ref.Resources["configmaps"].Objects, "ns/d") })
 			}, wantText: "configmaps ns/d: extra (the reference has none)"},
 		{name: "same-outcome - a field differs from the reference's - fail", invariant: "same-outcome", want: oracle.ErrDiffersFromReference,
-			mutate: func(o *oracle.Observation) {
+			mutate: func(o *observe.Observation) {
 				withReference(o, func(ref *oracle.Outcome) {
 					ref.Resources["configmaps"].Objects["ns/a"] = []byte(`{"metadata":{"name":"a","namespace":"ns"},"data":{"v":"9"}}`)
 				})
 			}, wantText: `configmaps ns/a: data.v: "9" → "2"`},
 		{name: "same-outcome - no reference - not judged, pass", invariant: "same-outcome", notJudged: true},
 		{name: "same-outcome - neither the run nor the reference wrote - not judged, pass", invariant: "same-outcome", notJudged: true,
-			mutate: func(o *oracle.Observation) {
+			mutate: func(o *observe.Observation) {
 				withReference(o, func(ref *oracle.Outcome) { delete(ref.Resources["configmaps"].Objects, "ns/d") })
 				o.Writes, referenceOf(o).Writes = nil, 0
 			}},
 		{name: "same-outcome - differs, the replay took no writes (405) - not judged, pass", invariant: "same-outcome", notJudged: true,
-			mutate: func(o *oracle.Observation) {
+			mutate: func(o *observe.Observation) {
 				withReference(o, func(ref *oracle.Outcome) { delete(ref.Resources["configmaps"].Objects, "ns/d") })
 				o.Writes[0].Code, o.Writes[0].Event = 405, ""
 			}},
 		{name: "same-outcome - differs, run unsettled - not judged, pass", invariant: "same-outcome", notJudged: true,
-			mutate: func(o *oracle.Observation) {
+			mutate: func(o *observe.Observation) {
 				withReference(o, func(ref *oracle.Outcome) { delete(ref.Resources["configmaps"].Objects, "ns/d") })
 				o.Unsettled = true
 			}},
 
 		{name: "no-bookmark-object - only objects delivered - pass", invariant: "no-bookmark-object"},
 		{name: "no-bookmark-object - bookmark delivered - fail", invariant: "no-bookmark-object", want: oracle.ErrBookmarkObject,
-			mutate: func(o *oracle.Observation) {
-				o.Deliveries = append(o.Deliveries, oracle.Delivery{Op: oracle.OpAdd, RV: "1007", Bookmark: true})
+			mutate: func(o *observe.Observation) {
+				o.Deliveries = append(o.Deliveries, observe.Delivery{Op: observe.OpAdd, RV: "1007", Bookmark: true})
 			}, wantText: "delivery 6: add of a bookmark at rv 1007"},
 		{name: "no-bookmark-object - empty key in the store - fail", invariant: "no-bookmark-object", want: oracle.ErrBookmarkObject,
-			mutate: func(o *oracle.Observation) { o.Store[""] = &history.Object{ResourceVersion: "1007", Raw: []byte(`{}`)} }},
+			mutate: func(o *observe.Observation) {
+				o.Store[""] = &history.Object{ResourceVersion: "1007", Raw: []byte(`{}`)}
+			}},
 
 		{name: "no-write-storm - no writes - pass", invariant: "no-write-storm", mutate: withWrites()},
 		{name: "no-write-storm - writes not logged (a verbatim replay) - not judged, pass", invariant: "no-write-storm", notJudged: true},
@@ -263,7 +266,7 @@ func TestInvariants(t *testing.T) {
 		{name: "no-write-storm - 31 updates spread over two objects - pass", invariant: "no-write-storm",
 			mutate: withWrites(storedUpdates("ns/a", 20, 0, false), storedUpdates("ns/c", 20, 0, false))},
 		{name: "no-write-storm - 31 writes of one object and its status - fail", invariant: "no-write-storm", want: oracle.ErrWriteStorm,
-			mutate: func(o *oracle.Observation) {
+			mutate: func(o *observe.Observation) {
 				ws := storedUpdates("ns/a", 31, 0, false)
 				for i := 1; i < len(ws); i += 2 {
 					ws[i].Subresource = "status"
@@ -284,7 +287,7 @@ func TestInvariants(t *testing.T) {
 			mutate:   withWrites(conflicts("ns/a", 21, 3*time.Minute, "Conflict", false)),
 			wantText: "from 0s to 1h0m0s of virtual time (update ×21 (409 Conflict ×21)), while the object stayed at rv 1004"},
 		{name: "no-conflict-loop - 30 conflicts at a version no answer had shown the target - pass", invariant: "no-conflict-loop",
-			mutate: func(o *oracle.Observation) {
+			mutate: func(o *observe.Observation) {
 				ws := conflicts("ns/a", 30, time.Second, "Conflict", false)
 				for i := range ws {
 					ws[i].Unserved = true
@@ -300,12 +303,12 @@ func TestInvariants(t *testing.T) {
 		{name: "no-conflict-loop - 30 creates answered 409 AlreadyExists - pass", invariant: "no-conflict-loop",
 			mutate: withWrites(conflicts("ns/a", 30, 0, "AlreadyExists", false))},
 		{name: "no-conflict-loop - verbatim replay, 21 updates answered 409 in a row - fail", invariant: "no-conflict-loop", want: oracle.ErrConflictLoop,
-			mutate:   func(o *oracle.Observation) { o.Requests = writeRequests("PUT", 21, 409) },
+			mutate:   func(o *observe.Observation) { o.Requests = writeRequests("PUT", 21, 409) },
 			wantText: "21 write requests of configmaps in a row answered 409"},
 		{name: "no-conflict-loop - verbatim replay, 30 creates answered 409 - pass", invariant: "no-conflict-loop",
-			mutate: func(o *oracle.Observation) { o.Requests = writeRequests("POST", 30, 409) }},
+			mutate: func(o *observe.Observation) { o.Requests = writeRequests("POST", 30, 409) }},
 		{name: "no-conflict-loop - verbatim replay, 40 updates answered 409, one 200 among them - pass", invariant: "no-conflict-loop",
-			mutate: func(o *oracle.Observation) {
+			mutate: func(o *observe.Observation) {
 				o.Requests = append(append(writeRequests("PUT", 20, 409), writeRequests("PUT", 1, 200)...), writeRequests("PUT", 20, 409)...)
 			}},
 
@@ -316,7 +319,7 @@ func TestInvariants(t *testing.T) {
 			mutate:   withWrites(refusedCreates("ns/a", 3100, 200*time.Millisecond, "AlreadyExists", false)),
 			wantText: "21 writes of configmaps ns/a in a row answered 409 AlreadyExists from 0s to 4s of virtual time (create ×21 (409 AlreadyExists ×21)), while the object stayed at rv 1004"},
 		{name: "no-create-loop - 30 creates refused at a version no answer had shown the target - pass", invariant: "no-create-loop",
-			mutate: func(o *oracle.Observation) {
+			mutate: func(o *observe.Observation) {
 				ws := refusedCreates("ns/a", 30, time.Second, "AlreadyExists", false)
 				for i := range ws {
 					ws[i].Unserved = true
@@ -328,8 +331,8 @@ func TestInvariants(t *testing.T) {
 		{name: "no-create-loop - 40 creates refused, a stored update among them - pass", invariant: "no-create-loop",
 			mutate: withWrites(refusedCreates("ns/a", 20, 0, "AlreadyExists", false), storedUpdates("ns/a", 1, 0, false), refusedCreates("ns/a", 20, 0, "AlreadyExists", false))},
 		{name: "no-create-loop - 30 creates of 30 objects, each refused once - pass", invariant: "no-create-loop",
-			mutate: func(o *oracle.Observation) {
-				var ws []oracle.Write
+			mutate: func(o *observe.Observation) {
+				var ws []history.WriteAnswer
 				for i := range 30 {
 					ws = append(ws, refusedCreates(fmt.Sprintf("ns/c%d", i), 1, 0, "AlreadyExists", false)...)
 				}
@@ -338,45 +341,47 @@ func TestInvariants(t *testing.T) {
 		{name: "no-create-loop - 30 updates answered 409 Conflict - pass", invariant: "no-create-loop",
 			mutate: withWrites(conflicts("ns/a", 30, 0, "Conflict", false))},
 		{name: "no-create-loop - verbatim replay - not judged, pass", invariant: "no-create-loop", notJudged: true,
-			mutate: func(o *oracle.Observation) { o.Requests = writeRequests("POST", 30, 409) }},
+			mutate: func(o *observe.Observation) { o.Requests = writeRequests("POST", 30, 409) }},
 
 		{name: "consistent-list - no list reported - not judged, pass", invariant: "consistent-list", notJudged: true},
 		{name: "consistent-list - the final state at the last rv - pass", invariant: "consistent-list",
-			mutate: func(o *oracle.Observation) { o.Listings = []oracle.Listing{listingOf(t, o.Truth, o.Truth.End(), nil)} }},
+			mutate: func(o *observe.Observation) {
+				o.Listings = []observe.Listing{listingOf(t, o.TruthLog, o.TruthLog.End(), nil)}
+			}},
 		{name: "consistent-list - an unplaceable rv - pass", invariant: "consistent-list",
-			mutate: func(o *oracle.Observation) {
-				li := listingOf(t, o.Truth, o.Truth.End(), nil)
+			mutate: func(o *observe.Observation) {
+				li := listingOf(t, o.TruthLog, o.TruthLog.End(), nil)
 				li.RV = "opaque"
-				o.Listings = []oracle.Listing{li}
+				o.Listings = []observe.Listing{li}
 			}},
 		{name: "consistent-list - one key at an older rv than the state at the list's rv - fail", invariant: "consistent-list", want: oracle.ErrInconsistentList,
-			mutate: func(o *oracle.Observation) {
-				o.Listings = []oracle.Listing{listingOf(t, o.Truth, o.Truth.End(), func(u *unstructured.Unstructured) {
+			mutate: func(o *observe.Observation) {
+				o.Listings = []observe.Listing{listingOf(t, o.TruthLog, o.TruthLog.End(), func(u *unstructured.Unstructured) {
 					if u.GetName() == "a" {
 						u.SetResourceVersion("1001")
 					}
 				})}
 			}, wantText: "list 0 at 0s, rv 1006"},
 		{name: "consistent-list - the initial state at the last rv - fail", invariant: "consistent-list", want: oracle.ErrInconsistentList,
-			mutate: func(o *oracle.Observation) {
-				li := listingOf(t, o.Truth, 0, nil)
-				li.RV = o.Truth.Events[len(o.Truth.Events)-1].RV()
-				o.Listings = []oracle.Listing{li}
+			mutate: func(o *observe.Observation) {
+				li := listingOf(t, o.TruthLog, 0, nil)
+				li.RV = o.TruthLog.Events[len(o.TruthLog.Events)-1].RV()
+				o.Listings = []observe.Listing{li}
 			}},
 		{name: "clean-stop - no panic, no goroutine left - pass", invariant: "clean-stop"},
 		{name: "clean-stop - handler panicked - fail", invariant: "clean-stop", want: oracle.ErrUncleanStop,
-			mutate: func(o *oracle.Observation) { o.Panics = []string{"runtime error: nil map"} }, wantText: "panic: runtime error: nil map"},
+			mutate: func(o *observe.Observation) { o.Panics = []string{"runtime error: nil map"} }, wantText: "panic: runtime error: nil map"},
 		{name: "clean-stop - one panic three times - fail, said once with a count", invariant: "clean-stop", want: oracle.ErrUncleanStop,
-			mutate:   func(o *oracle.Observation) { o.Panics = []string{"boom", "other", "boom", "boom"} },
+			mutate:   func(o *observe.Observation) { o.Panics = []string{"boom", "other", "boom", "boom"} },
 			wantText: "unclean stop: panic (3 times): boom\nunclean stop: panic: other"},
 		{name: "clean-stop - target recorded an error - fail", invariant: "clean-stop", want: oracle.ErrUncleanStop,
-			mutate:   func(o *oracle.Observation) { o.Errors = []string{"Added delta: indexer get: broken"} },
+			mutate:   func(o *observe.Observation) { o.Errors = []string{"Added delta: indexer get: broken"} },
 			wantText: "unclean stop: target error: Added delta: indexer get: broken"},
 		{name: "clean-stop - five target errors - fail, three said and a count", invariant: "clean-stop", want: oracle.ErrUncleanStop,
-			mutate:   func(o *oracle.Observation) { o.Errors = []string{"e1", "e2", "e3", "e4", "e5"} },
+			mutate:   func(o *observe.Observation) { o.Errors = []string{"e1", "e2", "e3", "e4", "e5"} },
 			wantText: "target error: e3\nunclean stop: 2 more target errors"},
 		{name: "clean-stop - goroutines left - fail", invariant: "clean-stop", want: oracle.ErrUncleanStop,
-			mutate: func(o *oracle.Observation) { o.LeftGoroutines = 2 }, wantText: "2 goroutines left"},
+			mutate: func(o *observe.Observation) { o.LeftGoroutines = 2 }, wantText: "2 goroutines left"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

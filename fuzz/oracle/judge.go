@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 )
 
 // Scope says what of a run an invariant judges, and so on which runs it is
@@ -44,7 +46,7 @@ var ErrNotJudged = errors.New("not judged")
 // invariant holds or was not judged. A name that is not an invariant's
 // maps to an error wrapping ErrUnknownInvariant. Judge has no reference,
 // so same-outcome is not judged: JudgeAgainst gives it one.
-func Judge(o *Observation, names ...string) map[string]error {
+func Judge(o *observe.Observation, names ...string) map[string]error {
 	results, _ := JudgeAgainst(o, nil, names)
 	return results
 }
@@ -52,14 +54,14 @@ func Judge(o *Observation, names ...string) map[string]error {
 // JudgeNames judges the named built-in invariants (all when names is
 // empty) on o without a reference. notJudged says which were not judged,
 // and why.
-func JudgeNames(o *Observation, names []string) (results map[string]error, notJudged map[string]string) {
+func JudgeNames(o *observe.Observation, names []string) (results map[string]error, notJudged map[string]string) {
 	return JudgeAgainst(o, nil, names)
 }
 
 // JudgeAgainst is JudgeNames with ref: the fault-free reference runs'
 // outcome that same-outcome compares o's end state with (nil: not
 // judged).
-func JudgeAgainst(o *Observation, ref *Reference, names []string) (results map[string]error, notJudged map[string]string) {
+func JudgeAgainst(o *observe.Observation, ref *Reference, names []string) (results map[string]error, notJudged map[string]string) {
 	run := Invariants
 	results = make(map[string]error, max(len(names), len(Invariants)))
 	notJudged = map[string]string{}
@@ -85,7 +87,7 @@ func JudgeAgainst(o *Observation, ref *Reference, names []string) (results map[s
 }
 
 // JudgeOne judges inv on o without a reference (see JudgeOneAgainst).
-func JudgeOne(inv Invariant, o *Observation) (err error, why string) {
+func JudgeOne(inv Invariant, o *observe.Observation) (err error, why string) {
 	return JudgeOneAgainst(inv, o, nil)
 }
 
@@ -94,7 +96,7 @@ func JudgeOne(inv Invariant, o *Observation) (err error, why string) {
 // no-spin alone. An EndState invariant is not judged on an unsettled run.
 // A check that returns ErrNotJudged was not judged. A panic of the check
 // is its failure. why says why it was not judged ("" when it was).
-func JudgeOneAgainst(inv Invariant, o *Observation, ref *Reference) (err error, why string) {
+func JudgeOneAgainst(inv Invariant, o *observe.Observation, ref *Reference) (err error, why string) {
 	if o == nil {
 		return fmt.Errorf("%w: nil observation", ErrNoObservation), ""
 	}
@@ -118,7 +120,7 @@ func JudgeOneAgainst(inv Invariant, o *Observation, ref *Reference) (err error, 
 
 // checkOne runs one invariant on o against ref, turning a panic of its
 // check into its failure.
-func checkOne(inv Invariant, o *Observation, ref *Reference) (err error) {
+func checkOne(inv Invariant, o *observe.Observation, ref *Reference) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: %s panicked: %v", ErrUserInvariant, inv.Name, p)
@@ -131,7 +133,7 @@ func checkOne(inv Invariant, o *Observation, ref *Reference) (err error) {
 }
 
 // unsettledWhy says why an unsettled run's end state is not judged.
-func unsettledWhy(o *Observation) string {
+func unsettledWhy(o *observe.Observation) string {
 	return fmt.Sprintf("unsettled run: its last fault fired at %v and it ended at %v, within the live bound (%v) of it, "+
 		"so whether the target would have converged is unknown", o.LastFaultAt, o.EndedAt, o.LiveBound)
 }

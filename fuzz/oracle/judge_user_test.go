@@ -25,7 +25,7 @@ func TestJudgeOneRefusedWrites(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o := &Observation{Truth: &history.Log{}, Writes: tc.writes}
+			o := &Observation{TruthLog: &history.Log{}, Writes: tc.writes}
 			err, why := JudgeOne(inv, o)
 			if tc.wantJudged && (!errors.Is(err, broken) || why != "") {
 				t.Errorf("got %v (not judged: %q), want the invariant's error", err, why)

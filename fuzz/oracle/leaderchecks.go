@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -53,7 +54,7 @@ var (
 
 // leadershipOf returns the timeline o's target exposed, and when it ends:
 // when the candidates' context was done, or the run's end.
-func leadershipOf(o *Observation) (*Leadership, time.Duration, error) {
+func leadershipOf(o *observe.Observation) (*Leadership, time.Duration, error) {
 	if o == nil {
 		return nil, 0, fmt.Errorf("%w: nil observation", ErrNoObservation)
 	}
@@ -86,7 +87,7 @@ func (l *Leadership) releaseBound() time.Duration {
 // checkOneLeader judges one-leader: no two spans of the timeline overlap
 // by more than the legal bound, and no stored write takes the lease over
 // from another holder within the replaced record's lease duration.
-func checkOneLeader(o *Observation) error {
+func checkOneLeader(o *observe.Observation) error {
 	l, end, err := leadershipOf(o)
 	if err != nil {
 		return err
@@ -183,7 +184,7 @@ func recordOf(raw []byte) (leaseRecord, error) {
 // leaseDurationSeconds after the first write of that record (a candidate
 // may first have seen it then: records the same to the second read the
 // same).
-func takeovers(o *Observation, l *Leadership) []error {
+func takeovers(o *observe.Observation, l *Leadership) []error {
 	if o.Served == nil {
 		return nil
 	}
@@ -246,7 +247,7 @@ func (l *Leadership) stepDownBound() time.Duration {
 // checkLeaderStepsDown judges leader-steps-down: while a candidate leads,
 // no gap between its renewals (from its acquisition to the end of its
 // span) is longer than stepDownBound.
-func checkLeaderStepsDown(o *Observation) error {
+func checkLeaderStepsDown(o *observe.Observation) error {
 	l, end, err := leadershipOf(o)
 	if err != nil {
 		return err
@@ -309,7 +310,7 @@ func (l *Leadership) electBound() time.Duration {
 // stop and each lease request that failed other than 409 (a conflict is
 // another candidate's write), a candidate leads within electBound unless
 // a request fails again meanwhile or the timeline ends.
-func checkLeaderElected(o *Observation) error {
+func checkLeaderElected(o *observe.Observation) error {
 	l, end, err := leadershipOf(o)
 	if err != nil {
 		return err
@@ -393,7 +394,7 @@ var (
 
 // boundEndAt is when a behaviour bound ended o's run (BoundEnd, or a
 // HotLoop an older harness set alone); ok false when none did.
-func boundEndAt(o *Observation) (at time.Duration, ok bool) {
+func boundEndAt(o *observe.Observation) (at time.Duration, ok bool) {
 	switch {
 	case o.BoundEnd != nil:
 		return o.BoundEnd.At, true

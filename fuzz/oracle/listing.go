@@ -21,7 +21,7 @@ func stateSum(l *history.Log, pos int) (keys int, sum uint64) {
 	return len(state), sum
 }
 
-func checkConsistentList(o *Observation) error {
+func checkConsistentList(o *observe.Observation) error {
 	if err := needTruth(o, ErrInconsistentList); err != nil {
 		return err
 	}
@@ -30,11 +30,11 @@ func checkConsistentList(o *Observation) error {
 	}
 	var errs []error
 	for i, li := range o.Listings {
-		pos, err := o.Truth.Position(li.RV)
+		pos, err := o.TruthLog.Position(li.RV)
 		if err != nil {
 			continue // an RV the truth cannot place: nothing to judge
 		}
-		if keys, sum := stateSum(o.Truth, pos); sum != li.Sum || keys != li.Keys {
+		if keys, sum := stateSum(o.TruthLog, pos); sum != li.Sum || keys != li.Keys {
 			errs = append(errs, fmt.Errorf("%w: list %d at %v, rv %s: %d objects, other keys or resourceVersions than the %d of the truth's state at that rv",
 				ErrInconsistentList, i, li.At, li.RV, li.Keys, keys))
 		}

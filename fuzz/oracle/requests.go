@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 )
 
 // requestSite returns where the goroutine that sent r was (see siteOf; ""
 // when the run did not keep its stack).
-func requestSite(r Request) string {
+func requestSite(r observe.Request) string {
 	if len(r.Stack) == 0 {
 		return ""
 	}
@@ -16,7 +18,7 @@ func requestSite(r Request) string {
 }
 
 // requestsPerResource counts log's requests by resource.
-func requestsPerResource(log []Request) map[string]int {
+func requestsPerResource(log []observe.Request) map[string]int {
 	per := map[string]int{}
 	for _, r := range log {
 		per[r.Resource]++

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -93,7 +94,7 @@ var (
 // alone, while a known finding of format 1 matches every detail.
 func TestSignatureDetails(t *testing.T) {
 	user := func(err error) error {
-		inv := oracle.NewInvariant("mirror", "the mirror holds the truth", func(*history.Log, *oracle.Observation) error { return err })
+		inv := oracle.NewInvariant("mirror", "the mirror holds the truth", func(*history.Log, *observe.Observation) error { return err })
 		got, _ := oracle.JudgeOne(inv, goodObservation(t))
 		return got
 	}
@@ -153,7 +154,7 @@ func TestSignatureDetails(t *testing.T) {
 // built-in or the user's, is not judged on an unsettled run and the
 // outcome says why; one on behaviour along the way is judged.
 func TestScopeUnsettled(t *testing.T) {
-	never := func(*history.Log, *oracle.Observation) error { return errors.New("my index differs from the truth") }
+	never := func(*history.Log, *observe.Observation) error { return errors.New("my index differs from the truth") }
 	endState := oracle.NewInvariant("my-index", "my index equals the truth's final state", never)
 	along := oracle.NewInvariant("my-order", "my handler saw keys in order", never, oracle.WithScope(oracle.Along))
 	tests := []struct {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 )
 
 // ErrSpin is what no-spin reports: a goroutine of the run kept running
@@ -13,7 +15,7 @@ var ErrSpin = errors.New("spin")
 // checkNoSpin fails when the run was given up spinning, with the
 // spinning goroutines' stacks; the first frame of the target's among them
 // is the site.
-func checkNoSpin(o *Observation) error {
+func checkNoSpin(o *observe.Observation) error {
 	if o == nil {
 		return fmt.Errorf("%w: %w: nil observation", ErrSpin, ErrNoObservation)
 	}
@@ -35,6 +37,6 @@ func checkNoSpin(o *Observation) error {
 }
 
 // spinWhy says why a run given up spinning is judged by no-spin alone.
-func spinWhy(o *Observation) string {
+func spinWhy(o *observe.Observation) string {
 	return fmt.Sprintf("the run spun at %v of virtual time and was given up: what it observed stayed with its goroutines (no-spin judges it)", o.Spin.At)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -30,12 +31,12 @@ var ErrUserInvariant = errors.New("user invariant broken")
 //	mirrorMatches := fuzz.NewInvariant("mirror-matches-truth",
 //		"the mirror holds every configmap of the final state",
 //		func(truth *history.Log, o *fuzz.Observation) error { ... })
-func NewInvariant(name, doc string, check func(truth *history.Log, observed *Observation) error, opts ...InvariantOption) Invariant {
-	inv := Invariant{Name: name, Doc: doc, Guarantee: "user invariant", Scope: EndState, Check: func(o *Observation) error {
+func NewInvariant(name, doc string, check func(truth *history.Log, observed *observe.Observation) error, opts ...InvariantOption) Invariant {
+	inv := Invariant{Name: name, Doc: doc, Guarantee: "user invariant", Scope: EndState, Check: func(o *observe.Observation) error {
 		if err := needTruth(o, ErrUserInvariant); err != nil {
 			return err
 		}
-		if err := check(o.Truth, o); err != nil {
+		if err := check(o.TruthLog, o); err != nil {
 			if errors.Is(err, ErrNotJudged) {
 				return err
 			}

@@ -43,11 +43,11 @@ func servedViews(l *history.Log) map[uint64]bool {
 // servedViewsCache holds each log's served state digests.
 var servedViewsCache weakcache.Cache[history.Log, map[uint64]bool]
 
-func checkConsistentView(o *Observation) error {
+func checkConsistentView(o *observe.Observation) error {
 	if err := needTruth(o, ErrInconsistentView); err != nil {
 		return err
 	}
-	if !o.Gates[GateAtomicFIFO] {
+	if !o.Gates[observe.GateAtomicFIFO] {
 		return fmt.Errorf("%w: client-go promises it with the AtomicFIFO gate on only", ErrNotJudged)
 	}
 	if b := FiredBreaking(o); len(b) > 0 {
@@ -60,8 +60,8 @@ func checkConsistentView(o *Observation) error {
 
 // viewViolations checks o's store views against the states its truth
 // served, whatever the gates.
-func viewViolations(o *Observation) error {
-	served := servedViews(o.Truth)
+func viewViolations(o *observe.Observation) error {
+	served := servedViews(o.TruthLog)
 	for _, v := range o.Views {
 		if served[v.Sum] {
 			continue

@@ -8,16 +8,15 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// Write is one write request of the target's as the replay answered it:
-// part of what the apiserver served (Observation.Writes), in the order it
-// answered them — stored, refused and dry runs alike. The target's side
-// of the same request (when it sent it, what the run's bound did with it)
-// is its Request.
+// Write is history.WriteAnswer: one write of the target's as the replay
+// answered it.
+//
+// Deprecated: use history.WriteAnswer (fuzz.Write in a fuzz test).
 type Write = history.WriteAnswer
 
 // WriteTimeline renders the first head and last tail of writes, one a
 // line, with how many went between ("" when there are none).
-func WriteTimeline(writes []Write, head, tail int) string {
+func WriteTimeline(writes []history.WriteAnswer, head, tail int) string {
 	var b strings.Builder
 	for i, w := range writes {
 		switch {
@@ -33,7 +32,7 @@ func WriteTimeline(writes []Write, head, tail int) string {
 // writeCounts renders writes by verb and answer, verbs in the order they
 // first came, answers by code: "create ×2 (201 ×2), update ×5 (200 ×1,
 // 409 Conflict ×4)" ("none" when there are none).
-func writeCounts(writes []Write) string {
+func writeCounts(writes []history.WriteAnswer) string {
 	var verbs []string
 	byVerb := map[string]map[string]int{}
 	n := map[string]int{}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -16,14 +16,14 @@ var writtenConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", 
 // storedUpdates returns n stored updates of key; outside says another
 // actor changed it between each two (each write's RVBefore is not the RV
 // the one before it stored).
-func storedUpdates(key string, n int, every time.Duration, outside bool) []oracle.Write {
-	ws := make([]oracle.Write, n)
+func storedUpdates(key string, n int, every time.Duration, outside bool) []history.WriteAnswer {
+	ws := make([]history.WriteAnswer, n)
 	rv := 2000
 	for i := range ws {
 		if outside && i > 0 {
 			rv++ // another actor's change
 		}
-		ws[i] = oracle.Write{At: time.Duration(i) * every, Verb: "update", Resource: writtenConfigMaps, Key: key,
+		ws[i] = history.WriteAnswer{At: time.Duration(i) * every, Verb: "update", Resource: writtenConfigMaps, Key: key,
 			RVBefore: fmt.Sprint(rv), RVAfter: fmt.Sprint(rv + 1), Code: 200, Event: history.Modified}
 		rv++
 	}
@@ -32,22 +32,22 @@ func storedUpdates(key string, n int, every time.Duration, outside bool) []oracl
 
 // conflicts returns n updates of key answered 409 with reason, the
 // object stored at rv (changed: at another rv each).
-func conflicts(key string, n int, every time.Duration, reason string, changed bool) []oracle.Write {
-	ws := make([]oracle.Write, n)
+func conflicts(key string, n int, every time.Duration, reason string, changed bool) []history.WriteAnswer {
+	ws := make([]history.WriteAnswer, n)
 	for i := range ws {
 		rv := "1004"
 		if changed {
 			rv = fmt.Sprint(3000 + i)
 		}
-		ws[i] = oracle.Write{At: time.Duration(i) * every, Verb: "update", Resource: writtenConfigMaps, Key: key,
+		ws[i] = history.WriteAnswer{At: time.Duration(i) * every, Verb: "update", Resource: writtenConfigMaps, Key: key,
 			RVBefore: rv, RVAfter: rv, Code: 409, Reason: reason}
 	}
 	return ws
 }
 
 // withWrites sets o's writes, logged.
-func withWrites(ws ...[]oracle.Write) func(o *oracle.Observation) {
-	return func(o *oracle.Observation) {
+func withWrites(ws ...[]history.WriteAnswer) func(o *observe.Observation) {
+	return func(o *observe.Observation) {
 		o.WritesLogged = true
 		for _, w := range ws {
 			o.Writes = append(o.Writes, w...)
@@ -57,17 +57,17 @@ func withWrites(ws ...[]oracle.Write) func(o *oracle.Observation) {
 
 // writeRequests returns n requests of verb for configmaps answered code
 // (a verbatim replay's view of writes: no key).
-func writeRequests(verb string, n, code int) []oracle.Request {
-	rs := make([]oracle.Request, n)
+func writeRequests(verb string, n, code int) []observe.Request {
+	rs := make([]observe.Request, n)
 	for i := range rs {
-		rs[i] = oracle.Request{At: time.Duration(i) * time.Millisecond, Resource: "configmaps", Verb: verb, Code: code}
+		rs[i] = observe.Request{At: time.Duration(i) * time.Millisecond, Resource: "configmaps", Verb: verb, Code: code}
 	}
 	return rs
 }
 
 // refusedCreates returns n creates of key answered 409 with reason, the
 // object stored at rv (changed: at another rv each).
-func refusedCreates(key string, n int, every time.Duration, reason string, changed bool) []oracle.Write {
+func refusedCreates(key string, n int, every time.Duration, reason string, changed bool) []history.WriteAnswer {
 	ws := conflicts(key, n, every, reason, changed)
 	for i := range ws {
 		ws[i].Verb = "create"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/storm"
 )
@@ -69,7 +70,7 @@ var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELE
 // writeSite is where the target sent the write request of resource
 // behind an answer at at: the site of its last write request of resource
 // sent at or before at ("" when the run kept no stack of it).
-func writeSite(o *Observation, resource string, at time.Duration) string {
+func writeSite(o *observe.Observation, resource string, at time.Duration) string {
 	site := ""
 	for _, r := range o.Requests {
 		if r.At > at {
@@ -92,7 +93,7 @@ type objectID struct {
 func (id objectID) String() string { return id.res.Name() + " " + id.key }
 
 // writesOf reports why o's writes cannot be judged (ErrNotJudged), or nil.
-func writesOf(o *Observation, sentinel error) error {
+func writesOf(o *observe.Observation, sentinel error) error {
 	if o == nil {
 		return fmt.Errorf("%w: %w: nil observation", sentinel, ErrNoObservation)
 	}
@@ -104,7 +105,7 @@ func writesOf(o *Observation, sentinel error) error {
 
 // checkNoWriteStorm is no-write-storm: the first storm WriteBounds finds
 // in o's writes, at its write's site.
-func checkNoWriteStorm(o *Observation) error {
+func checkNoWriteStorm(o *observe.Observation) error {
 	if err := writesOf(o, ErrWriteStorm); err != nil {
 		return err
 	}
@@ -115,7 +116,7 @@ func checkNoWriteStorm(o *Observation) error {
 // WriteBounds finds in o's writes, at its write's site. On a verbatim
 // replay, which logs no writes, it counts the write requests of each
 // resource answered 409 in a row instead (a request names no object).
-func checkNoConflictLoop(o *Observation) error {
+func checkNoConflictLoop(o *observe.Observation) error {
 	if o == nil {
 		return fmt.Errorf("%w: %w: nil observation", ErrConflictLoop, ErrNoObservation)
 	}
@@ -129,7 +130,7 @@ func checkNoConflictLoop(o *Observation) error {
 // finds in o's writes, at its write's site. A verbatim replay logs no
 // writes: its requests name no object, and creates of many objects each
 // refused once (a restart's) are no loop, so it is not judged.
-func checkNoCreateLoop(o *Observation) error {
+func checkNoCreateLoop(o *observe.Observation) error {
 	if err := writesOf(o, ErrCreateLoop); err != nil {
 		return err
 	}
@@ -139,7 +140,7 @@ func checkNoCreateLoop(o *Observation) error {
 // firstCrossed runs WriteBounds over o's writes and returns the first
 // crossing of the bound of invariant name, at its write's site (nil when
 // none).
-func firstCrossed(o *Observation, name string) error {
+func firstCrossed(o *observe.Observation, name string) error {
 	var b WriteBounds
 	for _, w := range o.Writes {
 		if err := b.Add(w)[name]; err != nil {
@@ -153,8 +154,8 @@ func firstCrossed(o *Observation, name string) error {
 // resource, more than conflictLoopLimit updates, patches and deletes
 // answered 409 in a row (none of them answered otherwise between them). A
 // create's 409 is AlreadyExists, no conflict: creates are left out.
-func conflictLoopOfRequests(o *Observation) error {
-	inRow := map[string][]Request{}
+func conflictLoopOfRequests(o *observe.Observation) error {
+	inRow := map[string][]observe.Request{}
 	for _, r := range o.Requests {
 		if !writeVerbs[r.Verb] || r.Verb == "POST" || r.Code == 0 {
 			continue

@@ -111,7 +111,7 @@ func TestTargetsAnyResource(t *testing.T) {
 								t.Errorf("%s: got %v, want it to hold", inv, err)
 							}
 						}
-						if want := len(obs.Truth.StateAt(obs.Truth.End())); len(obs.Store) != want || want == 0 {
+						if want := len(obs.TruthLog.StateAt(obs.TruthLog.End())); len(obs.Store) != want || want == 0 {
 							t.Errorf("store: got %d objects, want %d (> 0)", len(obs.Store), want)
 						}
 					})

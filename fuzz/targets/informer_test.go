@@ -15,6 +15,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/internal/testutil"
 )
@@ -24,11 +25,11 @@ var controllerTargets = []string{"informer-resync", "informer-late-handler", "in
 
 // resyncs counts the updates delivered at the resourceVersion delivered
 // last for their key: the resyncs a handler was told of.
-func resyncs(ds []oracle.Delivery) int {
+func resyncs(ds []observe.Delivery) int {
 	last := map[string]string{}
 	n := 0
 	for _, d := range ds {
-		if d.Op == oracle.OpUpdate && last[d.Key] == d.RV {
+		if d.Op == observe.OpUpdate && last[d.Key] == d.RV {
 			n++
 		}
 		last[d.Key] = d.RV
@@ -113,15 +114,15 @@ func TestLateHandlerJoinsSynced(t *testing.T) {
 				if !joined || !synced {
 					t.Fatalf("joined: got joined %v, informer synced %v, want both", joined, synced)
 				}
-				pos, err := obs.Truth.Position(obs.SyncedRV)
+				pos, err := obs.TruthLog.Position(obs.SyncedRV)
 				if err != nil {
 					t.Fatalf("first listing %q: got error %v, want a position", obs.SyncedRV, err)
 				}
-				if want := len(obs.Truth.StateAt(pos)); stored != want || obs.InitialDelivered < want {
+				if want := len(obs.TruthLog.StateAt(pos)); stored != want || obs.InitialDelivered < want {
 					t.Errorf("joined with %d stored, %d told as initial: want %d (the state at rv %s)", stored, obs.InitialDelivered, want, obs.SyncedRV)
 				}
 				for i, d := range obs.Deliveries[:min(stored, len(obs.Deliveries))] {
-					if d.Op != oracle.OpAdd || d.Synced {
+					if d.Op != observe.OpAdd || d.Synced {
 						t.Errorf("delivery %d: got %s, synced %v, want an add of the initial list", i, d.Op, d.Synced)
 					}
 				}

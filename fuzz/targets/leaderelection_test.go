@@ -16,6 +16,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/internal/testutil"
 )
@@ -52,7 +53,7 @@ func conflicts(_ int, _ time.Duration) error {
 
 // waitsOutLease checks a run whose leader crashed once: one leader, the
 // fresh instance, at least a LeaseDuration after the crash.
-func waitsOutLease(t *testing.T, obs *oracle.Observation, tl *oracle.Leadership) {
+func waitsOutLease(t *testing.T, obs *observe.Observation, tl *oracle.Leadership) {
 	got := leaders(tl)
 	if len(obs.Crashes) != 1 || len(got) != 1 || got[0].at < obs.Crashes[0]+leaseDuration {
 		t.Errorf("crashes %v, leaders %v: want one crash, then one leader at least %v after it", obs.Crashes, got, leaseDuration)
@@ -81,25 +82,25 @@ func TestLeaderElectionPlanted(t *testing.T) {
 		plan   string
 		want   []string // the invariants that fire; none for a clean twin
 		// check, when set, looks at the run's timeline
-		check func(t *testing.T, obs *oracle.Observation, tl *oracle.Leadership)
+		check func(t *testing.T, obs *observe.Observation, tl *oracle.Leadership)
 	}{
 		{name: "leader-election - clean, no fault - a leads, every invariant holds - pass",
 			target: leaderTarget("leader-election", leaderHooks{}),
-			check: func(t *testing.T, obs *oracle.Observation, tl *oracle.Leadership) {
+			check: func(t *testing.T, obs *observe.Observation, tl *oracle.Leadership) {
 				if got := leaders(tl); len(got) != 1 || got[0].at > latencySlack {
 					t.Errorf("leaders: got %v, want one, at 0s (within its requests' latency, %v)", got, latencySlack)
 				}
 			}},
 		{name: "leader-election - clean, kept busy 60s - a leads throughout, every invariant holds - pass",
 			target: leaderTarget("leader-election-busy", leaderHooks{busy: long}),
-			check: func(t *testing.T, obs *oracle.Observation, tl *oracle.Leadership) {
+			check: func(t *testing.T, obs *observe.Observation, tl *oracle.Leadership) {
 				if got := leaders(tl); len(got) != 1 || obs.EndedAt < 60*time.Second {
 					t.Errorf("leaders: got %v, run ended at %v, want one leader, the run at least 60s", got, obs.EndedAt)
 				}
 			}},
 		{name: "leader-election - clean, a's requests refused from 5s to 40s - a stops by 16s, b takes over after 15s, every invariant holds - pass",
 			target: leaderTarget("leader-election-refused", leaderHooks{busy: long, fail: refused(0, 5*time.Second, 40*time.Second)}),
-			check: func(t *testing.T, obs *oracle.Observation, tl *oracle.Leadership) {
+			check: func(t *testing.T, obs *observe.Observation, tl *oracle.Leadership) {
 				got := leaders(tl)
 				if len(got) < 2 || got[0].stop < 0 || got[0].stop > 16*time.Second+latencySlack || got[1].at < 19*time.Second || got[1].at > 30*time.Second {
 					t.Errorf("leaders: got %v, want a from 0s to at most 16s (and its requests' latency, %v), then b from 19s to 30s", got, latencySlack)
@@ -113,7 +114,7 @@ func TestLeaderElectionPlanted(t *testing.T) {
 			check: waitsOutLease},
 		{name: "leader-election - the apiserver restarts at the informer's first watch, down 30s - no leader while it is down but the first renew deadline, a leader again once it is back, every invariant holds - pass",
 			target: leaderTarget("leader-election-restart", leaderHooks{busy: long}), plan: "apiserver-restart:down=30,watch=1",
-			check: func(t *testing.T, obs *oracle.Observation, tl *oracle.Leadership) {
+			check: func(t *testing.T, obs *observe.Observation, tl *oracle.Leadership) {
 				got := leaders(tl)
 				back := false
 				for _, l := range got {

@@ -17,6 +17,7 @@ import (
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/level"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/testutil"
@@ -69,7 +70,7 @@ func countCalls(obj any) (any, error) {
 }
 
 // fired returns the invariants obs breaks, sorted, logging each.
-func fired(t *testing.T, obs *oracle.Observation) []string {
+func fired(t *testing.T, obs *observe.Observation) []string {
 	t.Helper()
 	var out []string
 	for name, err := range oracle.Judge(obs) {
@@ -159,12 +160,12 @@ func TestInformerTransform(t *testing.T) {
 			if n := resyncs(obs.Deliveries); tc.watchdog && n < len(obs.Store) {
 				t.Errorf("resyncs: got %d, want at least one round of the %d stored objects", n, len(obs.Store))
 			}
-			final := obs.Truth.StateAt(obs.Truth.End())
+			final := obs.TruthLog.StateAt(obs.TruthLog.End())
 			if n := withManagedFields(final); n == 0 {
 				t.Fatalf("truth: got no final object with managedFields, want some (the strip is not exercised)")
 			}
 			want := tc.want
-			if obs.Gates[oracle.GateAtomicFIFO] {
+			if obs.Gates[observe.GateAtomicFIFO] {
 				want = append(slices.Clone(want), tc.atomic...)
 				sort.Strings(want)
 			}
@@ -180,7 +181,7 @@ func TestInformerTransform(t *testing.T) {
 
 // checkCalls checks that the initial objects of obs's store carry
 // countCalls's annotation at calls.
-func checkCalls(t *testing.T, obs *oracle.Observation, calls int) {
+func checkCalls(t *testing.T, obs *observe.Observation, calls int) {
 	t.Helper()
 	counted := 0
 	for k, o := range obs.Store {
