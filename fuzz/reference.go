@@ -98,9 +98,9 @@ func (r *referenceRuns) confirm(t *testing.T, spec harness.Spec, obs *observe.Ob
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ref = r.ref // another alarm's confirmation may have widened it
-	got := oracle.OutcomeOf(obs.Served)
+	got := oracle.FinalStateOf(obs.Served)
 	spec.Plan, spec.RecordTo = faults.Plan{}, ""
-	for i := 0; i < confirmRuns && r.extra < maxConfirmRuns && oracle.DiffOutcome(ref.Outcome, got, ref.Masks) != nil; i++ {
+	for i := 0; i < confirmRuns && r.extra < maxConfirmRuns && oracle.DiffFinalState(ref.FinalState, got, ref.Masks) != nil; i++ {
 		r.extra++
 		spec.Seed = referenceSeeds[1] + uint64(r.extra)
 		e := harness.Observe(t, spec)
@@ -108,7 +108,7 @@ func (r *referenceRuns) confirm(t *testing.T, spec harness.Spec, obs *observe.Ob
 			continue
 		}
 		widened := *ref
-		widened.Masks = ref.Masks.Merge(oracle.LearnMasks(ref.Outcome, oracle.OutcomeOf(e.Served)))
+		widened.Masks = ref.Masks.Merge(oracle.LearnMasks(ref.FinalState, oracle.FinalStateOf(e.Served)))
 		ref = &widened
 		r.ref = ref
 	}
@@ -176,8 +176,8 @@ func referenceOf(t *testing.T, spec harness.Spec) *oracle.Reference {
 	if a == nil || b == nil {
 		return nil
 	}
-	oa, ob := oracle.OutcomeOf(a.Served), oracle.OutcomeOf(b.Served)
-	return &oracle.Reference{Outcome: oa, Masks: oracle.DefaultMaskSet().Merge(oracle.LearnMasks(oa, ob)), Writes: len(a.Writes),
+	oa, ob := oracle.FinalStateOf(a.Served), oracle.FinalStateOf(b.Served)
+	return &oracle.Reference{FinalState: oa, Masks: oracle.DefaultMaskSet().Merge(oracle.LearnMasks(oa, ob)), Writes: len(a.Writes),
 		Paced: spec.Pace.Mode == replayer.PaceRecorded}
 }
 

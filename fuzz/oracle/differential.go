@@ -19,17 +19,17 @@ import (
 // deletes of an object.
 var ErrDiffersFromReference = errors.New("end state differs from the reference run")
 
-// Outcome is the end state of a served history, as the differential
+// FinalState is the end state of a served history, as the differential
 // oracle (same-outcome) compares it with a reference run's: per resource,
 // every log of the history, not only the one the target watched.
-type Outcome struct {
+type FinalState struct {
 	// Resources holds each resource's end state, by resource name
 	// (history.Resource.Name: "configmaps", "deployments.apps").
-	Resources map[string]*ResourceOutcome
+	Resources map[string]*ResourceFinalState
 }
 
-// ResourceOutcome is one resource's end state in an Outcome.
-type ResourceOutcome struct {
+// ResourceFinalState is one resource's end state in a FinalState.
+type ResourceFinalState struct {
 	// Objects holds the final objects' JSON (without kind and apiVersion),
 	// by match key: "namespace/name" ("name" when cluster-scoped), or, for
 	// an object made with metadata.generateName, whose name has a random
@@ -56,18 +56,18 @@ type ResourceOutcome struct {
 	Disturbed map[string]bool
 }
 
-// OutcomeOf returns the end state of h: every log's final state and the
+// FinalStateOf returns the end state of h: every log's final state and the
 // counts of the events the target's writes made, without the objects whose
 // owners h deleted (the garbage collector's: orphaned). A nil h has an
-// empty Outcome.
-func OutcomeOf(h *history.History) Outcome {
-	out := Outcome{Resources: map[string]*ResourceOutcome{}}
+// empty FinalState.
+func FinalStateOf(h *history.History) FinalState {
+	out := FinalState{Resources: map[string]*ResourceFinalState{}}
 	if h == nil {
 		return out
 	}
 	dead := deadOwners(h)
 	for _, l := range h.Logs {
-		out.Resources[l.Resource.Name()] = resourceOutcome(l, dead)
+		out.Resources[l.Resource.Name()] = resourceFinalState(l, dead)
 	}
 	return out
 }
@@ -116,10 +116,10 @@ func orphaned(o *history.Object, dead map[string]bool) bool {
 	return len(owners) > 0
 }
 
-// resourceOutcome is l's end state; the objects orphaned by the owners in
+// resourceFinalState is l's end state; the objects orphaned by the owners in
 // dead are left out of it, and their ADDED and DELETED counts with them.
-func resourceOutcome(l *history.Log, dead map[string]bool) *ResourceOutcome {
-	ro := &ResourceOutcome{Objects: map[string][]byte{}, Added: map[string]int{}, Deleted: map[string]int{}, Disturbed: map[string]bool{}}
+func resourceFinalState(l *history.Log, dead map[string]bool) *ResourceFinalState {
+	ro := &ResourceFinalState{Objects: map[string][]byte{}, Added: map[string]int{}, Deleted: map[string]int{}, Disturbed: map[string]bool{}}
 	born := map[string]int{} // key -> index of its last ADDED event (-1: initial)
 	for _, o := range l.Initial {
 		born[o.Key()] = -1
@@ -246,8 +246,8 @@ func refusedWrites(ws []history.WriteAnswer) bool {
 // the outcome of a reference run of its input with no fault plan, and the
 // masks of the fields that differed between two such runs.
 type Reference struct {
-	// Outcome is the first reference run's end state.
-	Outcome Outcome
+	// FinalState is the first reference run's end state.
+	FinalState FinalState
 	// Masks are the masked fields and objects: DefaultMasks and those
 	// LearnMasks learned from the two reference runs.
 	Masks Masks
@@ -280,19 +280,19 @@ func checkSameOutcome(o *observe.Observation, ref *Reference) error {
 	case o.Served == nil:
 		return fmt.Errorf("%w: %w: no served history", ErrDiffersFromReference, ErrNoObservation)
 	}
-	want, got := ref.Outcome, OutcomeOf(o.Served)
+	want, got := ref.FinalState, FinalStateOf(o.Served)
 	if ref.Paced {
 		want, got = withoutCounts(want), withoutCounts(got)
 	}
-	return DiffOutcome(want, got, ref.Masks)
+	return DiffFinalState(want, got, ref.Masks)
 }
 
 // withoutCounts returns out with no ADDED and DELETED counts: its end
 // state alone.
-func withoutCounts(out Outcome) Outcome {
-	c := Outcome{Resources: make(map[string]*ResourceOutcome, len(out.Resources))}
+func withoutCounts(out FinalState) FinalState {
+	c := FinalState{Resources: make(map[string]*ResourceFinalState, len(out.Resources))}
 	for res, r := range out.Resources {
-		c.Resources[res] = &ResourceOutcome{Objects: r.Objects, Collected: r.Collected}
+		c.Resources[res] = &ResourceFinalState{Objects: r.Objects, Collected: r.Collected}
 	}
 	return c
 }

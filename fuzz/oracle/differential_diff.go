@@ -7,10 +7,10 @@ import (
 	"strings"
 )
 
-// maxDiffLines caps the differences DiffOutcome lists one by one.
+// maxDiffLines caps the differences DiffFinalState lists one by one.
 const maxDiffLines = 8
 
-// DiffError is DiffOutcome's error, wrapping ErrDiffersFromReference:
+// DiffError is DiffFinalState's error, wrapping ErrDiffersFromReference:
 // its text lists the differences, What says what differed, for a
 // finding's Signature.
 type DiffError struct {
@@ -22,7 +22,7 @@ type DiffError struct {
 	text string
 }
 
-// Error returns the differences, as DiffOutcome says.
+// Error returns the differences, as DiffFinalState says.
 func (e *DiffError) Error() string { return e.text }
 
 // Unwrap returns ErrDiffersFromReference.
@@ -31,7 +31,7 @@ func (e *DiffError) Unwrap() error { return ErrDiffersFromReference }
 // Details returns What: the Signature details of a same-outcome finding.
 func (e *DiffError) Details() []string { return e.What }
 
-// DiffOutcome compares got with the reference ref under the masks m and
+// DiffFinalState compares got with the reference ref under the masks m and
 // CollectedMasks (an object the garbage collector's in either). It
 // returns nil when they are equal; otherwise a *DiffError (wrapping
 // ErrDiffersFromReference) listing, sorted by resource and key and at most
@@ -46,7 +46,7 @@ func (e *DiffError) Details() []string { return e.What }
 // equal wherever they are (TimestampWhy), a resource masked whole
 // (Mask.Path "") is not compared, and an object whose owner was created
 // again may match the reference's under another name (OwnedNameWhy).
-func DiffOutcome(ref, got Outcome, m Masks) error {
+func DiffFinalState(ref, got FinalState, m Masks) error {
 	diffs := outcomeDiffs(ref, got, m)
 	if len(diffs) == 0 {
 		return nil
@@ -70,7 +70,7 @@ type outcomeDiff struct{ line, what string }
 
 // outcomeDiffs lists every difference of got from ref under m and
 // CollectedMasks, sorted by resource and key.
-func outcomeDiffs(ref, got Outcome, m Masks) []outcomeDiff {
+func outcomeDiffs(ref, got FinalState, m Masks) []outcomeDiff {
 	if c := CollectedMasks(ref, got); len(c.Objects) > 0 {
 		m = m.Merge(c)
 	}
@@ -82,10 +82,10 @@ func outcomeDiffs(ref, got Outcome, m Masks) []outcomeDiff {
 		}
 		r, g := ref.Resources[res], got.Resources[res]
 		if r == nil {
-			r = &ResourceOutcome{}
+			r = &ResourceFinalState{}
 		}
 		if g == nil {
-			g = &ResourceOutcome{}
+			g = &ResourceFinalState{}
 		}
 		masked, from := m.objectMasked(res), len(lines)
 		add := func(what, format string, args ...any) {
@@ -129,7 +129,7 @@ func outcomeDiffs(ref, got Outcome, m Masks) []outcomeDiff {
 
 // atEnd reports whether the object (or, for "namespace/<generateName>*",
 // an object of the generateName) counted under k is in ro's end state.
-func atEnd(ro *ResourceOutcome, k string) bool {
+func atEnd(ro *ResourceFinalState, k string) bool {
 	if _, ok := ro.Objects[k]; ok {
 		return true
 	}

@@ -70,17 +70,17 @@ const CollectedWhy = "a cluster's garbage collector deletes an object whose ever
 
 // CollectedMasks returns the objects masked, for CollectedWhy, in
 // comparing got with ref: per resource, every object one of them left out
-// as the garbage collector's (ResourceOutcome.Collected) — for a
+// as the garbage collector's (ResourceFinalState.Collected) — for a
 // generateName object, every object of its generateName — with its counts.
-func CollectedMasks(ref, got Outcome) Masks {
+func CollectedMasks(ref, got FinalState) Masks {
 	m := Masks{Objects: map[string][]string{}}
 	for _, res := range unionKeys(ref.Resources, got.Resources) {
 		r, g := ref.Resources[res], got.Resources[res]
 		if r == nil {
-			r = &ResourceOutcome{}
+			r = &ResourceFinalState{}
 		}
 		if g == nil {
-			g = &ResourceOutcome{}
+			g = &ResourceFinalState{}
 		}
 		for _, ck := range unionKeys(r.Collected, g.Collected) {
 			m.Objects[res] = append(m.Objects[res], ck)
@@ -107,7 +107,7 @@ type Masks struct {
 	// Fields holds the masked field paths (see Mask.Path), by resource
 	// name; under AnyResource, those masked for every resource.
 	Fields map[string][]string
-	// Objects holds the match keys (see ResourceOutcome.Objects, Added)
+	// Objects holds the match keys (see ResourceFinalState.Objects, Added)
 	// whose presence, content and event counts are masked, by resource
 	// name: objects one fault-free reference run has and the other not.
 	Objects map[string][]string
@@ -177,17 +177,17 @@ func (m Masks) String() string {
 // one input teach (Sieve's rule): every field path whose value differs
 // between them, keyed by resource, list indices generalized to [*]; and
 // every object one has and the other not, or whose event counts differ.
-// Objects are matched as DiffOutcome matches them (OwnedNameWhy).
-func LearnMasks(a, b Outcome) Masks {
+// Objects are matched as DiffFinalState matches them (OwnedNameWhy).
+func LearnMasks(a, b FinalState) Masks {
 	m := Masks{Fields: map[string][]string{}, Objects: map[string][]string{}}
 	b = renameOwned(a, b, Masks{}) // a child named after an owner the target made: a random UID
 	for _, res := range unionKeys(a.Resources, b.Resources) {
 		ra, rb := a.Resources[res], b.Resources[res]
 		if ra == nil {
-			ra = &ResourceOutcome{}
+			ra = &ResourceFinalState{}
 		}
 		if rb == nil {
-			rb = &ResourceOutcome{}
+			rb = &ResourceFinalState{}
 		}
 		for _, k := range unionKeys(ra.Objects, rb.Objects) {
 			ja, aok := ra.Objects[k]

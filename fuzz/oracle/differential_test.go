@@ -80,8 +80,8 @@ func TestDiffOutcome(t *testing.T) {
 	gen := func(name, uid string) write {
 		return write{typ: history.Added, obj: fmt.Sprintf(`{"metadata":{"name":%q,"generateName":"job-","namespace":"ns","uid":%q},"data":{"k":"v"}}`, name, uid)}
 	}
-	learned := LearnMasks(OutcomeOf(withWrites(t, base, write{typ: history.Added, obj: `{"metadata":{"name":"a-child","namespace":"ns","annotations":{"at":"1"}}}`})),
-		OutcomeOf(withWrites(t, base, write{typ: history.Added, obj: `{"metadata":{"name":"a-child","namespace":"ns","annotations":{"at":"2"}}}`})))
+	learned := LearnMasks(FinalStateOf(withWrites(t, base, write{typ: history.Added, obj: `{"metadata":{"name":"a-child","namespace":"ns","annotations":{"at":"1"}}}`})),
+		FinalStateOf(withWrites(t, base, write{typ: history.Added, obj: `{"metadata":{"name":"a-child","namespace":"ns","annotations":{"at":"2"}}}`})))
 	var parentB *history.Object // ns/b, which owned returns a child of
 	for _, o := range base.Logs[0].Initial {
 		if o.Name == "b" {
@@ -170,7 +170,7 @@ func TestDiffOutcome(t *testing.T) {
 			if masks.Fields == nil && masks.Objects == nil && !strings.Contains(tt.name, "no masks") {
 				masks = DefaultMaskSet()
 			}
-			err := DiffOutcome(OutcomeOf(withWrites(t, base, tt.ref...)), OutcomeOf(withWrites(t, base, tt.got...)), masks)
+			err := DiffFinalState(FinalStateOf(withWrites(t, base, tt.ref...)), FinalStateOf(withWrites(t, base, tt.got...)), masks)
 			switch {
 			case tt.want == nil && err != nil:
 				t.Fatalf("DiffOutcome: got %v, want nil", err)
@@ -189,7 +189,7 @@ func TestDiffOutcome(t *testing.T) {
 func TestOutcomeOf(t *testing.T) {
 	t.Parallel()
 	h := withWrites(t, recordedParents(t), created("a-child", "a", "u1", "t"), write{typ: history.Deleted, obj: created("a-child", "a", "u1", "t").obj})
-	got := OutcomeOf(h).Resources["configmaps"]
+	got := FinalStateOf(h).Resources["configmaps"]
 	if got == nil {
 		t.Fatalf("Resources: got no configmaps, want them")
 	}
@@ -232,7 +232,7 @@ func TestLearnMasks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := LearnMasks(OutcomeOf(withWrites(t, base, tt.a...)), OutcomeOf(withWrites(t, base, tt.b...))).String()
+			got := LearnMasks(FinalStateOf(withWrites(t, base, tt.a...)), FinalStateOf(withWrites(t, base, tt.b...))).String()
 			if got != tt.want {
 				t.Errorf("LearnMasks: got %q, want %q", got, tt.want)
 			}

@@ -135,9 +135,9 @@ func sameOwnerNewUID(ref, got []byte) bool {
 // m masks left out; the hash parts that differ then read as ref's in
 // every object of got that holds one (a parent's status naming its
 // child). It returns got itself when nothing pairs.
-func renameOwned(ref, got Outcome, m Masks) Outcome {
+func renameOwned(ref, got FinalState, m Masks) FinalState {
 	var pairs [][2]string
-	out := Outcome{Resources: make(map[string]*ResourceOutcome, len(got.Resources))}
+	out := FinalState{Resources: make(map[string]*ResourceFinalState, len(got.Resources))}
 	for res, g := range got.Resources {
 		out.Resources[res] = g
 		r := ref.Resources[res]
@@ -187,7 +187,7 @@ func renameOwned(ref, got Outcome, m Masks) Outcome {
 // side. It returns g with each paired object under r's key, its counts
 // added to that key's, and the differing parts (ref's, got's); g itself
 // when nothing pairs.
-func ownedRenames(r, g *ResourceOutcome, masked map[string]bool) (*ResourceOutcome, [][2]string) {
+func ownedRenames(r, g *ResourceFinalState, masked map[string]bool) (*ResourceFinalState, [][2]string) {
 	type cand struct {
 		got   string
 		pairs [][2]string
@@ -232,7 +232,7 @@ func ownedRenames(r, g *ResourceOutcome, masked map[string]bool) (*ResourceOutco
 		}
 		return k
 	}
-	out := &ResourceOutcome{Objects: map[string][]byte{}, Added: map[string]int{}, Deleted: map[string]int{}, Disturbed: map[string]bool{}}
+	out := &ResourceFinalState{Objects: map[string][]byte{}, Added: map[string]int{}, Deleted: map[string]int{}, Disturbed: map[string]bool{}}
 	for k, v := range g.Objects {
 		out.Objects[key(k)] = v
 	}

@@ -7,12 +7,12 @@ import (
 	"testing"
 )
 
-// outcomeOf is an Outcome of the objects objs holds, by resource and key:
+// outcomeOf is a FinalState of the objects objs holds, by resource and key:
 // their JSON.
-func outcomeOf(objs map[string]map[string]string) Outcome {
-	out := Outcome{Resources: map[string]*ResourceOutcome{}}
+func outcomeOf(objs map[string]map[string]string) FinalState {
+	out := FinalState{Resources: map[string]*ResourceFinalState{}}
 	for res, byKey := range objs {
-		ro := &ResourceOutcome{Objects: map[string][]byte{}, Added: map[string]int{}, Deleted: map[string]int{}, Disturbed: map[string]bool{}}
+		ro := &ResourceFinalState{Objects: map[string][]byte{}, Added: map[string]int{}, Deleted: map[string]int{}, Disturbed: map[string]bool{}}
 		for k, j := range byKey {
 			ro.Objects[k] = []byte(j)
 		}
@@ -122,7 +122,7 @@ func TestValueMasks(t *testing.T) {
 			if m.Fields == nil {
 				m = DefaultMaskSet()
 			}
-			err := DiffOutcome(outcomeOf(tt.ref), outcomeOf(tt.got), m)
+			err := DiffFinalState(outcomeOf(tt.ref), outcomeOf(tt.got), m)
 			if tt.want == nil {
 				if err != nil {
 					t.Fatalf("DiffOutcome: got %v, want nil", err)
@@ -162,7 +162,7 @@ func TestLearnMasksOwnedNames(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := outcomeOf(map[string]map[string]string{"configmaps": {"ns/owner-55cc66": child("owner-55cc66", "u-c", tt.v)}})
-			if err := DiffOutcome(a, got, m); (err != nil) != tt.want {
+			if err := DiffFinalState(a, got, m); (err != nil) != tt.want {
 				t.Errorf("DiffOutcome: got %v, want differs %v", err, tt.want)
 			}
 		})

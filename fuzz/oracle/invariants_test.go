@@ -72,15 +72,15 @@ func goodObservation(t *testing.T) *observe.Observation {
 // withReference gives o a served history (its truth), one write and a
 // reference: the served history's outcome, changed by change (nil: none),
 // under the default masks.
-func withReference(o *observe.Observation, change func(ref *oracle.Outcome)) {
+func withReference(o *observe.Observation, change func(ref *oracle.FinalState)) {
 	o.Served = &history.History{Logs: []*history.Log{o.TruthLog}}
 	o.Writes = []history.WriteAnswer{{Verb: "create", Resource: o.TruthLog.Resource, Key: "ns/d", Code: 201, Event: history.Added}}
 	o.WritesLogged = true
-	ref := oracle.OutcomeOf(o.Served)
+	ref := oracle.FinalStateOf(o.Served)
 	if change != nil {
 		change(&ref)
 	}
-	references.Store(o, &oracle.Reference{Outcome: ref, Masks: oracle.DefaultMaskSet(), Writes: 1})
+	references.Store(o, &oracle.Reference{FinalState: ref, Masks: oracle.DefaultMaskSet(), Writes: 1})
 }
 
 // references holds the reference withReference gave each observation: the
@@ -217,28 +217,28 @@ func TestInvariants(t *testing.T) {
 			mutate: func(o *observe.Observation) { withReference(o, nil) }},
 		{name: "same-outcome - an object the reference lacks - fail", invariant: "same-outcome", want: oracle.ErrDiffersFromReference,
 			mutate: func(o *observe.Observation) {
-				withReference(o, func(ref *oracle.Outcome) { delete(ref.Resources["configmaps"].Objects, "ns/d") })
+				withReference(o, func(ref *oracle.FinalState) { delete(ref.Resources["configmaps"].Objects, "ns/d") })
 			}, wantText: "configmaps ns/d: extra (the reference has none)"},
 		{name: "same-outcome - a field differs from the reference's - fail", invariant: "same-outcome", want: oracle.ErrDiffersFromReference,
 			mutate: func(o *observe.Observation) {
-				withReference(o, func(ref *oracle.Outcome) {
+				withReference(o, func(ref *oracle.FinalState) {
 					ref.Resources["configmaps"].Objects["ns/a"] = []byte(`{"metadata":{"name":"a","namespace":"ns"},"data":{"v":"9"}}`)
 				})
 			}, wantText: `configmaps ns/a: data.v: "9" → "2"`},
 		{name: "same-outcome - no reference - not judged, pass", invariant: "same-outcome", notJudged: true},
 		{name: "same-outcome - neither the run nor the reference wrote - not judged, pass", invariant: "same-outcome", notJudged: true,
 			mutate: func(o *observe.Observation) {
-				withReference(o, func(ref *oracle.Outcome) { delete(ref.Resources["configmaps"].Objects, "ns/d") })
+				withReference(o, func(ref *oracle.FinalState) { delete(ref.Resources["configmaps"].Objects, "ns/d") })
 				o.Writes, referenceOf(o).Writes = nil, 0
 			}},
 		{name: "same-outcome - differs, the replay took no writes (405) - not judged, pass", invariant: "same-outcome", notJudged: true,
 			mutate: func(o *observe.Observation) {
-				withReference(o, func(ref *oracle.Outcome) { delete(ref.Resources["configmaps"].Objects, "ns/d") })
+				withReference(o, func(ref *oracle.FinalState) { delete(ref.Resources["configmaps"].Objects, "ns/d") })
 				o.Writes[0].Code, o.Writes[0].Event = 405, ""
 			}},
 		{name: "same-outcome - differs, run unsettled - not judged, pass", invariant: "same-outcome", notJudged: true,
 			mutate: func(o *observe.Observation) {
-				withReference(o, func(ref *oracle.Outcome) { delete(ref.Resources["configmaps"].Objects, "ns/d") })
+				withReference(o, func(ref *oracle.FinalState) { delete(ref.Resources["configmaps"].Objects, "ns/d") })
 				o.Unsettled = true
 			}},
 

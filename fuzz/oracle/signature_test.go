@@ -99,10 +99,10 @@ func TestSignatureDetails(t *testing.T) {
 		return got
 	}
 	diff := func(ref, got string) error {
-		out := func(j string) oracle.Outcome {
-			return oracle.Outcome{Resources: map[string]*oracle.ResourceOutcome{"configmaps": {Objects: map[string][]byte{"ns/a": []byte(j)}}}}
+		out := func(j string) oracle.FinalState {
+			return oracle.FinalState{Resources: map[string]*oracle.ResourceFinalState{"configmaps": {Objects: map[string][]byte{"ns/a": []byte(j)}}}}
 		}
-		return oracle.DiffOutcome(out(ref), out(got), oracle.DefaultMaskSet())
+		return oracle.DiffFinalState(out(ref), out(got), oracle.DefaultMaskSet())
 	}
 	knownV := mustKnown(t, "same-outcome{configmaps data.v}")
 	knownLost := oracle.Known{Name: "lost", Invariants: []string{"mirror"}, Details: map[string][]string{"mirror": {oracle.ErrorDetail(errLost)}}}

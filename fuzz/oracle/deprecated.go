@@ -1,6 +1,9 @@
 package oracle
 
-import "github.com/lwreplay/lwreplay/fuzz/observe"
+import (
+	"github.com/lwreplay/lwreplay/fuzz/observe"
+	"github.com/lwreplay/lwreplay/history"
+)
 
 // The run record moved to package observe. These names stay for a release.
 
@@ -79,3 +82,23 @@ func ObjectSum(obj any) (sum uint64, ok bool) { return observe.ObjectSum(obj) }
 //
 // Deprecated: use observe.ViewOf.
 func ViewOf(items []any) (keys int, sum uint64, ok bool) { return observe.ViewOf(items) }
+
+// Outcome is FinalState: fuzz.Outcome is what one input's run came to.
+//
+// Deprecated: use FinalState.
+type Outcome = FinalState
+
+// ResourceOutcome is ResourceFinalState.
+//
+// Deprecated: use ResourceFinalState.
+type ResourceOutcome = ResourceFinalState
+
+// OutcomeOf is FinalStateOf.
+//
+// Deprecated: use FinalStateOf.
+func OutcomeOf(h *history.History) FinalState { return FinalStateOf(h) }
+
+// DiffOutcome is DiffFinalState.
+//
+// Deprecated: use DiffFinalState.
+func DiffOutcome(ref, got FinalState, m Masks) error { return DiffFinalState(ref, got, m) }
