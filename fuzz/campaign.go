@@ -12,6 +12,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/internal/reference"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/fuzz/targets"
@@ -29,15 +30,15 @@ type Campaign struct {
 	cassettes []fuzzCassette
 	plans     [][]byte // saved plans, encoded as input bytes 2 on
 	known     []oracle.Known
-	refs      references   // the reference runs same-outcome judges against
-	scenarios scenarioRuns // the results of Options.Scenarios, per key
+	refs      *reference.Runs // the reference runs same-outcome judges against
+	scenarios scenarioRuns    // the results of Options.Scenarios, per key
 }
 
 // NewCampaign loads and builds every cassette o.Cassettes names and
 // returns a campaign over them; the error names the cassette that does not
 // load, does not build or lacks the resource.
 func NewCampaign(o Options) (*Campaign, error) {
-	c := &Campaign{opts: o, target: o.Target, res: resourceOf(o)}
+	c := &Campaign{opts: o, target: o.Target, res: resourceOf(o), refs: reference.New(o.Masks...)}
 	if c.target.Run == nil {
 		c.target, _ = targets.Lookup("informer")
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/internal/reference"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/replayer"
@@ -48,7 +49,7 @@ func TestSameOutcomeOnRealRuns(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			spec := harness.Spec{History: loadTargetHistory(t), Target: tt.target, WatchList: tt.watchList, Level: Typed}
-			ref := referenceOf(t, spec)
+			ref := reference.Of(t, spec)
 			if ref == nil || ref.Writes == 0 {
 				t.Fatalf("reference: got %+v, want one of a run that wrote", ref)
 			}
@@ -135,7 +136,7 @@ func TestSameOutcomeInCampaign(t *testing.T) {
 // TestSameOutcomeFalseAlarms is the masks' false-alarm bar: fault-free
 // runs of the correct children controller with other seeds, each judged by
 // same-outcome against the reference of its cassette, client path and
-// pace (confirmed as a campaign confirms an alarm: referenceRuns.confirm),
+// pace (confirmed as a campaign confirms an alarm: reference.One.Confirm),
 // report nothing, on every shipped cassette. It logs how many the
 // two-run reference alone, and DefaultMasks alone, would have reported.
 // LWREPLAY_PAIRS sets how many runs per cassette, path and pace (default
@@ -155,8 +156,8 @@ func TestSameOutcomeFalseAlarms(t *testing.T) {
 			for _, watchList := range []bool{false, true} {
 				t.Run(fmt.Sprintf("same-outcome - %s, pace %s, WatchList %v, %d fault-free runs - pass", path, pace, watchList, n), func(t *testing.T) {
 					spec := harness.Spec{History: mustHistory(t, path), Target: target, WatchList: watchList, Level: Typed, Pace: pace}
-					refs := &referenceRuns{}
-					ref := refs.get(t, spec)
+					refs := &reference.One{}
+					ref := refs.Get(t, spec)
 					if ref == nil {
 						t.Fatalf("reference: got nil, want one of a run that wrote")
 					}
@@ -173,14 +174,14 @@ func TestSameOutcomeFalseAlarms(t *testing.T) {
 						if err, _ := judgeSameOutcome(obs, &defaultsOnly); err != nil {
 							defaultAlarms++
 						}
-						if err, why := judgeSameOutcome(obs, refs.confirm(t, spec, obs)); err != nil || why != "" {
+						if err, why := judgeSameOutcome(obs, refs.Confirm(t, spec, obs)); err != nil || why != "" {
 							alarms++
 							t.Errorf("seed %d: same-outcome: got %v (not judged: %q), want it to hold", spec.Seed, err, why)
 						}
 					}
 					took := time.Since(start)
 					t.Logf("%d runs judged in %v (%.1f a second): %d alarms (%d confirmation runs); against the pair alone %d, DefaultMasks alone %d; learned in all: %q",
-						n, took.Round(time.Millisecond), float64(n)/took.Seconds(), alarms, refs.extra, pairAlarms, defaultAlarms, learnedOnly(refs.get(t, spec).Masks))
+						n, took.Round(time.Millisecond), float64(n)/took.Seconds(), alarms, refs.Extra(), pairAlarms, defaultAlarms, learnedOnly(refs.Get(t, spec).Masks))
 				})
 			}
 		}
@@ -217,7 +218,7 @@ func TestSameOutcomeUnderLegalFaults(t *testing.T) {
 	for _, watchList := range []bool{false, true} {
 		t.Run(fmt.Sprintf("same-outcome - children, WatchList %v, every one-point legal decision - pass", watchList), func(t *testing.T) {
 			spec := harness.Spec{History: loadTargetHistory(t), Target: target, WatchList: watchList, Level: Typed}
-			ref := referenceOf(t, spec)
+			ref := reference.Of(t, spec)
 			if ref == nil {
 				t.Fatalf("reference: got nil, want one of a run that wrote")
 			}

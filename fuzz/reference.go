@@ -1,126 +1,16 @@
 package fuzz
 
 import (
-	"errors"
-	"fmt"
-	"maps"
 	"slices"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
-	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
-	"github.com/lwreplay/lwreplay/history"
-	"github.com/lwreplay/lwreplay/replayer"
 )
-
-// referenceSeeds are the harness.Spec.Seed values of an input's two
-// reference runs (same-outcome): fault-free runs that draw other backoffs
-// and timeouts, whose end states differ only in the fields a correct
-// target leaves to chance.
-var referenceSeeds = [2]uint64{0x5eed0001, 0x5eed0002}
 
 // sameOutcome is the name of the invariant reference runs are for.
 const sameOutcome = "same-outcome"
-
-// references caches a campaign's reference runs: one oracle.Reference per
-// referenceKey, computed once. The zero value is ready to use.
-type references struct {
-	mu sync.Mutex
-	m  map[referenceKey]*referenceRuns
-	// wrote says a run of the campaign wrote: until one does, the target
-	// is taken to be read-only and no reference run is made.
-	wrote atomic.Bool
-}
-
-// referenceKey is what the reference runs of an input depend on besides
-// the campaign's target, pace and options: the history replayed, the
-// client path, the gates and the level.
-type referenceKey struct {
-	h         *history.History
-	watchList bool
-	gates     string
-	level     Level
-}
-
-// referenceRuns is one key's reference, computed once and widened by the
-// confirmation runs of an alarm (confirm).
-type referenceRuns struct {
-	once  sync.Once
-	user  oracle.Masks      // Options.Masks, merged into ref once it is made
-	mu    sync.Mutex        // guards ref and extra; held while a confirmation runs
-	ref   *oracle.Reference // replaced, never changed, when widened
-	extra int               // confirmation runs made
-}
-
-// confirmRuns is how many more fault-free runs (other seeds) an alarm of
-// same-outcome is confirmed with at most, and maxConfirmRuns how many one
-// key's alarms may make in all: a difference a fault-free run shows too is
-// nondeterminism that two reference runs missed (under PaceRecorded, a
-// parent the recording deletes and creates again: whether the controller
-// saw it gone, and recreated its child, is timing), learned into the
-// key's masks; once the key has made maxConfirmRuns, its alarms stand.
-const (
-	confirmRuns    = 4
-	maxConfirmRuns = 16
-)
-
-// get returns the reference, running the reference runs of spec on the
-// first call.
-func (r *referenceRuns) get(t *testing.T, spec harness.Spec) *oracle.Reference {
-	t.Helper()
-	r.once.Do(func() {
-		if r.ref = referenceOf(t, spec); r.ref != nil {
-			r.ref.Masks = r.ref.Masks.Merge(r.user)
-		}
-	})
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.ref
-}
-
-// confirm returns the reference obs, a run of spec, is to be judged
-// against: when obs's end state differs from the reference's, up to
-// confirmRuns more fault-free runs of spec with other seeds widen the
-// masks with what they differ in from the reference (LearnMasks), until
-// obs's difference is masked or they are spent; the widened reference
-// serves the key's later runs too.
-func (r *referenceRuns) confirm(t *testing.T, spec harness.Spec, obs *observe.Observation) *oracle.Reference {
-	t.Helper()
-	ref := r.get(t, spec)
-	if ref == nil || !differs(obs, ref) {
-		return ref
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	ref = r.ref // another alarm's confirmation may have widened it
-	got := oracle.FinalStateOf(obs.Served)
-	spec.Plan, spec.RecordTo = faults.Plan{}, ""
-	for i := 0; i < confirmRuns && r.extra < maxConfirmRuns && oracle.DiffFinalState(ref.FinalState, got, ref.Masks) != nil; i++ {
-		r.extra++
-		spec.Seed = referenceSeeds[1] + uint64(r.extra)
-		e := harness.Observe(t, spec)
-		if givenUp(e) {
-			continue
-		}
-		widened := *ref
-		widened.Masks = ref.Masks.Merge(oracle.LearnMasks(ref.FinalState, oracle.FinalStateOf(e.Served)))
-		ref = &widened
-		r.ref = ref
-	}
-	return ref
-}
-
-// differs reports whether same-outcome fires on obs against ref.
-func differs(obs *observe.Observation, ref *oracle.Reference) bool {
-	inv, _ := oracle.LookupInvariant(sameOutcome)
-	err, _ := oracle.JudgeOneAgainst(inv, obs, ref)
-	return errors.Is(err, oracle.ErrDiffersFromReference)
-}
 
 // observe runs spec (harness.Observe) and returns what it saw and the
 // reference same-outcome judges it against.
@@ -134,84 +24,12 @@ func (c *Campaign) observe(t *testing.T, spec harness.Spec) (*observe.Observatio
 }
 
 // reference returns the reference obs, a run of spec, is judged against
-// by same-outcome (confirmed: see referenceRuns.confirm): nil when the
-// campaign does not judge same-outcome, the run is a verbatim replay or
-// did not log its writes, no run of the campaign has written yet (a
-// read-only target costs no reference run), or the first reference run
-// wrote nothing.
+// by same-outcome: nil when the campaign does not judge same-outcome (see
+// reference.Runs.For for the other cases).
 func (c *Campaign) reference(t *testing.T, spec harness.Spec, obs *observe.Observation) *oracle.Reference {
 	t.Helper()
-	if spec.Reproducer != nil || !obs.WritesLogged || obs.Spin != nil || !slices.Contains(c.builtinNames(), sameOutcome) {
+	if !slices.Contains(c.builtinNames(), sameOutcome) {
 		return nil
 	}
-	if len(obs.Writes) > 0 {
-		c.refs.wrote.Store(true)
-	}
-	if !c.refs.wrote.Load() {
-		return nil
-	}
-	key := referenceKey{h: spec.History, watchList: spec.WatchList, gates: gatesKey(spec.Gates), level: spec.Level}
-	c.refs.mu.Lock()
-	if c.refs.m == nil {
-		c.refs.m = map[referenceKey]*referenceRuns{}
-	}
-	r, ok := c.refs.m[key]
-	if !ok {
-		r = &referenceRuns{user: oracle.MaskSet(c.opts.Masks...)}
-		c.refs.m[key] = r
-	}
-	c.refs.mu.Unlock()
-	return r.confirm(t, spec, obs)
-}
-
-// referenceOf runs spec twice with no fault plan, with referenceSeeds, and
-// returns the first run's end state with the masks of both: DefaultMasks
-// and what LearnMasks learns from the two. It returns nil when the first
-// run wrote nothing (a read-only target: the second is not run) or either
-// run was given up (a spin, or a hot loop that ended it early: its end
-// state is no reference). The reference runs are not judged.
-func referenceOf(t *testing.T, spec harness.Spec) *oracle.Reference {
-	t.Helper()
-	a, b := referencePair(t, spec, referenceSeeds)
-	if a == nil || b == nil {
-		return nil
-	}
-	oa, ob := oracle.FinalStateOf(a.Served), oracle.FinalStateOf(b.Served)
-	return &oracle.Reference{FinalState: oa, Masks: oracle.DefaultMaskSet().Merge(oracle.LearnMasks(oa, ob)), Writes: len(a.Writes),
-		Paced: spec.Pace.Mode == replayer.PaceRecorded}
-}
-
-// referencePair runs spec with no plan under each of seeds; b is nil when
-// a wrote nothing or b was given up, and both are nil when a was.
-func referencePair(t *testing.T, spec harness.Spec, seeds [2]uint64) (a, b *observe.Observation) {
-	t.Helper()
-	spec.Plan, spec.RecordTo = faults.Plan{}, ""
-	spec.Seed = seeds[0]
-	if a = harness.Observe(t, spec); givenUp(a) {
-		return nil, nil
-	}
-	if len(a.Writes) == 0 {
-		return a, nil
-	}
-	spec.Seed = seeds[1]
-	if b = harness.Observe(t, spec); givenUp(b) {
-		b = nil
-	}
-	return a, b
-}
-
-// givenUp reports whether obs is no run to take an end state from: none,
-// given up spinning, or ended at a broken behaviour bound (a hot loop, a
-// write storm, a conflict loop: the input breaks it with no fault).
-func givenUp(obs *observe.Observation) bool {
-	return obs == nil || obs.Spin != nil || obs.HotLoop != nil || obs.BoundEnd != nil
-}
-
-// gatesKey renders g sorted, as a map key.
-func gatesKey(g harness.Gates) string {
-	var s []string
-	for _, k := range slices.Sorted(maps.Keys(g)) {
-		s = append(s, fmt.Sprintf("%s=%v", k, g[k]))
-	}
-	return strings.Join(s, ",")
+	return c.refs.For(t, spec, obs)
 }

@@ -1,4 +1,4 @@
-package fuzz
+package scenario
 
 import (
 	"fmt"
@@ -58,7 +58,7 @@ func TestScenarioPlans(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := scenarioRunOf(&observe.Observation{Requests: run}, "widgets", tc.watchList)
+			r := runOf(&observe.Observation{Requests: run}, "widgets", tc.watchList)
 			var s *Scenario
 			for i := range Scenarios {
 				if Scenarios[i].Name == tc.scenario {
