@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/internal/report"
 	"github.com/lwreplay/lwreplay/internal/bubble"
 )
 
@@ -235,8 +236,8 @@ func (c *Campaign) saveNoted(f *testing.F, data []byte, held *Outcome, runs int)
 		"function of its input is a defect of lwreplay's; please report it with this file and the input\n", runs, planText(held.Plan))
 	fmt.Fprintf(&b, "seed input: []byte(%q)\n", data)
 	err = errors.Join(
-		writeFile(dir, PlanFile, faults.FormatPlan(held.Plan)),
-		writeFile(dir, InputFile, corpusFile(data)),
-		writeFile(dir, ReportFile, []byte(b.String())))
+		report.WriteFile(dir, PlanFile, faults.FormatPlan(held.Plan)),
+		report.WriteFile(dir, InputFile, corpusFile(data)),
+		report.WriteFile(dir, ReportFile, []byte(b.String())))
 	return dir, err
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
-	"github.com/lwreplay/lwreplay/fuzz/observe"
+	"github.com/lwreplay/lwreplay/fuzz/internal/report"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/replayer"
 )
@@ -51,7 +51,7 @@ type Saved struct {
 }
 
 // ErrReport is returned when a failure report cannot be written.
-var ErrReport = errors.New("failure report")
+var ErrReport = report.ErrReport
 
 // Minimize drops the decisions of out's plan, one at a time, while the
 // run (at the wire level) still breaks the first invariant out broke and
@@ -132,14 +132,14 @@ func (c *Campaign) Save(t *testing.T, out *Outcome, dir string) (*Saved, error) 
 		saved.Outcome = min
 	}
 	var errs []error
-	errs = append(errs, writeFile(dir, PlanFile, faults.FormatPlan(min.Plan)))
+	errs = append(errs, report.WriteFile(dir, PlanFile, faults.FormatPlan(min.Plan)))
 	if out.Input != nil { // a plan with no byte form has its plan file alone
-		errs = append(errs, writeFile(dir, InputFile, corpusFile(CanonicalInput(out.Input))))
+		errs = append(errs, report.WriteFile(dir, InputFile, corpusFile(CanonicalInput(out.Input))))
 	}
 	if saved.Outcome.Observation != nil {
 		errs = append(errs, writeTimelineFile(dir, saved.Outcome))
 	}
-	errs = append(errs, writeFile(dir, ReportFile, []byte(c.story(out, saved))))
+	errs = append(errs, report.WriteFile(dir, ReportFile, []byte(c.story(out, saved))))
 	return saved, errors.Join(errs...)
 }
 
@@ -151,13 +151,6 @@ func sameBroken(a, b *Outcome) bool {
 		}
 	}
 	return len(a.Results) == len(b.Results)
-}
-
-func writeFile(dir, name string, data []byte) error {
-	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-		return fmt.Errorf("%w: %v", ErrReport, err)
-	}
-	return nil
 }
 
 // story is the report file's text.
@@ -184,24 +177,7 @@ func (c *Campaign) story(orig *Outcome, s *Saved) string {
 		pace = " --pace " + c.opts.Pace.String()
 	}
 	fmt.Fprintf(&b, "plan file: %s (lwreplay serve %s --plan %s%s)\n", filepath.Join(s.Dir, PlanFile), orig.Cassette, filepath.Join(s.Dir, PlanFile), pace)
-	b.WriteString(activityText(s.Outcome.Observation))
-	return b.String()
-}
-
-// activityText is the story's account of what the target sent: its
-// requests, and its writes as the replay answered them ("" for neither).
-func activityText(obs *observe.Observation) string {
-	if obs == nil {
-		return ""
-	}
-	var b strings.Builder
-	if len(obs.Requests) > 0 {
-		fmt.Fprintf(&b, "\nthe target's requests (virtual time, verb, resource, resourceVersion asked for):\n%s", oracle.RequestTimeline(obs.Requests, 20, 5))
-	}
-	if len(obs.Writes) > 0 {
-		fmt.Fprintf(&b, "\nthe target's writes as the replay answered them (virtual time, verb, resource, key, resourceVersion before→after, code):\n%s",
-			oracle.WriteTimeline(obs.Writes, 20, 5))
-	}
+	b.WriteString(report.Activity(s.Outcome.Observation))
 	return b.String()
 }
 
@@ -246,80 +222,12 @@ func goTestArtifacts() bool {
 
 // report renders the broken invariants of out ("" when none broke).
 func (c *Campaign) report(out *Outcome) string {
-	var b strings.Builder
-	for _, name := range oracle.InReportOrder(out.Results) {
-		if err := out.Results[name]; err != nil {
-			fmt.Fprintf(&b, "invariant %s: %v\n", name, err)
-		}
+	var in []byte
+	if out.Input != nil {
+		in = CanonicalInput(out.Input)
 	}
-	if b.Len() == 0 {
-		return ""
-	}
-	b.WriteString(notJudgedText(out.NotJudged))
-	wl := "off"
-	if out.WatchList {
-		wl = "on"
-	}
-	var fired []faults.Firing
-	if out.Observation != nil {
-		fired = out.Observation.Fired
-	}
-	fmt.Fprintf(&b, "signature: %s\n", out.Signature())
-	if out.Known != "" {
-		fmt.Fprintf(&b, "known finding: %s (not a failure; Options.ReportKnown or --report-known reports it)\n", out.Known)
-	}
-	fmt.Fprintf(&b, "resource: %s\n", c.res)
-	fmt.Fprintf(&b, "cassette: %s\n", out.Cassette)
-	fmt.Fprintf(&b, "WatchList: %s\n", wl)
-	if out.Observation != nil {
-		fmt.Fprintf(&b, "gates: %s\n", harness.GatesText(out.Observation.Gates))
-	}
-	fmt.Fprintf(&b, "client-go: %s\n", harness.ClientGoVersion())
-	fmt.Fprintf(&b, "level: %s\n", out.Level)
-	fmt.Fprintf(&b, "pace: %s\n", c.opts.Pace)
-	fmt.Fprintf(&b, "latency: %v (virtual time each request takes to reach the replay)\n", harness.Latency(c.opts.Latency))
-	fmt.Fprintf(&b, "plan: %s\n", planText(out.Plan))
-	if len(c.opts.Actors) > 0 {
-		fmt.Fprintf(&b, "actors: %s (the cluster's own controllers beside the target)\n", strings.Join(actorNames(c.opts.Actors), ", "))
-		if c.opts.FaultsOnActors {
-			b.WriteString("faults on actors: the plan acts on their requests too\n")
-		}
-	}
-	if out.Scenario != "" {
-		fmt.Fprintf(&b, "scenario: %s (Options.Scenarios: a plan made from this cassette and path's fault-free run)\n", out.Scenario)
-	}
-	if out.Seed != 0 {
-		fmt.Fprintf(&b, "seed: %d (harness.Spec.Seed; the input does not hold it)\n", out.Seed)
-	}
-	fmt.Fprintf(&b, "fired: %s\n", faults.Story(fired))
-	if out.Observation != nil && out.Observation.BoundEnd != nil {
-		e := out.Observation.BoundEnd
-		fmt.Fprintf(&b, "ended: at its first broken behaviour bound, %s, crossed at %v of virtual time (the run looked no further)\n", e.Invariant, e.At)
-	}
-	fmt.Fprintf(&b, "%s\n", oracle.Activity(out.Observation))
-	if out.Input == nil {
-		b.WriteString("input: none (the plan has no byte form; Campaign.CheckPlan runs it, plan.yaml holds it)")
-	} else {
-		fmt.Fprintf(&b, "input: []byte(%q)", CanonicalInput(out.Input))
-	}
-	return b.String()
-}
-
-// notJudgedText renders the invariants not judged, one line per reason:
-// "not judged: converged, live: unsettled run: ...\n" ("" when all were).
-func notJudgedText(notJudged map[string]string) string {
-	var reasons []string
-	names := map[string][]string{}
-	for _, name := range oracle.InReportOrder(notJudged) {
-		why := notJudged[name]
-		if names[why] == nil {
-			reasons = append(reasons, why)
-		}
-		names[why] = append(names[why], name)
-	}
-	var b strings.Builder
-	for _, why := range reasons {
-		fmt.Fprintf(&b, "not judged: %s: %s\n", strings.Join(names[why], ", "), why)
-	}
-	return b.String()
+	return report.Text(report.Facts{Results: out.Results, NotJudged: out.NotJudged, Signature: out.Signature(), Known: out.Known,
+		Observation: out.Observation, Resource: c.res, Cassette: out.Cassette, WatchList: out.WatchList, Level: out.Level,
+		Pace: c.opts.Pace, Latency: harness.Latency(c.opts.Latency), Plan: planText(out.Plan), Actors: actorNames(c.opts.Actors),
+		FaultsOnActors: c.opts.FaultsOnActors, Scenario: out.Scenario, Seed: out.Seed, Input: in})
 }

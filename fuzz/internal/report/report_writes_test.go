@@ -1,4 +1,4 @@
-package fuzz
+package report
 
 import (
 	"bytes"
@@ -41,7 +41,7 @@ func TestReportWrites(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			story := activityText(tc.obs)
+			story := Activity(tc.obs)
 			rest := story
 			for _, want := range tc.wantStory {
 				i := strings.Index(rest, want)
