@@ -12,6 +12,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/internal/engine"
 	"github.com/lwreplay/lwreplay/fuzz/internal/reference"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
@@ -299,7 +300,7 @@ const workerSpinBound = 5 * time.Second
 func (c *Campaign) spec(in input) harness.Spec {
 	fc := c.cassettes[in.cassette]
 	spin := time.Duration(0)
-	if currentMode() == workerMode {
+	if engine.Current() == engine.Worker {
 		spin = workerSpinBound
 	}
 	return harness.Spec{SpinBound: spin, History: fc.h, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList, Gates: in.gates,

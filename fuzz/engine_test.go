@@ -1,7 +1,6 @@
 package fuzz
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lwreplay/lwreplay/fuzz/internal/engine"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
 )
@@ -85,7 +85,7 @@ func TestOneReportPerFind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	input, err := parseCorpusFile(raw)
+	input, err := engine.ParseCorpusFile(raw)
 	if err != nil {
 		t.Fatalf("saved input: got error %v, want none", err)
 	}
@@ -112,29 +112,6 @@ func TestOneReportPerFind(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			if !c.ok {
 				t.Errorf("got %s, want %s", c.got, c.want)
-			}
-		})
-	}
-}
-
-func TestParseCorpusFile(t *testing.T) {
-	tests := []struct {
-		name    string
-		raw     string
-		want    []byte
-		wantErr bool
-	}{
-		{name: "corpus file - one []byte - its bytes - pass", raw: "go test fuzz v1\n[]byte(\"\\x00\\x01\\x86\")\n", want: []byte{0, 1, 0x86}},
-		{name: "corpus file - not go test's - fail", raw: "hello\n", wantErr: true},
-		{name: "corpus file - a string value - fail", raw: "go test fuzz v1\nstring(\"a\")\n", wantErr: true},
-		{name: "corpus file - two values - fail", raw: "go test fuzz v1\n[]byte(\"a\")\n[]byte(\"b\")\n", wantErr: true},
-		{name: "corpus file - bad quoting - fail", raw: "go test fuzz v1\n[]byte(\"\\q\")\n", wantErr: true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := parseCorpusFile([]byte(tc.raw))
-			if (err != nil) != tc.wantErr || !bytes.Equal(got, tc.want) {
-				t.Errorf("parseCorpusFile: got %q, %v, want %q, error %v", got, err, tc.want, tc.wantErr)
 			}
 		})
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/internal/explore"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/internal/bubble"
 )
@@ -88,7 +89,7 @@ func (f *Exploration) Findings() int {
 func (f *Exploration) HarnessErrors() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.tally.harness
+	return f.tally.Harness
 }
 
 // WriteTable writes the invariants × faults table: each cell is the runs
@@ -97,7 +98,7 @@ func (f *Exploration) HarnessErrors() int {
 func (f *Exploration) WriteTable(w io.Writer) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.tally.write(w)
+	f.tally.Write(w)
 }
 
 // WriteSummary writes the summary line (runs, findings, known findings,
@@ -109,9 +110,9 @@ func (f *Exploration) WriteSummary(w io.Writer) {
 	defer f.mu.Unlock()
 	t := f.tally
 	fmt.Fprintf(w, "seed %d: %d runs, %d findings (%d failing runs), %s, %d unsettled (end state not judged), %d expected (breaking fault), %d unconfirmed at wire level, %d harness errors\n",
-		f.seed, t.runs, len(f.findings), t.failures, knownText(t.known), t.unsettled, t.expected, t.unconfirmed, t.harness)
+		f.seed, t.Runs, len(f.findings), t.Failures, knownText(t.Known), t.Unsettled, t.Expected, t.Unconfirmed, t.Harness)
 	for _, k := range oracle.KnownFindings {
-		if n := t.known[k.Name]; n > 0 {
+		if n := t.Known[k.Name]; n > 0 {
 			fmt.Fprintf(w, "known: %s, %d runs: %s (not a failure; --report-known %s reports it)\n", k.Name, n, k.Doc, k.Name)
 		}
 	}
@@ -126,7 +127,7 @@ func newExploration(campaigns []*Campaign, root string, out io.Writer) *Explorat
 	if out == nil {
 		out = io.Discard
 	}
-	return &Exploration{cs: campaigns, root: root, out: out, tally: newTally(), seen: map[string]*finding{}, runs: make([]int, len(campaigns))}
+	return &Exploration{cs: campaigns, root: root, out: out, tally: explore.NewTally(), seen: map[string]*finding{}, runs: make([]int, len(campaigns))}
 }
 
 // Exploration is a run of Explore: its campaigns, what their runs came to,
@@ -141,7 +142,7 @@ type Exploration struct {
 
 	mu    sync.Mutex // guards out, tally, inputs and report directories
 	out   io.Writer
-	tally *tally
+	tally *explore.Tally
 	runs  []int // runs per campaign
 
 	interrupted bool
@@ -176,7 +177,7 @@ func (f *Exploration) loop(ctx context.Context, in *inputs, d time.Duration, wor
 		}
 	})
 	f.mu.Lock()
-	runs := f.tally.runs
+	runs := f.tally.Runs
 	f.mu.Unlock()
 	if runs != lastRuns || runs == 0 {
 		f.progress(time.Since(start))
@@ -207,8 +208,8 @@ func (f *Exploration) worker(t *testing.T, id int, in *inputs, stop func() bool)
 		})
 		if cur != nil {
 			f.mu.Lock()
-			f.tally.runs++
-			f.tally.harness++
+			f.tally.Runs++
+			f.tally.Harness++
 			f.runs[ci]++
 			fmt.Fprintf(f.out, "fuzz: harness error (replay or target setup) on %s input []byte(%q); rerun it under go test to see why\n", f.cs[ci].Resource(), cur)
 			f.mu.Unlock()
@@ -261,7 +262,7 @@ func (f *Exploration) one(t *testing.T, ci int, data []byte) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.tally.add(out)
+	f.tally.Add(tallyRun(out))
 	f.runs[ci]++
 	if fd == nil {
 		return
@@ -297,7 +298,7 @@ func (f *Exploration) countFindings() {
 			continue
 		}
 		if rf, err := os.OpenFile(filepath.Join(fd.dir, ReportFile), os.O_APPEND|os.O_WRONLY, 0); err == nil {
-			fmt.Fprintf(rf, "\nruns with this signature: %d of %d (lwreplay fuzz --seed %d), the smallest plan of them reported\n", fd.runs, f.tally.runs, f.seed)
+			fmt.Fprintf(rf, "\nruns with this signature: %d of %d (lwreplay fuzz --seed %d), the smallest plan of them reported\n", fd.runs, f.tally.Runs, f.seed)
 			_ = rf.Close()
 		}
 	}
@@ -321,11 +322,11 @@ func (f *Exploration) progress(elapsed time.Duration) int {
 	t := f.tally
 	rate := 0.0
 	if s := elapsed.Seconds(); s > 0 {
-		rate = float64(t.runs) / s
+		rate = float64(t.Runs) / s
 	}
 	fmt.Fprintf(f.out, "fuzz: %s, %d runs (%.0f/s), %d/%d faults exercised, %d findings, %s\n",
-		elapsed.Truncate(time.Second), t.runs, rate, len(t.fired), len(faults.Registry), len(f.findings), knownText(t.known))
-	return t.runs
+		elapsed.Truncate(time.Second), t.Runs, rate, len(t.Fired), len(faults.Registry), len(f.findings), knownText(t.Known))
+	return t.Runs
 }
 
 // RunsPerResource says how many runs each campaign's resource had:
@@ -345,9 +346,6 @@ func indent(s string) string {
 	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
 }
 
-// noneColumn is the table column of runs in which no fault fired.
-const noneColumn = "none"
-
 // knownText says how many known findings the runs matched: "1 known
 // client-go bug (kubernetes#140890, 612 runs)", "no known bug".
 func knownText(known map[string]int) string {
@@ -362,4 +360,14 @@ func knownText(known map[string]int) string {
 		return fmt.Sprintf("1 known bug (%s)", parts[0])
 	}
 	return fmt.Sprintf("%d known bugs (%s)", len(parts), strings.Join(parts, "; "))
+}
+
+// tallyRun is what the tally counts of out.
+func tallyRun(out *Outcome) explore.Run {
+	r := explore.Run{Failed: out.Failed(), Expected: out.Expected, Known: out.Known, Unconfirmed: out.Unconfirmed != "",
+		Results: out.Results, NotJudged: out.NotJudged}
+	if out.Observation != nil {
+		r.Unsettled, r.Fired = out.Observation.Unsettled, out.Observation.Fired
+	}
+	return r
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/internal/explore"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/internal/bubble"
 )
@@ -102,23 +103,23 @@ func TestExploreTally(t *testing.T) {
 		}
 		return obs
 	}
-	tl := newTally()
-	tl.add(&Outcome{Observation: fired(), Results: map[string]error{"converged": nil, "live": nil}})
-	tl.add(&Outcome{Observation: fired("delay", "reset", "delay"), Results: map[string]error{"converged": broke, "live": nil}, Report: "x"})
-	tl.add(&Outcome{Observation: fired("delay"), Results: map[string]error{"converged": nil, "live": broke}, Report: "y", Expected: true})
+	tl := explore.NewTally()
+	tl.Add(tallyRun(&Outcome{Observation: fired(), Results: map[string]error{"converged": nil, "live": nil}}))
+	tl.Add(tallyRun(&Outcome{Observation: fired("delay", "reset", "delay"), Results: map[string]error{"converged": broke, "live": nil}, Report: "x"}))
+	tl.Add(tallyRun(&Outcome{Observation: fired("delay"), Results: map[string]error{"converged": nil, "live": broke}, Report: "y", Expected: true}))
 	tests := []struct {
 		name string
 		got  any
 		want any
 	}{
-		{"tally - runs - pass", tl.runs, 3},
-		{"tally - failures - pass", tl.failures, 1},
-		{"tally - expected - pass", tl.expected, 1},
-		{"tally - columns in registry order - pass", fmt.Sprint(tl.columns()), fmt.Sprint([]string{"reset", "delay", noneColumn})},
-		{"tally - converged × delay - pass", *tl.cells["converged"]["delay"], cell{runs: 2, broken: 1}},
-		{"tally - converged × reset - pass", *tl.cells["converged"]["reset"], cell{runs: 1, broken: 1}},
-		{"tally - live × delay - pass", *tl.cells["live"]["delay"], cell{runs: 2, broken: 1}},
-		{"tally - converged × none - pass", *tl.cells["converged"][noneColumn], cell{runs: 1, broken: 0}},
+		{"tally - runs - pass", tl.Runs, 3},
+		{"tally - failures - pass", tl.Failures, 1},
+		{"tally - expected - pass", tl.Expected, 1},
+		{"tally - columns in registry order - pass", fmt.Sprint(tl.Columns()), fmt.Sprint([]string{"reset", "delay", explore.NoneColumn})},
+		{"tally - converged × delay - pass", tl.Cell("converged", "delay"), explore.Cell{Runs: 2, Broken: 1}},
+		{"tally - converged × reset - pass", tl.Cell("converged", "reset"), explore.Cell{Runs: 1, Broken: 1}},
+		{"tally - live × delay - pass", tl.Cell("live", "delay"), explore.Cell{Runs: 2, Broken: 1}},
+		{"tally - converged × none - pass", tl.Cell("converged", explore.NoneColumn), explore.Cell{Runs: 1, Broken: 0}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -129,7 +130,7 @@ func TestExploreTally(t *testing.T) {
 	}
 	t.Run("tally - table cells - pass", func(t *testing.T) {
 		var b bytes.Buffer
-		tl.write(&b)
+		tl.Write(&b)
 		row := regexp.MustCompile(`(?m)^converged\s+1/1\s+2/1\s+1/0$`)
 		if !row.MatchString(b.String()) {
 			t.Errorf("table: got\n%s\nwant a row converged 1/1 2/1 1/0", b.String())
@@ -174,8 +175,8 @@ func TestExploreFailureSaved(t *testing.T) {
 		got  string
 		want string
 	}{
-		{"failure - counted - pass", f.tally.failures == 1 && f.tally.runs == 1,
-			fmt.Sprintf("%d failures in %d runs", f.tally.failures, f.tally.runs), "1 failure in 1 run"},
+		{"failure - counted - pass", f.tally.Failures == 1 && f.tally.Runs == 1,
+			fmt.Sprintf("%d failures in %d runs", f.tally.Failures, f.tally.Runs), "1 failure in 1 run"},
 		{"failure - printed with its report path - pass",
 			strings.Contains(out.String(), "FINDING 1: converged,synced-after-initial,live") && strings.Contains(out.String(), filepath.Join(root, "forgetful-2", ReportFile)),
 			out.String(), "FINDING 1 with its signature and the report path under forgetful-2"},

@@ -42,6 +42,7 @@ import (
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/internal/engine"
 	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
@@ -222,10 +223,10 @@ func runGoTest(f *testing.F, o Options) {
 	for _, seed := range c.Seeds() {
 		f.Add(seed)
 	}
-	mode, start := currentMode(), time.Now()
+	mode, start := engine.Current(), time.Now()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if mode == workerMode {
-			defer noteSlowInput(f.Name(), data)()
+		if mode == engine.Worker {
+			defer engine.NoteSlowInput(f.Name(), data)()
 		}
 		out := c.Check(t, data)
 		for _, k := range out.KnownScenarios {
@@ -239,18 +240,18 @@ func runGoTest(f *testing.F, o Options) {
 			t.Logf("known finding %s (judged nothing: not a failure):\n%s", out.Known, out.Report)
 		case out.Expected:
 			t.Logf("expected under breaking fault %s:\n%s", strings.Join(out.Breaking, ", "), out.Report)
-		case mode == workerMode:
+		case mode == engine.Worker:
 			// The engine re-runs and minimizes this input, or drops it:
 			// the report is written for the input it keeps. The failure is
 			// noted for the coordinator, should its run for the report not
 			// repeat it.
-			noteWorkerFailure(f.Name(), data, out.Report)
+			engine.NoteWorkerFailure(f.Name(), data, out.Report)
 			t.Fatalf("target %s broke invariants:\n%s\n(lwreplay writes the report once go test has minimized and saved the input)", c.target.Name, out.Report)
 		default:
 			c.Fail(t, out)
 		}
 	})
-	if mode == coordinatorMode && f.Failed() {
+	if mode == engine.Coordinator && f.Failed() {
 		c.reportSaved(f, start)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/internal/engine"
 	"github.com/lwreplay/lwreplay/fuzz/internal/report"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/replayer"
@@ -134,7 +135,7 @@ func (c *Campaign) Save(t *testing.T, out *Outcome, dir string) (*Saved, error) 
 	var errs []error
 	errs = append(errs, report.WriteFile(dir, PlanFile, faults.FormatPlan(min.Plan)))
 	if out.Input != nil { // a plan with no byte form has its plan file alone
-		errs = append(errs, report.WriteFile(dir, InputFile, corpusFile(CanonicalInput(out.Input))))
+		errs = append(errs, report.WriteFile(dir, InputFile, engine.CorpusFile(CanonicalInput(out.Input))))
 	}
 	if saved.Outcome.Observation != nil {
 		errs = append(errs, writeTimelineFile(dir, saved.Outcome))

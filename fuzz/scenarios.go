@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/internal/engine"
 	"github.com/lwreplay/lwreplay/fuzz/internal/scenario"
 )
 
@@ -79,7 +80,7 @@ func (c *Campaign) checkScenarios(t *testing.T, out *Outcome, begun time.Time) *
 	if res.plans == nil {
 		res.plans = scenario.PlansOf(out.Observation, c.res.Name(), out.WatchList)
 	}
-	budget := currentMode() == workerMode
+	budget := engine.Current() == engine.Worker
 	for ; res.next < len(res.plans); res.next++ {
 		if budget && !scenario.StartsPlan(time.Since(begun), res.longest) {
 			return out
