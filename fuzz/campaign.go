@@ -12,6 +12,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/internal/cassettes"
 	"github.com/lwreplay/lwreplay/fuzz/internal/engine"
 	"github.com/lwreplay/lwreplay/fuzz/internal/reference"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
@@ -74,24 +75,24 @@ func NewCampaign(o Options) (*Campaign, error) {
 		return nil, err
 	}
 	if o.Recordings != nil {
-		c.cassettes, err = cassettesOf(o.Recordings.recs, c.res, false)
+		c.cassettes, err = cassettes.Of(o.Recordings.recs, c.res, false)
 	} else {
-		c.cassettes, err = loadCassettes(o.Cassettes, c.res, loadOptions(o)...)
+		c.cassettes, err = cassettes.Load(o.Cassettes, c.res, loadOptions(o)...)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if o.ExpectOwn {
 		for i, fc := range c.cassettes {
-			if fc.reproducer != nil {
+			if fc.Reproducer != nil {
 				continue // replayed verbatim: its writes are answered as recorded
 			}
-			if c.cassettes[i].h, err = history.WithoutOwn(fc.h, nil); err != nil {
-				return nil, fmt.Errorf("cassette %s: %w", fc.path, err)
+			if c.cassettes[i].History, err = history.WithoutOwn(fc.History, nil); err != nil {
+				return nil, fmt.Errorf("cassette %s: %w", fc.Path, err)
 			}
 		}
 	}
-	if c.plans, err = loadPlans(o.Plans); err != nil {
+	if c.plans, err = cassettes.LoadPlans(o.Plans); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -106,7 +107,7 @@ func (c *Campaign) Target() Target { return c.target }
 func (c *Campaign) Cassettes() []string {
 	out := make([]string, len(c.cassettes))
 	for i, fc := range c.cassettes {
-		out[i] = fc.path
+		out[i] = fc.Path
 	}
 	return out
 }
@@ -253,12 +254,12 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 	begun := time.Now()
 	in := decodeInput(data, len(c.cassettes), c.opts)
 	fc := c.cassettes[in.cassette]
-	if fc.reproducer != nil {
-		in.plan, in.watchList = faults.Plan{}, fc.watchList
+	if fc.Reproducer != nil {
+		in.plan, in.watchList = faults.Plan{}, fc.WatchList
 	}
 	out := c.checkDecoded(t, in, "")
 	out.Input = append([]byte(nil), data...)
-	if c.opts.Scenarios && fc.reproducer == nil && len(in.plan.Decisions) == 0 && !out.Failed() {
+	if c.opts.Scenarios && fc.Reproducer == nil && len(in.plan.Decisions) == 0 && !out.Failed() {
 		// a known finding of the input's own run judges nothing of the
 		// target's other bugs: its scenarios run all the same
 		return c.checkScenarios(t, out, begun)
@@ -274,7 +275,7 @@ func (c *Campaign) checkDecoded(t *testing.T, in input, scenario string) *Outcom
 	t.Helper()
 	fc := c.cassettes[in.cassette]
 	spec := c.spec(in)
-	out := &Outcome{Input: inputFor(in), Cassette: fc.path, CassetteIndex: in.cassette, WatchList: in.watchList, Gates: in.gates, Plan: in.plan, Level: spec.Level, Scenario: scenario}
+	out := &Outcome{Input: inputFor(in), Cassette: fc.Path, CassetteIndex: in.cassette, WatchList: in.watchList, Gates: in.gates, Plan: in.plan, Level: spec.Level, Scenario: scenario}
 	obs, ref := c.observe(t, spec)
 	c.judge(out, obs, ref)
 	if out.Report != "" && out.Known == "" && spec.Level == Typed {
@@ -303,8 +304,8 @@ func (c *Campaign) spec(in input) harness.Spec {
 	if engine.Current() == engine.Worker {
 		spin = workerSpinBound
 	}
-	return harness.Spec{SpinBound: spin, History: fc.h, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList, Gates: in.gates,
-		Level: c.opts.Level, LiveBound: c.opts.LiveBound, MaxBurst: c.opts.MaxBurst, MaxRate: c.opts.MaxRate, Reproducer: fc.reproducer, Cache: fc.Cache, Pace: c.opts.Pace,
+	return harness.Spec{SpinBound: spin, History: fc.History, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList, Gates: in.gates,
+		Level: c.opts.Level, LiveBound: c.opts.LiveBound, MaxBurst: c.opts.MaxBurst, MaxRate: c.opts.MaxRate, Reproducer: fc.Reproducer, Cache: fc.Cache, Pace: c.opts.Pace,
 		Latency: c.opts.Latency, Actors: c.opts.Actors, FaultsOnActors: c.opts.FaultsOnActors}
 }
 

@@ -39,11 +39,10 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/actor"
-	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/internal/cassettes"
 	"github.com/lwreplay/lwreplay/fuzz/internal/engine"
-	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/replayer"
@@ -181,15 +180,7 @@ type Options struct {
 }
 
 // fuzzCassette is one cassette loaded for a fuzz run.
-type fuzzCassette struct {
-	path  string
-	h     *history.History
-	Cache *level.Cache
-	// reproducer holds the files of a reproducer (replayed verbatim, with
-	// no plan, on the client path it was recorded on); nil otherwise.
-	reproducer []*cassette.File
-	watchList  bool // a reproducer's client path
-}
+type fuzzCassette = cassettes.Cassette
 
 // Run fuzzes o.Target against the cassettes o.Cassettes names. It loads
 // every cassette once, adds seeds per cassette (that cassette, no fault;

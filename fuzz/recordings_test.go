@@ -47,7 +47,7 @@ func TestCassettesAreRecordings(t *testing.T) {
 		if got, want := fmt.Sprint(c.Cassettes()), fmt.Sprint([]string{x + " " + x1, expired}); got != want {
 			t.Errorf("cassettes: got %s, want %s", got, want)
 		}
-		if got := len(c.cassettes[0].h.Logs[1].Events); got == 0 {
+		if got := len(c.cassettes[0].History.Logs[1].Events); got == 0 {
 			t.Errorf("configmaps events of the two parts: got none, want the watch's of the second part")
 		}
 	})
@@ -62,7 +62,7 @@ func TestCassettesAreRecordings(t *testing.T) {
 		if err != nil {
 			t.Fatalf("NewCampaign: got error %v, want none", err)
 		}
-		if l := c.cassettes[0].h.Logs[0]; len(l.Initial) != 10 || l.Watches != 0 {
+		if l := c.cassettes[0].History.Logs[0]; len(l.Initial) != 10 || l.Watches != 0 {
 			t.Errorf("history: got %d objects and %d watches, want the LIST's 10 and no watch", len(l.Initial), l.Watches)
 		}
 	})

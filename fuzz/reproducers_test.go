@@ -50,7 +50,7 @@ func TestSharedReproducersConverge(t *testing.T) {
 				if err != nil {
 					t.Fatalf("NewCampaign: got error %v, want none", err)
 				}
-				if c.cassettes[0].reproducer == nil {
+				if c.cassettes[0].Reproducer == nil {
 					t.Fatalf("reproducer: got a cassette modelled from its history, want one replayed verbatim")
 				}
 				out := c.Check(t, []byte{0})

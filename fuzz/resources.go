@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lwreplay/lwreplay/cassette"
+	"github.com/lwreplay/lwreplay/fuzz/internal/cassettes"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -28,7 +29,7 @@ type Recorded struct {
 // order), each with the recordings that recorded it. The error names the
 // cassette that does not load or build.
 func RecordedResources(paths []string, opts ...cassette.LoadOption) ([]Recorded, error) {
-	loaded, err := loadRecordings(paths, opts...)
+	loaded, err := cassettes.LoadRecordings(paths, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -43,13 +44,13 @@ func RecordedResources(paths []string, opts ...cassette.LoadOption) ([]Recorded,
 // one command (a campaign per resource: Options.Recordings), in the order
 // given.
 type Recordings struct {
-	recs []recording
+	recs []cassettes.Recording
 }
 
 // BuildRecordings builds each recording's history, once; the error names
 // the recording that does not build.
 func BuildRecordings(recs []cassette.Recording) (*Recordings, error) {
-	built, err := build(recs)
+	built, err := cassettes.Build(recs)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +64,7 @@ func (rs *Recordings) Resources() []Recorded {
 	var out []Recorded
 	index := map[history.Resource]int{}
 	for _, r := range rs.recs {
-		for _, l := range r.h.Logs {
+		for _, l := range r.History.Logs {
 			id := l.Resource.ID()
 			i, ok := index[id]
 			if !ok {
@@ -71,8 +72,8 @@ func (rs *Recordings) Resources() []Recorded {
 				index[id] = i
 				out = append(out, Recorded{Resource: l.Resource})
 			}
-			out[i].Cassettes = append(out[i].Cassettes, r.rec.Paths()...)
-			out[i].Recordings = append(out[i].Recordings, r.rec.Name())
+			out[i].Cassettes = append(out[i].Cassettes, r.Rec.Paths()...)
+			out[i].Recordings = append(out[i].Recordings, r.Rec.Name())
 		}
 	}
 	return out
