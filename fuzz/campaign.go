@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -30,17 +29,17 @@ type Campaign struct {
 	target    Target
 	res       history.Resource
 	cassettes []fuzzCassette
-	plans     [][]byte // saved plans, encoded as input bytes 2 on
-	known     []oracle.Known
-	refs      *reference.Runs // the reference runs same-outcome judges against
-	scenarios scenarioRuns    // the results of Options.Scenarios, per key
+	plans     [][]byte     // saved plans, encoded as input bytes 2 on
+	judge     judge        // the invariants, reference runs and known findings
+	scenarios scenarioRuns // the results of Options.Scenarios, per key
 }
 
 // NewCampaign loads and builds every cassette o.Cassettes names and
 // returns a campaign over them; the error names the cassette that does not
 // load, does not build or lacks the resource.
 func NewCampaign(o Options) (*Campaign, error) {
-	c := &Campaign{opts: o, target: o.Target, res: resourceOf(o), refs: reference.New(o.Masks...)}
+	c := &Campaign{opts: o, target: o.Target, res: resourceOf(o)}
+	c.judge = judge{opts: o, res: c.res, refs: reference.New(o.Masks...)}
 	if c.target.Run == nil {
 		c.target, _ = targets.Lookup("informer")
 	}
@@ -66,12 +65,12 @@ func NewCampaign(o Options) (*Campaign, error) {
 		}
 	}
 	for _, name := range o.Invariants {
-		if _, ok := c.invariant(name); !ok {
+		if _, ok := c.judge.invariant(name); !ok {
 			return nil, fmt.Errorf("%w: %q", oracle.ErrUnknownInvariant, name)
 		}
 	}
 	var err error
-	if c.known, err = knownOf(o); err != nil {
+	if c.judge.known, err = knownOf(o); err != nil {
 		return nil, err
 	}
 	if o.Recordings != nil {
@@ -276,14 +275,12 @@ func (c *Campaign) checkDecoded(t *testing.T, in input, scenario string) *Outcom
 	fc := c.cassettes[in.cassette]
 	spec := c.spec(in)
 	out := &Outcome{Input: inputFor(in), Cassette: fc.Path, CassetteIndex: in.cassette, WatchList: in.watchList, Gates: in.gates, Plan: in.plan, Level: spec.Level, Scenario: scenario}
-	obs, ref := c.observe(t, spec)
-	c.judge(out, obs, ref)
+	c.runOnce(t, spec, out)
 	if out.Report != "" && out.Known == "" && spec.Level == Typed {
 		typed := out.Report
 		spec.Level = Wire
 		out.Level = Wire
-		obs, ref := c.observe(t, spec)
-		c.judge(out, obs, ref)
+		c.runOnce(t, spec, out)
 		if out.Report == "" {
 			out.Unconfirmed = typed
 		}
@@ -309,31 +306,6 @@ func (c *Campaign) spec(in input) harness.Spec {
 		Latency: c.opts.Latency, Actors: c.opts.Actors, FaultsOnActors: c.opts.FaultsOnActors}
 }
 
-// judge checks the campaign's invariants on obs against ref into out.
-func (c *Campaign) judge(out *Outcome, obs *observe.Observation, ref *oracle.Reference) {
-	out.Observation, out.Reference = obs, ref
-	out.Results, out.NotJudged = c.results(obs, ref)
-	out.Breaking = oracle.FiredBreaking(obs)
-	sig := out.Signature()
-	broke := len(sig.Invariants) > 0
-	out.Expected = broke && len(out.Breaking) > 0
-	out.Known = ""
-	if broke && !out.Expected {
-		for _, k := range c.known {
-			if k.Matches(sig) {
-				out.Known = k.Name
-				break
-			}
-		}
-		if out.Known == "" {
-			if names, ok := oracle.KnownCover(out.Results, sig, c.known); ok {
-				out.Known = strings.Join(names, " + ")
-			}
-		}
-	}
-	out.Report = c.report(out)
-}
-
 // Fail minimizes and saves out (see Save) and fails t with the report.
 func (c *Campaign) Fail(t *testing.T, out *Outcome) {
 	t.Helper()
@@ -347,23 +319,4 @@ func (c *Campaign) Fail(t *testing.T, out *Outcome) {
 	}
 	t.Fatalf("target %s broke invariants:\n%s\nreport: %s\nreproducer: %s%s", c.target.Name, saved.Outcome.Report,
 		filepath.Join(saved.Dir, ReportFile), filepath.Join(saved.Dir, ReproducerFile), note)
-}
-
-// results checks the campaign's invariants on obs: each one's result, and
-// why those not judged were not.
-func (c *Campaign) results(obs *observe.Observation, ref *oracle.Reference) (results map[string]error, notJudged map[string]string) {
-	results, notJudged = map[string]error{}, map[string]string{}
-	if names := c.builtinNames(); len(names) > 0 {
-		results, notJudged = oracle.JudgeAgainst(obs, ref, names)
-	}
-	for _, inv := range c.opts.Extra {
-		if len(c.opts.Invariants) == 0 || slices.Contains(c.opts.Invariants, inv.Name) {
-			err, why := oracle.JudgeOne(inv, obs)
-			results[inv.Name] = err
-			if why != "" {
-				notJudged[inv.Name] = why
-			}
-		}
-	}
-	return results, notJudged
 }

@@ -95,9 +95,9 @@ func TestViolations(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &Campaign{opts: Options{Invariants: tc.names}}
+			c := &Campaign{judge: judge{opts: Options{Invariants: tc.names}}}
 			out := &Outcome{Input: []byte{1, 1, 0x80}, Cassette: "c.yaml", WatchList: tc.in.watchList, Plan: tc.in.plan}
-			c.judge(out, tc.obs, nil)
+			c.judge.verdict(out, tc.obs, nil)
 			got := out.Report
 			if len(tc.want) == 0 && got != "" {
 				t.Errorf("report: got %q, want empty", got)

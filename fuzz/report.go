@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/faults"
-	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/internal/engine"
 	"github.com/lwreplay/lwreplay/fuzz/internal/report"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
@@ -85,8 +84,7 @@ func (c *Campaign) checkPlan(t *testing.T, out *Outcome, plan faults.Plan) *Outc
 	spec := c.spec(in)
 	spec.Level = Wire
 	try := &Outcome{Input: inputOr(in, out.Input), Cassette: out.Cassette, CassetteIndex: out.CassetteIndex, WatchList: out.WatchList, Gates: out.Gates, Plan: plan, Level: Wire, Scenario: out.Scenario}
-	obs, ref := c.observe(t, spec)
-	c.judge(try, obs, ref)
+	c.runOnce(t, spec, try)
 	return try
 }
 
@@ -124,8 +122,7 @@ func (c *Campaign) Save(t *testing.T, out *Outcome, dir string) (*Saved, error) 
 	spec := c.spec(in)
 	spec.Level, spec.RecordTo = Wire, repro
 	recorded := &Outcome{Input: min.Input, Cassette: min.Cassette, CassetteIndex: min.CassetteIndex, WatchList: min.WatchList, Gates: min.Gates, Plan: min.Plan, Level: Wire, Scenario: min.Scenario}
-	obs, ref := c.observe(t, spec)
-	c.judge(recorded, obs, ref)
+	c.runOnce(t, spec, recorded)
 	saved := &Saved{Dir: dir, Outcome: recorded, Reproduced: sameBroken(recorded, min)}
 	if !saved.Reproduced {
 		// The recording run went another way (scheduling); report what the
@@ -219,16 +216,4 @@ func artifactDir(t testing.TB, target string, out *Outcome) string {
 func goTestArtifacts() bool {
 	f := flag.Lookup("test.artifacts")
 	return f != nil && f.Value.String() == "true"
-}
-
-// report renders the broken invariants of out ("" when none broke).
-func (c *Campaign) report(out *Outcome) string {
-	var in []byte
-	if out.Input != nil {
-		in = CanonicalInput(out.Input)
-	}
-	return report.Text(report.Facts{Results: out.Results, NotJudged: out.NotJudged, Signature: out.Signature(), Known: out.Known,
-		Observation: out.Observation, Resource: c.res, Cassette: out.Cassette, WatchList: out.WatchList, Level: out.Level,
-		Pace: c.opts.Pace, Latency: harness.Latency(c.opts.Latency), Plan: planText(out.Plan), Actors: actorNames(c.opts.Actors),
-		FaultsOnActors: c.opts.FaultsOnActors, Scenario: out.Scenario, Seed: out.Seed, Input: in})
 }
