@@ -26,7 +26,8 @@ type Request struct {
 	Code int
 
 	// Stack holds the program counters of the goroutine that sent it
-	// (see Site); nil when the run did not keep them.
+	// (the oracle names the site from them); nil when the run did not keep
+	// them.
 	Stack []uintptr
 }
 

@@ -1,17 +1,17 @@
-// Package oracle judges what a run saw: Observation is everything a run of
-// a target observed (its deliveries, store, requests, panics, the truth
-// the replay served: every resource's history with the target's writes,
-// and its writes as the replay answered them), Invariant is a named
-// property a correct target has, each quoting the client-go guarantee it
-// guards, and Invariants are the built-in ones in report order. Judge checks an Observation under the one
-// rule of scope (an EndState invariant is not judged on an unsettled run;
-// a check may say ErrNotJudged). Signature names a finding apart from the
-// plan that reached it (the broken invariants, what differed for those
-// that say, and the site where the target went wrong), and Known matches
-// the findings known already.
+// Package oracle judges what a run saw. It reads the run record
+// (observe.Observation) and never runs a target.
 //
-// It imports no part of the harness: the harness fills an Observation, the
-// oracle reads it.
+// Invariant is a named property a correct target has, each quoting the
+// client-go guarantee it guards. Invariants are the built-in ones, in
+// report order. Judge checks an Observation under the one rule of scope:
+// an EndState invariant is not judged on an unsettled run, and a check may
+// say ErrNotJudged. JudgeAgainst also gives same-outcome its Reference:
+// the fault-free reference runs' FinalState and the masks learned from
+// them.
+//
+// Signature names a finding apart from the plan that reached it: the
+// broken invariants, what differed for those that say, and the site where
+// the target went wrong. Known matches the findings known already.
 //
 //	results := oracle.Judge(obs)            // every built-in invariant
 //	err := oracle.Judge(obs, "converged")["converged"]

@@ -77,9 +77,9 @@ var (
 	ErrNoObservation = errors.New("no observation")
 )
 
-// defaultLiveBound is how long, in virtual time after the last fault fired
+// DefaultLiveBound is how long, in virtual time after the last fault fired
 // (or after the start when none did), a target may take to converge when
-// Options.LiveBound does not say.
+// harness.Spec.LiveBound does not say.
 const DefaultLiveBound = 10 * time.Minute
 
 // Invariants lists every invariant, in report order.
@@ -317,106 +317,6 @@ func minStateSize(l *history.Log) int {
 		least = min(least, len(present))
 	}
 	return least
-}
-
-func checkLive(o *observe.Observation) error {
-	if o == nil {
-		return fmt.Errorf("%w: %w: nil observation", ErrNotLive, ErrNoObservation)
-	}
-	if o.ConvergedAt < 0 {
-		return fmt.Errorf("%w: never converged (last fault at %v)", ErrNotLive, o.LastFaultAt)
-	}
-	from := max(o.LastFaultAt, 0)
-	bound := o.LiveBound
-	if bound <= 0 {
-		bound = DefaultLiveBound
-	}
-	if took := o.ConvergedAt - from; took > bound {
-		return fmt.Errorf("%w: converged at %v, %v after the last fault at %v, want at most %v",
-			ErrNotLive, o.ConvergedAt, took, from, bound)
-	}
-	return nil
-}
-
-func checkNoBookmarkObject(o *observe.Observation) error {
-	if o == nil {
-		return fmt.Errorf("%w: %w: nil observation", ErrBookmarkObject, ErrNoObservation)
-	}
-	var errs []error
-	for i, d := range o.Deliveries {
-		if d.Bookmark {
-			errs = append(errs, fmt.Errorf("%w: delivery %d: %s of a bookmark at rv %s", ErrBookmarkObject, i, d.Op, d.RV))
-		}
-	}
-	if obj, ok := o.Store[""]; ok {
-		errs = append(errs, fmt.Errorf("%w: store holds an object with an empty key (rv %s)", ErrBookmarkObject, rvOf(obj)))
-	}
-	return errors.Join(errs...)
-}
-
-func checkNoHotLoop(o *observe.Observation) error {
-	if o == nil {
-		return fmt.Errorf("%w: %w: nil observation", ErrHotLoop, ErrNoObservation)
-	}
-	if o.HotLoop == nil {
-		return nil
-	}
-	if n := o.HotLoop.Answering; n > 0 {
-		return fmt.Errorf("%w: %s, by %v of virtual time, in answer to the garbage collector's %d deletes of the target's objects within it (the target made them again: their owners' deletion had not reached its cache)",
-			ErrNotJudged, o.HotLoop.Why, o.HotLoop.At, n)
-	}
-	return withSite(fmt.Errorf("%w: %s, by %v of virtual time (%s); the goroutine whose request crossed the bound:\n%s",
-		ErrHotLoop, o.HotLoop.Why, o.HotLoop.At, requestCounts(requestsPerResource(o.Requests)), o.HotLoop.Stack), stackSite(o.HotLoop.Stack))
-}
-
-func checkCleanStop(o *observe.Observation) error {
-	if o == nil {
-		return fmt.Errorf("%w: %w: nil observation", ErrUncleanStop, ErrNoObservation)
-	}
-	var errs []error
-	count := map[string]int{}
-	for _, p := range o.Panics {
-		count[p]++
-	}
-	for _, p := range o.Panics { // in order, each message once
-		switch n := count[p]; {
-		case n == 1:
-			errs = append(errs, fmt.Errorf("%w: panic: %s", ErrUncleanStop, p))
-		case n > 1:
-			errs = append(errs, fmt.Errorf("%w: panic (%d times): %s", ErrUncleanStop, n, p))
-		}
-		count[p] = 0
-	}
-	for i, e := range o.Errors {
-		if i == 3 {
-			errs = append(errs, fmt.Errorf("%w: %d more target errors", ErrUncleanStop, len(o.Errors)-i))
-			break
-		}
-		errs = append(errs, fmt.Errorf("%w: target error: %s", ErrUncleanStop, e))
-	}
-	if o.NotStopped {
-		errs = append(errs, fmt.Errorf("%w: Run did not return within %v of its context being cancelled", ErrUncleanStop, StopGrace))
-	}
-	if o.LeftGoroutines != 0 {
-		errs = append(errs, fmt.Errorf("%w: %d goroutines left after stop, want 0; the first:\n%s", ErrUncleanStop, o.LeftGoroutines, o.LeftStack))
-	}
-	site := ""
-	switch {
-	case len(o.PanicSites) > 0:
-		site = o.PanicSites[0]
-	case o.LeftGoroutines != 0:
-		site = stackSite(o.LeftStack)
-	}
-	return withSite(errors.Join(errs...), site)
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // InReportOrder returns the names in results, in report order (unknown

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -69,30 +68,7 @@ func goodObservation(t *testing.T) *observe.Observation {
 	}
 }
 
-// withReference gives o a served history (its truth), one write and a
-// reference: the served history's outcome, changed by change (nil: none),
-// under the default masks.
-func withReference(o *observe.Observation, change func(ref *oracle.FinalState)) {
-	o.Served = &history.History{Logs: []*history.Log{o.TruthLog}}
-	o.Writes = []history.WriteAnswer{{Verb: "create", Resource: o.TruthLog.Resource, Key: "ns/d", Code: 201, Event: history.Added}}
-	o.WritesLogged = true
-	ref := oracle.FinalStateOf(o.Served)
-	if change != nil {
-		change(&ref)
-	}
-	references.Store(o, &oracle.Reference{FinalState: ref, Masks: oracle.DefaultMaskSet(), Writes: 1})
-}
-
-// references holds the reference withReference gave each observation: the
-// judge takes it beside the observation, not in it.
-var references sync.Map // *observe.Observation → *oracle.Reference
-
-// referenceOf returns the reference withReference gave o (nil: none).
-func referenceOf(o *observe.Observation) *oracle.Reference {
-	ref, _ := references.Load(o)
-	r, _ := ref.(*oracle.Reference)
-	return r
-}
+// *observe.Observation → *oracle.Reference
 
 func TestInvariants(t *testing.T) {
 	t.Parallel()

@@ -250,7 +250,7 @@ func rootsOf(err error) []error {
 // it. KnownFindings lists the shipped ones.
 type Known struct {
 	// Name is the finding's name: "kubernetes#140890". Reports, the
-	// summary and Options.ReportKnown use it.
+	// summary and fuzz.Options.ReportKnown use it.
 	Name string
 	// Doc says in one line what the bug is.
 	Doc string
@@ -307,7 +307,7 @@ func (k Known) In(v string) bool {
 }
 
 // KnownFindings are the bugs lwreplay found in client-go that are open
-// upstream (docs/bugs-found.md), as Options.ReportKnown names them;
+// upstream (docs/bugs-found.md), as fuzz.Options.ReportKnown names them;
 // a campaign takes those of the client-go it runs as known.
 var KnownFindings = []Known{
 	{Name: "kubernetes#140890",

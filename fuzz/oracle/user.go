@@ -12,7 +12,7 @@ import (
 // report can tell it from the built-in ones.
 var ErrUserInvariant = errors.New("user invariant broken")
 
-// NewInvariant returns a user invariant for Options.Extra: check gets the
+// NewInvariant returns a user invariant for fuzz.Options.Extra: check gets the
 // history the replayer served of the run's resource (the truth, with the
 // target's writes) and what the run observed — the served history of
 // every resource (Observation.Served), the target's writes as the replay
