@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lwreplay/lwreplay/fuzz/internal/site"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
@@ -146,7 +147,7 @@ func (b *requestBound) RoundTrip(req *http.Request) (*http.Response, error) {
 	idx := len(b.log)
 	if !over {
 		r := requestOf(req, now)
-		r.Stack = oracle.Callers()
+		r.Stack = site.Callers()
 		b.log = append(b.log, r)
 		if b.collected != nil {
 			b.gcAt = append(b.gcAt, b.collected())

@@ -12,9 +12,9 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/lwreplay/lwreplay/fuzz/internal/site"
 	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
-	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
 // The target of a run is one process until a fault crashes it
@@ -83,7 +83,7 @@ func startInstance(ctx context.Context, s Spec, transport http.RoundTripper, sta
 		defer close(in.done)
 		defer func() {
 			if in.panic = recover(); in.panic != nil {
-				in.panicAt, in.panicSite = time.Since(start), oracle.CallerSite()
+				in.panicAt, in.panicSite = time.Since(start), site.CallerSite()
 			}
 		}()
 		in.err = target.Run(ctx, in.env)

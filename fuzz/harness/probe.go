@@ -9,9 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/lwreplay/lwreplay/fuzz/internal/site"
 	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
-	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -65,9 +65,9 @@ func (r *Probe) Elapsed() time.Duration { return time.Since(r.start) }
 func (r *Probe) Panic(v any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	site := oracle.CallerSite() // while panicking, the frames below the panic are on the stack
+	where := site.CallerSite() // while panicking, the frames below the panic are on the stack
 	r.panics = append(r.panics, fmt.Sprint(v))
-	r.panicSites = append(r.panicSites, site)
+	r.panicSites = append(r.panicSites, where)
 	if len(r.panics) == 1 {
 		r.firstPanic = time.Since(r.start)
 	}

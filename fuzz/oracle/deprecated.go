@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"github.com/lwreplay/lwreplay/fuzz/internal/site"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -102,3 +103,13 @@ func OutcomeOf(h *history.History) FinalState { return FinalStateOf(h) }
 //
 // Deprecated: use DiffFinalState.
 func DiffOutcome(ref, got FinalState, m Masks) error { return DiffFinalState(ref, got, m) }
+
+// Callers returns the calling goroutine's program counters.
+//
+// Deprecated: the harness keeps them; lwreplay's internal/site has them.
+func Callers() []uintptr { return site.Callers() }
+
+// CallerSite returns the site of the calling goroutine's stack.
+//
+// Deprecated: the harness names it; lwreplay's internal/site has it.
+func CallerSite() string { return site.CallerSite() }

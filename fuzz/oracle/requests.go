@@ -5,16 +5,14 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lwreplay/lwreplay/fuzz/internal/site"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 )
 
-// requestSite returns where the goroutine that sent r was (see siteOf; ""
+// requestSite returns where the goroutine that sent r was (see site.OfPCs; ""
 // when the run did not keep its stack).
 func requestSite(r observe.Request) string {
-	if len(r.Stack) == 0 {
-		return ""
-	}
-	return siteOf(framesOf(r.Stack))
+	return site.OfPCs(r.Stack)
 }
 
 // requestsPerResource counts log's requests by resource.
