@@ -11,6 +11,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/fuzz/targets"
 	"github.com/lwreplay/lwreplay/history"
@@ -47,8 +48,8 @@ func TestLateFaultJudgedAfterBound(t *testing.T) {
 				if obs.Unsettled != tc.wantUnsettled {
 					t.Errorf("unsettled: got %v, want %v (last fault at %v, ended at %v)", obs.Unsettled, tc.wantUnsettled, obs.LastFaultAt, obs.EndedAt)
 				}
-				if !tc.wantUnsettled && obs.EndedAt < obs.LastFaultAt+oracle.DefaultLiveBound && !obs.EndedEarly {
-					t.Errorf("ended at: got %v, want the live bound after the last fault (%v) or an early end", obs.EndedAt, obs.LastFaultAt+oracle.DefaultLiveBound)
+				if !tc.wantUnsettled && obs.EndedAt < obs.LastFaultAt+observe.DefaultLiveBound && !obs.EndedEarly {
+					t.Errorf("ended at: got %v, want the live bound after the last fault (%v) or an early end", obs.EndedAt, obs.LastFaultAt+observe.DefaultLiveBound)
 				}
 				for name, err := range oracle.Judge(obs) {
 					if err != nil {

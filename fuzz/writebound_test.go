@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
@@ -102,9 +103,9 @@ func TestWriteBoundsEndTheRun(t *testing.T) {
 			}
 			// promptly: the run looks no more once the bound is crossed (within
 			// seconds), then gives the target its stop grace; not at the watchdog
-			if obs.BoundEnd.At > 10*time.Second || obs.EndedAt > obs.BoundEnd.At+oracle.StopGrace {
+			if obs.BoundEnd.At > 10*time.Second || obs.EndedAt > obs.BoundEnd.At+observe.StopGrace {
 				t.Errorf("ended at: got %v (bound crossed at %v), want crossed within 10 s and ended by the stop grace (%v) after",
-					obs.EndedAt, obs.BoundEnd.At, oracle.StopGrace)
+					obs.EndedAt, obs.BoundEnd.At, observe.StopGrace)
 			}
 		})
 	}

@@ -114,7 +114,7 @@ func TestManagerLeaderElection(t *testing.T) {
 		}
 		// Every renewal due before the run stopped the manager happened:
 		// a short run stops before the first (2 s after the create).
-		stopped := obs.EndedAt - oracle.StopGrace
+		stopped := obs.EndedAt - observe.StopGrace
 		if due := int((stopped - created) / (2 * time.Second)); len(renewals) < due-1 || len(renewals) > due+1 {
 			t.Errorf("lease %s: got %d renewals %v, want %d (one every 2s from the create at %v to the stop at %v)", leaseKey, len(renewals), renewals, due, created, stopped)
 		}

@@ -84,7 +84,7 @@ func TestWriteLoopEndsAtItsBound(t *testing.T) {
 	if err := oracle.Judge(obs, "no-write-storm")["no-write-storm"]; !errors.Is(err, oracle.ErrWriteStorm) {
 		t.Errorf("no-write-storm: got %v, want %v", err, oracle.ErrWriteStorm)
 	}
-	if obs.BoundEnd.At > time.Minute || obs.EndedAt > obs.BoundEnd.At+oracle.StopGrace {
+	if obs.BoundEnd.At > time.Minute || obs.EndedAt > obs.BoundEnd.At+observe.StopGrace {
 		t.Errorf("ended at: got %v (bound crossed at %v), want crossed within a minute and ended by the stop grace after", obs.EndedAt, obs.BoundEnd.At)
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/lwreplay/lwreplay/actor"
 	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
-	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/weakcache"
 )
@@ -162,7 +161,7 @@ func (rs *actorRuns) stop() {
 	rs.cancel()
 }
 
-// wait waits until each actor's Run has returned, or until oracle.StopGrace
+// wait waits until each actor's Run has returned, or until observe.StopGrace
 // after stoppedAt (virtual time since the start), and records in obs how
 // each ended: every failure, and a Run that did not return. A failure
 // fails t: the run's setup broke, not the target.
@@ -176,8 +175,8 @@ func (rs *actorRuns) wait(t *testing.T, obs *observe.Observation, stoppedAt time
 		}
 	}()
 	for _, r := range rs.runs {
-		if !r.returned(stoppedAt + oracle.StopGrace - time.Since(rs.start)) {
-			obs.ActorErrors = append(obs.ActorErrors, fmt.Sprintf("actor %s: Run had not returned %v after its context was cancelled", r.a.Name, oracle.StopGrace))
+		if !r.returned(stoppedAt + observe.StopGrace - time.Since(rs.start)) {
+			obs.ActorErrors = append(obs.ActorErrors, fmt.Sprintf("actor %s: Run had not returned %v after its context was cancelled", r.a.Name, observe.StopGrace))
 			continue
 		}
 		if why := r.failure(); why != "" {

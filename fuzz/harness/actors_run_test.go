@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/lwreplay/lwreplay/actor"
-	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/testutil"
 )
@@ -91,7 +91,7 @@ func TestActorsEnd(t *testing.T) {
 			}
 			// the labeller's last patch is at about 4.5 s (client-go's 5
 			// requests a second); the others write nothing that counts
-			if looked := obs.EndedAt - oracle.StopGrace; tc.early && (looked < actorQuietEnd || looked > actorQuietEnd+10*time.Second) {
+			if looked := obs.EndedAt - observe.StopGrace; tc.early && (looked < actorQuietEnd || looked > actorQuietEnd+10*time.Second) {
 				t.Errorf("last look: got %v, want %v after the actors' last write (within 10 s of the start)", looked, actorQuietEnd)
 			}
 			if len(obs.ActorErrors) > 0 || obs.LeftGoroutines > 0 {

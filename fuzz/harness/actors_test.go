@@ -194,7 +194,7 @@ func TestActorCannotStart(t *testing.T) {
 		"actors: got actor broken: Run returned at 0s: cannot reach the cluster, want each to run until the run's end (the run's setup failed, not the target)",
 		// at once (the target starts once the actor's first request could
 		// be answered), and the minute the target is given to stop
-		fmt.Sprintf("ended at: %v\n", Latency(0)+actorOffset(0)+oracle.StopGrace),
+		fmt.Sprintf("ended at: %v\n", Latency(0)+actorOffset(0)+observe.StopGrace),
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("child's output: got\n%s\nwant it to hold %q", out, want)

@@ -24,7 +24,7 @@ import (
 // new Probe (cold caches), against the same replay. A fault may stop it
 // instead (graceful-restart): its context is cancelled, as by a SIGTERM,
 // it runs its graceful shutdown, and once its Run has returned (or
-// oracle.StopGrace of virtual time has passed: NotStopped) it is cut off
+// observe.StopGrace of virtual time has passed: NotStopped) it is cut off
 // as a crashed one is and a fresh instance starts. The invariants judge
 // the last instance's deliveries, store and sync; the panics and errors
 // every instance recorded before it ended count too.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/lwreplay/lwreplay/cassette"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
-	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/recorder"
 )
@@ -167,7 +166,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 	obs := &observe.Observation{Resource: res, SyncedAt: -1, LastFaultAt: -1, ConvergedAt: -1, FirstPanicAt: -1, LiveBound: s.LiveBound,
 		Gates: effectiveGates(s.Gates, s.WatchList)}
 	if obs.LiveBound <= 0 {
-		obs.LiveBound = oracle.DefaultLiveBound
+		obs.LiveBound = observe.DefaultLiveBound
 	}
 
 	ctx, cancel := context.WithCancel(t.Context())
@@ -226,7 +225,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 				select {
 				case <-in.done:
 				default:
-					if now-at < oracle.StopGrace {
+					if now-at < observe.StopGrace {
 						select {
 						case <-in.done:
 						case <-time.After(tick):
@@ -320,7 +319,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 		// Give the goroutines the target started (and the replayer's) a
 		// moment of virtual time to end; those still blocked after it are
 		// left over, and counted when the bubble ends.
-		time.Sleep(oracle.StopGrace)
+		time.Sleep(observe.StopGrace)
 		if in.panic != nil {
 			obs.Panics = append(obs.Panics, fmt.Sprint(in.panic))
 			obs.PanicSites = append(obs.PanicSites, in.panicSite)
@@ -331,7 +330,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 		if in.err != nil && !errors.Is(in.err, context.Canceled) {
 			obs.Errors = append(obs.Errors, fmt.Sprintf("Run returned: %v", in.err))
 		}
-	case <-time.After(oracle.StopGrace):
+	case <-time.After(observe.StopGrace):
 		obs.NotStopped = true
 	}
 	acts.wait(t, obs, stoppedAt)

@@ -11,7 +11,3 @@ import "time"
 // watch ends, and which frames and decision points it carries, do not
 // depend on that draw.
 const WatchCap = 5 * time.Minute
-
-// StopGrace is how long, in virtual time, a stopped target has to end its
-// goroutines (a goroutine waiting on a timer within it is not left over).
-const StopGrace = time.Minute

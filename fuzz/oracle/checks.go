@@ -18,7 +18,7 @@ func checkLive(o *observe.Observation) error {
 	from := max(o.LastFaultAt, 0)
 	bound := o.LiveBound
 	if bound <= 0 {
-		bound = DefaultLiveBound
+		bound = observe.DefaultLiveBound
 	}
 	if took := o.ConvergedAt - from; took > bound {
 		return fmt.Errorf("%w: converged at %v, %v after the last fault at %v, want at most %v",
@@ -84,7 +84,7 @@ func checkCleanStop(o *observe.Observation) error {
 		errs = append(errs, fmt.Errorf("%w: target error: %s", ErrUncleanStop, e))
 	}
 	if o.NotStopped {
-		errs = append(errs, fmt.Errorf("%w: Run did not return within %v of its context being cancelled", ErrUncleanStop, StopGrace))
+		errs = append(errs, fmt.Errorf("%w: Run did not return within %v of its context being cancelled", ErrUncleanStop, observe.StopGrace))
 	}
 	if o.LeftGoroutines != 0 {
 		errs = append(errs, fmt.Errorf("%w: %d goroutines left after stop, want 0; the first:\n%s", ErrUncleanStop, o.LeftGoroutines, o.LeftStack))

@@ -113,3 +113,13 @@ func Callers() []uintptr { return site.Callers() }
 //
 // Deprecated: the harness names it; lwreplay's internal/site has it.
 func CallerSite() string { return site.CallerSite() }
+
+// StopGrace is observe.StopGrace.
+//
+// Deprecated: use observe.StopGrace.
+const StopGrace = observe.StopGrace
+
+// DefaultLiveBound is observe.DefaultLiveBound.
+//
+// Deprecated: use observe.DefaultLiveBound.
+const DefaultLiveBound = observe.DefaultLiveBound

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"time"
 
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/history"
@@ -76,11 +75,6 @@ var (
 	// or one without the TruthLog an invariant needs.
 	ErrNoObservation = errors.New("no observation")
 )
-
-// DefaultLiveBound is how long, in virtual time after the last fault fired
-// (or after the start when none did), a target may take to converge when
-// harness.Spec.LiveBound does not say.
-const DefaultLiveBound = 10 * time.Minute
 
 // Invariants lists every invariant, in report order.
 var Invariants = []Invariant{

@@ -165,7 +165,7 @@ func TestInvariants(t *testing.T) {
 
 		{name: "live - converged right after the last fault - pass", invariant: "live",
 			mutate: func(o *observe.Observation) {
-				o.LastFaultAt, o.ConvergedAt = time.Hour, time.Hour+oracle.DefaultLiveBound
+				o.LastFaultAt, o.ConvergedAt = time.Hour, time.Hour+observe.DefaultLiveBound
 			}},
 		{name: "live - never converged - fail", invariant: "live", want: oracle.ErrNotLive,
 			mutate: func(o *observe.Observation) { o.ConvergedAt = -1 }},
@@ -177,7 +177,7 @@ func TestInvariants(t *testing.T) {
 			mutate: func(o *observe.Observation) { o.Deliveries = o.Deliveries[:len(o.Deliveries)-2]; o.Unsettled = true }},
 		{name: "live - converged too long after the last fault - fail", invariant: "live", want: oracle.ErrNotLive,
 			mutate: func(o *observe.Observation) {
-				o.LastFaultAt, o.ConvergedAt = time.Hour, time.Hour+oracle.DefaultLiveBound+time.Second
+				o.LastFaultAt, o.ConvergedAt = time.Hour, time.Hour+observe.DefaultLiveBound+time.Second
 			}},
 		{name: "live - a bound of one minute, converged after two - fail", invariant: "live", want: oracle.ErrNotLive,
 			mutate: func(o *observe.Observation) {

@@ -174,7 +174,7 @@ func TestScopeUnsettled(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := goodObservation(t)
 			delete(o.Store, "ns/a")
-			o.Unsettled, o.LastFaultAt, o.EndedAt, o.LiveBound = tc.unsettled, 30*60e9, 31*60e9, oracle.DefaultLiveBound
+			o.Unsettled, o.LastFaultAt, o.EndedAt, o.LiveBound = tc.unsettled, 30*60e9, 31*60e9, observe.DefaultLiveBound
 			err, why := oracle.JudgeOne(tc.inv, o)
 			if (err != nil) != tc.wantBroken {
 				t.Errorf("result: got %v, want broken %v", err, tc.wantBroken)
