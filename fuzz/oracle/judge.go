@@ -15,7 +15,7 @@ type Scope int
 const (
 	// EndState invariants judge where the run ended: the target's store or
 	// its own state against the truth's final state. They are judged only
-	// on a settled run (see Observation.Unsettled): a run whose faults
+	// on a settled run (see Observation.Unsettled). A run whose faults
 	// kept firing until its end gives a correct target no chance to
 	// converge, and says nothing about whether it would have.
 	EndState Scope = iota
@@ -36,8 +36,8 @@ func (s Scope) String() string {
 }
 
 // ErrNotJudged wraps what an invariant's check returns when the run gives
-// it nothing to judge (a target that never synced, a gate under which
-// client-go promises nothing): the invariant is neither held nor broken,
+// it nothing to judge: a target that never synced, or a gate under which
+// client-go promises nothing. The invariant is neither held nor broken,
 // and the report says why.
 var ErrNotJudged = errors.New("not judged")
 

@@ -93,12 +93,12 @@ type One struct {
 }
 
 // confirmRuns is how many more fault-free runs (other seeds) an alarm of
-// same-outcome is confirmed with at most, and maxConfirmRuns how many one
-// key's alarms may make in all: a difference a fault-free run shows too is
-// nondeterminism that two reference runs missed (under PaceRecorded, a
-// parent the recording deletes and creates again: whether the controller
-// saw it gone, and recreated its child, is timing), learned into the
-// key's masks; once the key has made maxConfirmRuns, its alarms stand.
+// same-outcome is confirmed with at most. maxConfirmRuns is how many one
+// key's alarms may make in all. A difference a fault-free run shows too is
+// nondeterminism that two reference runs missed, learned into the key's
+// masks. (Under PaceRecorded, a parent the recording deletes and creates
+// again is one: whether the controller saw it gone is timing.) Once the
+// key has made maxConfirmRuns, its alarms stand.
 const (
 	confirmRuns    = 4
 	maxConfirmRuns = 16
@@ -119,11 +119,10 @@ func (r *One) Get(t *testing.T, spec harness.Spec) *oracle.Reference {
 }
 
 // Confirm returns the reference obs, a run of spec, is to be judged
-// against: when obs's end state differs from the reference's, up to
+// against. When obs's end state differs from the reference's, up to
 // confirmRuns more fault-free runs of spec with other seeds widen the
-// masks with what they differ in from the reference (LearnMasks), until
-// obs's difference is masked or they are spent; the widened reference
-// serves the key's later runs too.
+// masks (LearnMasks). They stop once obs's difference is masked or they
+// are spent. The widened reference serves the key's later runs too.
 func (r *One) Confirm(t *testing.T, spec harness.Spec, obs *observe.Observation) *oracle.Reference {
 	t.Helper()
 	ref := r.Get(t, spec)

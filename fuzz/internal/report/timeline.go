@@ -16,18 +16,16 @@ import (
 )
 
 // WriteTimeline writes the timeline of a run as one self-contained HTML
-// page, every lane on the run's virtual clock: the truth's events, each
-// when the replay first served it to the target (a LIST page or watch
-// frame of o.Servings; those never served without a time, and every one
-// with its recorded offset on demand), the target's requests, the plan's decisions
-// that fired (in the story's words), each request's HTTP status, the
-// target's writes as the replay answered them (verb, key, resourceVersion
-// before → after, code), the handler's deliveries, and, when results holds a broken invariant, the
-// violation marked when the run saw it (the hot loop's request, the first
-// panic, else the end of the run, where the invariants judge what the
-// target did) with the diff of the target's final
-// store against the truth's final state. results may be nil (no
-// violation shown).
+// page, every lane on the run's virtual clock. The truth's events are
+// placed when the replay first served them (o.Servings). Those never
+// served have no time, and each keeps its recorded offset on demand. Then
+// come the target's requests with each one's HTTP status, and the plan's
+// decisions that fired, in the story's words. The target's writes follow
+// as the replay answered them (verb, key, resourceVersion before → after,
+// code), then the handler's deliveries. When results holds a broken
+// invariant, the violation is marked when the run saw it (detectedAt).
+// It carries the diff of the target's final store against the truth's
+// final state. results may be nil (no violation shown).
 func WriteTimeline(w io.Writer, o *observe.Observation, results map[string]error) error {
 	if o == nil {
 		return fmt.Errorf("%w: timeline: no observation", ErrReport)

@@ -11,13 +11,13 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 )
 
-// Scenario is one of Sieve's classes of test plan, as data: the plans of
-// the class that a target's fault-free run of an input makes worth
-// trying, each placed among that run's own writes, LISTs and watches (a
-// restart after the target's k-th write, its LIST after it stale). Sieve
-// derives its test plans from a reference run the same way; here the
-// plans are made from the run of every fault-free input (once per
-// cassette, client path and gates) when fuzz.Options.Scenarios is set.
+// Scenario is one of Sieve's classes of test plan, as data. Its plans are
+// those a target's fault-free run of an input makes worth trying. Each is
+// placed among that run's own writes, LISTs and watches: a restart after
+// the target's k-th write, its LIST after it stale. Sieve derives its test
+// plans from a reference run the same way. Here they are made from the run
+// of every fault-free input (once per cassette, client path and gates)
+// when fuzz.Options.Scenarios is set.
 type Scenario struct {
 	// Name is the scenario's registry name: the report key and the name
 	// fuzz.Campaign.Check's report gives its plans.
@@ -233,26 +233,24 @@ func Exact(plan faults.Plan, fired []faults.Firing, resource string) (exact faul
 	return exact, true
 }
 
-// Budget is how long one input's check in a fuzzing worker may
-// take with its scenario plans: go test's engine ends a worker whose input
-// runs 10 s (internal/fuzz, RunFuzzWorker), and a controller's key has
-// dozens of plans. It counts from the input's start (its own run and
-// reference runs spend the same 10 s), and a plan starts only if the
-// longest plan of its key so far would end within it (StartsPlan). The
-// next input of the key takes up where the last stopped, so the worker
-// runs them all in turn; a failure found so is
-// one of the plans every plain run of the input (no budget: go test
-// -run, the coordinator's report) runs too, in the same order, so it
-// repeats there.
+// Budget is how long one input's check in a fuzzing worker may take with
+// its scenario plans. go test's engine ends a worker whose input runs 10 s
+// (internal/fuzz, RunFuzzWorker), and a controller's key has dozens of
+// plans. The budget counts from the input's start: its own run and
+// reference runs spend the same 10 s. A plan starts only if the longest
+// plan of its key so far would end within it (StartsPlan). The next input
+// of the key takes up where the last stopped, so the worker runs them all
+// in turn. A failure found so repeats in every plain run of the input (no
+// budget: go test -run, the coordinator's report), which runs the same
+// plans in the same order.
 const Budget = 5 * time.Second
 
 // StartsPlan says whether a fuzzing worker's input that has run for
-// elapsed (real time) starts another scenario plan, longest the longest
-// plan check of its key so far: only if that long a check would end
-// within Budget. On a loaded machine, where one check takes
-// seconds, an input then runs fewer plans (the next inputs of its key take
-// up the rest) instead of running past go test's 10 s, which the engine
-// reports as a failing input.
+// elapsed (real time) starts another scenario plan. longest is the longest
+// plan check of its key so far: the plan starts only if that long a check
+// would end within Budget. On a loaded machine an input then runs fewer
+// plans, and the next inputs of its key take up the rest. It does not run
+// past go test's 10 s, which the engine reports as a failing input.
 func StartsPlan(elapsed, longest time.Duration) bool {
 	return elapsed+longest < Budget
 }

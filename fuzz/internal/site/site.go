@@ -9,12 +9,12 @@ import (
 	"strings"
 )
 
-// A site is where a target went wrong, as a function name that does not
-// depend on the plan that led there, nor on goroutine numbers, argument
-// values or which closure of the function it was: the looping frame of a
-// hot loop or request storm, the frame a panic was raised in, the frame a
-// goroutine left blocked waits in. It is what a finding's Signature names
-// beside the broken invariants.
+// A site is where a target went wrong, as a function name. It does not
+// depend on the plan that led there, goroutine numbers, argument values or
+// which closure of the function it was. It is the looping frame of a hot
+// loop or request storm, the frame a panic was raised in, or the frame a
+// goroutine left blocked waits in. A finding's Signature names it beside
+// the broken invariants.
 
 // plumbing are the prefixes of the functions a site is never in: the Go
 // runtime and standard library, client-go's REST client, transports,
