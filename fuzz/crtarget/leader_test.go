@@ -11,7 +11,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/fuzz/crtarget"
-	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 )
 
 // leaseKey is the key of the lease the leader-election manager holds.
