@@ -23,8 +23,9 @@
 // A paragraph or list item ends a sentence. Inside one, a sentence ends at
 // ".", "?", "!" or ":" (after optional closing quotes, brackets or
 // backticks) followed by spaces and an upper-case letter (after optional
-// opening quotes, brackets or backticks). So "e.g. Foo" splits and
-// "i.e. foo" does not; that is close enough to rank long sentences.
+// opening quotes, brackets or backticks). After ".", "?" or "!" a word in
+// backticks starts a sentence too. So "e.g. Foo" splits and "i.e. foo"
+// does not; that is close enough to rank long sentences.
 package main
 
 import (
@@ -272,7 +273,11 @@ func split(text string) [][2]int {
 		for m < len(r) && strings.ContainsRune(`(["'`+"`*_“‘", r[m]) {
 			m++
 		}
-		if m < len(r) && unicode.IsUpper(r[m]) {
+		// After ".", "?" or "!", a word in backticks also starts a
+		// sentence: "`go test` runs it." Not after ":", where code
+		// usually follows.
+		code := r[i] != ':' && m > k && r[m-1] == '`'
+		if m < len(r) && (unicode.IsUpper(r[m]) || code) {
 			out = append(out, [2]int{pos[start], pos[j]})
 			start = k
 			i = k - 1

@@ -22,6 +22,8 @@ func TestSplit(t *testing.T) {
 		{"prose - closing backtick and paren - pass", "Run `a.B`.) Then go.", []string{"Run `a.B`.)", "Then go."}},
 		{"prose - opening quote - pass", `It said so. "Then" it did.`, []string{"It said so.", `"Then" it did.`}},
 		{"prose - no space after period - pass", "Call pkg.Func now.", []string{"Call pkg.Func now."}},
+		{"prose - period then code - pass", "It ends. `go test` runs it.", []string{"It ends.", "`go test` runs it."}},
+		{"prose - colon then code - pass", "Run it: `go test` now.", []string{"Run it: `go test` now."}},
 		{"prose - trailing period - pass", "End. ", []string{"End."}},
 	}
 	for _, tt := range tests {
