@@ -1,6 +1,6 @@
 // Command prose measures sentence length in Go comments and Markdown.
 //
-//	go run ./hack/prose [-long N] [paths...]
+//	go run ./hack/prose [-long N] [-only go|md] [paths...]
 //
 // Each path is a directory (walked) or a file; the default is ".".
 // Every Go package directory is one row: the sentences of all comments
@@ -60,12 +60,17 @@ type row struct {
 
 func main() {
 	long := flag.Int("long", 0, "also print every sentence of more than `N` words")
+	only := flag.String("only", "", "measure only Go comments (go) or only Markdown (md)")
 	flag.Parse()
+	if *only != "" && *only != "go" && *only != "md" {
+		fmt.Fprintf(os.Stderr, "prose: -only is go or md, not %q\n", *only)
+		os.Exit(2)
+	}
 	paths := flag.Args()
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	rows, err := collect(paths)
+	rows, err := collect(paths, *only)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "prose: %v\n", err)
 		os.Exit(1)
@@ -74,7 +79,8 @@ func main() {
 }
 
 // collect walks paths and returns one row per Go package dir and .md file.
-func collect(paths []string) ([]row, error) {
+// only, when not empty, keeps one kind of source: "go" or "md".
+func collect(paths []string, only string) ([]row, error) {
 	goFiles := map[string][]string{} // dir → .go files
 	var mdFiles []string
 	for _, p := range paths {
@@ -91,10 +97,10 @@ func collect(paths []string) ([]row, error) {
 				return nil
 			}
 			switch {
-			case strings.HasSuffix(name, ".go"):
+			case strings.HasSuffix(name, ".go") && only != "md":
 				dir := filepath.Dir(path)
 				goFiles[dir] = append(goFiles[dir], path)
-			case strings.HasSuffix(name, ".md"):
+			case strings.HasSuffix(name, ".md") && only != "go":
 				mdFiles = append(mdFiles, path)
 			}
 			return nil
