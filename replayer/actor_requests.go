@@ -21,7 +21,7 @@ import (
 //     history.TargetWrite; the target's write log (Writes) does not hold
 //     it and no write point numbers it;
 //   - its LISTs and WATCHes complete no listing (FirstListing), count
-//     toward no storm and are not reported to WithServedHandler;
+//     toward no storm and are not reported to Hooks.OnServed;
 //   - a fault plan does not act on its requests, nor number them, unless
 //     WithFaultsOnActors says so.
 //

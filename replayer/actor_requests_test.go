@@ -137,7 +137,7 @@ func TestFaultsOnActorsNoCrash(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			calls := 0
-			s := New(listHistory(t), WithPlan(mustPlan(t, "crash-after-write:write=1")), WithFaultsOnActors(true), WithTargetCrash(func() { calls++ }))
+			s := New(listHistory(t), WithPlan(mustPlan(t, "crash-after-write:write=1")), WithFaultsOnActors(true), WithHooks(Hooks{TargetCrash: func() { calls++ }}))
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 			defer cancel()
 			if _, err := actorClient(t, s, tc.actor).CoreV1().ConfigMaps("a").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "made"}}, metav1.CreateOptions{}); err != nil {

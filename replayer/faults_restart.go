@@ -101,7 +101,7 @@ func (s *Server) cacheStart(l *history.Log) string {
 // each request that reaches a point (the requests while it is down reach
 // none): a crash-looping apiserver.
 func restartServer(c *pointCtx, d faults.Decision) (func() error, bool) {
-	if !c.s.strikesAt(c.l.Resource) {
+	if !c.s.opts.hooks.strikesAt(c.l.Resource) {
 		return nil, false
 	}
 	if once := !d.Persistent && d.At >= 0; once {

@@ -212,7 +212,7 @@ func refuseWatchList(c *pointCtx, d faults.Decision) (func() error, bool) {
 // of the run; if the served history cannot take it, it fires "not
 // applied" and the watch goes on.
 func recreateObject(c *pointCtx, d faults.Decision) (func() error, bool) {
-	if !c.resumes() || !c.s.strikesAt(c.l.Resource) || !c.s.canRecreate(c.l.Resource, c.q.ResourceVersion) {
+	if !c.resumes() || !c.s.opts.hooks.strikesAt(c.l.Resource) || !c.s.canRecreate(c.l.Resource, c.q.ResourceVersion) {
 		return nil, false
 	}
 	return func() error {

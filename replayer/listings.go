@@ -71,8 +71,8 @@ func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l *history.L
 	if p.next == "" {
 		s.listed(l, rv)
 	}
-	if s.opts.onServed != nil {
-		s.opts.onServed(Served{Resource: l.Resource, RV: rv, Items: p.items})
+	if s.opts.hooks.OnServed != nil {
+		s.opts.hooks.OnServed(Served{Resource: l.Resource, RV: rv, Items: p.items})
 	}
 }
 
@@ -90,8 +90,8 @@ func (ws *watchStream) sent(f outFrame, err error) error {
 	if err == nil && ws.s.storms != nil {
 		ws.noteFrame(f)
 	}
-	if err == nil && ws.s.opts.onServed != nil {
-		ws.s.opts.onServed(Served{Resource: ws.l.Resource, Type: f.typ, RV: f.rv})
+	if err == nil && ws.s.opts.hooks.OnServed != nil {
+		ws.s.opts.hooks.OnServed(Served{Resource: ws.l.Resource, Type: f.typ, RV: f.rv})
 	}
 	return err
 }

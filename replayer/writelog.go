@@ -23,17 +23,14 @@ import (
 // its resource's log in the served history (the truth); the log says
 // what the target asked and what it was answered, refusals included.
 
-// Write is one write request the server answered (Server.Writes).
-type Write = history.WriteAnswer
-
 // writeLog holds a server's Writes, in the order they were answered.
 type writeLog struct {
 	mu  sync.Mutex
-	all []Write
+	all []history.WriteAnswer
 }
 
 // add appends w.
-func (l *writeLog) add(w Write) {
+func (l *writeLog) add(w history.WriteAnswer) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.all = append(l.all, w)
@@ -43,28 +40,28 @@ func (l *writeLog) add(w Write) {
 // stored write, refusal and dry run (a copy). A write it lists that
 // stored something is in the served history already: Truth, read after
 // Writes, holds every such write Writes lists.
-func (s *Server) Writes() []Write {
+func (s *Server) Writes() []history.WriteAnswer {
 	s.writeLog.mu.Lock()
 	defer s.writeLog.mu.Unlock()
-	return append([]Write(nil), s.writeLog.all...)
+	return append([]history.WriteAnswer(nil), s.writeLog.all...)
 }
 
 // WritesFrom is Writes from the i-th write on (none when i is past the
 // last): a reader following the log as it grows copies each write once.
-func (s *Server) WritesFrom(i int) []Write {
+func (s *Server) WritesFrom(i int) []history.WriteAnswer {
 	s.writeLog.mu.Lock()
 	defer s.writeLog.mu.Unlock()
 	if i >= len(s.writeLog.all) {
 		return nil
 	}
-	return append([]Write(nil), s.writeLog.all[max(i, 0):]...)
+	return append([]history.WriteAnswer(nil), s.writeLog.all[max(i, 0):]...)
 }
 
 // logWrite records the answer to req, a write Server.write answered on
 // st, the state of its resource it saw (zero when it saw none): res when
 // err is nil, else err's Status.
 func (s *Server) logWrite(req writes.Request, st writeState, res writes.Result, err error) {
-	w := Write{At: time.Since(s.start), Verb: req.Verb.String(), Subresource: req.Subresource, Resource: req.Kind.Resource, DryRun: req.DryRun,
+	w := history.WriteAnswer{At: time.Since(s.start), Verb: req.Verb.String(), Subresource: req.Subresource, Resource: req.Kind.Resource, DryRun: req.DryRun,
 		Key: writeKey(req, res, err)}
 	if err != nil {
 		a := answerStatus(err)
@@ -115,7 +112,7 @@ func (s *Server) refuse(r *http.Request, q history.RequestInfo, res history.Reso
 	if verb == "" {
 		return st
 	}
-	w := Write{At: time.Since(s.start), Verb: verb, Subresource: q.Subresource, Resource: res, Code: int(st.Code), Reason: string(st.Reason)}
+	w := history.WriteAnswer{At: time.Since(s.start), Verb: verb, Subresource: q.Subresource, Resource: res, Code: int(st.Code), Reason: string(st.Reason)}
 	if q.Name != "" {
 		w.Key = writes.Key(q.Namespace, q.Name)
 	}
