@@ -22,14 +22,14 @@ import (
 // later still: see cacheStart). It is the server's compaction option, or the
 // log's start when that is later or the option cannot be placed, or the
 // point a fault's 410 moved it to when that is later still.
-func (s *Server) watchFloor(l *history.Log) string {
+func (st *store) watchFloor(l *history.Log) string {
 	floor := l.StartRV
-	if c := s.opts.compaction; c != "" && l.Order().Less(floor, c) {
+	st.mu.Lock()
+	c, f := st.compaction, st.floors[l.Resource.ID()]
+	st.mu.Unlock()
+	if c != "" && l.Order().Less(floor, c) {
 		floor = c
 	}
-	s.mu.Lock()
-	f := s.floors[l.Resource.ID()]
-	s.mu.Unlock()
 	if f != "" && l.Order().Less(floor, f) {
 		floor = f
 	}
@@ -38,11 +38,11 @@ func (s *Server) watchFloor(l *history.Log) string {
 
 // compacted reports whether rv is older than the compaction point of l
 // and so can no longer be read exactly.
-func (s *Server) compacted(l *history.Log, rv string) bool {
+func (st *store) compacted(l *history.Log, rv string) bool {
 	if _, err := l.Position(rv); errors.Is(err, history.ErrTooOld) {
 		return true
 	}
-	return l.Order().Less(rv, s.watchFloor(l))
+	return l.Order().Less(rv, st.watchFloor(l))
 }
 
 // compactThrough makes rv and every older resourceVersion of res expired
@@ -52,8 +52,8 @@ func (s *Server) compacted(l *history.Log, rv string) bool {
 // newest state is never compacted). It returns the compaction point and
 // whether it moved; it never moves back, and "", "0" and an RV the served
 // history cannot place move nothing.
-func (s *Server) compactThrough(res history.Resource, rv string) (floor string, moved bool) {
-	l, ok := s.served().Log(res)
+func (st *store) compactThrough(res history.Resource, rv string) (floor string, moved bool) {
+	l, ok := st.log(res)
 	if !ok || rv == "" || rv == "0" {
 		return "", false
 	}
@@ -65,27 +65,27 @@ func (s *Server) compactThrough(res history.Resource, rv string) (floor string, 
 		return "", false
 	}
 	// the first RV of the oldest state that stays readable
-	if to := min(p+1, s.available(l)); to > 0 {
-		return s.raiseFloor(l, l.Events[to-1].RV())
+	if to := min(p+1, st.available(l)); to > 0 {
+		return st.raiseFloor(l, l.Events[to-1].RV())
 	}
-	return s.raiseFloor(l, l.StartRV)
+	return st.raiseFloor(l, l.StartRV)
 }
 
 // raiseFloor moves the compaction point of l's resource to floor unless
 // it is there or past it already. It returns the compaction point and
 // whether it moved.
-func (s *Server) raiseFloor(l *history.Log, floor string) (string, bool) {
-	cur := s.watchFloor(l)
+func (st *store) raiseFloor(l *history.Log, floor string) (string, bool) {
+	cur := st.watchFloor(l)
 	if !l.Order().Less(cur, floor) {
 		return cur, false
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	id := l.Resource.ID()
-	if f := s.floors[id]; f != "" && !l.Order().Less(f, floor) {
+	if f := st.floors[id]; f != "" && !l.Order().Less(f, floor) {
 		return f, false // raised meanwhile
 	}
-	s.floors[id] = floor
+	st.floors[id] = floor
 	return floor, true
 }
 

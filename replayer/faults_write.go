@@ -17,7 +17,7 @@ func (s *Server) writePoint(l *history.Log, key string, byActor bool) {
 		return
 	}
 	c := &pointCtx{s: s, pt: faults.Point{Kind: faults.WritePoint}, l: l, key: key, actor: byActor}
-	if act, ok := s.reach(c); ok {
+	if act, ok := s.fx.reach(c); ok {
 		_ = act() // a write point's behaviours answer nothing and end no stream
 	}
 }
@@ -34,7 +34,7 @@ func crashAfterWrite(c *pointCtx, d faults.Decision) (func() error, bool) {
 		if c.key == "" {
 			detail = "no key"
 		}
-		c.s.fire(c.pt, d.Fault, detail)
+		c.s.fx.fire(c.pt, d.Fault, detail)
 		c.s.opts.hooks.TargetCrash()
 		return nil
 	}, true
@@ -56,11 +56,11 @@ func stopTarget(c *pointCtx, d faults.Decision) (func() error, bool) {
 	return func() error {
 		c.s.opts.hooks.TargetStop()
 		if c.pt.Kind == faults.WatchPoint {
-			c.s.fire(c.pt, d.Fault, "the target's context cancelled, its watch ended empty")
+			c.s.fx.fire(c.pt, d.Fault, "the target's context cancelled, its watch ended empty")
 			newFrameWriter(c.w).begin()
 			return errAnswered
 		}
-		c.s.fire(c.pt, d.Fault, "the target's context cancelled")
+		c.s.fx.fire(c.pt, d.Fault, "the target's context cancelled")
 		return nil
 	}, true
 }

@@ -2,11 +2,12 @@ package replayer
 
 import (
 	"fmt"
-	"k8s.io/apimachinery/pkg/runtime"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/replayer/internal/inproc"
