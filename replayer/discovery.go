@@ -96,7 +96,7 @@ func (e *engine) discoveryOf(h *history.History) *discovery.Doc {
 // discoveryDocs are the discovery documents of one history's servers, by
 // the options they depend on.
 type discoveryDocs struct {
-	mu sync.Mutex
+	mu sync.Mutex // guards by
 	by map[discoveryKey]*discovery.Doc
 }
 

@@ -15,9 +15,9 @@ import (
 	"github.com/lwreplay/lwreplay/replayer/writes"
 )
 
-// engine is the write path, as etcd's apply beside its mvcc store: it
-// answers writes on the served state and makes every change of the
-// served history, one at a time. The writes are the target's, the
+// engine is the write path, as etcd's apply beside its mvcc store. It
+// answers writes on the served state. It makes every change of the served
+// history, one at a time. The writes are the target's, the
 // actors' (TransportAs) and the garbage collector's (gc.go). The other
 // changes are a log made for an unrecorded resource (unrecorded.go) and a
 // recreate fault's rewrite (recreate.go). What it changes it changes
@@ -41,11 +41,11 @@ type engine struct {
 	log writeLog  // the write requests answered (writelog.go; its own lock)
 }
 
-// write answers req on the served history and, when it stores
-// something, places its event in the resource's log: after the newest
-// resourceVersion any answer reached in any resource (what has happened),
-// before what the history records after it (what has not yet), which is
-// served that many RVs higher.
+// write answers req, the target's write, on the served history. What it
+// stores is placed in the resource's log after what has happened: the
+// newest resourceVersion any answer or the pace reached in any resource.
+// It comes before what the history records after that (what has not
+// happened yet), which is then served that many RVs higher.
 func (e *engine) write(req writes.Request) (res writes.Result, err error) {
 	return e.writeAs(req, targetFrom)
 }
@@ -54,10 +54,9 @@ func (e *engine) write(req writes.Request) (res writes.Result, err error) {
 // writes made.
 const targetFrom = history.TargetWrite
 
-// writeAs is write for the writer from names: the target (targetFrom),
-// whose writes are logged, an actor (history.ActorWrite) or the replay's
-// garbage collector (gcFrom), whose are not. Its events come From that
-// writer.
+// writeAs is write for the writer from names. The target's (targetFrom)
+// writes are logged. An actor's (history.ActorWrite) and the garbage
+// collector's (gcFrom) are not. Its events come From that writer.
 func (e *engine) writeAs(req writes.Request, from string) (res writes.Result, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -176,13 +175,14 @@ func (e *engine) writeAs(req writes.Request, from string) (res writes.Result, er
 	return res, nil
 }
 
-// placeBefore places a write's events (placed, at position p of log i of
-// truth, taking the RVs up to next) before recorded events still to come,
-// which are served taken RVs higher, and serves the recorded changes of
-// the keys it stored that come after it, or were held, as the other
-// actors' writes onto what it left (otherActors.rebaseLater): the history
-// rebuilt, O(n). It returns the new served history and the otherActors
-// that go with it (actors itself is left as it was).
+// placeBefore places a write's events before recorded events still to
+// come, which are served taken RVs higher. The events are placed at
+// position p of log i of truth and take the RVs up to next. Recorded
+// changes of the keys it stored that come after it, or were held, are
+// served as other actors' writes onto what it left
+// (otherActors.rebaseLater). The history is rebuilt, O(n). It returns the
+// new served history and the otherActors that go with it; actors itself
+// is left as it was.
 func (e *engine) placeBefore(truth *history.History, actors *otherActors, k writes.Kind, i, p int, base, next uint64, placed []history.Event, moveUp func(string) string) (*history.History, *otherActors, error) {
 	work := truth
 	var err error

@@ -10,22 +10,26 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// WithPlan makes the server act out a fault plan. Decision points are
-// numbered per resource, in the order the server reaches that resource's
-// points: each LIST request (every page counting as one), each WATCH
-// request when it opens, and each frame of a watch stream just before it
-// is sent. A decision at point N acts at point N of each resource: a
-// client that watches several resources at once sees each resource's
-// points in an order goroutine scheduling cannot move (one resource's
-// requests come from one reflector), so a run's faults land where its
-// input says. At each point the first decision that applies there (see faults.Decision.Applies) and can act
-// there fires; a decision that cannot (drop-bookmark at an event,
-// expire-continue at a first page, ...) lets the next one try, and a point
-// where none fires behaves as without a plan. Frames that a watch-level fault suppresses
-// (drop-all-bookmarks, missing-initial-events-end) reach no point; the
-// event a reorder sends early takes its frame number along. Plan-level
-// faults (opaque-rv) act from the start. Fired reports what fired; Truth
-// the history actually served.
+// WithPlan makes the server act out a fault plan.
+//
+// Decision points are numbered per resource, in the order the server
+// reaches that resource's points. Each LIST request is one (every page
+// counting as one), each WATCH request when it opens, and each frame of a
+// watch stream just before it is sent. A decision at point N acts at point
+// N of each resource. A client that watches several resources sees each
+// resource's points in an order goroutine scheduling cannot move: one
+// resource's requests come from one reflector. So a run's faults land
+// where its input says.
+//
+// At each point the first decision that applies there and can act there
+// fires (see faults.Decision.Applies). A decision that cannot act
+// (drop-bookmark at an event, expire-continue at a first page, ...) lets
+// the next one try. A point where none fires behaves as without a plan.
+// Frames a watch-level fault suppresses reach no point
+// (drop-all-bookmarks, missing-initial-events-end). The event a reorder
+// sends early takes its frame number along. Plan-level faults (opaque-rv)
+// act from the start. Fired reports what fired, Served the history
+// actually served.
 func WithPlan(p faults.Plan) Option {
 	return func(o *options) {
 		c := p
@@ -159,10 +163,10 @@ func (x *faultRun) firedCount() int {
 	return len(x.fired)
 }
 
-// reach numbers the decision point c.pt (assigning its Index, and its
-// Request for a LIST or WATCH point) and returns what the first decision of
-// the plan that applies there and can act there does (see behaviour).
-// Without a plan it returns ok false.
+// reach numbers the decision point c.pt: it assigns its Index, and its
+// Request for a LIST or WATCH point. It returns what the first decision
+// of the plan that applies there and can act there does (see behaviour).
+// Without a plan (a nil run) it returns ok false.
 func (x *faultRun) reach(c *pointCtx) (act func() error, ok bool) {
 	if x == nil {
 		return nil, false

@@ -2,14 +2,14 @@ package replayer
 
 import "github.com/lwreplay/lwreplay/history"
 
-// Hooks are the replay's calls into the run that drives it: how it
-// crashes and stops the target, which resource its run-wide faults strike,
-// and whom it tells what it served. Every field is optional.
+// Hooks are the replay's calls into the run that drives it. They say how
+// it crashes and stops the target, which resource its run-wide faults
+// strike, and whom it tells what it served. Every field is optional.
 type Hooks struct {
 	// TargetCrash crashes the target when a fault says so
 	// (crash-after-write). It is called once the struck write has been
 	// answered, before the answer is returned. It must stop the instance
-	// that sent the write at once and start a fresh one: the answer and
+	// that sent the write at once and start a fresh one. The answer and
 	// every later request of that instance are lost, as when a process
 	// dies. Nil: crash-after-write does not act.
 	TargetCrash func()
@@ -22,8 +22,8 @@ type Hooks struct {
 	TargetStop func()
 
 	// RunResource names the one resource whose requests the run-wide
-	// faults strike: graceful-restart (a stop stops all of the target) and
-	// recreate (its rewrite moves every later resourceVersion). Points are
+	// faults strike. They are graceful-restart (a stop stops all of the
+	// target) and recreate (its rewrite moves every later RV). Points are
 	// numbered per resource, and a target sends its N-th request of each
 	// resource in an order its goroutines choose. Only one resource's
 	// points keep such a run a function of its input. Nil: any resource.

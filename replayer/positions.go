@@ -14,8 +14,8 @@ import (
 
 // available returns the newest position of l whose events may be served
 // now, under the pace. It is past the events whose recorded offsets the
-// paced clock has reached, stopping at the first it has not, or the head
-// if that is newer. The clock only moves forward, so the count of events
+// paced clock has reached, up to the first it has not. The head wins if
+// it is newer. The clock only moves forward, so the count of events
 // reached is kept and each call looks only at the events after it.
 func (st *store) available(l *history.Log) int {
 	if st.pace.Mode == PaceMax {
@@ -83,9 +83,9 @@ func (st *store) advance(l *history.Log, pos int) {
 
 // moveOn advances the head to the newest state the pace allows. A 410
 // Expired says the server has moved past the client's resourceVersion
-// (its history was compacted). So what the client lists next is the
-// newest state, and the changes in between reach it only as the
-// difference, as on a real apiserver.
+// (its history was compacted). So the client lists the newest state
+// next. The changes in between reach it only as the difference, as on a
+// real apiserver.
 func (st *store) moveOn(l *history.Log) {
 	st.advance(l, st.available(l))
 }

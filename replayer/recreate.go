@@ -37,9 +37,9 @@ type recreateKey struct {
 // a copy of the history: they are kept while their objects (initial and
 // events, summed) are at most maxRecreatedObjects.
 type recreations struct {
-	mu   sync.Mutex
-	size int // the objects of a recreation: the history's
-	kept int // the objects of those kept
+	mu   sync.Mutex // guards kept and by
+	size int        // the objects of a recreation: the history's
+	kept int        // the objects of those kept
 	by   map[recreateKey]recreation
 }
 

@@ -16,9 +16,9 @@ import (
 // only through its methods.
 //
 // The served history changes under a fault that rewrites it (recreate,
-// opaque-rv), with each write (the target's, an actor's, the garbage
-// collector's) and when a log is made for an unrecorded resource. The
-// write path (engine) makes those changes one at a time.
+// opaque-rv). It changes with each write: the target's, an actor's, the
+// garbage collector's. It changes when a log is made for an unrecorded
+// resource. The write path (engine) makes those changes one at a time.
 type store struct {
 	start time.Time // the paced clock's zero: the server's start
 	pace  Pace      // how fast recorded events become available
