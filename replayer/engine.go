@@ -1,6 +1,7 @@
 package replayer
 
 import (
+	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -41,22 +42,36 @@ type engine struct {
 	log writeLog  // the write requests answered (writelog.go; its own lock)
 }
 
-// write answers req, the target's write, on the served history. What it
-// stores is placed in the resource's log after what has happened: the
-// newest resourceVersion any answer or the pace reached in any resource.
-// It comes before what the history records after that (what has not
-// happened yet), which is then served that many RVs higher.
-func (e *engine) write(req writes.Request) (res writes.Result, err error) {
-	return e.writeAs(req, targetFrom)
+// newEngine returns the write path of a server made with h at start, and
+// the store it changes. The store serves h, or, when h leaves a recorded
+// client's own changes out (history.WithoutOwn), the other actors'
+// history; served is that history. err says why it could not be made.
+func newEngine(h *history.History, opts *options, start time.Time) (e *engine, served *history.History, err error) {
+	e = &engine{opts: opts, recorded: h, actors: newOtherActors()}
+	if hasOwn(h) {
+		if r, rerr := withoutOwnRebased(h, e.actors, start, opts.pace.factor()); rerr != nil {
+			err = fmt.Errorf("the other actors' history (history.WithoutOwn): %w", rerr)
+		} else {
+			e.recorded = r
+		}
+	}
+	e.store = newStore(e.recorded, start, opts.pace, opts.compaction)
+	e.store.setDiscovery(e.discoveryOf(e.recorded))
+	return e, e.recorded, err
 }
 
 // targetFrom is the history.Location File of the events the target's
 // writes made.
 const targetFrom = history.TargetWrite
 
-// writeAs is write for the writer from names. The target's (targetFrom)
-// writes are logged. An actor's (history.ActorWrite) and the garbage
-// collector's (gcFrom) are not. Its events come From that writer.
+// writeAs answers req, a write of the writer from names, on the served
+// history. What it stores is placed in the resource's log after what has
+// happened: the newest resourceVersion any answer or the pace reached in
+// any resource. It comes before what the history records after that
+// (what has not happened yet), which is then served that many RVs higher.
+// The target's writes (targetFrom) are logged. An actor's
+// (history.ActorWrite) and the garbage collector's (gcFrom) are not. Its
+// events come From that writer.
 func (e *engine) writeAs(req writes.Request, from string) (res writes.Result, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -1,7 +1,6 @@
 package replayer
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -40,18 +39,8 @@ func New(h *history.History, opts ...Option) *Server {
 	}
 	h = resolveKinds(h) // every log's kind and scope, as served (crd.go)
 	s := &Server{h: h, opts: o, start: time.Now(), restart: newRestarts()}
-	s.eng = &engine{opts: &s.opts, recorded: h, actors: newOtherActors()}
-	served := h
-	if hasOwn(h) { // a recorded client's own changes left out (history.WithoutOwn): the other actors' history
-		if r, err := withoutOwnRebased(h, s.eng.actors, s.start, o.pace.factor()); err != nil {
-			s.setupErr = fmt.Errorf("the other actors' history (history.WithoutOwn): %w", err)
-		} else {
-			s.h, s.eng.recorded, served = r, r, r
-		}
-	}
-	s.store = newStore(served, s.start, o.pace, o.compaction)
-	s.eng.store = s.store
-	s.store.setDiscovery(s.eng.discoveryOf(served))
+	e, served, err := newEngine(h, &s.opts, s.start)
+	s.h, s.eng, s.store, s.setupErr = served, e, e.store, err
 	if o.plan != nil {
 		s.fx = newFaultRun(*o.plan, s.start)
 		s.fx.startPlan(s)

@@ -66,7 +66,7 @@ func (l *writeLog) stored(res history.Resource, key, rv string) bool {
 	return false
 }
 
-// logWrite records the answer to req, a write engine.write answered on
+// logWrite records the answer to req, a write engine.writeAs answered on
 // st, the state of its resource it saw (zero when it saw none): res when
 // err is nil, else err's Status.
 func (e *engine) logWrite(req writes.Request, st writeState, res writes.Result, err error) {
