@@ -104,11 +104,7 @@ func restartServer(c *pointCtx, d faults.Decision) (func() error, bool) {
 	if once := !d.Persistent && d.At >= 0; once {
 		// claimed here, under the lock: a behaviour that can act is acted
 		// out, and two resources at point N must not both restart
-		c.s.restart.mu.Lock()
-		struck := c.s.restart.struck[d.At]
-		c.s.restart.struck[d.At] = true
-		c.s.restart.mu.Unlock()
-		if struck {
+		if !c.s.restart.claim(d.At) {
 			return nil, false
 		}
 	}
@@ -119,6 +115,18 @@ func restartServer(c *pointCtx, d faults.Decision) (func() error, bool) {
 		refuseConnection(c.w)
 		return errAnswered
 	}, true
+}
+
+// claim claims the restart of a one-shot decision at point at: true the
+// first time, false after.
+func (x *restarts) claim(at int) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.struck[at] {
+		return false
+	}
+	x.struck[at] = true
+	return true
 }
 
 // now restarts the server: it ends every open watch, refuses requests

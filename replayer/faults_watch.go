@@ -246,15 +246,6 @@ func watchListUnsupported() metav1.Status {
 	}
 }
 
-// moveOn advances the server's head to the newest state the pace allows:
-// a 410 Expired says the server has moved past the client's
-// resourceVersion (its history was compacted), so what the client lists
-// next is the newest state, and changes in between reach it only as the
-// difference, as on a real apiserver.
-func (s *Server) moveOn(l *history.Log) {
-	s.store.advance(l, s.store.available(l))
-}
-
 // errEndAfterFrame ends a watch stream right after a frame was sent: the
 // frame counts as served.
 var errEndAfterFrame = fmt.Errorf("%w after its last frame", errStreamEnd)
