@@ -41,10 +41,14 @@ func TestStoreChanges(t *testing.T) {
 			change:   func(st *store, next *history.History) { st.addLog(next, nil) },
 			wantHead: 3, wantNSHead: 2, wantTold: true},
 		{name: "store - recreate below the head - pass", head: 3,
-			change:   func(st *store, next *history.History) { st.recreated(next, cms, 1, func(rv string) string { return rv }) },
+			change: func(st *store, next *history.History) {
+				st.recreated(next, cms, 1, func(rv string) string { return rv })
+			},
 			wantHead: 5, wantNSHead: 2},
 		{name: "store - recreate above the head - pass", head: 0,
-			change:   func(st *store, next *history.History) { st.recreated(next, cms, 2, func(rv string) string { return rv }) },
+			change: func(st *store, next *history.History) {
+				st.recreated(next, cms, 2, func(rv string) string { return rv })
+			},
 			wantHead: 4, wantNSHead: 2},
 	}
 	for _, tt := range tests {
