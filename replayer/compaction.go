@@ -17,11 +17,11 @@ import (
 // compacts its current revision, so a client that relists can always
 // watch from what it listed.
 
-// watchFloor returns the compaction point of l: the oldest resourceVersion
-// a watch may start from (a restarted server's watch cache may start
-// later still: see cacheStart). It is the server's compaction option, or the
-// log's start when that is later or the option cannot be placed, or the
-// point a fault's 410 moved it to when that is later still.
+// watchFloor returns the compaction point of l: the oldest
+// resourceVersion a watch may start from. A restarted server's watch
+// cache may start later still (see restarts.cacheStart). It is the
+// compaction option, or the log's start when that is later or the option
+// cannot be placed. A fault's 410 may have moved it later still.
 func (st *store) watchFloor(l *history.Log) string {
 	floor := l.StartRV
 	st.mu.Lock()
@@ -46,11 +46,11 @@ func (st *store) compacted(l *history.Log, rv string) bool {
 }
 
 // compactThrough makes rv and every older resourceVersion of res expired
-// for the rest of the run, after a fault answered 410 Expired for it: the
-// compaction point moves to the first event after rv, or, when rv is at
-// the newest state the server can serve, to that state's first RV (the
-// newest state is never compacted). It returns the compaction point and
-// whether it moved; it never moves back, and "", "0" and an RV the served
+// for the rest of the run, after a fault answered 410 Expired for it. The
+// compaction point moves to the first event after rv. When rv is at the
+// newest state the server can serve, it moves to that state's first RV:
+// the newest state is never compacted. It returns the compaction point
+// and whether it moved. It never moves back. "", "0" and an RV the served
 // history cannot place move nothing.
 func (st *store) compactThrough(res history.Resource, rv string) (floor string, moved bool) {
 	l, ok := st.log(res)

@@ -68,7 +68,7 @@ func resolveKinds(h *history.History) *history.History {
 var crdMemo weakcache.Cache[history.Log, []history.CRDVersion]
 
 // crdVersion returns the version of a CRD of the served history that
-// defines res: one its log of CRDs holds in any state, as discovery lists
+// defines res. The CRD may be in any state of the log, as discovery lists
 // it (makeDiscovery).
 func (st *store) crdVersion(res history.Resource) (history.CRDVersion, bool) {
 	l, ok := st.log(history.CRD)

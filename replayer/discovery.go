@@ -45,9 +45,9 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 }
 
 // noTrafficFor returns the 404 for a request of a resource the history
-// has no log of (d: what discovery tells, recorded: the history the
-// server was made with); when the recorded discovery lists it, the message says
-// that the cassette holds no traffic for it.
+// has no log of. d is what discovery tells, recorded the history the
+// server was made with. When discovery lists res, the message says that
+// the cassette holds no traffic for it.
 func noTrafficFor(d *discovery.Doc, recorded *history.History, res history.Resource) metav1.Status {
 	st := status.NotFound()
 	if !d.Lists(res) {
@@ -66,14 +66,14 @@ func noTrafficFor(d *discovery.Doc, recorded *history.History, res history.Resou
 	return st
 }
 
-// discoveryOf returns what discovery tells of h (the served history):
-// its recorded answers and the resources it serves. Those of a replay that
-// makes logs (a writable one: makesLogs) include the built-in resources
-// (discovery.Builtin), which it serves from empty when h has no log of
-// them (see logFor), and the custom resources whose CRD h holds (see
-// crd.go), in an order a request making such a log does not change: the
-// recorded history's logs, the built-in resources, the CRDs' resources,
-// then the other logs made since.
+// discoveryOf returns what discovery tells of h, the served history: its
+// recorded answers and the resources it serves. A replay that makes logs
+// (makesLogs) adds the built-in resources (discovery.Builtin). It serves
+// them from empty when h has no log of them (see logFor). It adds the
+// custom resources whose CRD h holds (see crd.go). The order is one a
+// request making such a log does not change. It is the recorded history's
+// logs, the built-in resources, the CRDs' resources, then the other logs
+// made since.
 func (e *engine) discoveryOf(h *history.History) *discovery.Doc {
 	if h != e.recorded {
 		return e.makeDiscovery(h)

@@ -28,8 +28,8 @@ func opaqueRV(c *pointCtx, d faults.Decision) (func() error, bool) {
 }
 
 // opaqueRVs makes st serve its history with every resourceVersion
-// rewritten to "r" and the zero-padded base-36 rank of the RV (r000000,
-// r000001, ...): the order is kept and no RV parses as an integer. The
+// rewritten: "r" and the zero-padded base-36 rank of the RV (r000000,
+// r000001, ...). The order is kept and no RV parses as an integer. The
 // compaction option moves to the rewritten RV of its position. It
 // returns a detail for the fired log: what it rewrote, or why it could
 // not. It runs before any request.
@@ -87,8 +87,8 @@ func opaqueOf(h *history.History) opaqueRewrite {
 var opaqueMemo weakcache.Cache[history.History, opaqueRewrite]
 
 // canRecreate reports whether a recreate fault can act at a watch of res
-// from rv in st: rv is a position of the served history, not compacted, whose
-// state holds an object.
+// from rv in st. rv must be a position of the served history, not
+// compacted, whose state holds an object.
 func canRecreate(st *store, res history.Resource, rv string) bool {
 	l, ok := st.log(res)
 	if !ok {

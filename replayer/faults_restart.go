@@ -129,8 +129,8 @@ func (x *restarts) claim(at int) bool {
 	return true
 }
 
-// now restarts the server: it ends every open watch, refuses requests
-// for down and starts each resource's watch cache at starts, its newest
+// now restarts the server. It ends every open watch and refuses requests
+// for down. Each resource's watch cache starts at starts, its newest
 // state by Resource.ID. It returns starts.
 func (x *restarts) now(starts map[history.Resource]string, down time.Duration) map[history.Resource]string {
 	x.mu.Lock()

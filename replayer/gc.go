@@ -113,8 +113,8 @@ func (c *collector) watched() map[history.Resource][]string {
 }
 
 // collectGarbage deletes, as the cluster's garbage collector does, every
-// watched object whose owners are all gone from what has happened, and
-// goes on until none is left (a collected owner's dependents next). It
+// watched object whose owners are all gone from what has happened. It
+// goes on until none is left: a collected owner's dependents next. It
 // takes the engine's lock itself: the caller holds none.
 func (e *engine) collectGarbage() {
 	if e.opts.noGC {

@@ -169,14 +169,14 @@ func recreate(truth *history.History, res history.Resource, rv string, k int) re
 	return recreation{next: next, p: p, moveUp: moveUp, rv2: rv2, detail: detail}
 }
 
-// recreate makes the served history delete the k-th object (modulo their
-// number, in key order) of the state of res at rv, and create it again
-// under its name with a new UID, just after rv and before the next event;
-// the object's later events carry the new UID. A numeric history makes
-// room by moving every RV after rv up by 2; an opaque one gets new RVs
-// placed in its order. The heads move so that a relist sees the result,
-// and the compaction points a fault moved move with the RVs. It
-// returns the RV of the new object and a detail for the fired log.
+// recreate makes the served history delete the k-th object of the state
+// of res at rv (modulo their number, in key order). It creates it again
+// under its name with a new UID, just after rv and before the next event.
+// The object's later events carry the new UID. A numeric history makes
+// room by moving every RV after rv up by 2. An opaque one gets new RVs
+// placed in its order. The head moves so that a relist sees the result.
+// The compaction points a fault moved move with the RVs. It returns the
+// RV of the new object and a detail for the fired log.
 func (e *engine) recreate(res history.Resource, rv string, k int) (newRV, detail string, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

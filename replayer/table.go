@@ -25,8 +25,8 @@ const (
 )
 
 // tableView is how a request asked for a Table: the view that renders
-// it, and the recorded Table answers to the request's resource in the
-// Table's apiVersion, for a LIST to serve as recorded.
+// it, and the recorded Table answers to the request's resource. Those
+// are in the Table's apiVersion, for a LIST to serve as recorded.
 type tableView struct {
 	*table.View
 	recorded     []history.RecordedTable
@@ -70,9 +70,9 @@ func (s *Server) tableFor(r *http.Request, l *history.Log) (*tableView, *metav1.
 	return tv, nil
 }
 
-// convertorFor returns the Table convertor kube-apiserver uses for res:
-// the printer columns of its CustomResourceDefinition, as the newest state
-// of the history st has served holds it, or the default one.
+// convertorFor returns the Table convertor kube-apiserver uses for res.
+// It is the printer columns of its CustomResourceDefinition, as st's
+// newest served state holds it, or the default one.
 func convertorFor(st *store, res history.Resource) table.Convertor {
 	if res.Group == "" {
 		return table.Default()
@@ -100,8 +100,8 @@ func (st *store) crdOf(group, resource string) (*history.Object, bool) {
 	return nil, false
 }
 
-// list renders page p of l's state at rv as the Table tv asks for: a
-// recorded Table answer to the same page when the history holds one,
+// list renders page p of l's state at rv as the Table tv asks for. It is
+// a recorded Table answer to the same page when the history holds one,
 // otherwise the Table of tv's convertor.
 func (tv *tableView) list(r *http.Request, l *history.Log, rv string, p page) ([]byte, error) {
 	if body, ok := tv.recordedPage(r, rv); ok {
@@ -154,8 +154,8 @@ func (tv *tableView) pageKeyOf(q history.RequestInfo, includeObject string) (pag
 }
 
 // recordedPage returns a recorded Table answer to the page r asks for at
-// rv: one whose request picked the same page (pageKey) and whose
-// resourceVersion is rv, so that it shows the same objects.
+// rv. Its request picked the same page (pageKey) and its resourceVersion
+// is rv, so that it shows the same objects.
 func (tv *tableView) recordedPage(r *http.Request, rv string) ([]byte, bool) {
 	if len(tv.recorded) == 0 {
 		return nil, false

@@ -19,9 +19,9 @@ import (
 // watches, as against a real apiserver. A read-only replay answers such a
 // request 404, as one that recorded nothing for it.
 
-// logFor returns the served log of q's resource; for a resource the
+// logFor returns the served log of q's resource. For a resource the
 // history does not record, a writable replay makes its empty log when it
-// knows the resource (body: a create's, whose kind may name it).
+// knows the resource. body is a create's, whose kind may name it.
 func (e *engine) logFor(q history.RequestInfo, body []byte) (*history.Log, bool) {
 	if l, ok := e.store.log(q.Resource); ok {
 		return l, true
@@ -52,20 +52,20 @@ func (e *engine) logFor(q history.RequestInfo, body []byte) (*history.Log, bool)
 }
 
 // makesLogs reports whether the replay makes the empty log of a resource
-// the served history does not record: one that may take writes does,
-// whatever its resourceVersions (opaque ones take no writes, but a
-// controller's informer of what it would create still lists and watches,
-// as its manager waits for that cache). Its discovery lists the built-in
-// resources then only (discoveryOf).
+// the served history does not record. One that may take writes does,
+// whatever its resourceVersions. Opaque ones take no writes, but a
+// controller's informer of what it would create still lists and watches:
+// its manager waits for that cache. Only then does discovery list the
+// built-in resources (discoveryOf).
 func (e *engine) makesLogs() bool {
 	return !e.opts.readOnly
 }
 
-// emptyLogStart is the resourceVersion an empty log made in h starts at:
-// the newest that has happened in any resource (happenedNewest), "1" in
-// an empty numeric history; in an opaque one (opaque-rv), the newest
-// served RV of any log in h's order, which the made log shares, so that
-// the merged order places it.
+// emptyLogStart is the resourceVersion an empty log made in h starts at.
+// In a numeric history it is the newest that has happened in any resource
+// (happenedNewest), or "1" in an empty one. In an opaque one (opaque-rv)
+// it is the newest served RV of any log. The made log shares h's order,
+// so that the merged order places it.
 func (e *engine) emptyLogStart(h *history.History) string {
 	if o := h.Order(); o != nil && !o.Numeric() {
 		newest := ""

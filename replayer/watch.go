@@ -263,9 +263,9 @@ func (ws *watchStream) run() {
 	}
 }
 
-// follow moves ws to its resource's log as the target's writes left it
-// (a write only appends, so ws.pos stays where it was) and returns a
-// channel closed at the next write.
+// follow moves ws to its resource's log as the writes left it. A write
+// only appends, so ws.pos stays where it was. It returns a channel closed
+// at the next write.
 func (ws *watchStream) follow() <-chan struct{} {
 	changed := ws.s.store.changes()
 	if nl := ws.s.store.followed(ws.l); nl != ws.l {

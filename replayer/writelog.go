@@ -14,14 +14,15 @@ import (
 	"github.com/lwreplay/lwreplay/replayer/writes"
 )
 
-// The target's write log: every write request the server answered —
-// stored, refused or a dry run — in the order it answered them, as
-// kube-apiserver's audit log records a request (k8s.io/apiserver
-// pkg/apis/audit/types.go, Event: Verb, ObjectRef with its Resource,
-// Namespace, Name, Subresource and ResourceVersion, ResponseStatus with
-// its Code and Reason, StageTimestamp). A write stored is also an event of
-// its resource's log in the served history (the truth); the log says
-// what the target asked and what it was answered, refusals included.
+// The target's write log holds every write request the server answered,
+// in order: stored, refused or a dry run. It records a request as
+// kube-apiserver's audit log does (k8s.io/apiserver
+// pkg/apis/audit/types.go, Event). That is the Verb, the ObjectRef
+// (Resource, Namespace, Name, Subresource, ResourceVersion), the
+// ResponseStatus (Code, Reason) and StageTimestamp. A write stored is
+// also an event of its resource's log in the served history. The log
+// says what the target asked and what it was answered, refusals
+// included. The engine keeps it; it has its own lock.
 
 // writeLog holds a server's Writes, in the order they were answered.
 type writeLog struct {
@@ -66,9 +67,9 @@ func (l *writeLog) stored(res history.Resource, key, rv string) bool {
 	return false
 }
 
-// logWrite records the answer to req, a write engine.writeAs answered on
-// st, the state of its resource it saw (zero when it saw none): res when
-// err is nil, else err's Status.
+// logWrite records the answer to req, a write engine.writeAs answered.
+// st is the state of its resource the write saw (zero when it saw none).
+// The answer is res when err is nil, else err's Status.
 func (e *engine) logWrite(req writes.Request, st writeState, res writes.Result, err error) {
 	w := history.WriteAnswer{At: time.Since(e.store.start), Verb: req.Verb.String(), Subresource: req.Subresource, Resource: req.Kind.Resource, DryRun: req.DryRun,
 		Key: writeKey(req, res, err)}
@@ -95,9 +96,8 @@ func (e *engine) logWrite(req writes.Request, st writeState, res writes.Result, 
 }
 
 // servedVersion reports whether an answer had shown the target the object
-// of key at rv, of l (the served log the write saw): a read's state (the
-// server's head) at or after rv, or an earlier write of the target that
-// stored it.
+// of key at rv, of l (the served log the write saw). Either a read's
+// state (the head) was at or after rv, or an earlier write stored it.
 func (e *engine) servedVersion(l *history.Log, key, rv string) bool {
 	if p, err := l.Position(rv); err == nil && p <= e.store.head(l) {
 		return true
@@ -105,10 +105,9 @@ func (e *engine) servedVersion(l *history.Log, key, rv string) bool {
 	return e.log.stored(l.Resource, key, rv)
 }
 
-// refuse records the refusal st of r, a write request to the resource
-// res (as its path names it: q), answered before a write was tried, and
-// returns st. A method that writes nothing (HEAD, OPTIONS) is no write
-// and is not recorded.
+// refuse records the refusal st of r, answered before a write was tried,
+// and returns st. r is a write request to res, as its path names it (q).
+// A method that writes nothing (HEAD, OPTIONS) is not recorded.
 func (e *engine) refuse(r *http.Request, q history.RequestInfo, res history.Resource, st metav1.Status) metav1.Status {
 	verb := history.WriteVerb(r.Method, q.Name)
 	if verb == "" {
@@ -166,5 +165,5 @@ func writeKey(req writes.Request, res writes.Result, err error) string {
 func (s *Server) Writes() []history.WriteAnswer { return s.eng.log.all() }
 
 // WritesFrom is Writes from the i-th write on (none when i is past the
-// last): a reader following the log as it grows copies each write once.
+// last). A reader following the log as it grows copies each write once.
 func (s *Server) WritesFrom(i int) []history.WriteAnswer { return s.eng.log.from(i) }
