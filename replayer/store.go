@@ -88,26 +88,18 @@ func (st *store) setDiscovery(d *discovery.Doc) {
 	st.disco = d
 }
 
-// changes returns a channel closed when a write next changes the served
-// history.
-func (st *store) changes() <-chan struct{} {
+// follow returns the served log of l's resource once a write changed
+// the history (l itself before, or when the history has no such log),
+// and a channel closed when a write next changes it.
+func (st *store) follow(l *history.Log) (*history.Log, <-chan struct{}) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.changed
-}
-
-// followed returns the served log of l's resource once a write changed
-// the history; l itself before, or when the history has no such log.
-func (st *store) followed(l *history.Log) *history.Log {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if !st.wrote {
-		return l
+	if st.wrote {
+		if nl, ok := st.h.Log(l.Resource); ok {
+			return nl, st.changed
+		}
 	}
-	if nl, ok := st.h.Log(l.Resource); ok {
-		return nl
-	}
-	return l
+	return l, st.changed
 }
 
 // write makes next, a write's change of the served history, the one

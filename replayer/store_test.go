@@ -59,7 +59,7 @@ func TestStoreChanges(t *testing.T) {
 			nl, _ := h.Log(nss)
 			st.advance(l, tt.head)
 			st.advance(nl, 2)
-			changed := st.changes()
+			_, changed := st.follow(h.Logs[0])
 			tt.change(st, next)
 			if got := st.history(); got != next {
 				t.Errorf("served history: got %p, want the next one %p", got, next)
@@ -110,7 +110,7 @@ func TestStoreFollowed(t *testing.T) {
 			if tt.follow {
 				want, _ = next.Log(cms)
 			}
-			if got := st.followed(l); got != want {
+			if got, _ := st.follow(l); got != want {
 				t.Errorf("followed log: got %p, want %p", got, want)
 			}
 		})

@@ -267,8 +267,8 @@ func (ws *watchStream) run() {
 // only appends, so ws.pos stays where it was. It returns a channel closed
 // at the next write.
 func (ws *watchStream) follow() <-chan struct{} {
-	changed := ws.s.store.changes()
-	if nl := ws.s.store.followed(ws.l); nl != ws.l {
+	nl, changed := ws.s.store.follow(ws.l)
+	if nl != ws.l {
 		ws.l, ws.availCache = nl, 0
 	}
 	return changed
