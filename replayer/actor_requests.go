@@ -2,9 +2,10 @@ package replayer
 
 import (
 	"context"
+	"net/http"
+
 	"github.com/lwreplay/lwreplay/actor"
 	"k8s.io/apimachinery/pkg/runtime"
-	"net/http"
 
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/replayer/internal/inproc"
@@ -21,7 +22,7 @@ import (
 //     history.TargetWrite; the target's write log (Writes) does not hold
 //     it and no write point numbers it;
 //   - its LISTs and WATCHes complete no listing (FirstListing), count
-//     toward no storm and are not reported to WithServedHandler;
+//     toward no storm and are not reported to Hooks.OnServed;
 //   - a fault plan does not act on its requests, nor number them, unless
 //     WithFaultsOnActors says so.
 //
@@ -92,8 +93,8 @@ func WithGracefulDeletion() Option { return func(o *options) { o.graceful = true
 
 // faultsAt reports whether the fault plan acts at r: the target's
 // request, or an actor's under WithFaultsOnActors.
-func (s *Server) faultsAt(r *http.Request) bool {
-	return s.opts.faultsOnActors || !byActor(r)
+func (o *options) faultsAt(r *http.Request) bool {
+	return o.faultsOnActors || !byActor(r)
 }
 
 // writerOf is the history.Location File of the events r's writes make.

@@ -32,7 +32,7 @@ func actorClient(t *testing.T, s *Server, name string) kubernetes.Interface {
 // configmaps log that no recording made, by key.
 func writersOf(s *Server) map[string]string {
 	out := map[string]string{}
-	for _, e := range s.Truth().Logs[0].Events {
+	for _, e := range s.Served().Logs[0].Events {
 		if e.From.Event == -1 {
 			out[e.Object.Key()] = e.From.File
 		}
@@ -72,7 +72,7 @@ func TestActorWrites(t *testing.T) {
 			if got := len(s.Writes()); got != tc.wantWrites {
 				t.Errorf("write log: got %d writes, want %d", got, tc.wantWrites)
 			}
-			for _, e := range s.Truth().Logs[0].Events {
+			for _, e := range s.Served().Logs[0].Events {
 				if e.Object.Key() != "a/made" {
 					continue
 				}
@@ -81,7 +81,7 @@ func TestActorWrites(t *testing.T) {
 					t.Errorf("a/made's event: got ByActor %q %v, ByTarget %v, want actor %q", name, ok, e.ByTarget(), tc.actor)
 				}
 			}
-			if _, got := s.FirstListing(s.Truth().Logs[0].Resource); got != tc.wantListed {
+			if _, got := s.FirstListing(s.Served().Logs[0].Resource); got != tc.wantListed {
 				t.Errorf("FirstListing: got listed %v, want %v (an actor's listing is not the target's)", got, tc.wantListed)
 			}
 		})
@@ -137,7 +137,7 @@ func TestFaultsOnActorsNoCrash(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			calls := 0
-			s := New(listHistory(t), WithPlan(mustPlan(t, "crash-after-write:write=1")), WithFaultsOnActors(true), WithTargetCrash(func() { calls++ }))
+			s := New(listHistory(t), WithPlan(mustPlan(t, "crash-after-write:write=1")), WithFaultsOnActors(true), WithHooks(Hooks{TargetCrash: func() { calls++ }}))
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 			defer cancel()
 			if _, err := actorClient(t, s, tc.actor).CoreV1().ConfigMaps("a").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "made"}}, metav1.CreateOptions{}); err != nil {
@@ -235,7 +235,7 @@ func TestActorBinds(t *testing.T) {
 				t.Fatalf("pod: got nodeName %q (err %v), want %q", got.Spec.NodeName, err, tc.wantNode)
 			}
 			var from []string
-			for _, l := range s.Truth().Logs {
+			for _, l := range s.Served().Logs {
 				if l.Resource.Resource != "pods" {
 					continue
 				}
@@ -300,7 +300,7 @@ func TestGracefulPodDeletion(t *testing.T) {
 				}
 			}
 			var evs []string
-			for _, l := range s.Truth().Logs {
+			for _, l := range s.Served().Logs {
 				if l.Resource.Resource == "pods" {
 					for _, e := range l.Events {
 						evs = append(evs, string(e.Type)+" "+e.From.File)
@@ -360,7 +360,7 @@ func TestGracefulCollected(t *testing.T) {
 				_, _ = pods.Get(ctx, "p", metav1.GetOptions{})
 			}
 			var evs []string
-			for _, l := range s.Truth().Logs {
+			for _, l := range s.Served().Logs {
 				if l.Resource.Resource == "pods" {
 					for _, e := range l.Events {
 						evs = append(evs, string(e.Type)+" "+e.From.File)

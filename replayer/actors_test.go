@@ -135,7 +135,7 @@ func TestOtherActors(t *testing.T) {
 		if _, err := cms.Get(ctx, "b", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Errorf("Get b after its finalizer went: got %v, want NotFound", err)
 		}
-		l, _ := s.Truth().Log(history.Resource{Version: "v1", Resource: "configmaps"})
+		l, _ := s.Served().Log(history.Resource{Version: "v1", Resource: "configmaps"})
 		final := map[string]bool{}
 		for _, o := range l.StateAt(l.End()) {
 			final[o.Name] = true

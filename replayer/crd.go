@@ -68,10 +68,10 @@ func resolveKinds(h *history.History) *history.History {
 var crdMemo weakcache.Cache[history.Log, []history.CRDVersion]
 
 // crdVersion returns the version of a CRD of the served history that
-// defines res: one its log of CRDs holds in any state, as discovery lists
+// defines res. The CRD may be in any state of the log, as discovery lists
 // it (makeDiscovery).
-func (s *Server) crdVersion(res history.Resource) (history.CRDVersion, bool) {
-	l, ok := s.served().Log(history.CRD)
+func (st *store) crdVersion(res history.Resource) (history.CRDVersion, bool) {
+	l, ok := st.log(history.CRD)
 	if !ok {
 		return history.CRDVersion{}, false
 	}
@@ -80,14 +80,14 @@ func (s *Server) crdVersion(res history.Resource) (history.CRDVersion, bool) {
 
 // kindFor is kindOf(res) for a write: a custom resource has a status
 // subresource when its CRD says so (kindOf assumes one).
-func (s *Server) kindFor(res history.Resource) writes.Kind {
+func (e *engine) kindFor(res history.Resource) writes.Kind {
 	k := kindOf(res)
 	if k.Builtin {
-		k.Graceful = s.opts.graceful && writes.GracefulKind(k)
-		k.Defaulter = s.opts.defaulter
+		k.Graceful = e.opts.graceful && writes.GracefulKind(k)
+		k.Defaulter = e.opts.defaulter
 		return k
 	}
-	if c, ok := s.crdVersion(res); ok {
+	if c, ok := e.store.crdVersion(res); ok {
 		k.Status = c.Status
 	}
 	return k

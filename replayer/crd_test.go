@@ -290,7 +290,7 @@ func TestCRDOnlyKind(t *testing.T) {
 		for _, it := range list.Items {
 			names = append(names, it.Metadata.Namespace+"/"+it.Metadata.Name)
 		}
-		l, _ := srv.served().Log(history.Resource{Group: "example.lwreplay.dev", Version: "v1", Resource: "gadgets"})
+		l, _ := srv.Served().Log(history.Resource{Group: "example.lwreplay.dev", Version: "v1", Resource: "gadgets"})
 		served := "no log"
 		if l != nil {
 			served = fmt.Sprintf("%s namespaced=%v", l.Resource.Kind, l.Resource.Namespaced)

@@ -20,7 +20,7 @@ import (
 // out the decision that fires there; it reports whether it answered the
 // request. limit is the page size the answer would have.
 func (s *Server) listPoint(w http.ResponseWriter, r *http.Request, q history.RequestInfo, l *history.Log, f filter, limit int64) bool {
-	if s.fx == nil || !s.faultsAt(r) {
+	if s.fx == nil || !s.opts.faultsAt(r) {
 		return false
 	}
 	pt := faults.Point{Kind: faults.ListPoint, Page: 1}
@@ -33,7 +33,7 @@ func (s *Server) listPoint(w http.ResponseWriter, r *http.Request, q history.Req
 		pt.Page = continuePage(l, f, q.Namespace, tok, limit)
 	}
 	c := &pointCtx{s: s, pt: pt, w: w, r: r, q: q, l: l, filter: f, limit: limit, tok: tok, actor: byActor(r)}
-	act, ok := s.reach(c)
+	act, ok := s.fx.reach(c)
 	return ok && errors.Is(act(), errAnswered)
 }
 
@@ -45,7 +45,7 @@ func answerHTTPError(c *pointCtx, d faults.Decision) (func() error, bool) {
 		return nil, false
 	}
 	return func() error {
-		c.s.fire(c.pt, d.Fault, fmt.Sprint(st.Code))
+		c.s.fx.fire(c.pt, d.Fault, fmt.Sprint(st.Code))
 		status.Write(c.w, st)
 		return errAnswered
 	}, true
@@ -61,7 +61,7 @@ func throttle(c *pointCtx, d faults.Decision) (func() error, bool) {
 		return nil, false
 	}
 	return func() error {
-		c.s.fire(c.pt, d.Fault, fmt.Sprintf("429, Retry-After %d s", secs))
+		c.s.fx.fire(c.pt, d.Fault, fmt.Sprintf("429, Retry-After %d s", secs))
 		c.w.Header().Set("Retry-After", strconv.Itoa(secs))
 		http.Error(c.w, "Too many requests, please try again later.", http.StatusTooManyRequests)
 		return errAnswered
@@ -80,7 +80,7 @@ func expireContinue(c *pointCtx, d faults.Decision) (func() error, bool) {
 	return func() error {
 		st := expired(continueTooOldMsg)
 		st.ListMeta.Continue = continueToken{consistent: true, start: c.tok.start}.encode()
-		c.s.fire(c.pt, d.Fault, "rv "+c.tok.rv+compactedTo(c.s.compactThrough(c.l.Resource, c.tok.rv)))
+		c.s.fx.fire(c.pt, d.Fault, "rv "+c.tok.rv+compactedTo(c.s.store.compactThrough(c.l.Resource, c.tok.rv)))
 		status.Write(c.w, st)
 		return errAnswered
 	}, true
@@ -94,8 +94,8 @@ func tooLargeRV(c *pointCtx, d faults.Decision) (func() error, bool) {
 		if want == "" || want == "0" || c.q.Continue != "" {
 			want = c.l.LastRV()
 		}
-		c.s.fire(c.pt, d.Fault, "rv "+want)
-		status.Write(c.w, tooLarge(want, c.l.RVAt(c.s.newestPosition(c.l))))
+		c.s.fx.fire(c.pt, d.Fault, "rv "+want)
+		status.Write(c.w, tooLarge(want, c.l.RVAt(c.s.store.newestPosition(c.l))))
 		return errAnswered
 	}, true
 }
@@ -103,13 +103,13 @@ func tooLargeRV(c *pointCtx, d faults.Decision) (func() error, bool) {
 // staleList answers a LIST at resourceVersion "0" from an older state
 // (stale-list; see stalePosition).
 func staleList(c *pointCtx, d faults.Decision) (func() error, bool) {
-	pos, ok := c.s.stalePosition(c.l, c.q, d.Param("back"))
+	pos, ok := stalePosition(c.s.store, c.l, c.q, d.Param("back"))
 	if !ok {
 		return nil, false
 	}
 	return func() error {
 		rv := c.l.RVAt(pos)
-		c.s.fire(c.pt, d.Fault, fmt.Sprintf("rv %s, %d events back", rv, c.s.newestPosition(c.l)-pos))
+		c.s.fx.fire(c.pt, d.Fault, fmt.Sprintf("rv %s, %d events back", rv, c.s.store.newestPosition(c.l)-pos))
 		c.s.answerList(c.w, c.r, c.l, rv, paginate(c.l.StateAt(pos), c.filter, c.q.Namespace, "", c.limit))
 		return errAnswered
 	}, true
@@ -126,8 +126,8 @@ func consistentReadWait(c *pointCtx, d faults.Decision) (func() error, bool) {
 	}
 	return func() error {
 		ms := d.Param("ms")
-		c.s.fire(c.pt, d.Fault, fmt.Sprintf("%d ms", ms))
-		if !c.s.sleepCtx(c.r.Context(), time.Duration(ms)*time.Millisecond) {
+		c.s.fx.fire(c.pt, d.Fault, fmt.Sprintf("%d ms", ms))
+		if !sleepCtx(c.r.Context(), time.Duration(ms)*time.Millisecond) {
 			return errAnswered // the client left: there is no one to answer
 		}
 		return nil
@@ -165,11 +165,11 @@ func continuePage(l *history.Log, f filter, ns string, tok continueToken, limit 
 // LIST at "0" may still be served from before the client's own
 // resourceVersion (kubernetes#59848's time travel, which client-go's
 // reflector avoids by relisting at its last synced resourceVersion).
-func (s *Server) stalePosition(l *history.Log, q history.RequestInfo, back int) (pos int, ok bool) {
+func stalePosition(st *store, l *history.Log, q history.RequestInfo, back int) (pos int, ok bool) {
 	if q.ResourceVersion != "0" || q.Continue != "" || back <= 0 {
 		return 0, false
 	}
-	newest := s.newestPosition(l)
+	newest := st.newestPosition(l)
 	pos = max(newest-back, 0)
 	return pos, pos < newest
 }

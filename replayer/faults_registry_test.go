@@ -151,7 +151,7 @@ func TestFaultNoPlan(t *testing.T) {
 	if got := srv.Fired(); got != nil {
 		t.Errorf("fired: got %v, want nil", got)
 	}
-	if got := srv.Truth(); got != h {
+	if got := srv.Served(); got != h {
 		t.Errorf("truth: got %p, want the history %p", got, h)
 	}
 }

@@ -33,7 +33,7 @@ var errConnRefused = &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallErro
 
 // restarts is the state apiserver-restart leaves on a server.
 type restarts struct {
-	mu sync.Mutex
+	mu sync.Mutex // guards every field below
 	// gone is closed at the next restart: a watch opened before it ends
 	gone chan struct{}
 	// downUntil is when the server answers again; zero before any restart
@@ -51,22 +51,19 @@ func newRestarts() *restarts {
 	return &restarts{gone: make(chan struct{}), cacheStarts: map[history.Resource]string{}, struck: map[int]bool{}}
 }
 
-// restartGone returns a channel closed at the server's next restart.
-func (s *Server) restartGone() <-chan struct{} {
-	s.restart.mu.Lock()
-	defer s.restart.mu.Unlock()
-	return s.restart.gone
+// goneC returns a channel closed at the server's next restart.
+func (x *restarts) goneC() <-chan struct{} {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.gone
 }
 
 // down reports whether the server is restarting now: requests are
-// refused until it is up again. Without a plan it never is.
-func (s *Server) down() bool {
-	if s.fx == nil {
-		return false
-	}
-	s.restart.mu.Lock()
-	until := s.restart.downUntil
-	s.restart.mu.Unlock()
+// refused until it is up again.
+func (x *restarts) down() bool {
+	x.mu.Lock()
+	until := x.downUntil
+	x.mu.Unlock()
 	return !until.IsZero() && time.Now().Before(until)
 }
 
@@ -86,11 +83,11 @@ func refuseConnection(w http.ResponseWriter) {
 }
 
 // cacheStart returns the resourceVersion the restarted server's watch
-// cache of l's resource starts at; "" before any restart.
-func (s *Server) cacheStart(l *history.Log) string {
-	s.restart.mu.Lock()
-	defer s.restart.mu.Unlock()
-	return s.restart.cacheStarts[l.Resource.ID()]
+// cache of res starts at; "" before any restart.
+func (x *restarts) cacheStart(res history.Resource) string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.cacheStarts[res.ID()]
 }
 
 // restartServer restarts the apiserver when a LIST or WATCH arrives
@@ -101,46 +98,48 @@ func (s *Server) cacheStart(l *history.Log) string {
 // each request that reaches a point (the requests while it is down reach
 // none): a crash-looping apiserver.
 func restartServer(c *pointCtx, d faults.Decision) (func() error, bool) {
-	if !c.s.strikesAt(c.l.Resource) {
+	if !c.s.opts.hooks.strikesAt(c.l.Resource) {
 		return nil, false
 	}
 	if once := !d.Persistent && d.At >= 0; once {
 		// claimed here, under the lock: a behaviour that can act is acted
 		// out, and two resources at point N must not both restart
-		c.s.restart.mu.Lock()
-		struck := c.s.restart.struck[d.At]
-		c.s.restart.struck[d.At] = true
-		c.s.restart.mu.Unlock()
-		if struck {
+		if !c.s.restart.claim(d.At) {
 			return nil, false
 		}
 	}
 	return func() error {
 		down := time.Duration(d.Param("down")) * time.Second
-		start := c.s.restartNow(c.l.Resource, down)
-		c.s.fire(c.pt, d.Fault, fmt.Sprintf("every watch ended, connections refused for %s, the watch cache starting at rv %s", down, start))
+		start := c.s.restart.now(c.s.store.newestRVs(), down)[c.l.Resource.ID()]
+		c.s.fx.fire(c.pt, d.Fault, fmt.Sprintf("every watch ended, connections refused for %s, the watch cache starting at rv %s", down, start))
 		refuseConnection(c.w)
 		return errAnswered
 	}, true
 }
 
-// restartNow restarts the server: it ends every open watch, refuses
-// requests for down and starts each resource's watch cache at its
-// newest state, which it returns for res, the restarting request's
-// resource.
-func (s *Server) restartNow(res history.Resource, down time.Duration) (start string) {
-	h := s.served()
-	starts := map[history.Resource]string{}
-	for _, l := range h.Logs {
-		starts[l.Resource.ID()] = l.RVAt(s.newestPosition(l))
+// claim claims the restart of a one-shot decision at point at: true the
+// first time, false after.
+func (x *restarts) claim(at int) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.struck[at] {
+		return false
 	}
-	s.restart.mu.Lock()
-	defer s.restart.mu.Unlock()
-	close(s.restart.gone)
-	s.restart.gone = make(chan struct{})
-	s.restart.downUntil = time.Now().Add(down)
+	x.struck[at] = true
+	return true
+}
+
+// now restarts the server. It ends every open watch and refuses requests
+// for down. Each resource's watch cache starts at starts, its newest
+// state by Resource.ID. It returns starts.
+func (x *restarts) now(starts map[history.Resource]string, down time.Duration) map[history.Resource]string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	close(x.gone)
+	x.gone = make(chan struct{})
+	x.downUntil = time.Now().Add(down)
 	for id, rv := range starts {
-		s.restart.cacheStarts[id] = rv
+		x.cacheStarts[id] = rv
 	}
-	return starts[res.ID()]
+	return starts
 }

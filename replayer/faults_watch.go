@@ -42,11 +42,11 @@ type watchFaults struct {
 // request; if not, the stream it serves carries the returned state (nil
 // without a plan). watchList says the request asks for initial events.
 func (s *Server) watchPoint(w http.ResponseWriter, r *http.Request, q history.RequestInfo, l *history.Log, watchList bool) (*watchFaults, bool) {
-	if s.fx == nil || !s.faultsAt(r) {
+	if s.fx == nil || !s.opts.faultsAt(r) {
 		return nil, false
 	}
 	c := &pointCtx{s: s, pt: faults.Point{Kind: faults.WatchPoint}, w: w, r: r, q: q, l: l, watchList: watchList, wf: &watchFaults{}, actor: byActor(r)}
-	act, ok := s.reach(c)
+	act, ok := s.fx.reach(c)
 	c.wf.point = c.pt
 	if ok && errors.Is(act(), errAnswered) {
 		return nil, true
@@ -61,7 +61,7 @@ func dropAllBookmarks(c *pointCtx, d faults.Decision) (func() error, bool) {
 		return nil, false
 	}
 	return func() error {
-		c.s.fire(c.pt, d.Fault, c.watchFrom())
+		c.s.fx.fire(c.pt, d.Fault, c.watchFrom())
 		c.wf.skip = func(f outFrame) bool { return f.typ == history.Bookmark && !f.initialEnd }
 		return nil
 	}, true
@@ -74,7 +74,7 @@ func withholdInitialEventsEnd(c *pointCtx, d faults.Decision) (func() error, boo
 		return nil, false
 	}
 	return func() error {
-		c.s.fire(c.pt, d.Fault, c.watchFrom())
+		c.s.fx.fire(c.pt, d.Fault, c.watchFrom())
 		c.wf.skip = func(f outFrame) bool { return f.typ == history.Bookmark && f.initialEnd }
 		return nil
 	}, true
@@ -88,7 +88,7 @@ func ignoreInitialEvents(c *pointCtx, d faults.Decision) (func() error, bool) {
 		return nil, false
 	}
 	return func() error {
-		c.s.fire(c.pt, d.Fault, c.watchFrom())
+		c.s.fx.fire(c.pt, d.Fault, c.watchFrom())
 		c.wf.plain = true
 		return nil
 	}, true
@@ -102,7 +102,7 @@ func closeWatch(c *pointCtx, d faults.Decision) (func() error, bool) {
 			c.wf.end = endAfter(n, d.Fault, nil)
 			return nil
 		}
-		c.s.fire(c.pt, d.Fault, "before any event, "+c.watchFrom())
+		c.s.fx.fire(c.pt, d.Fault, "before any event, "+c.watchFrom())
 		newFrameWriter(c.w).begin()
 		return errAnswered
 	}, true
@@ -127,8 +127,8 @@ func expireWatch(c *pointCtx, d faults.Decision) (func() error, bool) {
 	return func() error {
 		if n := d.Param("after"); n > 0 {
 			end := endAfter(n, d.Fault, func(ws *watchStream, fire func(string)) {
-				ws.s.moveOn(ws.l)
-				fire(compactedTo(ws.s.compactThrough(ws.l.Resource, ws.fx.lastRV)))
+				ws.s.store.moveOn(ws.l)
+				fire(compactedTo(ws.s.store.compactThrough(ws.l.Resource, ws.wf.lastRV)))
 				ws.fw.errorFrame(expired(watchExpiredMessage))
 			})
 			c.wf.end = func(ws *watchStream) error {
@@ -139,8 +139,8 @@ func expireWatch(c *pointCtx, d faults.Decision) (func() error, bool) {
 			}
 			return nil
 		}
-		c.s.moveOn(c.l)
-		c.s.fire(c.pt, d.Fault, "at open, "+c.watchFrom()+compactedTo(c.s.compactThrough(c.l.Resource, c.q.ResourceVersion)))
+		c.s.store.moveOn(c.l)
+		c.s.fx.fire(c.pt, d.Fault, "at open, "+c.watchFrom()+compactedTo(c.s.store.compactThrough(c.l.Resource, c.q.ResourceVersion)))
 		answerError(c.w, expired(watchExpiredMessage))
 		return errAnswered
 	}, true
@@ -163,8 +163,8 @@ func closeAfterInitialEvents(c *pointCtx, d faults.Decision) (func() error, bool
 			if ws.fromRV == "" {
 				return nil // in the initial events: the bookmark sets fromRV
 			}
-			ws.s.moveOn(ws.l)
-			ws.s.fire(ws.fx.point, d.Fault, "after the initial-events-end bookmark, rv "+ws.fromRV+compactedTo(ws.s.compactThrough(ws.l.Resource, ws.fromRV)))
+			ws.s.store.moveOn(ws.l)
+			ws.s.fx.fire(ws.wf.point, d.Fault, "after the initial-events-end bookmark, rv "+ws.fromRV+compactedTo(ws.s.store.compactThrough(ws.l.Resource, ws.fromRV)))
 			return errEndAfterFrame
 		}
 		return nil
@@ -177,12 +177,12 @@ func closeAfterInitialEvents(c *pointCtx, d faults.Decision) (func() error, bool
 // last only fires.
 func endAfter(n int, fault string, last func(ws *watchStream, fire func(more string))) func(*watchStream) error {
 	return func(ws *watchStream) error {
-		x := ws.fx
+		x := ws.wf
 		if x.events < n {
 			return nil
 		}
 		fire := func(more string) {
-			ws.s.fire(x.point, fault, fmt.Sprintf("after event %d, rv %s", x.events, x.lastRV)+more)
+			ws.s.fx.fire(x.point, fault, fmt.Sprintf("after event %d, rv %s", x.events, x.lastRV)+more)
 		}
 		if last == nil {
 			fire("")
@@ -200,7 +200,7 @@ func refuseWatchList(c *pointCtx, d faults.Decision) (func() error, bool) {
 		return nil, false
 	}
 	return func() error {
-		c.s.fire(c.pt, d.Fault, "ERROR 500")
+		c.s.fx.fire(c.pt, d.Fault, "ERROR 500")
 		answerError(c.w, watchListUnsupported())
 		return errAnswered
 	}, true
@@ -212,19 +212,19 @@ func refuseWatchList(c *pointCtx, d faults.Decision) (func() error, bool) {
 // of the run; if the served history cannot take it, it fires "not
 // applied" and the watch goes on.
 func recreateObject(c *pointCtx, d faults.Decision) (func() error, bool) {
-	if !c.resumes() || !c.s.strikesAt(c.l.Resource) || !c.s.canRecreate(c.l.Resource, c.q.ResourceVersion) {
+	if !c.resumes() || !c.s.opts.hooks.strikesAt(c.l.Resource) || !canRecreate(c.s.store, c.l.Resource, c.q.ResourceVersion) {
 		return nil, false
 	}
 	return func() error {
-		newRV, detail, err := c.s.recreate(c.l.Resource, c.q.ResourceVersion, d.Param("object"))
+		newRV, detail, err := c.s.eng.recreate(c.l.Resource, c.q.ResourceVersion, d.Param("object"))
 		if err != nil {
-			c.s.fire(c.pt, d.Fault, "not applied: "+err.Error())
+			c.s.fx.fire(c.pt, d.Fault, "not applied: "+err.Error())
 			return nil
 		}
-		if l, ok := c.s.served().Log(c.l.Resource); ok { // recreate made a new one
-			detail += compactedTo(c.s.raiseFloor(l, newRV))
+		if l, ok := c.s.store.log(c.l.Resource); ok { // recreate made a new one
+			detail += compactedTo(c.s.store.raiseFloor(l, newRV))
 		}
-		c.s.fire(c.pt, d.Fault, detail)
+		c.s.fx.fire(c.pt, d.Fault, detail)
 		answerError(c.w, tooOldWatch(c.q.ResourceVersion, newRV))
 		return errAnswered
 	}, true
@@ -244,15 +244,6 @@ func watchListUnsupported() metav1.Status {
 		Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError,
 		Message: watchListUnsupportedMsg,
 	}
-}
-
-// moveOn advances the server's head to the newest state the pace allows:
-// a 410 Expired says the server has moved past the client's
-// resourceVersion (its history was compacted), so what the client lists
-// next is the newest state, and changes in between reach it only as the
-// difference, as on a real apiserver.
-func (s *Server) moveOn(l *history.Log) {
-	s.advance(l, s.available(l))
 }
 
 // errEndAfterFrame ends a watch stream right after a frame was sent: the

@@ -17,16 +17,16 @@ func (s *Server) writePoint(l *history.Log, key string, byActor bool) {
 		return
 	}
 	c := &pointCtx{s: s, pt: faults.Point{Kind: faults.WritePoint}, l: l, key: key, actor: byActor}
-	if act, ok := s.reach(c); ok {
+	if act, ok := s.fx.reach(c); ok {
 		_ = act() // a write point's behaviours answer nothing and end no stream
 	}
 }
 
 // crashAfterWrite crashes the target once its write has been answered
-// (crash-after-write): the replay's WithTargetCrash function stops the
+// (crash-after-write): the replay's Hooks.TargetCrash stops the
 // instance that wrote and starts a fresh one. Without one it cannot act.
 func crashAfterWrite(c *pointCtx, d faults.Decision) (func() error, bool) {
-	if c.s.opts.crash == nil || c.actor {
+	if c.s.opts.hooks.TargetCrash == nil || c.actor {
 		return nil, false
 	}
 	return func() error {
@@ -34,14 +34,14 @@ func crashAfterWrite(c *pointCtx, d faults.Decision) (func() error, bool) {
 		if c.key == "" {
 			detail = "no key"
 		}
-		c.s.fire(c.pt, d.Fault, detail)
-		c.s.opts.crash()
+		c.s.fx.fire(c.pt, d.Fault, detail)
+		c.s.opts.hooks.TargetCrash()
 		return nil
 	}, true
 }
 
 // stopTarget stops the target as a SIGTERM does when its LIST or WATCH
-// arrives (graceful-restart): the replay's WithTargetStop function cancels
+// arrives (graceful-restart): the replay's Hooks.TargetStop cancels
 // the context of the instance that asked and starts a fresh one once it
 // has returned. A LIST is answered as usual; a WATCH gets a stream that
 // ends at once, empty: how much of it the stopping instance would read
@@ -50,17 +50,17 @@ func crashAfterWrite(c *pointCtx, d faults.Decision) (func() error, bool) {
 // instance's view (and the run's verdict) depend on the race, not on the
 // input. Without a stop function it cannot act.
 func stopTarget(c *pointCtx, d faults.Decision) (func() error, bool) {
-	if c.s.opts.stop == nil || c.actor || !c.s.strikesAt(c.l.Resource) {
+	if c.s.opts.hooks.TargetStop == nil || c.actor || !c.s.opts.hooks.strikesAt(c.l.Resource) {
 		return nil, false
 	}
 	return func() error {
-		c.s.opts.stop()
+		c.s.opts.hooks.TargetStop()
 		if c.pt.Kind == faults.WatchPoint {
-			c.s.fire(c.pt, d.Fault, "the target's context cancelled, its watch ended empty")
+			c.s.fx.fire(c.pt, d.Fault, "the target's context cancelled, its watch ended empty")
 			newFrameWriter(c.w).begin()
 			return errAnswered
 		}
-		c.s.fire(c.pt, d.Fault, "the target's context cancelled")
+		c.s.fx.fire(c.pt, d.Fault, "the target's context cancelled")
 		return nil
 	}, true
 }

@@ -41,7 +41,7 @@ func TestCrashAfterWriteWire(t *testing.T) {
 			written, crashedAt, calls := 0, 0, 0
 			opts := []Option{WithPlan(plan)}
 			if tc.withCrash {
-				opts = append(opts, WithTargetCrash(func() { calls++; crashedAt = written + 1 }))
+				opts = append(opts, WithHooks(Hooks{TargetCrash: func() { calls++; crashedAt = written + 1 }}))
 			}
 			s := New(listHistory(t), opts...)
 			cms := writeClient(t, s, false).CoreV1().ConfigMaps("a")
@@ -97,7 +97,7 @@ func TestGracefulRestartWire(t *testing.T) {
 			sent, stoppedAt, calls := 0, 0, 0
 			opts := []Option{WithPlan(plan)}
 			if tc.withStop {
-				opts = append(opts, WithTargetStop(func() { calls++; stoppedAt = sent }))
+				opts = append(opts, WithHooks(Hooks{TargetStop: func() { calls++; stoppedAt = sent }}))
 			}
 			s := New(listHistory(t), opts...)
 			cms := writeClient(t, s, false).CoreV1().ConfigMaps("")

@@ -39,7 +39,7 @@ import (
 // holds an owner the collector saw gone makes the child again each time
 // the collector deletes it, as against a real cluster: its requests answer
 // another actor's changes (fuzz/harness's request bound allows for them).
-func (s *Server) Collected() int { return int(s.collected.Load()) }
+func (s *Server) Collected() int { return s.eng.gc.count() }
 
 // gcFrom is the history.Location File of the events of the replay's
 // garbage collector.
@@ -53,8 +53,23 @@ const gcUserAgent = "kube-controller-manager/v1.37.2 (linux/amd64) kubernetes/ga
 // ownerReferences, by resource and key: the only ones the replay
 // collects.
 type collector struct {
-	mu    sync.Mutex
-	owned map[history.Resource]map[string]bool
+	mu        sync.Mutex // guards owned and collected
+	owned     map[history.Resource]map[string]bool
+	collected int // the objects deleted (Server.Collected)
+}
+
+// count returns how many objects the collector deleted.
+func (c *collector) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.collected
+}
+
+// deleted notes that the collector deleted an object.
+func (c *collector) deleted() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.collected++
 }
 
 // note records what a stored write of the target's left of key in res:
@@ -98,23 +113,22 @@ func (c *collector) watched() map[history.Resource][]string {
 }
 
 // collectGarbage deletes, as the cluster's garbage collector does, every
-// watched object whose owners are all gone from what has happened, and
-// goes on until none is left (a collected owner's dependents next). It
-// takes the truth lock itself: the caller holds none of the server's
-// locks.
-func (s *Server) collectGarbage() {
-	if s.opts.noGC {
+// watched object whose owners are all gone from what has happened. It
+// goes on until none is left: a collected owner's dependents next. It
+// takes the engine's lock itself: the caller holds none.
+func (e *engine) collectGarbage() {
+	if e.opts.noGC {
 		return
 	}
 	for range maxCollectRounds {
-		reqs := s.garbage()
+		reqs := e.garbage()
 		if len(reqs) == 0 {
 			return
 		}
 		for _, req := range reqs {
 			// a dependent gone or changed since is the collector's 404 or 409: it looks again
-			if res, err := s.writeAs(req, gcFrom); err == nil && res.Event == writes.Deleted {
-				s.collected.Add(1)
+			if res, err := e.writeAs(req, gcFrom); err == nil && res.Event == writes.Deleted {
+				e.gc.deleted()
 			}
 		}
 	}
@@ -126,14 +140,14 @@ const maxCollectRounds = 8
 
 // garbage returns the deletes of the watched objects whose every owner is
 // gone from what has happened, in resource and key order.
-func (s *Server) garbage() []writes.Request {
-	watched := s.gc.watched()
+func (e *engine) garbage() []writes.Request {
+	watched := e.gc.watched()
 	if len(watched) == 0 {
 		return nil
 	}
-	unlock := s.lockTruth()
-	defer unlock()
-	truth := s.truthLocked()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	truth := e.store.history()
 	// The watched objects of the state that name owners, and those
 	// owners' UIDs: only theirs are looked up in what has happened.
 	type candidate struct {
@@ -145,7 +159,7 @@ func (s *Server) garbage() []writes.Request {
 	avail := make([]int, len(truth.Logs))
 	states := make([][]*history.Object, len(truth.Logs))
 	for i, l := range truth.Logs {
-		avail[i] = s.available(l)
+		avail[i] = e.store.available(l)
 		states[i] = l.StateAt(avail[i])
 		keys := watched[l.Resource]
 		if len(keys) == 0 {
@@ -196,7 +210,7 @@ func (s *Server) garbage() []writes.Request {
 		uid := types.UID(o.UID)
 		bg := metav1.DeletePropagationBackground
 		k := kindOf(truth.Logs[c.log].Resource)
-		k.Graceful = s.opts.graceful && writes.GracefulKind(k) // a pod's delete is graceful, as any client's
+		k.Graceful = e.opts.graceful && writes.GracefulKind(k) // a pod's delete is graceful, as any client's
 		out = append(out, writes.Request{Verb: writes.Delete, Kind: k, Namespace: o.Namespace, Name: o.Name,
 			UserAgent: gcUserAgent, Delete: metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &bg}})
 	}

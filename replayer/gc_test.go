@@ -65,7 +65,7 @@ func TestGarbageCollector(t *testing.T) {
 				t.Errorf("write log: got %d writes, want %d (the collector's deletes are not the target's)", got, wantWrites)
 			}
 			var collected []string
-			for _, l := range s.Truth().Logs {
+			for _, l := range s.Served().Logs {
 				for _, e := range l.Events {
 					if e.From.File == gcFrom {
 						collected = append(collected, string(e.Type)+" "+e.Object.Key())

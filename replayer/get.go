@@ -36,7 +36,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.Requ
 	case "0":
 		m = readAny
 	}
-	snap, st := s.pickSnapshot(r, l, m, q.ResourceVersion)
+	snap, st := s.store.pickSnapshot(r.Context(), l, m, q.ResourceVersion, s.opts.tooLargeWait)
 	if st != nil {
 		status.Write(w, *st)
 		return

@@ -24,10 +24,10 @@ type withKindEntry struct {
 }
 
 var withKindCache = struct {
-	sync.RWMutex
-	m     map[weak.Pointer[history.Object]]withKindEntry
-	bytes int // the length of the JSON held
-	max   int // the bound of bytes
+	sync.RWMutex // guards m and bytes
+	m            map[weak.Pointer[history.Object]]withKindEntry
+	bytes        int // the length of the JSON held
+	max          int // the bound of bytes
 }{m: map[weak.Pointer[history.Object]]withKindEntry{}, max: withKindCacheBytes}
 
 // withKind returns o.WithKind(kind, apiVersion), built once while o lives

@@ -70,10 +70,10 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, q history.Req
 			status.Write(w, badRequest(continueWithRVMessage))
 			return
 		}
-		snap, st = s.continueSnapshot(r, l, tok)
+		snap, st = s.store.continueSnapshot(r.Context(), l, tok, s.opts.tooLargeWait)
 		start = tok.start
 	} else {
-		snap, st = s.pickSnapshot(r, l, listReadMode(q), q.ResourceVersion)
+		snap, st = s.store.pickSnapshot(r.Context(), l, listReadMode(q), q.ResourceVersion, s.opts.tooLargeWait)
 	}
 	if st != nil {
 		status.Write(w, *st)
@@ -109,27 +109,6 @@ func validateList(q history.RequestInfo) *metav1.Status {
 	}
 	st := apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}, "", errs).ErrStatus
 	return &st
-}
-
-// continueSnapshot picks the snapshot a continue token resumes: exactly its
-// resourceVersion, or the newest state for a consistent token. A token
-// older than the compaction point is answered 410 with a consistent token
-// for the rest of the list, as kube-apiserver does.
-func (s *Server) continueSnapshot(r *http.Request, l *history.Log, tok continueToken) (snapshot, *metav1.Status) {
-	if tok.consistent {
-		return s.pickSnapshot(r, l, readConsistent, "")
-	}
-	if !l.Order().Known(tok.rv) {
-		st := badRequest("invalid continue token: " + errInvalidContinue.Error() +
-			": incorrect encoded start resourceVersion (version " + continueVersion + ")")
-		return snapshot{}, &st
-	}
-	if s.compacted(l, tok.rv) {
-		st := expired(continueTooOldMsg)
-		st.ListMeta.Continue = continueToken{consistent: true, start: tok.start}.encode()
-		return snapshot{}, &st
-	}
-	return s.pickSnapshot(r, l, readExact, tok.rv)
 }
 
 // page is one LIST answer's share of a snapshot.

@@ -15,30 +15,13 @@ import (
 // reports synced must hold. ok is false while no listing of res has been
 // completed.
 func (s *Server) FirstListing(res history.Resource) (rv string, ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rv, ok = s.listings[res.ID()]
-	return rv, ok
+	return s.store.firstListing(res)
 }
 
 // ForgetListings forgets the listings served so far: FirstListing then
 // returns the first complete listing served after it — what a client that
 // starts afresh (a crashed target's new instance) syncs to.
-func (s *Server) ForgetListings() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	clear(s.listings)
-}
-
-// listed notes that a complete listing of l's resource at rv was served;
-// the first one stays.
-func (s *Server) listed(l *history.Log, rv string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.listings[l.Resource.ID()]; !ok {
-		s.listings[l.Resource.ID()] = rv
-	}
-}
+func (s *Server) ForgetListings() { s.store.forgetListings() }
 
 // answerList answers a LIST with page p of l's state at rv (as a Table when
 // the request asked for one), noting a last page of the target's as a
@@ -56,7 +39,7 @@ func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l *history.L
 		}
 		writeJSONAnswer(w, r, "application/json", body)
 	} else if tv := tableOf(r); tv != nil {
-		body, err := s.tableList(r, tv, l, rv, p)
+		body, err := tv.list(r, l, rv, p)
 		if err != nil {
 			status.Write(w, internalError(err))
 			return
@@ -69,10 +52,10 @@ func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l *history.L
 		return
 	}
 	if p.next == "" {
-		s.listed(l, rv)
+		s.store.listed(l.Resource, rv)
 	}
-	if s.opts.onServed != nil {
-		s.opts.onServed(Served{Resource: l.Resource, RV: rv, Items: p.items})
+	if s.opts.hooks.OnServed != nil {
+		s.opts.hooks.OnServed(Served{Resource: l.Resource, RV: rv, Items: p.items})
 	}
 }
 
@@ -85,13 +68,13 @@ func (ws *watchStream) sent(f outFrame, err error) error {
 		return err
 	}
 	if err == nil && f.initialEnd {
-		ws.s.listed(ws.l, f.rv)
+		ws.s.store.listed(ws.l.Resource, f.rv)
 	}
 	if err == nil && ws.s.storms != nil {
 		ws.noteFrame(f)
 	}
-	if err == nil && ws.s.opts.onServed != nil {
-		ws.s.opts.onServed(Served{Resource: ws.l.Resource, Type: f.typ, RV: f.rv})
+	if err == nil && ws.s.opts.hooks.OnServed != nil {
+		ws.s.opts.hooks.OnServed(Served{Resource: ws.l.Resource, Type: f.typ, RV: f.rv})
 	}
 	return err
 }

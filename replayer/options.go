@@ -2,14 +2,14 @@ package replayer
 
 import (
 	"fmt"
-	"k8s.io/apimachinery/pkg/runtime"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/lwreplay/lwreplay/faults"
-	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/replayer/internal/inproc"
 )
 
@@ -88,20 +88,16 @@ type options struct {
 	tooLargeWait     time.Duration
 	gitVersion       string
 	noWatchCache     bool
-	maxWatchTimeout  time.Duration     // 0: no cap
-	latency          time.Duration     // before Transport hands a request to the server (see WithLatency)
-	plan             *faults.Plan      // nil: no plan
-	readOnly         bool              // writes answered 405 (see WithReadOnly)
-	crash            func()            // crashes the target (see WithTargetCrash)
-	stop             func()            // stops the target (see WithTargetStop)
-	runRes           *history.Resource // the one resource whose requests graceful-restart and recreate strike at; nil: any
+	maxWatchTimeout  time.Duration // 0: no cap
+	latency          time.Duration // before Transport hands a request to the server (see WithLatency)
+	plan             *faults.Plan  // nil: no plan
+	readOnly         bool          // writes answered 405 (see WithReadOnly)
+	hooks            Hooks         // the run's hooks (see WithHooks)
 
 	storm       bool // storm detection (see WithStormDetection)
 	stormWindow time.Duration
 	stormLimit  int
 	onStorm     func(StormReport)
-
-	onServed func(Served) // nil: not reported (see WithServedHandler)
 
 	faultsOnActors bool                    // the plan acts on the actors' requests too (see WithFaultsOnActors)
 	noGC           bool                    // the replay's garbage-collector model is off (see WithoutGC)
@@ -173,41 +169,5 @@ func WithoutWatchCache() Option { return func(o *options) { o.noWatchCache = tru
 // recorded.
 func WithReadOnly() Option { return func(o *options) { o.readOnly = true } }
 
-// WithTargetCrash sets how the replay crashes its target when a fault
-// says so (crash-after-write): crash is called once the write the fault
-// strikes at has been answered, before the answer is returned, and must
-// stop the instance of the target that sent it at once — the answer and
-// every later request of that instance are lost, as when a process dies —
-// and start a fresh one (fuzz/harness does). Without it no fault crashes
-// the target: crash-after-write does not act.
-func WithTargetCrash(crash func()) Option { return func(o *options) { o.crash = crash } }
-
-// WithTargetStop sets how the replay stops its target when a fault says
-// so (graceful-restart): stop is called when the LIST or WATCH the fault
-// strikes at arrives, before it is answered, and must cancel the context
-// of the instance of the target that sent it, as a SIGTERM does, and start
-// a fresh one once that has returned (fuzz/harness does); the request is
-// answered as usual. Without it no fault stops the target:
-// graceful-restart does not act.
-func WithTargetStop(stop func()) Option { return func(o *options) { o.stop = stop } }
-
-// WithRunResource makes the faults that act on every resource at once —
-// graceful-restart (a stop stops all of the target) and recreate (its
-// history rewrite moves every later resourceVersion) — strike at the
-// requests of res only. Decision points are numbered per resource, and a
-// target that watches several resources sends its N-th request of each in
-// an order its goroutines choose, so that only the points of one resource
-// keep such a run a function of its input (fuzz/harness names the run's
-// resource). Unset, they strike at any resource's point.
-func WithRunResource(res history.Resource) Option {
-	return func(o *options) { o.runRes = &res }
-}
-
 // WithVersion sets the gitVersion /version reports.
 func WithVersion(v string) Option { return func(o *options) { o.gitVersion = v } }
-
-// strikesAt reports whether the faults WithRunResource scopes act at the
-// requests of res.
-func (s *Server) strikesAt(res history.Resource) bool {
-	return s.opts.runRes == nil || *s.opts.runRes == res
-}

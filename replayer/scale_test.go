@@ -69,7 +69,7 @@ func BenchmarkListPaged(b *testing.B) {
 	h := scaleHistory(b, 20_000, 200_000)
 	s := New(h)
 	l, _ := h.Log(history.Resource{Version: "v1", Resource: "pods"})
-	s.advance(l, l.End())
+	s.store.advance(l, l.End())
 	for _, target := range []string{"/api/v1/pods", "/api/v1/namespaces/default/pods"} {
 		b.Run(target, func(b *testing.B) {
 			var size, pages int
@@ -91,12 +91,12 @@ func BenchmarkAvailablePaced(b *testing.B) {
 	l, _ := h.Log(history.Resource{Version: "v1", Resource: "pods"})
 	span := l.Events[l.End()-1].At
 	s := New(h, WithPace(Pace{Mode: PaceRecorded, Factor: float64(span / time.Millisecond)}))
-	for s.available(l) < l.End() {
+	for s.store.available(l) < l.End() {
 		time.Sleep(time.Millisecond)
 	}
 	b.ResetTimer()
 	for range b.N {
-		if n := s.available(l); n != l.End() {
+		if n := s.store.available(l); n != l.End() {
 			b.Fatalf("available: got %d, want %d", n, l.End())
 		}
 	}
@@ -152,7 +152,7 @@ func BenchmarkGet(b *testing.B) {
 	h := scaleHistory(b, 20_000, 200_000)
 	s := New(h)
 	l, _ := h.Log(history.Resource{Version: "v1", Resource: "pods"})
-	s.advance(l, l.End())
+	s.store.advance(l, l.End())
 	state := l.StateAt(l.End())
 	o := state[len(state)/2]
 	target := "/api/v1/namespaces/" + o.Namespace + "/pods/" + o.Name
@@ -173,7 +173,7 @@ func BenchmarkWatchListInitial(b *testing.B) {
 	h := scaleHistory(b, 20_000, 200_000)
 	l, _ := h.Log(history.Resource{Version: "v1", Resource: "pods"})
 	s := New(h)
-	s.advance(l, l.End())
+	s.store.advance(l, l.End())
 	want := len(l.StateAt(l.End())) + 1
 	const target = "/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
 	before := testutil.LiveHeap()

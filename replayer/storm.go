@@ -149,7 +149,7 @@ type stormDetector struct {
 	window time.Duration
 	limit  int
 
-	mu       sync.Mutex
+	mu       sync.Mutex                       // guards states and episodes
 	states   map[history.Resource]*stormState // by Resource.ID
 	episodes int
 }

@@ -35,13 +35,6 @@ func WithStormHandler(fn func(StormReport)) Option {
 	return func(o *options) { o.storm, o.onStorm = true, fn }
 }
 
-// startStorms sets up storm detection if an option asked for it.
-func (s *Server) startStorms() {
-	if s.opts.storm {
-		s.storms = newStormDetector(s.opts.stormWindow, s.opts.stormLimit)
-	}
-}
-
 // Storm returns the storm going on that began first; ok is false when no
 // resource is storming (or detection is off).
 func (s *Server) Storm() (rep StormReport, ok bool) {
@@ -95,8 +88,8 @@ func (s *Server) trackStorm(r *http.Request, q history.RequestInfo, l *history.L
 	return r, func() {
 		n := stormNote{at: time.Now(), kind: t.kind, continued: t.continued, live: t.live,
 			early: t.kind == kindWatchList && !t.initialEnd}
-		if cur, ok := s.served().Log(res); ok { // a fault may have replaced the log
-			n.head = s.head(cur)
+		if cur, ok := s.store.log(res); ok { // a fault may have replaced the log
+			n.head = s.store.head(cur)
 		}
 		_, n.listed = s.FirstListing(res)
 		if rep, isNew := d.observe(res, n); isNew && s.opts.onStorm != nil {

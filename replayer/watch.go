@@ -67,20 +67,20 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.Re
 		return
 	}
 	ws := s.newWatchStream(w, r, l, f, q)
-	ws.fx = wf
+	ws.wf = wf
 	defer ws.stop()
 	rv := q.ResourceVersion
 	if rv == "" || rv == "0" {
 		// sendInitialEvents=false: from now, with no initial state
-		ws.pos = s.newestPosition(l)
+		ws.pos = s.store.newestPosition(l)
 		ws.fromRV = l.RVAt(ws.pos)
 		ws.fw.begin()
 		ws.run()
 		return
 	}
 	pos, err := l.Position(rv)
-	floor := s.watchFloor(l)
-	if cs := s.cacheStart(l); cs != "" && l.Order().Less(floor, cs) {
+	floor := s.store.watchFloor(l)
+	if cs := s.restart.cacheStart(l.Resource); cs != "" && l.Order().Less(floor, cs) {
 		floor = cs // a restarted server's watch cache starts there (apiserver-restart)
 	}
 	switch {
@@ -104,12 +104,12 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.Re
 
 // watchTimeout returns how long a watch stays open: what it asks for, or
 // the server's default, within the server's cap.
-func (s *Server) watchTimeout(q history.RequestInfo) time.Duration {
-	d := s.opts.watchTimeout
+func (o *options) watchTimeoutOf(q history.RequestInfo) time.Duration {
+	d := o.watchTimeout
 	if q.TimeoutSeconds > 0 {
 		d = time.Duration(q.TimeoutSeconds) * time.Second
 	}
-	if c := s.opts.maxWatchTimeout; c > 0 && (d <= 0 || d > c) {
+	if c := o.maxWatchTimeout; c > 0 && (d <= 0 || d > c) {
 		d = c
 	}
 	return d
@@ -133,7 +133,7 @@ type watchStream struct {
 	fromRV     string // no bookmark carries an older resourceVersion
 	availCache int    // events before it are known to be available
 
-	fx *watchFaults // what the fault plan does to it; nil without a plan
+	wf *watchFaults // what the fault plan does to it; nil without a plan
 	// peek is ws.peekLive, made once rather than once an event
 	peek peekFunc
 }
@@ -147,10 +147,10 @@ func (s *Server) newWatchStream(w http.ResponseWriter, r *http.Request, l *histo
 	ws := &watchStream{
 		s: s, l: l, f: f, fw: fw, ctx: r.Context(),
 		kind: l.Resource.Kind, gv: l.Resource.GroupVersion(),
-		bookmarks: q.AllowWatchBookmarks, gone: s.restartGone(),
+		bookmarks: q.AllowWatchBookmarks, gone: s.restart.goneC(),
 	}
 	ws.peek = ws.peekLive
-	if d := s.watchTimeout(q); d > 0 {
+	if d := s.opts.watchTimeoutOf(q); d > 0 {
 		ws.deadline = time.Now().Add(d)
 		ws.timer = time.NewTimer(d)
 		ws.expire = ws.timer.C
@@ -239,7 +239,7 @@ func (ws *watchStream) run() {
 		}
 		var eventC <-chan time.Time
 		if ws.pos < ws.l.End() {
-			d := ws.s.nextAt(ws.l, ws.pos)
+			d := ws.s.store.nextAt(ws.l, ws.pos)
 			if d <= 0 { // rounding between available and nextAt: look again soon
 				d = time.Millisecond
 			}
@@ -263,15 +263,13 @@ func (ws *watchStream) run() {
 	}
 }
 
-// follow moves ws to its resource's log as the target's writes left it
-// (a write only appends, so ws.pos stays where it was) and returns a
-// channel closed at the next write.
+// follow moves ws to its resource's log as the writes left it. A write
+// only appends, so ws.pos stays where it was. It returns a channel closed
+// at the next write.
 func (ws *watchStream) follow() <-chan struct{} {
-	changed := ws.s.truthChanged()
-	if ws.s.writesMade.Load() > 0 {
-		if nl := ws.s.logNow(ws.l); nl != ws.l {
-			ws.l, ws.availCache = nl, 0
-		}
+	nl, changed := ws.s.store.follow(ws.l)
+	if nl != ws.l {
+		ws.l, ws.availCache = nl, 0
 	}
 	return changed
 }
@@ -282,7 +280,7 @@ func (ws *watchStream) available() bool {
 		return false
 	}
 	if ws.pos >= ws.availCache {
-		ws.availCache = ws.s.available(ws.l)
+		ws.availCache = ws.s.store.available(ws.l)
 	}
 	return ws.pos < ws.availCache
 }
@@ -298,9 +296,9 @@ func (ws *watchStream) send() error {
 		return err
 	}
 	ws.pos++
-	ws.s.advance(ws.l, ws.pos)
+	ws.s.store.advance(ws.l, ws.pos)
 	if e.Type == history.Deleted {
-		ws.s.collectGarbage() // the deletion has happened: its dependents go
+		ws.s.eng.collectGarbage() // the deletion has happened: its dependents go
 	}
 	return err
 }
@@ -310,7 +308,7 @@ func (ws *watchStream) send() error {
 // into the frame.
 func (ws *watchStream) emitObject(typ history.EventType, o *history.Object, rv string, peek peekFunc) error {
 	f := outFrame{typ: typ, rv: rv}
-	if ws.fx == nil {
+	if ws.wf == nil {
 		return ws.sent(f, ws.fw.objectFrame(typ, o, ws.kind, ws.gv))
 	}
 	f.obj = withKind(o, ws.kind, ws.gv)
@@ -321,7 +319,7 @@ func (ws *watchStream) emitObject(typ history.EventType, o *history.Object, rv s
 // state the pace has reached, if that is older), unless that would carry a
 // resourceVersion older than the watch started from.
 func (ws *watchStream) bookmark() error {
-	rv := ws.l.RVAt(min(ws.pos, ws.s.available(ws.l)))
+	rv := ws.l.RVAt(min(ws.pos, ws.s.store.available(ws.l)))
 	if ws.fromRV != "" && ws.l.Order().Less(rv, ws.fromRV) {
 		return nil
 	}

@@ -54,9 +54,9 @@ func watchOptions(q history.RequestInfo) (metainternalversion.ListOptions, *meta
 // starting over from resourceVersion "".
 func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *history.Log, f filter, endBookmark bool, q history.RequestInfo, wf *watchFaults) {
 	ws := s.newWatchStream(w, r, l, f, q)
-	ws.fx = wf
+	ws.wf = wf
 	defer ws.stop()
-	pos := s.newestPosition(l)
+	pos := s.store.newestPosition(l)
 	if rv := q.ResourceVersion; rv != "" && rv != "0" {
 		p, err := l.Position(rv)
 		switch {
@@ -65,11 +65,11 @@ func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *h
 			return
 		case errors.Is(err, history.ErrTooOld):
 		case errors.Is(err, history.ErrTooLarge):
-			if !s.sleepCtx(ws.ctx, s.opts.tooLargeWait) {
+			if !sleepCtx(ws.ctx, s.opts.tooLargeWait) {
 				return
 			}
 			ws.fw.begin()
-			ws.fw.errorFrame(tooLarge(rv, l.RVAt(s.available(l))))
+			ws.fw.errorFrame(tooLarge(rv, l.RVAt(s.store.available(l))))
 			return
 		case err != nil:
 			status.Write(w, badRequest(err.Error()))
@@ -79,10 +79,10 @@ func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *h
 				pos = p
 			}
 		}
-		if pos > s.available(l) && !s.waitAvailable(ws.ctx, l, pos) {
+		if pos > s.store.available(l) && !s.store.waitAvailable(ws.ctx, l, pos, s.opts.tooLargeWait) {
 			if ws.ctx.Err() == nil {
 				ws.fw.begin()
-				ws.fw.errorFrame(tooLarge(rv, l.RVAt(s.available(l))))
+				ws.fw.errorFrame(tooLarge(rv, l.RVAt(s.store.available(l))))
 			}
 			return
 		}
@@ -92,7 +92,7 @@ func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *h
 		return
 	}
 	ws.pos, ws.fromRV = pos, l.RVAt(pos)
-	s.advance(l, pos)
+	s.store.advance(l, pos)
 	if endBookmark {
 		end := outFrame{typ: history.Bookmark, obj: bookmarkObject(l.Resource, ws.fromRV, true), rv: ws.fromRV, initialEnd: true}
 		if ws.emit(end, nil) != nil {
@@ -117,7 +117,7 @@ func (ws *watchStream) initialEvents(objs []*history.Object) error {
 	}
 	// The initial events are all ready at once: a frame is flushed with
 	// the ones after it (unless a fault plan watches each frame go out).
-	ws.fw.holding(ws.fx == nil)
+	ws.fw.holding(ws.wf == nil)
 	defer ws.fw.holding(false)
 	for next < len(objs) {
 		o := objs[next]

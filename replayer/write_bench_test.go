@@ -131,11 +131,11 @@ func BenchmarkWriteBeforeRecorded(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			l := s.served().Logs[0]
+			l := s.Served().Logs[0]
 			if got, want := l.End()-len(h.Logs[0].Events), b.N; got != want {
 				b.Fatalf("writes placed: got %d, want %d", got, want)
 			}
-			if p := s.head(l); p >= l.End() {
+			if p := s.store.head(l); p >= l.End() {
 				b.Fatalf("head: got %d (the end), want recorded events after it", p)
 			}
 		})

@@ -123,7 +123,7 @@ func TestWrites(t *testing.T) {
 			if len(seen) != 3 || seen[0] != want[0] || seen[1] != want[1] {
 				t.Errorf("watch events of made: got %q, want %q then DELETED", seen, want)
 			}
-			l, _ := s.Truth().Log(history.Resource{Version: "v1", Resource: "configmaps"})
+			l, _ := s.Served().Log(history.Resource{Version: "v1", Resource: "configmaps"})
 			if n := len(l.Events); n < 3 || l.Events[n-1].Type != history.Deleted || l.Events[n-1].Object.Name != "made" {
 				t.Errorf("truth: got %d events, the last %v, want the writes at its end", n, l.Events[n-1])
 			}

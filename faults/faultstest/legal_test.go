@@ -168,7 +168,7 @@ func legalCases() []faultCase {
 const crashedByHarness = "a fault at the target's writes: the harness restarts the target (fuzz/harness TestCrashAfterWrite)"
 
 // stoppedByHarness is why graceful-restart has no scenario here: it stops
-// the target, which the run restarts (a replay without WithTargetStop does
+// the target, which the run restarts (a replay without Hooks.TargetStop does
 // not act on it); fuzz/harness TestGracefulRestart shows a writing target
 // converge through it on both client paths, stopped while syncing and
 // after.
