@@ -36,8 +36,8 @@ const maxEncodedPoint = 1 << 20
 //	                                Persists is Once)
 //
 // The N choices are the (fault, parameter values) pairs the registry
-// allows, each with a code of its own for good (choiceCodes, which only
-// grows): byte 0x80+k is the choice of code k. A byte past the table
+// allows, each with a code of its own for good (Fault.Codes; codes are only
+// added): byte 0x80+k is the choice of code k. A byte past the table
 // (k ≥ N) wraps to k mod N, and only such bytes change their meaning when
 // the table grows; CanonicalBytes rewrites them below N. Points past the
 // end of b are normal. A decision whose fault does not fit the kind of

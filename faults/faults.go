@@ -141,6 +141,9 @@ type Fault struct {
 	Point PointKind
 	// Params are the fault's parameters.
 	Params []Param
+	// Codes are the fault's byte codes, one per combination of its
+	// parameters' Values. A code's meaning is kept for good: see Code.
+	Codes []Code
 	// Do says what the decision does, in the imperative, for Describe:
 	// "close the watch after 5 events". Describe passes the decision in
 	// canonical form (Decision.Canonical), every parameter explicit, so Do
@@ -167,6 +170,18 @@ type Fault struct {
 	// proxy that cuts every long stream"), or why it has no persistent
 	// form.
 	PersistsWhy string
+}
+
+// Code is one meaning of a fault byte, kept for good: byte 0x80+N (0xC0+N
+// held from its point on) decodes to its fault with these Values. The
+// codes of all faults run from 0 with no gap. A new fault or value takes
+// the next free number; a code is never renumbered, changed or removed.
+// testdata/choice-codes.txt holds every code ever given.
+type Code struct {
+	// N is the code's number.
+	N int
+	// Values are the parameter values, one per Fault.Params, in order.
+	Values []int
 }
 
 // Persistence says what a fault's persistent form is.

@@ -16,9 +16,10 @@ var actsAt = map[PointKind]string{
 }
 
 // registryTable renders Registry as a Markdown table, one row per fault in
-// registry order: name | class | acts at | parameters (the values Decode
-// chooses; the bounds a plan may give) | what it does | kept up. README.md
-// carries it between the faults markers; a test keeps the two equal.
+// registry order. Its columns: name, class, acts at, parameters (the
+// values Decode chooses; the bounds a plan may give), what it does, kept
+// up. docs/faults.md carries it between the faults markers.
+// TestReferenceTable keeps the two equal; -update rewrites the doc.
 func registryTable() string {
 	var b strings.Builder
 	b.WriteString("| name | class | acts at | parameters (fuzzed values; bounds) | what it does | kept up (from=N) |\n")
