@@ -126,7 +126,7 @@ func selected(k Kind, lo metainternalversion.ListOptions, obj *unstructured.Unst
 // deleteCollection answers a DELETE of a collection as
 // Store.DeleteCollection does (registry/generic/registry/store.go:1309-1451).
 // kube-apiserver has one delete worker: --delete-collection-workers
-// defaults to 1 (server/options/etcd.go:81). DeleteCollection lists the
+// defaults to 1 (server/options/etcd.go:81). The function lists the
 // objects the list options select. With a limit set, it takes the first
 // limit of them; a continue token is not modelled. It deletes each, in key
 // order, as a DELETE of it with the request's options does. (Finalizers
