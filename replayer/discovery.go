@@ -27,7 +27,7 @@ func resourcesOf(h *history.History) []history.Resource {
 
 // serveDiscovery answers the non-resource paths clients ask (see package
 // discovery): /version, /api, /apis and the group and group version
-// paths; any other path is a 404.
+// paths. Any other path is a 404.
 func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 	if openapi.IsPath(r.URL.Path) {
 		s.serveOpenAPI(w, r)

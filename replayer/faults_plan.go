@@ -28,8 +28,8 @@ import (
 // Frames a watch-level fault suppresses reach no point
 // (drop-all-bookmarks, missing-initial-events-end). The event a reorder
 // sends early takes its frame number along. Plan-level faults (opaque-rv)
-// act from the start. Fired reports what fired, Served the history
-// actually served.
+// act from the start. Fired reports what fired. Served reports the
+// history actually served.
 func WithPlan(p faults.Plan) Option {
 	return func(o *options) {
 		c := p
@@ -70,10 +70,10 @@ func (x *faultRun) count(res history.Resource) *pointCount {
 	return pc
 }
 
-// passed returns the fewest points any resource reached has passed: every
-// decision at a smaller point has had its chance on every resource (0
-// when none was reached). A resource the target only writes (a leader
-// election's lease) has reached none: its writes are numbered on their
+// passed returns the fewest points any resource reached has passed, or 0
+// when none was reached. Every decision at a smaller point has had its
+// chance on every resource. A resource the target only writes (a leader
+// election's lease) has reached none. Its writes are numbered on their
 // own, and counting it would keep every plan from being spent.
 func (x *faultRun) passed() int {
 	least, seen := 0, false
@@ -131,9 +131,9 @@ func (x *faultRun) firings() []faults.Firing {
 	x.mu.Lock()
 	out := append([]faults.Firing(nil), x.fired...)
 	x.mu.Unlock()
-	// by virtual instant, and at one instant by resource: the firings of
-	// two resources at one instant come as their goroutines happen to run
-	// (each resource's own keep their order)
+	// by virtual instant, and at one instant by resource. The firings of
+	// two resources at one instant come as their goroutines happen to run.
+	// Each resource's own keep their order.
 	slices.SortStableFunc(out, func(a, b faults.Firing) int {
 		if c := cmp.Compare(a.At, b.At); c != 0 {
 			return c

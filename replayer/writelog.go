@@ -136,9 +136,9 @@ func answerStatus(err error) metav1.Status {
 	return internalError(err)
 }
 
-// writeKey is the key of the object a write named or its answer did
-// ("" when neither: a delete of a collection, a create refused before its
-// body was read).
+// writeKey is the key of the object a write named or its answer did. It
+// is "" when neither did: a delete of a collection, a create refused
+// before its body was read.
 func writeKey(req writes.Request, res writes.Result, err error) string {
 	ns, name := req.Namespace, req.Name
 	if obj := res.Stored; req.Verb != writes.DeleteCollection && (obj != nil || res.Answer != nil) {
