@@ -38,8 +38,8 @@ import (
 //     deleted deletes it.
 //
 // The recorded versions of an event, once it is rebased, are kept beside
-// the served history (Server.recorded), so that a later write rebases it
-// again from what was recorded, not from what it was served as.
+// the served history (Server.recorded). So a later write rebases it again
+// from what was recorded, not from what it was served as.
 
 // recordedChange is an event's change as recorded: the object before it
 // (nil for a create) and after.
@@ -103,9 +103,10 @@ func (a *otherActors) moved(moveRV func(string) string) (*otherActors, error) {
 // what the target left. Those are the events of the keys of cur from
 // position from of evs on. They include the pending ones of those keys
 // newer than base whose recorded offset is after now (the paced clock).
-// cur is the object now by key, nil when deleted. rebaseLater returns the
-// events to serve instead, in RV order. The receiver takes the recorded
-// changes of the events it rebased and the events it serves not.
+// The map cur holds the object now by key, nil when deleted. The function
+// returns the events to serve instead, in RV order. The receiver takes
+// the recorded changes of the events it rebased and the events it serves
+// not.
 func (a *otherActors) rebaseLater(start time.Time, factor float64, now time.Duration, k writes.Kind, evs []history.Event, from int, base uint64, cur map[string]*unstructured.Unstructured) ([]history.Event, error) {
 	res := k.Resource
 	id := res.ID()

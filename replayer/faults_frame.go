@@ -34,8 +34,8 @@ type outFrame struct {
 type peekFunc func() (f outFrame, skip func(), ok bool)
 
 // emit sends frame f, acting out the decision that fires at its frame
-// point, then runs the watch's end hook. peek finds the next event frame
-// (for reorder); it may be nil.
+// point, then runs the watch's end hook. The func peek finds the next
+// event frame (for reorder); it may be nil.
 func (ws *watchStream) emit(f outFrame, peek peekFunc) error {
 	x := ws.wf
 	if x == nil {

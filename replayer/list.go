@@ -123,10 +123,10 @@ type page struct {
 // paginate selects the objects of state (sorted by key) that f matches,
 // from the key start on, at most limit of them (0: all). It does as
 // kube-apiserver's watch cache does. A page is the last when no object of
-// the listed collection follows its last item. remainingItemCount is only
-// known without selectors. paginate finds where the collection's objects
-// from start on begin and end by binary search. So a page costs what it
-// holds (and the objects f skips), not the whole state.
+// the listed collection follows its last item. The remainingItemCount is
+// only known without selectors. The function finds where the
+// collection's objects from start on begin and end by binary search. So a
+// page costs what it holds (and the objects f skips), not the whole state.
 func paginate(state []*history.Object, f filter, ns, start string, limit int64) page {
 	scoped := collection(state, ns)
 	scoped = scoped[sort.Search(len(scoped), func(i int) bool { return relativeKey(scoped[i], ns) >= start }):]

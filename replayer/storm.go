@@ -22,8 +22,8 @@ const (
 )
 
 // StormReport describes a request storm: a client asking again and again
-// for one resource and gaining nothing. client-go's Reflector does so when
-// it restarts a WatchList stream cut before its initial-events-end
+// for one resource and gaining nothing. The Reflector of client-go does
+// so when it restarts a WatchList stream cut before its initial-events-end
 // bookmark, at once, with no backoff (kubernetes/kubernetes#140890).
 type StormReport struct {
 	// Resource is the resource asked for.

@@ -106,7 +106,8 @@ func (e *engine) servedVersion(l *history.Log, key, rv string) bool {
 }
 
 // refuse records the refusal st of r, answered before a write was tried,
-// and returns st. r is a write request to res, as its path names it (q).
+// and returns st. The request r is a write to res, as its path names it
+// (q).
 // A method that writes nothing (HEAD, OPTIONS) is not recorded.
 func (e *engine) refuse(r *http.Request, q history.RequestInfo, res history.Resource, st metav1.Status) metav1.Status {
 	verb := history.WriteVerb(r.Method, q.Name)
