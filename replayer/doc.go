@@ -105,10 +105,10 @@
 //
 // Fault actuation stays in this package because it acts on the core's
 // own state, not through an interface. A fault answers with the core's
-// continue tokens and Status answers. It moves compaction points and rewrites the served history. It
-// drives an open watch stream's position, frame writer and timers. A
-// package of its own would have to import the core, which calls it at
-// every decision point.
+// continue tokens and Status answers. It moves compaction points and
+// rewrites the served history. It drives an open watch stream's position,
+// frame writer and timers. A package of its own would have to import the
+// core, which calls it at every decision point.
 //
 // # Packages below
 //
