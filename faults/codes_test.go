@@ -183,9 +183,9 @@ func TestCanonicalBytes(t *testing.T) {
 	}
 }
 
-// registryChoices lists what the registry allows a fault byte to name: each
-// fault once per combination of its parameters' Values, in registry order,
-// the last parameter varying fastest.
+// registryChoices lists what the registry allows a fault byte to name.
+// Each fault comes once per combination of its parameters' Values, in
+// registry order, the last parameter varying fastest.
 func registryChoices() []Decision {
 	var out []Decision
 	for _, f := range Registry {

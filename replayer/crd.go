@@ -22,8 +22,9 @@ import (
 // custom resource's.)
 //
 // A recording may show neither: a collection with no object, watched with
-// bookmarks that name no kind (written by hand, or by a server that
-// leaves it out). The replay then takes them from what else it knows.
+// bookmarks that name no kind. (Such bookmarks are written by hand, or by
+// a server that leaves it out.) The replay then takes them from what else
+// it knows.
 // First is the CustomResourceDefinition its history holds: its
 // spec.names.kind and spec.scope win. Else, for a built-in resource, it
 // is client-go's scheme (discovery.BuiltinResource).

@@ -13,12 +13,12 @@ import (
 // WithPlan makes the server act out a fault plan.
 //
 // Decision points are numbered per resource, in the order the server
-// reaches that resource's points. Each LIST request is one (every page
-// counting as one), each WATCH request when it opens, and each frame of a
-// watch stream just before it is sent. A decision at point N acts at point
-// N of each resource. A client that watches several resources sees each
-// resource's points in an order goroutine scheduling cannot move: one
-// resource's requests come from one reflector. So a run's faults land
+// reaches that resource's points. Each LIST request is one; every page
+// counts as one. Each WATCH request is one when it opens. Each frame of a
+// watch stream is one just before it is sent. A decision at point N acts
+// at point N of each resource. A client that watches several resources
+// sees each resource's points in an order goroutine scheduling cannot
+// move: one resource's requests come from one reflector. So a run's faults land
 // where its input says.
 //
 // At each point the first decision that applies there and can act there

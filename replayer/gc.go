@@ -12,7 +12,7 @@ import (
 	"github.com/lwreplay/lwreplay/replayer/writes"
 )
 
-// The garbage collector. kube-controller-manager's garbage collector
+// The garbage collector. The garbage collector of kube-controller-manager
 // deletes an object once every owner its metadata.ownerReferences name is
 // gone, with background propagation
 // (pkg/controller/garbagecollector/garbagecollector.go, attemptToDeleteItem:
