@@ -18,8 +18,8 @@ import (
 // watch stream is one just before it is sent. A decision at point N acts
 // at point N of each resource. A client that watches several resources
 // sees each resource's points in an order goroutine scheduling cannot
-// move: one resource's requests come from one reflector. So a run's faults land
-// where its input says.
+// move: one resource's requests come from one reflector. So a run's
+// faults land where its input says.
 //
 // At each point the first decision that applies there and can act there
 // fires (see faults.Decision.Applies). A decision that cannot act
