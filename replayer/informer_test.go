@@ -24,7 +24,7 @@ import (
 
 // requestLog wraps a RoundTripper and notes every request. When cut is
 // set, it says after how many frames the answer to the n-th watch request
-// (from 0) is cut (0: not cut). So a dropped connection would. When
+// (from 0) is cut (0: not cut), as by a dropped connection. When
 // rewrite is set, it changes the query of the n-th watch request.
 type requestLog struct {
 	rt      http.RoundTripper

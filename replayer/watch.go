@@ -17,10 +17,10 @@ const preTimeoutBookmark = 2 * time.Second
 // serveWatch answers a WATCH, as kube-apiserver 1.37's watch cache does.
 //
 // A watch from resourceVersion "" or "0" that does not say
-// sendInitialEvents is defaulted to sendInitialEvents=true. So does
-// kube-apiserver while its WatchList feature is on. The watch then sends
-// ADDED for every selected object of the state at the server's head,
-// sorted by key. (The head is never older than the compaction point.)
+// sendInitialEvents is defaulted to sendInitialEvents=true.
+// kube-apiserver does the same while its WatchList feature is on. The
+// watch then sends ADDED for every selected object of the state at the
+// server's head, sorted by key. (The head is never older than the compaction point.)
 // Then, when bookmarks are allowed, it sends the initial-events-end
 // bookmark, then every event after it. With sendInitialEvents=false it
 // sends the events after the head only.

@@ -236,10 +236,10 @@ func Break(w http.ResponseWriter, err error) bool {
 }
 
 // Refuse makes the request being answered through a Transport fail with
-// err in place of an answer. So fails a dial to a server that is not
-// listening. RoundTrip returns err once the handler has returned, having
-// written nothing. It reports false when w is not a Transport's or an
-// answer's header was written already.
+// err in place of an answer. A dial to a server that is not listening
+// fails the same way. RoundTrip returns err once the handler has
+// returned, having written nothing. It reports false when w is not a
+// Transport's or an answer's header was written already.
 func Refuse(w http.ResponseWriter, err error) bool {
 	p, ok := w.(*pipeResponse)
 	if !ok || p.wrote {
