@@ -20,10 +20,10 @@ const preTimeoutBookmark = 2 * time.Second
 // sendInitialEvents is defaulted to sendInitialEvents=true.
 // kube-apiserver does the same while its WatchList feature is on. The
 // watch then sends ADDED for every selected object of the state at the
-// server's head, sorted by key. (The head is never older than the compaction point.)
-// Then, when bookmarks are allowed, it sends the initial-events-end
-// bookmark, then every event after it. With sendInitialEvents=false it
-// sends the events after the head only.
+// server's head, sorted by key. (The head is never older than the
+// compaction point.) Then, when bookmarks are allowed, it sends the
+// initial-events-end bookmark, then every event after it. With
+// sendInitialEvents=false it sends the events after the head only.
 //
 // A watch from another resourceVersion R sends every event after R, in
 // order. R older than the compaction point gets HTTP 200 and one ERROR
