@@ -16,9 +16,9 @@ var (
 )
 
 // choices returns the decisions the fault bytes name, by code number
-// (Fault.Codes), each At 0 in canonical form. A registry whose codes are
-// not dense from 0 or do not fit their faults (TestChoiceCodes keeps them
-// right) yields the codes up to the first gap, and choiceErr says why.
+// (Fault.Codes), each At 0 in canonical form. Codes may be not dense
+// from 0 or may not fit their faults (TestChoiceCodes keeps them right).
+// Then choices yields the codes up to the first gap, and choiceErr says why.
 func choices() []Decision {
 	choiceOnce.Do(func() {
 		choiceTable, choiceErr = codeTable(Registry)
@@ -27,9 +27,9 @@ func choices() []Decision {
 }
 
 // codeTable returns the decisions of faults' codes, indexed by code
-// number, and what is wrong with them: a number used twice, a gap, a code
-// whose Values do not match its fault's Params. The table stops at the
-// first number no code has.
+// number, and what is wrong with them. Wrong are a number used twice, a
+// gap, and a code whose Values do not match its fault's Params. The table
+// stops at the first number no code has.
 func codeTable(faults []Fault) ([]Decision, error) {
 	byN := map[int]Decision{}
 	var errs []error
@@ -93,9 +93,9 @@ func codeLines(faults []Fault) []string {
 	return lines
 }
 
-// CanonicalBytes returns plan bytes b with each byte in its shortest form:
-// a normal point as 0, choice k as 0x80+k or, held, 0xC0+k, k below the
-// number of choices. Decode reads the result as it reads b; unlike b's
+// CanonicalBytes returns plan bytes b with each byte in its shortest form.
+// A normal point is 0; choice k is 0x80+k or, held, 0xC0+k, with k below
+// the number of choices. Decode reads the result as it reads b; unlike b's
 // bytes past the table's end, the result's keep their meaning when the
 // table grows.
 func CanonicalBytes(b []byte) []byte {

@@ -12,7 +12,7 @@ import (
 // codesPath is the golden list of every code ever given.
 const codesPath = "testdata/choice-codes.txt"
 
-// TestChoiceCodes holds the registry's codes equal to what it allows: each
+// TestChoiceCodes holds the registry's codes equal to what it allows. Each
 // fault has one code per combination of its parameters' Values, and the
 // numbers run from 0 with no gap. A fault or a Value added without its
 // code fails here.
@@ -183,9 +183,9 @@ func TestCanonicalBytes(t *testing.T) {
 	}
 }
 
-// registryChoices lists what the registry allows a fault byte to name: each
-// fault once per combination of its parameters' Values, in registry order,
-// the last parameter varying fastest.
+// registryChoices lists what the registry allows a fault byte to name.
+// Each fault comes once per combination of its parameters' Values, in
+// registry order, the last parameter varying fastest.
 func registryChoices() []Decision {
 	var out []Decision
 	for _, f := range Registry {

@@ -16,9 +16,10 @@ var actsAt = map[PointKind]string{
 }
 
 // registryTable renders Registry as a Markdown table, one row per fault in
-// registry order. Its columns: name, class, acts at, parameters (the
-// values Decode chooses; the bounds a plan may give), what it does, kept
-// up. docs/faults.md carries it between the faults markers.
+// registry order. Its columns are name, class, acts at, parameters, what
+// it does, and kept up. Parameters shows the values Decode chooses and the
+// bounds a plan may give. docs/faults.md carries the table between the
+// faults markers.
 // TestReferenceTable keeps the two equal; -update rewrites the doc.
 func registryTable() string {
 	var b strings.Builder

@@ -7,15 +7,15 @@ import (
 )
 
 // The compaction point of a log is the oldest resourceVersion whose state
-// may still be read exactly, continued from or watched from; every RV
+// may still be read exactly, continued from or watched from. Every RV
 // before it is expired. It is the newest of the log's start, the server's
 // compaction option (WithCompaction) and the point a fault's 410 Expired
-// moved it to. Like a real apiserver's it only moves forward: once a fault
-// has refused an RV as expired (expire-watch, expire-continue, recreate),
-// that RV and every older one stay expired for the rest of the run. It
-// never passes the newest state the server can serve, as etcd never
-// compacts its current revision, so a client that relists can always
-// watch from what it listed.
+// moved it to. Like a real apiserver's, it only moves forward. Once a
+// fault has refused an RV as expired (expire-watch, expire-continue,
+// recreate), that RV and every older one stay expired for the rest of the
+// run. It never passes the newest state the server can serve, as etcd
+// never compacts its current revision. So a client that relists can
+// always watch from what it listed.
 
 // watchFloor returns the compaction point of l: the oldest
 // resourceVersion a watch may start from. A restarted server's watch

@@ -27,7 +27,7 @@ func resourcesOf(h *history.History) []history.Resource {
 
 // serveDiscovery answers the non-resource paths clients ask (see package
 // discovery): /version, /api, /apis and the group and group version
-// paths; any other path is a 404.
+// paths. Any other path is a 404.
 func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 	if openapi.IsPath(r.URL.Path) {
 		s.serveOpenAPI(w, r)
@@ -45,9 +45,9 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 }
 
 // noTrafficFor returns the 404 for a request of a resource the history
-// has no log of. d is what discovery tells, recorded the history the
-// server was made with. When discovery lists res, the message says that
-// the cassette holds no traffic for it.
+// has no log of. The Doc d is what discovery tells. The history recorded
+// is the one the server was made with. When discovery lists res, the
+// message says that the cassette holds no traffic for it.
 func noTrafficFor(d *discovery.Doc, recorded *history.History, res history.Resource) metav1.Status {
 	st := status.NotFound()
 	if !d.Lists(res) {

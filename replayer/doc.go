@@ -93,19 +93,22 @@
 //
 // # Fault actuation
 //
-// Fault actuation (WithPlan) lives in the files named faults_*.go.
-// faults_plan.go numbers the decision points and records what fired.
-// faults_effects.go is the table of what each fault does at which kind of
-// point. faults_list.go, faults_watch.go, faults_frame.go and
-// faults_write.go act at LIST answers, at a watch when it opens, at a frame
-// boundary and at a write. faults_history.go rewrites the served history
-// (opaque-rv), and faults_restart.go restarts the apiserver. It stays in
-// this package because it acts on the core's own state, not through an
-// interface. A fault answers with the core's continue tokens and Status
-// answers. It moves compaction points and rewrites the served history. It
-// drives an open watch stream's position, frame writer and timers. A
-// package of its own would have to import the core, which calls it at
-// every decision point.
+// Fault actuation (WithPlan) lives in the files named faults_*.go:
+//   - faults_plan.go numbers the decision points and records what fired;
+//   - faults_effects.go is the table of what each fault does at which kind
+//     of point;
+//   - faults_list.go, faults_watch.go, faults_frame.go and faults_write.go
+//     act at LIST answers, at a watch when it opens, at a frame boundary
+//     and at a write;
+//   - faults_history.go rewrites the served history (opaque-rv);
+//   - faults_restart.go restarts the apiserver.
+//
+// Fault actuation stays in this package because it acts on the core's
+// own state, not through an interface. A fault answers with the core's
+// continue tokens and Status answers. It moves compaction points and
+// rewrites the served history. It drives an open watch stream's position,
+// frame writer and timers. A package of its own would have to import the
+// core, which calls it at every decision point.
 //
 // # Packages below
 //

@@ -43,9 +43,10 @@ type engine struct {
 }
 
 // newEngine returns the write path of a server made with h at start, and
-// the store it changes. The store serves h, or, when h leaves a recorded
-// client's own changes out (history.WithoutOwn), the other actors'
-// history; served is that history. err says why it could not be made.
+// the store it changes. The store serves h. When h leaves a recorded
+// client's own changes out (history.WithoutOwn), it serves the other
+// actors' history. The history it serves is returned as served. The error
+// says why it could not be made.
 func newEngine(h *history.History, opts *options, start time.Time) (e *engine, served *history.History, err error) {
 	e = &engine{opts: opts, recorded: h, actors: newOtherActors()}
 	if hasOwn(h) {

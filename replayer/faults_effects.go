@@ -70,11 +70,11 @@ func (e effect) at(k faults.PointKind) behaviour {
 	return nil
 }
 
-// behaviour is what a fault does at a point that decision d applies to. ok
-// false says it cannot act there (drop-bookmark at an event, ...): the next
-// decision that applies may. Otherwise act does it, firing d as it sees
-// fit; it returns errAnswered when it has answered the request, another
-// error when the watch stream must end, nil to go on.
+// behaviour is what a fault does at a point that decision d applies to.
+// With ok false it cannot act there (drop-bookmark at an event, ...); the
+// next decision that applies may. Otherwise act does it, firing d as it
+// sees fit. It returns errAnswered when it has answered the request,
+// another error when the watch stream must end, nil to go on.
 type behaviour func(c *pointCtx, d faults.Decision) (act func() error, ok bool)
 
 // errAnswered says a fault answered a LIST or WATCH request itself.

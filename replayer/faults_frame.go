@@ -29,13 +29,13 @@ type outFrame struct {
 }
 
 // peekFunc returns the event frame a stream would send after the current
-// one, and a func that makes the stream skip it (it has been sent); ok is
-// false when there is none yet.
+// one, and a func that makes the stream skip it (it has been sent). Its ok
+// is false when there is none yet.
 type peekFunc func() (f outFrame, skip func(), ok bool)
 
 // emit sends frame f, acting out the decision that fires at its frame
-// point, then runs the watch's end hook. peek finds the next event frame
-// (for reorder); it may be nil.
+// point, then runs the watch's end hook. The func peek finds the next
+// event frame (for reorder); it may be nil.
 func (ws *watchStream) emit(f outFrame, peek peekFunc) error {
 	x := ws.wf
 	if x == nil {
@@ -93,10 +93,10 @@ func garbleFrame(c *pointCtx, d faults.Decision) (func() error, bool) {
 			return err
 		}
 		// The frame itself follows, so that the client's decoder meets the
-		// syntax error (an unterminated document at the end of a stream
-		// would read as a cut, io.ErrUnexpectedEOF), and the stream ends:
+		// syntax error. (An unterminated document at the end of a stream
+		// would read as a cut, io.ErrUnexpectedEOF.) Then the stream ends.
 		// apimachinery's StreamWatcher (watch/streamwatcher.go, receive)
-		// stops reading at a frame it cannot decode, so how many frames a
+		// stops reading at a frame it cannot decode. So how many frames a
 		// persistent garble-frame garbles no longer depends on how far the
 		// server got before the client closed.
 		if err := c.ws.write(c.frame); err != nil {
@@ -308,8 +308,8 @@ func (fw *frameWriter) raw(b []byte) error {
 }
 
 // cut writes the first half of frame f and cuts the connection, as a
-// network fault would: the in-process transport's body read fails with
-// io.ErrUnexpectedEOF; a real HTTP/1 connection is hijacked and closed in
+// network fault would. The in-process transport's body read fails with
+// io.ErrUnexpectedEOF. A real HTTP/1 connection is hijacked and closed in
 // the middle of its chunked body. A writer that can do neither ends the
 // answer after the half frame.
 func (fw *frameWriter) cut(f outFrame) {

@@ -87,7 +87,7 @@ func opaqueOf(h *history.History) opaqueRewrite {
 var opaqueMemo weakcache.Cache[history.History, opaqueRewrite]
 
 // canRecreate reports whether a recreate fault can act at a watch of res
-// from rv in st. rv must be a position of the served history, not
+// from rv in st. The RV must be a position of the served history, not
 // compacted, whose state holds an object.
 func canRecreate(st *store, res history.Resource, rv string) bool {
 	l, ok := st.log(res)

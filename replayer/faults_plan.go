@@ -13,13 +13,13 @@ import (
 // WithPlan makes the server act out a fault plan.
 //
 // Decision points are numbered per resource, in the order the server
-// reaches that resource's points. Each LIST request is one (every page
-// counting as one), each WATCH request when it opens, and each frame of a
-// watch stream just before it is sent. A decision at point N acts at point
-// N of each resource. A client that watches several resources sees each
-// resource's points in an order goroutine scheduling cannot move: one
-// resource's requests come from one reflector. So a run's faults land
-// where its input says.
+// reaches that resource's points. Each LIST request is one; every page
+// counts as one. Each WATCH request is one when it opens. Each frame of a
+// watch stream is one just before it is sent. A decision at point N acts
+// at point N of each resource. A client that watches several resources
+// sees each resource's points in an order goroutine scheduling cannot
+// move: one resource's requests come from one reflector. So a run's
+// faults land where its input says.
 //
 // At each point the first decision that applies there and can act there
 // fires (see faults.Decision.Applies). A decision that cannot act
@@ -28,8 +28,8 @@ import (
 // Frames a watch-level fault suppresses reach no point
 // (drop-all-bookmarks, missing-initial-events-end). The event a reorder
 // sends early takes its frame number along. Plan-level faults (opaque-rv)
-// act from the start. Fired reports what fired, Served the history
-// actually served.
+// act from the start. Fired reports what fired. Served reports the
+// history actually served.
 func WithPlan(p faults.Plan) Option {
 	return func(o *options) {
 		c := p
@@ -70,10 +70,10 @@ func (x *faultRun) count(res history.Resource) *pointCount {
 	return pc
 }
 
-// passed returns the fewest points any resource reached has passed: every
-// decision at a smaller point has had its chance on every resource (0
-// when none was reached). A resource the target only writes (a leader
-// election's lease) has reached none: its writes are numbered on their
+// passed returns the fewest points any resource reached has passed, or 0
+// when none was reached. Every decision at a smaller point has had its
+// chance on every resource. A resource the target only writes (a leader
+// election's lease) has reached none. Its writes are numbered on their
 // own, and counting it would keep every plan from being spent.
 func (x *faultRun) passed() int {
 	least, seen := 0, false
@@ -131,9 +131,9 @@ func (x *faultRun) firings() []faults.Firing {
 	x.mu.Lock()
 	out := append([]faults.Firing(nil), x.fired...)
 	x.mu.Unlock()
-	// by virtual instant, and at one instant by resource: the firings of
-	// two resources at one instant come as their goroutines happen to run
-	// (each resource's own keep their order)
+	// by virtual instant, and at one instant by resource. The firings of
+	// two resources at one instant come as their goroutines happen to run.
+	// Each resource's own keep their order.
 	slices.SortStableFunc(out, func(a, b faults.Firing) int {
 		if c := cmp.Compare(a.At, b.At); c != 0 {
 			return c

@@ -17,10 +17,10 @@ import (
 	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
 
-// An apiserver restart (apiserver-restart): every open watch ends, every
-// request is refused at connect for a while, and the restarted server's
-// watch caches start anew, each at its resource's newest state, as
-// kube-apiserver's cacher starts from a fresh LIST: its watch cache
+// An apiserver restart (apiserver-restart). Every open watch ends, and
+// every request is refused at connect for a while. The restarted server's
+// watch caches start anew, each at its resource's newest state. So does
+// kube-apiserver's cacher: it starts from a fresh LIST. Its watch cache
 // refuses a watch from below that LIST's resourceVersion ("too old
 // resource version", k8s.io/apiserver pkg/storage/cacher/watch_cache.go,
 // getAllEventsSinceLocked). What the history holds is unchanged: the
@@ -42,8 +42,8 @@ type restarts struct {
 	// restarted server's watch cache of that resource starts at
 	cacheStarts map[history.Resource]string
 	// struck holds the points (At) of the one-shot decisions that
-	// restarted the server: a decision at point N restarts it once, not
-	// once per resource that reaches point N
+	// restarted the server. A decision at point N restarts it once, not
+	// once per resource that reaches point N.
 	struck map[int]bool
 }
 
@@ -67,10 +67,10 @@ func (x *restarts) down() bool {
 	return !until.IsZero() && time.Now().Before(until)
 }
 
-// refuseConnection answers a request to a restarting server: through the
-// in-process transport the request fails as a refused dial does; over a
-// socket the connection is closed before any answer, as by a server that
-// accepted it and died; where neither can be done, 503.
+// refuseConnection answers a request to a restarting server. Through the
+// in-process transport, the request fails as a refused dial does. Over a
+// socket, the connection is closed before any answer, as by a server that
+// accepted it and died. Where neither can be done, it answers 503.
 func refuseConnection(w http.ResponseWriter) {
 	if inproc.Refuse(w, errConnRefused) {
 		return
@@ -91,12 +91,12 @@ func (x *restarts) cacheStart(res history.Resource) string {
 }
 
 // restartServer restarts the apiserver when a LIST or WATCH arrives
-// (apiserver-restart): it ends every open watch, refuses this request and
-// every other for "down" seconds, and starts each resource's watch cache
-// at its newest state. A decision at one point restarts the server once;
-// one that holds from a point, or acts at every point, restarts it at
-// each request that reaches a point (the requests while it is down reach
-// none): a crash-looping apiserver.
+// (apiserver-restart). It ends every open watch and refuses this request
+// and every other for "down" seconds. It starts each resource's watch
+// cache at its newest state. A decision at one point restarts the server
+// once. One that holds from a point, or acts at every point, restarts it
+// at each request that reaches a point: a crash-looping apiserver. (The
+// requests while it is down reach none.)
 func restartServer(c *pointCtx, d faults.Decision) (func() error, bool) {
 	if !c.s.opts.hooks.strikesAt(c.l.Resource) {
 		return nil, false

@@ -81,9 +81,9 @@ func TestFaultRecreateEvents(t *testing.T) {
 	})
 }
 
-// TestFaultRewriteShared checks that servers of one history that draw the
-// same history-rewriting fault share the rewritten history, made once,
-// and each serves it as a server of its own would.
+// TestFaultRewriteShared checks servers of one history that draw the
+// same history-rewriting fault. They share the rewritten history, made
+// once. Each serves it as a server of its own would.
 func TestFaultRewriteShared(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {

@@ -8,10 +8,10 @@ import (
 // The faults that end the target's process: crash-after-write at a write
 // point, graceful-restart at a request.
 
-// writePoint reaches the decision point of a write to l — the target's,
-// or an actor's (byActor) under WithFaultsOnActors — once the replay has
-// answered it (stored or refused), and acts out the decision there, if
-// any.
+// writePoint reaches the decision point of a write to l, once the replay
+// has answered it (stored or refused). It acts out the decision there, if
+// any. The write is the target's, or, under WithFaultsOnActors, an
+// actor's (byActor).
 func (s *Server) writePoint(l *history.Log, key string, byActor bool) {
 	if s.fx == nil {
 		return
@@ -41,14 +41,14 @@ func crashAfterWrite(c *pointCtx, d faults.Decision) (func() error, bool) {
 }
 
 // stopTarget stops the target as a SIGTERM does when its LIST or WATCH
-// arrives (graceful-restart): the replay's Hooks.TargetStop cancels
-// the context of the instance that asked and starts a fresh one once it
-// has returned. A LIST is answered as usual; a WATCH gets a stream that
-// ends at once, empty: how much of it the stopping instance would read
-// before it leaves is a race between its goroutines, and what the stream
-// sends moves the served head, so that serving it would make the fresh
-// instance's view (and the run's verdict) depend on the race, not on the
-// input. Without a stop function it cannot act.
+// arrives (graceful-restart). The replay's Hooks.TargetStop cancels the
+// context of the instance that asked. It starts a fresh one once that has
+// returned. A LIST is answered as usual. A WATCH gets a stream that ends
+// at once, empty. How much of it the stopping instance would read before
+// it leaves is a race between its goroutines. And what the stream sends
+// moves the served head. So serving it would make the fresh instance's
+// view (and the run's verdict) depend on the race, not on the input.
+// Without a stop function it cannot act.
 func stopTarget(c *pointCtx, d faults.Decision) (func() error, bool) {
 	if c.s.opts.hooks.TargetStop == nil || c.actor || !c.s.opts.hooks.strikesAt(c.l.Resource) {
 		return nil, false

@@ -12,33 +12,37 @@ import (
 	"github.com/lwreplay/lwreplay/replayer/writes"
 )
 
-// The garbage collector. kube-controller-manager's garbage collector
+// The garbage collector. The garbage collector of kube-controller-manager
 // deletes an object once every owner its metadata.ownerReferences name is
-// gone — no object of the owner's UID exists (a name taken again by an
-// object of another UID is gone too) — with background propagation
+// gone, with background propagation
 // (pkg/controller/garbagecollector/garbagecollector.go, attemptToDeleteItem:
-// "if all owners are absent, delete the dependent"). A recording holds
-// what the recorded cluster's collector did to the recorded objects; the
-// objects the target's writes own — a child it created whose parent the
-// recording, a fault (recreate) or the target itself deletes — are the
-// replay's to collect: it does, as the other actor no recording could
-// hold, once the owners' deletion has happened (an event an answer reached,
-// or the pace made current). An owner the history never held (a kind it
-// did not record) counts as alive: the replay cannot tell. Foreground
+// "if all owners are absent, delete the dependent"). An owner is gone when
+// no object of its UID exists; a name taken again by an object of
+// another UID is gone too.
+//
+// A recording holds what the recorded cluster's collector did to the
+// recorded objects. The objects the target's writes own are the replay's
+// to collect. Such is a child the target created whose parent the
+// recording, a fault (recreate) or the target itself deletes. The replay
+// collects it, as the other actor no recording could hold. It does so
+// once the owners' deletion has happened: an event an answer reached, or
+// the pace made current. An owner the history never held (a kind it did
+// not record) counts as alive: the replay cannot tell. Foreground
 // deletion (an owner kept until its dependents are gone) is not modelled.
 //
-// The collector's deletes are no writes of the target's: the write log
+// The collector's deletes are no writes of the target's. The write log
 // does not hold them, no write point numbers them, and their events come
 // From gcFrom. The objects the actors' writes own (TransportAs) are
-// collected alike, unless WithoutGC turns the model off: a run whose
+// collected alike, unless WithoutGC turns the model off. A run whose
 // actors include kube-controller-manager's garbage collector leaves it
 // the collecting.
 
 // Collected returns how many of the target's objects the replay's
-// garbage collector has deleted so far. A controller whose cache still
-// holds an owner the collector saw gone makes the child again each time
-// the collector deletes it, as against a real cluster: its requests answer
-// another actor's changes (fuzz/harness's request bound allows for them).
+// garbage collector has deleted so far. A controller's cache may still
+// hold an owner the collector saw gone. Then it makes the child again
+// each time the collector deletes it, as against a real cluster. Its
+// requests answer another actor's changes (fuzz/harness's request bound
+// allows for them).
 func (s *Server) Collected() int { return s.eng.gc.count() }
 
 // gcFrom is the history.Location File of the events of the replay's
@@ -72,9 +76,9 @@ func (c *collector) deleted() {
 	c.collected++
 }
 
-// note records what a stored write of the target's left of key in res:
-// an object carrying ownerReferences is the collector's to watch, one
-// deleted or without owners no longer.
+// note records what a stored write of the target's left of key in res.
+// An object carrying ownerReferences is the collector's to watch. One
+// deleted or without owners no longer is.
 func (c *collector) note(res history.Resource, key string, ev writes.Event, raw []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -8,12 +8,12 @@ import (
 )
 
 // FirstListing returns the resourceVersion of the first complete listing
-// of res the server served: the last page of a LIST chain (an answer with
-// no continue token; a one-page LIST is its own last page), or the
-// initial-events-end BOOKMARK of a WatchList stream. A client's first
-// store.Replace is of that state, so it is the state a client that
-// reports synced must hold. ok is false while no listing of res has been
-// completed.
+// of res the server served. That is the last page of a LIST chain, or the
+// initial-events-end BOOKMARK of a WatchList stream. (A last page is an
+// answer with no continue token; a one-page LIST is its own last page.)
+// A client's first store.Replace is of that state. So it is the state a
+// client that reports synced must hold. Its ok is false while no listing
+// of res has been completed.
 func (s *Server) FirstListing(res history.Resource) (rv string, ok bool) {
 	return s.store.firstListing(res)
 }
@@ -23,9 +23,9 @@ func (s *Server) FirstListing(res history.Resource) (rv string, ok bool) {
 // starts afresh (a crashed target's new instance) syncs to.
 func (s *Server) ForgetListings() { s.store.forgetListings() }
 
-// answerList answers a LIST with page p of l's state at rv (as a Table when
-// the request asked for one), noting a last page of the target's as a
-// complete listing.
+// answerList answers a LIST with page p of l's state at rv (as a Table
+// when the request asked for one). It notes a last page of the target's
+// as a complete listing.
 func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l *history.Log, rv string, p page) {
 	if mv := metadataOf(r); mv != nil {
 		if st := mv.listStatus(l.Resource); st != nil {
@@ -59,10 +59,10 @@ func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l *history.L
 	}
 }
 
-// sent notes a frame the stream has sent (err is the sending's result,
-// returned as it is): an initial-events-end BOOKMARK completes a listing;
-// storm detection notes what the request gained. An actor's stream
-// notes nothing.
+// sent notes a frame the stream has sent; err is the sending's result,
+// returned as it is. An initial-events-end BOOKMARK completes a listing.
+// Storm detection notes what the request gained. An actor's stream notes
+// nothing.
 func (ws *watchStream) sent(f outFrame, err error) error {
 	if actorOf(ws.ctx) != "" { // the listings, storms and servings are the target's
 		return err

@@ -123,12 +123,11 @@ const DefaultLatency = inproc.DefaultLatency
 
 // WithLatency sets how long each request made through Transport takes to
 // reach the server (0: none; default DefaultLatency). Inside a
-// testing/synctest bubble it is virtual time: the clock a client reads
-// after a request has moved on by it, as on a real cluster, so the
-// timestamps it writes (an Event's name, <object>.<hex of
-// time.Now().UnixNano()>) differ from one request to the next. It does
-// not touch requests served over HTTP (Serve), which take the network's
-// own time.
+// testing/synctest bubble it is virtual time. The clock a client reads
+// after a request has moved on by it, as on a real cluster. So the
+// timestamps it writes differ from one request to the next (an Event's
+// name, <object>.<hex of time.Now().UnixNano()>). It does not touch
+// requests served over HTTP (Serve), which take the network's own time.
 func WithLatency(d time.Duration) Option { return func(o *options) { o.latency = max(d, 0) } }
 
 // WithPace sets how fast recorded events become available.
@@ -137,9 +136,9 @@ func WithPace(p Pace) Option { return func(o *options) { o.pace = p } }
 // WithCompaction sets the compaction point: requests for an older
 // resourceVersion or continue token are answered 410 Expired. By default
 // it is each resource's first recorded resourceVersion. Under a fault
-// plan it only moves forward: a fault's 410 Expired (expire-watch,
-// expire-continue, recreate) moves it past the resourceVersion refused for
-// the rest of the run.
+// plan it only moves forward. A fault's 410 Expired (expire-watch,
+// expire-continue, recreate) moves it past the resourceVersion refused,
+// for the rest of the run.
 func WithCompaction(rv string) Option { return func(o *options) { o.compaction = rv } }
 
 // WithBookmarkInterval sets how often a watch that allows bookmarks gets
@@ -149,18 +148,18 @@ func WithBookmarkInterval(d time.Duration) Option { return func(o *options) { o.
 // WithWatchTimeout sets the timeout of a watch that asks for none.
 func WithWatchTimeout(d time.Duration) Option { return func(o *options) { o.watchTimeout = d } }
 
-// WithMaxWatchTimeout caps every watch's timeout at d (0: no cap): a watch
-// asking for a longer timeoutSeconds is ended cleanly after d, with its
-// bookmark 2 s before, as a server closing watches early may (a client
-// re-watches from its last resourceVersion). Clients pick their timeout
-// at random (client-go: 5 to 10 minutes); under a cap no longer than the
-// shortest they pick, when a watch ends and how many bookmarks it carries
-// no longer depend on that draw, so the same requests get the same
-// answers run after run.
+// WithMaxWatchTimeout caps every watch's timeout at d (0: no cap). A
+// watch asking for a longer timeoutSeconds is ended cleanly after d, with
+// its bookmark 2 s before. So may a server closing watches early; a
+// client re-watches from its last resourceVersion. Clients pick their
+// timeout at random (client-go: 5 to 10 minutes). Take a cap no longer
+// than the shortest they pick. Then when a watch ends, and how many
+// bookmarks it carries, no longer depend on that draw. So the same
+// requests get the same answers run after run.
 func WithMaxWatchTimeout(d time.Duration) Option { return func(o *options) { o.maxWatchTimeout = d } }
 
 // WithoutWatchCache answers as kube-apiserver with --watch-cache=false
-// does: a LIST at resourceVersion "0" is read from storage, so it honours
+// does. A LIST at resourceVersion "0" is read from storage. So it honours
 // limit and is paginated (the watch cache ignores limit for it).
 func WithoutWatchCache() Option { return func(o *options) { o.noWatchCache = true } }
 

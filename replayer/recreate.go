@@ -11,9 +11,10 @@ import (
 )
 
 // recreation is what a recreate fault makes of a history (see
-// engine.recreate): the history served next, the position of the watch's
-// RV, how the RVs of the history before were renamed, the new object's
-// RV and the fired log's detail; or why it could not.
+// engine.recreate). It holds the history served next and the position of
+// the watch's RV. It holds how the RVs of the history before were
+// renamed, the new object's RV and the fired log's detail. Or it holds
+// why it could not.
 type recreation struct {
 	next   *history.History
 	p      int
@@ -31,10 +32,10 @@ type recreateKey struct {
 	k   int
 }
 
-// recreations are the recreations of one history made so far: every run
-// that draws the same recreate at the same RV makes the same one, and
-// rewriting the history is the costly part of a run that does. Each is
-// a copy of the history: they are kept while their objects (initial and
+// recreations are the recreations of one history made so far. Every run
+// that draws the same recreate at the same RV makes the same one. And
+// rewriting the history is the costly part of a run that does. Each is a
+// copy of the history. They are kept while their objects (initial and
 // events, summed) are at most maxRecreatedObjects.
 type recreations struct {
 	mu   sync.Mutex // guards kept and by

@@ -27,9 +27,9 @@ const (
 )
 
 // listReadMode classifies a LIST without a continue token as
-// kube-apiserver's watch cache does (delegator.ShouldDelegateList): an RV
-// with no match is NotOlderThan, except with a limit, when it is exact
-// (the "legacy exact match").
+// kube-apiserver's watch cache does (delegator.ShouldDelegateList). An RV
+// with no match is NotOlderThan. With a limit, it is exact (the "legacy
+// exact match").
 func listReadMode(q history.RequestInfo) readMode {
 	switch {
 	case q.ResourceVersion == "":

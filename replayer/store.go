@@ -88,9 +88,9 @@ func (st *store) setDiscovery(d *discovery.Doc) {
 	st.disco = d
 }
 
-// follow returns the served log of l's resource once a write changed
-// the history (l itself before, or when the history has no such log),
-// and a channel closed when a write next changes it.
+// follow returns the served log of l's resource once a write changed the
+// history. Before that, or when the history has no such log, it returns l
+// itself. It also returns a channel closed when a write next changes it.
 func (st *store) follow(l *history.Log) (*history.Log, <-chan struct{}) {
 	st.mu.Lock()
 	defer st.mu.Unlock()

@@ -8,10 +8,9 @@ import (
 )
 
 // TestStoreChanges checks that the store's per-resource state follows a
-// change of the served history by resource, with no re-keying: a write
-// moves its resource's head past the events it placed before it, a
-// recreate moves it past its two events, and other resources keep
-// theirs.
+// change of the served history by resource, with no re-keying. A write
+// moves its resource's head past the events it placed before it. A
+// recreate moves it past its two events. Other resources keep theirs.
 func TestStoreChanges(t *testing.T) {
 	cms := history.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
 	nss := history.Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace"}

@@ -10,13 +10,15 @@ import (
 	"github.com/lwreplay/lwreplay/replayer/table"
 )
 
-// Table answers (see package table): a LIST, a GET or each WATCH event's
-// object that a request asks as a Table is answered with one whose
-// columns are, in this order: those of a recorded Table answer to the
-// same page (history.History.Tables), served as recorded; the printer
-// columns of a custom resource's CustomResourceDefinition when the
-// history holds it (table.ForCRD); otherwise kube-apiserver's default
-// convertor's, Name and Created At (table.Default).
+// Table answers (see package table). A request may ask a LIST, a GET or
+// each WATCH event's object as a Table. Its columns are the first of
+// these that applies:
+//   - those of a recorded Table answer to the same page
+//     (history.History.Tables), served as recorded;
+//   - the printer columns of a custom resource's CustomResourceDefinition,
+//     when the history holds it (table.ForCRD);
+//   - kube-apiserver's default convertor's, Name and Created At
+//     (table.Default).
 
 // crdGroup and crdResource name the CustomResourceDefinitions resource.
 const (
@@ -46,9 +48,9 @@ func tableOf(r *http.Request) *tableView {
 	return tv
 }
 
-// tableFor returns the Table the request asks for of l's resource, nil
-// when it asks for none, or the 400 kube-apiserver answers for invalid
-// Table options (optionsForTransform).
+// tableFor returns the Table the request asks for of l's resource, or nil
+// when it asks for none. For invalid Table options it returns the 400
+// kube-apiserver answers (optionsForTransform).
 func (s *Server) tableFor(r *http.Request, l *history.Log) (*tableView, *metav1.Status) {
 	apiVersion, ok := table.Accept(r.Header.Get("Accept"))
 	if !ok {

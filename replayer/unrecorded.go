@@ -9,19 +9,22 @@ import (
 )
 
 // A replay that takes writes serves a resource its history does not
-// record as a resource with no objects yet, when it knows the resource: a
-// built-in one (discovery.Builtin, which its discovery lists from the
-// start), a custom resource whose
-// CustomResourceDefinition the served history holds (recorded, or created
-// by the target), or, for a create, the kind its body names. Its log is
-// made on the first request for it, starting at the newest resourceVersion
-// served: a controller's informer of what it creates lists nothing and
-// watches, as against a real apiserver. A read-only replay answers such a
-// request 404, as one that recorded nothing for it.
+// record as a resource with no objects yet, when it knows the resource.
+// It knows:
+//   - a built-in one (discovery.Builtin, which its discovery lists from
+//     the start);
+//   - a custom resource whose CustomResourceDefinition the served history
+//     holds (recorded, or created by the target);
+//   - for a create, the kind its body names.
+//
+// Its log is made on the first request for it, starting at the newest
+// resourceVersion served. So a controller's informer of what it creates
+// lists nothing and watches, as against a real apiserver. A read-only
+// replay answers such a request 404, as one that recorded nothing for it.
 
 // logFor returns the served log of q's resource. For a resource the
 // history does not record, a writable replay makes its empty log when it
-// knows the resource. body is a create's, whose kind may name it.
+// knows the resource. A create's body may name it by its kind.
 func (e *engine) logFor(q history.RequestInfo, body []byte) (*history.Log, bool) {
 	if l, ok := e.store.log(q.Resource); ok {
 		return l, true

@@ -17,20 +17,21 @@ const preTimeoutBookmark = 2 * time.Second
 // serveWatch answers a WATCH, as kube-apiserver 1.37's watch cache does.
 //
 // A watch from resourceVersion "" or "0" that does not say
-// sendInitialEvents is defaulted, as kube-apiserver does while its WatchList
-// feature is on, to sendInitialEvents=true: ADDED for every selected object
-// of the state at the server's head (never older than the compaction
-// point), sorted by key, then (when bookmarks are allowed) the
+// sendInitialEvents is defaulted to sendInitialEvents=true.
+// kube-apiserver does the same while its WatchList feature is on. The
+// watch then sends ADDED for every selected object of the state at the
+// server's head, sorted by key. (The head is never older than the
+// compaction point.) Then, when bookmarks are allowed, it sends the
 // initial-events-end bookmark, then every event after it. With
 // sendInitialEvents=false it sends the events after the head only.
 //
 // A watch from another resourceVersion R sends every event after R, in
 // order. R older than the compaction point gets HTTP 200 and one ERROR
 // event, 410 Expired "too old resource version: R (compaction)". R newer
-// than anything the history holds is accepted, as the cacher accepts it:
-// the cacher sends only events newer than R and none ever comes, so the
-// stream stays silent (no bookmark carries an RV older than R) until its
-// timeout. An R the history cannot place is a 400.
+// than anything the history holds is accepted, as the cacher accepts it.
+// The cacher sends only events newer than R, and none ever comes. So the
+// stream stays silent until its timeout; no bookmark carries an RV older
+// than R. An R the history cannot place is a 400.
 func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.RequestInfo, l *history.Log) {
 	if !isJSONAccept(r) {
 		status.Write(w, notAcceptable())
@@ -52,10 +53,10 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.Re
 		return
 	}
 	if initial && wf != nil && wf.plain {
-		// a server that does not know sendInitialEvents: from "" or "0"
-		// the state as ADDED events with no initial-events-end bookmark
-		// (an older watch's "start at most recent" or "at any"), from
-		// another resourceVersion a watch from it
+		// a server that does not know sendInitialEvents. From "" or "0" it
+		// sends the state as ADDED events with no initial-events-end
+		// bookmark (an older watch's "start at most recent" or "at any").
+		// From another resourceVersion it is a watch from it.
 		if rv := q.ResourceVersion; rv == "" || rv == "0" {
 			s.serveInitialEvents(w, r, l, f, false, q, wf)
 			return
@@ -181,7 +182,7 @@ func (ws *watchStream) done() bool {
 
 // nextBookmark returns when the next periodic bookmark is due, by the
 // cacher's rule: every interval, and 2 s before the deadline, never past
-// it; ok is false when no bookmark is left before the deadline.
+// it. Its ok is false when no bookmark is left before the deadline.
 func nextBookmark(now, deadline time.Time, every time.Duration) (at time.Time, ok bool) {
 	if deadline.IsZero() {
 		if every <= 0 {
@@ -303,9 +304,9 @@ func (ws *watchStream) send() error {
 	return err
 }
 
-// emitObject sends the event frame of o, carrying rv, as emit does; with
-// no fault plan (nothing acts on the frame) it renders the object straight
-// into the frame.
+// emitObject sends the event frame of o, carrying rv, as emit does. With
+// no fault plan, nothing acts on the frame. Then it renders the object
+// straight into the frame.
 func (ws *watchStream) emitObject(typ history.EventType, o *history.Object, rv string, peek peekFunc) error {
 	f := outFrame{typ: typ, rv: rv}
 	if ws.wf == nil {
@@ -315,9 +316,9 @@ func (ws *watchStream) emitObject(typ history.EventType, o *history.Object, rv s
 	return ws.emit(f, peek)
 }
 
-// bookmark writes a BOOKMARK at the watch's position (or at the newest
-// state the pace has reached, if that is older), unless that would carry a
-// resourceVersion older than the watch started from.
+// bookmark writes a BOOKMARK at the watch's position, or at the newest
+// state the pace has reached if that is older. It does not when that
+// would carry a resourceVersion older than the watch started from.
 func (ws *watchStream) bookmark() error {
 	rv := ws.l.RVAt(min(ws.pos, ws.s.store.available(ws.l)))
 	if ws.fromRV != "" && ws.l.Order().Less(rv, ws.fromRV) {

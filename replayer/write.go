@@ -26,16 +26,18 @@ import (
 )
 
 // The target's writes. A write is answered by writes.Do on the state of
-// its resource as it is now; what it stores is placed in the resource's
-// log as the event a watch then serves: after the newest resourceVersion
-// that has happened in any resource (served, or reached by the pace:
-// under PaceMax every recorded event has, so a write comes after all of
-// them), at the next RVs of one counter across resources (etcd's
-// revision), and before what the history records after that, which is
-// served that many RVs higher. Recorded changes still to come of an
-// object the write stored are the other actors' writes onto what the
-// target left (actors.go). The served history with the writes is the
-// run's truth.
+// its resource as it is now. What it stores is placed in the resource's
+// log as the event a watch then serves. It is placed:
+//   - after the newest resourceVersion that has happened in any resource:
+//     served, or reached by the pace. (Under PaceMax every recorded event
+//     has, so a write comes after all of them.)
+//   - at the next RVs of one counter across resources (etcd's revision);
+//   - before what the history records after that, which is served that
+//     many RVs higher.
+//
+// Recorded changes still to come of an object the write stored are the
+// other actors' writes onto what the target left (actors.go). The served
+// history with the writes is the run's truth.
 //
 // A history whose RVs are not integers (opaque-rv) takes no writes: 405
 // with the reason.
@@ -136,10 +138,11 @@ func eventOf(typ writes.Event, obj *unstructured.Unstructured, at time.Duration,
 
 // crdAccepted is what kube-apiserver's apiextensions controllers make of
 // a CustomResourceDefinition a write stored (created, or changed) that
-// they have not accepted yet: its names accepted and it established
-// (status.conditions NamesAccepted and Established True, acceptedNames
-// the spec's, storedVersions the storage version), at the next
-// resourceVersion — the other actor a CRD's creator waits for.
+// they have not accepted yet. At the next resourceVersion, its names are
+// accepted and it is established. Then status.conditions NamesAccepted
+// and Established are True, acceptedNames are the spec's, and
+// storedVersions is the storage version. This is the other actor a CRD's
+// creator waits for.
 func crdAccepted(res history.Resource, r writes.Result, nextRV func() string) (*unstructured.Unstructured, bool) {
 	if res.Group != crdGroup || res.Resource != crdResource || (r.Event != writes.Added && r.Event != writes.Modified) {
 		return nil, false
@@ -187,10 +190,10 @@ func newestRV(h *history.History) uint64 {
 	return out
 }
 
-// kindOf is what a write needs to know of res: whether client-go's scheme
-// knows its kind, and whether it has a status subresource (a built-in
-// kind whose Go type has a Status field; every custom resource, as
-// discovery tells).
+// kindOf is what a write needs to know of res. It says whether
+// client-go's scheme knows its kind, and whether it has a status
+// subresource. A built-in kind has one when its Go type has a Status
+// field. Every custom resource has one, as discovery tells.
 func kindOf(res history.Resource) writes.Kind {
 	k := writes.Kind{Resource: res, Status: true}
 	obj, err := scheme.Scheme.New(schema.GroupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind})
@@ -210,8 +213,9 @@ func kindOf(res history.Resource) writes.Kind {
 // (k8s.io/apimachinery/pkg/util/rand: no vowels, no 0, 1 and 3).
 const nameAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 
-// nameSuffix is the n-th generated name suffix of a run's writes to res:
-// 5 characters of nameAlphabet, the same in every run of the same writes.
+// nameSuffix is the n-th generated name suffix of a run's writes to res.
+// It is 5 characters of nameAlphabet, the same in every run of the same
+// writes.
 func nameSuffix(res history.Resource, n int) string {
 	sum := sha256.Sum256([]byte(res.ID().String() + "/" + strconv.Itoa(n)))
 	b := make([]byte, 5)

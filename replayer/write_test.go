@@ -35,9 +35,9 @@ func writeClient(t *testing.T, s *Server, protobuf bool) kubernetes.Interface {
 
 // TestWrites drives client-go's typed client through a create, a stale
 // update, an update and a delete of a configmap on a replay of
-// listHistory, with a watch open from the newest state: each answer is
-// what kube-apiserver answers, the watch sees the writes as events, and
-// the served history (the truth) holds them.
+// listHistory. A watch is open from the newest state. Each answer is what
+// kube-apiserver answers. The watch sees the writes as events, and the
+// served history (the truth) holds them.
 func TestWrites(t *testing.T) {
 	for _, protobuf := range []bool{false, true} {
 		name := "json"

@@ -106,7 +106,8 @@ func (e *engine) servedVersion(l *history.Log, key, rv string) bool {
 }
 
 // refuse records the refusal st of r, answered before a write was tried,
-// and returns st. r is a write request to res, as its path names it (q).
+// and returns st. The request r is a write to res, as its path names it
+// (q).
 // A method that writes nothing (HEAD, OPTIONS) is not recorded.
 func (e *engine) refuse(r *http.Request, q history.RequestInfo, res history.Resource, st metav1.Status) metav1.Status {
 	verb := history.WriteVerb(r.Method, q.Name)
@@ -136,9 +137,9 @@ func answerStatus(err error) metav1.Status {
 	return internalError(err)
 }
 
-// writeKey is the key of the object a write named or its answer did
-// ("" when neither: a delete of a collection, a create refused before its
-// body was read).
+// writeKey is the key of the object a write named or its answer did. It
+// is "" when neither did: a delete of a collection, a create refused
+// before its body was read.
 func writeKey(req writes.Request, res writes.Result, err error) string {
 	ns, name := req.Namespace, req.Name
 	if obj := res.Stored; req.Verb != writes.DeleteCollection && (obj != nil || res.Answer != nil) {

@@ -21,10 +21,11 @@ import (
 var configmapsRes = history.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
 
 // TestWriteLog drives client-go's typed client through writes of every
-// kind on a replay of listHistory (newest rv 1012, listed first): each
-// answer — stored, refused, dry run — is one history.WriteAnswer of the log, in order,
-// with its verb, key, the stored object's resourceVersions before and
-// after, its code and reason, and the time it was answered.
+// kind on a replay of listHistory (newest rv 1012, listed first). Each
+// answer (stored, refused, dry run) is one history.WriteAnswer of the log,
+// in order. It holds its verb and key, and the stored object's
+// resourceVersions before and after. It holds its code and reason, and
+// the time it was answered.
 func TestWriteLog(t *testing.T) {
 	s := New(listHistory(t))
 	cs := writeClient(t, s, false)
@@ -123,8 +124,8 @@ func TestWriteLog(t *testing.T) {
 }
 
 // TestWriteLogRefusals checks the writes a replay refuses before it tries
-// them are logged with the refusal's code and reason, and a request that
-// writes nothing is not.
+// them. They are logged with the refusal's code and reason. A request
+// that writes nothing is not.
 func TestWriteLogRefusals(t *testing.T) {
 	widgets := history.Resource{Group: "example.com", Version: "v1", Resource: "widgets"}
 	tests := []struct {
@@ -177,10 +178,11 @@ func TestWriteLogRefusals(t *testing.T) {
 	}
 }
 
-// TestWriteLogUnserved checks history.WriteAnswer.Unserved: a conflict with a version of
-// the object that no answer had shown the client (the replay's reads still
-// at the initial state, which a/one left at 1009) is unserved; once a read
-// has reached that state, the same conflict is not.
+// TestWriteLogUnserved checks history.WriteAnswer.Unserved. Take a
+// conflict with a version of the object that no answer had shown the
+// client. (The replay's reads are still at the initial state, which a/one
+// left at 1009.) It is unserved. Once a read has reached that state, the
+// same conflict is not.
 func TestWriteLogUnserved(t *testing.T) {
 	s := New(listHistory(t))
 	cs := writeClient(t, s, false)
