@@ -7,6 +7,8 @@
 # compile_native_go_fuzzer turns each target's *_test.go file into package
 # code that imports the shim, so the module needs it (this copy's go.mod
 # only: the build runs in the image's copy of the source).
+# The root module alone, not the workspace (go.work) it heads.
+export GOWORK=off
 go get github.com/AdamKorcz/go-118-fuzz-build/testing
 
 compile_native_go_fuzzer github.com/lwreplay/lwreplay/fuzz FuzzInformer FuzzInformer

@@ -1,17 +1,17 @@
 // Package actor names the cluster's own controllers a run can start
 // beside its target: kube-controller-manager's controllers, a scheduler,
-// a kubelet stand-in, a volume provisioner. An Actor is data: a name (the
-// CLI value, report key and subtest name), a doc line, what it takes over
-// from a recording, and how it runs. The actors themselves live in the
-// module github.com/lwreplay/lwreplay/actors, which requires
-// k8s.io/kubernetes, so that a client-go-only user does not get it; this
-// package holds only what the harness, the replayer and the CLI need to
-// run them.
+// a kubelet stand-in, a volume provisioner. An Actor is data: a name, a
+// doc line, what it takes over from a recording, and how it runs. The
+// name is the CLI value, report key and subtest name. The actors
+// themselves live in the module github.com/lwreplay/lwreplay/actors. It
+// requires k8s.io/kubernetes, so it is a module of its own: a
+// client-go-only user does not get it. This package holds only what the
+// harness, the replayer and the CLI need to run them.
 //
 // An actor reaches the replay through its own transport
-// (replayer.Server.TransportAs): its writes are the cluster's, in the
-// served history every invariant reads, never in the target's write log;
-// a fault plan strikes it only when asked (replayer.WithFaultsOnActors).
+// (replayer.Server.TransportAs). Its writes are the cluster's: in the
+// served history every invariant reads, never in the target's write log.
+// A fault plan strikes it only when asked (replayer.WithFaultsOnActors).
 package actor
 
 import (
@@ -37,10 +37,10 @@ type Env struct {
 }
 
 // Takeover names recorded objects an actor makes and keeps itself: those
-// of Resource whose controller (the ownerReference marked controller)
-// is of one of the ControllerKinds. A run with the actor serves their
-// initial state as recorded and drops their later recorded changes, so
-// that no object is both replayed and made (history.Takeover).
+// of Resource whose controller (the ownerReference marked controller) is
+// of one of the ControllerKinds. A run with the actor serves their
+// initial state as recorded, and drops their later recorded changes. So
+// no object is both replayed and made (history.Takeover).
 type Takeover struct {
 	// Resource is what the actor makes (pods, controllerrevisions).
 	Resource schema.GroupResource
@@ -61,7 +61,7 @@ type Actor struct {
 	// one (replayer.WithoutGC) is off while it runs.
 	Collects bool
 	// Kubelet says it finishes pods' graceful deletion, as a kubelet
-	// does: the replay then keeps a deleted pod that runs on a node until
+	// does. The replay then keeps a deleted pod that runs on a node until
 	// its grace period is over (replayer.WithGracefulDeletion).
 	Kubelet bool
 	// Defaults, when set, is kube-apiserver's defaulting of built-in

@@ -21,12 +21,12 @@ import (
 )
 
 // TestClusterStatefulSet runs the cluster group (kube-controller-manager,
-// scheduler, kubelet, volume provisioner) in a synctest bubble against a
-// replay that defaults writes and deletes pods gracefully, as
-// kube-apiserver: a StatefulSet with a volume claim template, ordered
-// pod management and a headless Service, sent undefaulted (the replay
-// defaults it), scaled 0→3 (pods ready, claims bound), its template
-// changed (rolled: every replica updated) and scaled 3→1.
+// scheduler, kubelet, volume provisioner) in a synctest bubble. The
+// replay defaults writes and deletes pods gracefully, as kube-apiserver
+// does. The test sends a StatefulSet with a volume claim template,
+// ordered pod management and a headless Service, undefaulted; the replay
+// defaults it. It is scaled 0→3 (pods ready, claims bound). Its template
+// is changed (rolled: every replica updated), and it is scaled 3→1.
 func TestClusterStatefulSet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts kube-controller-manager's controllers")

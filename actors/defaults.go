@@ -22,9 +22,9 @@ import (
 )
 
 // Defaults is kube-apiserver's defaulting of built-in kinds: the
-// SetDefaults funcs of k8s.io/kubernetes's API groups (a StatefulSet's
-// updateStrategy and podManagementPolicy, a Deployment's strategy, a
-// pod's restartPolicy and its containers' requests from their limits).
-// Every actor of Registry carries it (actor.Actor.Defaults): the
+// SetDefaults funcs of k8s.io/kubernetes's API groups. Examples: a
+// StatefulSet's updateStrategy and podManagementPolicy, a Deployment's
+// strategy, a pod's restartPolicy and its containers' requests from their
+// limits. Every actor of Registry carries it (actor.Actor.Defaults): the
 // controllers rely on defaulted objects, as a real apiserver stores them.
 func Defaults() runtime.ObjectDefaulter { return legacyscheme.Scheme }

@@ -40,12 +40,12 @@ var realFlags = []string{"--disable-admission-plugins=ServiceAccount,TaintNodesB
 // before a side's recording ends.
 const quietPolls = 30
 
-// TestDifferential runs differential.Scripts on a real cluster
-// (kube-apiserver, kube-controller-manager 1.37.2 and the node actors) and
-// in a replay of a history holding only namespace "default" with the
-// actors, and compares per kind each object's normalized lifecycle and
-// final state. Every difference must be a known one (knownDifferences,
-// listed with its reason in docs/replayer.md).
+// TestDifferential runs differential.Scripts on a real cluster:
+// kube-apiserver, kube-controller-manager 1.37.2 and the node actors. It
+// runs them in a replay with the actors too, of a history holding only
+// namespace "default". It compares per kind each object's normalized
+// lifecycle and final state. Every difference must be a known one
+// (knownDifferences, listed with its reason in docs/replayer.md).
 func TestDifferential(t *testing.T) {
 	cluster.SkipShort(t)
 	start := time.Now()
@@ -116,8 +116,8 @@ func replaySide(t *testing.T) []differential.Event {
 	var fs []failure
 	var runErr error
 	// client-go's error handlers rate-limit process-wide from the last
-	// error's time: one the real side handled (today) makes a handler in
-	// the bubble (year 2000) sleep decades; the harness quiets them too
+	// error's time. One the real side handled (today) makes a handler in
+	// the bubble (year 2000) sleep decades. The harness quiets them too
 	restore := harness.QuietClientGo()
 	defer restore()
 	synctest.Test(t, func(t *testing.T) {
@@ -143,8 +143,9 @@ func replaySide(t *testing.T) []differential.Event {
 }
 
 // replayOptions are the replay's options for acts, as lwreplay serve
-// --actors sets them: no collector model when one collects, graceful pod
-// deletion with a kubelet, kube-apiserver's defaulting.
+// --actors sets them. They turn off the collector model when one
+// collects. They add graceful pod deletion with a kubelet, and
+// kube-apiserver's defaulting.
 func replayOptions(acts []actor.Actor) []replayer.Option {
 	opts := []replayer.Option{replayer.WithDefaulter(actors.Defaults())}
 	if actor.Collects(acts) {
@@ -156,9 +157,9 @@ func replayOptions(acts []actor.Actor) []replayer.Option {
 	return opts
 }
 
-// startActors runs each actor with the config cfg gives for its name,
-// and returns a function that stops them, waits for them and fails t for
-// an actor that could not start.
+// startActors runs each actor with the config cfg gives for its name. It
+// returns a function that stops them, waits for them, and fails t for an
+// actor that could not start.
 func startActors(t *testing.T, acts []actor.Actor, cfg func(name string) *rest.Config) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -185,9 +186,9 @@ func startActors(t *testing.T, acts []actor.Actor, cfg func(name string) *rest.C
 }
 
 // runScripts records the scripts' objects through cfg while it runs every
-// script in turn, then waits for the cluster to be quiet, and returns the
-// events and what failed (a script, a wait): TestDifferential reports
-// them, outside any bubble.
+// script in turn. Then it waits for the cluster to be quiet. It returns
+// the events, and what failed (a script, a wait): TestDifferential
+// reports them, outside any bubble.
 func runScripts(ctx context.Context, side string, cfg *rest.Config) (events []differential.Event, failures []failure, err error) {
 	rec, err := differential.StartRecorder(ctx, cfg)
 	if err != nil {

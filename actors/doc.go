@@ -1,25 +1,25 @@
 // Package actors is the cluster's own controllers as actors of a run
-// (package actor): kube-controller-manager's controllers, built as
-// kube-controller-manager builds them, a scheduler, a kubelet stand-in and
-// a volume provisioner, each a named value of Registry. It is a module of
-// its own: it requires k8s.io/kubernetes, whose staging modules need
-// replace directives (see go.mod) that a client-go-only user should not
-// have to write.
+// (package actor). They are kube-controller-manager's controllers, built
+// as kube-controller-manager builds them, a scheduler, a kubelet stand-in
+// and a volume provisioner. Each is a named value of Registry. It is a
+// module of its own. It requires k8s.io/kubernetes, whose staging modules
+// need replace directives (see go.mod). A client-go-only user should not
+// have to write them.
 //
 // # kube-controller-manager
 //
-// KubeControllerManager runs some of Controllers (the StatefulSet,
-// ReplicaSet, Deployment, Job, DaemonSet, EndpointSlice, namespace and
-// garbage-collector controllers) in one kube-controller-manager: one
-// app.ControllerContext made from its exported fields as
-// CreateControllerContext makes it (a client per controller with
-// kube-controller-manager's User-Agent, one shared informer factory and
-// metadata informers with managedFields trimmed, a DeferredDiscoveryRESTMapper
-// over a memory-cached discovery client, the garbage collector's
-// GraphBuilder, the default component configuration with the chosen
-// controllers as --controllers), each controller built by its
-// descriptor's BuildController (app.NewControllerDescriptors) and run.
-// Everything runs inside the run's ctx, so inside a testing/synctest
+// KubeControllerManager runs some of Controllers in one
+// kube-controller-manager. Controllers are the StatefulSet, ReplicaSet,
+// Deployment, Job, DaemonSet, EndpointSlice, namespace and garbage-collector
+// controllers. They share one app.ControllerContext, made from its exported
+// fields as CreateControllerContext makes it. It holds a client per controller
+// with kube-controller-manager's User-Agent. It holds one shared informer
+// factory, and metadata informers with managedFields trimmed. It holds a
+// DeferredDiscoveryRESTMapper over a memory-cached discovery client, and the
+// garbage collector's GraphBuilder. Its component configuration is the
+// default, with the chosen controllers as --controllers. Each controller is
+// built by its descriptor's BuildController (app.NewControllerDescriptors) and
+// run. Everything runs inside the run's ctx, so inside a testing/synctest
 // bubble: no socket, no real-time wait. What differs from
 // kube-controller-manager's own start, and why:
 //

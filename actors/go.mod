@@ -2,8 +2,6 @@ module github.com/lwreplay/lwreplay/actors
 
 go 1.26.0
 
-replace github.com/lwreplay/lwreplay => ../
-
 // k8s.io/kubernetes requires its staging modules at v0.0.0: each is
 // replaced by its release of the same minor (.ci/actors-matrix swaps them for another minor).
 replace (
@@ -43,7 +41,7 @@ replace (
 )
 
 require (
-	github.com/lwreplay/lwreplay v0.0.0
+	github.com/lwreplay/lwreplay v0.1.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/client-go v0.37.2
@@ -202,3 +200,7 @@ require (
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
+
+// The lwreplay modules at the version required (the next release, see
+// docs/releasing.md) come from this repository, outside a workspace too.
+replace github.com/lwreplay/lwreplay v0.1.0 => ../

@@ -23,7 +23,7 @@ const KubeControllerManagerName = "kube-controller-manager"
 var ErrUnknownController = errors.New("unknown kube-controller-manager controller")
 
 // controller is one of kube-controller-manager's controllers an actor
-// runs: its name (names.*), what it does, its package under
+// runs. It holds its name (names.*), what it does, its package under
 // k8s.io/kubernetes/pkg/controller, and what it takes over from a
 // recording.
 type controller struct {
@@ -97,12 +97,13 @@ func controllerActor(c controller) actor.Actor {
 	}
 }
 
-// KubeControllerManager returns an actor named KubeControllerManagerName
-// that runs the named controllers (all of Controllers when none is named)
-// in one kube-controller-manager: one ControllerContext, one informer
-// factory, built and run as kube-controller-manager builds and runs them.
-// It takes over what each controller takes over, and collects when the
-// garbage collector is among them. An unknown name is ErrUnknownController.
+// KubeControllerManager returns an actor named KubeControllerManagerName.
+// It runs the named controllers (all of Controllers when none is named) in
+// one kube-controller-manager. They share one ControllerContext and one
+// informer factory, built and run as kube-controller-manager builds and
+// runs them. It takes over what each controller takes over, and collects
+// when the garbage collector is among them. An unknown name is
+// ErrUnknownController.
 func KubeControllerManager(controllerNames ...string) (actor.Actor, error) {
 	if len(controllerNames) == 0 {
 		controllerNames = Controllers()
@@ -139,11 +140,11 @@ func KubeControllerManager(controllerNames ...string) (actor.Actor, error) {
 }
 
 // run runs the controllers enabled (names of Controllers) in one
-// kube-controller-manager on env until ctx ends, as kube-controller-
-// manager's Run does without leader election: it builds the
-// ControllerContext, builds each controller with its descriptor's
-// BuildController, starts the informer factories, closes
-// InformersStarted, runs every controller, and returns once every
+// kube-controller-manager on env until ctx ends. It does as
+// kube-controller-manager's Run does without leader election. It builds
+// the ControllerContext, and each controller with its descriptor's
+// BuildController. It starts the informer factories, closes
+// InformersStarted, and runs every controller. It returns once every
 // controller, the RESTMapper's reset loop and the informers have
 // returned. It builds in a fixed order (kube-controller-manager ranges
 // over a map) and starts every controller at once (the default

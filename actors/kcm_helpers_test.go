@@ -118,10 +118,10 @@ func selector(name string) *metav1.LabelSelector {
 	return &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}
 }
 
-// statefulSet is a StatefulSet of n replicas started in parallel (the
-// default OrderedReady waits for each pod to be ready, and no kubelet
-// makes one ready here). It and the objects below are sent as a user
-// writes them: the replay defaults them (WithDefaulter).
+// statefulSet is a StatefulSet of n replicas started in parallel.
+// (The default OrderedReady waits for each pod to be ready, and no
+// kubelet makes one ready here.) It and the objects below are sent as
+// a user writes them: the replay defaults them (WithDefaulter).
 func statefulSet(name string, n int32) *appsv1.StatefulSet {
 	o := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: appsv1.StatefulSetSpec{
 		Replicas: &n, Selector: selector(name), Template: podTemplate(name), ServiceName: name,

@@ -48,10 +48,10 @@ type kcmCase struct {
 }
 
 // TestKubeControllerManager runs kube-controller-manager's real
-// controllers as an actor in a synctest bubble against a replay, with no
-// socket and no real-time wait: a StatefulSet gets its pods and a
-// ControllerRevision, a Deployment its ReplicaSet and pods, and the
-// garbage collector removes dependents in the foreground and orphans
+// controllers as an actor in a synctest bubble against a replay. It uses
+// no socket and no real-time wait. A StatefulSet gets its pods and a
+// ControllerRevision, and a Deployment its ReplicaSet and pods. The
+// garbage collector removes dependents in the foreground, and orphans
 // them. The actor's Run returns once ctx ends (the bubble would not end
 // with one of its goroutines left).
 func TestKubeControllerManager(t *testing.T) {
@@ -172,10 +172,11 @@ func TestKubeControllerManager(t *testing.T) {
 	}
 }
 
-// runCase runs tc in the calling bubble: a replay of a history holding
-// only the namespace, the kube-controller-manager actor on it, tc's acts
-// through a client of the test's own, then tc's check until it holds or
-// settle passed; then it stops the actor and waits for its Run.
+// runCase runs tc in the calling bubble. It makes a replay of a history
+// holding only the namespace, and runs the kube-controller-manager actor
+// on it. It runs tc's acts through a client of the test's own. Then it
+// runs tc's check until it holds or settle passed. Then it stops the
+// actor and waits for its Run.
 func runCase(t *testing.T, tc kcmCase) {
 	srv := replayer.New(namespaceHistory(t), replayer.WithoutGC(), replayer.WithDefaulter(actors.Defaults()))
 	a, err := actors.KubeControllerManager(tc.controllers...)

@@ -56,13 +56,13 @@ type kcm struct {
 
 // newKCM builds the ControllerContext kube-controller-manager's
 // CreateControllerContext builds, from its exported fields, over cfg,
-// with enabled as --controllers: the same clients, informer factories
-// (managedFields trimmed), RESTMapper and GraphBuilder. What it does not
-// do: wait for /healthz (the replay answers at once), start the
-// RESTMapper's reset loop (run starts it inside the run's ctx), name the
-// informers (cache.NewInformerName reserves a process-wide name for
-// metrics, which two runs at once would collide on; 1.35 has none), or
-// draw a random resync period (resyncPeriod).
+// with enabled as --controllers. It has the same clients, informer
+// factories (managedFields trimmed), RESTMapper and GraphBuilder. What
+// it does not do: wait for /healthz, since the replay answers at once.
+// Start the RESTMapper's reset loop; run starts it inside the run's ctx.
+// Name the informers: cache.NewInformerName reserves a process-wide name
+// for metrics, which two runs at once would collide on (1.35 has none).
+// Draw a random resync period (resyncPeriod).
 func newKCM(ctx context.Context, cfg *rest.Config, enabled []string) (*kcm, error) {
 	if cfg == nil {
 		return nil, ErrNoConfig
@@ -167,10 +167,10 @@ func componentConfig(enabled []string) (kubectrlmgrconfig.KubeControllerManagerC
 	return c, nil
 }
 
-// resyncPeriod is the informers' default resync period: kube-controller-
-// manager draws MinResyncPeriod × [1, 2) at random (app.ResyncPeriod);
-// a run has no randomness outside its seed, so it is MinResyncPeriod
-// (12 h by default), the range's lower end.
+// resyncPeriod is the informers' default resync period.
+// kube-controller-manager draws MinResyncPeriod × [1, 2) at random
+// (app.ResyncPeriod). A run has no randomness outside its seed. So it is
+// MinResyncPeriod (12 h by default), the range's lower end.
 func resyncPeriod(c kubectrlmgrconfig.KubeControllerManagerConfiguration) func() time.Duration {
 	d := c.Generic.MinResyncPeriod.Duration
 	return func() time.Duration { return d }

@@ -26,8 +26,8 @@ import (
 )
 
 // ExitCodeAnnotation on a pod a Job owns asks the kubelet stand-in to end
-// its containers with that exit code: "1" makes the pod Failed, as a
-// failing container would; without it the pod Succeeded.
+// its containers with that exit code. "1" makes the pod Failed, as a
+// failing container would. Without it the pod Succeeded.
 const ExitCodeAnnotation = "lwreplay.dev/exit-code"
 
 // DefaultNodes is the number of nodes the kubelet stand-in keeps unless
@@ -53,17 +53,17 @@ type KubeletConfig struct {
 	// Heartbeat, when set, renews each node's Lease in kube-node-lease
 	// at that period (the kubelet's default is 10s). Zero renews none,
 	// and nodes stay Ready as long as no node lifecycle controller runs
-	// (none is an actor); beside a real kube-controller-manager, which
-	// marks a node without renewals unreachable after its
-	// node-monitor-grace-period, set it.
+	// (none is an actor). Set it beside a real kube-controller-manager.
+	// That marks a node without renewals unreachable after its
+	// node-monitor-grace-period.
 	Heartbeat time.Duration
 }
 
-// Kubelet returns the actor "kubelet": a kubelet stand-in that keeps
-// cfg.Nodes Ready nodes (kwok's node-initialize stage) and moves the pods
-// bound to any node through kwok's default pod stages (kustomize/stage/pod/fast),
-// each StageDelay after it became due (the delay of its general stages,
-// without their random jitter), in virtual time:
+// Kubelet returns the actor "kubelet": a kubelet stand-in. It keeps cfg.Nodes
+// Ready nodes (kwok's node-initialize stage). It moves the pods bound to any node
+// through kwok's default pod stages (kustomize/stage/pod/fast), in virtual time.
+// Each comes StageDelay after it became due: the delay of its general stages,
+// without their random jitter.
 //
 //   - pod-ready: a Pending pod becomes Running with every container
 //     running and ready, conditions PodScheduled, Initialized,
@@ -76,8 +76,8 @@ type KubeletConfig struct {
 //     gracePeriodSeconds=0 once its grace period has passed (kwok deletes
 //     at once; a kubelet after its containers stopped, at the latest then).
 //
-// kwok itself is not imported: sigs.k8s.io/kwok v0.8.0 pins client-go
-// v0.36 and controller-runtime v0.24, and its stages are templates over
+// kwok itself is not imported. sigs.k8s.io/kwok v0.8.0 pins client-go
+// v0.36 and controller-runtime v0.24. Its stages are templates over
 // random delays; their sequence is written here with a fixed one.
 func Kubelet(cfg KubeletConfig) actor.Actor {
 	if cfg.Nodes <= 0 {
@@ -181,9 +181,9 @@ func (k *kubelet) ensureNode(ctx context.Context, i int) error {
 }
 
 // untaint removes the taint node.kubernetes.io/not-ready:NoSchedule that
-// kube-apiserver's TaintNodesByCondition admission puts on a new node, as
-// kube-controller-manager's node lifecycle controller does once the node
-// is Ready (that controller is not an actor here). The replay has no
+// kube-apiserver's TaintNodesByCondition admission puts on a new node.
+// kube-controller-manager's node lifecycle controller does so once the
+// node is Ready. That controller is not an actor here. The replay has no
 // admission: its nodes carry no such taint.
 func (k *kubelet) untaint(ctx context.Context, n *corev1.Node) error {
 	kept := slices.DeleteFunc(slices.Clone(n.Spec.Taints), func(t corev1.Taint) bool {
@@ -242,7 +242,7 @@ func isNodeReady(n *corev1.Node) bool {
 func nodeIP(i int) string { return fmt.Sprintf("10.0.%d.%d", (i+1)/250, (i+1)%250) }
 
 // podIP is a pod's IP: 10.(64+h>>16 mod 64).(h>>8).(h) of a hash h of
-// its namespace and name, so that it is a function of the pod alone.
+// its namespace and name. So it is a function of the pod alone.
 func podIP(namespace, name string) string {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(namespace + "/" + name))

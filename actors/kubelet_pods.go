@@ -126,7 +126,7 @@ func (k *kubelet) runningStatus(ctx context.Context, p *corev1.Pod, now metav1.T
 
 // completedStatus is p's status once kwok's pod-complete stage ran:
 // Succeeded, or Failed when ExitCodeAnnotation names a code other than
-// 0, every container terminated with that code; Ready and
+// 0. Every container terminated with that code. Ready and
 // ContainersReady turn False (reason PodCompleted), as the kubelet sets.
 func completedStatus(p *corev1.Pod, now metav1.Time) corev1.PodStatus {
 	code, _ := strconv.Atoi(p.Annotations[ExitCodeAnnotation])

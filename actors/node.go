@@ -14,8 +14,9 @@ import (
 )
 
 // NodeActors returns the actors that stand in for kube-scheduler, the
-// nodes' kubelets and a storage provisioner, each with its defaults, in
-// the order they start: "volume-provisioner", "scheduler", "kubelet".
+// nodes' kubelets and a storage provisioner, each with its defaults.
+// They come in the order they start: "volume-provisioner", "scheduler",
+// "kubelet".
 func NodeActors() []actor.Actor {
 	return []actor.Actor{Provisioner(), Scheduler(), Kubelet(KubeletConfig{})}
 }
@@ -38,7 +39,7 @@ func clientFor(env actor.Env, name string) (kubernetes.Interface, error) {
 }
 
 // keyQueue is a rate-limited queue of object keys worked by one
-// goroutine, as a kube-controller-manager controller with one worker: one
+// goroutine, as a kube-controller-manager controller with one worker. One
 // worker keeps the order of writes a function of the order of events.
 type keyQueue struct {
 	q  workqueue.TypedRateLimitingInterface[string]
@@ -84,10 +85,10 @@ func (k *keyQueue) run(ctx context.Context, sync func(context.Context, string) e
 	k.wg.Wait()
 }
 
-// delays holds back a step on an object until d after it first became
-// due, as kwok's stages wait their delay: actors that react to one event
-// then write at distinct instants of virtual time, in an order that does
-// not depend on how their goroutines are scheduled. Its one worker owns it.
+// delays holds back a step on an object until d after it first became due,
+// as kwok's stages wait their delay. So actors that react to one event
+// write at distinct instants of virtual time. Their order does not depend
+// on how their goroutines are scheduled. Its one worker owns it.
 type delays struct {
 	d  time.Duration
 	at map[string]dueAt
@@ -102,8 +103,8 @@ type dueAt struct {
 // newDelays returns delays of d.
 func newDelays(d time.Duration) *delays { return &delays{d: d, at: map[string]dueAt{}} }
 
-// due reports whether the step of key's object uid may happen now; the
-// first time it is asked it queues key again for when it will.
+// due reports whether the step of key's object uid may happen now. The
+// first time it is asked, it queues key again for when it will.
 func (s *delays) due(q *keyQueue, key, uid string) bool {
 	if s.d <= 0 {
 		return true

@@ -20,9 +20,9 @@ import (
 	"github.com/lwreplay/lwreplay/synth"
 )
 
-// replay is a replay of a history holding only namespace "default",
-// with the node actors running against it as themselves, and a client
-// that plays the target.
+// replay is a replay of a history holding only namespace "default".
+// The node actors run against it as themselves, and a client plays
+// the target.
 type replay struct {
 	cs     kubernetes.Interface
 	cancel context.CancelFunc

@@ -26,9 +26,9 @@ import (
 // volume.kubernetes.io/storage-provisioner on the claims it binds.
 const ProvisionerName = "lwreplay.dev/hostpath"
 
-// ProvisionDelay is how long the volume provisioner takes to provision:
-// a claim is bound that long after it became due, so that its writes and
-// the kubelet stand-in's fall at distinct instants of virtual time.
+// ProvisionDelay is how long the volume provisioner takes to provision.
+// A claim is bound that long after it became due. So its writes and the
+// kubelet stand-in's fall at distinct instants of virtual time.
 const ProvisionDelay = 500 * time.Millisecond
 
 // Annotations kube-controller-manager's persistentvolume-binder and an
@@ -41,12 +41,12 @@ const (
 	annBetaStorageProv = "volume.beta.kubernetes.io/storage-provisioner"
 )
 
-// Provisioner returns the actor "volume-provisioner": a
+// Provisioner returns the actor "volume-provisioner". A
 // PersistentVolumeClaim with no bound volume gets a hostPath
-// PersistentVolume "pvc-<claim UID>", and both are bound, doing the work
-// of an external provisioner and kube-controller-manager's
-// persistentvolume-binder together, ProvisionDelay after the claim
-// appeared:
+// PersistentVolume "pvc-<claim UID>", and both are bound. It does the
+// work of an external provisioner and kube-controller-manager's
+// persistentvolume-binder together. It acts ProvisionDelay after the
+// claim appeared:
 //
 //   - as the provisioner: the volume, its capacity the claim's request,
 //     its access modes, volume mode and storageClassName the claim's, its
@@ -57,9 +57,10 @@ const (
 //     and storage-provisioner; the claim's status phase Bound, capacity
 //     and access modes the volume's.
 //
-// Every claim is provisioned, whatever its storage class (named, or none:
-// its volume then names none and no StorageClass is needed or created)
-// and its volumeBindingMode (WaitForFirstConsumer is bound at once too).
+// Every claim is provisioned, whatever its storage class: named, or none.
+// (Its volume then names none, and no StorageClass is needed or created.)
+// Whatever its volumeBindingMode too: WaitForFirstConsumer is bound at
+// once.
 func Provisioner() actor.Actor {
 	return actor.Actor{
 		Name: "volume-provisioner",

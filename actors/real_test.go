@@ -19,7 +19,7 @@ import (
 )
 
 // TestNodeActorsRealAPIServer runs the node actors unchanged against a
-// real kube-apiserver 1.37.2 (no controller manager), in real time: the
+// real kube-apiserver 1.37.2 (no controller manager), in real time. The
 // requests they make are ones a real apiserver takes.
 func TestNodeActorsRealAPIServer(t *testing.T) {
 	cluster.SkipShort(t)

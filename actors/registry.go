@@ -2,18 +2,19 @@ package actors
 
 import "github.com/lwreplay/lwreplay/actor"
 
-// Registry returns the actors of this module, in the order they start:
-// the kube-controller-manager of every controller of Controllers (named
-// KubeControllerManagerName), then each controller alone, a
-// kube-controller-manager of its own (--controllers=<name>).
+// Registry returns the actors of this module, in the order they start.
+// First is the kube-controller-manager of every controller of
+// Controllers (named KubeControllerManagerName). Then comes each
+// controller alone: a kube-controller-manager of its own
+// (--controllers=<name>).
 //
 // kube-controller-manager is one actor, not a group of the controllers'
-// actors: its controllers share one ControllerContext and informer
-// factory, which separately started actors could only share through
-// state keyed by their run (each actor reaches the replay with a
-// rest.Config of its own, so no pointer they get names the run), and
-// InformersStarted closes once every controller is built, which an actor
-// cannot know of the others chosen with it. Name either the
+// actors. Its controllers share one ControllerContext and informer
+// factory. Separately started actors could share those only through
+// state keyed by their run. (Each actor reaches the replay with a
+// rest.Config of its own, so no pointer they get names the run.) And
+// InformersStarted closes once every controller is built. An actor
+// cannot know that of the others chosen with it. Name either the
 // kube-controller-manager or some of its controllers, not both: a
 // controller run twice is two writers fighting over the same objects.
 // The node actors (NodeActors) follow. The group ClusterGroup names the

@@ -11,10 +11,10 @@ import (
 	"github.com/lwreplay/lwreplay/actors"
 )
 
-// TestRegistry checks the registry's actors: kube-controller-manager's
-// controllers by their kube-controller-manager names, each with a one-line
-// doc naming its source and version and what it takes over; the
-// kube-controller-manager actor with all of them.
+// TestRegistry checks the registry's actors. kube-controller-manager's
+// controllers come by their kube-controller-manager names. Each has a
+// one-line doc naming its source and version and what it takes over. The
+// kube-controller-manager actor has all of them.
 func TestRegistry(t *testing.T) {
 	r := actors.Registry()
 	tests := []struct {

@@ -26,26 +26,27 @@ import (
 const DefaultScheduler = corev1.DefaultSchedulerName
 
 // BindDelay is how long the scheduler waits before it binds a pod that
-// became schedulable: the nodes and pods of that instant have reached its
-// informers by then, so that its choice does not depend on how the
-// actors' goroutines were scheduled at that instant.
+// became schedulable. The nodes and pods of that instant have reached its
+// informers by then. So its choice does not depend on how the actors'
+// goroutines were scheduled at that instant.
 const BindDelay = 100 * time.Millisecond
 
-// Scheduler returns the actor "scheduler": a binder that binds every pod
+// Scheduler returns the actor "scheduler": a binder. It binds every pod
 // with no spec.nodeName (schedulerName default-scheduler) through the
-// pods/binding subresource to the Ready, schedulable node whose taints
-// it tolerates and whose labels its nodeSelector and required node
-// affinity match, with the fewest pods, ties broken by name, BindDelay
-// after it became schedulable. Like
-// kube-scheduler's VolumeBinding, a pod whose PersistentVolumeClaims are
-// not all Bound waits for them. Resources, pod (anti-)affinity, topology
-// spread, priorities and preemption are not modelled.
+// pods/binding subresource. The node is Ready and schedulable, with
+// taints the pod tolerates and labels its nodeSelector and required node
+// affinity match. Of those it is the one with the fewest pods, ties
+// broken by name. It binds BindDelay after the pod became schedulable.
+// Like kube-scheduler's VolumeBinding, a pod whose
+// PersistentVolumeClaims are not all Bound waits for them. Resources,
+// pod (anti-)affinity, topology spread, priorities and preemption are
+// not modelled.
 //
-// It is not kube-scheduler's own code: k8s.io/kubernetes/pkg/scheduler.New
+// It is not kube-scheduler's own code. k8s.io/kubernetes/pkg/scheduler.New
 // (1.35.4, 1.36.3 and 1.37.2 alike) always calls its cache debugger's
-// ListenForSignal, whose signal.Notify on a channel made in the run's
-// bubble makes Go's runtime fail the process ("fatal error: select on
-// synctest channel from outside bubble"): it cannot run in virtual time.
+// ListenForSignal. Its signal.Notify on a channel made in the run's bubble
+// makes Go's runtime fail the process: "fatal error: select on synctest
+// channel from outside bubble". So it cannot run in virtual time.
 func Scheduler() actor.Actor {
 	return actor.Actor{
 		Name: "scheduler",
@@ -62,8 +63,9 @@ func Scheduler() actor.Actor {
 }
 
 // binder is one run of the scheduler actor. assumed is owned by its one
-// worker: the node each pod it bound went to, until its informer says so,
-// by assumedKey (a pod made anew under the same name is another pod).
+// worker. It holds the node each pod it bound went to, until its informer
+// says so, by assumedKey. (A pod made anew under the same name is another
+// pod.)
 type binder struct {
 	cs      kubernetes.Interface
 	pods    corelisters.PodLister
@@ -112,7 +114,7 @@ func (b *binder) run(ctx context.Context) error {
 }
 
 // retryAll returns a handler that queues every unscheduled pod again, in
-// key order (of the object's namespace when scope is "claim"): a node or
+// key order (of the object's namespace when scope is "claim"). A node or
 // claim changed, and a pod that waited for one may fit now.
 func (b *binder) retryAll(scope string) func(any) {
 	return func(obj any) {
@@ -134,9 +136,10 @@ func (b *binder) retryAll(scope string) func(any) {
 	}
 }
 
-// unscheduled reports whether p is the scheduler's to bind: no node, not
-// being deleted, not finished, no scheduling gates (kube-scheduler keeps a
-// gated pod out of its queue), of the default scheduler.
+// unscheduled reports whether p is the scheduler's to bind. It has no
+// node, is not being deleted, is not finished, and is of the default
+// scheduler. It has no scheduling gates; kube-scheduler keeps a gated pod
+// out of its queue.
 func unscheduled(p *corev1.Pod) bool {
 	return p.Spec.NodeName == "" && p.DeletionTimestamp == nil && len(p.Spec.SchedulingGates) == 0 &&
 		(p.Spec.SchedulerName == "" || p.Spec.SchedulerName == DefaultScheduler) &&
@@ -204,8 +207,8 @@ func (b *binder) claimsBound(p *corev1.Pod) bool {
 }
 
 // pick returns the node p goes to: of those that fit, the one with the
-// fewest pods (those bound, and those it bound that its informer has not
-// shown yet), ties by name.
+// fewest pods, ties by name. Its pods are those bound, and those it
+// bound that its informer has not shown yet.
 func (b *binder) pick(p *corev1.Pod) (string, bool) {
 	nodes, _ := b.nodes.List(labels.Everything())
 	count := map[string]int{}

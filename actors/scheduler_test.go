@@ -207,8 +207,8 @@ func TestNodeActorsSchedule(t *testing.T) {
 	}
 }
 
-// TestNodeActorsDeterminism re-runs one scenario of the three node actors
-// (a claim, four pods, a graceful delete) and wants the same pods, claims,
+// TestNodeActorsDeterminism re-runs one scenario of the three node actors:
+// a claim, four pods, a graceful delete. It wants the same pods, claims,
 // resourceVersions and times each time ($LWREPLAY_RERUNS runs, else 20).
 func TestNodeActorsDeterminism(t *testing.T) {
 	run := func() string {

@@ -153,12 +153,12 @@ feed:
 }
 
 // BenchmarkInformerSyncReal times the informer of BenchmarkInformerSync
-// against a real kube-apiserver + etcd on loopback (HTTPS, HTTP/2) holding
-// the same 5,000 configmaps (plus the few kube-apiserver makes itself),
-// with WatchList and with LIST+WATCH. The cluster starts and is filled
-// once per process; each iteration is a new informer on a new client
-// (client-go reuses its cached TLS transport, so only the first iteration
-// pays the handshake).
+// against a real kube-apiserver + etcd on loopback (HTTPS, HTTP/2). It
+// holds the same 5,000 configmaps, plus the few kube-apiserver makes
+// itself. It runs with WatchList and with LIST+WATCH. The cluster starts
+// and is filled once per process. Each iteration is a new informer on a
+// new client. client-go reuses its cached TLS transport, so only the first
+// iteration pays the handshake.
 func BenchmarkInformerSyncReal(b *testing.B) {
 	for _, wl := range []bool{true, false} {
 		name := "real/list"

@@ -12,10 +12,10 @@ import (
 	"github.com/lwreplay/lwreplay/synth"
 )
 
-// TestScaleSmoke runs bench/scale.sh's measurements, each in a child
-// process (this test binary, through TestMain), on a tiny synthetic
-// cassette and checks the table has every row with a measured value:
-// bench/scale.sh runs the same code on 10k and 100k objects with 1M events.
+// TestScaleSmoke runs bench/scale.sh's measurements on a tiny synthetic
+// cassette, each in a child process (this test binary, through TestMain).
+// It checks the table has every row with a measured value. bench/scale.sh
+// runs the same code on 10k and 100k objects with 1M events.
 func TestScaleSmoke(t *testing.T) {
 	dir := t.TempDir()
 	lwreplay := filepath.Join(dir, "lwreplay")

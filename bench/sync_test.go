@@ -1,9 +1,10 @@
-// Package bench holds lwreplay's benchmarks: how fast a real client-go
-// informer syncs against the replayer, over HTTP and in-process, and how
-// long `lwreplay serve` takes from start to a synced informer.
-// BenchmarkInformerSyncReal times the same informer against a real
-// kube-apiserver + etcd; bench/run.sh runs them all in one process and
-// prints the replayer's times as ratios to the real ones.
+// Package bench holds lwreplay's benchmarks. They time how fast a real
+// client-go informer syncs against the replayer, over HTTP and
+// in-process. They time how long `lwreplay serve` takes from start to a
+// synced informer. BenchmarkInformerSyncReal times the same informer
+// against a real kube-apiserver + etcd. bench/run.sh runs them all in
+// one process, and prints the replayer's times as ratios to the real
+// ones.
 package bench
 
 import (

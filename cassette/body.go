@@ -74,7 +74,7 @@ func (l *lazyBody) open() (io.ReadCloser, error) {
 	if b.quoted {
 		return readCloser{&unquoter{in: bufio.NewReaderSize(io.NewSectionReader(f, b.start, b.end-b.start), 256<<10)}, f}, nil
 	}
-	// The lines as blockReader reads them end in a break each: the block's
+	// The lines as blockReader reads them end in a break each. The block's
 	// size, less the blank lines kept after it, cuts a chomped or missing
 	// last break.
 	var r io.Reader = &blockReader{in: bufio.NewReaderSize(io.NewSectionReader(f, b.start, b.end-b.start), 256<<10), indent: b.indent}
@@ -90,9 +90,9 @@ type readCloser struct {
 	io.Closer
 }
 
-// blockReader reads a literal block's lines as its content: each without
-// the block's indentation and ending in a line break, blank lines as line
-// breaks (chomping is left to the caller).
+// blockReader reads a literal block's lines as its content. Each is
+// without the block's indentation and ends in a line break. Blank lines
+// are line breaks. Chomping is left to the caller.
 type blockReader struct {
 	in     *bufio.Reader
 	indent int

@@ -1,7 +1,7 @@
-// Package cassette reads and writes lwreplay cassettes: go-vcr v4 cassette
-// files in which every interaction is one HTTP exchange between a Kubernetes
-// client and kube-apiserver (a LIST page, a watch stream, a discovery answer,
-// an error answer).
+// Package cassette reads and writes lwreplay cassettes. They are go-vcr v4
+// cassette files in which every interaction is one HTTP exchange between a
+// Kubernetes client and kube-apiserver: a LIST page, a watch stream, a
+// discovery answer, an error answer.
 //
 // A watch interaction's response body holds the exact wire bytes of the
 // stream: newline-delimited JSON watch events. Two optional response headers
@@ -17,18 +17,19 @@
 // example one written by go-vcr's own recorder) loads too and replays
 // events back-to-back.
 //
-// Loading is strict: a file cut short (its last interaction has no status
-// code) or an interaction that cannot be read is an error naming the file,
-// the interaction and the line it starts on; WithSalvage loads a file cut
-// short without its cut last interaction. Several files are one recording
-// only when they are the parts a recorder rotated it into (see Recording
-// and Group); LoadRecordings groups what it loads so.
+// Loading is strict. A file cut short (its last interaction has no status
+// code) is an error naming the file, the interaction and the line it
+// starts on. So is an interaction that cannot be read. WithSalvage loads a
+// file cut short without its cut last interaction. Several files are one
+// recording only when they are the parts a recorder rotated it into (see
+// Recording and Group). LoadRecordings groups what it loads so.
 //
 // Files are read interaction by interaction, never decoded as one YAML
-// document, so a cassette of any size loads in the memory of its largest
-// interaction; with WithLazyBodies the large bodies (a watch stream's
+// document. So a cassette of any size loads in the memory of its largest
+// interaction. With WithLazyBodies, the large bodies (a watch stream's
 // frames, a big LIST page) stay in the file until they are read
-// (Interaction.OpenBody), and memory follows the interactions' metadata.
+// (Interaction.OpenBody). Memory then follows the interactions'
+// metadata.
 //
 // Typical use:
 //

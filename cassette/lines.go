@@ -9,11 +9,11 @@ type itemStart struct {
 }
 
 // itemStarts finds the items of the top-level interactions sequence by
-// their indentation, without parsing the YAML (so that it works on a file
-// cut short too): the lines after "interactions:" that start with "- " at
-// the indentation of the first such line. A response body is a block or
-// quoted scalar indented deeper than its item, so none of its lines is
-// taken for one.
+// their indentation, without parsing the YAML. So it works on a file cut
+// short too. The items are the lines after "interactions:" that start
+// with "- " at the indentation of the first such line. A response body is
+// a block or quoted scalar indented deeper than its item, so none of its
+// lines is taken for one.
 func itemStarts(data []byte) []itemStart {
 	var out []itemStart
 	in, indent := false, -1

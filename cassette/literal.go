@@ -37,13 +37,13 @@ func (s blockShape) String() string {
 // literalShape reads body and says whether yaml.v4 writes it as a plain
 // literal block, its lines indented and otherwise as they are. Following
 // the encoder and its emitter, a body is so written when it is valid
-// UTF-8 of at least 2 bytes holding a line break and only printable
-// characters (tab, line feed, U+0020-U+007E, U+00A0-U+D7FF,
-// U+E000-U+FFFD but U+FEFF). The check is stricter where the emitter adds
-// indicators or other line breaks: a body whose first byte is not a
-// visible ASCII character (an indentation indicator, or no content), that
-// ends in two line breaks ("|+"), or that holds U+2028 or U+2029 is not
-// taken for one.
+// UTF-8 of at least 2 bytes holding a line break. It must hold only
+// printable characters: tab, line feed, U+0020-U+007E, U+00A0-U+D7FF,
+// U+E000-U+FFFD but U+FEFF. The check is stricter where the emitter adds
+// indicators or other line breaks. Some bodies are not taken for one:
+// those whose first byte is not a visible ASCII character (an indentation
+// indicator, or no content), that end in two line breaks ("|+"), or that
+// hold U+2028 or U+2029.
 func literalShape(body *io.SectionReader) (blockShape, error) {
 	size := body.Size()
 	if size < 2 {
@@ -130,8 +130,8 @@ func printableRune(r rune) bool {
 const probeBody = "lwreplay-streamed-body-probe\n"
 
 // splitProbe finds in item the lines of the probe body written as a
-// literal block and returns what comes before them, their indentation and
-// what comes after; ok is false when the probe is not written so.
+// literal block. It returns what comes before them, their indentation and
+// what comes after. ok is false when the probe is not written so.
 func splitProbe(item []byte, probe string) (before []byte, indent string, after []byte, ok bool) {
 	token := []byte(probeBody[:len(probeBody)-1])
 	lines := bytes.Count([]byte(probe), token)
@@ -162,8 +162,8 @@ func splitProbe(item []byte, probe string) (before []byte, indent string, after 
 }
 
 // writeLiteralLines copies body to w as the lines of a literal block
-// scalar: each line but an empty one after indent, and a body's last line
-// ended with a line break.
+// scalar. Each line but an empty one comes after indent. A body's last
+// line is ended with a line break.
 func writeLiteralLines(w io.Writer, indent string, body io.Reader) error {
 	r := bufio.NewReaderSize(body, 64<<10)
 	atStart := true

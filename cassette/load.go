@@ -27,19 +27,20 @@ type loadOptions struct {
 func loadDefaults() loadOptions { return loadOptions{salvage: false, lazy: false} }
 
 // WithLazyBodies leaves large response bodies in the cassette file (off by
-// default): a watch stream's frames of a megabyte or more, written as
+// default). A watch stream's frames of a megabyte or more, written as
 // go-vcr's encoder writes them (a YAML literal block), are not read into
-// memory; the interaction's Body is nil and OpenBody or ReadBody reads them
-// from the file when asked (an error if the file changed since). Memory
-// then follows the interactions' metadata, not the file's size.
+// memory. The interaction's Body is nil. OpenBody or ReadBody reads them
+// from the file when asked; it is an error if the file changed since.
+// Memory then follows the interactions' metadata, not the file's size.
 func WithLazyBodies(on bool) LoadOption { return func(o *loadOptions) { o.lazy = on } }
 
 // WithSalvage makes a load keep the complete interactions of a file cut
-// short (off by default: such a file is an error naming the file, the
-// interaction and its line). Only a cut confined to the last interaction
-// is salvaged: one whose response has no status code, or YAML that stops
-// parsing inside it; the file then loads without that interaction, and
-// File.Damage says what was dropped. Any other damage is an error still.
+// short. It is off by default: such a file is an error naming the file,
+// the interaction and its line. Only a cut confined to the last
+// interaction is salvaged: one whose response has no status code, or
+// YAML that stops parsing inside it. The file then loads without that
+// interaction, and File.Damage says what was dropped. Any other damage
+// is an error still.
 func WithSalvage(on bool) LoadOption { return func(o *loadOptions) { o.salvage = on } }
 
 // Damage says what a salvaging load (WithSalvage) dropped from a file cut
@@ -59,8 +60,8 @@ func (d *Damage) String() string {
 }
 
 // truncation is the error of an interaction that a file cut short leaves
-// behind: go-vcr writes the status code after the body and headers, so
-// the last interaction of a cut file lacks it (or holds a part of it).
+// behind. go-vcr writes the status code after the body and headers. So
+// the last interaction of a cut file lacks it, or holds a part of it.
 type truncation struct{ msg string }
 
 func (t truncation) Error() string { return t.msg }
@@ -69,9 +70,9 @@ func (t truncation) Error() string { return t.msg }
 // and, where it applies, the interaction and the line it starts on.
 //
 // A file laid out as go-vcr writes one is read interaction by interaction,
-// each decoded on its own, so that memory follows the largest interaction
-// (or, with WithLazyBodies, the metadata), never the whole document; any
-// other layout (flow style, say) is decoded as one YAML document.
+// each decoded on its own. So memory follows the largest interaction (or,
+// with WithLazyBodies, the metadata), never the whole document. Any other
+// layout (flow style, say) is decoded as one YAML document.
 func Load(path string, opts ...LoadOption) (*File, error) {
 	o := loadDefaults()
 	for _, fn := range opts {
@@ -205,8 +206,8 @@ func vcrVersion(data []byte) string {
 }
 
 // LoadAll reads cassette files and directories of them (their *.yaml files in
-// name order), in the order given, each file as it is. history.Build takes
-// them only when they are one recording; LoadRecordings groups them.
+// name order), in the order given. It reads each file as it is. history.Build
+// takes them only when they are one recording; LoadRecordings groups them.
 func LoadAll(paths ...string) ([]*File, error) {
 	return loadAll(paths, loadDefaults())
 }
@@ -227,11 +228,11 @@ func loadAll(paths []string, o loadOptions) ([]*File, error) {
 	return files, nil
 }
 
-// Expand lists the cassette files paths name, in the order given: a file
-// as it is, a directory as its *.yaml files in name order, and a glob
-// pattern that names no file as its matches in name order. The error
-// names the path that gives no file. Every verb, LoadAll and fuzz.Glob
-// expand paths so.
+// Expand lists the cassette files paths name, in the order given. A file
+// is listed as it is, a directory as its *.yaml files in name order. A
+// glob pattern that names no file is listed as its matches in name
+// order. The error names the path that gives no file. Every verb,
+// LoadAll and fuzz.Glob expand paths so.
 func Expand(paths ...string) ([]string, error) {
 	var out []string
 	for _, p := range paths {

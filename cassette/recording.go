@@ -15,22 +15,23 @@ import (
 var ErrNotOneRecording = errors.New("not one recording")
 
 // ClockSlack is how far a part's answers may seem to end before the
-// previous part's last answer and still continue it: the wall clock of the
-// recording machine may step (NTP) while a recording runs.
+// previous part's last answer, and still continue it. The wall clock of
+// the recording machine may step (NTP) while a recording runs.
 const ClockSlack = time.Second
 
 // Recording is one recording: a cassette file, or the parts a recorder
 // rotated one recording into (x.yaml, x_001.yaml, x_002.yaml, ...), in
 // recorded order.
 //
-// The rule: files are parts of one recording when, and only when, they
-// are named as one recording's rotations (RotatedName) in one directory,
-// numbered on from the first file of the group without a gap, and each
-// part continues the one before it: every answer of the later part ends
-// no earlier than the earlier part's last answer ended (a recorder writes
-// a part once every answer in it has ended, and starts the next with what
-// is still open), give or take ClockSlack; a part with no interactions
-// continues any. Any other file is a recording of its own.
+// The rule: files are parts of one recording when, and only when, three
+// things hold. They are named as one recording's rotations (RotatedName)
+// in one directory. They are numbered on from the first file of the group
+// without a gap. Each part continues the one before it: every answer of
+// the later part ends no earlier than the earlier part's last answer
+// ended, give or take ClockSlack. (A recorder writes a part once every
+// answer in it has ended, and starts the next with what is still open.) A
+// part with no interactions continues any. Any other file is a recording
+// of its own.
 type Recording struct {
 	// Files are the recording's parts, in order.
 	Files []*File
@@ -61,16 +62,16 @@ func (r Recording) Describe() string {
 }
 
 // RotatedName returns the name of part n (n ≥ 1) of the recording whose
-// first part is path: "x.yaml" gives "x_001.yaml" ... "x_999.yaml", then
-// "x_z1000.yaml": each more digit adds a "z", so that names sort in order
+// first part is path. "x.yaml" gives "x_001.yaml" ... "x_999.yaml", then
+// "x_z1000.yaml". Each more digit adds a "z", so that names sort in order
 // ('_' sorts after '.', 'z' after digits).
 func RotatedName(path string, n int) string {
 	digits := fmt.Sprintf("%03d", n)
 	return strings.TrimSuffix(path, ".yaml") + "_" + strings.Repeat("z", len(digits)-3) + digits + ".yaml"
 }
 
-// rotationOf returns the first part of the recording path is named as
-// part n of, and n; n is 0 for a name that is no rotation's.
+// rotationOf returns the first part of the recording that path is
+// named as part n of, and n. n is 0 for a name that is no rotation's.
 func rotationOf(path string) (first string, n int) {
 	stem, ok := strings.CutSuffix(path, ".yaml")
 	k := strings.LastIndexByte(stem, '_')
@@ -161,8 +162,9 @@ func Group(files []*File) []Recording {
 }
 
 // continues says why next does not continue prev ("" when it does). A
-// part with no interactions continues any (a recorder's last part may be
-// empty when it stopped just after a rotation), and is continued by any.
+// part with no interactions continues any, and is continued by any. (A
+// recorder's last part may be empty when it stopped just after a
+// rotation.)
 func continues(prev, next *File) string {
 	if len(prev.Interactions) == 0 || len(next.Interactions) == 0 {
 		return ""
@@ -201,10 +203,10 @@ func span(f *File) (first, last time.Time, ok bool) {
 	return first, last, ok
 }
 
-// OneRecording returns files as the parts of one recording, in order,
-// when Group finds them one; else an error wrapping ErrNotOneRecording that
-// names each recording the files hold and why a file named as a part does
-// not join its recording.
+// OneRecording returns files as the parts of one recording, in order, when
+// Group finds them one. Else it returns an error wrapping
+// ErrNotOneRecording. The error names each recording the files hold, and
+// why a file named as a part does not join its recording.
 func OneRecording(files ...*File) ([]*File, error) {
 	recs := Group(files)
 	switch len(recs) {
@@ -231,7 +233,7 @@ func DescribeAll(recs []Recording) string {
 }
 
 // LoadRecordings reads cassette files and directories of them (their
-// *.yaml files in name order) and groups them into recordings (Group):
+// *.yaml files in name order). It groups them into recordings (Group);
 // each recording is one history to replay. Errors name the file.
 func LoadRecordings(paths []string, opts ...LoadOption) ([]Recording, error) {
 	o := loadDefaults()

@@ -72,10 +72,10 @@ func hostOf(u string) string {
 
 // Save writes the cassette to path (which must end in .yaml) in the bytes
 // go-vcr's encoder writes, creating its directory if needed. It writes
-// with a Writer, one interaction at a time: under a temporary name (not
-// ending in .yaml, so LoadAll never picks it up) renamed into place, so a
-// reader never sees a half-written cassette and a failed save leaves
-// nothing behind.
+// with a Writer, one interaction at a time, under a temporary name
+// renamed into place. (The name does not end in .yaml, so LoadAll never
+// picks it up.) So a reader never sees a half-written cassette, and a
+// failed save leaves nothing behind.
 func (f *File) Save(path string) error {
 	w, err := Create(path)
 	if err != nil {

@@ -15,15 +15,15 @@ import (
 )
 
 // A cassette file is read interaction by interaction (scan), never as one
-// YAML document: the lines of each item of the interactions sequence are
-// decoded on their own, so memory follows the largest interaction, not the
-// file. A response body in literal block style (`body: |`, how go-vcr's
-// encoder writes a watch stream's frames, one per line) is not handed to
-// the YAML decoder at all: its lines are taken as the block's content as
-// they are read, and with WithLazyBodies a large one is left in the file
-// and read when asked (Interaction.OpenBody). A file not laid out as
-// go-vcr writes one (flow style, keys after the interactions) is decoded
-// whole instead.
+// YAML document. The lines of each item of the interactions sequence are
+// decoded on their own. So memory follows the largest interaction, not the
+// file. A response body in literal block style is not handed to the YAML
+// decoder at all. (That is `body: |`, how go-vcr's encoder writes a watch
+// stream's frames, one per line.) Its lines are taken as the block's
+// content as they are read. With WithLazyBodies, a large one is left in
+// the file and read when asked (Interaction.OpenBody). A file not laid out
+// as go-vcr writes one (flow style, keys after the interactions) is
+// decoded whole instead.
 
 // lazyMin is the size from which WithLazyBodies leaves a body in its file.
 var lazyMin int64 = 1 << 20
@@ -57,9 +57,10 @@ type fileStamp struct {
 }
 
 // next returns the next line (with its line break), its offset, its
-// number, its length in the file and the length of its line break (0 for
-// a last line without one); keep false reads past a line without keeping
-// more of it than its first bufio buffer's worth. io.EOF at the end.
+// number, its length in the file and the length of its line break. The
+// last is 0 for a last line without one. With keep false, it reads past
+// a line without keeping more of it than its first bufio buffer's worth.
+// It returns io.EOF at the end.
 func (s *scanner) next(keep bool) (text []byte, off int64, line int, n int64, eol int, err error) {
 	if s.peeked {
 		s.peeked = false
@@ -111,8 +112,8 @@ func indentOf(line []byte) (int, []byte) {
 }
 
 // scanFile decodes the cassette at path interaction by interaction. It
-// returns errLayout for a file it cannot read so (the caller decodes it
-// whole), and with salvage a cut last interaction is dropped as Load's doc
+// returns errLayout for a file it cannot read so; the caller decodes it
+// whole. With salvage, a cut last interaction is dropped as Load's doc
 // says.
 func scanFile(path string, o loadOptions) (*File, error) {
 	fh, err := os.Open(path)
@@ -265,8 +266,8 @@ func (s *scanner) item(indent *int) (*rawItem, error) {
 }
 
 // quotedBody returns the lazy body of a response's `body: '...'` written on
-// one line (how go-vcr's encoder writes a one-line document) of lazyMin
-// bytes or more; nil for any other line.
+// one line, of lazyMin bytes or more. (go-vcr's encoder writes a one-line
+// document so.) It returns nil for any other line.
 func quotedBody(ind int, t []byte, item int, line []byte, off int64) *blockBody {
 	const key = "body: '"
 	if ind != item+4 || int64(len(t)) < lazyMin || len(t) < len(key)+1 || !bytes.HasPrefix(t, []byte(key)) || t[len(t)-1] != '\'' {
@@ -289,8 +290,9 @@ func quotedBody(ind int, t []byte, item int, line []byte, off int64) *blockBody 
 }
 
 // literalBody reports whether a line of indentation ind and text t is a
-// response's `body: |` (or `|-`, `|+`) at the indentation go-vcr gives a
-// response's fields (the item's + 4), and returns its chomping indicator.
+// response's `body: |` (or `|-`, `|+`). It must be at the indentation
+// go-vcr gives a response's fields: the item's + 4. It returns its
+// chomping indicator.
 func literalBody(ind int, t []byte, item int) (byte, bool) {
 	if ind != item+4 {
 		return 0, false

@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// FuzzScan holds the streaming reader to the whole-document decoder: what
-// both read, they read alike (bodies left in the file included), and a file
-// the decoder reads, the reader reads too. Neither may panic.
+// FuzzScan holds the streaming reader to the whole-document decoder. What
+// both read, they read alike, bodies left in the file included. A file the
+// decoder reads, the reader reads too. Neither may panic.
 func FuzzScan(f *testing.F) {
 	for _, glob := range []string{"../cassettes/*.yaml", "../testdata/*/*.yaml"} {
 		paths, _ := filepath.Glob(glob)

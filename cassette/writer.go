@@ -14,12 +14,13 @@ import (
 	vcr "gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 )
 
-// Writer writes a cassette file one interaction at a time, in the bytes
-// go-vcr's own Save writes for the same interactions, without holding the
-// whole document in memory. It writes under a temporary name in the
-// target's directory (not ending in .yaml, so LoadAll never picks it up)
-// and renames the file into place on Close; on any error, and on Abort,
-// the temporary file is removed and nothing is left behind.
+// Writer writes a cassette file one interaction at a time, without
+// holding the whole document in memory. It writes the bytes go-vcr's own
+// Save writes for the same interactions. It writes under a temporary name
+// in the target's directory, and renames the file into place on Close.
+// (The name does not end in .yaml, so LoadAll never picks it up.) On any
+// error, and on Abort, the temporary file is removed and nothing is left
+// behind.
 type Writer struct {
 	path string
 	tmp  *os.File
@@ -119,10 +120,10 @@ func (w *Writer) Add(i Interaction) error {
 // AddStream writes an interaction whose response body is read from body
 // (i.Body is ignored): a large watch stream, say. The body is streamed
 // from the reader into a literal block scalar, as go-vcr's encoder writes
-// it, without being held in memory; a body that YAML cannot hold in a
-// literal block as is (control characters, a leading blank, several
-// trailing line breaks, ...) is read into memory and encoded as go-vcr
-// would encode it.
+// it, without being held in memory. YAML cannot hold some bodies in a
+// literal block as is: control characters, a leading blank, several
+// trailing line breaks, ... Such a body is read into memory and encoded
+// as go-vcr would encode it.
 func (w *Writer) AddStream(i Interaction, body *io.SectionReader) error {
 	if err := w.usable(); err != nil {
 		return err

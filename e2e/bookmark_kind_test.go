@@ -60,11 +60,11 @@ func firstBookmarkOf(rt http.RoundTripper, host, path, accept string) (got, rv s
 	return "no bookmark", "", sc.Err()
 }
 
-// TestBookmarkKindLikeRealApiserver: the initial-events-end BOOKMARK of a
-// WatchList of an empty collection — a custom resource's and a built-in's,
-// asked as objects, as PartialObjectMetadata and as a Table — carries on the replay
-// the kind and apiVersion kube-apiserver 1.37.2's carries, though the
-// recording's bookmarks name no kind (the CRD recorded).
+// TestBookmarkKindLikeRealApiserver: take the initial-events-end BOOKMARK of a
+// WatchList of an empty collection. The collection is a custom resource's or a
+// built-in's, asked as objects, as PartialObjectMetadata and as a Table. On the
+// replay it carries the kind and apiVersion kube-apiserver 1.37.2's carries. The
+// recording's bookmarks name no kind; the CRD is recorded.
 func TestBookmarkKindLikeRealApiserver(t *testing.T) {
 	c := sharedCluster(t)
 	ctx := t.Context()

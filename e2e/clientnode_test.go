@@ -103,9 +103,9 @@ var servingHTTPS = regexp.MustCompile(`^serving on https://127\.0\.0\.1:\d+ `)
 
 // TestClientNodeInformer runs the official JavaScript client's informer
 // (@kubernetes/client-node, LIST then WATCH) on configmaps against `lwreplay
-// serve`, with the kubeconfig serve wrote used as is (HTTPS, the CA
-// verified), and checks that its cache converges to the recording's final
-// configmaps, by name and resourceVersion, with no error on the way.
+// serve`. It uses the kubeconfig serve wrote as is (HTTPS, the CA verified).
+// It checks that its cache converges to the recording's final configmaps, by
+// name and resourceVersion, with no error on the way.
 func TestClientNodeInformer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs node and may install @kubernetes/client-node from npm")

@@ -20,10 +20,10 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// The Beat custom resource of the Elastic Cloud on Kubernetes operator
-// (examples/eck fuzzes its Beat controller) and the scenario TestRecordECK
-// records: what a user of ECK does to Beats, and the Secret one of them
-// takes its configuration from.
+// The Beat custom resource of the Elastic Cloud on Kubernetes operator,
+// and the scenario TestRecordECK records. (examples/eck fuzzes its Beat
+// controller.) The scenario is what a user of ECK does to Beats, and the
+// Secret one of them takes its configuration from.
 var (
 	beatGVR = schema.GroupVersionResource{Group: "beat.k8s.elastic.co", Version: "v1beta1", Resource: "beats"}
 	// eckResources are the resources TestRecordECK records: the Beat
@@ -68,9 +68,10 @@ func eckBeatCRD(ctx context.Context) (string, error) {
 	return filepath.Join(m.Dir, "config", "crds", "v1", "resources", "beat.k8s.elastic.co_beats.yaml"), nil
 }
 
-// beat returns a Beat of the scenario's namespace: its type and version,
-// run as a DaemonSet (replicas 0) or a Deployment of replicas, with an
-// inline config or (configRef non-empty) the config of a Secret.
+// beat returns a Beat of the scenario's namespace, of its type and
+// version. It runs as a DaemonSet (replicas 0) or a Deployment of
+// replicas. It has an inline config, or (configRef non-empty) the config
+// of a Secret.
 func beat(name, typ, version string, replicas int64, config map[string]any, configRef string) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{}
 	u.SetAPIVersion(beatGVR.GroupVersion().String())
@@ -108,9 +109,9 @@ func uptimeConfig(schedule string) string {
 	return "heartbeat.monitors:\n- type: http\n  id: web\n  urls: [\"http://web.e2e-eck.svc:8080\"]\n  schedule: '" + schedule + "'\noutput.console:\n  pretty: true\n"
 }
 
-// eckActor is the scenario's user: they create, change and delete Beats
-// and the Secret of one's config, each change a second apart so that
-// each comes at a time of its own in the recording.
+// eckActor is the scenario's user. They create, change and delete
+// Beats, and the Secret of one's config. Each change is a second apart,
+// so that each comes at a time of its own in the recording.
 type eckActor struct {
 	cs    kubernetes.Interface
 	dyn   dynamic.Interface
@@ -185,11 +186,12 @@ func (a eckActor) prepopulate(ctx context.Context) error {
 	return a.create(ctx, beat("metrics", "metricbeat", "8.17.0", 0, metricsConfig("10s"), ""))
 }
 
-// mutate is the recorded scenario, what an ECK user does: a heartbeat
-// created from a config Secret, run as a Deployment; the metricbeat
-// upgraded (8.17.0 to 8.18.0); the heartbeat scaled (1 to 2 replicas);
-// the Secret's config changed; the metricbeat's config changed, then the
-// metricbeat deleted and created again under its name (a new UID).
+// mutate is the recorded scenario, what an ECK user does. A heartbeat is
+// created from a config Secret, run as a Deployment. The metricbeat is
+// upgraded (8.17.0 to 8.18.0). The heartbeat is scaled (1 to 2
+// replicas). The Secret's config changes, then the metricbeat's config.
+// Then the metricbeat is deleted and created again under its name (a new
+// UID).
 func (a eckActor) mutate(ctx context.Context) error {
 	steps := []func() error{
 		func() error { return a.putSecret(ctx, "@every 30s") },
@@ -227,9 +229,9 @@ func eckRealStates(ctx context.Context, dyn dynamic.Interface) (map[string]map[s
 	return out, nil
 }
 
-// eckCaughtUp says whether the cassette at path loads and holds a log of
-// every recorded resource that ends at want's keys and resourceVersions
-// (nil want: started logs are enough).
+// eckCaughtUp says whether the cassette at path loads, and holds a log
+// of every recorded resource that ends at want's keys and
+// resourceVersions. With nil want, started logs are enough.
 func eckCaughtUp(path string, want map[string]map[string]map[string]any) (bool, string) {
 	_, h, err := loadHistory(path)
 	if err != nil {

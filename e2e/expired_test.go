@@ -111,18 +111,18 @@ func objectRV(raw []byte) string {
 	return m.Metadata.ResourceVersion
 }
 
-// TestRecordExpired records real 410 answers: a cluster compacting etcd
-// every second, writes whose revisions get compacted, then through the
-// recorder transport a LIST (the history's start), an exact LIST at a
-// compacted resourceVersion (HTTP 410), a watch from resourceVersion 1 (an
-// ERROR event, 410 Expired) and a watch from the LIST's resourceVersion
-// that sees the writes made after it.
+// TestRecordExpired records real 410 answers. A cluster compacts etcd
+// every second, and takes writes whose revisions get compacted. Then the
+// recorder transport records a LIST (the history's start), and an exact
+// LIST at a compacted resourceVersion (HTTP 410). It records a watch from
+// resourceVersion 1 (an ERROR event, 410 Expired). It records a watch from
+// the LIST's resourceVersion that sees the writes made after it.
 //
 // The cluster runs without the watch cache (--watch-cache=false), so
 // watches are served by etcd and a compacted revision expires them. With
 // the watch cache on, a young cluster serves a watch from resourceVersion
-// 1 from memory: the cache keeps every event since it started until its
-// buffer fills with events older than 75 s, which no short test reaches.
+// 1 from memory. The cache keeps every event since it started, until its
+// buffer fills with events older than 75 s. No short test reaches that.
 func TestRecordExpired(t *testing.T) {
 	c := cluster.StartT(t, cluster.WithCompactionInterval(compactionInterval), cluster.WithExtraFlags("--watch-cache=false"))
 	ctx := t.Context()

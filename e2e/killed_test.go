@@ -14,8 +14,8 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// flushWatcher counts the versions of a file it has seen: the recorder
-// writes a new file and renames it over the old one at every flush.
+// flushWatcher counts the versions of a file it has seen. The recorder
+// writes a new file, and renames it over the old one, at every flush.
 type flushWatcher struct {
 	path     string
 	last     os.FileInfo
@@ -52,8 +52,8 @@ func eventsIn(fw *flushWatcher, res string, n int) func() (bool, string) {
 }
 
 // TestRecordKilled kills `lwreplay record` with SIGKILL in the middle of a
-// watch, after it has flushed at least twice: the cassette it leaves must
-// load and hold every event flushed before the kill.
+// watch, after it has flushed at least twice. The cassette it leaves must
+// load, and hold every event flushed before the kill.
 func TestRecordKilled(t *testing.T) {
 	c := sharedCluster(t)
 	ctx := t.Context()

@@ -16,18 +16,20 @@ import (
 )
 
 // The KVStore custom resource of examples/kvstore (its CRD is that
-// example's testdata/crd.yaml) and the scenario TestRecordKVStore
-// records: a user's intent only, a KVStore created with 3 replicas and
-// later scaled down to 1. No controller runs on the recording's cluster;
-// in a replay the operator is the target and the cluster's own
-// controllers (actors) make the StatefulSet's pods and volumes.
+// example's testdata/crd.yaml), and the scenario TestRecordKVStore
+// records. The scenario is a user's intent only: a KVStore created with
+// 3 replicas, and later scaled down to 1. No controller runs on the
+// recording's cluster. In a replay the operator is the target, and the
+// cluster's own controllers (actors) make the StatefulSet's pods and
+// volumes.
 var (
 	kvStoreCRD = "../examples/kvstore/testdata/crd.yaml"
 	kvStoreGVR = schema.GroupVersionResource{Group: "kv.lwreplay.dev", Version: "v1", Resource: "kvstores"}
-	// kvStoreResources are the resources TestRecordKVStore records: the
-	// operator's own kind and every kind it or the actors it runs with
-	// make for it (empty on the recording's cluster, but recorded: the
-	// replay serves their initial state as the cluster had it).
+	// kvStoreResources are the resources TestRecordKVStore records.
+	// They are the operator's own kind, and every kind it or the actors
+	// it runs with make for it. Those are empty on the recording's
+	// cluster, but recorded: the replay serves their initial state as
+	// the cluster had it.
 	kvStoreResources = []history.Resource{
 		{Group: "kv.lwreplay.dev", Version: "v1", Resource: "kvstores"},
 		{Group: "apps", Version: "v1", Resource: "statefulsets"},
@@ -46,8 +48,8 @@ const (
 	// kvStoreName is the recorded KVStore.
 	kvStoreName = "demo"
 	// kvStoreScaleAfter is how long the KVStore runs at 3 replicas
-	// before the scale-down: in a replay paced as recorded, the virtual
-	// time the actors have to make its 3 pods ready.
+	// before the scale-down. In a replay paced as recorded, it is the
+	// virtual time the actors have to make its 3 pods ready.
 	kvStoreScaleAfter = 15 * time.Second
 )
 
@@ -93,9 +95,9 @@ func kvStoreRealStates(ctx context.Context, dyn dynamic.Interface) (map[string]m
 	return out, nil
 }
 
-// kvStoreCaughtUp says whether the cassette at path loads and holds a
-// log of every recorded resource that ends at want's keys and
-// resourceVersions (nil want: started logs are enough).
+// kvStoreCaughtUp says whether the cassette at path loads, and holds
+// a log of every recorded resource that ends at want's keys and
+// resourceVersions. With nil want, started logs are enough.
 func kvStoreCaughtUp(path string, want map[string]map[string]map[string]any) (bool, string) {
 	_, h, err := loadHistory(path)
 	if err != nil {

@@ -20,9 +20,9 @@ import (
 	"github.com/lwreplay/lwreplay/internal/cluster"
 )
 
-// The OpenAPI documents the replay serves for the built-in kinds, and its
-// CRD templates (replayer/openapi), recorded from a kube-apiserver of its
-// own (no CRD of another test) by `go test ./e2e -run TestRecordOpenAPIDocuments -update`.
+// The OpenAPI documents the replay serves for the built-in kinds, and its CRD templates
+// (replayer/openapi). `go test ./e2e -run TestRecordOpenAPIDocuments -update` records them
+// from a kube-apiserver of its own (no CRD of another test).
 const (
 	openapiBundle       = "../replayer/openapi/kube-apiserver-" + cluster.KubeVersion + ".tar.gz"
 	openapiTemplateCRDs = "../replayer/openapi/testdata/template-crds.yaml"
@@ -30,10 +30,10 @@ const (
 )
 
 // TestRecordOpenAPIDocuments rewrites openapiBundle under -update: the
-// v2 document, every v3 document of the index, and, once the template
-// CRDs are applied, their group version's v3 document and what they add
-// to v2. Without -update it checks that the bundle is kube-apiserver's
-// version's.
+// v2 document, and every v3 document of the index. Once the template
+// CRDs are applied, it adds their group version's v3 document, and what
+// they add to v2. Without -update it checks that the bundle is
+// kube-apiserver's version's.
 func TestRecordOpenAPIDocuments(t *testing.T) {
 	if !*update {
 		if _, err := os.Stat(openapiBundle); err != nil {

@@ -19,8 +19,8 @@ import (
 )
 
 // openapiCRD is a CRD whose schema has what the apiextensions builder
-// changes: int-or-string, an embedded resource, nullable, value
-// validations, a subtree that keeps unknown fields, and scale.
+// changes. That is int-or-string, an embedded resource, nullable,
+// value validations, a subtree that keeps unknown fields, and scale.
 const openapiCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"sprockets.openapi.lwreplay.example.com"},
 "spec":{"group":"openapi.lwreplay.example.com","scope":"Cluster","names":{"plural":"sprockets","singular":"sprocket","kind":"Sprocket","listKind":"SprocketList"},
 "versions":[{"name":"v1","served":true,"storage":true,"subresources":{"status":{},"scale":{"specReplicasPath":".spec.replicas","statusReplicasPath":".status.replicas"}},
@@ -34,11 +34,11 @@ const openapiCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResour
  "items":{"type":"array","items":{"type":"string","pattern":"^[a-z]+$"},"maxItems":3}}},
 "status":{"type":"object","properties":{"replicas":{"type":"integer"}}}}}}}]}}`
 
-// TestServedOpenAPILikeRealApiserver compares what the replay serves on
-// the paths kubectl reads for its validation and apply (/openapi/v3, the
-// group version documents with their hash, /openapi/v2) with kube-apiserver
-// 1.37.2's, for built-in kinds and for custom resources whose CRD the
-// recording holds.
+// TestServedOpenAPILikeRealApiserver compares what the replay serves with
+// kube-apiserver 1.37.2's, on the paths kubectl reads for its validation
+// and apply. They are /openapi/v3, the group version documents with their
+// hash, and /openapi/v2. It covers built-in kinds, and custom resources
+// whose CRD the recording holds.
 func TestServedOpenAPILikeRealApiserver(t *testing.T) {
 	c := sharedCluster(t)
 	ctx := t.Context()

@@ -30,20 +30,20 @@ var controllerFixture = filepath.Join("..", "examples", "children", "testdata", 
 // controllerNS is the namespace of the recorded scenario.
 const controllerNS = "children-recorded"
 
-// actorPause spaces the other actor's changes, so that each comes at a
-// time of its own in the recording, after the controller answered the one
-// before.
+// actorPause spaces the other actor's changes. So each comes at a time of
+// its own in the recording, after the controller answered the one before.
 const actorPause = time.Second
 
 // TestRecordController records the children controller (examples/children,
 // one namespace, its informer and writes through recorder.Wrap) against a
-// real kube-apiserver while another actor, a client of its own, changes
-// the controller's world: it changes a parent's data, adds a parent,
-// deletes one, and changes a child's data (a key the controller does not
-// write). Under -update the recording becomes the fixture; otherwise the
-// fresh recording must have the fixture's shape — the same writes by verb,
-// key and whether they stored, the same other-actor events by type and
-// key, in order — so that the fixture stays what kube-apiserver records.
+// real kube-apiserver. Meanwhile another actor, a client of its own,
+// changes the controller's world. It changes a parent's data, adds a
+// parent, and deletes one. It changes a child's data, at a key the
+// controller does not write. Under -update the recording becomes the
+// fixture. Otherwise the fresh recording must have the fixture's shape, so
+// that the fixture stays what kube-apiserver records. The shape is the
+// same writes by verb, key and whether they stored, and the same
+// other-actor events by type and key, in order.
 func TestRecordController(t *testing.T) {
 	c := cluster.StartT(t)
 	fresh := recordController(t, c, filepath.Join(t.TempDir(), "recorded.yaml"))
@@ -244,9 +244,9 @@ func (s recordingShape) String() string {
 	return "writes:\n  " + strings.Join(s.writes, "\n  ") + "\nother actors:\n  " + strings.Join(s.others, "\n  ")
 }
 
-// shapeOf loads the recording at path and returns its shape, failing t
-// unless it holds the configmaps' LIST or watch traffic with timing and
-// the controller's writes with their request bodies.
+// shapeOf loads the recording at path and returns its shape. It fails t
+// unless it holds the configmaps' LIST or watch traffic with timing,
+// and the controller's writes with their request bodies.
 func shapeOf(t *testing.T, path string) recordingShape {
 	t.Helper()
 	files, h, err := loadHistory(path)

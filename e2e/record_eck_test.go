@@ -16,17 +16,17 @@ import (
 const eckFixtures = eckExample + "/testdata"
 
 // TestRecordECK records what a user of the Elastic Cloud on Kubernetes
-// operator does to Beats (ECK's Beat CRD, from the module examples/eck
-// requires, applied to a real kube-apiserver of its own), with lwreplay
-// record on both client paths — WatchList, and LIST in pages of 2 then
-// WATCH — and every kind the Beat controller watches (DaemonSets,
-// Deployments, Pods, Secrets) beside Beats: a Beat upgraded, another
-// created from a config Secret and scaled, the Secret changed, a Beat
-// deleted and created again under its name. No operator runs: the
-// recording holds the user's actions only, and in the replay the
-// operator's writes are the fuzzed target's. Each recording's history
-// ends at the real final state, holds the recreated Beat, and replays to
-// its recorded answers; under -update the recordings become
+// operator does to Beats. ECK's Beat CRD, from the module examples/eck
+// requires, is applied to a real kube-apiserver of its own. It records
+// with lwreplay record on both client paths: WatchList, and LIST in
+// pages of 2 then WATCH. Beside Beats it records every kind the Beat
+// controller watches: DaemonSets, Deployments, Pods, Secrets. A Beat is
+// upgraded, and another created from a config Secret and scaled. The
+// Secret changes. A Beat is deleted and created again under its name. No
+// operator runs: the recording holds the user's actions only, and in the
+// replay the operator's writes are the fuzzed target's. Each recording's
+// history ends at the real final state, holds the recreated Beat, and
+// replays to its recorded answers. Under -update the recordings become
 // examples/eck's cassettes.
 func TestRecordECK(t *testing.T) {
 	c := cluster.StartT(t)

@@ -12,16 +12,17 @@ import (
 )
 
 // TestRecordKVStore records what a user of examples/kvstore's operator
-// does (its KVStore CRD applied to a real kube-apiserver of its own),
-// with lwreplay record on both client paths — WatchList, and LIST in
-// pages of 2 then WATCH — and every kind the operator and the cluster's
-// own controllers make for a KVStore (StatefulSets, Services, PVCs,
-// Pods) beside KVStores: a KVStore created with 3 replicas, later scaled
-// down to 1. No controller runs: the recording holds the user's intent,
-// and in the replay the operator's writes are the fuzzed target's, the
-// pods and volumes the actors'. Each recording's history ends at the real
-// final state, holds the scale-down, and replays to its recorded answers;
-// under -update the recordings become examples/kvstore's cassettes.
+// does. Its KVStore CRD is applied to a real kube-apiserver of its own.
+// It records with lwreplay record on both client paths: WatchList, and
+// LIST in pages of 2 then WATCH. Beside KVStores it records every kind
+// the operator and the cluster's own controllers make for a KVStore:
+// StatefulSets, Services, PVCs, Pods. A KVStore is created with 3
+// replicas, and later scaled down to 1. No controller runs: the recording
+// holds the user's intent. In the replay the operator's writes are the
+// fuzzed target's, and the pods and volumes the actors'. Each recording's
+// history ends at the real final state, holds the scale-down, and replays
+// to its recorded answers; under -update the recordings become
+// examples/kvstore's cassettes.
 func TestRecordKVStore(t *testing.T) {
 	c := cluster.StartT(t)
 	ctx := t.Context()

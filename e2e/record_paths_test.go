@@ -18,10 +18,10 @@ type pathRecording struct {
 }
 
 // recordBothPaths starts `lwreplay record` of resources (the --resource
-// value), all namespaces, on both client paths — WatchList, and LIST in
-// pages of 2 then WATCH — as <stem>-watchlist.yaml and
-// <stem>-list-pages.yaml in outDir, and waits until caughtUp (given a
-// recording's path) says each holds the initial state.
+// value), all namespaces, on both client paths. Those are WatchList,
+// and LIST in pages of 2 then WATCH, written as <stem>-watchlist.yaml
+// and <stem>-list-pages.yaml in outDir. It waits until caughtUp (given
+// a recording's path) says each holds the initial state.
 func recordBothPaths(t *testing.T, kubeconfig, outDir, stem, resources string, caughtUp func(path string) (bool, string)) []pathRecording {
 	t.Helper()
 	common := []string{"--resource", resources, "--all-namespaces", "--flush-interval", "200ms"}

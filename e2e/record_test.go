@@ -15,9 +15,9 @@ import (
 	"github.com/lwreplay/lwreplay/internal/cluster"
 )
 
-// waitLimit bounds every wait for a condition: long enough for a loaded
-// machine, short enough that a broken recorder fails the test instead of
-// hanging it. Conditions are polled, never timed.
+// waitLimit bounds every wait for a condition. It is long enough for a
+// loaded machine, and short enough that a broken recorder fails the test
+// instead of hanging it. Conditions are polled, never timed.
 const waitLimit = 90 * time.Second
 
 // pollEvery is how often waitFor checks its condition.

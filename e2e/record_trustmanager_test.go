@@ -34,16 +34,17 @@ var trustResources = []struct {
 }
 
 // TestRecordTrustManager records what cert-manager's trust-manager
-// watches — Bundles (its CRD, from the module examples/trustmanager
-// requires, applied to a real kube-apiserver of its own), ConfigMaps,
-// Namespaces and Secrets, every namespace — with lwreplay record on both
-// client paths (WatchList, and LIST in pages of 2 then WATCH) while a user
-// creates and changes Bundles, their sources and namespaces, and deletes
-// a Bundle and creates it again under its name. trust-manager does not
-// run: its writes are the target's in a replay. Each recording's history
-// ends at the real final state of every resource, holds the recreated
-// Bundle, and replays to its recorded answers; under -update the
-// recordings become examples/trustmanager's cassettes.
+// watches: Bundles, ConfigMaps, Namespaces and Secrets, every namespace.
+// The Bundle CRD, from the module examples/trustmanager requires, is
+// applied to a real kube-apiserver of its own. It records with lwreplay
+// record on both client paths (WatchList, and LIST in pages of 2 then
+// WATCH). Meanwhile a user creates and changes Bundles, their sources and
+// namespaces. The user deletes a Bundle and creates it again under its
+// name. trust-manager does not run: its writes are the target's in a
+// replay. Each recording's history ends at the real final state of every
+// resource, holds the recreated Bundle, and replays to its recorded
+// answers. Under -update the recordings become examples/trustmanager's
+// cassettes.
 func TestRecordTrustManager(t *testing.T) {
 	c := cluster.StartT(t)
 	ctx := t.Context()
@@ -114,8 +115,8 @@ func TestRecordTrustManager(t *testing.T) {
 }
 
 // trustCaughtUp says whether the cassette at path loads with a log of
-// every trust resource, each ending at want's keys and resourceVersions
-// (nil want: started logs are enough).
+// every trust resource, each ending at want's keys and
+// resourceVersions. With nil want, started logs are enough.
 func trustCaughtUp(path string, want map[string]map[string]map[string]any) (bool, string) {
 	if _, err := os.Stat(path); err != nil {
 		return false, err.Error()

@@ -18,15 +18,16 @@ import (
 // examples/widgets replays them to its reconciler.
 const widgetFixtures = "../examples/widgets/testdata"
 
-// TestRecordWidgets records Widgets (examples/widgets' custom resource,
-// status subresource, its CRD applied to a real kube-apiserver of its own)
-// with lwreplay record on both client paths — WatchList, and LIST in pages
-// of 2 then WATCH — while a client creates, updates and deletes widgets,
-// among them a widget held by a finalizer, deleted (a deletionTimestamp
-// first), then created again under its name. Each recording's history
-// ends at the real final state, holds the deleting and the recreated
-// phoenix, and replays to its recorded answers; under -update the
-// recordings become examples/widgets' cassettes.
+// TestRecordWidgets records Widgets: examples/widgets' custom resource,
+// with a status subresource. Its CRD is applied to a real kube-apiserver
+// of its own. It records with lwreplay record on both client paths:
+// WatchList, and LIST in pages of 2 then WATCH. Meanwhile a client
+// creates, updates and deletes widgets. Among them is a widget held by a
+// finalizer, deleted (a deletionTimestamp first), then created again under
+// its name. Each recording's history ends at the real final state, holds
+// the deleting and the recreated phoenix, and replays to its recorded
+// answers. Under -update the recordings become examples/widgets'
+// cassettes.
 func TestRecordWidgets(t *testing.T) {
 	c := cluster.StartT(t)
 	ctx := t.Context()

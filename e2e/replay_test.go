@@ -60,10 +60,10 @@ type replayResult struct {
 	firstQuery string
 }
 
-// replayInformer runs a client-go informer (over a dynamic client,
-// WatchList or LIST then WATCH) for l against a replayer of h, in-process
-// inside a synctest bubble, until it has synced and every recorded event
-// has been delivered, and returns its store.
+// replayInformer runs a client-go informer for l against a replayer of h,
+// in-process inside a synctest bubble. The informer uses a dynamic
+// client, WatchList or LIST then WATCH. It runs until it has synced and
+// every recorded event has been delivered, and returns its store.
 func replayInformer(t *testing.T, h *history.History, l *history.Log, watchList bool) replayResult {
 	t.Helper()
 	var res replayResult

@@ -19,13 +19,13 @@ import (
 )
 
 // TestAPIServerRestart checks on a real kube-apiserver, restarted on the
-// same etcd, what the replayer's apiserver-restart fault acts out: a watch
-// open across the restart ends; a request while the server is down is
+// same etcd, what the replayer's apiserver-restart fault acts out. A watch
+// open across the restart ends. A request while the server is down is
 // refused at connect (ECONNREFUSED, what the fault's in-process refusal
-// is); and the restarted server's watch cache starts anew, so a watch
-// from a resourceVersion older than the resource's newest state gets an
-// ERROR event, 410 Expired, "too old resource version", while a LIST at
-// "0" and a watch from the list's resourceVersion are served.
+// is). The restarted server's watch cache starts anew. So a watch from a
+// resourceVersion older than the resource's newest state gets an ERROR
+// event: 410 Expired, "too old resource version". A LIST at "0", and a
+// watch from the list's resourceVersion, are served.
 func TestAPIServerRestart(t *testing.T) {
 	c := cluster.StartT(t)
 	ctx := t.Context()
@@ -116,9 +116,9 @@ func TestAPIServerRestart(t *testing.T) {
 	}
 
 	// the watch from the resource's newest version: the model's watch
-	// cache starts there and serves it; a real one starts at etcd's
+	// cache starts there and serves it. A real one starts at etcd's
 	// revision, newer still once anything else was written, and may refuse
-	// it too (both are legal: the model is the gentler)
+	// it too. Both are legal; the model is the gentler.
 	_, fs, err := raw.watchUntil(ctx, path, url.Values{"watch": {"true"}, "resourceVersion": {second.ResourceVersion}, "timeoutSeconds": {"1"}},
 		func(wireFrame) bool { return true })
 	t.Logf("watch from the newest version, rv %s, after the restart: %d frames (first %s), error %s", second.ResourceVersion, len(fs), frameType(fs), errText(err))

@@ -13,9 +13,9 @@ import (
 )
 
 // TestRecordRotated records with a small --max-size, so that the recording
-// goes on in numbered next files: together they must build the real final
-// state, and none of them, nor anything else the recorder wrote, may hold
-// the cluster's credentials.
+// goes on in numbered next files. Together they must build the real final
+// state. None of them, nor anything else the recorder wrote, may hold the
+// cluster's credentials.
 func TestRecordRotated(t *testing.T) {
 	c := sharedCluster(t)
 	ctx := t.Context()

@@ -14,11 +14,11 @@ import (
 // maxShipSize is the largest cassette the repository ships.
 const maxShipSize = 1 << 20
 
-// assertNoSecrets fails t if any file under dirs (recursively, temporary
-// and rotated files included) holds the cluster's bearer token or the
-// Authorization header value built from it, or if any cassette among them
-// keeps an Authorization request header. It returns how many files it
-// read.
+// assertNoSecrets fails t if any file under dirs holds the cluster's
+// bearer token, or the Authorization header value built from it. (It
+// looks recursively, temporary and rotated files included.) It fails t if
+// any cassette among them keeps an Authorization request header. It
+// returns how many files it read.
 func assertNoSecrets(t *testing.T, token string, dirs ...string) int {
 	t.Helper()
 	if token == "" {
@@ -92,8 +92,8 @@ func shipCassette(t *testing.T, src, name string) {
 }
 
 // checkShippable checks, as a subtest named after label, that a recording
-// holds no credential (token) in it or its dirs and is small enough to
-// ship; with -update it writes the recording at out to dst.
+// holds no credential (token) in it or its dirs. It checks it is small
+// enough to ship. With -update it writes the recording at out to dst.
 func checkShippable(t *testing.T, label, token, out, dst string, dirs ...string) {
 	t.Helper()
 	t.Run(label+" - no credentials written, small enough to ship - pass", func(t *testing.T) {

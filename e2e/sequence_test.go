@@ -92,19 +92,19 @@ type sequenceStats struct {
 }
 
 // checkSequence sends every recorded GET of files, in recorded order, to a
-// replayer of h (in-process, in a synctest bubble) and compares each answer
-// with the recorded one: status code; for lists, resourceVersion, the
-// presence of continue and remainingItemCount, and every item; for error
-// answers, code and reason; for watches, the events in order with their
-// objects, ERROR code and reason, and the initial-events-end bookmark's
-// shape.
+// replayer of h (in-process, in a synctest bubble). It compares each
+// answer's status code with the recorded one. For lists it compares
+// resourceVersion, the presence of continue and remainingItemCount, and
+// every item. For error answers it compares code and reason. For watches it
+// compares the events in order with their objects, ERROR code and reason,
+// and the initial-events-end bookmark's shape.
 //
-// Where the semantics legitimately differ, shapes are compared, not values:
-// periodic bookmarks depend on when the real server's timer fired, so they
-// are checked for shape and left out of the order; the initial events of a
-// WatchList stream are compared as a set, since their order is the
-// server's store order; a bookmark's resourceVersion may be past the
-// newest object's and is checked to be present only.
+// Where the semantics legitimately differ, shapes are compared, not values.
+// Periodic bookmarks depend on when the real server's timer fired. So they
+// are checked for shape, and left out of the order. The initial events of a
+// WatchList stream are compared as a set, since their order is the server's
+// store order. A bookmark's resourceVersion may be past the newest
+// object's; it is checked to be present only.
 func checkSequence(t *testing.T, files []*cassette.File, h *history.History) sequenceStats {
 	t.Helper()
 	var st sequenceStats
@@ -262,8 +262,8 @@ func compareList(t *testing.T, where string, got, want []byte) {
 }
 
 // decodeFrames reads watch frames from r until want frames that are not
-// periodic bookmarks have come, or r ends; periodic bookmarks are checked
-// for shape by the caller and returned apart.
+// periodic bookmarks have come, or r ends. Periodic bookmarks are
+// returned apart; the caller checks them for shape.
 func decodeFrames(r io.Reader, want int) (kept, periodic []frameView, err error) {
 	dec := json.NewDecoder(r)
 	for want < 0 || len(kept) < want {

@@ -8,14 +8,13 @@ import (
 	"github.com/lwreplay/lwreplay/replayer/discovery"
 )
 
-// servedDiscovery returns what the replayer serves for a recorded
-// discovery answer doc (decoded JSON) of a history h, replayed taking
-// writes: the recorded answer with every resource h has no LIST or WATCH
-// traffic of and that is none of the built-in ones (discovery.Builtin,
-// served from empty) nor a served version of a CRD h holds taken out, the verbs of the rest narrowed to get,
-// list, watch and the writes (create, update, patch, delete, deletecollection), subresources but status
-// and a namespace's finalize dropped (status keeps get, patch and update, finalize update), and
-// versions and groups left empty dropped. Other answers are served as recorded.
+// servedDiscovery returns what the replayer serves for a recorded discovery answer doc (decoded JSON) of a
+// history h, replayed taking writes. It is the recorded answer with some resources taken out. Out go those h
+// has no LIST or WATCH traffic of, unless built-in (discovery.Builtin, served from empty) or a served
+// version of a CRD h holds. The verbs of the rest are narrowed to get, list, watch and the writes (create,
+// update, patch, delete, deletecollection). Subresources but status and a namespace's finalize are dropped;
+// status keeps get, patch and update, finalize update. Versions and groups left empty are dropped. Other
+// answers are served as recorded.
 func servedDiscovery(doc map[string]any, h *history.History) map[string]any {
 	crds := h.CRDs()
 	has := func(group, version, resource string) bool {

@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// TestShippedCassettes loads every cassette the repository ships, builds
-// its history and replays each resource through informers (WatchList, and
-// LIST then WATCH) in a synctest bubble to the history's final state; the
-// recorded request sequence of each real-*.yaml replays to the recorded
-// answers. It needs no cluster.
+// TestShippedCassettes loads every cassette the repository ships, and
+// builds its history. It replays each resource through informers
+// (WatchList, and LIST then WATCH) in a synctest bubble to the history's
+// final state. The recorded request sequence of each real-*.yaml replays
+// to the recorded answers. It needs no cluster.
 func TestShippedCassettes(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join(shipDir, "*.yaml"))
 	if err != nil {

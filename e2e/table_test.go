@@ -65,10 +65,10 @@ func (cc clusterClient) do(t *testing.T, method, path, accept string, body []byt
 }
 
 // TestTableMatchesKubeAPIServer records a custom resource and its
-// CustomResourceDefinition from a real kube-apiserver, replays them, and
-// wants the replay's Table as kube-apiserver's: the same column
-// definitions, the same cells (but those of date columns, ages that move
-// with the clock).
+// CustomResourceDefinition from a real kube-apiserver, and replays them.
+// It wants the replay's Table as kube-apiserver's: the same column
+// definitions and the same cells. Cells of date columns are left out:
+// ages move with the clock.
 func TestTableMatchesKubeAPIServer(t *testing.T) {
 	c := sharedCluster(t)
 	cc := clusterClient{c: c, hc: &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}}

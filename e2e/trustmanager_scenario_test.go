@@ -141,9 +141,9 @@ func secretSource(name, key string) map[string]any {
 func inLineSource(pem string) map[string]any { return map[string]any{"inLine": pem} }
 
 // trustActor is the scenario's user: kubectl-like changes to namespaces,
-// the trust namespace's sources and Bundles, each a second apart so that
-// each comes at a time of its own in the recording. trust-manager itself
-// does not run: its writes are the target's in a replay.
+// the trust namespace's sources and Bundles. Each is a second apart, so
+// that each comes at a time of its own in the recording. trust-manager
+// itself does not run: its writes are the target's in a replay.
 type trustActor struct {
 	cs    kubernetes.Interface
 	dyn   dynamic.Interface
@@ -246,18 +246,18 @@ func (a trustActor) setSecretSource(ctx context.Context, name, key, data string)
 	return a.step(err)
 }
 
-// trustBundleName and teamBundleName are the scenario's Bundles: the
-// first selects every namespace and is deleted, then created again under
-// its name; the second selects the namespaces labelled trustLabel.
+// trustBundleName and teamBundleName are the scenario's Bundles. The
+// first selects every namespace, and is deleted, then created again
+// under its name. The second selects the namespaces labelled trustLabel.
 const (
 	trustBundleName = "corp-trust"
 	teamBundleName  = "team-trust"
 )
 
-// prepopulate makes what exists before the recording starts: the trust
-// namespace with its sources (a ConfigMap and a Secret, each a CA), two
-// team namespaces (one labelled), and a Bundle of the ConfigMap's CA into
-// every namespace.
+// prepopulate makes what exists before the recording starts. That is the
+// trust namespace with its sources (a ConfigMap and a Secret, each a CA),
+// and two team namespaces (one labelled). And a Bundle of the ConfigMap's
+// CA into every namespace.
 func (a trustActor) prepopulate(ctx context.Context) error {
 	steps := []func() error{
 		func() error { return a.createNamespace(ctx, trustNS, nil) },
@@ -277,13 +277,14 @@ func (a trustActor) prepopulate(ctx context.Context) error {
 	return nil
 }
 
-// mutate is the recorded scenario, what a cluster admin does: a team
-// Bundle created (a Secret and an inline source, labelled namespaces), the
-// corp root rotated (a second CA beside it in the ConfigMap), the corp
-// Bundle given the Secret as a second source, a labelled namespace added,
-// another labelled, the team Bundle's target key changed, the partner
-// Secret rotated, a namespace unlabelled, and last the corp Bundle deleted
-// and created again under its name (a new UID, its targets' owner gone).
+// mutate is the recorded scenario, what a cluster admin does: > a team
+// Bundle created (a Secret and an inline source, labelled namespaces); >
+// the corp root rotated (a second CA beside it in the ConfigMap); > the
+// corp Bundle given the Secret as a second source; > a labelled namespace
+// added, another labelled; > the team Bundle's target key changed; > the
+// partner Secret rotated; > a namespace unlabelled. > Last, the corp
+// Bundle is deleted and created again under its name (a new UID, its
+// targets' owner gone).
 func (a trustActor) mutate(ctx context.Context) error {
 	c := a.certs
 	steps := []func() error{

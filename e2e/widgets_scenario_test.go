@@ -87,8 +87,8 @@ func widget(name string, data map[string]string, finalizers ...string) *unstruct
 }
 
 // widgetActor is the scenario's other actor: a client that creates,
-// updates and deletes widgets, each change a second apart so that each
-// comes at a time of its own in the recording.
+// updates and deletes widgets. Each change is a second apart, so that
+// each comes at a time of its own in the recording.
 type widgetActor struct {
 	dyn   dynamic.Interface
 	pause time.Duration
@@ -145,12 +145,12 @@ func (a widgetActor) prepopulate(ctx context.Context) error {
 }
 
 // mutate is the recorded scenario: a widget created, widgets updated, one
-// deleted, and last the phoenix — created with a finalizer, updated,
-// deleted (a deletionTimestamp, held by the finalizer), its finalizer
-// taken off (it goes), created again under its name (a new UID). The
-// phoenix's deletion comes last so that a LIST a few events stale shows
-// the old phoenix deleting, the truth the new one: what the planted
-// stale-state bug of examples/widgets needs.
+// deleted. Last comes the phoenix. It is created with a finalizer,
+// updated, and deleted (a deletionTimestamp, held by the finalizer). Its
+// finalizer is taken off, and it goes. It is created again under its name
+// (a new UID). The phoenix's deletion comes last, so that a LIST a few
+// events stale shows the old phoenix deleting, and the truth the new one.
+// The planted stale-state bug of examples/widgets needs that.
 func (a widgetActor) mutate(ctx context.Context) error {
 	steps := []func() error{
 		func() error { return a.create(ctx, widget("gamma", map[string]string{"g": "1"})) },

@@ -163,8 +163,8 @@ func (w *workload) prepopulate(ctx context.Context, cms, pods int) error {
 }
 
 // mutate runs the recorded changes over a prepopulated workload (at least
-// six configmaps and three pods per namespace): creates, updates and
-// deletes of both resources, and the phoenix configmap deleted and created
+// six configmaps and three pods per namespace). It creates, updates and
+// deletes both resources. The phoenix configmap is deleted and created
 // again.
 func (w *workload) mutate(ctx context.Context) error {
 	for round := range 2 {
@@ -235,9 +235,9 @@ func (w *workload) mutate(ctx context.Context) error {
 	return nil
 }
 
-// realState lists gvr through the real API (in namespace ns, "" for all)
-// and returns the list's resourceVersion and its objects by key, each as
-// the JSON map of the object with its kind and apiVersion.
+// realState lists gvr through the real API (in namespace ns, "" for
+// all). It returns the list's resourceVersion and its objects by key.
+// Each is the JSON map of the object, with its kind and apiVersion.
 func realState(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, ns string) (string, map[string]map[string]any, error) {
 	list, err := dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -297,8 +297,8 @@ func realStates(t *testing.T, dyn dynamic.Interface, ns string, resources ...str
 }
 
 // relisted lists the resources of before again, after a recording has
-// stopped, and returns the new states; it fails t if the cluster changed
-// since before was listed (nothing writes once the workload is done).
+// stopped, and returns the new states. It fails t if the cluster changed
+// since before was listed; nothing writes once the workload is done.
 func relisted(t *testing.T, dyn dynamic.Interface, ns string, before map[string]map[string]map[string]any) map[string]map[string]map[string]any {
 	t.Helper()
 	var resources []string

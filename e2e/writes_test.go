@@ -55,9 +55,9 @@ func runWrites(t *testing.T, cfg *rest.Config, kubeconfig string, seqs []writedi
 }
 
 // TestWritesRealAPIServer runs the write sequences twice against a real
-// kube-apiserver, wants the two transcripts equal (nothing run-specific
-// left after normalization) and equal to the golden one (rewritten under
-// -update).
+// kube-apiserver. It wants the two transcripts equal (nothing
+// run-specific left after normalization). It wants them equal to the
+// golden one, which -update rewrites.
 func TestWritesRealAPIServer(t *testing.T) {
 	c := cluster.StartT(t)
 	logKubectl(t)
@@ -86,8 +86,8 @@ func TestWritesRealAPIServer(t *testing.T) {
 }
 
 // TestWritesReplay runs the write sequences against the replay of an empty
-// history and wants the golden transcript of the real kube-apiserver, but
-// for the known differences (knownWriteDifferences), each of which must
+// history. It wants the golden transcript of the real kube-apiserver, but
+// for the known differences (knownWriteDifferences). Each of those must
 // still show.
 func TestWritesReplay(t *testing.T) {
 	want, err := writediff.ReadTranscript(writesGolden)
@@ -125,7 +125,7 @@ func TestWritesReplay(t *testing.T) {
 
 // knownWriteDifferences are the differences between the replay's answers
 // and the real kube-apiserver's that docs/replayer.md ("Writes") lists,
-// each with its reason: a diff line starting with prefix is expected.
+// each with its reason. A diff line starting with prefix is expected.
 var knownWriteDifferences = []struct{ prefix, why string }{
 	{"patch / json patch malformed: message:", "kube-apiserver's message names its own Go type ([]handlers.jsonPatchOp)"},
 	{"patch-deployment / create protobuf: shown.spec.template.spec.containers:", "no defaulting of built-in kinds: its defaulters live in k8s.io/kubernetes"},

@@ -10,8 +10,8 @@ import (
 const FirstFaultByte = 0x80
 
 // FirstPersistentByte is the smallest byte Decode reads as a persistent
-// decision: bytes from FirstFaultByte up to it place a decision at one
-// point, bytes from it on the same choices held from that point on.
+// decision. Bytes from FirstFaultByte up to it place a decision at one
+// point. Bytes from it on name the same choices, held from that point on.
 const FirstPersistentByte = 0xC0
 
 // choiceBytes is how many choices each byte range can name.
@@ -22,10 +22,10 @@ const choiceBytes = FirstPersistentByte - FirstFaultByte
 const maxEncodedPoint = 1 << 20
 
 // Decode turns fuzz bytes into a plan; every byte string is a valid plan.
-// Byte i is the decision for decision point i (At = i), on its own, so
-// changing byte i changes only the decision at point i (for a fault at the
-// target's writes, point i is its (i+1)-th write: write points are
-// numbered on their own, see Point.Index):
+// Byte i alone is the decision for decision point i (At = i). So changing
+// byte i changes only the decision at point i. Write points are numbered
+// on their own (see Point.Index): for a fault at the target's writes,
+// point i is its (i+1)-th write.
 //
 //	byte b                          decision at point i
 //	b < 0x80 (FirstFaultByte)       none: the point behaves normally
@@ -36,10 +36,10 @@ const maxEncodedPoint = 1 << 20
 //	                                Persists is Once)
 //
 // The N choices are the (fault, parameter values) pairs the registry
-// allows, each with a code of its own for good (choiceCodes, which only
-// grows): byte 0x80+k is the choice of code k. A byte past the table
-// (k ≥ N) wraps to k mod N, and only such bytes change their meaning when
-// the table grows; CanonicalBytes rewrites them below N. Points past the
+// allows. Each has a code of its own for good (Fault.Codes; codes are only
+// added). Byte 0x80+k is the choice of code k. A byte past the table
+// (k ≥ N) wraps to k mod N. Only such bytes change their meaning when the
+// table grows; CanonicalBytes rewrites them below N. Points past the
 // end of b are normal. A decision whose fault does not fit the kind of
 // point it lands on does nothing. Decisions come out sorted by At, in
 // canonical form (see Decision.Canonical).
@@ -71,12 +71,12 @@ func Decode(b []byte) Plan {
 }
 
 // Encode is Decode's inverse: it returns the shortest bytes whose Decode
-// equals p (normal points as byte 0, choice k as byte 0x80+k, or 0xC0+k
-// when the decision is Persistent). It refuses,
-// with ErrNotEncodable, a plan that Decode cannot produce: a decision with
-// At below 0 or above 2^20, decisions not in increasing At order (two at one
-// point included), an unknown fault, a where-parameter or other unknown
-// parameter, or a value not among its parameter's Values.
+// equals p. A normal point is byte 0, choice k is byte 0x80+k, or 0xC0+k
+// when the decision is Persistent. Encode refuses, with ErrNotEncodable, a
+// plan that Decode cannot produce. That is a decision with At below 0 or
+// above 2^20, or decisions not in increasing At order (two at one point
+// included). It is also an unknown fault, a where-parameter or other
+// unknown parameter, or a value not among its parameter's Values.
 func Encode(p Plan) ([]byte, error) {
 	if len(p.Decisions) == 0 {
 		return []byte{}, nil

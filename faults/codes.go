@@ -1,71 +1,13 @@
 package faults
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 )
-
-// choiceCodes gives every choice a fault byte can name its code for good:
-// byte 0x80+k (0xC0+k held from its point on) is entry k, a fault and one
-// value of each of its parameters, in ParseFault's form. The list only
-// grows: a new fault or parameter value is appended, never inserted, and
-// an entry is never moved or reused, so that a fuzz input saved once (a
-// regression seed in testdata/fuzz, a report's input) means the same plan
-// on every later lwreplay (see Decode for the bytes past the table's end).
-// TestChoiceCodes holds it equal, as a set, to what the registry's faults
-// and Values allow.
-var choiceCodes = []string{
-	"drop-bookmark",
-	"drop-all-bookmarks",
-	"close-watch:after=0",
-	"close-watch:after=1",
-	"close-watch:after=2",
-	"close-watch:after=5",
-	"expire-watch:after=0",
-	"expire-watch:after=1",
-	"expire-watch:after=3",
-	"close-after-initial-events",
-	"expire-continue",
-	"too-large-rv",
-	"stale-list:back=1",
-	"stale-list:back=3",
-	"stale-list:back=10",
-	"http-error:code=429",
-	"http-error:code=500",
-	"http-error:code=503",
-	"throttle:after=1",
-	"throttle:after=4",
-	"throttle:after=32",
-	"reset",
-	"delay:ms=100",
-	"delay:ms=1000",
-	"delay:ms=10000",
-	"delay:ms=65000",
-	"watchlist-unsupported",
-	"initial-events-ignored",
-	"opaque-rv",
-	"recreate:object=0",
-	"recreate:object=1",
-	"recreate:object=7",
-	"crash-after-write",
-	"graceful-restart",
-	"reorder",
-	"duplicate",
-	"drop-event",
-	"rv-regress",
-	"bookmark-regress",
-	"garble-frame",
-	"missing-initial-events-end",
-	// appended after layout 1's first table
-	"stale-list:back=5",
-	"apiserver-restart:down=1",
-	"apiserver-restart:down=5",
-	"apiserver-restart:down=30",
-	"consistent-read-wait:ms=100",
-	"consistent-read-wait:ms=1000",
-	"consistent-read-wait:ms=3000",
-}
 
 var (
 	choiceOnce  sync.Once
@@ -73,28 +15,87 @@ var (
 	choiceErr   error
 )
 
-// choices returns the decisions the fault bytes name, by code (see
-// choiceCodes), each At 0 in canonical form; an entry that does not parse
-// (TestChoiceCodes keeps there being none) is left out of the table and
-// reported by choiceErr.
+// choices returns the decisions the fault bytes name, by code number
+// (Fault.Codes), each At 0 in canonical form. Codes may be not dense
+// from 0 or may not fit their faults (TestChoiceCodes keeps them right).
+// Then choices yields the codes up to the first gap, and choiceErr says why.
 func choices() []Decision {
 	choiceOnce.Do(func() {
-		for i, c := range choiceCodes {
-			d, err := ParseFault(c)
-			if err != nil {
-				choiceErr = fmt.Errorf("choice code %d (%q): %w", i, c, err)
-				continue
-			}
-			d.At = 0
-			choiceTable = append(choiceTable, d.Canonical())
-		}
+		choiceTable, choiceErr = codeTable(Registry)
 	})
 	return slices.Clip(choiceTable)
 }
 
-// CanonicalBytes returns plan bytes b with each byte in its shortest form:
-// a normal point as 0, choice k as 0x80+k or, held, 0xC0+k, k below the
-// number of choices. Decode reads the result as it reads b; unlike b's
+// codeTable returns the decisions of faults' codes, indexed by code
+// number, and what is wrong with them. Wrong are a number used twice, a
+// gap, and a code whose Values do not match its fault's Params. The table
+// stops at the first number no code has.
+func codeTable(faults []Fault) ([]Decision, error) {
+	byN := map[int]Decision{}
+	var errs []error
+	for _, f := range faults {
+		for _, c := range f.Codes {
+			if len(c.Values) != len(f.Params) {
+				errs = append(errs, fmt.Errorf("%s code %d: got %d values, want one per parameter (%d)", f.Name, c.N, len(c.Values), len(f.Params)))
+				continue
+			}
+			if _, dup := byN[c.N]; dup {
+				errs = append(errs, fmt.Errorf("%s code %d: got the number used twice, want each once", f.Name, c.N))
+				continue
+			}
+			d := Decision{Fault: f.Name}
+			if len(c.Values) > 0 {
+				d.Params = make(map[string]int, len(c.Values))
+				for i, p := range f.Params {
+					d.Params[p.Name] = c.Values[i]
+				}
+			}
+			byN[c.N] = d.Canonical()
+		}
+	}
+	table := make([]Decision, 0, len(byN))
+	for n := 0; ; n++ {
+		d, ok := byN[n]
+		if !ok {
+			break
+		}
+		table = append(table, d)
+	}
+	if len(table) != len(byN) {
+		errs = append(errs, fmt.Errorf("codes: got %d numbers with a gap at %d, want them dense from 0", len(byN), len(table)))
+	}
+	return table, errors.Join(errs...)
+}
+
+// codeLines renders the faults' codes as testdata/choice-codes.txt holds
+// them, one a line in number order: "2 close-watch:after=0", the
+// parameters in the fault's order.
+func codeLines(faults []Fault) []string {
+	var lines []string
+	for _, f := range faults {
+		for _, c := range f.Codes {
+			var b strings.Builder
+			b.WriteString(f.Name)
+			sep := ":"
+			for i, v := range c.Values {
+				if i >= len(f.Params) {
+					break
+				}
+				b.WriteString(sep + f.Params[i].Name + "=" + strconv.Itoa(v))
+				sep = ","
+			}
+			for len(lines) <= c.N {
+				lines = append(lines, "")
+			}
+			lines[c.N] = strconv.Itoa(c.N) + " " + b.String()
+		}
+	}
+	return lines
+}
+
+// CanonicalBytes returns plan bytes b with each byte in its shortest form.
+// A normal point is 0; choice k is 0x80+k or, held, 0xC0+k, with k below
+// the number of choices. Decode reads the result as it reads b; unlike b's
 // bytes past the table's end, the result's keep their meaning when the
 // table grows.
 func CanonicalBytes(b []byte) []byte {

@@ -12,8 +12,8 @@ type Firing struct {
 	Point Point
 	// Fault is the fault's registry name.
 	Fault string
-	// Detail is what the point does not tell, in a few words: the RV
-	// involved, how many events went before, the code sent ("rv 140",
+	// Detail is what the point does not tell, in a few words. It may be the
+	// RV involved, how many events went before, or the code sent ("rv 140",
 	// "after event 5, rv 140", "503"). Story prints it in parentheses.
 	Detail string
 	// Persistent says the decision that fired may fire again at later
@@ -28,9 +28,10 @@ type Firing struct {
 	At time.Duration
 }
 
-// Describe returns the plan in words, one clause per decision in order,
-// where then what: "at point 3: close the watch after 5 events; every LIST
-// page 2: answer 410 Expired". An empty plan is "no faults".
+// Describe returns the plan in words, one clause per decision in order.
+// A clause says where, then what: "at point 3: close the watch after 5
+// events; every LIST page 2: answer 410 Expired". An empty plan is "no
+// faults".
 func Describe(p Plan) string {
 	if len(p.Decisions) == 0 {
 		return "no faults"
@@ -105,13 +106,13 @@ func where(d Decision, f Fault) string {
 	return "nowhere"
 }
 
-// Story tells what the fired decisions did, in order, one clause each:
-// "watch #2 closed (after event 5, rv 140); LIST #3 page 2 answered 410
-// Expired; watch #1 frame 7 (BOOKMARK) dropped (rv 83)". The firings of one
-// persistent decision make one clause, where the first fired: "from watch
-// #1 on, every time: watch #1 closed (after event 3, rv 84), 1,200 times,
-// the last watch #1200 closed (after event 3, rv 84)". Nothing fired is "no
-// fault fired".
+// Story tells what the fired decisions did, in order, one clause each.
+// For example: "watch #2 closed (after event 5, rv 140); LIST #3 page 2
+// answered 410 Expired; watch #1 frame 7 (BOOKMARK) dropped (rv 83)".
+// The firings of one persistent decision make one clause, placed where the
+// first fired. For example: "from watch #1 on, every time: watch #1 closed
+// (after event 3, rv 84), 1,200 times, the last watch #1200 closed (after
+// event 3, rv 84)". Nothing fired is "no fault fired".
 func Story(fired []Firing) string {
 	if len(fired) == 0 {
 		return "no fault fired"

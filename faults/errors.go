@@ -14,8 +14,8 @@ var (
 	ErrSyntax = errors.New("bad fault syntax")
 	// ErrPlanFile means a plan file is malformed or of an unsupported version.
 	ErrPlanFile = errors.New("bad plan file")
-	// ErrNotEncodable means a plan has no byte form: a decision at every
-	// point (At -1), a where-parameter, a value Decode cannot choose, or two
-	// decisions at one point.
+	// ErrNotEncodable means a plan has no byte form. Causes: a decision at
+	// every point (At -1), a where-parameter, a value Decode cannot choose,
+	// or two decisions at one point.
 	ErrNotEncodable = errors.New("plan not encodable")
 )

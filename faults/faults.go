@@ -1,27 +1,29 @@
-// Package faults defines lwreplay's fault plans: named perturbations of a
-// replay, each either legal (kube-apiserver may do it; a correct client
-// must converge) or breaking (it violates the watch contract; a client may
-// diverge), and the plans that say which decision point gets which fault.
+// Package faults defines lwreplay's fault plans. A fault is a named
+// perturbation of a replay. A legal one is something kube-apiserver may do;
+// a correct client must converge. A breaking one violates the watch
+// contract; a client may diverge. A plan says which decision point gets
+// which fault.
 //
-// Decision points are defined by the replayer: each LIST request, each
-// WATCH request, and each frame boundary of a watch stream, numbered in the
-// order the server reaches them. A plan says what happens at some of them;
-// every other point behaves normally.
+// The replayer defines the decision points: each LIST request, each WATCH
+// request, each frame boundary of a watch stream, and each write of the
+// target's. They are numbered in the order the server reaches them. A plan
+// says what happens at some of them; every other point behaves normally.
 //
-// A plan can be written three ways, all giving the same Plan type: decoded
-// from fuzz bytes (Decode, one byte per decision point), parsed from text
-// (ParseFault: "close-watch:after=5", or a plan file), or built as Go values.
+// A plan can be written three ways, all giving the same Plan type:
+//   - decoded from fuzz bytes (Decode, one byte per decision point);
+//   - parsed from text (ParseFault: "close-watch:after=5", or a plan file);
+//   - built as Go values.
 //
 // The byte form (Decode, Encode): byte i is the decision at point i alone.
-// A byte below 0x80 is a normal point; a byte b of 0x80 or more picks the
-// (fault, parameter values) pair number (b-0x80) mod N, the N pairs listed
-// in registry order with each fault once per combination of its parameters'
-// Values.
+// A byte below 0x80 is a normal point. A byte of 0x80 or more picks a
+// (fault, parameter values) pair by its code (Fault.Codes); from 0xC0 on,
+// the pair holds from that point on. Decode says more.
 //
 // The text form: "name" or "name:k=v,...". A decision with "at=N" acts at
-// decision point N; without it, at every point of its fault's kind that the
-// where-parameters "watch", "list", "page" and "frame" select. A plan file is
-// YAML with "version: 1" and a list "faults" of such strings.
+// decision point N. Without it, it acts at every point of its fault's kind
+// that its where-parameters select ("watch", "list", "page", "frame",
+// "write"). A plan file is YAML with "version: 1" and a list "faults" of
+// such strings.
 //
 // Plans compare with Plan.Equal, which reads every parameter through
 // Decision.Param (a default given or left out, a nil or empty map: equal).
@@ -110,9 +112,9 @@ type Param struct {
 	// no upper bound. A value outside them would never act (an HTTP error
 	// code that is no error, a snapshot 0 events old), so plans refuse it.
 	Min, Max int
-	// Range says in a few words why the bounds are what they are, for the
-	// error that refuses a value outside them ("an HTTP error status
-	// kube-apiserver could send").
+	// Range says in a few words why the bounds are what they are ("an HTTP
+	// error status kube-apiserver could send"). The error that refuses a
+	// value outside them quotes it.
 	Range string
 }
 
@@ -141,32 +143,48 @@ type Fault struct {
 	Point PointKind
 	// Params are the fault's parameters.
 	Params []Param
+	// Codes are the fault's byte codes, one per combination of its
+	// parameters' Values. A code's meaning is kept for good: see Code.
+	Codes []Code
 	// Do says what the decision does, in the imperative, for Describe:
 	// "close the watch after 5 events". Describe passes the decision in
-	// canonical form (Decision.Canonical), every parameter explicit, so Do
-	// reads d.Params (Decision.Param looks the fault up in Registry, which
-	// Registry's own entries cannot refer to). Nil means Doc.
+	// canonical form (Decision.Canonical), every parameter explicit. So Do
+	// reads d.Params. (Decision.Param looks the fault up in Registry, which
+	// Registry's own entries cannot refer to.) Nil means Doc.
 	Do func(d Decision) string
 	// Did is a past-tense sentence for Story, with at most one %s, filled
 	// with the point (Point.String): "%s closed". Empty means Story says
 	// the point and the name.
 	Did string
 	// Unrecordable says a reproducer cannot carry the fault: it sends a
-	// frame that is not JSON, and the recorder keeps whole JSON documents
-	// only, so the frame and the stream after it would be lost.
+	// frame that is not JSON. The recorder keeps whole JSON documents only,
+	// so the frame and the stream after it would be lost.
 	Unrecordable bool
-	// FailsLists says the fault's persistent form can fail every LIST
-	// (an error answer to each): while it lasts a client may have no way
-	// to sync, and the progress invariant does not ask it to.
+	// FailsLists says the fault's persistent form can fail every LIST (an
+	// error answer to each). While it lasts, a client may have no way to
+	// sync, and the progress invariant does not ask it to.
 	FailsLists bool
-	// Persists says whether the fault has a persistent form (a decision
-	// that holds from its point on, Decision.Persistent) and whether a real
-	// apiserver, or the network in front of it, may keep doing it.
+	// Persists says whether the fault has a persistent form
+	// (Decision.Persistent: a decision that holds from its point on). It
+	// also says whether a real apiserver, or the network in front of it,
+	// may keep doing it.
 	Persists Persistence
-	// PersistsWhy says, in a few words, when a server keeps doing it ("a
-	// proxy that cuts every long stream"), or why it has no persistent
+	// PersistsWhy says in a few words when a server keeps doing it ("a
+	// proxy that cuts every long stream"), or why there is no persistent
 	// form.
 	PersistsWhy string
+}
+
+// Code is one meaning of a fault byte, kept for good. Byte 0x80+N decodes
+// to its fault with these Values (0xC0+N: held from its point on). The
+// codes of all faults run from 0 with no gap. A new fault or value takes
+// the next free number; a code is never renumbered, changed or removed.
+// testdata/choice-codes.txt holds every code ever given.
+type Code struct {
+	// N is the code's number.
+	N int
+	// Values are the parameter values, one per Fault.Params, in order.
+	Values []int
 }
 
 // Persistence says what a fault's persistent form is.
@@ -202,12 +220,12 @@ type Decision struct {
 	// Fault is the registry name.
 	Fault string
 	// At is the decision point's number (0-based, in the order the server
-	// reaches points); -1 means every point of the fault's kind that its
+	// reaches points). -1 means every point of the fault's kind that its
 	// parameters select.
 	At int
-	// Persistent makes a decision with At ≥ 0 hold from point At on: it
-	// applies at every point of its fault's kind numbered At or more (text
-	// form "from=N"; Fault.Persists must allow it).
+	// Persistent makes a decision with At ≥ 0 hold from point At on. It
+	// applies at every point of its fault's kind numbered At or more. Its
+	// text form is "from=N"; Fault.Persists must allow it.
 	Persistent bool
 	// Params holds parameter values by name; missing ones take defaults.
 	Params map[string]int

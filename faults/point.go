@@ -5,11 +5,11 @@ import "fmt"
 // Point describes a decision point the replayer has reached.
 type Point struct {
 	// Index is the decision point number, 0-based, among its resource's
-	// points, in the order the server reaches them (each resource's points
-	// are numbered on their own). Write points have a numbering of their
-	// own: a WritePoint's Index is its Request minus one, so that a
-	// decision at point i of a fault at the target's writes acts after its
-	// (i+1)-th write, wherever that falls among the other points.
+	// points, in the order the server reaches them. Each resource's points
+	// are numbered on their own. So are write points: a WritePoint's Index
+	// is its Request minus one. So a decision at point i of a fault at the
+	// target's writes acts after its (i+1)-th write, wherever that falls
+	// among the other points.
 	Index int
 	// Kind is ListPoint, WatchPoint, FramePoint or WritePoint (never
 	// RequestPoint or PlanPoint).
@@ -139,8 +139,8 @@ func (f Fault) param(name string) (Param, bool) {
 }
 
 // Param returns the decision's value for a parameter: the value in Params,
-// else the fault's default (the first of the parameter's Values), else 0
-// (which for a where-parameter means "any").
+// else the fault's default (the first of the parameter's Values), else 0.
+// For a where-parameter, 0 means "any".
 func (d Decision) Param(name string) int {
 	if v, ok := d.Params[name]; ok {
 		return v
@@ -154,8 +154,8 @@ func (d Decision) Param(name string) int {
 }
 
 // fits reports whether a fault acting at kind k can act at a point of kind
-// pk: the same kind, or RequestPoint for a LIST or a WATCH. PlanPoint faults
-// never act at a point.
+// pk. It can at the same kind; RequestPoint fits a LIST or a WATCH.
+// PlanPoint faults never act at a point.
 func fits(k, pk PointKind) bool {
 	switch k {
 	case ListPoint, WatchPoint, FramePoint, WritePoint:
@@ -166,15 +166,18 @@ func fits(k, pk PointKind) bool {
 	return false
 }
 
-// Applies reports whether d acts at pt: its fault is known and its Point
-// kind fits pt.Kind (RequestPoint fits LIST and WATCH points; PlanPoint
-// faults act at no point, see Has), and either d.At == pt.Index (for a
-// Persistent decision: pt.Index ≥ d.At), or d.At == -1 and its
-// where-parameters select pt: "watch"=N a WatchPoint or
-// FramePoint whose Request is N, "list"=N a ListPoint whose Request is N,
-// "page"=N a ListPoint whose Page is N, "frame"=N a FramePoint whose Frame
-// is N, "write"=N a WritePoint whose Request is N; an absent (or 0)
-// where-parameter selects any point.
+// Applies reports whether d acts at pt. Its fault must be known, and its
+// Point kind must fit pt.Kind. RequestPoint fits LIST and WATCH points;
+// PlanPoint faults act at no point (see Has). Then either d.At == pt.Index
+// (for a Persistent decision: pt.Index ≥ d.At), or d.At == -1 and its
+// where-parameters select pt:
+//   - "watch"=N: a WatchPoint or FramePoint whose Request is N;
+//   - "list"=N: a ListPoint whose Request is N;
+//   - "page"=N: a ListPoint whose Page is N;
+//   - "frame"=N: a FramePoint whose Frame is N;
+//   - "write"=N: a WritePoint whose Request is N.
+//
+// An absent (or 0) where-parameter selects any point.
 func (d Decision) Applies(pt Point) bool {
 	f, ok := Lookup(d.Fault)
 	if !ok || !fits(f.Point, pt.Kind) {
@@ -219,10 +222,10 @@ func (p Plan) Match(pt Point) (Decision, bool) {
 }
 
 // Spent reports whether no decision of p can act any more once the server
-// has reached points decision points: each acts on the whole replay (a
-// PlanPoint fault, applied at the start) or is placed at a point below
-// points. A decision placed by its where-parameters alone (At -1), or a
-// persistent one, is never spent.
+// has reached points decision points. That holds when each decision acts
+// on the whole replay (a PlanPoint fault, applied at the start) or is
+// placed at a point below points. A decision placed by its
+// where-parameters alone (At -1), or a persistent one, is never spent.
 func (p Plan) Spent(points int) bool {
 	for _, d := range p.Decisions {
 		f, ok := Lookup(d.Fault)

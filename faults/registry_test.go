@@ -10,13 +10,13 @@ import (
 var kebab = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 
 func TestRegistry(t *testing.T) {
-	readme, err := os.ReadFile(readmePath)
+	doc, err := os.ReadFile(referencePath)
 	if err != nil {
-		t.Fatalf("read %s: got error %v, want none", readmePath, err)
+		t.Fatalf("read %s: got error %v, want none", referencePath, err)
 	}
-	section, err := faultsSection(string(readme))
+	section, err := faultsSection(string(doc))
 	if err != nil {
-		t.Fatalf("README faults section: got error %v, want none", err)
+		t.Fatalf("docs/faults.md faults section: got error %v, want none", err)
 	}
 	seen := map[string]bool{}
 	for _, f := range Registry {
@@ -73,7 +73,7 @@ func TestRegistry(t *testing.T) {
 				t.Errorf("Did: got %q, want a sentence with at most one %%s", f.Did)
 			}
 			if row := "| `" + f.Name + "` |"; !strings.Contains(section, row) {
-				t.Errorf("README faults table: got no row starting %q, want one", row)
+				t.Errorf("docs/faults.md registry table: got no row starting %q, want one", row)
 			}
 		})
 	}

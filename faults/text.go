@@ -10,16 +10,19 @@ import (
 
 // ParseFault parses a decision's text form: "name", or "name:k=v,k=v" as in
 // "close-watch:after=5", "expire-continue:page=2",
-// "http-error:code=503,list=1" or "delay:ms=2500,at=14". Keys are the
-// fault's parameters, "at" (sets At: the decision point's number; without
-// it At is -1, every point the where-parameters select), "from" (the same,
-// and Persistent: the decision holds from that point on, for a fault with
-// a persistent form: "close-watch:after=3,from=1") and the
-// where-parameters that can select the fault's points ("watch", "list",
-// "page", "frame"; ordinals from 1; none may go with "at" or "from"). Values are
-// non-negative decimal integers; a fault parameter may take any of them
-// within its bounds (Param.Min, Param.Max), not only its Values. The result
-// is canonical (see Decision.Canonical).
+// "http-error:code=503,list=1" or "delay:ms=2500,at=14". The keys are:
+//   - the fault's parameters;
+//   - "at": sets At, the decision point's number. Without it At is -1:
+//     every point the where-parameters select;
+//   - "from": the same, and Persistent: the decision holds from that point
+//     on. Only for a fault with a persistent form: "close-watch:after=3,from=1";
+//   - the where-parameters that can select the fault's points ("watch",
+//     "list", "page", "frame"). Their ordinals count from 1. None may go
+//     with "at" or "from".
+//
+// Values are non-negative decimal integers. A fault parameter may take any
+// of them within its bounds (Param.Min, Param.Max), not only its Values.
+// The result is canonical (see Decision.Canonical).
 func ParseFault(s string) (Decision, error) {
 	s = strings.TrimSpace(s)
 	name, rest, hasParams := strings.Cut(s, ":")
@@ -124,11 +127,11 @@ func validKeys(f Fault) []string {
 	return keys
 }
 
-// validate checks d against the registry: a known fault, At of -1 or more,
-// parameters known to the fault with non-negative values within their
-// bounds (Param.Min, Param.Max), where-parameters
-// only with At -1, positive, and not selecting LIST and watch points at
-// once.
+// validate checks d against the registry. The fault must be known and At
+// -1 or more. Parameters must be known to the fault, with non-negative
+// values within their bounds (Param.Min, Param.Max). Where-parameters go
+// only with At -1, must be positive, and may not select LIST and watch
+// points at once.
 func (d Decision) validate() error {
 	f, ok := Lookup(d.Fault)
 	if !ok {
@@ -187,10 +190,10 @@ func (p Plan) Validate() error {
 }
 
 // Canonical returns the decision in canonical form, the one ParseFault and
-// Decode produce: Params holds every parameter of the fault explicitly
-// (defaults filled in), plus any other key whose value is not 0 (a 0
-// where-parameter means "any", the same as absent), and is nil when that
-// leaves it empty. Equal decisions have DeepEqual canonical forms.
+// Decode produce. Params holds every parameter of the fault explicitly
+// (defaults filled in), plus any other key whose value is not 0. (A 0
+// where-parameter means "any", the same as absent.) Params is nil when
+// that leaves it empty. Equal decisions have DeepEqual canonical forms.
 func (d Decision) Canonical() Decision {
 	c := Decision{Fault: d.Fault, At: d.At, Persistent: d.Persistent}
 	set := func(k string, v int) {
@@ -222,9 +225,9 @@ func (p Plan) Canonical() Plan {
 }
 
 // Equal reports whether two decisions are the same: fault, At, and every
-// parameter's value as Param reads it, so a default given explicitly equals
-// one left out, a 0 where-parameter equals an absent one, and a nil Params
-// equals an empty one.
+// parameter's value as Param reads it. So a default given explicitly
+// equals one left out, and a 0 where-parameter equals an absent one. A nil
+// Params equals an empty one.
 func (d Decision) Equal(e Decision) bool {
 	if d.Fault != e.Fault || d.At != e.At || d.Persistent != e.Persistent {
 		return false
@@ -251,10 +254,10 @@ func (p Plan) Equal(q Plan) bool {
 	return slices.EqualFunc(p.Decisions, q.Decisions, Decision.Equal)
 }
 
-// String returns the decision's text form, which ParseFault reads back:
-// the name, then "k=v" for the fault's parameters (in registry order,
-// defaults included), its where-parameters, other keys sorted, and "at=N"
-// when At is 0 or more: "close-watch:after=5,at=3".
+// String returns the decision's text form, which ParseFault reads back.
+// It is the name, then "k=v" for the fault's parameters (in registry
+// order, defaults included). Then come its where-parameters, other keys
+// sorted, and "at=N" when At is 0 or more: "close-watch:after=5,at=3".
 func (d Decision) String() string {
 	var kv []string
 	f, _ := Lookup(d.Fault)

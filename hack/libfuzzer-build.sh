@@ -50,6 +50,8 @@ work=$(mktemp -d)
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 tar --exclude=.git --exclude=lwreplay-artifacts --exclude='testdata/fuzz' -cf - . | tar -xf - -C "$work"
 cd "$work"
+# the copy's go.mod gains the shim: the root module alone, not its go.work
+export GOWORK=off
 
 dir=$(go list -f '{{.Dir}}' "$pkg")
 file=$(grep -l -E "^func $func\(f \*testing\.F\)" "$dir"/*_test.go || true)

@@ -11,7 +11,7 @@ import (
 // (k8s.io/apiserver pkg/apis/audit/types.go, Event: Verb, ObjectRef with
 // its Resource, Namespace, Name, Subresource and ResourceVersion,
 // ResponseStatus with its Code and Reason, StageTimestamp). A write stored
-// is also an event of its resource's log in the served history; the
+// is also an event of its resource's log in the served history. The
 // answers say what the target asked and what it was answered, refusals
 // included. (Write is a recorded client's write, as a cassette holds it.)
 type WriteAnswer struct {
@@ -27,21 +27,22 @@ type WriteAnswer struct {
 	// Resource is the resource written (its Kind "" when the replay knows
 	// none of it).
 	Resource Resource
-	// Key is the object's key, "namespace/name" or "name" ("" when the
-	// request named no object and its answer none: a create refused
-	// before its body was read, a delete of a collection, whose deletes
-	// are events of the served history).
+	// Key is the object's key, "namespace/name" or "name". It is ""
+	// when the request named no object and its answer none. That is a
+	// create refused before its body was read, or a delete of a
+	// collection (whose deletes are events of the served history).
 	Key string
 	// RVBefore is the resourceVersion of the object stored under Key
-	// before the write ("" when none was, or when the write was refused
-	// before it looked: a read-only replay, an opaque-RV history, a
-	// resource the replay knows nothing of, a request it could not read).
+	// before the write. It is "" when none was. It is "" too when the
+	// write was refused before it looked: a read-only replay, an
+	// opaque-RV history, a resource the replay knows nothing of, a
+	// request it could not read.
 	RVBefore string
 	// RVAfter is the resourceVersion of the object stored under Key after
-	// it ("" when none is: deleted, or never created); RVBefore when
-	// nothing was stored (a refusal, a dry run, a no-op update). For a
-	// CustomResourceDefinition it is the RV the write stored, which the
-	// replay's acceptance of it follows at the next.
+	// it. It is "" when none is: deleted, or never created. It is
+	// RVBefore when nothing was stored (a refusal, a dry run, a no-op
+	// update). For a CustomResourceDefinition it is the RV the write
+	// stored, which the replay's acceptance of it follows at the next.
 	RVAfter string
 	// Code is the HTTP status of the answer.
 	Code int
@@ -54,9 +55,9 @@ type WriteAnswer struct {
 	// history ("" when nothing).
 	Event EventType
 	// Unserved says that no answer before the write had shown the target
-	// the object at RVBefore: no LIST, GET or watch event the replay
-	// served reached that version (a fault kept the target's reads
-	// behind), nor had an answer to one of its own writes stored it. A
+	// the object at RVBefore. No LIST, GET or watch event the replay
+	// served reached that version; a fault kept the target's reads
+	// behind. Nor had an answer to one of its own writes stored it. A
 	// conflict with a version the target could not have read is no stale
 	// resourceVersion it kept sending (no-conflict-loop).
 	Unserved bool
@@ -92,10 +93,10 @@ func rvOrNone(rv string) string {
 }
 
 // WriteVerb is kube-apiserver's verb of a request of method to a path
-// that names the object name ("" for a collection): create, update,
-// patch, delete, or deletecollection (k8s.io/apiserver
-// pkg/endpoints/request/requestinfo.go, NewRequestInfo); "" for a method
-// that writes nothing.
+// that names the object name ("" for a collection). It is create,
+// update, patch, delete, or deletecollection (k8s.io/apiserver
+// pkg/endpoints/request/requestinfo.go, NewRequestInfo). It is "" for a
+// method that writes nothing.
 func WriteVerb(method, name string) string {
 	switch method {
 	case http.MethodPost:

@@ -9,20 +9,20 @@ import (
 
 // Appending to a log. A write a replay answers lands at the end of its
 // resource's log (what a watch serves next): AppendEvents makes the
-// history with it at the cost of the events appended, sharing the rest
-// with the history it came from — the other logs (the same *Log), the
-// log's Initial, Marks and earlier events, and what its state memo has
-// computed. The versions of a log made so share one lineage: backing
-// arrays of its Events, head RVs and order values that the newest version
-// extends in place (each version sees a clipped prefix, so an append to
-// one of its slices copies), and an index of each key's events that makes
-// Log.ObjectAt a binary search. A version that is not the newest (a second
-// append to one history) starts a lineage of its own, copying its slices
-// once.
+// history with it at the cost of the events appended. It shares the rest
+// with the history it came from: the other logs (the same *Log), the log's
+// Initial, Marks and earlier events, and what its state memo has computed.
+// The versions of a log made so share one lineage. It holds backing arrays
+// of its Events, head RVs and order values, which the newest version
+// extends in place. Each version sees a clipped prefix, so an append to
+// one of its slices copies. The lineage also holds an index of each key's
+// events, which makes Log.ObjectAt a binary search. A version that is not
+// the newest (a second append to one history) starts a lineage of its own,
+// copying its slices once.
 
 // lineage is what the versions of one log made by AppendEvents share.
 // For every version v of it, v.Events, v.headRV and v.order's values are
-// prefixes (by value) of events, heads and vals; the newest version's
+// prefixes (by value) of events, heads and vals. The newest version's
 // are the whole of them.
 type lineage struct {
 	mu     sync.Mutex
@@ -56,9 +56,9 @@ func (lin *lineage) index() {
 	}
 }
 
-// objectAt returns the object under key in the state at pos of a version
-// whose initial state is initial (sorted by key) and whose events are a
-// prefix of at least pos of lin's; the caller holds mu.
+// objectAt returns the object under key in the state at pos of a
+// version. The version's initial state is initial (sorted by key), and
+// its events are a prefix of at least pos of lin's. The caller holds mu.
 func (lin *lineage) objectAt(initial []*Object, key string, pos int) (*Object, bool) {
 	lin.index()
 	ps := lin.byKey[key]
@@ -99,8 +99,8 @@ func (m *stateMemo) lineage(l *Log) *lineage {
 }
 
 // derive returns the memo of l, a log whose events extend the ones m
-// serves, in lineage lin: it starts with the states m computed (each one
-// also a state of l).
+// serves, in lineage lin. It starts with the states m computed; each one
+// is also a state of l.
 func (m *stateMemo) derive(l *Log, lin *lineage) *stateMemo {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -110,13 +110,14 @@ func (m *stateMemo) derive(l *Log, lin *lineage) *stateMemo {
 	}
 }
 
-// ObjectAt returns the object stored under key ("namespace/name", or
-// "name" for a cluster-scoped object) in the state at pos, and whether
-// there is one: what StateAt(pos) holds under key, without building the
-// state. It costs O(log n) once the log's key index is built (on the
-// first call of the log's lineage, O(n)); a copy of a log given other
-// slices (and a Log not made by this package) looks through the events
-// before pos instead. It is safe for concurrent use.
+// ObjectAt returns the object stored under key in the state at pos, and
+// whether there is one. key is "namespace/name", or "name" for a
+// cluster-scoped object. It is what StateAt(pos) holds under key,
+// without building the state. It costs O(log n) once the log's key
+// index is built; the first call of the log's lineage builds it in
+// O(n). A copy of a log given other slices (and a Log not made by this
+// package) looks through the events before pos instead. It is safe for
+// concurrent use.
 func (l *Log) ObjectAt(key string, pos int) (*Object, bool) {
 	pos = max(0, min(pos, len(l.Events)))
 	m := l.states
@@ -135,19 +136,21 @@ func (l *Log) ObjectAt(key string, pos int) (*Object, bool) {
 }
 
 // AppendEvents returns a copy of h whose log of resource r has evs after
-// its own events: what ReplaceEvents(h, r, append(its events, evs...))
-// returns (Prev set, the RVs placed in the log's order), but for what it
-// shares with h. h and its logs are not changed and stay valid for their
-// readers; the other logs are h's own (the same *Log), and so are h's
-// order, discovery answers, recorded errors, tables, files and span.
+// its own events. It is what ReplaceEvents(h, r, append(its events,
+// evs...)) returns (Prev set, the RVs placed in the log's order), but
+// for what it shares with h. h and its logs are not changed, and stay
+// valid for their readers. The other logs are h's own (the same *Log).
+// So are h's order, discovery answers, recorded errors, tables, files
+// and span.
 //
-// When h's RVs are decimal integers and each of evs' is one, after every
-// RV the log knows (LastRV) and the one before it, the new log shares the
-// old one's Initial, Marks, earlier events and computed states, and the
-// append costs O(len(evs) · log n) (amortized: its arrays double as they
-// fill; a log's first append, or a second append to one history, copies
-// its slices once). Otherwise it is ReplaceEvents, O(n), with the same
-// errors: ErrRewrite for events out of order or without an object.
+// Take h's RVs to be decimal integers, and each of evs' one too, after
+// every RV the log knows (LastRV) and the one before it. Then the new log
+// shares the old one's Initial, Marks, earlier events and computed
+// states. The append costs O(len(evs) · log n), amortized: its arrays
+// double as they fill. A log's first append, or a second append to one
+// history, copies its slices once. Otherwise it is ReplaceEvents, O(n),
+// with the same errors: ErrRewrite for events out of order or without an
+// object.
 func AppendEvents(h *History, r Resource, evs ...Event) (*History, error) {
 	i := h.LogIndex(r)
 	if i < 0 {
@@ -177,8 +180,8 @@ func AppendEvents(h *History, r Resource, evs ...Event) (*History, error) {
 }
 
 // appendsInPlace reports whether evs can be appended to l, a log of h,
-// without rebuilding it: every RV numeric, and each of evs' after l's
-// last and the one before it.
+// without rebuilding it. Every RV must be numeric, and each of evs'
+// after l's last and the one before it.
 func appendsInPlace(h *History, l *Log, evs []Event) bool {
 	if h.order == nil || !h.order.numeric || h.orderErr != nil || l.order == nil || !l.order.numeric ||
 		l.states == nil || !l.states.serves(l) || len(l.headRV) != len(l.Events)+1 {
@@ -201,9 +204,9 @@ func appendsInPlace(h *History, l *Log, evs []Event) bool {
 	return true
 }
 
-// appended returns l with evs after its events (appendsInPlace holds):
-// a new version in l's lineage, or in a lineage of its own when l is not
-// the newest version of its lineage.
+// appended returns l with evs after its events (appendsInPlace holds).
+// It is a new version in l's lineage, or in a lineage of its own when l
+// is not the newest version of its lineage.
 func (l *Log) appended(evs []Event) *Log {
 	lin := l.states.lineage(l)
 	lin.mu.Lock()

@@ -10,10 +10,10 @@ import (
 )
 
 // BenchmarkAppendEvents measures one AppendEvents of an ADDED at the end
-// of a generated log of n objects (each op appends to the history the
-// last one made, as a replay's writes do), and one ReplaceEvents doing
-// the same for comparison: the first stays flat as n grows, the second
-// grows with it.
+// of a generated log of n objects. Each op appends to the history the
+// last one made, as a replay's writes do. For comparison it measures one
+// ReplaceEvents doing the same. The first stays flat as n grows; the
+// second grows with it.
 func BenchmarkAppendEvents(b *testing.B) {
 	for _, n := range []int{500, 5000, 50000} {
 		h0 := testutil.SynthHistory(b, n, 0)

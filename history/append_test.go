@@ -37,9 +37,9 @@ func prevKeys(es []history.Event) string {
 }
 
 // logDiffs returns how got differs from want, a log made afresh with the
-// same events: its rendering, the events' Prev, the RV and state at each
-// position, the position of each RV, and ObjectAt of each key at each
-// position (against StateAt's).
+// same events. It compares the rendering, the events' Prev, the RV and
+// state at each position, and the position of each RV. It compares
+// ObjectAt of each key at each position against StateAt's.
 func logDiffs(got, want *history.Log) []string {
 	var diffs []string
 	add := func(what, g, w string) {
@@ -159,8 +159,9 @@ func TestAppendEvents(t *testing.T) {
 }
 
 // TestAppendEvents_Shares checks what an append shares with the history
-// it came from: the other logs, the log's Initial and Marks, the events'
-// array once the log has been appended to, the states computed.
+// it came from. That is the other logs, the log's Initial and Marks, the
+// events' array once the log has been appended to, and the states
+// computed.
 func TestAppendEvents_Shares(t *testing.T) {
 	h := testutil.SynthHistory(t, 40, 60)
 	if len(h.Logs) < 2 {
@@ -212,11 +213,11 @@ type version struct {
 	evs []history.Event
 }
 
-// TestAppendEvents_Derived appends to histories derived from one another
-// in a random order — several appends to one history (whose arrays the
-// first extended in place), appends to the newest, to older ones — with
-// readers of every version meanwhile, and checks each version against its
-// log made afresh: none corrupts another.
+// TestAppendEvents_Derived appends to histories derived from one another,
+// in a random order. It makes several appends to one history (whose
+// arrays the first extended in place), and appends to the newest and to
+// older ones. Readers of every version run meanwhile. It checks each
+// version against its log made afresh: none corrupts another.
 func TestAppendEvents_Derived(t *testing.T) {
 	tests := []struct {
 		name         string

@@ -8,18 +8,18 @@ import (
 )
 
 // A history of a large recording keeps its objects' JSON out of the Go
-// heap: once the objects a build has read hold more than spillAt bytes of
-// JSON, their JSON (and every later object's) is written to a temporary
-// file as it is read, and when the build ends the file is mapped into
-// memory read-only and each Object.Raw points into it. The file is removed
-// from its directory at once (it lives while the process maps it), so
-// nothing is left behind; the kernel pages the JSON in as a replay reads
-// it and can drop it again, so the resident memory of a history follows
-// what is served, not the recording's size.
+// heap. Once the objects a build has read hold more than spillAt bytes of
+// JSON, their JSON is written to a temporary file. So is every later
+// object's, as it is read. When the build ends, the file is mapped into
+// memory read-only, and each Object.Raw points into it. The file is
+// removed from its directory at once; it lives while the process maps it.
+// So nothing is left behind. The kernel pages the JSON in as a replay
+// reads it, and can drop it again. So the resident memory of a history
+// follows what is served, not the recording's size.
 //
-// The file is an economy, never a condition: when it cannot be made,
+// The file is an economy, never a condition. When it cannot be made,
 // written (a full disk) or mapped, the JSON not yet in it stays in the
-// heap, and what is in it is read back — the build goes on, using memory.
+// heap. What is in it is read back. The build goes on, using memory.
 
 // spillAt is the JSON size from which a build keeps objects' JSON in a
 // mapped file.
@@ -126,7 +126,7 @@ func (s *blobStore) flush(upto int) {
 	s.chunk, s.pending = s.chunk[:0], upto
 }
 
-// settle writes the JSON gathered so far and reports whether no object
+// settle writes the JSON gathered so far. It reports whether no object
 // taken keeps its JSON in the heap: the store spills, and the file has not
 // failed.
 func (s *blobStore) settle() bool {

@@ -9,22 +9,22 @@ import (
 	"github.com/lwreplay/lwreplay/cassette"
 )
 
-// Build reconstructs the history recorded in cassette files: one
-// recording, a cassette file or the parts a recorder rotated it into, in
+// Build reconstructs the history recorded in cassette files. They are one
+// recording: a cassette file, or the parts a recorder rotated it into, in
 // order (cassette.Group states the rule). Files that are not one recording
 // are refused (cassette.ErrNotOneRecording, naming them), and so is a
 // recording with no Kubernetes list or watch traffic (ErrNoTraffic).
 // Errors name the file, interaction and event.
 //
-// Per resource, the first list (or WatchList initial events, or the
-// ADDED events that open a watch from resourceVersion "" or "0") gives the
-// initial state, and watch events after it are applied in order; streams
-// that overlap (a re-watch, a relist) are merged, repeats skipped. A relist
-// that lands past the known state (after a 410, say) adds the difference as
-// inferred events: an object whose UID changed was deleted and created
-// again. Only traffic with the selectors and namespace of the resource's
-// first list or watch counts; requests with others are left out. A
-// resource that has only error answers gets no log: its errors go to
+// Per resource, the first list gives the initial state. (So do WatchList
+// initial events, or the ADDED events that open a watch from
+// resourceVersion "" or "0".) Watch events after it are applied in order.
+// Streams that overlap (a re-watch, a relist) are merged, repeats skipped.
+// A relist that lands past the known state (after a 410, say) adds the
+// difference as inferred events. An object whose UID changed was deleted
+// and created again. Only traffic with the selectors and namespace of the
+// resource's first list or watch counts; requests with others are left out.
+// A resource that has only error answers gets no log: its errors go to
 // History.Errors. How resourceVersions are ordered: see the package doc.
 func Build(files ...*cassette.File) (*History, error) {
 	if len(files) == 0 {

@@ -8,7 +8,7 @@ import (
 
 // WithResourceVersion returns a copy of o whose metadata.resourceVersion
 // (in its fields and its JSON) is rv. The copy is made once per object
-// and RV (o is immutable, so is the copy): a fault that renames a
+// and RV; o is immutable, and so is the copy. So a fault that renames a
 // history's RVs renames them the same way in every run that draws it.
 func WithResourceVersion(o *Object, rv string) (*Object, error) {
 	cs := rvCopies.Get(o, func(*Object) *objectCopies { return &objectCopies{byRV: map[string]*Object{}} })

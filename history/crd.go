@@ -8,9 +8,9 @@ import (
 
 // A custom resource's kind and scope are its CustomResourceDefinition's
 // (spec.names.kind, spec.scope): kube-apiserver serves it so whether or
-// not it holds objects. A recording of an empty collection shows neither
-// (no object carries a namespace), so Build takes them from the CRDs the
-// recording holds; a replay reads the CRDs its target writes the same way.
+// not it holds objects. A recording of an empty collection shows neither:
+// no object carries a namespace. So Build takes them from the CRDs the
+// recording holds. A replay reads the CRDs its target writes the same way.
 
 // CRD names the resource of CustomResourceDefinitions.
 var CRD = Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition"}
@@ -92,9 +92,9 @@ func (h *History) CRDs() []CRDVersion {
 }
 
 // CRDs returns the versions of the resources the CustomResourceDefinitions
-// of l, a log of them, define: every CRD it holds, in its initial state or
-// an event, each in its newest version (a deleted one in its last), by
-// CRD name. Objects that are no CRD are left out.
+// of l, a log of them, define. It takes every CRD l holds, in its initial
+// state or an event. Each is in its newest version (a deleted one in its
+// last), by CRD name. Objects that are no CRD are left out.
 func (l *Log) CRDs() []CRDVersion {
 	newest := map[string]*Object{}
 	for _, o := range l.Initial {

@@ -16,13 +16,13 @@ import (
 	"github.com/lwreplay/lwreplay/cassette"
 )
 
-// A watch stream's frames are read line by line from its body (which may
-// still be in the cassette file: cassette.WithLazyBodies) and parsed in
-// batches on every CPU: a frame's JSON is decoded once, into its type and
-// its object's metadata, and the object's bytes are cut out of the frame
-// as kube-apiserver lays it out ({"type":...,"object":{...}}), so that a
-// frame is scanned once (validated as it is decoded: decodeJSON), not
-// five times.
+// A watch stream's frames are read line by line from its body, which may
+// still be in the cassette file (cassette.WithLazyBodies). They are
+// parsed in batches on every CPU. A frame's JSON is decoded once, into
+// its type and its object's metadata. The object's bytes are cut out of
+// the frame as kube-apiserver lays it out ({"type":...,"object":{...}}).
+// So a frame is scanned once, not five times; it is validated as it is
+// decoded (decodeJSON).
 
 // frameBatch is how many frames are parsed together.
 const frameBatch = 2048
@@ -39,10 +39,10 @@ type wireFrame struct {
 	Object objectMeta `json:"object"`
 }
 
-// parseFrames reads i's watch stream into r.frames: line by line, or,
-// when a line is not one whole frame (pretty-printed JSON, two frames on
-// a line, a broken frame), with a JSON stream decoder from the start, which
-// also names what is wrong.
+// parseFrames reads i's watch stream into r.frames, line by line. A line
+// may not be one whole frame: pretty-printed JSON, two frames on a line, a
+// broken frame. Then it reads with a JSON stream decoder from the start,
+// which also names what is wrong.
 func parseFrames(r *record, i cassette.Interaction) error {
 	if err := parseLines(r, i); err == nil || !errors.Is(err, errNotLines) {
 		return err
@@ -90,17 +90,17 @@ func parseFrames(r *record, i cassette.Interaction) error {
 // errNotLines says a watch stream is not one frame per line.
 var errNotLines = errors.New("not one frame per line")
 
-// syntaxError is a frame's JSON that does not decode: on a line, a sign
-// that the stream is not one frame per line (it is errNotLines).
+// syntaxError is a frame's JSON that does not decode. On a line, it is
+// a sign that the stream is not one frame per line (it is errNotLines).
 type syntaxError struct{ err error }
 
 func (e syntaxError) Error() string        { return e.err.Error() }
 func (e syntaxError) Is(target error) bool { return target == errNotLines }
 
-// parseLines reads i's watch stream one frame per line, in batches: a
-// batch's lines are read into one buffer of their own (objects' JSON is
+// parseLines reads i's watch stream one frame per line, in batches. A
+// batch's lines are read into one buffer of their own. Objects' JSON is
 // cut out of it in place; once that JSON is in the blob store's file, the
-// buffer is used again), parsed on every CPU, and kept
+// buffer is used again. The lines are parsed on every CPU, and kept
 // (buildState.keepAsync) while the next batch is parsed.
 func parseLines(r *record, i cassette.Interaction) error {
 	rc, err := i.OpenBody()
@@ -158,8 +158,8 @@ const batchBytes = 8 << 20
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
-// parseBatch parses lines, the next frames of r's stream, on every CPU and
-// appends them in order; lines are cut out of buf, which it gives away
+// parseBatch parses lines, the next frames of r's stream, on every CPU,
+// and appends them in order. lines are cut out of buf, which it gives away
 // (buildState.keepAsync).
 func (r *record) parseBatch(lines [][]byte, buf []byte, offsets []time.Duration) error {
 	base := len(r.frames)

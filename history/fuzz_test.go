@@ -11,8 +11,8 @@ import (
 	"github.com/lwreplay/lwreplay/synth"
 )
 
-// FuzzLoad feeds arbitrary bytes to cassette.Load and history.Build: they
-// must never panic, must fail only with the package sentinels, and a history
+// FuzzLoad feeds arbitrary bytes to cassette.Load and history.Build. They
+// must never panic, and must fail only with the package sentinels. A history
 // they accept must keep its invariants.
 func FuzzLoad(f *testing.F) {
 	var fixtures []string
@@ -95,9 +95,9 @@ func checkLog(t *testing.T, l *history.Log) {
 	}
 }
 
-// FuzzBuild feeds arbitrary list and watch bodies straight to history.Build
-// (past the YAML layer FuzzLoad mostly exercises): a LIST, a watch with a
-// fuzzed query, and a relist.
+// FuzzBuild feeds arbitrary list and watch bodies straight to
+// history.Build, past the YAML layer FuzzLoad mostly exercises. It feeds a
+// LIST, a watch with a fuzzed query, and a relist.
 func FuzzBuild(f *testing.F) {
 	wl := "sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
 	seeds := []struct{ list, watchQuery, watch, relist string }{

@@ -33,8 +33,8 @@ func scaleLog(tb testing.TB, objects, events int) *history.Log {
 }
 
 // BenchmarkStateAtPaged is LISTs paged by 500, as client-go's reflector
-// pages them, of the pods of a generated history (10k objects, 100k events):
-// per op, one LIST (StateAt called once a page) at a position that moves
+// pages them, of the pods of a generated history (10k objects, 100k events).
+// Per op, it makes one LIST (StateAt called once a page). Its position moves
 // on by a prime number of events each op, wrapping around the log.
 func BenchmarkStateAtPaged(b *testing.B) {
 	l := scaleLog(b, 20_000, 200_000)

@@ -6,10 +6,10 @@ import (
 	"strings"
 )
 
-// interner shares what objects have in common: a build reads each object
-// again in every event, and most events leave its name, namespace, UID,
-// labels and annotations as they were; and many objects carry the same
-// labels (an app's configmaps, a deployment's pods but for one label).
+// interner shares what objects have in common. A build reads each object
+// again in every event. Most events leave its name, namespace, UID,
+// labels and annotations as they were. And many objects carry the same
+// labels: an app's configmaps, a deployment's pods but for one label.
 // Sharing them keeps the memory of a long history close to one copy per
 // object and label set, not per event. Shared label and annotation maps
 // are never written (no code writes an Object's maps).

@@ -63,7 +63,7 @@ type Event struct {
 func (e Event) RV() string { return e.Object.ResourceVersion }
 
 // TargetWrite is the Location File of the events a replay placed for the
-// target's own writes (every other event is another actor's: recorded,
+// target's own writes. (Every other event is another actor's: recorded,
 // made by a fault, by the replay's garbage collector, or by an actor:
 // ActorWrite).
 const TargetWrite = "write"
@@ -75,13 +75,13 @@ func (e Event) ByTarget() bool { return e.From.File == TargetWrite }
 const actorWritePrefix = "actor/"
 
 // ActorWrite is the Location File of the events a replay placed for the
-// writes of the actor name (one of the cluster's own controllers run
-// beside the target, package actor): "actor/" and its name.
+// writes of the actor name: "actor/" and its name. An actor is one of
+// the cluster's own controllers, run beside the target (package actor).
 func ActorWrite(name string) string { return actorWritePrefix + name }
 
-// ByActor returns the name of the actor whose write the event is; ok is
-// false for every other event (recorded, the target's, a fault's, the
-// replay's garbage collector's).
+// ByActor returns the name of the actor whose write the event is. ok is
+// false for every other event: recorded, the target's, a fault's, the
+// replay's garbage collector's.
 func (e Event) ByActor() (name string, ok bool) {
 	if name, ok = strings.CutPrefix(e.From.File, actorWritePrefix); !ok {
 		return "", false
@@ -129,8 +129,9 @@ type Log struct {
 	// Marks are bookmarks and list resourceVersions, in order.
 	Marks []Mark
 	// Own are the recorded client's own changes that WithoutOwn left out
-	// of Events, in resourceVersion order: not served, but what the next
-	// event of their key changed from (its Prev). None as Build makes it.
+	// of Events, in resourceVersion order. They are not served. They are
+	// what the next event of their key changed from (its Prev). None as
+	// Build makes it.
 	Own []Event
 	// Errors are the recorded error answers for this resource.
 	Errors []RecordedError
@@ -175,9 +176,9 @@ func (l *Log) Position(rv string) (int, error) {
 	return sort.Search(len(l.Events), func(i int) bool { return l.order.Less(rv, l.Events[i].RV()) }), nil
 }
 
-// RVAt returns the resourceVersion that names the state at pos: the newest
-// RV the history knows that maps to it (a bookmark's or list's RV can be past
-// the newest object's).
+// RVAt returns the resourceVersion that names the state at pos: the newest RV
+// the history knows that maps to it. (A bookmark's or list's RV can be past
+// the newest object's.)
 func (l *Log) RVAt(pos int) string {
 	if len(l.headRV) == 0 {
 		return l.StartRV
@@ -261,8 +262,8 @@ type History struct {
 	orderErr error // the logs' orders disagree on a shared RV
 }
 
-// Order returns one order of every resourceVersion of the history: by
-// value when every resource's RVs are decimal; otherwise one that agrees
+// Order returns one order of every resourceVersion of the history. It is
+// by value when every resource's RVs are decimal. Otherwise it agrees
 // with each log's own order (Log.Order), which is what compares a
 // resource's RVs.
 func (h *History) Order() *Order { return h.order }

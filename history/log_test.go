@@ -7,7 +7,7 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// positionLog is a numeric history: a@5 b@6 listed at 10, then c added at
+// positionLog is a numeric history: a@5 b@6 listed at 10. Then c added at
 // 11, a bookmark at 12, a modified at 13, b deleted at 14, a bookmark at 20.
 func positionLog(t *testing.T) *history.Log {
 	t.Helper()

@@ -244,12 +244,13 @@ func (b *logBuilder) addWatch(r *record) error {
 }
 
 // addSynthetic handles the start of a watch from resourceVersion "" or "0"
-// (not a WatchList): kube-apiserver first sends the current state as ADDED
-// events, in key order rather than resourceVersion order, then live
-// events. The leading run of ADDED events is taken as a list at its newest
-// resourceVersion — when the log has not started, or when a later frame
-// shows the run was complete. It returns the frames left to apply and the
-// resourceVersion they must follow ("" when nothing was taken).
+// (not a WatchList). kube-apiserver first sends the current state as ADDED
+// events, in key order rather than resourceVersion order. Then it sends
+// live events. The leading run of ADDED events is taken as a list at its
+// newest resourceVersion. That holds when the log has not started, or when
+// a later frame shows the run was complete. It returns the frames left to
+// apply and the resourceVersion they must follow ("" when nothing was
+// taken).
 func (b *logBuilder) addSynthetic(r *record) (rest []frame, last string, err error) {
 	n := 0
 	for n < len(r.frames) && r.frames[n].typ == Added {

@@ -57,7 +57,7 @@ func (o *Object) AppendWithKind(dst []byte, kind, apiVersion string) []byte {
 	return append(dst, o.Raw[1:]...)
 }
 
-// appendJSONString appends s as json.Marshal encodes it; a string of
+// appendJSONString appends s as json.Marshal encodes it. A string of
 // printable ASCII that needs no escape (a kind, an apiVersion) is quoted as
 // it is, without an allocation.
 func appendJSONString(dst []byte, s string) []byte {
@@ -131,10 +131,11 @@ func objectFrom(m *objectMeta, raw []byte, inPlace bool) (*Object, error) {
 }
 
 // stripLeadingTypeMeta returns raw without its kind and apiVersion when
-// they are its first two members, as kube-apiserver writes them
-// (`{"kind":"Pod","apiVersion":"v1",...`): in a new slice, or with
-// inPlace cut out of raw, whose byte before the other members becomes the
-// opening brace; nil when raw is laid out otherwise.
+// they are its first two members. kube-apiserver writes them so
+// (`{"kind":"Pod","apiVersion":"v1",...`). The result is in a new slice.
+// Or, with inPlace, it is cut out of raw, whose byte before the other
+// members becomes the opening brace. It is nil when raw is laid out
+// otherwise.
 func stripLeadingTypeMeta(raw []byte, kind, apiVersion string, inPlace bool) []byte {
 	prefix := make([]byte, 0, 64)
 	prefix = append(prefix, `{"kind":`...)

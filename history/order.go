@@ -9,17 +9,18 @@ import (
 )
 
 // Order knows the order of one resource's resourceVersions (Log.Order), or
-// of a whole history's (History.Order). When every RV the resource
-// recorded is a decimal integer (as etcd's revisions are) RVs compare by
-// value, as kube-apiserver compares its own, and an RV never seen can still
-// be placed; otherwise they compare by what the recording proves of that
-// resource (see the package doc), and only RVs seen can be placed.
+// of a whole history's (History.Order). When every RV the resource recorded
+// is a decimal integer (as etcd's revisions are), RVs compare by value.
+// kube-apiserver compares its own so. An RV never seen can still be placed.
+// Otherwise they compare by what the recording proves of that resource (see
+// the package doc). Then only RVs seen can be placed.
 type Order struct {
 	numeric bool
 	// vals holds, when numeric, the values of the RVs seen, ascending and
-	// distinct (for ranked: a merge with an opaque order needs them); nil
-	// in a merged order, which no merge reads. An RV's key is its value,
-	// parsed when asked for, so a numeric order keeps no per-RV map.
+	// distinct. ranked needs them: a merge with an opaque order. It is
+	// nil in a merged order, which no merge reads. An RV's key is its
+	// value, parsed when asked for, so a numeric order keeps no per-RV
+	// map.
 	vals []uint64
 	// seq holds, when opaque, each RV seen and its place.
 	seq map[string]int
@@ -120,12 +121,12 @@ func (o *Order) ranked() []string {
 }
 
 // mergeOrders returns one order of every RV the logs know that agrees with
-// each log's own: by value when every log's RVs are decimal; otherwise a
-// merge of the logs' orders, where an RV placed by no log relative to
-// another (two resources' RVs) comes in the order of the logs, then of its
-// place in its first log. The error says that the logs place an RV that
-// two of them share in contradicting orders; the order returned then
-// still holds every RV.
+// each log's own. It is by value when every log's RVs are decimal.
+// Otherwise it is a merge of the logs' orders. There, two RVs no log
+// places relative to each other (two resources' RVs) come in the order of
+// the logs, then of their place in their first log. The error says that
+// the logs place an RV that two of them share in contradicting orders; the
+// order returned then still holds every RV.
 func mergeOrders(logs []*Log) (*Order, error) {
 	numeric := true
 	for _, l := range logs {

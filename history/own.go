@@ -17,10 +17,11 @@ import (
 // Write is one write the recorded client made: a request other than GET
 // and HEAD to a resource, and its recorded answer.
 type Write struct {
-	// Verb is kube-apiserver's name of the request: "create" (POST),
-	// "update" (PUT), "patch" (PATCH), "delete" (DELETE of an object),
-	// "deletecollection" (DELETE of a collection); another method in lower
-	// case (k8s.io/apiserver/pkg/endpoints/request/requestinfo.go).
+	// Verb is kube-apiserver's name of the request
+	// (k8s.io/apiserver/pkg/endpoints/request/requestinfo.go). It is
+	// "create" (POST), "update" (PUT), "patch" (PATCH), "delete" (DELETE
+	// of an object), or "deletecollection" (DELETE of a collection).
+	// Another method is in lower case.
 	Verb string
 	// Resource is the resource written, with the Kind and scope of its
 	// log when the history has one.
@@ -152,12 +153,12 @@ func keyOf(namespace, name string) string {
 }
 
 // echoWrites finds, for each stored write in recorded order, the event of
-// its resource's log that is its own change: the event of its key at the
-// RV its answer carried; for a delete answered with a Status (no RV), the
-// next DELETED of its key (and UID, when the Status names one). An event
-// recorded before the write was sent is no echo (a write that changed
-// nothing answers with the state it found), and each event echoes one
-// write at most.
+// its resource's log that is its own change. That is the event of its key
+// at the RV its answer carried. For a delete answered with a Status (no
+// RV), it is the next DELETED of its key, and UID when the Status names
+// one. An event recorded before the write was sent is no echo; a write
+// that changed nothing answers with the state it found. Each event echoes
+// one write at most.
 func (h *History) echoWrites() {
 	type logIndex struct {
 		byKey   map[string][]int // event indexes of each key, in order
@@ -199,13 +200,13 @@ func (h *History) echoWrites() {
 	}
 }
 
-// WithoutOwn returns a copy of h as the recorded client's own writes did
-// not happen in it: the echo of each write own reports true for (nil:
-// every write) is moved from its log's Events to Own. The next event of
-// the same key then changes from the echo's object (Event.Prev), so that
-// the change another actor made is the difference from what the client
-// wrote. h must be as Build made it (an echo not found in its log is an
-// error wrapping ErrRewrite).
+// WithoutOwn returns a copy of h as if the recorded client's own writes
+// did not happen in it. The echo of each write own reports true for
+// (nil: every write) is moved from its log's Events to Own. The next
+// event of the same key then changes from the echo's object
+// (Event.Prev). So the change another actor made is the difference from
+// what the client wrote. h must be as Build made it; an echo not found
+// in its log is an error wrapping ErrRewrite.
 func WithoutOwn(h *History, own func(Write) bool) (*History, error) {
 	drop := map[*Log]map[string]bool{} // per log, key "\x00" RV of the echoes
 	for _, w := range h.Writes {
@@ -246,11 +247,11 @@ func WithoutOwn(h *History, own func(Write) bool) (*History, error) {
 	return out, nil
 }
 
-// applyOwn applies to last (the newest object of each key) l's Own events
-// from index k on that come before rv, or all of them when rv is "",
-// setting their Prev; it returns the index of the first one not applied.
-// finish calls it so that an event's Prev is the client's own change when
-// that came last.
+// applyOwn applies l's Own events from index k on to last, the newest
+// object of each key. It applies those that come before rv, or all of
+// them when rv is "", and sets their Prev. It returns the index of the
+// first one not applied. finish calls it so that an event's Prev is the
+// client's own change when that came last.
 func (l *Log) applyOwn(last map[string]*Object, k int, rv string) int {
 	for ; k < len(l.Own) && (rv == "" || l.order.Less(l.Own[k].RV(), rv)); k++ {
 		e := &l.Own[k]

@@ -7,14 +7,14 @@ import (
 	"github.com/lwreplay/lwreplay/internal/weakcache"
 )
 
-// ownersCache holds each object's owner UIDs: the replay's garbage
-// collector asks for every watched object's after each write, and
-// objects are shared by the runs of a campaign.
+// ownersCache holds each object's owner UIDs. The replay's garbage
+// collector asks for every watched object's after each write.
+// Objects are shared by the runs of a campaign.
 var ownersCache weakcache.Cache[Object, []string]
 
 // Owners returns the UIDs of the owners o's metadata.ownerReferences
-// name, in order (OwnerUIDs of its JSON), computed once while o lives;
-// the slice is shared and must not be changed.
+// name, in order (OwnerUIDs of its JSON). They are computed once while
+// o lives. The slice is shared and must not be changed.
 func (o *Object) Owners() []string {
 	if o == nil {
 		return nil
@@ -23,8 +23,8 @@ func (o *Object) Owners() []string {
 }
 
 // OwnerUIDs returns the UIDs of the owners an object's JSON names in
-// metadata.ownerReferences, in order; nil when it names none (or is not
-// an object's JSON).
+// metadata.ownerReferences, in order. It returns nil when it names
+// none, or is not an object's JSON.
 func OwnerUIDs(raw []byte) []string {
 	if !bytes.Contains(raw, []byte(`"ownerReferences"`)) {
 		return nil

@@ -16,8 +16,8 @@ import (
 )
 
 // ErrContradiction is wrapped by errors about a cassette whose traffic
-// contradicts itself (an RV going backwards in a stream, a MODIFIED of an
-// unknown key, a broken continue chain).
+// contradicts itself. Examples: an RV going backwards in a stream, a
+// MODIFIED of an unknown key, a broken continue chain.
 var ErrContradiction = errors.New("contradictory history")
 
 type recordKind int
@@ -59,8 +59,8 @@ type record struct {
 }
 
 // appearance returns the resourceVersions r shows, in the order the
-// recording proves: a list's items before its RV, a watch's RV before its
-// frames, the frames in stream order.
+// recording proves. A list's items come before its RV, a watch's RV
+// before its frames, the frames in stream order.
 func (r *record) appearance() []string {
 	var out []string
 	for _, o := range r.items {
@@ -251,8 +251,8 @@ type buildState struct {
 	blobs   blobStore
 	intern  interner
 	pending chan struct{} // closed when the last keepAsync is done
-	// free holds batch buffers no object points into any more (their JSON
-	// is in the blob store's file): parseLines reads its next batches into
+	// free holds batch buffers no object points into any more; their JSON
+	// is in the blob store's file. parseLines reads its next batches into
 	// them rather than into new ones.
 	free chan []byte
 }
@@ -270,7 +270,7 @@ func (bs *buildState) keep(objs ...*Object) {
 }
 
 // keepAsync keeps objs, whose JSON may be cut out of buf, on another
-// goroutine, after what was kept before; buf is given away: once no
+// goroutine, after what was kept before. buf is given away. Once no
 // object points into it, it is left for batchBuffer to hand out again.
 func (bs *buildState) keepAsync(objs []*Object, buf []byte) {
 	if bs == nil {

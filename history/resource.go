@@ -194,8 +194,9 @@ type apiResourceList struct {
 }
 
 // apiGroupDiscoveryList is the part of an aggregated discovery answer
-// (apidiscovery.k8s.io/v2 APIGroupDiscoveryList, what client-go asks /api
-// and /apis for first) that names a resource's kind and scope.
+// that names a resource's kind and scope. The answer is an
+// apidiscovery.k8s.io/v2 APIGroupDiscoveryList, what client-go asks /api
+// and /apis for first.
 type apiGroupDiscoveryList struct {
 	Kind  string `json:"kind"`
 	Items []struct {
@@ -216,7 +217,7 @@ type apiGroupDiscoveryList struct {
 }
 
 // applyDiscovery takes Kind and scope from the recorded discovery answers
-// that list l's resource: its group version's (/api/v1,
+// that list l's resource. That is its group version's (/api/v1,
 // /apis/<group>/<version>), or the aggregated answer of /api or /apis.
 func (h *History) applyDiscovery(l *Log) {
 	var rl apiResourceList
@@ -255,7 +256,7 @@ func (h *History) applyDiscovery(l *Log) {
 }
 
 // applyCRD takes Kind and scope from the CustomResourceDefinition of l's
-// resource among crds, which wins over what discovery or the traffic
+// resource among crds. It wins over what discovery or the traffic
 // showed: kube-apiserver serves a custom resource as its CRD says.
 func applyCRD(l *Log, crds []CRDVersion) {
 	if c, ok := FindCRD(crds, l.Resource); ok {
@@ -265,12 +266,12 @@ func applyCRD(l *Log, crds []CRDVersion) {
 }
 
 // WithResource returns a copy of h whose log of r (matched on group,
-// version and resource) has r's Kind and scope: what a replay learned of
-// a resource its recording did not show (a kind from its CRD, a built-in
-// one's from client-go's scheme). The copy's logs share everything else
-// with h's, the states they computed included; h is not changed. It fails
-// when h has no log of r, and when r is cluster-scoped but the log holds
-// namespaced objects (ErrRewrite).
+// version and resource) has r's Kind and scope. That is what a replay
+// learned of a resource its recording did not show: a kind from its CRD,
+// a built-in one's from client-go's scheme. The copy's logs share
+// everything else with h's, the states they computed included; h is not
+// changed. It fails when h has no log of r, and when r is cluster-scoped
+// but the log holds namespaced objects (ErrRewrite).
 func WithResource(h *History, r Resource) (*History, error) {
 	i := h.LogIndex(r)
 	if i < 0 {

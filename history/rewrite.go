@@ -55,9 +55,9 @@ func sortedRVs(order *Order, logs ...*Log) ([]string, error) {
 	return rvs, nil
 }
 
-// RewriteRVs returns a copy of h in which every resourceVersion rv (of the
-// logs' starts, objects' metadata, events and marks) is fn(rv). fn must
-// keep the order: each log of the result orders its RVs as h's orders
+// RewriteRVs returns a copy of h in which every resourceVersion rv is
+// fn(rv): of the logs' starts, objects' metadata, events and marks. fn
+// must keep the order. Each log of the result orders its RVs as h's orders
 // theirs, whatever they look like. Objects' JSON is rewritten with
 // WithResourceVersion; the discovery answers, recorded errors, files and
 // span are shared with h.
@@ -139,12 +139,12 @@ func RewriteRVs(h *History, fn func(string) string) (*History, error) {
 	return out, nil
 }
 
-// ReplaceEvents returns a copy of h whose log of resource r has the events
-// evs instead of its own (Prev is recomputed). An RV of evs that the log
-// does not hold is placed in its order just before the next event's RV that
-// it holds (at the end when none follows); when every RV is a decimal
-// integer they simply compare by value. The events must be in strictly increasing RV
-// order after the log's start. Other logs are copied unchanged.
+// ReplaceEvents returns a copy of h whose log of resource r has the events evs
+// instead of its own (Prev is recomputed). An RV of evs that the log does not hold
+// is placed in its order just before the next event's RV that it holds. It goes at
+// the end when none follows. When every RV is a decimal integer, they simply compare
+// by value. The events must be in strictly increasing RV order after the log's
+// start. Other logs are copied unchanged.
 func ReplaceEvents(h *History, r Resource, evs []Event) (*History, error) {
 	target, ok := h.Log(r)
 	if !ok {
@@ -234,11 +234,11 @@ func copyLog(l *Log, order *Order) *Log {
 	}
 }
 
-// AddLog returns a copy of h with an empty log of r, starting at startRV:
-// a resource a replay serves that the recording never listed or watched
-// (what a target creates, say), whose objects start with none. h must
-// have no log of r and startRV must fit h's order (for a numeric history:
-// an integer).
+// AddLog returns a copy of h with an empty log of r, starting at startRV.
+// That is a resource a replay serves that the recording never listed or
+// watched (what a target creates, say). Its objects start with none. h
+// must have no log of r. startRV must fit h's order; for a numeric
+// history it is an integer.
 func AddLog(h *History, r Resource, startRV string) (*History, error) {
 	if _, ok := h.Log(r); ok {
 		return nil, fmt.Errorf("%w: %s has a log already", ErrRewrite, r)

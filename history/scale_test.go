@@ -237,9 +237,9 @@ func TestBuild_SpillFileFails(t *testing.T) {
 	}
 }
 
-// TestBuild_ReusedBatchBuffers builds watch streams of several batches
+// TestBuild_ReusedBatchBuffers builds watch streams of several batches.
 // (history reads a stream 2048 frames at a time, and reuses a batch's
-// buffer once its JSON is in the mapped file): every object's JSON stays
+// buffer once its JSON is in the mapped file.) Every object's JSON stays
 // what a build that keeps it in the heap reads.
 func TestBuild_ReusedBatchBuffers(t *testing.T) {
 	f, err := synth.Generate(synth.GenerateOptions{Objects: 200, Events: 20000, Seed: 5, PageSize: 100})

@@ -11,17 +11,17 @@ import (
 // checkpoints.
 const maxSavedStates = 4
 
-// checkpointEvery is how many events apart a log's checkpoints are: the
-// states StateAt keeps, once it has passed them, so that a call at an
+// checkpointEvery is how many events apart a log's checkpoints are.
+// StateAt keeps those states once it has passed them. So a call at an
 // earlier position than any remembered replays at most this many events.
 // For a million events, 16 checkpoints: each a slice of pointers, one an
 // object.
 const checkpointEvery = 1 << 16
 
-// stateMemo remembers states of a log that StateAt computed, so that calls
-// at one position (the pages of one LIST) compute it once, and a call at
-// another position advances the nearest earlier state instead of replaying
-// the log from its start. Its states are shared with StateAt's callers and
+// stateMemo remembers states of a log that StateAt computed. So calls at
+// one position (the pages of one LIST) compute it once. A call at another
+// position advances the nearest earlier state, instead of replaying the
+// log from its start. Its states are shared with StateAt's callers and
 // never changed. It serves the log's Initial and Events as finish saw
 // them: a copy of the log given other ones gets no help from it.
 type stateMemo struct {
@@ -46,15 +46,16 @@ type savedState struct {
 }
 
 // StateAt returns the objects at pos, sorted by key. The slice is shared
-// with other callers (StateAt remembers the states it computed): do not
-// change its elements or the objects; appending to it copies it. Calls at
-// one position cost one computation; a call at another position costs the
-// events since the nearest earlier state remembered (a checkpoint, kept
-// every 65,536 events passed, or a state computed before) and one pass
-// over the state. StateAt is safe for concurrent use. It remembers
-// states for the Initial and Events the log was built with: they are not
-// to change in place; a copy of the log given other slices (and a Log not
-// made by Build) computes each state afresh.
+// with other callers, since StateAt remembers the states it computed. Do
+// not change its elements or the objects. Appending to it copies it.
+// Calls at one position cost one computation. A call at another position
+// costs the events since the nearest earlier state remembered, and one
+// pass over the state. That state is a checkpoint (kept every 65,536
+// events passed) or a state computed before. StateAt is safe for
+// concurrent use. It remembers states for the Initial and Events the log
+// was built with; they are not to change in place. A copy of the log
+// given other slices (and a Log not made by Build) computes each state
+// afresh.
 func (l *Log) StateAt(pos int) []*Object {
 	pos = max(0, min(pos, len(l.Events)))
 	m := l.states
@@ -128,9 +129,9 @@ func (m *stateMemo) checkpoint(k int, objs []*Object) {
 	}
 }
 
-// save remembers objs as the state at pos, forgetting the least recently
-// used state when maxSavedStates are saved, and returns the state at pos
-// (the one another caller saved first, if any).
+// save remembers objs as the state at pos. It forgets the least recently
+// used state when maxSavedStates are saved. It returns the state at pos:
+// the one another caller saved first, if any.
 func (m *stateMemo) save(pos int, objs []*Object) []*Object {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -166,8 +167,9 @@ func initialEvents(objs []*Object) []Event {
 	return evs
 }
 
-// advance returns state (sorted by key, one object a key) after evs, as a
-// new slice (state is not changed) with no room to append in place.
+// advance returns state (sorted by key, one object a key) after evs. The
+// result is a new slice with no room to append in place; state is not
+// changed.
 func advance(state []*Object, evs []Event) []*Object {
 	if len(evs) == 0 && state != nil {
 		return state

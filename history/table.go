@@ -12,10 +12,9 @@ import (
 const tableGroup = "meta.k8s.io"
 
 // RecordedTable is a recorded LIST answer in Table form (kubectl's
-// server-side printing). It holds no objects the history can use — a
-// row's object may be only metadata, or nothing — so it is not part of any
-// log; a replayer serves it again, as recorded, to a request for the same
-// page.
+// server-side printing). It holds no objects the history can use: a row's
+// object may be only metadata, or nothing. So it is not part of any log. A
+// replayer serves it again, as recorded, to a request for the same page.
 type RecordedTable struct {
 	// From is where it was recorded.
 	From Location
@@ -48,9 +47,9 @@ func isTable(tm typeMeta) bool {
 	return tm.Kind == "Table" && strings.HasPrefix(tm.APIVersion, tableGroup+"/")
 }
 
-// tableAnswer reports whether i answered in Table form: its request asked
-// for a Table first, or its answer (a LIST body, a watch stream's first
-// event object) is one.
+// tableAnswer reports whether i answered in Table form. Either its
+// request asked for a Table first, or its answer (a LIST body, a watch
+// stream's first event object) is one.
 func tableAnswer(i cassette.Interaction, watch bool) bool {
 	if accept := i.RequestHeader.Get("Accept"); accept != "" {
 		first, _, _ := strings.Cut(accept, ",")

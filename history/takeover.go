@@ -14,8 +14,8 @@ import (
 // the pods a StatefulSet controller made, their status as the kubelet
 // wrote it. Replayed as recorded, such an object would be both replayed
 // and made anew by the running actor. Takeover hands those objects to the
-// actors: each keeps its initial state (what a LIST at its log's start
-// returns) and its later recorded events are not served.
+// actors. Each keeps its initial state: what a LIST at its log's start
+// returns. Its later recorded events are not served.
 
 // GroupKind is an API group and a kind: "apps" and "StatefulSet".
 type GroupKind struct {
@@ -72,16 +72,16 @@ func (t Take) takes(o *Object) bool {
 }
 
 // Takeover returns a copy of h in which the recorded objects takes name
-// are the actors': an object of a take's resource that any of its
-// recorded versions (initial, an event's, Log.Own's) shows taken keeps
-// its initial state, and every later recorded event of its key is
-// dropped (Events and Own), so that no object is both replayed and made.
-// An object first recorded after its log's start is left out entirely.
-// A key is taken as a whole: a pod the StatefulSet controller deleted and
-// made again under its name is the actor's both times. Marks,
-// resourceVersion orders and History.Writes stay as they were (a dropped
-// event an echo named is simply gone). It returns h itself when no event
-// is dropped, and an error for a take without a resource.
+// are the actors'. Take an object of a take's resource that any of its
+// recorded versions shows taken (initial, an event's, Log.Own's). It
+// keeps its initial state, and every later recorded event of its key is
+// dropped (Events and Own). So no object is both replayed and made. An
+// object first recorded after its log's start is left out entirely. A key
+// is taken as a whole: a pod the StatefulSet controller deleted and made
+// again under its name is the actor's both times. Marks, resourceVersion
+// orders and History.Writes stay as they were (a dropped event an echo
+// named is simply gone). It returns h itself when no event is dropped,
+// and an error for a take without a resource.
 func Takeover(h *History, takes []Take) (*History, error) {
 	for _, t := range takes {
 		if t.Resource == "" {
@@ -159,7 +159,7 @@ func untaken(evs []Event, taken map[string]bool) []Event {
 
 // ControllerOf returns the group and kind of the controller an object's
 // JSON names: its metadata.ownerReferences entry marked controller. ok is
-// false when it names none (or is not an object's JSON).
+// false when it names none, or is not an object's JSON.
 func ControllerOf(raw []byte) (gk GroupKind, ok bool) {
 	if !bytes.Contains(raw, []byte(`"controller"`)) {
 		return GroupKind{}, false

@@ -1,12 +1,12 @@
-// Package mutate turns a cassette and a fault plan into a reproducer: a
-// standalone cassette of the perturbed traffic, which replays the same with
-// no plan.
+// Package mutate turns a cassette and a fault plan into a reproducer. That
+// is a standalone cassette of the perturbed traffic, which replays the same
+// with no plan.
 //
-// It runs a reference client — one real client-go informer per recorded
-// resource, exactly as lwreplay record drives them — against the replayer
-// with the plan, records what the client was sent, and marks every
-// interaction to be replayed verbatim (verbatim.Replay): traffic that
-// breaks the watch contract on purpose cannot be modelled as a history, so
+// It runs a reference client against the replayer with the plan: one real
+// client-go informer per recorded resource, exactly as lwreplay record
+// drives them. It records what the client was sent. It marks every
+// interaction to be replayed verbatim (verbatim.Replay). Traffic that
+// breaks the watch contract on purpose cannot be modelled as a history. So
 // the reproducer replays it byte for byte, in order.
 //
 // Typical use:
@@ -46,10 +46,10 @@ var ErrUnsupported = errors.New("not supported by mutate")
 // the history when the timeout passed.
 var ErrNotSettled = errors.New("the reference client did not settle")
 
-// ErrStorm says the reference client stormed the replay: it asked for a
+// ErrStorm says the reference client stormed the replay. It asked for a
 // resource again and again, gaining nothing (see
 // replayer.WithStormDetection), so the run was stopped. client-go does so
-// when a WatchList stream ends before its initial-events-end bookmark: it
+// when a WatchList stream ends before its initial-events-end bookmark. It
 // restarts it at once, with no backoff and no fallback to LIST
 // (kubernetes/kubernetes#140890).
 var ErrStorm = errors.New("the reference client stormed the replay")
@@ -60,19 +60,19 @@ type Options struct {
 	Plan faults.Plan
 	// WatchList is how the reference client starts (default: client-go's).
 	WatchList capture.WatchListMode
-	// Settle is how long the replay must stay quiet, with the history
-	// served to its end and every informer synced, before the run ends
-	// (default 5 s: longer than client-go's first backoffs, so that a
-	// client recovering from a fault has asked again before the run ends).
+	// Settle is how long the replay must stay quiet before the run ends,
+	// with the history served to its end and every informer synced. The
+	// default is 5 s. That is longer than client-go's first backoffs, so a
+	// client recovering from a fault has asked again before the run ends.
 	Settle time.Duration
 	// Timeout bounds the run (default 2 min).
 	Timeout time.Duration
 	// Poll is how often the run looks at its progress (default 50 ms).
 	Poll time.Duration
 	// StormWindow and StormLimit say when the reference client storms
-	// the replay: more than StormLimit requests for one resource within
-	// StormWindow that gain it nothing (defaults
-	// replayer.DefaultStormWindow and replayer.DefaultStormLimit).
+	// the replay. That is more than StormLimit requests for one
+	// resource within StormWindow that gain it nothing. The defaults
+	// are replayer.DefaultStormWindow and replayer.DefaultStormLimit.
 	StormWindow time.Duration
 	StormLimit  int
 }
@@ -104,13 +104,13 @@ type Result struct {
 }
 
 // Run replays files under o.Plan to a reference client and writes the
-// traffic it was sent to out (a .yaml path) as a reproducer. A client
-// that storms the replay is stopped within a request of the storm's
-// discovery and Run returns a *StormError (wrapping ErrStorm) that tells
-// what it did. The reproducer is recorded in a temporary directory beside
-// out and renamed into place once the run has succeeded: no run, failed or
-// killed, leaves a partial reproducer, and parts of an earlier reproducer
-// at out that the new one does not replace are removed.
+// traffic it was sent to out (a .yaml path) as a reproducer. A client that
+// storms the replay is stopped within a request of the storm's discovery.
+// Run then returns a *StormError (wrapping ErrStorm) that tells what it
+// did. The reproducer is recorded in a temporary directory beside out, and
+// renamed into place once the run has succeeded. So no run, failed or
+// killed, leaves a partial reproducer. Parts of an earlier reproducer at
+// out that the new one does not replace are removed.
 func Run(ctx context.Context, files []*cassette.File, out string, o Options) (Result, error) {
 	if err := CheckPlan(o.Plan); err != nil {
 		return Result{}, err
@@ -133,7 +133,7 @@ func Run(ctx context.Context, files []*cassette.File, out string, o Options) (Re
 }
 
 // CheckPlan reports, wrapping ErrUnsupported, the first fault of p that a
-// reproducer cannot carry: the recorder keeps whole JSON documents only, so
+// reproducer cannot carry. The recorder keeps whole JSON documents only. So
 // a frame that is not JSON, and the stream after it, would not reach the
 // reproducer. Run checks it first; a caller may check it before loading
 // anything.
@@ -187,7 +187,7 @@ func (e *StormError) WatchListCut() bool {
 }
 
 // Replay runs the same reference client against a reproducer, replayed
-// verbatim with no plan, and records what it was sent to out: the traffic
+// verbatim with no plan. It records what it was sent to out. The traffic
 // equals the reproducer's when the reproducer replays the same.
 func Replay(ctx context.Context, files []*cassette.File, out string, o Options) (Result, error) {
 	v, err := verbatim.New(files...)
@@ -218,8 +218,8 @@ type target interface {
 }
 
 // record runs the reference client against t until the replay is
-// exhausted and quiet, recording what it was sent to out with the
-// recorder options given; a storm sw reports ends it. On failure it
+// exhausted and quiet. It records what it was sent to out, with the
+// recorder options given. A storm sw reports ends it. On failure it
 // removes the files it wrote.
 func record(ctx context.Context, t target, resources []string, out string, o Options, sw stormWatch, ropts ...recorder.Option) (Result, error) {
 	o = o.withDefaults()
@@ -308,9 +308,9 @@ func record(ctx context.Context, t target, resources []string, out string, o Opt
 	return Result{Files: files, Interactions: st.Interactions}, nil
 }
 
-// unsettled tells where the reference client was when it had not
-// settled: per resource whether it synced, its newest resourceVersion and
-// last error, and whether the replay was served to its end.
+// unsettled tells where the reference client was when it had not settled.
+// Per resource it tells whether it synced, its newest resourceVersion and
+// last error. It tells whether the replay was served to its end.
 func unsettled(p capture.Progress, exhausted bool) string {
 	var parts []string
 	for _, r := range p.Resources {

@@ -12,10 +12,10 @@ import (
 )
 
 // stage is where a run records its reproducer until the run has
-// succeeded: a temporary directory beside the output, whose files are
-// renamed into place at the end, so that no run leaves a partial
-// reproducer, even one killed midway (the directory's name starts with a
-// dot and does not end in .yaml, so no loader takes it for cassettes).
+// succeeded. It is a temporary directory beside the output, whose files
+// are renamed into place at the end. So no run leaves a partial
+// reproducer, even one killed midway. The directory's name starts with a
+// dot and does not end in .yaml, so no loader takes it for cassettes.
 type stage struct {
 	dir string // the temporary directory
 	out string // the reproducer's path
@@ -40,10 +40,10 @@ func newStage(out string) (*stage, error) {
 // path is where the recorder writes: out's name in the stage.
 func (s *stage) path() string { return filepath.Join(s.dir, filepath.Base(s.out)) }
 
-// commit renames the files recorded in the stage into out's directory,
-// removes parts of an earlier reproducer at out that this one does not
-// replace (they would be taken for its next parts), and removes the
-// stage. It returns the reproducer's files.
+// commit renames the files recorded in the stage into out's directory.
+// It removes parts of an earlier reproducer at out that this one does
+// not replace; they would be taken for its next parts. Then it removes
+// the stage. It returns the reproducer's files.
 func (s *stage) commit(recorded []string) ([]string, error) {
 	defer s.discard()
 	var done []string

@@ -13,8 +13,8 @@ import (
 )
 
 // TestRunOutput checks where a run writes: into a stage beside the
-// output, renamed into place once the run has succeeded, replacing an
-// earlier reproducer at the output and its parts.
+// output, renamed into place once the run has succeeded. It replaces
+// an earlier reproducer at the output, and its parts.
 func TestRunOutput(t *testing.T) {
 	t.Parallel()
 	files, err := cassette.LoadAll(realCassette)

@@ -18,12 +18,12 @@ import (
 const sharedReproducers = "../testdata/reproducers/"
 
 // TestSharedReproducersReplayVerbatim checks the shared reproducers that
-// lwreplay mutate wrote: each loads, every interaction is marked verbatim,
-// its traffic builds a history, and the reference client run against it
-// is sent exactly the recorded answers, every one of them. (A fuzz
-// report's reproducer holds its target's traffic only, without the
-// discovery answers the reference client asks for first; the fuzz
-// package replays those to its targets.)
+// lwreplay mutate wrote. Each loads, every interaction is marked verbatim,
+// and its traffic builds a history. The reference client run against it is
+// sent exactly the recorded answers, every one of them. (A fuzz report's
+// reproducer holds its target's traffic only, without the discovery
+// answers the reference client asks for first. The fuzz package replays
+// those to its targets.)
 func TestSharedReproducersReplayVerbatim(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

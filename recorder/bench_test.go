@@ -82,8 +82,8 @@ func syncInformer(b *testing.B, h *history.History, wrap func(http.RoundTripper)
 }
 
 // BenchmarkInformerSync is a configmap informer's sync of 1,000 objects and
-// a 10,000-event watch, in process against the replayer, without and with
-// the recorder (default options) wrapped around the transport. The
+// a 10,000-event watch, in process against the replayer. It runs without
+// and with the recorder (default options) wrapped around the transport. The
 // recorder's final write at Close is outside the timer and reported as
 // close-ms/op.
 func BenchmarkInformerSync(b *testing.B) {
@@ -117,10 +117,10 @@ func BenchmarkInformerSync(b *testing.B) {
 }
 
 // BenchmarkRecorderOverhead runs the sync of BenchmarkInformerSync without
-// and with the recorder in turn, in each iteration, and reports the ratios
-// of their total wall-clock times and of the process CPU time they used
-// (on/off; the recorder's final write at Close is outside both):
-// alternating keeps the noise of a shared machine out of the ratios.
+// and with the recorder in turn, in each iteration. It reports the ratios
+// (on/off) of their total wall-clock times and of the process CPU time
+// they used. The recorder's final write at Close is outside both.
+// Alternating keeps the noise of a shared machine out of the ratios.
 func BenchmarkRecorderOverhead(b *testing.B) {
 	h := benchHistory(b, 10000)
 	dir := b.TempDir()
@@ -149,12 +149,12 @@ func BenchmarkRecorderOverhead(b *testing.B) {
 }
 
 // BenchmarkRecorderMemory records the sync of 1,000 objects and a watch of
-// 10,000 or 20,000 events, without and with a recorder rotating at
-// 256 KiB, and reports the peak heap in use above the level before the run
-// (sampled every 2 ms, with GOGC at 10 so that it is mostly live data; the
-// informer's state is in it) and, with the recorder, the peak of the current
-// file's sealable bytes (what rotation bounds). With rotation both stay
-// flat in the number of events.
+// 10,000 or 20,000 events. It runs without and with a recorder rotating at
+// 256 KiB. It reports the peak heap in use above the level before the run.
+// The heap is sampled every 2 ms, with GOGC at 10 so that it is mostly live
+// data; the informer's state is in it. With the recorder, it also reports
+// the peak of the current file's sealable bytes (what rotation bounds). With
+// rotation both stay flat in the number of events.
 func BenchmarkRecorderMemory(b *testing.B) {
 	for _, events := range []int{10000, 20000} {
 		h := benchHistory(b, events)
@@ -258,8 +258,8 @@ func BenchmarkSplitter(b *testing.B) {
 
 // BenchmarkRecordStream reads a generated watch stream of 10,000 events
 // (the one BenchmarkInformerSync replays) in reads of 4 KiB, without and
-// with the recorder: the recorder's own cost per stream, with no client
-// work around it. The final write at Close is outside the timer.
+// with the recorder. That is the recorder's own cost per stream, with no
+// client work around it. The final write at Close is outside the timer.
 func BenchmarkRecordStream(b *testing.B) {
 	f, err := synth.Generate(synth.GenerateOptions{Objects: 1000, Events: 10000, Seed: 7, Kinds: []string{"configmaps"}})
 	if err != nil {
@@ -341,13 +341,13 @@ func watchEvents(b *testing.B, h *history.History, wrap func(http.RoundTripper) 
 	}
 }
 
-// BenchmarkRecorderWatchCPU is bench/scale.sh's recorder row in small: the
-// process CPU time of a typed watch of 20,000 configmap events through the
-// replayer without and with the recorder, alternated in each iteration,
-// the recorder's New through Close (its last save) included. The maximum
-// size is 1 MiB, so that the stream (some 12 MiB) rotates as often as the
-// scale row's 100,000 pod events do at the default 16 MiB. It reports
-// cpu-on/off, the ratio of the sums.
+// BenchmarkRecorderWatchCPU is bench/scale.sh's recorder row in small. It
+// measures the process CPU time of a typed watch of 20,000 configmap
+// events through the replayer, without and with the recorder, alternated
+// in each iteration. The recorder's New through Close (its last save) is
+// included. The maximum size is 1 MiB. So the stream (some 12 MiB) rotates
+// as often as the scale row's 100,000 pod events do at the default 16 MiB.
+// It reports cpu-on/off, the ratio of the sums.
 func BenchmarkRecorderWatchCPU(b *testing.B) {
 	h := benchHistory(b, 20000)
 	dir := b.TempDir()

@@ -17,11 +17,11 @@ import (
 // entry is one recorded exchange while its answer is being read, and after.
 //
 // A watch entry copies each frame's bytes once, as they are read, into one
-// buffer that holds the complete frames, each followed by a newline (the
-// body as it is written), then the bytes of the frame being read. Bytes
-// before done are never changed once there, and appending never moves
-// what a view took: a view taken under mu therefore stays valid while
-// reading goes on, and writing a file needs no join.
+// buffer. The buffer holds the complete frames, each followed by a
+// newline: the body as it is written. Then it holds the bytes of the frame
+// being read. Bytes before done are never changed once there, and
+// appending never moves what a view took. So a view taken under mu stays
+// valid while reading goes on, and writing a file needs no join.
 type entry struct {
 	r       *Recorder
 	it      cassette.Interaction // request, status, headers, Started; Body once finished
@@ -118,9 +118,9 @@ func (e *entry) take(p []byte, now time.Time) int64 {
 // newline ends each frame of a watch body.
 var newline = []byte{'\n'}
 
-// grow appends p to b, doubling b's capacity when it is short (append
-// grows large slices by a quarter, which for a body of many megabytes
-// allocates five times its size in all).
+// grow appends p to b, doubling b's capacity when it is short.
+// (append grows large slices by a quarter. For a body of many
+// megabytes that allocates five times its size in all.)
 func grow(b, p []byte) []byte {
 	if len(b)+len(p) > cap(b) {
 		nb := make([]byte, len(b), max(2*cap(b), len(b)+len(p), 4096))
@@ -174,8 +174,8 @@ func (e *entry) commit(now time.Time) {
 }
 
 // sealable returns how many of the entry's bytes could be written out and
-// dropped at a rotation: a finished answer's, or the frames of a watch past
-// the point where it can be split.
+// dropped at a rotation. Those are a finished answer's, or the frames of a
+// watch past the point where it can be split.
 func (e *entry) sealable() int64 {
 	switch {
 	case e.final && e.kept && e.watch:
@@ -189,8 +189,8 @@ func (e *entry) sealable() int64 {
 }
 
 // splittable reports whether an open watch can be split after its last
-// complete frame: not inside a WatchList's initial events nor a watch's
-// leading ADDED run, which only make sense whole.
+// complete frame. It cannot inside a WatchList's initial events, nor
+// inside a watch's leading ADDED run: those only make sense whole.
 func (e *entry) splittable() bool {
 	return e.frames() > 0 && !e.initial && !e.synthetic
 }
@@ -216,7 +216,7 @@ func (e *entry) setEnd(end string) {
 }
 
 // finish ends the entry: eof says the answer was read to its end. A watch
-// keeps its complete frames (a partial last one is dropped and counted); any
+// keeps its complete frames; a partial last one is dropped and counted. Any
 // other answer is kept when read to its end, or when what was read is a
 // whole JSON document.
 func (e *entry) finish(now time.Time, eof bool) int64 {
@@ -292,9 +292,9 @@ func (e *entry) whole() bool {
 	return json.Valid(e.body)
 }
 
-// snapshot returns the interaction as it stands, for a flush: a finished
-// one whole, an open watch with its complete frames so far; ok is false
-// for what is not recorded (yet).
+// snapshot returns the interaction as it stands, for a flush. A finished
+// one is whole; an open watch has its complete frames so far. ok is
+// false for what is not recorded (yet).
 func (e *entry) snapshot(now time.Time) (cassette.Interaction, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -311,10 +311,10 @@ func (e *entry) snapshot(now time.Time) (cassette.Interaction, bool) {
 	return cassette.Interaction{}, false
 }
 
-// cut splits an open, splittable watch after its last complete frame: the
-// frames so far are returned as an interaction of their own, and the entry
-// goes on as a watch from the resourceVersion of the last of them (as the
-// client's re-watch would be) started at that frame's arrival, with the
+// cut splits an open, splittable watch after its last complete frame. The
+// frames so far are returned as an interaction of their own. The entry
+// goes on as a watch from the resourceVersion of the last of them, as the
+// client's re-watch would be. It starts at that frame's arrival, with the
 // bytes of the frame being read. ok is false when the watch cannot be
 // split. Called with mu held.
 func (e *entry) cut() (cassette.Interaction, bool) {
@@ -332,9 +332,9 @@ func (e *entry) cut() (cassette.Interaction, bool) {
 	last := e.offsets[len(e.offsets)-1]
 	part := e.it
 	part.Body, part.FrameOffsets, part.Duration = e.recorded(), e.offsets, last
-	// The watch goes on at the pace that filled this buffer: room for as
-	// much again spares the doublings (each a fresh, zeroed buffer and a
-	// copy) of growing from nothing.
+	// The watch goes on at the pace that filled this buffer. Room for as
+	// much again spares the doublings of growing from nothing; each is a
+	// fresh, zeroed buffer and a copy.
 	e.body = append(make([]byte, 0, max(4096, e.done+e.done/4)), e.body[e.done:]...)
 	e.done, e.ends, e.offsets = 0, nil, nil
 	e.it.URL = next

@@ -28,11 +28,11 @@ var protected = [][]string{
 	{"metadata", "name"}, {"metadata", "namespace"}, {"metadata", "uid"}, {"metadata", "resourceVersion"},
 }
 
-// parseFieldPath parses a path with client-go's JSONPath parser and keeps
-// the subset the recorder can write through: field names (".spec.x";
-// escape dots inside a name as kubectl does, ".metadata.annotations.a\.b/c")
-// and every element ("[*]" or ".*"). Braces are optional. Indexes, slices,
-// filters, unions and recursive descent are refused.
+// parseFieldPath parses a path with client-go's JSONPath parser, and keeps
+// the subset the recorder can write through. That is field names (".spec.x")
+// and every element ("[*]" or ".*"). Escape dots inside a name as kubectl
+// does: ".metadata.annotations.a\.b/c". Braces are optional. Indexes,
+// slices, filters, unions and recursive descent are refused.
 func parseFieldPath(text string) (fieldPath, error) {
 	src := strings.TrimSpace(text)
 	if !strings.HasPrefix(src, "{") {

@@ -8,8 +8,8 @@ import (
 )
 
 // splitter finds complete JSON documents (watch frames) in a byte stream
-// that arrives in pieces of any size: it tracks the nesting depth of braces
-// and brackets outside strings, so a frame may hold newlines, braces inside
+// that arrives in pieces of any size. It tracks the nesting depth of braces
+// and brackets outside strings. So a frame may hold newlines, braces inside
 // strings and escaped quotes, and frames need no separator. Bytes between
 // frames that start no object or array (whitespace, stray scalars) are
 // skipped.
@@ -107,9 +107,9 @@ type frameInfo struct {
 	initialEnd bool // a BOOKMARK annotated k8s.io/initial-events-end: "true"
 }
 
-// classify reads a frame's event type (and, for a bookmark, whether it ends
-// the initial events). kube-apiserver writes "type" first, which is read
-// without decoding the frame; other layouts are decoded.
+// classify reads a frame's event type, and for a bookmark whether it ends
+// the initial events. kube-apiserver writes "type" first, which is read
+// without decoding the frame. Other layouts are decoded.
 func classify(frame []byte) frameInfo {
 	typ, ok := leadingType(frame)
 	if !ok {

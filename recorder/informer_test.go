@@ -48,8 +48,8 @@ type informed struct {
 }
 
 // runInformers runs informers against srv through rec until every recorded
-// event is available and delivered, calls during (with the informers
-// still running) and returns the informers' final states by resource.
+// event is available and delivered. It calls during, with the informers
+// still running. It returns the informers' final states by resource.
 func runInformers(t *testing.T, h *history.History, srv *replayer.Server, rec *Recorder, infs []informed, during func()) map[string][]string {
 	t.Helper()
 	cs := recordedClient(t, srv, rec)

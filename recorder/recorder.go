@@ -1,7 +1,7 @@
 // Package recorder captures real Kubernetes list/watch traffic into lwreplay
-// cassettes: an http.RoundTripper wrapper that tees every byte to the client
-// as it arrives and records LIST pages when read and watch streams frame by
-// frame, with arrival offsets.
+// cassettes. It is an http.RoundTripper wrapper that tees every byte to the
+// client as it arrives. It records LIST pages when read, and watch streams
+// frame by frame, with arrival offsets.
 //
 // Typical use with client-go:
 //
@@ -11,47 +11,42 @@
 //	err = rec.Close()
 //
 // What is recorded: every answer the client reads (discovery, LIST pages,
-// GETs, error answers) once read to its end, or when closed early if what
-// was read is a whole JSON document; and watch streams (2xx answers to
-// watch=true or watch=1) frame by frame: a frame is a complete JSON
-// document, found by brace depth outside strings, and is kept when its last
-// byte arrives, with its arrival offset since the request was sent. A watch
-// that is cut or cancelled keeps its complete frames; a partial last frame
-// is dropped and counted in Stats.PartialFrames. A body the client asked
-// gzipped is recorded decoded. Writes (POST, PUT, PATCH, DELETE) are
-// recorded with their request body as sent (JSON, YAML or protobuf bytes)
-// and their answer, so that a controller's recording holds what it wrote
-// (history.Build lists them: History.Writes).
+// GETs, error answers). It is recorded once read to its end, or when closed
+// early if what was read is a whole JSON document. Watch streams (2xx
+// answers to watch=true or watch=1) are recorded frame by frame. A frame is
+// a complete JSON document, found by brace depth outside strings. It is
+// kept when its last byte arrives, with its arrival offset since the
+// request was sent. A watch that is cut or cancelled keeps its complete
+// frames; a partial last frame is dropped and counted in
+// Stats.PartialFrames. A body the client asked gzipped is recorded decoded.
+// Writes (POST, PUT, PATCH, DELETE) are recorded with their answer, and
+// their request body as sent (JSON, YAML or protobuf bytes). So a
+// controller's recording holds what it wrote (history.Build lists them:
+// History.Writes).
 //
 // What is never written: the request headers Authorization,
-// Proxy-Authorization, Cookie and Impersonate-*, the response header
-// Set-Cookie, user info in URLs and token-like query parameters
-// (access_token, token, id_token, refresh_token, bearer_token,
-// client_secret, password, api_key, apikey). Options redact Secret values,
-// chosen fields and managedFields from bodies, request bodies included (a
-// Secret a controller creates is redacted in its request as in its
-// answer; see request.go for the encodings). Redaction applies to what is
-// written only: the client gets the original bytes and the server the
-// original request. A body that is redacted is written as re-encoded JSON
-// (a protobuf request body as protobuf); others are kept byte for byte.
+// Proxy-Authorization, Cookie and Impersonate-*, and the response header
+// Set-Cookie. Nor user info in URLs, nor token-like query parameters:
+// access_token, token, id_token, refresh_token, bearer_token,
+// client_secret, password, api_key, apikey. Options redact Secret values,
+// chosen fields and managedFields from bodies, request bodies included. A
+// Secret a controller creates is redacted in its request as in its answer
+// (see request.go for the encodings). Redaction applies to what is written
+// only: the client gets the original bytes and the server the original
+// request. A body that is redacted is written as re-encoded JSON (a
+// protobuf request body as protobuf); others are kept byte for byte.
 //
-// Saving: the cassette is rewritten (to a temporary file, renamed over it)
-// every flush interval, by Flush, and by Close; an open watch is written
-// with its frames so far, so a crash loses at most one interval (see
-// WithFlushInterval for large files). When the current file's finished
-// answers and splittable watch frames exceed the maximum size, they are
-// written out for good and the recorder goes on in the next file: incident.yaml, incident_001.yaml, incident_002.yaml, ...
-// (after incident_999.yaml comes incident_z1000.yaml), names that sort in
-// recording order, so cassette.LoadAll on their directory reads them in
-// order. A watch still open at a rotation is split after its last complete
-// frame: the next file goes on with a watch interaction for the same
-// collection from the resourceVersion of that frame (without
-// sendInitialEvents), started when that frame arrived, holding the
-// stream's later frames — what the client's own re-watch would have
-// recorded. A WatchList stream inside its initial events, or a watch from
-// resourceVersion "" or "0" inside its leading ADDED run, cannot be split:
-// it moves whole to the next file. Each file loads alone; together they
-// build one history.
+// Saving: the cassette is rewritten every flush interval, by Flush, and by Close. It is written to a temporary file,
+// renamed over it. An open watch is written with its frames so far, so a crash loses at most one interval (see
+// WithFlushInterval for large files). The current file's finished answers and splittable watch frames may exceed the
+// maximum size. Then they are written out for good, and the recorder goes on in the next file: incident.yaml,
+// incident_001.yaml, incident_002.yaml, ... After incident_999.yaml comes incident_z1000.yaml. The names sort in recording
+// order, so cassette.LoadAll on their directory reads them in order. A watch still open at a rotation is split after its
+// last complete frame. The next file goes on with a watch interaction for the same collection, from the resourceVersion of
+// that frame (without sendInitialEvents). It starts when that frame arrived, and holds the stream's later frames. That is
+// what the client's own re-watch would have recorded. Some watches cannot be split: a WatchList stream inside its initial
+// events, or a watch from resourceVersion "" or "0" inside its leading ADDED run. Such a watch moves whole to the next
+// file. Each file loads alone; together they build one history.
 package recorder
 
 import (
@@ -95,12 +90,12 @@ func defaults() options {
 	return options{flushInterval: 5 * time.Second, maxSize: 16 << 20, keepManagedFields: true}
 }
 
-// WithFlushInterval sets how often the cassette is written (default 5 s;
-// 0 writes only at rotations, Flush and Close). The current file is
-// written whole each time; when that takes more than a quarter of the
-// interval (a file of many megabytes: YAML is written at some 30 MB/s),
-// flushes are spaced to four times the writing time, so that writing takes
-// at most a fifth of a core, and a crash loses at most that long.
+// WithFlushInterval sets how often the cassette is written (default 5 s; 0
+// writes only at rotations, Flush and Close). The current file is written
+// whole each time; when that takes more than a quarter of the interval (a
+// file of many megabytes: YAML is written at some 30 MB/s), flushes are
+// spaced to four times the writing time. So writing takes at most a fifth
+// of a core, and a crash loses at most that long.
 func WithFlushInterval(d time.Duration) Option { return func(o *options) { o.flushInterval = d } }
 
 // WithMaxSize sets the size at which the recorder rotates to a numbered next
@@ -110,8 +105,8 @@ func WithFlushInterval(d time.Duration) Option { return func(o *options) { o.flu
 func WithMaxSize(n int64) Option { return func(o *options) { o.maxSize = n } }
 
 // WithRedactSecrets replaces the data and stringData of Secrets
-// consistently: each value becomes the base64 of its HMAC-SHA256 under a
-// key drawn per recorder, so equal values stay equal and data stays
+// consistently. Each value becomes the base64 of its HMAC-SHA256 under a
+// key drawn per recorder. So equal values stay equal, and data stays
 // valid base64. A Secret's kubectl last-applied-configuration annotation
 // becomes "REDACTED".
 func WithRedactSecrets(on bool) Option { return func(o *options) { o.redactSecrets = on } }
@@ -119,7 +114,7 @@ func WithRedactSecrets(on bool) Option { return func(o *options) { o.redactSecre
 // WithRedactFields redacts the values at these JSONPath expressions in
 // every object recorded (list items, watch event objects, single objects).
 // Supported: field names and every element, with or without braces, e.g.
-// "{.spec.containers[*].env}", ".metadata.annotations", ".data.*"; escape a
+// "{.spec.containers[*].env}", ".metadata.annotations", ".data.*". Escape a
 // dot inside a name with a backslash, as kubectl does. A string there
 // becomes "REDACTED"; in an object or array every string inside does
 // (numbers, booleans and keys are kept, so objects still decode). Indexes,
@@ -134,9 +129,9 @@ func WithRedactFields(paths ...string) Option {
 func WithKeepManagedFields(keep bool) Option { return func(o *options) { o.keepManagedFields = keep } }
 
 // WithBeforeSave adds a hook run on every interaction as it is written, in
-// the order given, as go-vcr's BeforeSaveHook: it may change what is
-// written (cassette.MarkVerbatim turns the recording into a reproducer),
-// never what the client gets. It runs at every flush and rotation, on a
+// the order given, as go-vcr's BeforeSaveHook. It may change what is
+// written, never what the client gets. (cassette.MarkVerbatim turns the
+// recording into a reproducer.) It runs at every flush and rotation, on a
 // copy of what was recorded so far.
 func WithBeforeSave(hook func(*cassette.Interaction)) Option {
 	return func(o *options) { o.beforeSave = append(o.beforeSave, hook) }
@@ -223,9 +218,9 @@ func New(path string, opts ...Option) (*Recorder, error) {
 	return r, nil
 }
 
-// CheckOptions reports the first of opts that New would refuse (an error
-// wrapping ErrOptions: a size or interval out of range, a redact path it
-// cannot write through), without creating anything.
+// CheckOptions reports the first of opts that New would refuse, without
+// creating anything. It is an error wrapping ErrOptions: a size or
+// interval out of range, or a redact path it cannot write through.
 func CheckOptions(opts ...Option) error {
 	o := defaults()
 	for _, fn := range opts {
@@ -294,9 +289,9 @@ func (r *Recorder) loop() {
 	}
 }
 
-// flushSpacing returns the time from one periodic flush to the next: the
-// interval, or four times what the last write took when that is longer, so
-// that rewriting a large file takes at most a fifth of a core.
+// flushSpacing returns the time from one periodic flush to the next. It is
+// the interval, or four times what the last write took when that is
+// longer. So rewriting a large file takes at most a fifth of a core.
 func flushSpacing(interval, took time.Duration) time.Duration {
 	return max(interval, 4*took)
 }
@@ -343,10 +338,10 @@ func (r *Recorder) Stats() Stats {
 	}
 }
 
-// Flush writes the cassette now: the current file with every finished
-// answer and the complete frames of open watches, and any earlier file a
-// failed rotation could not write. A failure leaves the last file written
-// as it was and names the file.
+// Flush writes the cassette now. It writes the current file with every
+// finished answer and the complete frames of open watches. It writes any
+// earlier file a failed rotation could not write. A failure leaves the
+// last file written as it was and names the file.
 func (r *Recorder) Flush() error {
 	if r.isClosed() {
 		return ErrClosed

@@ -45,9 +45,9 @@ func requestHeader(h http.Header) http.Header {
 	return out
 }
 
-// responseHeader returns the response headers to write: without
-// Set-Cookie, and without Content-Length, which a redacted body no longer
-// matches (the cassette keeps the recorded body's length).
+// responseHeader returns the response headers to write, without
+// Set-Cookie. It drops Content-Length too, which a redacted body no
+// longer matches; the cassette keeps the recorded body's length.
 func responseHeader(h http.Header) http.Header {
 	out := http.Header{}
 	for k, v := range h {
@@ -185,8 +185,8 @@ func (rd *redactor) object(obj map[string]any, kind string) {
 }
 
 // secretValue returns the replacement of a Secret value: the base64 of its
-// HMAC-SHA256 under the recorder's key, so that equal values get equal
-// replacements and data stays valid base64. A data value is hashed
+// HMAC-SHA256 under the recorder's key. So equal values get equal
+// replacements, and data stays valid base64. A data value is hashed
 // decoded, so that a value reads the same in data and stringData.
 func (rd *redactor) secretValue(v string, isBase64 bool) string {
 	raw := []byte(v)

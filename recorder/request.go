@@ -18,30 +18,31 @@ import (
 )
 
 // A write's request body is recorded as the client sent it: the bytes of
-// its object or patch in the encoding its Content-Type names (JSON, the
-// apply YAML, or protobuf, as controller-runtime sends every built-in
-// kind), so that a reproducer holds what the target wrote. The cassette
-// keeps them faithfully: go-vcr's YAML encoder writes bytes that are not
-// UTF-8 as a !!binary scalar (base64), which loads back byte for byte.
+// its object or patch, in the encoding its Content-Type names. That is
+// JSON, the apply YAML, or protobuf (as controller-runtime sends every
+// built-in kind). So a reproducer holds what the target wrote. The
+// cassette keeps them faithfully: go-vcr's YAML encoder writes bytes
+// that are not UTF-8 as a !!binary scalar (base64), which loads back
+// byte for byte.
 //
 // When the recorder redacts (WithRedactSecrets, WithRedactFields,
 // WithKeepManagedFields(false)), a request body is redacted as an answer
-// is: a JSON object (create, update, merge and strategic merge patch, an
-// apply given as JSON) is rewritten as re-encoded JSON, an apply YAML is
-// rewritten as JSON (which is YAML), a protobuf body of a kind client-go's
-// scheme knows is decoded, redacted and encoded again as protobuf, and a
-// JSON patch's values written under a Secret's data or stringData are
-// replaced. A body it cannot rewrite so (a JSON patch under field
-// redaction, CBOR, a protobuf of an unknown kind) is not written: the
-// interaction is recorded without it and Stats.DroppedBodies counts it.
-// A redacted body is marked (cassette.HeaderRedacted on the answer) so
+// is. A JSON object is rewritten as re-encoded JSON: a create, update,
+// merge and strategic merge patch, an apply given as JSON. An apply YAML
+// is rewritten as JSON (which is YAML). A protobuf body of a kind
+// client-go's scheme knows is decoded, redacted and encoded again as
+// protobuf. A JSON patch's values written under a Secret's data or
+// stringData are replaced. A body it cannot rewrite so is not written: a
+// JSON patch under field redaction, CBOR, a protobuf of an unknown kind.
+// The interaction is recorded without it, and Stats.DroppedBodies counts
+// it. A redacted body is marked (cassette.HeaderRedacted on the answer) so
 // that a verbatim replay does not hold it against the client's.
 
-// takeBody returns the body req sends and req with its body still to be
-// sent: a fresh copy from GetBody when the request has one (its own body
-// is left alone), else the body read whole and put back. A read that
-// fails leaves the request to fail as it would have: the bytes read, then
-// the error.
+// takeBody returns the body req sends, and req with its body still to be
+// sent. It takes a fresh copy from GetBody when the request has one, and
+// leaves its own body alone. Else it reads the body whole and puts it
+// back. A read that fails leaves the request to fail as it would have:
+// the bytes read, then the error.
 func takeBody(req *http.Request) ([]byte, *http.Request) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return nil, req
@@ -79,9 +80,9 @@ const (
 	mediaProtobuf = "application/vnd.kubernetes.protobuf"
 )
 
-// request returns a request body to q as it is to be written: as sent
-// when nothing is to be redacted; else redacted (redacted true), or nil
-// and ok false when it cannot be.
+// request returns a request body to q as it is to be written. It is as
+// sent when nothing is to be redacted. Else it is redacted (redacted
+// true), or nil and ok false when it cannot be.
 func (rd *redactor) request(body []byte, contentType string, q history.RequestInfo) (out []byte, redacted, ok bool) {
 	if len(body) == 0 || !rd.active(q) {
 		return body, false, true
@@ -115,8 +116,8 @@ func (rd *redactor) request(body []byte, contentType string, q history.RequestIn
 }
 
 // requestObject redacts a JSON object a write sends: an object (its kind
-// its own) or a patch of one (the kind of what q addresses, as far as
-// redaction needs it: Secret for secrets).
+// its own) or a patch of one. A patch has the kind of what q addresses,
+// as far as redaction needs it: Secret for secrets).
 func (rd *redactor) requestObject(body []byte, q history.RequestInfo) ([]byte, bool) {
 	doc, ok := decodeObject(body)
 	if !ok {

@@ -10,10 +10,10 @@ import (
 	"github.com/lwreplay/lwreplay/cassette"
 )
 
-// grew is called after an entry's sealable bytes grew: past the maximum
-// size it asks the flush loop for a rotation; past twice that (the loop
-// is behind) it rotates at once, making the reader wait, so that memory
-// stays bounded.
+// grew is called after an entry's sealable bytes grew. Past the maximum
+// size, it asks the flush loop for a rotation. Past twice that (the
+// loop is behind), it rotates at once, making the reader wait, so that
+// memory stays bounded.
 func (r *Recorder) grew() {
 	s := r.size.Load()
 	if s <= r.opts.maxSize {
@@ -40,7 +40,7 @@ func (r *Recorder) rotateIfFull() error {
 }
 
 // rotateLocked writes the current file's finished answers and the
-// complete frames of its splittable watches out for good, and goes on in
+// complete frames of its splittable watches out for good. It goes on in
 // the next file with what is still open. Called with saveMu held.
 func (r *Recorder) rotateLocked() error {
 	r.mu.Lock()
@@ -143,9 +143,10 @@ func (r *Recorder) flushLocked() error {
 	return errors.Join(errs...)
 }
 
-// fileOf returns the cassette file at path holding views, each
-// interaction passed through the before-save hooks, on a copy of its
-// bodies (a hook changes what is written, never what was recorded).
+// fileOf returns the cassette file at path holding views. Each
+// interaction is passed through the before-save hooks, on a copy of
+// its bodies: a hook changes what is written, never what was
+// recorded.
 func (r *Recorder) fileOf(path string, views []cassette.Interaction) *cassette.File {
 	f := &cassette.File{Path: path, Interactions: make([]cassette.Interaction, 0, len(views))}
 	for _, i := range views {
@@ -176,9 +177,9 @@ func (r *Recorder) save(f *cassette.File) error {
 	return nil
 }
 
-// write writes f to its path in the bytes f.Save writes, each response
-// body streamed into its literal block as it is (cassette.Writer.AddStream)
-// rather than analysed and emitted byte by byte by the YAML encoder, which
+// write writes f to its path in the bytes f.Save writes. Each response body
+// is streamed into its literal block as it is (cassette.Writer.AddStream).
+// It is not analysed and emitted byte by byte by the YAML encoder, which
 // for a watch body of many megabytes is most of a save's cost.
 func write(f *cassette.File) error {
 	w, err := cassette.Create(f.Path)

@@ -32,7 +32,7 @@ func actorClient(t *testing.T, s *Server, name string) kubernetes.Interface {
 // configmaps log that no recording made, by key.
 func writersOf(s *Server) map[string]string {
 	out := map[string]string{}
-	for _, e := range s.Truth().Logs[0].Events {
+	for _, e := range s.Served().Logs[0].Events {
 		if e.From.Event == -1 {
 			out[e.Object.Key()] = e.From.File
 		}
@@ -40,9 +40,9 @@ func writersOf(s *Server) map[string]string {
 	return out
 }
 
-// TestActorWrites creates a configmap as the target or as an actor: both
-// are in the truth, From the writer's location; only the target's is in
-// the write log; an actor's LIST completes no listing of the target's.
+// TestActorWrites creates a configmap as the target or as an actor. Both
+// are in the truth, From the writer's location. Only the target's is in
+// the write log. An actor's LIST completes no listing of the target's.
 func TestActorWrites(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -72,7 +72,7 @@ func TestActorWrites(t *testing.T) {
 			if got := len(s.Writes()); got != tc.wantWrites {
 				t.Errorf("write log: got %d writes, want %d", got, tc.wantWrites)
 			}
-			for _, e := range s.Truth().Logs[0].Events {
+			for _, e := range s.Served().Logs[0].Events {
 				if e.Object.Key() != "a/made" {
 					continue
 				}
@@ -81,7 +81,7 @@ func TestActorWrites(t *testing.T) {
 					t.Errorf("a/made's event: got ByActor %q %v, ByTarget %v, want actor %q", name, ok, e.ByTarget(), tc.actor)
 				}
 			}
-			if _, got := s.FirstListing(s.Truth().Logs[0].Resource); got != tc.wantListed {
+			if _, got := s.FirstListing(s.Served().Logs[0].Resource); got != tc.wantListed {
 				t.Errorf("FirstListing: got listed %v, want %v (an actor's listing is not the target's)", got, tc.wantListed)
 			}
 		})
@@ -89,9 +89,9 @@ func TestActorWrites(t *testing.T) {
 }
 
 // TestFaultsOnActors answers a LIST of an actor and then one of the
-// target's under a plan failing the first LIST: by default the fault
-// strikes the target's (the actor's reaches no point); with
-// WithFaultsOnActors the actor's, which is the first.
+// target's under a plan failing the first LIST. By default the fault
+// strikes the target's; the actor's reaches no point. With
+// WithFaultsOnActors it strikes the actor's, which is the first.
 func TestFaultsOnActors(t *testing.T) {
 	tests := []struct {
 		name                     string
@@ -123,7 +123,7 @@ func TestFaultsOnActors(t *testing.T) {
 }
 
 // TestFaultsOnActorsNoCrash strikes an actor's write with
-// crash-after-write under WithFaultsOnActors: the write reaches its
+// crash-after-write under WithFaultsOnActors. The write reaches its
 // point, but a fault that ends the target's process does not act there.
 func TestFaultsOnActorsNoCrash(t *testing.T) {
 	tests := []struct {
@@ -137,7 +137,7 @@ func TestFaultsOnActorsNoCrash(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			calls := 0
-			s := New(listHistory(t), WithPlan(mustPlan(t, "crash-after-write:write=1")), WithFaultsOnActors(true), WithTargetCrash(func() { calls++ }))
+			s := New(listHistory(t), WithPlan(mustPlan(t, "crash-after-write:write=1")), WithFaultsOnActors(true), WithHooks(Hooks{TargetCrash: func() { calls++ }}))
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 			defer cancel()
 			if _, err := actorClient(t, s, tc.actor).CoreV1().ConfigMaps("a").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "made"}}, metav1.CreateOptions{}); err != nil {
@@ -151,8 +151,8 @@ func TestFaultsOnActorsNoCrash(t *testing.T) {
 }
 
 // TestWithoutGC creates, as the target and as an actor, a child whose
-// owner the recording deletes: the replay's collector deletes it, and
-// leaves it an orphan under WithoutGC.
+// owner the recording deletes. The replay's collector deletes it. Under
+// WithoutGC it leaves it an orphan.
 func TestWithoutGC(t *testing.T) {
 	var owner types.UID
 	for _, o := range listHistory(t).Logs[0].Initial {
@@ -197,9 +197,9 @@ func TestWithoutGC(t *testing.T) {
 }
 
 // TestActorBinds has the target create a pod and a scheduler actor bind
-// it (pods/binding): the pod is assigned in the truth by an event From
-// the scheduler, and only the target's create is in the write log; a
-// second binding is refused 409.
+// it (pods/binding). The pod is assigned in the truth by an event From
+// the scheduler. Only the target's create is in the write log. A second
+// binding is refused 409.
 func TestActorBinds(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -235,7 +235,7 @@ func TestActorBinds(t *testing.T) {
 				t.Fatalf("pod: got nodeName %q (err %v), want %q", got.Spec.NodeName, err, tc.wantNode)
 			}
 			var from []string
-			for _, l := range s.Truth().Logs {
+			for _, l := range s.Served().Logs {
 				if l.Resource.Resource != "pods" {
 					continue
 				}
@@ -254,9 +254,9 @@ func TestActorBinds(t *testing.T) {
 }
 
 // TestGracefulPodDeletion deletes a scheduled pod as the target, then,
-// as a kubelet actor, with grace 0: under WithGracefulDeletion the
-// target's delete keeps it terminating and the kubelet's removes it
-// (marked, then deleted); without it the target's delete removes it.
+// as a kubelet actor, with grace 0. Under WithGracefulDeletion the
+// target's delete keeps it terminating. The kubelet's removes it (marked,
+// then deleted). Without it, the target's delete removes it.
 func TestGracefulPodDeletion(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -300,7 +300,7 @@ func TestGracefulPodDeletion(t *testing.T) {
 				}
 			}
 			var evs []string
-			for _, l := range s.Truth().Logs {
+			for _, l := range s.Served().Logs {
 				if l.Resource.Resource == "pods" {
 					for _, e := range l.Events {
 						evs = append(evs, string(e.Type)+" "+e.From.File)
@@ -323,9 +323,9 @@ func TestGracefulPodDeletion(t *testing.T) {
 }
 
 // TestGracefulCollected has the replay's garbage collector delete a
-// scheduled pod whose owner the recording deletes: under
-// WithGracefulDeletion it is kept terminating, and left alone while it
-// is (no event per later request); without it, it is deleted.
+// scheduled pod whose owner the recording deletes. Under
+// WithGracefulDeletion it is kept terminating. It is left alone while it
+// is (no event per later request). Without it, it is deleted.
 func TestGracefulCollected(t *testing.T) {
 	var owner types.UID
 	for _, o := range listHistory(t).Logs[0].Initial {
@@ -360,7 +360,7 @@ func TestGracefulCollected(t *testing.T) {
 				_, _ = pods.Get(ctx, "p", metav1.GetOptions{})
 			}
 			var evs []string
-			for _, l := range s.Truth().Logs {
+			for _, l := range s.Served().Logs {
 				if l.Resource.Resource == "pods" {
 					for _, e := range l.Events {
 						evs = append(evs, string(e.Type)+" "+e.From.File)

@@ -15,13 +15,13 @@ import (
 	"github.com/lwreplay/lwreplay/replayer/writes"
 )
 
-// The recorded history is the other actors. Under a paced replay a
-// target's write can come before recorded events of the object it wrote;
-// each of those is another writer's change, and is served as that writer's
-// write onto the object as the target left it (writes.Rebase: the
-// difference between its recorded versions, so the target's changes of
-// other fields survive and the later writer wins a field both wrote),
-// with kube-apiserver's answer to such a write:
+// The recorded history is the other actors. Under a paced replay, a
+// target's write can come before recorded events of the object it wrote.
+// Each of those is another writer's change. It is served as that writer's
+// write onto the object as the target left it (writes.Rebase). Rebase
+// applies the difference between its recorded versions. So the target's
+// changes of other fields survive, and the later writer wins a field both
+// wrote. kube-apiserver's answer to such a write applies:
 //
 //   - a recorded change of an object the target deleted: the writer's
 //     update or delete finds nothing (404), no event;
@@ -38,8 +38,8 @@ import (
 //     deleted deletes it.
 //
 // The recorded versions of an event, once it is rebased, are kept beside
-// the served history (Server.recorded), so that a later write rebases it
-// again from what was recorded, not from what it was served as.
+// the served history (Server.recorded). So a later write rebases it again
+// from what was recorded, not from what it was served as.
 
 // recordedChange is an event's change as recorded: the object before it
 // (nil for a create) and after.
@@ -48,11 +48,11 @@ type recordedChange struct {
 }
 
 // otherActors is what the replay keeps of the recorded changes it serves
-// as other writers' writes, by Resource.ID: the recorded change of each
-// event it rebased, by served RV, and the recorded events it serves not
-// (their writer was refused: the object it changed was gone), by key, in
-// RV order, to serve if the target's writes make their writer's write
-// possible before their time.
+// as other writers' writes, by Resource.ID. It keeps the recorded change
+// of each event it rebased, by served RV. It keeps the recorded events it
+// serves not, by key, in RV order. (Their writer was refused: the object
+// it changed was gone.) It serves those if the target's writes make their
+// writer's write possible before their time.
 type otherActors struct {
 	recorded map[history.Resource]map[string]recordedChange
 	pending  map[history.Resource]map[string][]history.Event
@@ -99,13 +99,14 @@ func (a *otherActors) moved(moveRV func(string) string) (*otherActors, error) {
 	return out, nil
 }
 
-// rebaseLater serves the recorded events of the keys of cur from position
-// from of evs on — and the pending ones of those keys newer than base
-// whose recorded offset is after now (the paced clock) —
-// as the other actors' writes onto what the target left (cur: the object
-// now by key, nil when deleted): it returns the events to serve instead,
-// in RV order. a takes the recorded changes of the events it rebased and
-// the events it serves not.
+// rebaseLater serves recorded events as the other actors' writes onto
+// what the target left. Those are the events of the keys of cur from
+// position from of evs on. They include the pending ones of those keys
+// newer than base whose recorded offset is after now (the paced clock).
+// The map cur holds the object now by key, nil when deleted. The function
+// returns the events to serve instead, in RV order. The receiver takes
+// the recorded changes of the events it rebased and the events it serves
+// not.
 func (a *otherActors) rebaseLater(start time.Time, factor float64, now time.Duration, k writes.Kind, evs []history.Event, from int, base uint64, cur map[string]*unstructured.Unstructured) ([]history.Event, error) {
 	res := k.Resource
 	id := res.ID()
@@ -167,12 +168,12 @@ func rvNumber(rv string) uint64 {
 	return v
 }
 
-// withoutOwnRebased is h — a history from which history.WithoutOwn took a
-// recorded client's own changes (Log.Own) — with the recorded changes
-// that came after an own change of their object served as the other
-// actors' writes onto the object without it: a change of an object only
+// withoutOwnRebased rebases h, a history from which history.WithoutOwn
+// took a recorded client's own changes (Log.Own). Some recorded changes
+// came after an own change of their object. It serves them as the other
+// actors' writes onto the object without it. A change of an object only
 // the client's own write made is not served until the replayed client
-// makes that write (its writer's write would be refused), and one made on
+// makes that write. (Its writer's write would be refused.) One made on
 // top of the client's change is the difference from it. What it served
 // not and what it rebased go into a.
 func withoutOwnRebased(h *history.History, a *otherActors, start time.Time, factor float64) (*history.History, error) {
@@ -208,9 +209,9 @@ func withoutOwnRebased(h *history.History, a *otherActors, start time.Time, fact
 }
 
 // rebaseEvent is e, recorded as rec, served onto now (nil: the target
-// deleted the object): the event to serve (keep false: none) and the
-// object after it. A deletionTimestamp it sets is the server's start plus
-// e's offset at the pace's factor.
+// deleted the object). It returns the event to serve (keep false: none)
+// and the object after it. A deletionTimestamp it sets is the server's
+// start plus e's offset at the pace's factor.
 func rebaseEvent(start time.Time, factor float64, k writes.Kind, e history.Event, rec recordedChange, now *unstructured.Unstructured) (history.Event, *unstructured.Unstructured, bool, error) {
 	res := k.Resource
 	switch {
@@ -276,7 +277,7 @@ func decoded(res history.Resource, o *history.Object) (*unstructured.Unstructure
 }
 
 // statesBefore returns, of each key of at, its object in l just before
-// the RV at names (absent: it did not exist then), in one walk of l.
+// the RV at names, in one walk of l. Absent means it did not exist then.
 func statesBefore(l *history.Log, at map[string]string) (map[string]*unstructured.Unstructured, error) {
 	state := make(map[string]*history.Object, len(l.Initial))
 	for _, o := range l.Initial {

@@ -18,9 +18,9 @@ import (
 	"github.com/lwreplay/lwreplay/synth"
 )
 
-// actorsHistory records configmaps a, b and c (1001-1003), then another
-// actor's changes a second apart: a's data (1004), b deleted (1005), a's
-// data again (1006), c's data (1007).
+// actorsHistory records configmaps a, b and c (1001-1003). Then come
+// another actor's changes a second apart: a's data (1004), b deleted
+// (1005), a's data again (1006), c's data (1007).
 func actorsHistory(t *testing.T) *history.History {
 	t.Helper()
 	b := synth.NewBuilder()
@@ -43,8 +43,8 @@ func actorsHistory(t *testing.T) *history.History {
 }
 
 // TestOtherActors runs writes under the recorded pace before the other
-// actor's recorded changes of the same objects: the target annotates a,
-// puts a finalizer on b and deletes c at the start; the recorded changes
+// actor's recorded changes of the same objects. At the start the target
+// annotates a, puts a finalizer on b and deletes c. The recorded changes
 // then come as the other actor's writes onto what the target left.
 func TestOtherActors(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -135,7 +135,7 @@ func TestOtherActors(t *testing.T) {
 		if _, err := cms.Get(ctx, "b", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Errorf("Get b after its finalizer went: got %v, want NotFound", err)
 		}
-		l, _ := s.Truth().Log(history.Resource{Version: "v1", Resource: "configmaps"})
+		l, _ := s.Served().Log(history.Resource{Version: "v1", Resource: "configmaps"})
 		final := map[string]bool{}
 		for _, o := range l.StateAt(l.End()) {
 			final[o.Name] = true
@@ -147,9 +147,10 @@ func TestOtherActors(t *testing.T) {
 }
 
 // ownWritesHistory is history/testdata/own-writes.yaml's recording of a
-// controller with its own changes left out (history.WithoutOwn): the
-// other actor changes p (13, after the controller annotated it at 12)
-// and p-child (14, which the controller created at 11 and deletes at 15).
+// controller with its own changes left out (history.WithoutOwn). The
+// other actor changes p at 13, after the controller annotated it at 12.
+// It changes p-child at 14; the controller created it at 11 and deletes
+// it at 15.
 func ownWritesHistory(t *testing.T) *history.History {
 	t.Helper()
 	files, err := cassette.LoadAll("../history/testdata/own-writes.yaml")
@@ -167,11 +168,11 @@ func ownWritesHistory(t *testing.T) *history.History {
 }
 
 // TestExpectOwn replays a controller's recording with its own changes
-// left out, at the recorded pace: the other actor's changes are served
-// as its writes onto the objects as the replayed controller leaves them —
-// its change of p without the recorded controller's annotation, its
-// change of p-child only if the replayed controller creates p-child
-// before it (else its writer's update finds nothing).
+// left out, at the recorded pace. The other actor's changes are served as
+// its writes onto the objects as the replayed controller leaves them. Its
+// change of p comes without the recorded controller's annotation. Its
+// change of p-child comes only if the replayed controller creates p-child
+// before it. Else its writer's update finds nothing.
 func TestExpectOwn(t *testing.T) {
 	tests := []struct {
 		name   string

@@ -7,29 +7,29 @@ import (
 )
 
 // The compaction point of a log is the oldest resourceVersion whose state
-// may still be read exactly, continued from or watched from; every RV
+// may still be read exactly, continued from or watched from. Every RV
 // before it is expired. It is the newest of the log's start, the server's
 // compaction option (WithCompaction) and the point a fault's 410 Expired
-// moved it to. Like a real apiserver's it only moves forward: once a fault
-// has refused an RV as expired (expire-watch, expire-continue, recreate),
-// that RV and every older one stay expired for the rest of the run. It
-// never passes the newest state the server can serve, as etcd never
-// compacts its current revision, so a client that relists can always
-// watch from what it listed.
+// moved it to. Like a real apiserver's, it only moves forward. Once a
+// fault has refused an RV as expired (expire-watch, expire-continue,
+// recreate), that RV and every older one stay expired for the rest of the
+// run. It never passes the newest state the server can serve, as etcd
+// never compacts its current revision. So a client that relists can
+// always watch from what it listed.
 
-// watchFloor returns the compaction point of l: the oldest resourceVersion
-// a watch may start from (a restarted server's watch cache may start
-// later still: see cacheStart). It is the server's compaction option, or the
-// log's start when that is later or the option cannot be placed, or the
-// point a fault's 410 moved it to when that is later still.
-func (s *Server) watchFloor(l *history.Log) string {
+// watchFloor returns the compaction point of l: the oldest
+// resourceVersion a watch may start from. A restarted server's watch
+// cache may start later still (see restarts.cacheStart). It is the
+// compaction option, or the log's start when that is later or the option
+// cannot be placed. A fault's 410 may have moved it later still.
+func (st *store) watchFloor(l *history.Log) string {
 	floor := l.StartRV
-	if c := s.opts.compaction; c != "" && l.Order().Less(floor, c) {
+	st.mu.Lock()
+	c, f := st.compaction, st.floors[l.Resource.ID()]
+	st.mu.Unlock()
+	if c != "" && l.Order().Less(floor, c) {
 		floor = c
 	}
-	s.mu.Lock()
-	f := s.floors[l.Resource.ID()]
-	s.mu.Unlock()
 	if f != "" && l.Order().Less(floor, f) {
 		floor = f
 	}
@@ -38,22 +38,22 @@ func (s *Server) watchFloor(l *history.Log) string {
 
 // compacted reports whether rv is older than the compaction point of l
 // and so can no longer be read exactly.
-func (s *Server) compacted(l *history.Log, rv string) bool {
+func (st *store) compacted(l *history.Log, rv string) bool {
 	if _, err := l.Position(rv); errors.Is(err, history.ErrTooOld) {
 		return true
 	}
-	return l.Order().Less(rv, s.watchFloor(l))
+	return l.Order().Less(rv, st.watchFloor(l))
 }
 
 // compactThrough makes rv and every older resourceVersion of res expired
-// for the rest of the run, after a fault answered 410 Expired for it: the
-// compaction point moves to the first event after rv, or, when rv is at
-// the newest state the server can serve, to that state's first RV (the
-// newest state is never compacted). It returns the compaction point and
-// whether it moved; it never moves back, and "", "0" and an RV the served
+// for the rest of the run, after a fault answered 410 Expired for it. The
+// compaction point moves to the first event after rv. When rv is at the
+// newest state the server can serve, it moves to that state's first RV:
+// the newest state is never compacted. It returns the compaction point
+// and whether it moved. It never moves back. "", "0" and an RV the served
 // history cannot place move nothing.
-func (s *Server) compactThrough(res history.Resource, rv string) (floor string, moved bool) {
-	l, ok := s.served().Log(res)
+func (st *store) compactThrough(res history.Resource, rv string) (floor string, moved bool) {
+	l, ok := st.log(res)
 	if !ok || rv == "" || rv == "0" {
 		return "", false
 	}
@@ -65,27 +65,27 @@ func (s *Server) compactThrough(res history.Resource, rv string) (floor string, 
 		return "", false
 	}
 	// the first RV of the oldest state that stays readable
-	if to := min(p+1, s.available(l)); to > 0 {
-		return s.raiseFloor(l, l.Events[to-1].RV())
+	if to := min(p+1, st.available(l)); to > 0 {
+		return st.raiseFloor(l, l.Events[to-1].RV())
 	}
-	return s.raiseFloor(l, l.StartRV)
+	return st.raiseFloor(l, l.StartRV)
 }
 
 // raiseFloor moves the compaction point of l's resource to floor unless
 // it is there or past it already. It returns the compaction point and
 // whether it moved.
-func (s *Server) raiseFloor(l *history.Log, floor string) (string, bool) {
-	cur := s.watchFloor(l)
+func (st *store) raiseFloor(l *history.Log, floor string) (string, bool) {
+	cur := st.watchFloor(l)
 	if !l.Order().Less(cur, floor) {
 		return cur, false
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	id := l.Resource.ID()
-	if f := s.floors[id]; f != "" && !l.Order().Less(f, floor) {
+	if f := st.floors[id]; f != "" && !l.Order().Less(f, floor) {
 		return f, false // raised meanwhile
 	}
-	s.floors[id] = floor
+	st.floors[id] = floor
 	return floor, true
 }
 

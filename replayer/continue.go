@@ -15,8 +15,8 @@ import (
 const continueVersion = "meta.k8s.io/v1"
 
 // errInvalidContinue is wrapped by the errors of a continue token that
-// cannot be read; its text and its wrappers' are kube-apiserver's (the 400
-// answer reads "invalid continue token: continue key is not valid: ...").
+// cannot be read. Its text and its wrappers' are kube-apiserver's: the
+// 400 answer reads "invalid continue token: continue key is not valid: ...".
 var errInvalidContinue = errors.New("continue key is not valid")
 
 // continueToken is where a paginated LIST resumes: the resourceVersion of
@@ -24,8 +24,8 @@ var errInvalidContinue = errors.New("continue key is not valid")
 //
 // On the wire it is shaped like kube-apiserver's: base64url (unpadded) of
 // {"v":"meta.k8s.io/v1","rv":136,"start":"/ns/name\u0000"}. The start key is
-// relative to the listed collection and is the last returned key followed by
-// a NUL byte, so that items at or after it are the ones not yet returned.
+// relative to the listed collection. It is the last returned key followed
+// by a NUL byte, so items at or after it are the ones not yet returned.
 // RVs that are not decimal integers an int64 holds travel as JSON strings.
 type continueToken struct {
 	// rv is the snapshot's resourceVersion; "" when consistent.

@@ -15,19 +15,24 @@ import (
 )
 
 // Every answer names its resource's kind, and every namespaced lookup
-// needs its scope: kube-apiserver always knows both (a BOOKMARK carries
-// the kind whatever the resource holds; k8s.io/apiserver
+// needs its scope. kube-apiserver always knows both. A BOOKMARK carries
+// the kind whatever the resource holds. (k8s.io/apiserver
 // pkg/storage/cacher/cacher.go sends c.newFunc(), which the watch's
-// encoder gives its apiVersion and kind, and apiextensions' NewFunc sets a
-// custom resource's). A recording may show neither: a collection with no
-// object, watched with bookmarks that (written by hand, or by a server
-// that leaves it out) name no kind. The replay then takes them from what
-// else it knows: the CustomResourceDefinition its history holds (its
-// spec.names.kind and spec.scope, which win), else client-go's scheme for
-// a built-in resource (discovery.BuiltinResource). A custom resource whose
-// CRD the served history holds is listed in discovery, with the CRD's
-// names, versions and status subresource, whether the recording holds
-// traffic of it or not, and a write to it follows the CRD's subresources.
+// encoder gives its apiVersion and kind. apiextensions' NewFunc sets a
+// custom resource's.)
+//
+// A recording may show neither: a collection with no object, watched with
+// bookmarks that name no kind. (Such bookmarks are written by hand, or by
+// a server that leaves it out.) The replay then takes them from what else
+// it knows.
+// First is the CustomResourceDefinition its history holds: its
+// spec.names.kind and spec.scope win. Else, for a built-in resource, it
+// is client-go's scheme (discovery.BuiltinResource).
+//
+// A custom resource whose CRD the served history holds is listed in
+// discovery, with the CRD's names, versions and status subresource. That
+// holds whether the recording holds traffic of it or not. A write to it
+// follows the CRD's subresources.
 
 // resolvedMemo holds each history's resolveKinds, while it lives: nil
 // when it is the history itself (a value must not hold its key alive).
@@ -68,10 +73,10 @@ func resolveKinds(h *history.History) *history.History {
 var crdMemo weakcache.Cache[history.Log, []history.CRDVersion]
 
 // crdVersion returns the version of a CRD of the served history that
-// defines res: one its log of CRDs holds in any state, as discovery lists
+// defines res. The CRD may be in any state of the log, as discovery lists
 // it (makeDiscovery).
-func (s *Server) crdVersion(res history.Resource) (history.CRDVersion, bool) {
-	l, ok := s.served().Log(history.CRD)
+func (st *store) crdVersion(res history.Resource) (history.CRDVersion, bool) {
+	l, ok := st.log(history.CRD)
 	if !ok {
 		return history.CRDVersion{}, false
 	}
@@ -80,24 +85,25 @@ func (s *Server) crdVersion(res history.Resource) (history.CRDVersion, bool) {
 
 // kindFor is kindOf(res) for a write: a custom resource has a status
 // subresource when its CRD says so (kindOf assumes one).
-func (s *Server) kindFor(res history.Resource) writes.Kind {
+func (e *engine) kindFor(res history.Resource) writes.Kind {
 	k := kindOf(res)
 	if k.Builtin {
-		k.Graceful = s.opts.graceful && writes.GracefulKind(k)
-		k.Defaulter = s.opts.defaulter
+		k.Graceful = e.opts.graceful && writes.GracefulKind(k)
+		k.Defaulter = e.opts.defaulter
 		return k
 	}
-	if c, ok := s.crdVersion(res); ok {
+	if c, ok := e.store.crdVersion(res); ok {
 		k.Status = c.Status
 	}
 	return k
 }
 
-// crdDiscovery returns the resources the served versions of crds define
-// and, by path (/apis/<group>/<version>), the legacy discovery answers
-// that name them as kube-apiserver does (plural, singular, kind, scope,
-// short names, categories, the status subresource), merged into
-// recorded's answers at those paths. recorded itself is not changed.
+// crdDiscovery returns the resources the served versions of crds define.
+// It also returns, by path (/apis/<group>/<version>), the legacy
+// discovery answers that name them as kube-apiserver does. They hold
+// plural, singular, kind, scope, short names, categories and the status
+// subresource. They are merged into recorded's answers at those paths;
+// recorded itself is not changed.
 func crdDiscovery(recorded map[string][]byte, crds []history.CRDVersion) ([]history.Resource, map[string][]byte) {
 	var resources []history.Resource
 	lists := map[string]*metav1.APIResourceList{}

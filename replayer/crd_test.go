@@ -66,9 +66,8 @@ func buildOf(t *testing.T, ints ...cassette.Interaction) *history.History {
 	return h
 }
 
-// Queries of a WatchList and of a watch from the newest state, both
-// with bookmarks and a timeout of 5 s (a watch's bookmark comes 2 s
-// before it).
+// Queries of a WatchList and of a watch from the newest state. Both have
+// bookmarks and a timeout of 5 s; a watch's bookmark comes 2 s before it.
 const (
 	watchListQuery = "?watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=5"
 	watchQuery     = "?watch=true&allowWatchBookmarks=true&resourceVersion=51&timeoutSeconds=5"
@@ -148,9 +147,10 @@ func TestBookmarkKind(t *testing.T) {
 	}
 }
 
-// TestDynamicInformerSyncs runs a dynamic informer (unstructured objects:
-// a bookmark without kind does not decode, and the reflector falls back to
-// LIST) with WatchList on cassettes whose bookmarks name no kind.
+// TestDynamicInformerSyncs runs a dynamic informer with WatchList on
+// cassettes whose bookmarks name no kind. Its objects are unstructured: a
+// bookmark without kind does not decode, and the reflector falls back to
+// LIST.
 func TestDynamicInformerSyncs(t *testing.T) {
 	testutil.RequireWatchList(t)
 	widgets := schema.GroupVersionResource{Group: "example.lwreplay.dev", Version: "v1", Resource: "widgets"}
@@ -194,8 +194,8 @@ func TestDynamicInformerSyncs(t *testing.T) {
 }
 
 // TestCRDOnlyKind: a kind known only from its CRD is served with the
-// CRD's scope and listed in discovery, where client-go's REST mapper
-// (controller-runtime's reads the same discovery) finds it.
+// CRD's scope and listed in discovery. There client-go's REST mapper
+// finds it (controller-runtime's reads the same discovery).
 func TestCRDOnlyKind(t *testing.T) {
 	h := buildOf(t, crdTraffic(widgetCRD, gadgetCRD), emptyWatchList("/api/v1/configmaps"))
 	{
@@ -290,7 +290,7 @@ func TestCRDOnlyKind(t *testing.T) {
 		for _, it := range list.Items {
 			names = append(names, it.Metadata.Namespace+"/"+it.Metadata.Name)
 		}
-		l, _ := srv.served().Log(history.Resource{Group: "example.lwreplay.dev", Version: "v1", Resource: "gadgets"})
+		l, _ := srv.Served().Log(history.Resource{Group: "example.lwreplay.dev", Version: "v1", Resource: "gadgets"})
 		served := "no log"
 		if l != nil {
 			served = fmt.Sprintf("%s namespaced=%v", l.Resource.Kind, l.Resource.Namespaced)

@@ -27,13 +27,13 @@ func resourcesOf(h *history.History) []history.Resource {
 
 // serveDiscovery answers the non-resource paths clients ask (see package
 // discovery): /version, /api, /apis and the group and group version
-// paths; any other path is a 404.
+// paths. Any other path is a 404.
 func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 	if openapi.IsPath(r.URL.Path) {
 		s.serveOpenAPI(w, r)
 		return
 	}
-	a, ok := s.disco.Load().Answer(r.URL.Path, r.Header.Get("Accept"), r.Host)
+	a, ok := s.store.discovery().Answer(r.URL.Path, r.Header.Get("Accept"), r.Host)
 	if !ok {
 		status.Write(w, status.NotFound())
 		return
@@ -45,15 +45,16 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 }
 
 // noTrafficFor returns the 404 for a request of a resource the history
-// has no log of; when the recorded discovery lists it, the message says
-// that the cassette holds no traffic for it.
-func (s *Server) noTrafficFor(res history.Resource) metav1.Status {
+// has no log of. The Doc d is what discovery tells. The history recorded
+// is the one the server was made with. When discovery lists res, the
+// message says that the cassette holds no traffic for it.
+func noTrafficFor(d *discovery.Doc, recorded *history.History, res history.Resource) metav1.Status {
 	st := status.NotFound()
-	if !s.disco.Load().Lists(res) {
+	if !d.Lists(res) {
 		return st
 	}
 	have := []string{}
-	for _, l := range s.h.Logs {
+	for _, l := range recorded.Logs {
 		have = append(have, l.Resource.String())
 	}
 	if len(have) == 0 {
@@ -65,28 +66,28 @@ func (s *Server) noTrafficFor(res history.Resource) metav1.Status {
 	return st
 }
 
-// discoveryOf returns what discovery tells of h (the served history):
-// its recorded answers and the resources it serves. Those of a replay that
-// makes logs (a writable one: makesLogs) include the built-in resources
-// (discovery.Builtin), which it serves from empty when h has no log of
-// them (see logFor), and the custom resources whose CRD h holds (see
-// crd.go), in an order a request making such a log does not change: the
-// recorded history's logs, the built-in resources, the CRDs' resources,
-// then the other logs made since.
-func (s *Server) discoveryOf(h *history.History) *discovery.Doc {
-	if h != s.h {
-		return s.makeDiscovery(h)
+// discoveryOf returns what discovery tells of h, the served history: its
+// recorded answers and the resources it serves. A replay that makes logs
+// (makesLogs) adds the built-in resources (discovery.Builtin). It serves
+// them from empty when h has no log of them (see logFor). It adds the
+// custom resources whose CRD h holds (see crd.go). The order is one a
+// request making such a log does not change. It is the recorded history's
+// logs, the built-in resources, the CRDs' resources, then the other logs
+// made since.
+func (e *engine) discoveryOf(h *history.History) *discovery.Doc {
+	if h != e.recorded {
+		return e.makeDiscovery(h)
 	}
 	// a server's start: the same for every server of h with these options
 	docs := discoveryMemo.Get(h, func(*history.History) *discoveryDocs {
 		return &discoveryDocs{by: map[discoveryKey]*discovery.Doc{}}
 	})
-	k := discoveryKey{makesLogs: s.makesLogs(), gitVersion: s.opts.gitVersion}
+	k := discoveryKey{makesLogs: e.makesLogs(), gitVersion: e.opts.gitVersion}
 	docs.mu.Lock()
 	defer docs.mu.Unlock()
 	d, ok := docs.by[k]
 	if !ok {
-		d = s.makeDiscovery(h)
+		d = e.makeDiscovery(h)
 		docs.by[k] = d
 	}
 	return d
@@ -95,7 +96,7 @@ func (s *Server) discoveryOf(h *history.History) *discovery.Doc {
 // discoveryDocs are the discovery documents of one history's servers, by
 // the options they depend on.
 type discoveryDocs struct {
-	mu sync.Mutex
+	mu sync.Mutex // guards by
 	by map[discoveryKey]*discovery.Doc
 }
 
@@ -110,11 +111,11 @@ type discoveryKey struct {
 var discoveryMemo weakcache.Cache[history.History, *discoveryDocs]
 
 // makeDiscovery makes discoveryOf's document.
-func (s *Server) makeDiscovery(h *history.History) *discovery.Doc {
+func (e *engine) makeDiscovery(h *history.History) *discovery.Doc {
 	resources := resourcesOf(h)
 	crds, recorded := crdDiscovery(h.Discovery, h.CRDs()) // the CRDs' names (crd.go)
-	if !s.makesLogs() {
-		return discovery.New(recorded, resources, s.opts.gitVersion)
+	if !e.makesLogs() {
+		return discovery.New(recorded, resources, e.opts.gitVersion)
 	}
 	served := make(map[history.Resource]history.Resource, len(resources))
 	for _, r := range resources {
@@ -128,7 +129,7 @@ func (s *Server) makeDiscovery(h *history.History) *discovery.Doc {
 			out = append(out, r)
 		}
 	}
-	for _, l := range s.h.Logs {
+	for _, l := range e.recorded.Logs {
 		if r, ok := served[l.Resource.ID()]; ok {
 			add(r)
 		}
@@ -140,7 +141,6 @@ func (s *Server) makeDiscovery(h *history.History) *discovery.Doc {
 		add(b)
 	}
 	for _, c := range crds { // served from empty, as the built-in ones
-
 		if r, ok := served[c.ID()]; ok {
 			c = r
 		}
@@ -149,5 +149,5 @@ func (s *Server) makeDiscovery(h *history.History) *discovery.Doc {
 	for _, r := range resources {
 		add(r)
 	}
-	return discovery.NewTakingWrites(recorded, out, s.opts.gitVersion)
+	return discovery.NewTakingWrites(recorded, out, e.opts.gitVersion)
 }

@@ -32,8 +32,8 @@ func configMapsHistory(t *testing.T) *history.History {
 }
 
 // listedResources returns what a discovery client of s finds, in the
-// legacy form or the aggregated one: "<group version> <resource>" to its
-// APIResource (subresources left out).
+// legacy form or the aggregated one. It maps "<group version> <resource>"
+// to its APIResource, subresources left out.
 func listedResources(t *testing.T, s *Server, legacy bool) map[string]metav1.APIResource {
 	t.Helper()
 	ts := httptest.NewServer(s)
@@ -59,8 +59,9 @@ func listedResources(t *testing.T, s *Server, legacy bool) map[string]metav1.API
 }
 
 // TestDiscoveryBuiltin checks that the discovery of a replay that takes
-// writes lists the built-in resources it serves from empty before any
-// request for them, in both forms, and a read-only replay's does not.
+// writes lists the built-in resources it serves from empty. It lists them
+// before any request for them, in both forms. A read-only replay's does
+// not.
 func TestDiscoveryBuiltin(t *testing.T) {
 	t.Parallel()
 	builtins := []struct {
@@ -114,10 +115,10 @@ func TestDiscoveryBuiltin(t *testing.T) {
 }
 
 // TestDiscoveryBuiltinServed checks that discovery and what a writable
-// replay serves from empty agree: every built-in resource discovery
-// lists, a LIST of it is answered (its log made) and discovery answers
-// the same before and after; a resource of client-go's scheme discovery
-// does not list is not served.
+// replay serves from empty agree. A LIST of every built-in resource
+// discovery lists is answered (its log made). Discovery answers the same
+// before and after. A resource of client-go's scheme that discovery does
+// not list is not served.
 func TestDiscoveryBuiltinServed(t *testing.T) {
 	t.Parallel()
 	s := New(configMapsHistory(t))
@@ -168,10 +169,10 @@ func TestDiscoveryBuiltinServed(t *testing.T) {
 }
 
 // TestDiscoveryBuiltinRecorded checks the built-in resources against the
-// discovery recorded from a real kube-apiserver (the shipped cassette):
-// each is listed there, in its group's preferred version, with its scope;
-// and a writable replay serves the recorded answer's shape, the resources
-// it has no traffic of but serves from empty kept.
+// discovery recorded from a real kube-apiserver (the shipped cassette).
+// Each is listed there, in its group's preferred version, with its scope.
+// A writable replay serves the recorded answer's shape. It keeps the
+// resources it has no traffic of but serves from empty.
 func TestDiscoveryBuiltinRecorded(t *testing.T) {
 	t.Parallel()
 	h := recordedDiscoveryHistory(t)
@@ -239,10 +240,10 @@ func TestDiscoveryBuiltinRecorded(t *testing.T) {
 }
 
 // TestDiscoveryBuiltinOpaque checks a writable replay of a history whose
-// resourceVersions are not numbers: it lists the built-in resources it has
-// no traffic of and serves one from empty, at the newest RV it serves (a
-// controller's informer of what it would create must sync), and refuses
-// a write to it with 405 (opaque RVs take no writes).
+// resourceVersions are not numbers. It lists the built-in resources it
+// has no traffic of. It serves one from empty, at the newest RV it serves:
+// a controller's informer of what it would create must sync. It refuses a
+// write to it with 405 (opaque RVs take no writes).
 func TestDiscoveryBuiltinOpaque(t *testing.T) {
 	t.Parallel()
 	s := New(opaqueHistory(t))

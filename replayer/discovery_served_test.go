@@ -18,8 +18,8 @@ import (
 	lwdiscovery "github.com/lwreplay/lwreplay/replayer/discovery"
 )
 
-// recordedDiscoveryHistory is the shipped cassette of configmaps and pods
-// whose recorded discovery (/api and /apis, aggregated) lists every
+// recordedDiscoveryHistory is the shipped cassette of configmaps and
+// pods. Its recorded discovery (/api and /apis, aggregated) lists every
 // resource of the cluster it was recorded from.
 func recordedDiscoveryHistory(t *testing.T) *history.History {
 	t.Helper()
@@ -54,11 +54,11 @@ func recordedResourceCount(t *testing.T, h *history.History) int {
 }
 
 // TestAPIResources asks discovery what kubectl api-resources asks
-// (ServerPreferredResources) and wants the resources the replay serves,
-// with the verbs the replayer answers — not every resource the recorded
-// discovery lists: of a read-only replay, those the history has traffic
-// of; of a writable one, the built-in resources too (discovery.Builtin),
-// each in its recorded shape.
+// (ServerPreferredResources). It wants the resources the replay serves,
+// with the verbs the replayer answers, not every resource the recorded
+// discovery lists. Of a read-only replay, those are the ones the history
+// has traffic of. A writable one adds the built-in resources
+// (discovery.Builtin), each in its recorded shape.
 func TestAPIResources(t *testing.T) {
 	t.Parallel()
 	h := recordedDiscoveryHistory(t)
@@ -181,9 +181,9 @@ func TestNoTrafficStatus(t *testing.T) {
 
 // TestUnrecordedStartsEmpty checks that a replay taking writes (the
 // default) serves a resource its history does not record, when it knows
-// the resource, as one with no objects yet: an empty LIST whose
-// resourceVersion is the newest served, and one the unknown resource
-// still 404s.
+// the resource. It serves it as one with no objects yet: an empty LIST
+// whose resourceVersion is the newest served. An unknown resource still
+// 404s.
 func TestUnrecordedStartsEmpty(t *testing.T) {
 	t.Parallel()
 	h := recordedDiscoveryHistory(t)

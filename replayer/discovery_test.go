@@ -44,9 +44,9 @@ func (p *pathRecorder) asked() []string {
 }
 
 // TestDiscoveryClient runs client-go's discovery client and RESTMapper
-// on a read-only replay, whose discovery lists the resources its history
-// records (a writable one lists the built-in ones too:
-// TestDiscoveryBuiltin).
+// on a read-only replay. Its discovery lists the resources its history
+// records. (A writable one lists the built-in ones too:
+// TestDiscoveryBuiltin.)
 func TestDiscoveryClient(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -111,9 +111,10 @@ const (
 	acceptV2beta1         = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json"
 )
 
-// Recorded discovery answers the path tests put in the history: they list
-// deployments, which listHistory has a log of, beside resources and
-// subresources it has no traffic of (replicasets, jobs, deployments/scale).
+// Recorded discovery answers the path tests put in the history. They list
+// deployments, which listHistory has a log of. Beside it they list
+// resources and subresources it has no traffic of (replicasets, jobs,
+// deployments/scale).
 const (
 	recordedVersion  = `{"major":"1","minor":"30","gitVersion":"v1.30.9-recorded"}`
 	recordedAppsV1   = `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"apps/v1","resources":[{"name":"replicasets","singularName":"replicaset","namespaced":true,"kind":"ReplicaSet","verbs":["get","list","watch"]},{"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":["create","get","list","watch"],"storageVersionHash":"8aSe+NMegvE="},{"name":"deployments/scale","singularName":"","namespaced":true,"group":"autoscaling","version":"v1","kind":"Scale","verbs":["get","patch","update"]},{"name":"deployments/status","singularName":"","namespaced":true,"kind":"Deployment","verbs":["get","patch","update"]}]}`

@@ -13,9 +13,10 @@ import (
 	"k8s.io/client-go/util/cert"
 )
 
-// Endpoint is a listening socket for the replayer's HTTP face: by default
-// HTTPS with a serving certificate signed by a CA made for it alone, as a
-// real kube-apiserver serves; plain HTTP under WithInsecureHTTP.
+// Endpoint is a listening socket for the replayer's HTTP face. By default
+// it serves HTTPS, as a real kube-apiserver does, with a serving
+// certificate signed by a CA made for it alone. Under WithInsecureHTTP it
+// serves plain HTTP.
 type Endpoint struct {
 	// URL is what a client dials: https://127.0.0.1:PORT. A server on
 	// every interface (0.0.0.0, ::) is dialled on 127.0.0.1.
@@ -31,8 +32,8 @@ type Endpoint struct {
 
 // Listen opens addr (host:port; port 0 picks a free one) for Serve. Under
 // HTTPS (the default) it makes a fresh self-signed CA and a serving
-// certificate it signed for 127.0.0.1, ::1, localhost and addr's host
-// (and, for every interface, this machine's host name).
+// certificate it signed. The certificate is for 127.0.0.1, ::1, localhost
+// and addr's host (and, for every interface, this machine's host name).
 func Listen(addr string, opts ...ServeOption) (*Endpoint, error) {
 	o := serveDefaults()
 	for _, fn := range opts {

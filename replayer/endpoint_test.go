@@ -210,8 +210,8 @@ func TestEndpointKubeconfig(t *testing.T) {
 }
 
 // TestIdleTimeout checks that a keep-alive connection with no request in
-// flight is closed after the idle timeout, and that a watch lasting
-// longer than it is not cut.
+// flight is closed after the idle timeout. A watch lasting longer than it
+// is not cut.
 func TestIdleTimeout(t *testing.T) {
 	t.Parallel()
 	const idle = 300 * time.Millisecond

@@ -92,7 +92,7 @@ func TestFaultInformerConverges(t *testing.T) {
 				if len(srv.Fired()) == 0 {
 					t.Errorf("fired: got nothing, want the fault (requests %q)", rl.requests())
 				}
-				if got, want := uidState(inf.GetStore().List()), stateOf(srv.Truth().Logs[0]); !equalStrings(got, want) {
+				if got, want := uidState(inf.GetStore().List()), stateOf(srv.Served().Logs[0]); !equalStrings(got, want) {
 					t.Errorf("informer state:\ngot  %q\nwant %q\nrequests %q\nfired %q", got, want, rl.requests(), firedStrings(srv.Fired()))
 				}
 			})

@@ -10,38 +10,37 @@ import (
 )
 
 // effects holds how the replayer acts out every fault of faults.Registry,
-// by name: a behaviour at each kind of point the registry entry says the
-// fault acts at, and none at any other. It is the one place in the
-// replayer a fault's name is written; a test keeps it and the registry
-// equal.
+// keyed by the faults' name constants. A fault has a behaviour at each kind
+// of point its registry entry names, and none at any other. A test keeps
+// this table and the registry equal.
 var effects = map[string]effect{
-	"drop-bookmark":              {frame: dropBookmark},
-	"drop-all-bookmarks":         {watch: dropAllBookmarks},
-	"close-watch":                {watch: closeWatch},
-	"expire-watch":               {watch: expireWatch},
-	"close-after-initial-events": {watch: closeAfterInitialEvents},
-	"expire-continue":            {list: expireContinue},
-	"too-large-rv":               {list: tooLargeRV},
-	"stale-list":                 {list: staleList},
-	"consistent-read-wait":       {list: consistentReadWait},
-	"http-error":                 {list: answerHTTPError, watch: answerHTTPError},
-	"throttle":                   {list: throttle, watch: throttle},
-	"reset":                      {frame: resetFrame},
-	"delay":                      {frame: delayFrame},
-	"watchlist-unsupported":      {watch: refuseWatchList},
-	"initial-events-ignored":     {watch: ignoreInitialEvents},
-	"opaque-rv":                  {plan: opaqueRV},
-	"recreate":                   {watch: recreateObject},
-	"reorder":                    {frame: reorderEvents},
-	"duplicate":                  {frame: duplicateEvent},
-	"drop-event":                 {frame: dropEvent},
-	"rv-regress":                 {frame: regressRV},
-	"bookmark-regress":           {frame: regressBookmark},
-	"garble-frame":               {frame: garbleFrame},
-	"missing-initial-events-end": {watch: withholdInitialEventsEnd},
-	"crash-after-write":          {write: crashAfterWrite},
-	"graceful-restart":           {list: stopTarget, watch: stopTarget},
-	"apiserver-restart":          {list: restartServer, watch: restartServer},
+	faults.DropBookmark:            {frame: dropBookmark},
+	faults.DropAllBookmarks:        {watch: dropAllBookmarks},
+	faults.CloseWatch:              {watch: closeWatch},
+	faults.ExpireWatch:             {watch: expireWatch},
+	faults.CloseAfterInitialEvents: {watch: closeAfterInitialEvents},
+	faults.ExpireContinue:          {list: expireContinue},
+	faults.TooLargeRV:              {list: tooLargeRV},
+	faults.StaleList:               {list: staleList},
+	faults.ConsistentReadWait:      {list: consistentReadWait},
+	faults.HTTPError:               {list: answerHTTPError, watch: answerHTTPError},
+	faults.Throttle:                {list: throttle, watch: throttle},
+	faults.Reset:                   {frame: resetFrame},
+	faults.Delay:                   {frame: delayFrame},
+	faults.WatchlistUnsupported:    {watch: refuseWatchList},
+	faults.InitialEventsIgnored:    {watch: ignoreInitialEvents},
+	faults.OpaqueRV:                {plan: opaqueRV},
+	faults.Recreate:                {watch: recreateObject},
+	faults.Reorder:                 {frame: reorderEvents},
+	faults.Duplicate:               {frame: duplicateEvent},
+	faults.DropEvent:               {frame: dropEvent},
+	faults.RVRegress:               {frame: regressRV},
+	faults.BookmarkRegress:         {frame: regressBookmark},
+	faults.GarbleFrame:             {frame: garbleFrame},
+	faults.MissingInitialEventsEnd: {watch: withholdInitialEventsEnd},
+	faults.CrashAfterWrite:         {write: crashAfterWrite},
+	faults.GracefulRestart:         {list: stopTarget, watch: stopTarget},
+	faults.APIServerRestart:        {list: restartServer, watch: restartServer},
 }
 
 // effect is how the replayer acts out one fault: its behaviour at each
@@ -71,11 +70,11 @@ func (e effect) at(k faults.PointKind) behaviour {
 	return nil
 }
 
-// behaviour is what a fault does at a point that decision d applies to. ok
-// false says it cannot act there (drop-bookmark at an event, ...): the next
-// decision that applies may. Otherwise act does it, firing d as it sees
-// fit; it returns errAnswered when it has answered the request, another
-// error when the watch stream must end, nil to go on.
+// behaviour is what a fault does at a point that decision d applies to.
+// With ok false it cannot act there (drop-bookmark at an event, ...); the
+// next decision that applies may. Otherwise act does it, firing d as it
+// sees fit. It returns errAnswered when it has answered the request,
+// another error when the watch stream must end, nil to go on.
 type behaviour func(c *pointCtx, d faults.Decision) (act func() error, ok bool)
 
 // errAnswered says a fault answered a LIST or WATCH request itself.

@@ -29,15 +29,15 @@ type outFrame struct {
 }
 
 // peekFunc returns the event frame a stream would send after the current
-// one, and a func that makes the stream skip it (it has been sent); ok is
-// false when there is none yet.
+// one, and a func that makes the stream skip it (it has been sent). Its ok
+// is false when there is none yet.
 type peekFunc func() (f outFrame, skip func(), ok bool)
 
 // emit sends frame f, acting out the decision that fires at its frame
-// point, then runs the watch's end hook. peek finds the next event frame
-// (for reorder); it may be nil.
+// point, then runs the watch's end hook. The func peek finds the next
+// event frame (for reorder); it may be nil.
 func (ws *watchStream) emit(f outFrame, peek peekFunc) error {
-	x := ws.fx
+	x := ws.wf
 	if x == nil {
 		return ws.sent(f, ws.fw.frame(f.typ, f.obj))
 	}
@@ -47,7 +47,7 @@ func (ws *watchStream) emit(f outFrame, peek peekFunc) error {
 	x.frames++
 	pt := faults.Point{Kind: faults.FramePoint, Request: x.point.Request, Frame: x.frames, Bookmark: f.typ == history.Bookmark}
 	c := &pointCtx{s: ws.s, pt: pt, ws: ws, frame: f, peek: peek}
-	act, ok := ws.s.reach(c)
+	act, ok := ws.s.fx.reach(c)
 	if !ok {
 		act = func() error { return ws.write(f) }
 	}
@@ -80,7 +80,7 @@ func dropEvent(c *pointCtx, d faults.Decision) (func() error, bool) {
 // dropped fires d at the frame and sends nothing.
 func dropped(c *pointCtx, d faults.Decision) func() error {
 	return func() error {
-		c.s.fire(c.pt, d.Fault, c.frameRV())
+		c.s.fx.fire(c.pt, d.Fault, c.frameRV())
 		return nil
 	}
 }
@@ -88,15 +88,15 @@ func dropped(c *pointCtx, d faults.Decision) func() error {
 // garbleFrame sends invalid JSON in place of the frame (garble-frame).
 func garbleFrame(c *pointCtx, d faults.Decision) (func() error, bool) {
 	return func() error {
-		c.s.fire(c.pt, d.Fault, c.frameRV())
+		c.s.fx.fire(c.pt, d.Fault, c.frameRV())
 		if err := c.ws.fw.raw([]byte(garbledFrame)); err != nil {
 			return err
 		}
 		// The frame itself follows, so that the client's decoder meets the
-		// syntax error (an unterminated document at the end of a stream
-		// would read as a cut, io.ErrUnexpectedEOF), and the stream ends:
+		// syntax error. (An unterminated document at the end of a stream
+		// would read as a cut, io.ErrUnexpectedEOF.) Then the stream ends.
 		// apimachinery's StreamWatcher (watch/streamwatcher.go, receive)
-		// stops reading at a frame it cannot decode, so how many frames a
+		// stops reading at a frame it cannot decode. So how many frames a
 		// persistent garble-frame garbles no longer depends on how far the
 		// server got before the client closed.
 		if err := c.ws.write(c.frame); err != nil {
@@ -109,7 +109,7 @@ func garbleFrame(c *pointCtx, d faults.Decision) (func() error, bool) {
 // resetFrame cuts the connection in the middle of the frame (reset).
 func resetFrame(c *pointCtx, d faults.Decision) (func() error, bool) {
 	return func() error {
-		c.s.fire(c.pt, d.Fault, c.frameRV())
+		c.s.fx.fire(c.pt, d.Fault, c.frameRV())
 		c.ws.fw.cut(c.frame)
 		return errStreamEnd
 	}, true
@@ -119,7 +119,7 @@ func resetFrame(c *pointCtx, d faults.Decision) (func() error, bool) {
 func delayFrame(c *pointCtx, d faults.Decision) (func() error, bool) {
 	return func() error {
 		ms := d.Param("ms")
-		c.s.fire(c.pt, d.Fault, fmt.Sprintf("%d ms before %s", ms, c.frameRV()))
+		c.s.fx.fire(c.pt, d.Fault, fmt.Sprintf("%d ms before %s", ms, c.frameRV()))
 		if !c.ws.pause(time.Duration(ms) * time.Millisecond) {
 			return errStreamEnd
 		}
@@ -133,7 +133,7 @@ func duplicateEvent(c *pointCtx, d faults.Decision) (func() error, bool) {
 		return nil, false
 	}
 	return func() error {
-		c.s.fire(c.pt, d.Fault, c.frameRV())
+		c.s.fx.fire(c.pt, d.Fault, c.frameRV())
 		if err := c.ws.write(c.frame); err != nil {
 			return err
 		}
@@ -153,8 +153,8 @@ func reorderEvents(c *pointCtx, d faults.Decision) (func() error, bool) {
 	return func() error {
 		next, skip, _ := c.peek()
 		skip()
-		c.ws.fx.frames++ // the next event's frame is sent here
-		c.s.fire(c.pt, d.Fault, fmt.Sprintf("%s sent after rv %s", c.frameRV(), next.rv))
+		c.ws.wf.frames++ // the next event's frame is sent here
+		c.s.fx.fire(c.pt, d.Fault, fmt.Sprintf("%s sent after rv %s", c.frameRV(), next.rv))
 		if err := c.ws.write(next); err != nil {
 			return err
 		}
@@ -173,7 +173,7 @@ func regressRV(c *pointCtx, d faults.Decision) (func() error, bool) {
 		return nil, false
 	}
 	return func() error {
-		c.s.fire(c.pt, d.Fault, fmt.Sprintf("%s sent as %s", c.frameRV(), older))
+		c.s.fx.fire(c.pt, d.Fault, fmt.Sprintf("%s sent as %s", c.frameRV(), older))
 		g := c.frame
 		g.obj, g.rv = replaceRV(c.frame.obj, older), older
 		return c.ws.write(g)
@@ -188,7 +188,7 @@ func regressBookmark(c *pointCtx, d faults.Decision) (func() error, bool) {
 		return nil, false
 	}
 	return func() error {
-		c.s.fire(c.pt, d.Fault, fmt.Sprintf("rv %s before %s", older, c.frameRV()))
+		c.s.fx.fire(c.pt, d.Fault, fmt.Sprintf("rv %s before %s", older, c.frameRV()))
 		b := outFrame{typ: history.Bookmark, obj: bookmarkObject(c.ws.l.Resource, older, false), rv: older}
 		if err := c.ws.write(b); err != nil {
 			return err
@@ -203,16 +203,16 @@ func (ws *watchStream) write(f outFrame) error {
 		return err
 	}
 	if f.typ != history.Bookmark {
-		ws.fx.events++
+		ws.wf.events++
 	}
-	ws.fx.lastRV = f.rv
+	ws.wf.lastRV = f.rv
 	return nil
 }
 
 // peekLive finds the next live event the watch selects among those
 // available now.
 func (ws *watchStream) peekLive() (outFrame, func(), bool) {
-	avail := ws.s.available(ws.l)
+	avail := ws.s.store.available(ws.l)
 	for p := ws.pos + 1; p < avail; p++ {
 		e := ws.l.Events[p]
 		if typ, obj, ok := eventFrame(e, ws.f, ws.kind, ws.gv); ok {
@@ -225,7 +225,7 @@ func (ws *watchStream) peekLive() (outFrame, func(), bool) {
 // olderRV returns a resourceVersion older than the last frame's (or, before
 // any frame, the watch's start): the newest such one the log knows.
 func (ws *watchStream) olderRV() (string, bool) {
-	ref := ws.fx.lastRV
+	ref := ws.wf.lastRV
 	if ref == "" {
 		ref = ws.fromRV
 	}
@@ -308,8 +308,8 @@ func (fw *frameWriter) raw(b []byte) error {
 }
 
 // cut writes the first half of frame f and cuts the connection, as a
-// network fault would: the in-process transport's body read fails with
-// io.ErrUnexpectedEOF; a real HTTP/1 connection is hijacked and closed in
+// network fault would. The in-process transport's body read fails with
+// io.ErrUnexpectedEOF. A real HTTP/1 connection is hijacked and closed in
 // the middle of its chunked body. A writer that can do neither ends the
 // answer after the half frame.
 func (fw *frameWriter) cut(f outFrame) {

@@ -22,31 +22,34 @@ const opaqueWidth = 6
 // (opaque-rv; see opaqueRVs).
 func opaqueRV(c *pointCtx, d faults.Decision) (func() error, bool) {
 	return func() error {
-		c.s.fire(c.pt, d.Fault, c.s.opaqueRVs())
+		c.s.fx.fire(c.pt, d.Fault, opaqueRVs(c.s.store))
 		return nil
 	}, true
 }
 
-// opaqueRVs makes the server serve its history with every resourceVersion
-// rewritten to "r" and the zero-padded base-36 rank of the RV (r000000,
-// r000001, ...): the order is kept and no RV parses as an integer. The
-// compaction point moves to the rewritten RV of its position. It returns
-// a detail for the fired log: what it rewrote, or why it could not.
-func (s *Server) opaqueRVs() (detail string) {
-	o := opaqueMemo.Get(s.h, opaqueOf)
+// opaqueRVs makes st serve its history with every resourceVersion
+// rewritten: "r" and the zero-padded base-36 rank of the RV (r000000,
+// r000001, ...). The order is kept and no RV parses as an integer. The
+// compaction option moves to the rewritten RV of its position. It
+// returns a detail for the fired log: what it rewrote, or why it could
+// not. It runs before any request.
+func opaqueRVs(st *store) (detail string) {
+	h := st.history()
+	o := opaqueMemo.Get(h, opaqueOf)
 	if o.err != nil {
 		return "not applied: " + o.err.Error()
 	}
-	if c := s.opts.compaction; c != "" {
+	compaction := st.compactionRV()
+	if c := compaction; c != "" {
 		// the newest RV of the history at or before the compaction point
-		s.opts.compaction = ""
+		compaction = ""
 		for _, rv := range o.rvs {
-			if cmp, ok := s.h.Order().Compare(rv, c); ok && cmp <= 0 {
-				s.opts.compaction = o.names[rv]
+			if cmp, ok := h.Order().Compare(rv, c); ok && cmp <= 0 {
+				compaction = o.names[rv]
 			}
 		}
 	}
-	s.fx.truth = o.out
+	st.renamed(o.out, compaction)
 	last := ""
 	if len(o.rvs) > 0 {
 		last = o.rvs[len(o.rvs)-1]
@@ -54,7 +57,7 @@ func (s *Server) opaqueRVs() (detail string) {
 	return fmt.Sprintf("%d rvs, newest %s as %s", len(o.rvs), last, o.names[last])
 }
 
-// opaqueRewrite is h with its RVs made opaque (Server.opaqueRVs): its
+// opaqueRewrite is h with its RVs made opaque (opaqueRVs): its
 // RVs in order, what each is renamed to, the rewritten history.
 type opaqueRewrite struct {
 	rvs   []string
@@ -84,51 +87,15 @@ func opaqueOf(h *history.History) opaqueRewrite {
 var opaqueMemo weakcache.Cache[history.History, opaqueRewrite]
 
 // canRecreate reports whether a recreate fault can act at a watch of res
-// from rv: rv is a position of the served history, not compacted, whose
-// state holds an object.
-func (s *Server) canRecreate(res history.Resource, rv string) bool {
-	l, ok := s.served().Log(res)
+// from rv in st. The RV must be a position of the served history, not
+// compacted, whose state holds an object.
+func canRecreate(st *store, res history.Resource, rv string) bool {
+	l, ok := st.log(res)
 	if !ok {
 		return false
 	}
 	p, err := l.Position(rv)
-	return err == nil && !l.Order().Less(rv, s.watchFloor(l)) && len(l.StateAt(p)) > 0
-}
-
-// recreate makes the served history delete the k-th object (modulo their
-// number, in key order) of the state of res at rv, and create it again
-// under its name with a new UID, just after rv and before the next event;
-// the object's later events carry the new UID. A numeric history makes
-// room by moving every RV after rv up by 2; an opaque one gets new RVs
-// placed in its order. The heads move so that a relist sees the result,
-// and the compaction points a fault moved move with the RVs. It
-// returns the RV of the new object and a detail for the fired log.
-func (s *Server) recreate(res history.Resource, rv string, k int) (newRV, detail string, err error) {
-	s.fx.mu.Lock()
-	defer s.fx.mu.Unlock()
-	truth := s.fx.truth
-	r := recreateMemo.Get(truth, recreationsOf).get(truth, res, rv, k)
-	if r.err != nil {
-		return "", "", r.err
-	}
-	next, p, moveUp := r.next, r.p, r.moveUp
-	s.mu.Lock()
-	for i, ol := range truth.Logs {
-		h := s.heads[ol]
-		if ol.Resource.ID() == res.ID() {
-			if h > p {
-				h += 2
-			}
-			h = max(h, p+2)
-		}
-		s.heads[next.Logs[i]] = max(s.heads[next.Logs[i]], h)
-	}
-	for id, f := range s.floors {
-		s.floors[id] = moveUp(f)
-	}
-	s.mu.Unlock()
-	s.fx.truth = next
-	return r.rv2, r.detail, nil
+	return err == nil && !l.Order().Less(rv, st.watchFloor(l)) && len(l.StateAt(p)) > 0
 }
 
 // freshRV returns base with a suffix ".n" (".n.n", ...) that order does

@@ -15,8 +15,8 @@ import (
 var pointKinds = []faults.PointKind{faults.ListPoint, faults.WatchPoint, faults.FramePoint, faults.PlanPoint, faults.WritePoint}
 
 // actsAt reports whether a fault registered at kind p acts at points of
-// kind k: a RequestPoint fault at LIST and WATCH points, any other at its
-// own kind.
+// kind k. A RequestPoint fault acts at LIST and WATCH points, any other at
+// its own kind.
 func actsAt(p, k faults.PointKind) bool {
 	if p == faults.RequestPoint {
 		return k == faults.ListPoint || k == faults.WatchPoint
@@ -24,9 +24,11 @@ func actsAt(p, k faults.PointKind) bool {
 	return p == k
 }
 
-// effectProblems lists what keeps table from matching registry: a fault
-// with no effect, an effect of no fault, an effect with no behaviour at a
-// kind of point its fault acts at or with one at a kind it does not.
+// effectProblems lists what keeps table from matching registry:
+//   - a fault with no effect;
+//   - an effect of no fault;
+//   - an effect with no behaviour at a kind of point its fault acts at;
+//   - an effect with a behaviour at a kind its fault does not act at.
 func effectProblems(registry []faults.Fault, table map[string]effect) []string {
 	var out []string
 	known := map[string]bool{}
@@ -151,7 +153,7 @@ func TestFaultNoPlan(t *testing.T) {
 	if got := srv.Fired(); got != nil {
 		t.Errorf("fired: got %v, want nil", got)
 	}
-	if got := srv.Truth(); got != h {
+	if got := srv.Served(); got != h {
 		t.Errorf("truth: got %p, want the history %p", got, h)
 	}
 }

@@ -17,10 +17,10 @@ import (
 	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
 
-// An apiserver restart (apiserver-restart): every open watch ends, every
-// request is refused at connect for a while, and the restarted server's
-// watch caches start anew, each at its resource's newest state, as
-// kube-apiserver's cacher starts from a fresh LIST: its watch cache
+// An apiserver restart (apiserver-restart). Every open watch ends, and
+// every request is refused at connect for a while. The restarted server's
+// watch caches start anew, each at its resource's newest state. So does
+// kube-apiserver's cacher: it starts from a fresh LIST. Its watch cache
 // refuses a watch from below that LIST's resourceVersion ("too old
 // resource version", k8s.io/apiserver pkg/storage/cacher/watch_cache.go,
 // getAllEventsSinceLocked). What the history holds is unchanged: the
@@ -33,7 +33,7 @@ var errConnRefused = &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallErro
 
 // restarts is the state apiserver-restart leaves on a server.
 type restarts struct {
-	mu sync.Mutex
+	mu sync.Mutex // guards every field below
 	// gone is closed at the next restart: a watch opened before it ends
 	gone chan struct{}
 	// downUntil is when the server answers again; zero before any restart
@@ -42,8 +42,8 @@ type restarts struct {
 	// restarted server's watch cache of that resource starts at
 	cacheStarts map[history.Resource]string
 	// struck holds the points (At) of the one-shot decisions that
-	// restarted the server: a decision at point N restarts it once, not
-	// once per resource that reaches point N
+	// restarted the server. A decision at point N restarts it once, not
+	// once per resource that reaches point N.
 	struck map[int]bool
 }
 
@@ -51,29 +51,26 @@ func newRestarts() *restarts {
 	return &restarts{gone: make(chan struct{}), cacheStarts: map[history.Resource]string{}, struck: map[int]bool{}}
 }
 
-// restartGone returns a channel closed at the server's next restart.
-func (s *Server) restartGone() <-chan struct{} {
-	s.restart.mu.Lock()
-	defer s.restart.mu.Unlock()
-	return s.restart.gone
+// goneC returns a channel closed at the server's next restart.
+func (x *restarts) goneC() <-chan struct{} {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.gone
 }
 
 // down reports whether the server is restarting now: requests are
-// refused until it is up again. Without a plan it never is.
-func (s *Server) down() bool {
-	if s.fx == nil {
-		return false
-	}
-	s.restart.mu.Lock()
-	until := s.restart.downUntil
-	s.restart.mu.Unlock()
+// refused until it is up again.
+func (x *restarts) down() bool {
+	x.mu.Lock()
+	until := x.downUntil
+	x.mu.Unlock()
 	return !until.IsZero() && time.Now().Before(until)
 }
 
-// refuseConnection answers a request to a restarting server: through the
-// in-process transport the request fails as a refused dial does; over a
-// socket the connection is closed before any answer, as by a server that
-// accepted it and died; where neither can be done, 503.
+// refuseConnection answers a request to a restarting server. Through the
+// in-process transport, the request fails as a refused dial does. Over a
+// socket, the connection is closed before any answer, as by a server that
+// accepted it and died. Where neither can be done, it answers 503.
 func refuseConnection(w http.ResponseWriter) {
 	if inproc.Refuse(w, errConnRefused) {
 		return
@@ -86,61 +83,63 @@ func refuseConnection(w http.ResponseWriter) {
 }
 
 // cacheStart returns the resourceVersion the restarted server's watch
-// cache of l's resource starts at; "" before any restart.
-func (s *Server) cacheStart(l *history.Log) string {
-	s.restart.mu.Lock()
-	defer s.restart.mu.Unlock()
-	return s.restart.cacheStarts[l.Resource.ID()]
+// cache of res starts at; "" before any restart.
+func (x *restarts) cacheStart(res history.Resource) string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.cacheStarts[res.ID()]
 }
 
 // restartServer restarts the apiserver when a LIST or WATCH arrives
-// (apiserver-restart): it ends every open watch, refuses this request and
-// every other for "down" seconds, and starts each resource's watch cache
-// at its newest state. A decision at one point restarts the server once;
-// one that holds from a point, or acts at every point, restarts it at
-// each request that reaches a point (the requests while it is down reach
-// none): a crash-looping apiserver.
+// (apiserver-restart). It ends every open watch and refuses this request
+// and every other for "down" seconds. It starts each resource's watch
+// cache at its newest state. A decision at one point restarts the server
+// once. One that holds from a point, or acts at every point, restarts it
+// at each request that reaches a point: a crash-looping apiserver. (The
+// requests while it is down reach none.)
 func restartServer(c *pointCtx, d faults.Decision) (func() error, bool) {
-	if !c.s.strikesAt(c.l.Resource) {
+	if !c.s.opts.hooks.strikesAt(c.l.Resource) {
 		return nil, false
 	}
 	if once := !d.Persistent && d.At >= 0; once {
 		// claimed here, under the lock: a behaviour that can act is acted
 		// out, and two resources at point N must not both restart
-		c.s.restart.mu.Lock()
-		struck := c.s.restart.struck[d.At]
-		c.s.restart.struck[d.At] = true
-		c.s.restart.mu.Unlock()
-		if struck {
+		if !c.s.restart.claim(d.At) {
 			return nil, false
 		}
 	}
 	return func() error {
 		down := time.Duration(d.Param("down")) * time.Second
-		start := c.s.restartNow(c.l.Resource, down)
-		c.s.fire(c.pt, d.Fault, fmt.Sprintf("every watch ended, connections refused for %s, the watch cache starting at rv %s", down, start))
+		start := c.s.restart.now(c.s.store.newestRVs(), down)[c.l.Resource.ID()]
+		c.s.fx.fire(c.pt, d.Fault, fmt.Sprintf("every watch ended, connections refused for %s, the watch cache starting at rv %s", down, start))
 		refuseConnection(c.w)
 		return errAnswered
 	}, true
 }
 
-// restartNow restarts the server: it ends every open watch, refuses
-// requests for down and starts each resource's watch cache at its
-// newest state, which it returns for res, the restarting request's
-// resource.
-func (s *Server) restartNow(res history.Resource, down time.Duration) (start string) {
-	h := s.served()
-	starts := map[history.Resource]string{}
-	for _, l := range h.Logs {
-		starts[l.Resource.ID()] = l.RVAt(s.newestPosition(l))
+// claim claims the restart of a one-shot decision at point at: true the
+// first time, false after.
+func (x *restarts) claim(at int) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.struck[at] {
+		return false
 	}
-	s.restart.mu.Lock()
-	defer s.restart.mu.Unlock()
-	close(s.restart.gone)
-	s.restart.gone = make(chan struct{})
-	s.restart.downUntil = time.Now().Add(down)
+	x.struck[at] = true
+	return true
+}
+
+// now restarts the server. It ends every open watch and refuses requests
+// for down. Each resource's watch cache starts at starts, its newest
+// state by Resource.ID. It returns starts.
+func (x *restarts) now(starts map[history.Resource]string, down time.Duration) map[history.Resource]string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	close(x.gone)
+	x.gone = make(chan struct{})
+	x.downUntil = time.Now().Add(down)
 	for id, rv := range starts {
-		s.restart.cacheStarts[id] = rv
+		x.cacheStarts[id] = rv
 	}
-	return starts[res.ID()]
+	return starts
 }

@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// restartStep is one request of a restart case: sent at an offset of
-// virtual time from the case's start, its answer read to its end unless
-// it is left open.
+// restartStep is one request of a restart case. It is sent at an offset
+// of virtual time from the case's start. Its answer is read to its end
+// unless it is left open.
 type restartStep struct {
 	at     time.Duration
 	target string

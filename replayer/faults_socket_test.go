@@ -61,9 +61,9 @@ func TestFaultRealServer(t *testing.T) {
 	}
 }
 
-// TestFaultRestartRealServer checks apiserver-restart over a socket: the
+// TestFaultRestartRealServer checks apiserver-restart over a socket. The
 // request that restarts the server, and the next one while it is down,
-// get their connection closed before any answer, and nothing is logged.
+// get their connection closed before any answer. Nothing is logged.
 func TestFaultRestartRealServer(t *testing.T) {
 	t.Parallel()
 	srv, ts, logged := socketServer(t, "apiserver-restart:down=600,at=0")

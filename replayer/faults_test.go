@@ -97,11 +97,14 @@ func fetch(t *testing.T, rt http.RoundTripper, target string) answerText {
 	}
 }
 
-// transcript renders an answer one line per item: "HTTP 429
-// TooManyRequests: message" for an error Status; "LIST rv 1006: ns1/a@1004
-// ..." for a list; one frame string per watch frame ("INVALID <line>" for
-// a frame that does not parse, "PARTIAL <n> bytes" for an unfinished one),
-// then "EOF" or "ERR <error>". timed prefixes frames with their time.
+// transcript renders an answer one line per item:
+//   - an error Status: "HTTP 429 TooManyRequests: message";
+//   - a list: "LIST rv 1006: ns1/a@1004 ...";
+//   - a watch: one frame string per frame, then "EOF" or "ERR <error>". A
+//     frame that does not parse is "INVALID <line>", an unfinished one
+//     "PARTIAL <n> bytes".
+//
+// With timed, frames are prefixed with their time.
 func transcript(a answerText, timed bool) []string {
 	if a.resp.StatusCode != http.StatusOK {
 		var st struct {

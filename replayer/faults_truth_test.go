@@ -47,7 +47,7 @@ func TestFaultTruth(t *testing.T) {
 				for _, target := range tt.before {
 					fetch(t, srv.Transport(), target)
 				}
-				got := stateOf(srv.Truth().Logs[0])
+				got := stateOf(srv.Served().Logs[0])
 				if !equalStrings(got, tt.want) {
 					t.Errorf("truth: got %q, want %q", got, tt.want)
 				}
@@ -66,7 +66,7 @@ func TestFaultRecreateEvents(t *testing.T) {
 		plan := faults.Plan{Decisions: []faults.Decision{{Fault: "recreate", At: -1}}}
 		srv := New(smallHistory(t), WithPlan(plan))
 		fetch(t, srv.Transport(), fWatch)
-		l := srv.Truth().Logs[0]
+		l := srv.Served().Logs[0]
 		var got []string
 		for _, e := range l.Events {
 			if e.Object.Key() == "ns1/a" {
@@ -81,9 +81,9 @@ func TestFaultRecreateEvents(t *testing.T) {
 	})
 }
 
-// TestFaultRewriteShared checks that servers of one history that draw the
-// same history-rewriting fault share the rewritten history, made once,
-// and each serves it as a server of its own would.
+// TestFaultRewriteShared checks servers of one history that draw the
+// same history-rewriting fault. They share the rewritten history, made
+// once. Each serves it as a server of its own would.
 func TestFaultRewriteShared(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -105,8 +105,8 @@ func TestFaultRewriteShared(t *testing.T) {
 					for _, target := range tt.before {
 						fetch(t, srv.Transport(), target)
 					}
-					truths = append(truths, srv.Truth())
-					states = append(states, stateOf(srv.Truth().Logs[0]))
+					truths = append(truths, srv.Served())
+					states = append(states, stateOf(srv.Served().Logs[0]))
 				}
 				if truths[0] == h {
 					t.Fatalf("truth: got the history itself, want the fault's rewrite")

@@ -11,10 +11,10 @@ import (
 	"github.com/lwreplay/lwreplay/faults"
 )
 
-// TestCrashAfterWriteWire writes three configmaps under crash-after-write:
-// with a crash function the fault fires once the write it names is
-// answered — stored, its answer still sent (the runner of the target drops
-// it) — and calls it once; without one it does not act.
+// TestCrashAfterWriteWire writes three configmaps under crash-after-write.
+// With a crash function, the fault fires once the write it names is
+// answered, and calls it once. The write is stored and its answer still
+// sent; the runner of the target drops it. Without one it does not act.
 func TestCrashAfterWriteWire(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -41,7 +41,7 @@ func TestCrashAfterWriteWire(t *testing.T) {
 			written, crashedAt, calls := 0, 0, 0
 			opts := []Option{WithPlan(plan)}
 			if tc.withCrash {
-				opts = append(opts, WithTargetCrash(func() { calls++; crashedAt = written + 1 }))
+				opts = append(opts, WithHooks(Hooks{TargetCrash: func() { calls++; crashedAt = written + 1 }}))
 			}
 			s := New(listHistory(t), opts...)
 			cms := writeClient(t, s, false).CoreV1().ConfigMaps("a")
@@ -68,10 +68,10 @@ func TestCrashAfterWriteWire(t *testing.T) {
 }
 
 // TestGracefulRestartWire lists configmaps three times, then watches,
-// under graceful-restart: with a stop function the fault fires when the
-// request it names arrives, calls it once before answering, and a LIST
-// is answered as usual, a watch with a stream that ends empty; without
-// one it does not act.
+// under graceful-restart. With a stop function, the fault fires when the
+// request it names arrives, and calls it once before answering. A LIST is
+// answered as usual, a watch with a stream that ends empty. Without one
+// it does not act.
 func TestGracefulRestartWire(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -97,7 +97,7 @@ func TestGracefulRestartWire(t *testing.T) {
 			sent, stoppedAt, calls := 0, 0, 0
 			opts := []Option{WithPlan(plan)}
 			if tc.withStop {
-				opts = append(opts, WithTargetStop(func() { calls++; stoppedAt = sent }))
+				opts = append(opts, WithHooks(Hooks{TargetStop: func() { calls++; stoppedAt = sent }}))
 			}
 			s := New(listHistory(t), opts...)
 			cms := writeClient(t, s, false).CoreV1().ConfigMaps("")

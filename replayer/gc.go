@@ -12,34 +12,38 @@ import (
 	"github.com/lwreplay/lwreplay/replayer/writes"
 )
 
-// The garbage collector. kube-controller-manager's garbage collector
+// The garbage collector. The garbage collector of kube-controller-manager
 // deletes an object once every owner its metadata.ownerReferences name is
-// gone — no object of the owner's UID exists (a name taken again by an
-// object of another UID is gone too) — with background propagation
+// gone, with background propagation
 // (pkg/controller/garbagecollector/garbagecollector.go, attemptToDeleteItem:
-// "if all owners are absent, delete the dependent"). A recording holds
-// what the recorded cluster's collector did to the recorded objects; the
-// objects the target's writes own — a child it created whose parent the
-// recording, a fault (recreate) or the target itself deletes — are the
-// replay's to collect: it does, as the other actor no recording could
-// hold, once the owners' deletion has happened (an event an answer reached,
-// or the pace made current). An owner the history never held (a kind it
-// did not record) counts as alive: the replay cannot tell. Foreground
+// "if all owners are absent, delete the dependent"). An owner is gone when
+// no object of its UID exists; a name taken again by an object of
+// another UID is gone too.
+//
+// A recording holds what the recorded cluster's collector did to the
+// recorded objects. The objects the target's writes own are the replay's
+// to collect. Such is a child the target created whose parent the
+// recording, a fault (recreate) or the target itself deletes. The replay
+// collects it, as the other actor no recording could hold. It does so
+// once the owners' deletion has happened: an event an answer reached, or
+// the pace made current. An owner the history never held (a kind it did
+// not record) counts as alive: the replay cannot tell. Foreground
 // deletion (an owner kept until its dependents are gone) is not modelled.
 //
-// The collector's deletes are no writes of the target's: the write log
+// The collector's deletes are no writes of the target's. The write log
 // does not hold them, no write point numbers them, and their events come
 // From gcFrom. The objects the actors' writes own (TransportAs) are
-// collected alike, unless WithoutGC turns the model off: a run whose
+// collected alike, unless WithoutGC turns the model off. A run whose
 // actors include kube-controller-manager's garbage collector leaves it
 // the collecting.
 
 // Collected returns how many of the target's objects the replay's
-// garbage collector has deleted so far. A controller whose cache still
-// holds an owner the collector saw gone makes the child again each time
-// the collector deletes it, as against a real cluster: its requests answer
-// another actor's changes (fuzz/harness's request bound allows for them).
-func (s *Server) Collected() int { return int(s.collected.Load()) }
+// garbage collector has deleted so far. A controller's cache may still
+// hold an owner the collector saw gone. Then it makes the child again
+// each time the collector deletes it, as against a real cluster. Its
+// requests answer another actor's changes (fuzz/harness's request bound
+// allows for them).
+func (s *Server) Collected() int { return s.eng.gc.count() }
 
 // gcFrom is the history.Location File of the events of the replay's
 // garbage collector.
@@ -53,13 +57,28 @@ const gcUserAgent = "kube-controller-manager/v1.37.2 (linux/amd64) kubernetes/ga
 // ownerReferences, by resource and key: the only ones the replay
 // collects.
 type collector struct {
-	mu    sync.Mutex
-	owned map[history.Resource]map[string]bool
+	mu        sync.Mutex // guards owned and collected
+	owned     map[history.Resource]map[string]bool
+	collected int // the objects deleted (Server.Collected)
 }
 
-// note records what a stored write of the target's left of key in res:
-// an object carrying ownerReferences is the collector's to watch, one
-// deleted or without owners no longer.
+// count returns how many objects the collector deleted.
+func (c *collector) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.collected
+}
+
+// deleted notes that the collector deleted an object.
+func (c *collector) deleted() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.collected++
+}
+
+// note records what a stored write of the target's left of key in res.
+// An object carrying ownerReferences is the collector's to watch. One
+// deleted or without owners no longer is.
 func (c *collector) note(res history.Resource, key string, ev writes.Event, raw []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -98,23 +117,22 @@ func (c *collector) watched() map[history.Resource][]string {
 }
 
 // collectGarbage deletes, as the cluster's garbage collector does, every
-// watched object whose owners are all gone from what has happened, and
-// goes on until none is left (a collected owner's dependents next). It
-// takes the truth lock itself: the caller holds none of the server's
-// locks.
-func (s *Server) collectGarbage() {
-	if s.opts.noGC {
+// watched object whose owners are all gone from what has happened. It
+// goes on until none is left: a collected owner's dependents next. It
+// takes the engine's lock itself: the caller holds none.
+func (e *engine) collectGarbage() {
+	if e.opts.noGC {
 		return
 	}
 	for range maxCollectRounds {
-		reqs := s.garbage()
+		reqs := e.garbage()
 		if len(reqs) == 0 {
 			return
 		}
 		for _, req := range reqs {
 			// a dependent gone or changed since is the collector's 404 or 409: it looks again
-			if res, err := s.writeAs(req, gcFrom); err == nil && res.Event == writes.Deleted {
-				s.collected.Add(1)
+			if res, err := e.writeAs(req, gcFrom); err == nil && res.Event == writes.Deleted {
+				e.gc.deleted()
 			}
 		}
 	}
@@ -126,14 +144,14 @@ const maxCollectRounds = 8
 
 // garbage returns the deletes of the watched objects whose every owner is
 // gone from what has happened, in resource and key order.
-func (s *Server) garbage() []writes.Request {
-	watched := s.gc.watched()
+func (e *engine) garbage() []writes.Request {
+	watched := e.gc.watched()
 	if len(watched) == 0 {
 		return nil
 	}
-	unlock := s.lockTruth()
-	defer unlock()
-	truth := s.truthLocked()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	truth := e.store.history()
 	// The watched objects of the state that name owners, and those
 	// owners' UIDs: only theirs are looked up in what has happened.
 	type candidate struct {
@@ -145,7 +163,7 @@ func (s *Server) garbage() []writes.Request {
 	avail := make([]int, len(truth.Logs))
 	states := make([][]*history.Object, len(truth.Logs))
 	for i, l := range truth.Logs {
-		avail[i] = s.available(l)
+		avail[i] = e.store.available(l)
 		states[i] = l.StateAt(avail[i])
 		keys := watched[l.Resource]
 		if len(keys) == 0 {
@@ -196,7 +214,7 @@ func (s *Server) garbage() []writes.Request {
 		uid := types.UID(o.UID)
 		bg := metav1.DeletePropagationBackground
 		k := kindOf(truth.Logs[c.log].Resource)
-		k.Graceful = s.opts.graceful && writes.GracefulKind(k) // a pod's delete is graceful, as any client's
+		k.Graceful = e.opts.graceful && writes.GracefulKind(k) // a pod's delete is graceful, as any client's
 		out = append(out, writes.Request{Verb: writes.Delete, Kind: k, Namespace: o.Namespace, Name: o.Name,
 			UserAgent: gcUserAgent, Delete: metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &bg}})
 	}

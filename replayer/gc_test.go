@@ -13,11 +13,11 @@ import (
 )
 
 // TestGarbageCollector creates children owned by configmaps of
-// listHistory — a/one lives, b/two the recording deletes — and checks
-// what the replay's garbage collector leaves: a child whose every owner is
-// gone is deleted once that has happened (by an event From the collector,
-// not in the write log), one with a live owner or an owner the history
-// never held stays, and deleting its last live owner collects it.
+// listHistory: a/one lives, and the recording deletes b/two. It checks
+// what the replay's garbage collector leaves. A child whose every owner is
+// gone is deleted once that has happened. That is by an event From the
+// collector, not in the write log. One with a live owner, or an owner the
+// history never held, stays. Deleting its last live owner collects it.
 func TestGarbageCollector(t *testing.T) {
 	uidOf := map[string]types.UID{}
 	for _, o := range listHistory(t).Logs[0].Initial {
@@ -65,7 +65,7 @@ func TestGarbageCollector(t *testing.T) {
 				t.Errorf("write log: got %d writes, want %d (the collector's deletes are not the target's)", got, wantWrites)
 			}
 			var collected []string
-			for _, l := range s.Truth().Logs {
+			for _, l := range s.Served().Logs {
 				for _, e := range l.Events {
 					if e.From.File == gcFrom {
 						collected = append(collected, string(e.Type)+" "+e.Object.Key())

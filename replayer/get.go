@@ -14,11 +14,12 @@ import (
 	"github.com/lwreplay/lwreplay/replayer/writes"
 )
 
-// serveGet answers a GET of one object (and of its status subresource,
-// which shows the same object, or of its scale subresource, its Scale): the object at the newest state, or at a
-// state not older than the request's resourceVersion, with its kind and
-// apiVersion (or as a Table of one row, when the request asked for one);
-// 404 NotFound when it does not exist there.
+// serveGet answers a GET of one object. It also answers one of its status
+// subresource, which shows the same object, and of its scale subresource,
+// its Scale. The answer is the object at the newest state, or at a state
+// not older than the request's resourceVersion. It has its kind and
+// apiVersion, or is a Table of one row when the request asked for one.
+// It is 404 NotFound when the object does not exist there.
 func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.RequestInfo, l *history.Log) {
 	scale := q.Subresource == "scale" && writes.HasScale(kindOf(l.Resource))
 	if (l.Resource.Namespaced && q.Namespace == "") || (q.Subresource != "" && q.Subresource != "status" && !scale) {
@@ -36,7 +37,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.Requ
 	case "0":
 		m = readAny
 	}
-	snap, st := s.pickSnapshot(r, l, m, q.ResourceVersion)
+	snap, st := s.store.pickSnapshot(r.Context(), l, m, q.ResourceVersion, s.opts.tooLargeWait)
 	if st != nil {
 		status.Write(w, *st)
 		return

@@ -37,8 +37,9 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	}
 }
 
-// wire renders a request and its answer as a golden file holds them: the
-// request line, the status, the headers a client reads, and the body.
+// wire renders a request and its answer as a golden file holds them. That
+// is the request line, the status, the headers a client reads, and the
+// body.
 func wire(target string, rec *httptest.ResponseRecorder) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "GET %s\nHTTP %d\n", target, rec.Code)

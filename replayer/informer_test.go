@@ -22,10 +22,10 @@ import (
 	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
-// requestLog wraps a RoundTripper and notes every request; cut, when set,
-// says after how many frames the answer to the n-th watch request (from 0)
-// is cut (0: not cut), as a dropped connection would; rewrite, when set,
-// changes the query of the n-th watch request.
+// requestLog wraps a RoundTripper and notes every request. When cut is
+// set, it says after how many frames the answer to the n-th watch request
+// (from 0) is cut (0: not cut), as by a dropped connection. When
+// rewrite is set, it changes the query of the n-th watch request.
 type requestLog struct {
 	rt      http.RoundTripper
 	cut     func(n int, q url.Values) int

@@ -8,12 +8,12 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// Every run of a fuzz campaign serves the same recorded objects, so an
+// Every run of a fuzz campaign serves the same recorded objects. So an
 // object's JSON with kind and apiVersion, as a frame carries it, is built
-// once while the object lives and shared (read-only) by every answer. The
-// cache holds at most withKindCacheBytes of JSON: a history far larger
-// (a watch of a million events) would otherwise keep a second copy of
-// every object it served; past the bound, frames are built as sent.
+// once while the object lives. Every answer shares it, read-only. The
+// cache holds at most withKindCacheBytes of JSON. A history far larger (a
+// watch of a million events) would otherwise keep a second copy of every
+// object it served. Past the bound, frames are built as sent.
 
 // withKindCacheBytes bounds the JSON the cache holds.
 const withKindCacheBytes = 32 << 20
@@ -24,10 +24,10 @@ type withKindEntry struct {
 }
 
 var withKindCache = struct {
-	sync.RWMutex
-	m     map[weak.Pointer[history.Object]]withKindEntry
-	bytes int // the length of the JSON held
-	max   int // the bound of bytes
+	sync.RWMutex // guards m and bytes
+	m            map[weak.Pointer[history.Object]]withKindEntry
+	bytes        int // the length of the JSON held
+	max          int // the bound of bytes
 }{m: map[weak.Pointer[history.Object]]withKindEntry{}, max: withKindCacheBytes}
 
 // withKind returns o.WithKind(kind, apiVersion), built once while o lives

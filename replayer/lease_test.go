@@ -13,10 +13,10 @@ import (
 
 // TestLeaseWrites drives client-go's typed Lease client as a
 // resourcelock.LeaseLock does (Get, Create when not found, Update at the
-// resourceVersion read) on a replay that records no leases: the replay
-// serves coordination.k8s.io/v1 leases from empty, takes the create, the
-// update at the current resourceVersion, and answers one at a stale
-// resourceVersion 409 Conflict, as kube-apiserver does.
+// resourceVersion read). The replay records no leases. It serves
+// coordination.k8s.io/v1 leases from empty. It takes the create and the
+// update at the current resourceVersion. As kube-apiserver does, it
+// answers one at a stale resourceVersion 409 Conflict.
 func TestLeaseWrites(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

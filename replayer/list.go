@@ -70,10 +70,10 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, q history.Req
 			status.Write(w, badRequest(continueWithRVMessage))
 			return
 		}
-		snap, st = s.continueSnapshot(r, l, tok)
+		snap, st = s.store.continueSnapshot(r.Context(), l, tok, s.opts.tooLargeWait)
 		start = tok.start
 	} else {
-		snap, st = s.pickSnapshot(r, l, listReadMode(q), q.ResourceVersion)
+		snap, st = s.store.pickSnapshot(r.Context(), l, listReadMode(q), q.ResourceVersion, s.opts.tooLargeWait)
 	}
 	if st != nil {
 		status.Write(w, *st)
@@ -111,27 +111,6 @@ func validateList(q history.RequestInfo) *metav1.Status {
 	return &st
 }
 
-// continueSnapshot picks the snapshot a continue token resumes: exactly its
-// resourceVersion, or the newest state for a consistent token. A token
-// older than the compaction point is answered 410 with a consistent token
-// for the rest of the list, as kube-apiserver does.
-func (s *Server) continueSnapshot(r *http.Request, l *history.Log, tok continueToken) (snapshot, *metav1.Status) {
-	if tok.consistent {
-		return s.pickSnapshot(r, l, readConsistent, "")
-	}
-	if !l.Order().Known(tok.rv) {
-		st := badRequest("invalid continue token: " + errInvalidContinue.Error() +
-			": incorrect encoded start resourceVersion (version " + continueVersion + ")")
-		return snapshot{}, &st
-	}
-	if s.compacted(l, tok.rv) {
-		st := expired(continueTooOldMsg)
-		st.ListMeta.Continue = continueToken{consistent: true, start: tok.start}.encode()
-		return snapshot{}, &st
-	}
-	return s.pickSnapshot(r, l, readExact, tok.rv)
-}
-
 // page is one LIST answer's share of a snapshot.
 type page struct {
 	items []*history.Object
@@ -142,12 +121,12 @@ type page struct {
 }
 
 // paginate selects the objects of state (sorted by key) that f matches,
-// from the key start on, at most limit of them (0: all), as kube-apiserver's
-// watch cache does: a page is the last when no object of the listed
-// collection follows its last item, and remainingItemCount is only known
-// without selectors. It finds where the collection's objects from start on
-// begin and end by binary search, so a page costs what it holds (and the
-// objects f skips), not the whole state.
+// from the key start on, at most limit of them (0: all). It does as
+// kube-apiserver's watch cache does. A page is the last when no object of
+// the listed collection follows its last item. The remainingItemCount is
+// only known without selectors. The function finds where the
+// collection's objects from start on begin and end by binary search. So a
+// page costs what it holds (and the objects f skips), not the whole state.
 func paginate(state []*history.Object, f filter, ns, start string, limit int64) page {
 	scoped := collection(state, ns)
 	scoped = scoped[sort.Search(len(scoped), func(i int) bool { return relativeKey(scoped[i], ns) >= start }):]
@@ -172,7 +151,7 @@ func paginate(state []*history.Object, f filter, ns, start string, limit int64) 
 }
 
 // collection returns the part of state (sorted by key) a LIST of
-// namespace ns (all namespaces: "") lists: the keys "ns/..." hold one run
+// namespace ns (all namespaces: "") lists. The keys "ns/..." hold one run
 // of the sorted keys, as no name holds a "/".
 func collection(state []*history.Object, ns string) []*history.Object {
 	if ns == "" {
@@ -184,8 +163,8 @@ func collection(state []*history.Object, ns string) []*history.Object {
 }
 
 // relativeKey is an object's storage key relative to the listed
-// collection, as continue tokens carry it: "/ns/name" for all namespaces,
-// "/name" in a namespace or for a cluster-scoped resource.
+// collection, as continue tokens carry it. It is "/ns/name" for all
+// namespaces, "/name" in a namespace or for a cluster-scoped resource.
 func relativeKey(o *history.Object, ns string) string {
 	if ns != "" {
 		return "/" + o.Name
@@ -193,10 +172,10 @@ func relativeKey(o *history.Object, ns string) string {
 	return "/" + o.Key()
 }
 
-// listBody renders a list answer as kube-apiserver does: a built-in
-// kind's items without kind and apiVersion (a typed list's encoding),
-// every other kind's with them — a custom resource's list is
-// apiextensions' unstructured list, whose items keep their own
+// listBody renders a list answer as kube-apiserver does. A built-in
+// kind's items have no kind and apiVersion (a typed list's encoding).
+// Every other kind's have them. A custom resource's list is apiextensions'
+// unstructured list, whose items keep their own
 // (customresource_handler.go; recorded from kube-apiserver 1.37 in
 // examples/widgets' cassettes).
 func listBody(res history.Resource, rv string, p page) []byte {

@@ -8,9 +8,9 @@ import (
 )
 
 // TestListBodyItemKinds renders one list page of a built-in kind and one
-// of a custom resource: kube-apiserver's typed list leaves its items'
-// kind and apiVersion out, apiextensions' unstructured list of a custom
-// resource keeps them (as recorded in examples/widgets' cassettes).
+// of a custom resource. The typed list of kube-apiserver leaves its items'
+// kind and apiVersion out. The unstructured list of apiextensions keeps
+// them for a custom resource (as recorded in examples/widgets' cassettes).
 func TestListBodyItemKinds(t *testing.T) {
 	tests := []struct {
 		name             string

@@ -18,12 +18,17 @@ import (
 	"github.com/lwreplay/lwreplay/synth"
 )
 
-// listHistory is the history the LIST tests answer from. ConfigMaps, by
-// resourceVersion: initial state at 1008 (a/one, a/two, a/three, b/one,
-// b/two; app=x on a/one and b/one); 1009 a/one modified; 1010 b/two
-// deleted; 1011 a/four added; the configmaps watch ends with a bookmark at
-// 1012 (a namespace was added then). Positions: 0 = 1008, 1 = 1009,
-// 2 = 1010, 3 = 1011 (named 1012).
+// listHistory is the history the LIST tests answer from. Its ConfigMaps,
+// by resourceVersion:
+//   - 1008: the initial state: a/one, a/two, a/three, b/one, b/two; app=x
+//     on a/one and b/one;
+//   - 1009: a/one modified;
+//   - 1010: b/two deleted;
+//   - 1011: a/four added;
+//   - 1012: the configmaps watch ends with a bookmark (a namespace was
+//     added then).
+//
+// Positions: 0 = 1008, 1 = 1009, 2 = 1010, 3 = 1011 (named 1012).
 func listHistory(t *testing.T) *history.History {
 	t.Helper()
 	b := synth.NewBuilder()

@@ -8,41 +8,24 @@ import (
 )
 
 // FirstListing returns the resourceVersion of the first complete listing
-// of res the server served: the last page of a LIST chain (an answer with
-// no continue token; a one-page LIST is its own last page), or the
-// initial-events-end BOOKMARK of a WatchList stream. A client's first
-// store.Replace is of that state, so it is the state a client that
-// reports synced must hold. ok is false while no listing of res has been
-// completed.
+// of res the server served. That is the last page of a LIST chain, or the
+// initial-events-end BOOKMARK of a WatchList stream. (A last page is an
+// answer with no continue token; a one-page LIST is its own last page.)
+// A client's first store.Replace is of that state. So it is the state a
+// client that reports synced must hold. Its ok is false while no listing
+// of res has been completed.
 func (s *Server) FirstListing(res history.Resource) (rv string, ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rv, ok = s.listings[res.ID()]
-	return rv, ok
+	return s.store.firstListing(res)
 }
 
 // ForgetListings forgets the listings served so far: FirstListing then
 // returns the first complete listing served after it — what a client that
 // starts afresh (a crashed target's new instance) syncs to.
-func (s *Server) ForgetListings() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	clear(s.listings)
-}
+func (s *Server) ForgetListings() { s.store.forgetListings() }
 
-// listed notes that a complete listing of l's resource at rv was served;
-// the first one stays.
-func (s *Server) listed(l *history.Log, rv string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.listings[l.Resource.ID()]; !ok {
-		s.listings[l.Resource.ID()] = rv
-	}
-}
-
-// answerList answers a LIST with page p of l's state at rv (as a Table when
-// the request asked for one), noting a last page of the target's as a
-// complete listing.
+// answerList answers a LIST with page p of l's state at rv (as a Table
+// when the request asked for one). It notes a last page of the target's
+// as a complete listing.
 func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l *history.Log, rv string, p page) {
 	if mv := metadataOf(r); mv != nil {
 		if st := mv.listStatus(l.Resource); st != nil {
@@ -56,7 +39,7 @@ func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l *history.L
 		}
 		writeJSONAnswer(w, r, "application/json", body)
 	} else if tv := tableOf(r); tv != nil {
-		body, err := s.tableList(r, tv, l, rv, p)
+		body, err := tv.list(r, l, rv, p)
 		if err != nil {
 			status.Write(w, internalError(err))
 			return
@@ -69,29 +52,29 @@ func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l *history.L
 		return
 	}
 	if p.next == "" {
-		s.listed(l, rv)
+		s.store.listed(l.Resource, rv)
 	}
-	if s.opts.onServed != nil {
-		s.opts.onServed(Served{Resource: l.Resource, RV: rv, Items: p.items})
+	if s.opts.hooks.OnServed != nil {
+		s.opts.hooks.OnServed(Served{Resource: l.Resource, RV: rv, Items: p.items})
 	}
 }
 
-// sent notes a frame the stream has sent (err is the sending's result,
-// returned as it is): an initial-events-end BOOKMARK completes a listing;
-// storm detection notes what the request gained. An actor's stream
-// notes nothing.
+// sent notes a frame the stream has sent; err is the sending's result,
+// returned as it is. An initial-events-end BOOKMARK completes a listing.
+// Storm detection notes what the request gained. An actor's stream notes
+// nothing.
 func (ws *watchStream) sent(f outFrame, err error) error {
 	if actorOf(ws.ctx) != "" { // the listings, storms and servings are the target's
 		return err
 	}
 	if err == nil && f.initialEnd {
-		ws.s.listed(ws.l, f.rv)
+		ws.s.store.listed(ws.l.Resource, f.rv)
 	}
 	if err == nil && ws.s.storms != nil {
 		ws.noteFrame(f)
 	}
-	if err == nil && ws.s.opts.onServed != nil {
-		ws.s.opts.onServed(Served{Resource: ws.l.Resource, Type: f.typ, RV: f.rv})
+	if err == nil && ws.s.opts.hooks.OnServed != nil {
+		ws.s.opts.hooks.OnServed(Served{Resource: ws.l.Resource, Type: f.typ, RV: f.rv})
 	}
 	return err
 }

@@ -16,18 +16,22 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// Metadata-only answers: client-go's metadata client (and so the
+// Metadata-only answers. client-go's metadata client (and so the
 // metadatainformer and controller-runtime's OnlyMetadata) asks
 // application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1 for a
-// LIST and as=PartialObjectMetadata for a GET or a WATCH. kube-apiserver
-// answers (k8s.io/apiserver pkg/endpoints/handlers/response.go,
-// doTransformObject, asPartialObjectMetadata, asPartialObjectMetadataList)
-// a PartialObjectMetadataList whose list metadata is the list's
-// (resourceVersion, continue, remainingItemCount) and whose items carry
-// each object's ObjectMeta whole; a PartialObjectMetadata for a GET; and,
-// for a WATCH, events whose objects (the bookmarks' too) are
-// PartialObjectMetadata. The replayer copies an object's "metadata" field
-// as recorded, without decoding it.
+// LIST. It asks as=PartialObjectMetadata for a GET or a WATCH.
+// kube-apiserver answers as follows (k8s.io/apiserver
+// pkg/endpoints/handlers/response.go, doTransformObject,
+// asPartialObjectMetadata, asPartialObjectMetadataList):
+//   - a LIST: a PartialObjectMetadataList. Its list metadata is the
+//     list's (resourceVersion, continue, remainingItemCount). Its items
+//     carry each object's ObjectMeta whole;
+//   - a GET: a PartialObjectMetadata;
+//   - a WATCH: events whose objects (the bookmarks' too) are
+//     PartialObjectMetadata.
+//
+// The replayer copies an object's "metadata" field as recorded, without
+// decoding it.
 
 // Kinds a request may ask its answer as.
 const (
@@ -58,17 +62,18 @@ func metadataOf(r *http.Request) *metaView {
 
 // metadataAccept reads an Accept header as kube-apiserver's
 // NegotiateMediaTypeOptions does (pkg/endpoints/handlers/negotiation/
-// negotiate.go): the first clause, in goautoneg's order, that the
+// negotiate.go). The first clause, in goautoneg's order, that the
 // replayer can answer picks the answer. A clause can be answered when it
 // is JSON (the replayer's only encoding; protobuf and YAML clauses are
-// skipped) and asks no conversion, a Table, or a PartialObjectMetadata or
-// PartialObjectMetadataList in meta.k8s.io v1 or v1beta1
+// skipped). It must ask no conversion, a Table, or a PartialObjectMetadata
+// or PartialObjectMetadataList in meta.k8s.io v1 or v1beta1
 // (RequestScope.AllowsMediaTypeTransform, pkg/endpoints/handlers/
-// rest.go); a clause asking any other as= is skipped. It returns the
-// metadata view when that first clause asks one, and none when it asks
-// no conversion or a Table (tableFor's). unacceptable is true when the
-// header asks conversions only and none can be answered: kube-apiserver's
-// 406 (NegotiateOutputMediaType).
+// rest.go). A clause asking any other as= is skipped.
+//
+// It returns the metadata view when that first clause asks one. It
+// returns none when it asks no conversion or a Table (tableFor's). The
+// result unacceptable is true when the header asks conversions only and
+// none can be answered: kube-apiserver's 406 (NegotiateOutputMediaType).
 func metadataAccept(accept string) (mv *metaView, unacceptable bool) {
 	if !strings.Contains(accept, "as=") {
 		return nil, false // most requests: no need to parse
@@ -96,9 +101,9 @@ func metadataAccept(accept string) (mv *metaView, unacceptable bool) {
 	return nil, sawJSON // a header with no JSON clause is serve*'s 406 (isJSONAccept)
 }
 
-// metadataFor returns the metadata-only answer r asks for, nil when it
-// asks for none, or the 406 kube-apiserver answers when r accepts only
-// conversions it does not make.
+// metadataFor returns the metadata-only answer r asks for, or nil when it
+// asks for none. When r accepts only conversions kube-apiserver does not
+// make, it returns the 406 kube-apiserver answers.
 func metadataFor(r *http.Request) (*metaView, *metav1.Status) {
 	mv, unacceptable := metadataAccept(r.Header.Get("Accept"))
 	if unacceptable {
@@ -109,9 +114,9 @@ func metadataFor(r *http.Request) (*metaView, *metav1.Status) {
 }
 
 // internalType names the Go type kube-apiserver's asPartialObjectMetadata*
-// messages print (%T) for res's objects: an internal type for a built-in
-// group, unstructured for other groups (custom resources). It is a guess
-// from the group's name.
+// messages print (%T) for res's objects. It is an internal type for a
+// built-in group, unstructured for other groups (custom resources). It is
+// a guess from the group's name.
 func internalType(res history.Resource, list bool) string {
 	suffix := ""
 	if list {
@@ -155,9 +160,9 @@ func notAcceptableMessage(msg string) metav1.Status {
 	return st
 }
 
-// objectMetadata returns the "metadata" field of object raw as it is
-// ({} when it has none), reading no further than it: kube-apiserver
-// encodes metadata right after kind and apiVersion.
+// objectMetadata returns the "metadata" field of object raw as it is ({}
+// when it has none). It reads no further than it: kube-apiserver encodes
+// metadata right after kind and apiVersion.
 func objectMetadata(raw []byte) ([]byte, error) {
 	d := json.NewDecoder(bytes.NewReader(raw))
 	if t, err := d.Token(); err != nil {
@@ -197,9 +202,9 @@ func appendPartial(dst []byte, raw []byte, apiVersion string) ([]byte, error) {
 }
 
 // list renders page p of res's state at rv as a PartialObjectMetadataList
-// (asPartialObjectMetadataList: the list's resourceVersion, continue and
-// remainingItemCount; its items' metadata; items null when there are
-// none, as the Go list's nil Items encode).
+// (asPartialObjectMetadataList). It holds the list's resourceVersion,
+// continue and remainingItemCount, and its items' metadata. Items are null
+// when there are none, as the Go list's nil Items encode.
 func (mv *metaView) list(rv string, p page) ([]byte, error) {
 	lm := metav1.ListMeta{ResourceVersion: rv, RemainingItemCount: p.remaining}
 	if p.next != "" {
@@ -237,10 +242,11 @@ func (mv *metaView) object(raw []byte) ([]byte, error) {
 }
 
 // event returns the object of a watch event as kube-apiserver's
-// watchEmbeddedEncoder sends it: a PartialObjectMetadata when the watch
-// asked one; as it is for an ERROR's Status, for a watch asking a
-// PartialObjectMetadataList (the transform fails and kube-apiserver sends
-// the object untransformed) and for what is not an object.
+// watchEmbeddedEncoder sends it. It is a PartialObjectMetadata when the
+// watch asked one. It is the object as it is for an ERROR's Status, and
+// for what is not an object. So it is for a watch asking a
+// PartialObjectMetadataList: the transform fails and kube-apiserver sends
+// the object untransformed.
 func (mv *metaView) event(typ history.EventType, obj []byte) []byte {
 	if typ == history.Error || mv.kind != partialKind {
 		return obj

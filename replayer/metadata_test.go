@@ -160,9 +160,9 @@ func TestMetadataAnswers(t *testing.T) {
 }
 
 // TestMetadataListPages follows a paged metadata LIST, as the metadata
-// client's pager does: each page carries the continue token and the
-// remaining count, and each item the object's whole ObjectMeta, as the
-// plain LIST of the same page shows it.
+// client's pager does. Each page carries the continue token and the
+// remaining count. Each item carries the object's whole ObjectMeta, as
+// the plain LIST of the same page shows it.
 func TestMetadataListPages(t *testing.T) {
 	t.Parallel()
 	srv := New(smallHistory(t), WithoutWatchCache())
@@ -289,13 +289,13 @@ func TestMetadataWatchNotAcceptable(t *testing.T) {
 
 // TestMetadataInformerConverges runs client-go's metadata informer
 // (metadatainformer, as controller-runtime's OnlyMetadata does) on the
-// in-process transport: it syncs to the history's final state, the same
+// in-process transport. It syncs to the history's final state: the same
 // keys at the same resourceVersions. The metadata client supports
 // WatchList semantics (it does not implement
-// IsWatchListSemanticsUnSupported), so the informer's reflector opens
+// IsWatchListSemanticsUnSupported). So the informer's reflector opens
 // with a WatchList while the WatchListClient gate is on (client-go
-// v0.35's default); the LIST-then-WATCH path is the same ListWatch
-// opted out (testutil.NoWatchList).
+// v0.35's default). The LIST-then-WATCH path is the same ListWatch opted
+// out (testutil.NoWatchList).
 func TestMetadataInformerConverges(t *testing.T) {
 	t.Parallel()
 	gvr := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
@@ -389,8 +389,8 @@ func TestMetadataInformerConverges(t *testing.T) {
 }
 
 // kindPeek wraps a RoundTripper and notes the first kind each answer's
-// body shows (a LIST's, or a watch's first event object's), as the client
-// reads it.
+// body shows, as the client reads it. That is a LIST's kind, or a watch's
+// first event object's.
 type kindPeek struct {
 	rt    http.RoundTripper
 	mu    sync.Mutex

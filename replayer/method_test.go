@@ -9,9 +9,9 @@ import (
 )
 
 // TestMethodNotAllowed checks the 405 a read-only replay (WithReadOnly)
-// answers each method but GET with: kube-apiserver 1.37's Status (seen:
-// "the server does not allow this method on the requested resource",
-// reason MethodNotAllowed), with an Allow header naming GET.
+// answers each method but GET with. It is kube-apiserver 1.37's Status
+// (seen: "the server does not allow this method on the requested
+// resource", reason MethodNotAllowed), with an Allow header naming GET.
 func TestMethodNotAllowed(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, WithReadOnly())

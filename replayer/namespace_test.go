@@ -11,9 +11,9 @@ import (
 )
 
 // TestNamespaceLife drives a namespace through client-go's typed client
-// on a replay: created Active, a DELETE marks it Terminating, a create in
-// it is Forbidden (NamespaceLifecycle), and the finalize subresource
-// emptying spec.finalizers deletes it.
+// on a replay. It is created Active, and a DELETE marks it Terminating. A
+// create in it is Forbidden (NamespaceLifecycle). The finalize
+// subresource emptying spec.finalizers deletes it.
 func TestNamespaceLife(t *testing.T) {
 	s := New(listHistory(t))
 	cs := writeClient(t, s, false)

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"net/http"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,8 +14,14 @@ import (
 	"github.com/lwreplay/lwreplay/replayer/openapi"
 )
 
+// openAPICache holds the OpenAPI documents last served: made again only
+// when the CRDs of the served history changed.
+type openAPICache struct {
+	last atomic.Pointer[openAPIMemo] // nil before the first
+}
+
 // openAPIMemo is the OpenAPI documents of the CRDs the served history
-// last held when asked (see openAPIDocs).
+// last held when asked (see openAPICache.docs).
 type openAPIMemo struct {
 	key  [sha256.Size]byte
 	docs *openapi.Docs
@@ -24,7 +31,7 @@ type openAPIMemo struct {
 // documents (package openapi) for the built-in resources and the custom
 // resources whose CRD the served history holds.
 func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
-	d, err := s.openAPIDocs()
+	d, err := s.openAPI.docs(s.store.history())
 	if err != nil {
 		status.Write(w, apierrors.NewInternalError(err).ErrStatus)
 		return
@@ -32,19 +39,19 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 	d.Serve(w, r, time.Now())
 }
 
-// openAPIDocs returns the documents of the CRDs the served history holds
-// (each in its newest state, as discovery lists them), made again only
-// when they changed.
-func (s *Server) openAPIDocs() (*openapi.Docs, error) {
-	raws := crdObjects(s.served())
-	h := sha256.New()
+// docs returns the documents of the CRDs h (the served history) holds,
+// each in its newest state, as discovery lists them. They are made again
+// only when they changed.
+func (c *openAPICache) docs(h *history.History) (*openapi.Docs, error) {
+	raws := crdObjects(h)
+	sum := sha256.New()
 	for _, r := range raws {
-		h.Write(r)
-		h.Write([]byte{0})
+		sum.Write(r)
+		sum.Write([]byte{0})
 	}
 	var key [sha256.Size]byte
-	copy(key[:], h.Sum(nil))
-	if m := s.openAPI.Load(); m != nil && m.key == key {
+	copy(key[:], sum.Sum(nil))
+	if m := c.last.Load(); m != nil && m.key == key {
 		return m.docs, nil
 	}
 	var crds []openapi.CRD
@@ -59,7 +66,7 @@ func (s *Server) openAPIDocs() (*openapi.Docs, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.openAPI.Store(&openAPIMemo{key: key, docs: d})
+	c.last.Store(&openAPIMemo{key: key, docs: d})
 	return d, nil
 }
 

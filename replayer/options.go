@@ -2,14 +2,14 @@ package replayer
 
 import (
 	"fmt"
-	"k8s.io/apimachinery/pkg/runtime"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/lwreplay/lwreplay/faults"
-	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/replayer/internal/inproc"
 )
 
@@ -88,20 +88,16 @@ type options struct {
 	tooLargeWait     time.Duration
 	gitVersion       string
 	noWatchCache     bool
-	maxWatchTimeout  time.Duration     // 0: no cap
-	latency          time.Duration     // before Transport hands a request to the server (see WithLatency)
-	plan             *faults.Plan      // nil: no plan
-	readOnly         bool              // writes answered 405 (see WithReadOnly)
-	crash            func()            // crashes the target (see WithTargetCrash)
-	stop             func()            // stops the target (see WithTargetStop)
-	runRes           *history.Resource // the one resource whose requests graceful-restart and recreate strike at; nil: any
+	maxWatchTimeout  time.Duration // 0: no cap
+	latency          time.Duration // before Transport hands a request to the server (see WithLatency)
+	plan             *faults.Plan  // nil: no plan
+	readOnly         bool          // writes answered 405 (see WithReadOnly)
+	hooks            Hooks         // the run's hooks (see WithHooks)
 
 	storm       bool // storm detection (see WithStormDetection)
 	stormWindow time.Duration
 	stormLimit  int
 	onStorm     func(StormReport)
-
-	onServed func(Served) // nil: not reported (see WithServedHandler)
 
 	faultsOnActors bool                    // the plan acts on the actors' requests too (see WithFaultsOnActors)
 	noGC           bool                    // the replay's garbage-collector model is off (see WithoutGC)
@@ -127,12 +123,11 @@ const DefaultLatency = inproc.DefaultLatency
 
 // WithLatency sets how long each request made through Transport takes to
 // reach the server (0: none; default DefaultLatency). Inside a
-// testing/synctest bubble it is virtual time: the clock a client reads
-// after a request has moved on by it, as on a real cluster, so the
-// timestamps it writes (an Event's name, <object>.<hex of
-// time.Now().UnixNano()>) differ from one request to the next. It does
-// not touch requests served over HTTP (Serve), which take the network's
-// own time.
+// testing/synctest bubble it is virtual time. The clock a client reads
+// after a request has moved on by it, as on a real cluster. So the
+// timestamps it writes differ from one request to the next (an Event's
+// name, <object>.<hex of time.Now().UnixNano()>). It does not touch
+// requests served over HTTP (Serve), which take the network's own time.
 func WithLatency(d time.Duration) Option { return func(o *options) { o.latency = max(d, 0) } }
 
 // WithPace sets how fast recorded events become available.
@@ -141,9 +136,9 @@ func WithPace(p Pace) Option { return func(o *options) { o.pace = p } }
 // WithCompaction sets the compaction point: requests for an older
 // resourceVersion or continue token are answered 410 Expired. By default
 // it is each resource's first recorded resourceVersion. Under a fault
-// plan it only moves forward: a fault's 410 Expired (expire-watch,
-// expire-continue, recreate) moves it past the resourceVersion refused for
-// the rest of the run.
+// plan it only moves forward. A fault's 410 Expired (expire-watch,
+// expire-continue, recreate) moves it past the resourceVersion refused,
+// for the rest of the run.
 func WithCompaction(rv string) Option { return func(o *options) { o.compaction = rv } }
 
 // WithBookmarkInterval sets how often a watch that allows bookmarks gets
@@ -153,18 +148,18 @@ func WithBookmarkInterval(d time.Duration) Option { return func(o *options) { o.
 // WithWatchTimeout sets the timeout of a watch that asks for none.
 func WithWatchTimeout(d time.Duration) Option { return func(o *options) { o.watchTimeout = d } }
 
-// WithMaxWatchTimeout caps every watch's timeout at d (0: no cap): a watch
-// asking for a longer timeoutSeconds is ended cleanly after d, with its
-// bookmark 2 s before, as a server closing watches early may (a client
-// re-watches from its last resourceVersion). Clients pick their timeout
-// at random (client-go: 5 to 10 minutes); under a cap no longer than the
-// shortest they pick, when a watch ends and how many bookmarks it carries
-// no longer depend on that draw, so the same requests get the same
-// answers run after run.
+// WithMaxWatchTimeout caps every watch's timeout at d (0: no cap). A
+// watch asking for a longer timeoutSeconds is ended cleanly after d, with
+// its bookmark 2 s before. So may a server closing watches early; a
+// client re-watches from its last resourceVersion. Clients pick their
+// timeout at random (client-go: 5 to 10 minutes). Take a cap no longer
+// than the shortest they pick. Then when a watch ends, and how many
+// bookmarks it carries, no longer depend on that draw. So the same
+// requests get the same answers run after run.
 func WithMaxWatchTimeout(d time.Duration) Option { return func(o *options) { o.maxWatchTimeout = d } }
 
 // WithoutWatchCache answers as kube-apiserver with --watch-cache=false
-// does: a LIST at resourceVersion "0" is read from storage, so it honours
+// does. A LIST at resourceVersion "0" is read from storage. So it honours
 // limit and is paginated (the watch cache ignores limit for it).
 func WithoutWatchCache() Option { return func(o *options) { o.noWatchCache = true } }
 
@@ -173,41 +168,5 @@ func WithoutWatchCache() Option { return func(o *options) { o.noWatchCache = tru
 // recorded.
 func WithReadOnly() Option { return func(o *options) { o.readOnly = true } }
 
-// WithTargetCrash sets how the replay crashes its target when a fault
-// says so (crash-after-write): crash is called once the write the fault
-// strikes at has been answered, before the answer is returned, and must
-// stop the instance of the target that sent it at once — the answer and
-// every later request of that instance are lost, as when a process dies —
-// and start a fresh one (fuzz/harness does). Without it no fault crashes
-// the target: crash-after-write does not act.
-func WithTargetCrash(crash func()) Option { return func(o *options) { o.crash = crash } }
-
-// WithTargetStop sets how the replay stops its target when a fault says
-// so (graceful-restart): stop is called when the LIST or WATCH the fault
-// strikes at arrives, before it is answered, and must cancel the context
-// of the instance of the target that sent it, as a SIGTERM does, and start
-// a fresh one once that has returned (fuzz/harness does); the request is
-// answered as usual. Without it no fault stops the target:
-// graceful-restart does not act.
-func WithTargetStop(stop func()) Option { return func(o *options) { o.stop = stop } }
-
-// WithRunResource makes the faults that act on every resource at once —
-// graceful-restart (a stop stops all of the target) and recreate (its
-// history rewrite moves every later resourceVersion) — strike at the
-// requests of res only. Decision points are numbered per resource, and a
-// target that watches several resources sends its N-th request of each in
-// an order its goroutines choose, so that only the points of one resource
-// keep such a run a function of its input (fuzz/harness names the run's
-// resource). Unset, they strike at any resource's point.
-func WithRunResource(res history.Resource) Option {
-	return func(o *options) { o.runRes = &res }
-}
-
 // WithVersion sets the gitVersion /version reports.
 func WithVersion(v string) Option { return func(o *options) { o.gitVersion = v } }
-
-// strikesAt reports whether the faults WithRunResource scopes act at the
-// requests of res.
-func (s *Server) strikesAt(res history.Resource) bool {
-	return s.opts.runRes == nil || *s.opts.runRes == res
-}

@@ -56,7 +56,7 @@ func TestAvailable(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := New(h, WithPace(tt.pace))
 			for call := range 3 { // the count of events reached is kept between calls
-				if got := s.available(l); got != tt.want {
+				if got := s.store.available(l); got != tt.want {
 					t.Errorf("call %d: available: got %d, want %d", call, got, tt.want)
 				}
 			}

@@ -11,9 +11,10 @@ import (
 )
 
 // recreation is what a recreate fault makes of a history (see
-// Server.recreate): the history served next, the position of the watch's
-// RV, how the RVs of the history before were renamed, the new object's
-// RV and the fired log's detail; or why it could not.
+// engine.recreate). It holds the history served next and the position of
+// the watch's RV. It holds how the RVs of the history before were
+// renamed, the new object's RV and the fired log's detail. Or it holds
+// why it could not.
 type recreation struct {
 	next   *history.History
 	p      int
@@ -31,15 +32,15 @@ type recreateKey struct {
 	k   int
 }
 
-// recreations are the recreations of one history made so far: every run
-// that draws the same recreate at the same RV makes the same one, and
-// rewriting the history is the costly part of a run that does. Each is
-// a copy of the history: they are kept while their objects (initial and
+// recreations are the recreations of one history made so far. Every run
+// that draws the same recreate at the same RV makes the same one. And
+// rewriting the history is the costly part of a run that does. Each is a
+// copy of the history. They are kept while their objects (initial and
 // events, summed) are at most maxRecreatedObjects.
 type recreations struct {
-	mu   sync.Mutex
-	size int // the objects of a recreation: the history's
-	kept int // the objects of those kept
+	mu   sync.Mutex // guards kept and by
+	size int        // the objects of a recreation: the history's
+	kept int        // the objects of those kept
 	by   map[recreateKey]recreation
 }
 
@@ -90,7 +91,7 @@ func (m *recreations) get(truth *history.History, res history.Resource, rv strin
 }
 
 // recreate makes the recreation of the k-th object of res's state at rv
-// in truth (see Server.recreate).
+// in truth (see engine.recreate).
 func recreate(truth *history.History, res history.Resource, rv string, k int) recreation {
 	fail := func(err error) recreation { return recreation{err: err} }
 	l, ok := truth.Log(res)
@@ -167,4 +168,24 @@ func recreate(truth *history.History, res history.Resource, rv string, k int) re
 	}
 	detail := fmt.Sprintf("%s deleted at rv %s, created at rv %s with uid %s", obj.Key(), rv1, rv2, uid)
 	return recreation{next: next, p: p, moveUp: moveUp, rv2: rv2, detail: detail}
+}
+
+// recreate makes the served history delete the k-th object of the state
+// of res at rv (modulo their number, in key order). It creates it again
+// under its name with a new UID, just after rv and before the next event.
+// The object's later events carry the new UID. A numeric history makes
+// room by moving every RV after rv up by 2. An opaque one gets new RVs
+// placed in its order. The head moves so that a relist sees the result.
+// The compaction points a fault moved move with the RVs. It returns the
+// RV of the new object and a detail for the fired log.
+func (e *engine) recreate(res history.Resource, rv string, k int) (newRV, detail string, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	truth := e.store.history()
+	r := recreateMemo.Get(truth, recreationsOf).get(truth, res, rv, k)
+	if r.err != nil {
+		return "", "", r.err
+	}
+	e.store.recreated(r.next, res, r.p, r.moveUp)
+	return r.rv2, r.detail, nil
 }

@@ -26,11 +26,13 @@ import (
 var widgetGVK = schema.GroupVersionKind{Group: "stable.example.com", Version: "v1", Kind: "Widget"}
 
 // objectGen fills API objects for one seed, as Kubernetes' own round-trip
-// tests do (apitesting/fuzzer with the metav1 fuzzer funcs), plus funcs
-// that keep the objects servable: names and namespaces are DNS labels,
-// names unique, resourceVersions increasing decimal strings in fill
-// order, strings reaching past printable ASCII, and custom resources
-// unstructured with their kind and apiVersion set.
+// tests do (apitesting/fuzzer with the metav1 fuzzer funcs). Added funcs
+// keep the objects servable:
+//   - names and namespaces are DNS labels, names unique;
+//   - resourceVersions are increasing decimal strings in fill order;
+//   - strings reach past printable ASCII;
+//   - custom resources are unstructured, with their kind and apiVersion
+//     set.
 type objectGen struct {
 	f    *randfill.Filler
 	rnd  *rand.Rand
@@ -38,10 +40,10 @@ type objectGen struct {
 	name int    // names given so far
 }
 
-// rvBases are where resourceVersions start, by seed modulo their count:
-// as a fresh etcd's, just below the largest integer a float64 holds
-// exactly, and past the largest int64 (kube-apiserver parses RVs as
-// uint64; the metav1 fuzzer draws them from all of it).
+// rvBases are where resourceVersions start, by seed modulo their count.
+// They start as a fresh etcd's, just below the largest integer a float64
+// holds exactly, and past the largest int64. (kube-apiserver parses RVs
+// as uint64; the metav1 fuzzer draws them from all of it.)
 var rvBases = []uint64{1000, 1<<53 - 16, 1<<63 + 1<<40}
 
 // newObjectGen returns a generator for seed.
@@ -92,10 +94,13 @@ func (g *objectGen) objectMeta(j *metav1.ObjectMeta, c randfill.Continue) {
 	}
 }
 
-// stringRunes are the ranges random strings draw from: printable ASCII
-// (quotes, backslashes, braces), control characters, Latin and CJK text,
-// characters JSON or YAML treat specially (line and paragraph separators,
-// NEL, byte-order mark, replacement character) and astral-plane emoji.
+// stringRunes are the ranges random strings draw from:
+//   - printable ASCII (quotes, backslashes, braces);
+//   - control characters;
+//   - Latin and CJK text;
+//   - characters JSON or YAML treat specially (line and paragraph
+//     separators, NEL, byte-order mark, replacement character);
+//   - astral-plane emoji.
 var stringRunes = randfill.UnicodeRanges{
 	{First: ' ', Last: '~'},
 	{First: 0, Last: 0x1f},
@@ -202,11 +207,12 @@ type rtTraffic struct {
 	final   map[string]runtime.Object // by namespace/name, after the events
 }
 
-// traffic fills n objects of kind gvk (newObject makes an empty one, and
-// each is filled and given its kind and apiVersion): half form the
-// listed state, the rest are ADDED by the watch, interleaved with
-// MODIFIED events (a fresh fill under a live object's identity) and
-// DELETED events (a live object's last state at a new resourceVersion).
+// traffic fills n objects of kind gvk. The func newObject makes an empty
+// one; each is filled and given its kind and apiVersion. Half form the
+// listed state. The rest are ADDED by the watch, interleaved with
+// MODIFIED and DELETED events. A MODIFIED event is a fresh fill under a
+// live object's identity. A DELETED event is a live object's last state
+// at a new resourceVersion.
 func (g *objectGen) traffic(gvk schema.GroupVersionKind, newObject func() runtime.Object, n int) rtTraffic {
 	fill := func() runtime.Object {
 		o := newObject()

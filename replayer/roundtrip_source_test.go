@@ -15,11 +15,11 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 )
 
-// source is a hand-made kube-apiserver for the round trip: per collection
-// path, one LIST answer and one watch stream, encoded as kube-apiserver
-// encodes JSON (list items without kind and apiVersion for built-in
-// kinds, with them for custom resources; watch event objects with them),
-// each body handed out in random small reads.
+// source is a hand-made kube-apiserver for the round trip. Per collection
+// path, it has one LIST answer and one watch stream, encoded as
+// kube-apiserver encodes JSON. List items have no kind and apiVersion for
+// built-in kinds, and have them for custom resources. Watch event objects
+// have them. Each body is handed out in random small reads.
 type source struct {
 	mu      sync.Mutex
 	rnd     *rand.Rand
@@ -93,7 +93,7 @@ func (s *source) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // smallReads hands out data a few bytes to a few hundred at a time, as a
-// connection does, so that frames reach the recorder cut anywhere.
+// connection does. So frames reach the recorder cut anywhere.
 type smallReads struct {
 	data []byte
 	rnd  *rand.Rand

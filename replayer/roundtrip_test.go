@@ -132,12 +132,13 @@ var rtKinds = []rtKind{{
 }}
 
 // TestRoundTrip fills pods, configmaps, deployments and a custom
-// resource's objects with randfill, serves them as kube-apiserver would (a
-// LIST, then a watch of ADDED, MODIFIED and DELETED events), records a
-// client-go client's traffic, saves and loads the cassette, builds its
-// history and replays it: LIST at the listed resourceVersion, WATCH from
-// it and LIST at the newest state must give client-go the very objects
-// it was first sent, as must a paged LIST and a WatchList stream.
+// resource's objects with randfill. It serves them as kube-apiserver
+// would: a LIST, then a watch of ADDED, MODIFIED and DELETED events. It
+// records a client-go client's traffic, saves and loads the cassette,
+// builds its history and replays it. Each replayed read must give
+// client-go the very objects it was first sent: LIST at the listed
+// resourceVersion, WATCH from it, LIST at the newest state, a paged LIST
+// and a WatchList stream.
 func TestRoundTrip(t *testing.T) {
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
@@ -166,9 +167,9 @@ func roundTrip(t *testing.T, seed int64, perKind int) {
 		}
 	}
 
-	// Record: what client-go decodes through the recorder is what was sent
-	// (so the objects survive JSON as such, and a difference found after
-	// this is lwreplay's).
+	// Record: what client-go decodes through the recorder is what was
+	// sent. So the objects survive JSON as such, and a difference found
+	// after this is lwreplay's.
 	path := filepath.Join(t.TempDir(), "roundtrip.yaml")
 	rec, err := recorder.New(path, recorder.WithFlushInterval(0))
 	if err != nil {
@@ -327,7 +328,7 @@ func checkInitialEvents(ctx context.Context, t *testing.T, what string, k rtKind
 }
 
 // checkEvents reads len(want) events from w and checks them against want,
-// in order; ends says the stream must then end (the recorded one did),
+// in order. With ends, the stream must then end (the recorded one did);
 // else it is stopped.
 func checkEvents(ctx context.Context, t *testing.T, what string, k rtKind, w watch.Interface, want []rtEvent, ends bool) {
 	t.Helper()

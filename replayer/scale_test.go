@@ -63,13 +63,13 @@ func listAll(tb testing.TB, s *Server, target string) (size, pages int) {
 }
 
 // BenchmarkListPaged is a paged LIST (limit 500) of every pod, and one of
-// the pods of one namespace, of a generated history of 20k objects and
+// the pods of one namespace. The generated history has 20k objects and
 // 200k events, served at its final state.
 func BenchmarkListPaged(b *testing.B) {
 	h := scaleHistory(b, 20_000, 200_000)
 	s := New(h)
 	l, _ := h.Log(history.Resource{Version: "v1", Resource: "pods"})
-	s.advance(l, l.End())
+	s.store.advance(l, l.End())
 	for _, target := range []string{"/api/v1/pods", "/api/v1/namespaces/default/pods"} {
 		b.Run(target, func(b *testing.B) {
 			var size, pages int
@@ -83,20 +83,20 @@ func BenchmarkListPaged(b *testing.B) {
 }
 
 // BenchmarkAvailablePaced is what a request (and each event a paced watch
-// waits for) asks under a recorded pace: which events of a log of 100k
-// events the clock has reached; the pace is set for every one of them to
-// be reached within a few milliseconds.
+// waits for) asks under a recorded pace. It asks which events of a log of
+// 100k events the clock has reached. The pace is set for every one of
+// them to be reached within a few milliseconds.
 func BenchmarkAvailablePaced(b *testing.B) {
 	h := scaleHistory(b, 20_000, 200_000)
 	l, _ := h.Log(history.Resource{Version: "v1", Resource: "pods"})
 	span := l.Events[l.End()-1].At
 	s := New(h, WithPace(Pace{Mode: PaceRecorded, Factor: float64(span / time.Millisecond)}))
-	for s.available(l) < l.End() {
+	for s.store.available(l) < l.End() {
 		time.Sleep(time.Millisecond)
 	}
 	b.ResetTimer()
 	for range b.N {
-		if n := s.available(l); n != l.End() {
+		if n := s.store.available(l); n != l.End() {
 			b.Fatalf("available: got %d, want %d", n, l.End())
 		}
 	}
@@ -123,8 +123,8 @@ func (c *frameCounter) Write(p []byte) (int, error) {
 }
 
 // BenchmarkWatchFrames is a watch of every pod from the start of a log of
-// 100k events, served at the maximum pace: its cost per event, and the heap
-// it leaves behind once it has ended.
+// 100k events, served at the maximum pace. It measures its cost per
+// event, and the heap it leaves behind once it has ended.
 func BenchmarkWatchFrames(b *testing.B) {
 	h := scaleHistory(b, 20_000, 200_000)
 	l, _ := h.Log(history.Resource{Version: "v1", Resource: "pods"})
@@ -152,7 +152,7 @@ func BenchmarkGet(b *testing.B) {
 	h := scaleHistory(b, 20_000, 200_000)
 	s := New(h)
 	l, _ := h.Log(history.Resource{Version: "v1", Resource: "pods"})
-	s.advance(l, l.End())
+	s.store.advance(l, l.End())
 	state := l.StateAt(l.End())
 	o := state[len(state)/2]
 	target := "/api/v1/namespaces/" + o.Namespace + "/pods/" + o.Name
@@ -167,13 +167,13 @@ func BenchmarkGet(b *testing.B) {
 }
 
 // BenchmarkWatchListInitial is a WatchList of every pod of a generated
-// history of 20k objects and 200k events, at its final state: its initial
-// events and their end bookmark, then the client leaves.
+// history of 20k objects and 200k events, at its final state. It sends
+// its initial events and their end bookmark, then the client leaves.
 func BenchmarkWatchListInitial(b *testing.B) {
 	h := scaleHistory(b, 20_000, 200_000)
 	l, _ := h.Log(history.Resource{Version: "v1", Resource: "pods"})
 	s := New(h)
-	s.advance(l, l.End())
+	s.store.advance(l, l.End())
 	want := len(l.StateAt(l.End())) + 1
 	const target = "/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
 	before := testutil.LiveHeap()

@@ -88,7 +88,7 @@ func serve(ctx context.Context, h http.Handler, l net.Listener, cfg *tls.Config,
 	defer cancel()
 	if err := hs.Shutdown(shut); err != nil {
 		// A connection still waiting for its first request keeps
-		// Shutdown waiting up to net/http's 5 s: close what is left, as
+		// Shutdown waiting up to net/http's 5 s. Close what is left, as
 		// every request has been told to end.
 		if cerr := hs.Close(); cerr != nil || !errors.Is(err, context.DeadlineExceeded) {
 			return fmt.Errorf("shut down %s: %w", l.Addr(), errors.Join(err, cerr))
@@ -106,7 +106,7 @@ func serve(ctx context.Context, h http.Handler, l net.Listener, cfg *tls.Config,
 func WriteKubeconfig(path, serverURL string) error { return writeKubeconfig(path, serverURL, nil) }
 
 // placeholderToken is the bearer token a kubeconfig for an HTTPS server
-// names: the server asks for no credentials, but kubectl prompts for a
+// names. The server asks for no credentials. But kubectl prompts for a
 // user name when an HTTPS cluster's kubeconfig names none.
 const placeholderToken = "lwreplay-asks-for-no-credentials"
 

@@ -3,7 +3,7 @@ package replayer
 import "github.com/lwreplay/lwreplay/history"
 
 // Served is one answer of the server's that carried a resource's objects
-// to a client: a LIST page or a watch frame (see WithServedHandler).
+// to a client: a LIST page or a watch frame (see Hooks.OnServed).
 type Served struct {
 	// Resource is the resource served.
 	Resource history.Resource
@@ -17,9 +17,3 @@ type Served struct {
 	// own, not to be changed.
 	Items []*history.Object
 }
-
-// WithServedHandler has fn called with each LIST page and watch frame the
-// server has sent, on the goroutine that sent it, right after it was
-// written: a log of what was served when. A GET of one object is not
-// reported. fn must return quickly and not change what it is given.
-func WithServedHandler(fn func(Served)) Option { return func(o *options) { o.onServed = fn } }

@@ -3,7 +3,6 @@ package replayer
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -28,9 +27,9 @@ const (
 )
 
 // listReadMode classifies a LIST without a continue token as
-// kube-apiserver's watch cache does (delegator.ShouldDelegateList): an RV
-// with no match is NotOlderThan, except with a limit, when it is exact
-// (the "legacy exact match").
+// kube-apiserver's watch cache does (delegator.ShouldDelegateList). An RV
+// with no match is NotOlderThan. With a limit, it is exact (the "legacy
+// exact match").
 func listReadMode(q history.RequestInfo) readMode {
 	switch {
 	case q.ResourceVersion == "":
@@ -54,55 +53,42 @@ type snapshot struct {
 	rv  string
 }
 
-// newestPosition is the state a consistent read (and an RV "0" read) sees:
-// the server's head, not the end of the log, so that a fresh client lists
-// the initial state and then watches every event; but never a state older
-// than the compaction point, which no watch could start from.
-func (s *Server) newestPosition(l *history.Log) int {
-	pos := s.head(l)
-	if c, err := l.Position(s.watchFloor(l)); err == nil && c > pos {
-		pos = c
-	}
-	return pos
-}
-
 // pickSnapshot chooses the state a read in mode m at resourceVersion rv
-// answers; on failure it returns the Status to answer instead. This is the
-// one place that maps a request's resourceVersion to a position. Like
-// kube-apiserver it waits (up to its too-large wait) for an RV the server
-// has not reached yet before answering 504. A served snapshot advances the
-// server's head.
-func (s *Server) pickSnapshot(r *http.Request, l *history.Log, m readMode, rv string) (snapshot, *metav1.Status) {
+// answers. On failure it returns the Status to answer instead. This is
+// the one place that maps a request's resourceVersion to a position. Like
+// kube-apiserver it waits (up to wait) for an RV the server has not
+// reached yet before answering 504. A served snapshot advances the head.
+func (st *store) pickSnapshot(ctx context.Context, l *history.Log, m readMode, rv string, wait time.Duration) (snapshot, *metav1.Status) {
 	var snap snapshot
 	switch m {
 	case readConsistent:
-		snap.pos = s.newestPosition(l)
+		snap.pos = st.newestPosition(l)
 	case readAny:
-		snap.pos = s.newestPosition(l)
+		snap.pos = st.newestPosition(l)
 	default:
 		pos, err := l.Position(rv)
 		switch {
 		case errors.Is(err, history.ErrUnknownRV):
-			st := invalidRV(l, rv)
-			return snapshot{}, &st
+			a := invalidRV(l, rv)
+			return snapshot{}, &a
 		case errors.Is(err, history.ErrTooLarge):
-			s.sleepCtx(r.Context(), s.opts.tooLargeWait)
-			st := tooLarge(rv, l.RVAt(s.available(l)))
-			return snapshot{}, &st
-		case err != nil || s.compacted(l, rv):
+			sleepCtx(ctx, wait)
+			a := tooLarge(rv, l.RVAt(st.available(l)))
+			return snapshot{}, &a
+		case err != nil || st.compacted(l, rv):
 			if m == readExact {
-				st := expired(listTooOldMessage)
-				return snapshot{}, &st
+				a := expired(listTooOldMessage)
+				return snapshot{}, &a
 			}
 			pos = 0 // any newer state is not older than rv
 		}
-		if pos > s.available(l) && !s.waitAvailable(r.Context(), l, pos) {
-			st := tooLarge(rv, l.RVAt(s.available(l)))
-			return snapshot{}, &st
+		if pos > st.available(l) && !st.waitAvailable(ctx, l, pos, wait) {
+			a := tooLarge(rv, l.RVAt(st.available(l)))
+			return snapshot{}, &a
 		}
 		snap.pos, snap.rv = pos, rv
 		if m == readNotOlderThan {
-			if n := s.newestPosition(l); n > pos {
+			if n := st.newestPosition(l); n > pos {
 				snap.pos = n
 			}
 			if at := l.RVAt(snap.pos); !l.Order().Less(at, rv) {
@@ -113,7 +99,7 @@ func (s *Server) pickSnapshot(r *http.Request, l *history.Log, m readMode, rv st
 	if snap.rv == "" {
 		snap.rv = l.RVAt(snap.pos)
 	}
-	s.advance(l, snap.pos)
+	st.advance(l, snap.pos)
 	return snap, nil
 }
 
@@ -127,19 +113,19 @@ func invalidRV(l *history.Log, rv string) metav1.Status {
 }
 
 // waitAvailable waits until position pos of l may be served under the
-// pace, at most the server's too-large wait; it reports whether it may.
-func (s *Server) waitAvailable(ctx context.Context, l *history.Log, pos int) bool {
+// pace, at most wait. It reports whether it may.
+func (st *store) waitAvailable(ctx context.Context, l *history.Log, pos int, wait time.Duration) bool {
 	start := time.Now()
-	for pos > s.available(l) {
-		left := s.opts.tooLargeWait - time.Since(start)
+	for pos > st.available(l) {
+		left := wait - time.Since(start)
 		if left <= 0 {
 			return false
 		}
 		d := left
-		if n := s.nextAt(l, pos-1); n > 0 && n < d {
+		if n := st.nextAt(l, pos-1); n > 0 && n < d {
 			d = n
 		}
-		if !s.sleepCtx(ctx, d) {
+		if !sleepCtx(ctx, d) {
 			return false
 		}
 	}
@@ -148,7 +134,7 @@ func (s *Server) waitAvailable(ctx context.Context, l *history.Log, pos int) boo
 
 // sleepCtx sleeps for d unless ctx ends first; it reports whether the
 // whole sleep passed.
-func (s *Server) sleepCtx(ctx context.Context, d time.Duration) bool {
+func sleepCtx(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
@@ -160,4 +146,25 @@ func (s *Server) sleepCtx(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// continueSnapshot picks the snapshot a continue token resumes: exactly its
+// resourceVersion, or the newest state for a consistent token. A token
+// older than the compaction point is answered 410 with a consistent token
+// for the rest of the list, as kube-apiserver does.
+func (st *store) continueSnapshot(ctx context.Context, l *history.Log, tok continueToken, wait time.Duration) (snapshot, *metav1.Status) {
+	if tok.consistent {
+		return st.pickSnapshot(ctx, l, readConsistent, "", wait)
+	}
+	if !l.Order().Known(tok.rv) {
+		a := badRequest("invalid continue token: " + errInvalidContinue.Error() +
+			": incorrect encoded start resourceVersion (version " + continueVersion + ")")
+		return snapshot{}, &a
+	}
+	if st.compacted(l, tok.rv) {
+		a := expired(continueTooOldMsg)
+		a.ListMeta.Continue = continueToken{consistent: true, start: tok.start}.encode()
+		return snapshot{}, &a
+	}
+	return st.pickSnapshot(ctx, l, readExact, tok.rv, wait)
 }

@@ -12,9 +12,9 @@ import (
 )
 
 // TestSpentWithWriteOnlyResource checks that a plan whose points the
-// run's resource has passed is spent though the target also writes a
-// resource it never lists or watches (a leader election's lease), whose
-// writes are numbered on their own: such a resource reaches no point.
+// run's resource has passed is spent. The target also writes a resource
+// it never lists or watches (a leader election's lease). Its writes are
+// numbered on their own: such a resource reaches no point.
 func TestSpentWithWriteOnlyResource(t *testing.T) {
 	t.Parallel()
 	plan, err := faults.ParseText("drop-bookmark:at=1")

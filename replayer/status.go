@@ -25,9 +25,9 @@ func internalError(err error) metav1.Status { return apierrors.NewInternalError(
 const allowedMethods = http.MethodGet
 
 // writeMethodNotAllowed writes the 405 kube-apiserver answers for a method
-// a path does not serve (its go-restful service error, as a Status), with
-// the Allow header HTTP asks of a 405 (kube-apiserver 1.37 drops the one
-// go-restful sets).
+// a path does not serve (its go-restful service error, as a Status). It
+// sets the Allow header HTTP asks of a 405. (kube-apiserver 1.37 drops the
+// one go-restful sets.)
 func writeMethodNotAllowed(w http.ResponseWriter) {
 	w.Header().Set("Allow", allowedMethods)
 	status.Write(w, apierrors.NewGenericServerResponse(http.StatusMethodNotAllowed, "", schema.GroupResource{}, "", "405: Method Not Allowed", 0, false).ErrStatus)

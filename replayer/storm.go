@@ -11,19 +11,19 @@ import (
 	"github.com/lwreplay/lwreplay/internal/storm"
 )
 
-// Default thresholds of storm detection (see WithStormDetection): a storm
+// Default thresholds of storm detection (see WithStormDetection). A storm
 // is more than DefaultStormLimit requests for one resource within
 // DefaultStormWindow, none of which gained the client anything. They are
-// internal/storm's, which the fuzz oracle's no-request-storm counts with
-// too; its doc says why these numbers.
+// internal/storm's; the fuzz oracle's no-request-storm counts with them
+// too. Its doc says why these numbers.
 const (
 	DefaultStormWindow = storm.Window
 	DefaultStormLimit  = storm.Limit
 )
 
 // StormReport describes a request storm: a client asking again and again
-// for one resource and gaining nothing, as client-go's Reflector does when
-// it restarts a WatchList stream cut before its initial-events-end
+// for one resource and gaining nothing. The Reflector of client-go does
+// so when it restarts a WatchList stream cut before its initial-events-end
 // bookmark, at once, with no backoff (kubernetes/kubernetes#140890).
 type StormReport struct {
 	// Resource is the resource asked for.
@@ -142,14 +142,14 @@ type stormNote struct {
 }
 
 // stormDetector counts, per resource, the requests that gained nothing
-// since the resource last made progress, and finds storms among them with
-// a storm.Counter each (a request counts when it ends). It is safe for
+// since the resource last made progress. A request counts when it ends.
+// It finds storms among them with a storm.Counter each. It is safe for
 // concurrent use.
 type stormDetector struct {
 	window time.Duration
 	limit  int
 
-	mu       sync.Mutex
+	mu       sync.Mutex                       // guards states and episodes
 	states   map[history.Resource]*stormState // by Resource.ID
 	episodes int
 }
@@ -177,7 +177,7 @@ func newStormDetector(window time.Duration, limit int) *stormDetector {
 }
 
 // observe accounts for a request for res that ended. It returns the storm
-// the request revealed, with isNew true, when it is the first request
+// the request revealed. Its isNew is true when it is the first request
 // found past the threshold since the resource's last storm ended.
 func (d *stormDetector) observe(res history.Resource, n stormNote) (rep StormReport, isNew bool) {
 	d.mu.Lock()

@@ -8,38 +8,33 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// WithStormDetection makes the server watch for request storms: per
+// WithStormDetection makes the server watch for request storms. Per
 // resource, it counts the LIST, WATCH and WatchList requests that gained
-// the client nothing — when each ended, the server's head for the
-// resource had not moved forward since the one before, no first complete
-// listing had been served (see FirstListing), and, for a watch, no event
-// past its initial state had been sent — and reports a storm when more
-// than limit of them end within window. Progress clears the count: a
-// client re-watching at once after each clean close gains events, and
-// its single re-watch per stream end is no storm. Pages of a LIST after
-// the first (continue tokens) count with it; GETs of one object are not
-// counted. A window or limit that is not positive takes the default
-// (DefaultStormWindow, DefaultStormLimit, which says why those). The
-// server goes on answering: it only reports (Storm, Storms,
-// WithStormHandler). Each request costs O(1).
+// the client nothing. It reports a storm when more than limit of them end
+// within window. A request gained nothing when, as it ended:
+//   - the server's head for the resource had not moved forward since the
+//     one before;
+//   - no first complete listing had been served (see FirstListing);
+//   - for a watch, no event past its initial state had been sent.
+//
+// Progress clears the count. A client re-watching at once after each
+// clean close gains events; its single re-watch per stream end is no
+// storm. Pages of a LIST after the first (continue tokens) count with it.
+// GETs of one object are not counted. A window or limit that is not
+// positive takes the default (DefaultStormWindow, DefaultStormLimit,
+// which says why those). The server goes on answering: it only reports
+// (Storm, Storms, WithStormHandler). Each request costs O(1).
 func WithStormDetection(window time.Duration, limit int) Option {
 	return func(o *options) { o.storm, o.stormWindow, o.stormLimit = true, window, limit }
 }
 
 // WithStormHandler has fn called once when a storm begins, with what the
-// requests that revealed it were; it turns storm detection on with the
-// default thresholds unless WithStormDetection sets them. fn runs on the
-// goroutine of the request that revealed the storm, after its answer, and
-// must return quickly.
+// requests that revealed it were. It turns storm detection on with the
+// default thresholds, unless WithStormDetection sets them. The handler
+// runs on the goroutine of the request that revealed the storm, after its
+// answer, and must return quickly.
 func WithStormHandler(fn func(StormReport)) Option {
 	return func(o *options) { o.storm, o.onStorm = true, fn }
-}
-
-// startStorms sets up storm detection if an option asked for it.
-func (s *Server) startStorms() {
-	if s.opts.storm {
-		s.storms = newStormDetector(s.opts.stormWindow, s.opts.stormLimit)
-	}
 }
 
 // Storm returns the storm going on that began first; ok is false when no
@@ -75,7 +70,7 @@ type stormRequest struct {
 }
 
 // trackStorm starts accounting for a LIST or WATCH request for l's
-// resource: it returns the request to serve, carrying the account, and
+// resource. It returns the request to serve, carrying the account, and
 // the func to call when it has been answered. Without detection, or for
 // an actor's request, it returns r and a no-op.
 func (s *Server) trackStorm(r *http.Request, q history.RequestInfo, l *history.Log) (*http.Request, func()) {
@@ -95,8 +90,8 @@ func (s *Server) trackStorm(r *http.Request, q history.RequestInfo, l *history.L
 	return r, func() {
 		n := stormNote{at: time.Now(), kind: t.kind, continued: t.continued, live: t.live,
 			early: t.kind == kindWatchList && !t.initialEnd}
-		if cur, ok := s.served().Log(res); ok { // a fault may have replaced the log
-			n.head = s.head(cur)
+		if cur, ok := s.store.log(res); ok { // a fault may have replaced the log
+			n.head = s.store.head(cur)
 		}
 		_, n.listed = s.FirstListing(res)
 		if rep, isNew := d.observe(res, n); isNew && s.opts.onStorm != nil {

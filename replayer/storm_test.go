@@ -40,8 +40,8 @@ var (
 )
 
 // backoffCycles is a client-go reflector failing over and over at the
-// fastest its backoff allows (0.8 s doubling to 30 s, no jitter): each
-// cycle a refused WatchList, the LIST it falls back to and a WATCH.
+// fastest its backoff allows (0.8 s doubling to 30 s, no jitter). Each
+// cycle is a refused WatchList, the LIST it falls back to and a WATCH.
 func backoffCycles(total time.Duration) []stormStep {
 	var out []stormStep
 	delay := 800 * time.Millisecond

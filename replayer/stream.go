@@ -15,10 +15,10 @@ import (
 )
 
 // frameWriter writes a watch stream as kube-apiserver's JSON watch encoder
-// does: one {"type":...,"object":...} document and a newline per event,
-// flushed at once — or, while more events are ready (hold), flushed only
-// every holdBytes, as kube-apiserver's watch server flushes only once no
-// event is queued.
+// does: one {"type":...,"object":...} document and a newline per event.
+// Each is flushed at once. While more events are ready (hold), it flushes
+// only every holdBytes. Likewise, kube-apiserver's watch server flushes
+// only once no event is queued.
 type frameWriter struct {
 	w    http.ResponseWriter
 	f    http.Flusher // nil when the writer cannot flush
@@ -136,11 +136,12 @@ func (fw *frameWriter) errorFrame(st metav1.Status) error {
 }
 
 // bookmarkObject renders the object of a BOOKMARK event as kube-apiserver
-// encodes it: an empty object of the resource's kind carrying only rv (and,
-// for the bookmark that ends a WatchList's initial events, the
-// k8s.io/initial-events-end annotation). Built-in kinds are encoded from
-// their Go types, so a Pod bookmark carries "spec":{"containers":null} as a
-// real one does; other kinds (custom resources) as unstructured objects.
+// encodes it. It is an empty object of the resource's kind carrying only
+// rv. The bookmark that ends a WatchList's initial events also carries the
+// k8s.io/initial-events-end annotation. Built-in kinds are encoded from
+// their Go types. So a Pod bookmark carries "spec":{"containers":null}, as
+// a real one does. Other kinds (custom resources) are encoded as
+// unstructured objects.
 func bookmarkObject(res history.Resource, rv string, initialEnd bool) []byte {
 	gvk := schema.GroupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind}
 	var ann map[string]string
@@ -177,8 +178,8 @@ func jsonQuote(s string) string {
 }
 
 // eventFrame returns what a watch with filter f sends for event e, as the
-// cacher converts it (see eventObject), with the object's JSON as the
-// frame carries it.
+// cacher converts it (see eventObject). It returns the object's JSON as
+// the frame carries it.
 func eventFrame(e history.Event, f filter, kind, apiVersion string) (typ history.EventType, obj []byte, ok bool) {
 	typ, o, ok := eventObject(e, f)
 	if !ok {
@@ -188,10 +189,10 @@ func eventFrame(e history.Event, f filter, kind, apiVersion string) (typ history
 }
 
 // eventObject returns what a watch with filter f sends for event e, as the
-// cacher converts it: ADDED when the object enters the selection, MODIFIED
-// while it stays in, DELETED (the previous object at the event's
-// resourceVersion) when it leaves or is deleted; ok is false when the
-// object is out of the selection before and after.
+// cacher converts it. It is ADDED when the object enters the selection,
+// MODIFIED while it stays in. It is DELETED when it leaves or is deleted:
+// the previous object at the event's resourceVersion. Its ok is false
+// when the object is out of the selection before and after.
 func eventObject(e history.Event, f filter) (typ history.EventType, obj *history.Object, ok bool) {
 	prev := e.Prev
 	if prev == nil && e.Type == history.Deleted {
@@ -215,9 +216,9 @@ func eventObject(e history.Event, f filter) (typ history.EventType, obj *history
 	return "", nil, false
 }
 
-// withRV returns o at resourceVersion rv, its JSON otherwise unchanged:
-// the value of metadata.resourceVersion is replaced where it stands, so
-// that fields keep the order kube-apiserver encodes them in.
+// withRV returns o at resourceVersion rv, its JSON otherwise unchanged.
+// The value of metadata.resourceVersion is replaced where it stands. So
+// fields keep the order kube-apiserver encodes them in.
 func withRV(o *history.Object, rv string) *history.Object {
 	from, to, ok := metadataRVSpan(o.Raw)
 	if !ok {

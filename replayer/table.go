@@ -10,13 +10,15 @@ import (
 	"github.com/lwreplay/lwreplay/replayer/table"
 )
 
-// Table answers (see package table): a LIST, a GET or each WATCH event's
-// object that a request asks as a Table is answered with one whose
-// columns are, in this order: those of a recorded Table answer to the
-// same page (history.History.Tables), served as recorded; the printer
-// columns of a custom resource's CustomResourceDefinition when the
-// history holds it (table.ForCRD); otherwise kube-apiserver's default
-// convertor's, Name and Created At (table.Default).
+// Table answers (see package table). A request may ask a LIST, a GET or
+// each WATCH event's object as a Table. Its columns are the first of
+// these that applies:
+//   - those of a recorded Table answer to the same page
+//     (history.History.Tables), served as recorded;
+//   - the printer columns of a custom resource's CustomResourceDefinition,
+//     when the history holds it (table.ForCRD);
+//   - kube-apiserver's default convertor's, Name and Created At
+//     (table.Default).
 
 // crdGroup and crdResource name the CustomResourceDefinitions resource.
 const (
@@ -25,11 +27,12 @@ const (
 )
 
 // tableView is how a request asked for a Table: the view that renders
-// it, and the recorded Table answers to the request's resource in the
-// Table's apiVersion, for a LIST to serve as recorded.
+// it, and the recorded Table answers to the request's resource. Those
+// are in the Table's apiVersion, for a LIST to serve as recorded.
 type tableView struct {
 	*table.View
-	recorded []history.RecordedTable
+	recorded     []history.RecordedTable
+	noWatchCache bool // the server has no watch cache (WithoutWatchCache)
 }
 
 type tableKey struct{}
@@ -45,9 +48,9 @@ func tableOf(r *http.Request) *tableView {
 	return tv
 }
 
-// tableFor returns the Table the request asks for of l's resource, nil
-// when it asks for none, or the 400 kube-apiserver answers for invalid
-// Table options (optionsForTransform).
+// tableFor returns the Table the request asks for of l's resource, or nil
+// when it asks for none. For invalid Table options it returns the 400
+// kube-apiserver answers (optionsForTransform).
 func (s *Server) tableFor(r *http.Request, l *history.Log) (*tableView, *metav1.Status) {
 	apiVersion, ok := table.Accept(r.Header.Get("Accept"))
 	if !ok {
@@ -58,8 +61,8 @@ func (s *Server) tableFor(r *http.Request, l *history.Log) (*tableView, *metav1.
 		st := badRequest(err.Error())
 		return nil, &st
 	}
-	tv := &tableView{View: table.NewView(apiVersion, include, s.convertorFor(l.Resource))}
-	if s.served() == s.h { // a plan that rewrites the history makes recorded answers untrue
+	tv := &tableView{View: table.NewView(apiVersion, include, convertorFor(s.store, l.Resource)), noWatchCache: s.opts.noWatchCache}
+	if s.store.history() == s.h { // a plan that rewrites the history makes recorded answers untrue
 		for _, t := range s.h.Tables {
 			if t.Request.Resource.ID() == l.Resource.ID() && t.APIVersion == apiVersion {
 				tv.recorded = append(tv.recorded, t)
@@ -69,28 +72,28 @@ func (s *Server) tableFor(r *http.Request, l *history.Log) (*tableView, *metav1.
 	return tv, nil
 }
 
-// convertorFor returns the Table convertor kube-apiserver uses for res:
-// the printer columns of its CustomResourceDefinition, as the newest state
-// of the history the server has served holds it, or the default one.
-func (s *Server) convertorFor(res history.Resource) table.Convertor {
+// convertorFor returns the Table convertor kube-apiserver uses for res.
+// It is the printer columns of its CustomResourceDefinition, as st's
+// newest served state holds it, or the default one.
+func convertorFor(st *store, res history.Resource) table.Convertor {
 	if res.Group == "" {
 		return table.Default()
 	}
-	if o, ok := s.crdOf(res.Group, res.Resource); ok {
+	if o, ok := st.crdOf(res.Group, res.Resource); ok {
 		return table.ForCRD(o.Raw, res.Version)
 	}
 	return table.Default()
 }
 
 // crdOf returns the CustomResourceDefinition of resource group/resource in
-// the newest state of the history the server has served, when it holds
+// the newest state of the served history served so far, when it holds
 // one.
-func (s *Server) crdOf(group, resource string) (*history.Object, bool) {
-	for _, l := range s.served().Logs {
+func (st *store) crdOf(group, resource string) (*history.Object, bool) {
+	for _, l := range st.history().Logs {
 		if l.Resource.Group != crdGroup || l.Resource.Resource != crdResource {
 			continue
 		}
-		for _, o := range l.StateAt(max(s.head(l), s.available(l))) {
+		for _, o := range l.StateAt(max(st.head(l), st.available(l))) {
 			if o.Name == resource+"."+group {
 				return o, true
 			}
@@ -99,11 +102,11 @@ func (s *Server) crdOf(group, resource string) (*history.Object, bool) {
 	return nil, false
 }
 
-// tableList renders page p of l's state at rv as the Table tv asks for: a
-// recorded Table answer to the same page when the history holds one,
+// list renders page p of l's state at rv as the Table tv asks for. It is
+// a recorded Table answer to the same page when the history holds one,
 // otherwise the Table of tv's convertor.
-func (s *Server) tableList(r *http.Request, tv *tableView, l *history.Log, rv string, p page) ([]byte, error) {
-	if body, ok := s.recordedPage(r, tv, rv); ok {
+func (tv *tableView) list(r *http.Request, l *history.Log, rv string, p page) ([]byte, error) {
+	if body, ok := tv.recordedPage(r, rv); ok {
 		return body, nil
 	}
 	lm := metav1.ListMeta{ResourceVersion: rv, RemainingItemCount: p.remaining}
@@ -129,7 +132,7 @@ type pageKey struct {
 
 // pageKeyOf returns the page key of LIST request q asking includeObject;
 // ok is false when q cannot be read (its selectors or continue token).
-func (s *Server) pageKeyOf(q history.RequestInfo, includeObject string) (pageKey, bool) {
+func (tv *tableView) pageKeyOf(q history.RequestInfo, includeObject string) (pageKey, bool) {
 	f, err := newFilter(q)
 	if err != nil {
 		return pageKey{}, false
@@ -139,7 +142,7 @@ func (s *Server) pageKeyOf(q history.RequestInfo, includeObject string) (pageKey
 	if k.include == "" {
 		k.include = metav1.IncludeMetadata // kube-apiserver's default
 	}
-	if q.ResourceVersion == "0" && !s.opts.noWatchCache {
+	if q.ResourceVersion == "0" && !tv.noWatchCache {
 		k.limit = 0 // as serveList: the watch cache ignores the limit
 	}
 	if q.Continue != "" {
@@ -153,9 +156,9 @@ func (s *Server) pageKeyOf(q history.RequestInfo, includeObject string) (pageKey
 }
 
 // recordedPage returns a recorded Table answer to the page r asks for at
-// rv: one whose request picked the same page (pageKey) and whose
-// resourceVersion is rv, so that it shows the same objects.
-func (s *Server) recordedPage(r *http.Request, tv *tableView, rv string) ([]byte, bool) {
+// rv. Its request picked the same page (pageKey) and its resourceVersion
+// is rv, so that it shows the same objects.
+func (tv *tableView) recordedPage(r *http.Request, rv string) ([]byte, bool) {
 	if len(tv.recorded) == 0 {
 		return nil, false
 	}
@@ -163,7 +166,7 @@ func (s *Server) recordedPage(r *http.Request, tv *tableView, rv string) ([]byte
 	if err != nil {
 		return nil, false
 	}
-	want, ok := s.pageKeyOf(q, string(tv.Include()))
+	want, ok := tv.pageKeyOf(q, string(tv.Include()))
 	if !ok {
 		return nil, false
 	}
@@ -171,7 +174,7 @@ func (s *Server) recordedPage(r *http.Request, tv *tableView, rv string) ([]byte
 		if t.RV != rv {
 			continue
 		}
-		if k, ok := s.pageKeyOf(t.Request, t.IncludeObject); ok && k == want {
+		if k, ok := tv.pageKeyOf(t.Request, t.IncludeObject); ok && k == want {
 			return t.Body, true
 		}
 	}

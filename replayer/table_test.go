@@ -40,11 +40,13 @@ func unstructuredObj(apiVersion, kind, ns, name string, created time.Time, field
 	return u
 }
 
-// tableHistory holds configmaps (ns1/a, ns1/b, ns2/c; then a is updated
-// and c deleted), the CustomResourceDefinition of widgets.example.com
-// (v1 with printer columns, v2 with none, v3 with an unparsable JSONPath in
-// its second column), one widget in each version, and gadgets.example.com,
-// whose definition the history does not hold.
+// tableHistory holds:
+//   - configmaps ns1/a, ns1/b, ns2/c; then a is updated and c deleted;
+//   - the CustomResourceDefinition of widgets.example.com: v1 with printer
+//     columns, v2 with none, v3 with an unparsable JSONPath in its second
+//     column;
+//   - one widget in each version;
+//   - gadgets.example.com, whose definition the history does not hold.
 func tableHistory(t testing.TB) *history.History {
 	t.Helper()
 	b := synth.NewBuilder()
@@ -237,8 +239,8 @@ func TestTableAnswers(t *testing.T) {
 }
 
 // TestTableListPages follows a paged LIST in Table form, as kubectl get
-// --chunk-size does: each page a Table with the continue token and the
-// remaining count, and every object once.
+// --chunk-size does. Each page is a Table with the continue token and the
+// remaining count. Every object comes once.
 func TestTableListPages(t *testing.T) {
 	t.Parallel()
 	srv := New(tableHistory(t))

@@ -9,69 +9,71 @@ import (
 )
 
 // A replay that takes writes serves a resource its history does not
-// record as a resource with no objects yet, when it knows the resource: a
-// built-in one (discovery.Builtin, which its discovery lists from the
-// start), a custom resource whose
-// CustomResourceDefinition the served history holds (recorded, or created
-// by the target), or, for a create, the kind its body names. Its log is
-// made on the first request for it, starting at the newest resourceVersion
-// served: a controller's informer of what it creates lists nothing and
-// watches, as against a real apiserver. A read-only replay answers such a
-// request 404, as one that recorded nothing for it.
+// record as a resource with no objects yet, when it knows the resource.
+// It knows:
+//   - a built-in one (discovery.Builtin, which its discovery lists from
+//     the start);
+//   - a custom resource whose CustomResourceDefinition the served history
+//     holds (recorded, or created by the target);
+//   - for a create, the kind its body names.
+//
+// Its log is made on the first request for it, starting at the newest
+// resourceVersion served. So a controller's informer of what it creates
+// lists nothing and watches, as against a real apiserver. A read-only
+// replay answers such a request 404, as one that recorded nothing for it.
 
-// logFor returns the served log of q's resource; for a resource the
+// logFor returns the served log of q's resource. For a resource the
 // history does not record, a writable replay makes its empty log when it
-// knows the resource (body: a create's, whose kind may name it).
-func (s *Server) logFor(q history.RequestInfo, body []byte) (*history.Log, bool) {
-	if l, ok := s.served().Log(q.Resource); ok {
+// knows the resource. A create's body may name it by its kind.
+func (e *engine) logFor(q history.RequestInfo, body []byte) (*history.Log, bool) {
+	if l, ok := e.store.log(q.Resource); ok {
 		return l, true
 	}
-	if s.opts.readOnly {
+	if e.opts.readOnly {
 		return nil, false
 	}
-	res, ok := s.knownResource(q, body)
+	res, ok := e.knownResource(q, body)
 	if !ok {
 		return nil, false
 	}
-	unlock := s.lockTruth()
-	defer unlock()
-	truth := s.truthLocked()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	truth := e.store.history()
 	if l, ok := truth.Log(res); ok { // made meanwhile
 		return l, true
 	}
-	if !s.makesLogs() {
+	if !e.makesLogs() {
 		return nil, false
 	}
-	h, err := history.AddLog(truth, res, s.emptyLogStart(truth))
+	h, err := history.AddLog(truth, res, e.emptyLogStart(truth))
 	if err != nil {
 		return nil, false
 	}
-	s.setTruthLocked(truth, h, nil, nil)
-	s.disco.Store(s.discoveryOf(h))
+	e.store.addLog(h, e.discoveryOf(h))
 	l, ok := h.Log(res)
 	return l, ok
 }
 
 // makesLogs reports whether the replay makes the empty log of a resource
-// the served history does not record: one that may take writes does,
-// whatever its resourceVersions (opaque ones take no writes, but a
-// controller's informer of what it would create still lists and watches,
-// as its manager waits for that cache). Its discovery lists the built-in
-// resources then only (discoveryOf).
-func (s *Server) makesLogs() bool {
-	return !s.opts.readOnly
+// the served history does not record. One that may take writes does,
+// whatever its resourceVersions. Opaque ones take no writes, but a
+// controller's informer of what it would create still lists and watches:
+// its manager waits for that cache. Only then does discovery list the
+// built-in resources (discoveryOf).
+func (e *engine) makesLogs() bool {
+	return !e.opts.readOnly
 }
 
-// emptyLogStart is the resourceVersion an empty log made in h starts at:
-// the newest that has happened in any resource (happenedNewest), "1" in
-// an empty numeric history; in an opaque one (opaque-rv), the newest
-// served RV of any log in h's order, which the made log shares, so that
-// the merged order places it.
-func (s *Server) emptyLogStart(h *history.History) string {
+// emptyLogStart is the resourceVersion an empty log made in h starts at.
+// In a numeric history it is the newest that has happened in any resource
+// (happenedNewest), or "1" in an empty one. In an opaque one (opaque-rv)
+// it is the newest served RV of any log. The made log shares h's order,
+// so that the merged order places it.
+func (e *engine) emptyLogStart(h *history.History) string {
 	if o := h.Order(); o != nil && !o.Numeric() {
 		newest := ""
 		for _, l := range h.Logs {
-			rv := l.RVAt(s.available(l))
+			rv := l.RVAt(e.store.available(l))
 			if newest == "" || o.Less(newest, rv) {
 				newest = rv
 			}
@@ -80,14 +82,14 @@ func (s *Server) emptyLogStart(h *history.History) string {
 			return newest
 		}
 	}
-	return strconv.FormatUint(max(s.happenedNewest(h), 1), 10)
+	return strconv.FormatUint(max(e.store.happenedNewest(h), 1), 10)
 }
 
 // knownResource returns q's resource, whole (kind and scope), when the
 // replay knows it.
-func (s *Server) knownResource(q history.RequestInfo, body []byte) (history.Resource, bool) {
+func (e *engine) knownResource(q history.RequestInfo, body []byte) (history.Resource, bool) {
 	res := q.Resource
-	if c, ok := s.crdVersion(res); ok && c.Served { // its CRD's kind and scope (crd.go)
+	if c, ok := e.store.crdVersion(res); ok && c.Served { // its CRD's kind and scope (crd.go)
 		return c.Resource, true
 	}
 	if b, ok := discovery.BuiltinResource(res.Group, res.Version, res.Resource); ok {

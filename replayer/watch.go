@@ -17,20 +17,21 @@ const preTimeoutBookmark = 2 * time.Second
 // serveWatch answers a WATCH, as kube-apiserver 1.37's watch cache does.
 //
 // A watch from resourceVersion "" or "0" that does not say
-// sendInitialEvents is defaulted, as kube-apiserver does while its WatchList
-// feature is on, to sendInitialEvents=true: ADDED for every selected object
-// of the state at the server's head (never older than the compaction
-// point), sorted by key, then (when bookmarks are allowed) the
+// sendInitialEvents is defaulted to sendInitialEvents=true.
+// kube-apiserver does the same while its WatchList feature is on. The
+// watch then sends ADDED for every selected object of the state at the
+// server's head, sorted by key. (The head is never older than the
+// compaction point.) Then, when bookmarks are allowed, it sends the
 // initial-events-end bookmark, then every event after it. With
 // sendInitialEvents=false it sends the events after the head only.
 //
 // A watch from another resourceVersion R sends every event after R, in
 // order. R older than the compaction point gets HTTP 200 and one ERROR
 // event, 410 Expired "too old resource version: R (compaction)". R newer
-// than anything the history holds is accepted, as the cacher accepts it:
-// the cacher sends only events newer than R and none ever comes, so the
-// stream stays silent (no bookmark carries an RV older than R) until its
-// timeout. An R the history cannot place is a 400.
+// than anything the history holds is accepted, as the cacher accepts it.
+// The cacher sends only events newer than R, and none ever comes. So the
+// stream stays silent until its timeout; no bookmark carries an RV older
+// than R. An R the history cannot place is a 400.
 func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.RequestInfo, l *history.Log) {
 	if !isJSONAccept(r) {
 		status.Write(w, notAcceptable())
@@ -52,10 +53,10 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.Re
 		return
 	}
 	if initial && wf != nil && wf.plain {
-		// a server that does not know sendInitialEvents: from "" or "0"
-		// the state as ADDED events with no initial-events-end bookmark
-		// (an older watch's "start at most recent" or "at any"), from
-		// another resourceVersion a watch from it
+		// a server that does not know sendInitialEvents. From "" or "0" it
+		// sends the state as ADDED events with no initial-events-end
+		// bookmark (an older watch's "start at most recent" or "at any").
+		// From another resourceVersion it is a watch from it.
 		if rv := q.ResourceVersion; rv == "" || rv == "0" {
 			s.serveInitialEvents(w, r, l, f, false, q, wf)
 			return
@@ -67,20 +68,20 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.Re
 		return
 	}
 	ws := s.newWatchStream(w, r, l, f, q)
-	ws.fx = wf
+	ws.wf = wf
 	defer ws.stop()
 	rv := q.ResourceVersion
 	if rv == "" || rv == "0" {
 		// sendInitialEvents=false: from now, with no initial state
-		ws.pos = s.newestPosition(l)
+		ws.pos = s.store.newestPosition(l)
 		ws.fromRV = l.RVAt(ws.pos)
 		ws.fw.begin()
 		ws.run()
 		return
 	}
 	pos, err := l.Position(rv)
-	floor := s.watchFloor(l)
-	if cs := s.cacheStart(l); cs != "" && l.Order().Less(floor, cs) {
+	floor := s.store.watchFloor(l)
+	if cs := s.restart.cacheStart(l.Resource); cs != "" && l.Order().Less(floor, cs) {
 		floor = cs // a restarted server's watch cache starts there (apiserver-restart)
 	}
 	switch {
@@ -104,12 +105,12 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.Re
 
 // watchTimeout returns how long a watch stays open: what it asks for, or
 // the server's default, within the server's cap.
-func (s *Server) watchTimeout(q history.RequestInfo) time.Duration {
-	d := s.opts.watchTimeout
+func (o *options) watchTimeoutOf(q history.RequestInfo) time.Duration {
+	d := o.watchTimeout
 	if q.TimeoutSeconds > 0 {
 		d = time.Duration(q.TimeoutSeconds) * time.Second
 	}
-	if c := s.opts.maxWatchTimeout; c > 0 && (d <= 0 || d > c) {
+	if c := o.maxWatchTimeout; c > 0 && (d <= 0 || d > c) {
 		d = c
 	}
 	return d
@@ -133,7 +134,7 @@ type watchStream struct {
 	fromRV     string // no bookmark carries an older resourceVersion
 	availCache int    // events before it are known to be available
 
-	fx *watchFaults // what the fault plan does to it; nil without a plan
+	wf *watchFaults // what the fault plan does to it; nil without a plan
 	// peek is ws.peekLive, made once rather than once an event
 	peek peekFunc
 }
@@ -147,10 +148,10 @@ func (s *Server) newWatchStream(w http.ResponseWriter, r *http.Request, l *histo
 	ws := &watchStream{
 		s: s, l: l, f: f, fw: fw, ctx: r.Context(),
 		kind: l.Resource.Kind, gv: l.Resource.GroupVersion(),
-		bookmarks: q.AllowWatchBookmarks, gone: s.restartGone(),
+		bookmarks: q.AllowWatchBookmarks, gone: s.restart.goneC(),
 	}
 	ws.peek = ws.peekLive
-	if d := s.watchTimeout(q); d > 0 {
+	if d := s.opts.watchTimeoutOf(q); d > 0 {
 		ws.deadline = time.Now().Add(d)
 		ws.timer = time.NewTimer(d)
 		ws.expire = ws.timer.C
@@ -181,7 +182,7 @@ func (ws *watchStream) done() bool {
 
 // nextBookmark returns when the next periodic bookmark is due, by the
 // cacher's rule: every interval, and 2 s before the deadline, never past
-// it; ok is false when no bookmark is left before the deadline.
+// it. Its ok is false when no bookmark is left before the deadline.
 func nextBookmark(now, deadline time.Time, every time.Duration) (at time.Time, ok bool) {
 	if deadline.IsZero() {
 		if every <= 0 {
@@ -239,7 +240,7 @@ func (ws *watchStream) run() {
 		}
 		var eventC <-chan time.Time
 		if ws.pos < ws.l.End() {
-			d := ws.s.nextAt(ws.l, ws.pos)
+			d := ws.s.store.nextAt(ws.l, ws.pos)
 			if d <= 0 { // rounding between available and nextAt: look again soon
 				d = time.Millisecond
 			}
@@ -263,15 +264,13 @@ func (ws *watchStream) run() {
 	}
 }
 
-// follow moves ws to its resource's log as the target's writes left it
-// (a write only appends, so ws.pos stays where it was) and returns a
-// channel closed at the next write.
+// follow moves ws to its resource's log as the writes left it. A write
+// only appends, so ws.pos stays where it was. It returns a channel closed
+// at the next write.
 func (ws *watchStream) follow() <-chan struct{} {
-	changed := ws.s.truthChanged()
-	if ws.s.writesMade.Load() > 0 {
-		if nl := ws.s.logNow(ws.l); nl != ws.l {
-			ws.l, ws.availCache = nl, 0
-		}
+	nl, changed := ws.s.store.follow(ws.l)
+	if nl != ws.l {
+		ws.l, ws.availCache = nl, 0
 	}
 	return changed
 }
@@ -282,7 +281,7 @@ func (ws *watchStream) available() bool {
 		return false
 	}
 	if ws.pos >= ws.availCache {
-		ws.availCache = ws.s.available(ws.l)
+		ws.availCache = ws.s.store.available(ws.l)
 	}
 	return ws.pos < ws.availCache
 }
@@ -298,30 +297,30 @@ func (ws *watchStream) send() error {
 		return err
 	}
 	ws.pos++
-	ws.s.advance(ws.l, ws.pos)
+	ws.s.store.advance(ws.l, ws.pos)
 	if e.Type == history.Deleted {
-		ws.s.collectGarbage() // the deletion has happened: its dependents go
+		ws.s.eng.collectGarbage() // the deletion has happened: its dependents go
 	}
 	return err
 }
 
-// emitObject sends the event frame of o, carrying rv, as emit does; with
-// no fault plan (nothing acts on the frame) it renders the object straight
-// into the frame.
+// emitObject sends the event frame of o, carrying rv, as emit does. With
+// no fault plan, nothing acts on the frame. Then it renders the object
+// straight into the frame.
 func (ws *watchStream) emitObject(typ history.EventType, o *history.Object, rv string, peek peekFunc) error {
 	f := outFrame{typ: typ, rv: rv}
-	if ws.fx == nil {
+	if ws.wf == nil {
 		return ws.sent(f, ws.fw.objectFrame(typ, o, ws.kind, ws.gv))
 	}
 	f.obj = withKind(o, ws.kind, ws.gv)
 	return ws.emit(f, peek)
 }
 
-// bookmark writes a BOOKMARK at the watch's position (or at the newest
-// state the pace has reached, if that is older), unless that would carry a
-// resourceVersion older than the watch started from.
+// bookmark writes a BOOKMARK at the watch's position, or at the newest
+// state the pace has reached if that is older. It does not when that
+// would carry a resourceVersion older than the watch started from.
 func (ws *watchStream) bookmark() error {
-	rv := ws.l.RVAt(min(ws.pos, ws.s.available(ws.l)))
+	rv := ws.l.RVAt(min(ws.pos, ws.s.store.available(ws.l)))
 	if ws.fromRV != "" && ws.l.Order().Less(rv, ws.fromRV) {
 		return nil
 	}

@@ -15,12 +15,13 @@ import (
 )
 
 // watchOptions defaults and validates a watch's options as kube-apiserver
-// does with its WatchList feature on (the default since 1.34): a watch
+// does with its WatchList feature on (the default since 1.34). A watch
 // from resourceVersion "" or "0" that sets neither sendInitialEvents nor
-// resourceVersionMatch gets sendInitialEvents=true and NotOlderThan; an
-// invalid combination is the 422 Invalid kube-apiserver answers, e.g.
-// "ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden:
-// sendInitialEvents requires setting resourceVersionMatch to NotOlderThan".
+// resourceVersionMatch gets sendInitialEvents=true and NotOlderThan. An
+// invalid combination is the 422 Invalid kube-apiserver answers. An
+// example: "ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch:
+// Forbidden: sendInitialEvents requires setting resourceVersionMatch to
+// NotOlderThan".
 func watchOptions(q history.RequestInfo) (metainternalversion.ListOptions, *metav1.Status) {
 	o := metainternalversion.ListOptions{
 		Watch:                true,
@@ -39,24 +40,24 @@ func watchOptions(q history.RequestInfo) (metainternalversion.ListOptions, *meta
 }
 
 // serveInitialEvents streams the state at max(resourceVersion, head) as
-// synthetic ADDED events sorted by key, then, when bookmarks are allowed
-// (kube-apiserver sends it only then), a BOOKMARK at that state's
-// resourceVersion annotated k8s.io/initial-events-end, then live events on
-// the same stream as a watch does.
+// synthetic ADDED events sorted by key. Then, when bookmarks are allowed,
+// it sends a BOOKMARK at that state's resourceVersion annotated
+// k8s.io/initial-events-end. (kube-apiserver sends it only then.) Then it
+// sends live events on the same stream, as a watch does.
 //
 // The head is the newest state any answer reached, never older than the
-// compaction point. resourceVersion "" and "0" mean the head; an RV older
-// than the history (or the compaction point) is no error under
-// NotOlderThan: the head is newer. An RV the history holds but the pace has not made available yet
-// is waited for; one it never reaches within the server's too-large wait
-// (3 s, as the watch cache's) gets HTTP 200 and one ERROR event, 504
-// Timeout "Too large resource version", that client-go answers by
-// starting over from resourceVersion "".
+// compaction point. The resourceVersions "" and "0" mean the head. An RV
+// older than the history (or the compaction point) is no error under
+// NotOlderThan: the head is newer. An RV the history holds but the pace
+// has not made available yet is waited for. The server's too-large wait
+// is 3 s, as the watch cache's. An RV not reached within it gets HTTP 200
+// and one ERROR event, 504 Timeout "Too large resource version".
+// client-go answers that by starting over from resourceVersion "".
 func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *history.Log, f filter, endBookmark bool, q history.RequestInfo, wf *watchFaults) {
 	ws := s.newWatchStream(w, r, l, f, q)
-	ws.fx = wf
+	ws.wf = wf
 	defer ws.stop()
-	pos := s.newestPosition(l)
+	pos := s.store.newestPosition(l)
 	if rv := q.ResourceVersion; rv != "" && rv != "0" {
 		p, err := l.Position(rv)
 		switch {
@@ -65,11 +66,11 @@ func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *h
 			return
 		case errors.Is(err, history.ErrTooOld):
 		case errors.Is(err, history.ErrTooLarge):
-			if !s.sleepCtx(ws.ctx, s.opts.tooLargeWait) {
+			if !sleepCtx(ws.ctx, s.opts.tooLargeWait) {
 				return
 			}
 			ws.fw.begin()
-			ws.fw.errorFrame(tooLarge(rv, l.RVAt(s.available(l))))
+			ws.fw.errorFrame(tooLarge(rv, l.RVAt(s.store.available(l))))
 			return
 		case err != nil:
 			status.Write(w, badRequest(err.Error()))
@@ -79,10 +80,10 @@ func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *h
 				pos = p
 			}
 		}
-		if pos > s.available(l) && !s.waitAvailable(ws.ctx, l, pos) {
+		if pos > s.store.available(l) && !s.store.waitAvailable(ws.ctx, l, pos, s.opts.tooLargeWait) {
 			if ws.ctx.Err() == nil {
 				ws.fw.begin()
-				ws.fw.errorFrame(tooLarge(rv, l.RVAt(s.available(l))))
+				ws.fw.errorFrame(tooLarge(rv, l.RVAt(s.store.available(l))))
 			}
 			return
 		}
@@ -92,7 +93,7 @@ func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *h
 		return
 	}
 	ws.pos, ws.fromRV = pos, l.RVAt(pos)
-	s.advance(l, pos)
+	s.store.advance(l, pos)
 	if endBookmark {
 		end := outFrame{typ: history.Bookmark, obj: bookmarkObject(l.Resource, ws.fromRV, true), rv: ws.fromRV, initialEnd: true}
 		if ws.emit(end, nil) != nil {
@@ -115,9 +116,9 @@ func (ws *watchStream) initialEvents(objs []*history.Object) error {
 		}
 		return outFrame{}, nil, false
 	}
-	// The initial events are all ready at once: a frame is flushed with
-	// the ones after it (unless a fault plan watches each frame go out).
-	ws.fw.holding(ws.fx == nil)
+	// The initial events are all ready at once. So a frame is flushed with
+	// the ones after it, unless a fault plan watches each frame go out.
+	ws.fw.holding(ws.wf == nil)
 	defer ws.fw.holding(false)
 	for next < len(objs) {
 		o := objs[next]

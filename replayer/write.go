@@ -17,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/kubernetes/scheme"
 
@@ -27,16 +26,18 @@ import (
 )
 
 // The target's writes. A write is answered by writes.Do on the state of
-// its resource as it is now; what it stores is placed in the resource's
-// log as the event a watch then serves: after the newest resourceVersion
-// that has happened in any resource (served, or reached by the pace:
-// under PaceMax every recorded event has, so a write comes after all of
-// them), at the next RVs of one counter across resources (etcd's
-// revision), and before what the history records after that, which is
-// served that many RVs higher. Recorded changes still to come of an
-// object the write stored are the other actors' writes onto what the
-// target left (actors.go). The served history with the writes is the
-// run's truth.
+// its resource as it is now. What it stores is placed in the resource's
+// log as the event a watch then serves. It is placed:
+//   - after the newest resourceVersion that has happened in any resource:
+//     served, or reached by the pace. (Under PaceMax every recorded event
+//     has, so a write comes after all of them.)
+//   - at the next RVs of one counter across resources (etcd's revision);
+//   - before what the history records after that, which is served that
+//     many RVs higher.
+//
+// Recorded changes still to come of an object the write stored are the
+// other actors' writes onto what the target left (actors.go). The served
+// history with the writes is the run's truth.
 //
 // A history whose RVs are not integers (opaque-rv) takes no writes: 405
 // with the reason.
@@ -47,7 +48,7 @@ var errWrites = errors.New("the replay does not take writes")
 // serveWrite answers a request whose method is not GET.
 func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request) {
 	q, isResource, err := history.ParseRequestInfo(r.URL)
-	refuse := s.refuse
+	refuse := s.eng.refuse
 	if byActor(r) { // an actor's refusals are not the target's writes
 		refuse = func(_ *http.Request, _ history.RequestInfo, _ history.Resource, st metav1.Status) metav1.Status {
 			return st
@@ -65,28 +66,28 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request) {
 		hint, _ = io.ReadAll(io.LimitReader(r.Body, writes.MaxBodyBytes+1))
 		r.Body = io.NopCloser(bytes.NewReader(hint))
 	}
-	l, ok := s.logFor(q, hint)
+	l, ok := s.eng.logFor(q, hint)
 	if !ok {
-		status.Write(w, refuse(r, q, q.Resource, s.noTrafficFor(q.Resource)))
+		status.Write(w, refuse(r, q, q.Resource, noTrafficFor(s.store.discovery(), s.h, q.Resource)))
 		return
 	}
-	if why := s.writable(l); why != "" {
+	if why := writable(l); why != "" {
 		status.Write(w, refuse(r, q, l.Resource, apierrors.NewMethodNotSupported(schema.GroupResource{Group: l.Resource.Group, Resource: l.Resource.Resource},
 			fmt.Sprintf("%s (%v: %s)", r.Method, errWrites, why)).ErrStatus))
 		return
 	}
-	kind := s.kindFor(l.Resource)
+	kind := s.eng.kindFor(l.Resource)
 	req, err := writes.Parse(r, q, kind)
 	if err != nil {
 		refuse(r, q, l.Resource, answerStatus(err))
 		writeStatusErr(w, err)
 		return
 	}
-	res, err := s.writeAs(req, writerOf(r))
-	if s.faultsAt(r) {
+	res, err := s.eng.writeAs(req, writerOf(r))
+	if s.opts.faultsAt(r) {
 		s.writePoint(l, writeKey(req, res, err), byActor(r))
 	}
-	s.collectGarbage() // a delete of an owner, or a dependent of one gone
+	s.eng.collectGarbage() // a delete of an owner, or a dependent of one gone
 	if err != nil {
 		writeStatusErr(w, err)
 		return
@@ -105,200 +106,12 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request) {
 }
 
 // writable returns why l takes no writes now ("" when it does).
-func (s *Server) writable(l *history.Log) string {
+func writable(l *history.Log) string {
 	switch {
 	case !l.Order().Numeric():
 		return "its resourceVersions are not integers"
 	}
 	return ""
-}
-
-// write answers req on the served history and, when it stores
-// something, places its event in the resource's log: after the newest
-// resourceVersion any answer reached in any resource (what has happened),
-// before what the history records after it (what has not yet), which is
-// served that many RVs higher.
-func (s *Server) write(req writes.Request) (res writes.Result, err error) {
-	return s.writeAs(req, targetFrom)
-}
-
-// targetFrom is the history.Location File of the events the target's
-// writes made.
-const targetFrom = history.TargetWrite
-
-// writeAs is write for the writer from names: the target (targetFrom),
-// whose writes are logged, an actor (history.ActorWrite) or the replay's
-// garbage collector (gcFrom), whose are not. Its events come From that
-// writer.
-func (s *Server) writeAs(req writes.Request, from string) (res writes.Result, err error) {
-	unlock := s.lockTruth()
-	defer unlock()
-	var seen writeState // the state the write saw
-	if from == targetFrom {
-		defer func() { s.logWrite(req, seen, res, err) }()
-	}
-	truth := s.truthLocked()
-	i := truth.LogIndex(req.Kind.Resource)
-	if i < 0 {
-		return writes.Result{}, apierrors.NewNotFound(schema.GroupResource{Group: req.Kind.Resource.Group, Resource: req.Kind.Resource.Resource}, req.Name)
-	}
-	l := truth.Logs[i]
-	base := s.happenedNewest(truth)
-	p := after(l, base)
-	next := base
-	n := int(s.writesMade.Load())
-	env := writes.Env{
-		Now: time.Now(),
-		NextRV: func() string {
-			next++
-			return strconv.FormatUint(next, 10)
-		},
-		NewUID: func() types.UID {
-			n++
-			return types.UID(newUID("write/"+l.Resource.ID().String(), strconv.Itoa(n)))
-		},
-		Suffix: func() string {
-			n++
-			return nameSuffix(l.Resource, n)
-		},
-		Revision: strconv.FormatUint(base, 10),
-	}
-	env.Namespace = namespaceLookup(truth, base)
-	seen = writeStateOf(l, p)
-	res, err = writes.Do(seen, env, req)
-	if err != nil || res.Event == writes.None {
-		return res, err
-	}
-	at := s.pacedNow() // on the recorded offsets' axis, where the pace serves it at once
-	ev, err := eventOf(res.Event, res.Stored, at, from)
-	if err != nil {
-		return writes.Result{}, apierrors.NewInternalError(err)
-	}
-	var placed []history.Event
-	for _, c := range res.Before { // a pod's graceful delete with no grace left marks it first
-		bev, err := eventOf(c.Event, c.Stored, at, from)
-		if err != nil {
-			return writes.Result{}, apierrors.NewInternalError(err)
-		}
-		placed = append(placed, bev)
-	}
-	placed = append(placed, ev)
-	for _, c := range res.More { // a delete of a collection stores several
-		mev, err := eventOf(c.Event, c.Stored, at, from)
-		if err != nil {
-			return writes.Result{}, apierrors.NewInternalError(err)
-		}
-		placed = append(placed, mev)
-	}
-	if acc, ok := crdAccepted(l.Resource, res, env.NextRV); ok {
-		// the apiextensions controller's answer to a new or changed CRD
-		cev, err := eventOf(writes.Modified, acc, at, from)
-		if err != nil {
-			return writes.Result{}, apierrors.NewInternalError(err)
-		}
-		placed = append(placed, cev)
-	}
-	taken := next - base
-	moveUp := func(rv string) string {
-		if v, err := strconv.ParseUint(rv, 10, 64); err == nil && v > base {
-			return strconv.FormatUint(v+taken, 10)
-		}
-		return rv
-	}
-	actors := s.actors
-	pending := false // a key the write stored has recorded changes held (otherActors.pending)
-	for _, e := range placed {
-		if len(actors.pending[l.Resource.ID()][e.Object.Key()]) > 0 {
-			pending = true
-		}
-	}
-	var h *history.History
-	if newestRV(truth) <= base && !pending {
-		// the write at the end of its log (p == l.End()): O(log n)
-		if actors.holds() { // held recorded changes are served after the write's RVs
-			if actors, err = actors.moved(moveUp); err != nil {
-				return writes.Result{}, apierrors.NewInternalError(err)
-			}
-		}
-		h, err = history.AppendEvents(truth, l.Resource, placed...)
-	} else if h, actors, err = s.placeBefore(truth, actors, req.Kind, i, p, base, next, placed, moveUp); err != nil {
-		return writes.Result{}, err
-	}
-	if err != nil {
-		return writes.Result{}, apierrors.NewInternalError(err)
-	}
-	s.writesMade.Store(int64(n + 1))
-	for _, e := range placed {
-		if !s.opts.noGC {
-			s.gc.note(l.Resource, e.Object.Key(), writes.Event(e.Type), e.Object.Raw)
-		}
-	}
-	s.actors = actors
-	s.setTruthLocked(truth, h, func(j, pos int) int {
-		if j == i && pos > p {
-			return pos + len(placed)
-		}
-		return pos
-	}, moveUp)
-	s.advance(h.Logs[i], p+len(placed)) // a read after the write sees it
-	if l.Resource.ID() == history.CRD.ID() && s.makesLogs() {
-		s.disco.Store(s.discoveryOf(h)) // its resource joins discovery, or leaves it (crd.go)
-	}
-	return res, nil
-}
-
-// placeBefore places a write's events (placed, at position p of log i of
-// truth, taking the RVs up to next) before recorded events still to come,
-// which are served taken RVs higher, and serves the recorded changes of
-// the keys it stored that come after it, or were held, as the other
-// actors' writes onto what it left (otherActors.rebaseLater): the history
-// rebuilt, O(n). It returns the new served history and the otherActors
-// that go with it (actors itself is left as it was).
-func (s *Server) placeBefore(truth *history.History, actors *otherActors, k writes.Kind, i, p int, base, next uint64, placed []history.Event, moveUp func(string) string) (*history.History, *otherActors, error) {
-	work := truth
-	var err error
-	if newestRV(truth) > base {
-		if work, err = history.RewriteRVs(truth, moveUp); err != nil {
-			return nil, nil, apierrors.NewInternalError(err)
-		}
-	}
-	if actors, err = actors.moved(moveUp); err != nil { // a copy, moved or not
-		return nil, nil, apierrors.NewInternalError(err)
-	}
-	wl := work.Logs[i]
-	evs := make([]history.Event, 0, len(wl.Events)+len(placed))
-	evs = append(append(append(evs, wl.Events[:p]...), placed...), wl.Events[p:]...)
-	cur := map[string]*unstructured.Unstructured{} // what the write left of each key it stored
-	for _, e := range placed {
-		cur[e.Object.Key()] = nil
-		if e.Type != history.Deleted {
-			if cur[e.Object.Key()], err = decoded(wl.Resource, e.Object); err != nil {
-				return nil, nil, apierrors.NewInternalError(err)
-			}
-		}
-	}
-	if evs, err = actors.rebaseLater(s.start, s.opts.pace.factor(), s.pacedHappened(), k, evs, p+len(placed), next, cur); err != nil {
-		return nil, nil, apierrors.NewInternalError(err)
-	}
-	h, err := history.ReplaceEvents(work, wl.Resource, evs)
-	if err != nil {
-		return nil, nil, apierrors.NewInternalError(err)
-	}
-	return h, actors, nil
-}
-
-// happenedNewest is the newest resourceVersion of what has happened, in
-// any log of h (a numeric history's): what some answer reached, or what
-// the pace has (under PaceMax: every recorded event). A write comes after
-// it.
-func (s *Server) happenedNewest(h *history.History) uint64 {
-	var out uint64
-	for _, l := range h.Logs {
-		if v, err := strconv.ParseUint(l.RVAt(s.available(l)), 10, 64); err == nil {
-			out = max(out, v)
-		}
-	}
-	return out
 }
 
 // after returns the position of l after every event at or before rv.
@@ -325,10 +138,11 @@ func eventOf(typ writes.Event, obj *unstructured.Unstructured, at time.Duration,
 
 // crdAccepted is what kube-apiserver's apiextensions controllers make of
 // a CustomResourceDefinition a write stored (created, or changed) that
-// they have not accepted yet: its names accepted and it established
-// (status.conditions NamesAccepted and Established True, acceptedNames
-// the spec's, storedVersions the storage version), at the next
-// resourceVersion — the other actor a CRD's creator waits for.
+// they have not accepted yet. At the next resourceVersion, its names are
+// accepted and it is established. Then status.conditions NamesAccepted
+// and Established are True, acceptedNames are the spec's, and
+// storedVersions is the storage version. This is the other actor a CRD's
+// creator waits for.
 func crdAccepted(res history.Resource, r writes.Result, nextRV func() string) (*unstructured.Unstructured, bool) {
 	if res.Group != crdGroup || res.Resource != crdResource || (r.Event != writes.Added && r.Event != writes.Modified) {
 		return nil, false
@@ -376,10 +190,10 @@ func newestRV(h *history.History) uint64 {
 	return out
 }
 
-// kindOf is what a write needs to know of res: whether client-go's scheme
-// knows its kind, and whether it has a status subresource (a built-in
-// kind whose Go type has a Status field; every custom resource, as
-// discovery tells).
+// kindOf is what a write needs to know of res. It says whether
+// client-go's scheme knows its kind, and whether it has a status
+// subresource. A built-in kind has one when its Go type has a Status
+// field. Every custom resource has one, as discovery tells.
 func kindOf(res history.Resource) writes.Kind {
 	k := writes.Kind{Resource: res, Status: true}
 	obj, err := scheme.Scheme.New(schema.GroupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind})
@@ -399,8 +213,9 @@ func kindOf(res history.Resource) writes.Kind {
 // (k8s.io/apimachinery/pkg/util/rand: no vowels, no 0, 1 and 3).
 const nameAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 
-// nameSuffix is the n-th generated name suffix of a run's writes to res:
-// 5 characters of nameAlphabet, the same in every run of the same writes.
+// nameSuffix is the n-th generated name suffix of a run's writes to res.
+// It is 5 characters of nameAlphabet, the same in every run of the same
+// writes.
 func nameSuffix(res history.Resource, n int) string {
 	sum := sha256.Sum256([]byte(res.ID().String() + "/" + strconv.Itoa(n)))
 	b := make([]byte, 5)

@@ -37,9 +37,9 @@ func configmapHistory(b *testing.B, objects, events int) *history.History {
 	return h
 }
 
-// writeRequests returns n writes of configmaps on l's state: creates and
-// unconditional updates (PUT, no resourceVersion) of the listed objects in
-// turn, each update a listed object with a data key set.
+// writeRequests returns n writes of configmaps on l's state. Creates and
+// unconditional updates (PUT, no resourceVersion) of the listed objects
+// take turns. Each update is a listed object with a data key set.
 func writeRequests(b *testing.B, l *history.Log, n int) []*http.Request {
 	b.Helper()
 	reqs := make([]*http.Request, n)
@@ -69,12 +69,13 @@ func writeRequests(b *testing.B, l *history.Log, n int) []*http.Request {
 }
 
 // BenchmarkWrite measures writes on a replay whose served state holds n
-// configmaps (under PaceMax, every recorded event served first: each
-// write lands at the end of its log), creates and updates alternating:
-// run with -benchtime 10000x for the 10,000 writes of issue [J]'s
-// acceptance. ns/op, B/op and allocs/op are per write, the HTTP request
-// and its JSON answer included; kept-B/op is the heap a write leaves
-// live (the served history's growth); compare BenchmarkDecodeObject.
+// configmaps, creates and updates alternating. It runs under PaceMax,
+// every recorded event served first: each write lands at the end of its
+// log. Run it with -benchtime 10000x for the 10,000 writes of issue [J]'s
+// acceptance. The ns/op, B/op and allocs/op are per write, the HTTP
+// request and its JSON answer included. The kept-B/op is the heap a write
+// leaves live (the served history's growth). Compare
+// BenchmarkDecodeObject.
 func BenchmarkWrite(b *testing.B) {
 	for _, n := range []int{500, 5000} {
 		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
@@ -113,8 +114,9 @@ func heapAfterGC() uint64 {
 
 // BenchmarkWriteBeforeRecorded measures the same writes on 5,000
 // configmaps when later recorded events are still to be served after
-// each (nothing was read: the head stays before them), so that each write
-// moves them up (the rare case: a paced replay): the history rebuilt.
+// each. (Nothing was read: the head stays before them.) So each write
+// moves them up, and the history is rebuilt. That is the rare case: a
+// paced replay.
 func BenchmarkWriteBeforeRecorded(b *testing.B) {
 	for _, later := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("objects=5000/later=%d", later), func(b *testing.B) {
@@ -131,11 +133,11 @@ func BenchmarkWriteBeforeRecorded(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			l := s.served().Logs[0]
+			l := s.Served().Logs[0]
 			if got, want := l.End()-len(h.Logs[0].Events), b.N; got != want {
 				b.Fatalf("writes placed: got %d, want %d", got, want)
 			}
-			if p := s.head(l); p >= l.End() {
+			if p := s.store.head(l); p >= l.End() {
 				b.Fatalf("head: got %d (the end), want recorded events after it", p)
 			}
 		})
@@ -143,9 +145,10 @@ func BenchmarkWriteBeforeRecorded(b *testing.B) {
 }
 
 // BenchmarkDecodeObject measures decoding once the object an update of
-// BenchmarkWrite sends (a listed configmap, with kind and apiVersion):
-// its JSON into unstructured, and its protobuf into a typed ConfigMap
-// (what controller-runtime sends) — the floor a write is compared with.
+// BenchmarkWrite sends (a listed configmap, with kind and apiVersion). It
+// decodes its JSON into unstructured, and its protobuf into a typed
+// ConfigMap (what controller-runtime sends). That is the floor a write is
+// compared with.
 func BenchmarkDecodeObject(b *testing.B) {
 	h := configmapHistory(b, 500, 0)
 	raw := h.Logs[0].Initial[0].WithKind("ConfigMap", "v1")

@@ -13,9 +13,9 @@ import (
 // writes.Lister), and the namespaces NamespaceLifecycle admission looks
 // up.
 
-// writeState is the state of a log at a position, as a write sees it:
-// each Get a keyed lookup (history.Log.ObjectAt, O(log n)), the state
-// never built.
+// writeState is the state of a log at a position, as a write sees it.
+// Each Get is a keyed lookup (history.Log.ObjectAt, O(log n)); the state
+// is never built.
 type writeState struct {
 	l *history.Log
 	p int
@@ -25,8 +25,8 @@ type writeState struct {
 var namespaceResource = history.Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace"}
 
 // namespaceLookup returns the namespaces of truth as they are at base,
-// for the NamespaceLifecycle admission of a write (writes.Env.Namespace);
-// nil when truth holds no namespaces log.
+// for the NamespaceLifecycle admission of a write (writes.Env.Namespace).
+// It is nil when truth holds no namespaces log.
 func namespaceLookup(truth *history.History, base uint64) func(string) (*unstructured.Unstructured, bool) {
 	l, ok := truth.Log(namespaceResource)
 	if !ok {

@@ -35,9 +35,9 @@ func writeClient(t *testing.T, s *Server, protobuf bool) kubernetes.Interface {
 
 // TestWrites drives client-go's typed client through a create, a stale
 // update, an update and a delete of a configmap on a replay of
-// listHistory, with a watch open from the newest state: each answer is
-// what kube-apiserver answers, the watch sees the writes as events, and
-// the served history (the truth) holds them.
+// listHistory. A watch is open from the newest state. Each answer is what
+// kube-apiserver answers. The watch sees the writes as events, and the
+// served history (the truth) holds them.
 func TestWrites(t *testing.T) {
 	for _, protobuf := range []bool{false, true} {
 		name := "json"
@@ -123,7 +123,7 @@ func TestWrites(t *testing.T) {
 			if len(seen) != 3 || seen[0] != want[0] || seen[1] != want[1] {
 				t.Errorf("watch events of made: got %q, want %q then DELETED", seen, want)
 			}
-			l, _ := s.Truth().Log(history.Resource{Version: "v1", Resource: "configmaps"})
+			l, _ := s.Served().Log(history.Resource{Version: "v1", Resource: "configmaps"})
 			if n := len(l.Events); n < 3 || l.Events[n-1].Type != history.Deleted || l.Events[n-1].Object.Name != "made" {
 				t.Errorf("truth: got %d events, the last %v, want the writes at its end", n, l.Events[n-1])
 			}

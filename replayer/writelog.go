@@ -14,57 +14,64 @@ import (
 	"github.com/lwreplay/lwreplay/replayer/writes"
 )
 
-// The target's write log: every write request the server answered —
-// stored, refused or a dry run — in the order it answered them, as
-// kube-apiserver's audit log records a request (k8s.io/apiserver
-// pkg/apis/audit/types.go, Event: Verb, ObjectRef with its Resource,
-// Namespace, Name, Subresource and ResourceVersion, ResponseStatus with
-// its Code and Reason, StageTimestamp). A write stored is also an event of
-// its resource's log in the served history (the truth); the log says
-// what the target asked and what it was answered, refusals included.
-
-// Write is one write request the server answered (Server.Writes).
-type Write = history.WriteAnswer
+// The target's write log holds every write request the server answered,
+// in order: stored, refused or a dry run. It records a request as
+// kube-apiserver's audit log does (k8s.io/apiserver
+// pkg/apis/audit/types.go, Event). That is the Verb, the ObjectRef
+// (Resource, Namespace, Name, Subresource, ResourceVersion), the
+// ResponseStatus (Code, Reason) and StageTimestamp. A write stored is
+// also an event of its resource's log in the served history. The log
+// says what the target asked and what it was answered, refusals
+// included. The engine keeps it; it has its own lock.
 
 // writeLog holds a server's Writes, in the order they were answered.
 type writeLog struct {
-	mu  sync.Mutex
-	all []Write
+	mu       sync.Mutex // guards answered
+	answered []history.WriteAnswer
 }
 
 // add appends w.
-func (l *writeLog) add(w Write) {
+func (l *writeLog) add(w history.WriteAnswer) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.all = append(l.all, w)
+	l.answered = append(l.answered, w)
 }
 
-// Writes returns the write requests the server answered, in order: each
-// stored write, refusal and dry run (a copy). A write it lists that
-// stored something is in the served history already: Truth, read after
-// Writes, holds every such write Writes lists.
-func (s *Server) Writes() []Write {
-	s.writeLog.mu.Lock()
-	defer s.writeLog.mu.Unlock()
-	return append([]Write(nil), s.writeLog.all...)
+// all returns the writes answered, in order (a copy).
+func (l *writeLog) all() []history.WriteAnswer {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]history.WriteAnswer(nil), l.answered...)
 }
 
-// WritesFrom is Writes from the i-th write on (none when i is past the
-// last): a reader following the log as it grows copies each write once.
-func (s *Server) WritesFrom(i int) []Write {
-	s.writeLog.mu.Lock()
-	defer s.writeLog.mu.Unlock()
-	if i >= len(s.writeLog.all) {
+// from returns the writes answered from the i-th on (none when i is
+// past the last), a copy.
+func (l *writeLog) from(i int) []history.WriteAnswer {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if i >= len(l.answered) {
 		return nil
 	}
-	return append([]Write(nil), s.writeLog.all[max(i, 0):]...)
+	return append([]history.WriteAnswer(nil), l.answered[max(i, 0):]...)
 }
 
-// logWrite records the answer to req, a write Server.write answered on
-// st, the state of its resource it saw (zero when it saw none): res when
-// err is nil, else err's Status.
-func (s *Server) logWrite(req writes.Request, st writeState, res writes.Result, err error) {
-	w := Write{At: time.Since(s.start), Verb: req.Verb.String(), Subresource: req.Subresource, Resource: req.Kind.Resource, DryRun: req.DryRun,
+// stored reports whether a write of the log stored rv of key in res.
+func (l *writeLog) stored(res history.Resource, key, rv string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, w := range l.answered {
+		if w.Key == key && w.Resource.ID() == res.ID() && w.Stored() && w.RVAfter == rv {
+			return true
+		}
+	}
+	return false
+}
+
+// logWrite records the answer to req, a write engine.writeAs answered.
+// st is the state of its resource the write saw (zero when it saw none).
+// The answer is res when err is nil, else err's Status.
+func (e *engine) logWrite(req writes.Request, st writeState, res writes.Result, err error) {
+	w := history.WriteAnswer{At: time.Since(e.store.start), Verb: req.Verb.String(), Subresource: req.Subresource, Resource: req.Kind.Resource, DryRun: req.DryRun,
 		Key: writeKey(req, res, err)}
 	if err != nil {
 		a := answerStatus(err)
@@ -75,7 +82,7 @@ func (s *Server) logWrite(req writes.Request, st writeState, res writes.Result, 
 	if st.l != nil && w.Key != "" {
 		if o, ok := st.l.ObjectAt(w.Key, st.p); ok {
 			w.RVBefore = o.ResourceVersion
-			w.Unserved = !s.servedVersion(st.l, w.Key, o.ResourceVersion)
+			w.Unserved = !e.servedVersion(st.l, w.Key, o.ResourceVersion)
 		}
 	}
 	switch {
@@ -85,53 +92,40 @@ func (s *Server) logWrite(req writes.Request, st writeState, res writes.Result, 
 	case res.Event != writes.Deleted:
 		w.RVAfter = res.Stored.GetResourceVersion()
 	}
-	s.writeLog.add(w)
+	e.log.add(w)
 }
 
 // servedVersion reports whether an answer had shown the target the object
-// of key at rv, of l (the served log the write saw): a read's state (the
-// server's head) at or after rv, or an earlier write of the target that
-// stored it.
-func (s *Server) servedVersion(l *history.Log, key, rv string) bool {
-	if p, err := l.Position(rv); err == nil && p <= s.head(l) {
+// of key at rv, of l (the served log the write saw). Either a read's
+// state (the head) was at or after rv, or an earlier write stored it.
+func (e *engine) servedVersion(l *history.Log, key, rv string) bool {
+	if p, err := l.Position(rv); err == nil && p <= e.store.head(l) {
 		return true
 	}
-	s.writeLog.mu.Lock()
-	defer s.writeLog.mu.Unlock()
-	for _, w := range s.writeLog.all {
-		if w.Key == key && w.Resource.ID() == l.Resource.ID() && w.Stored() && w.RVAfter == rv {
-			return true
-		}
-	}
-	return false
+	return e.log.stored(l.Resource, key, rv)
 }
 
-// refuse records the refusal st of r, a write request to the resource
-// res (as its path names it: q), answered before a write was tried, and
-// returns st. A method that writes nothing (HEAD, OPTIONS) is no write
-// and is not recorded.
-func (s *Server) refuse(r *http.Request, q history.RequestInfo, res history.Resource, st metav1.Status) metav1.Status {
+// refuse records the refusal st of r, answered before a write was tried,
+// and returns st. The request r is a write to res, as its path names it
+// (q).
+// A method that writes nothing (HEAD, OPTIONS) is not recorded.
+func (e *engine) refuse(r *http.Request, q history.RequestInfo, res history.Resource, st metav1.Status) metav1.Status {
 	verb := history.WriteVerb(r.Method, q.Name)
 	if verb == "" {
 		return st
 	}
-	w := Write{At: time.Since(s.start), Verb: verb, Subresource: q.Subresource, Resource: res, Code: int(st.Code), Reason: string(st.Reason)}
+	w := history.WriteAnswer{At: time.Since(e.store.start), Verb: verb, Subresource: q.Subresource, Resource: res, Code: int(st.Code), Reason: string(st.Reason)}
 	if q.Name != "" {
 		w.Key = writes.Key(q.Namespace, q.Name)
 	}
 	w.DryRun = slices.Contains(r.URL.Query()["dryRun"], metav1.DryRunAll)
-	s.writeLog.add(w)
+	e.log.add(w)
 	return st
 }
 
 // methodNotAllowed is the Status of writeMethodNotAllowed's 405, as
 // refuse records it.
 var methodNotAllowed = metav1.Status{Code: http.StatusMethodNotAllowed, Reason: metav1.StatusReasonMethodNotAllowed}
-
-// refuseErr is refuse with err's Status.
-func (s *Server) refuseErr(r *http.Request, q history.RequestInfo, res history.Resource, err error) {
-	s.refuse(r, q, res, answerStatus(err))
-}
 
 // answerStatus is the Status a write's error answers: an
 // *apierrors.StatusError's own, else a 500.
@@ -143,9 +137,9 @@ func answerStatus(err error) metav1.Status {
 	return internalError(err)
 }
 
-// writeKey is the key of the object a write named or its answer did
-// ("" when neither: a delete of a collection, a create refused before its
-// body was read).
+// writeKey is the key of the object a write named or its answer did. It
+// is "" when neither did: a delete of a collection, a create refused
+// before its body was read.
 func writeKey(req writes.Request, res writes.Result, err error) string {
 	ns, name := req.Namespace, req.Name
 	if obj := res.Stored; req.Verb != writes.DeleteCollection && (obj != nil || res.Answer != nil) {
@@ -164,3 +158,13 @@ func writeKey(req writes.Request, res writes.Result, err error) string {
 	}
 	return writes.Key(ns, name)
 }
+
+// Writes returns the write requests the server answered, in order: each
+// stored write, refusal and dry run (a copy). A write it lists that
+// stored something is in the served history already: Served, read after
+// Writes, holds every such write Writes lists.
+func (s *Server) Writes() []history.WriteAnswer { return s.eng.log.all() }
+
+// WritesFrom is Writes from the i-th write on (none when i is past the
+// last). A reader following the log as it grows copies each write once.
+func (s *Server) WritesFrom(i int) []history.WriteAnswer { return s.eng.log.from(i) }

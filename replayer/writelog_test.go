@@ -21,10 +21,11 @@ import (
 var configmapsRes = history.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
 
 // TestWriteLog drives client-go's typed client through writes of every
-// kind on a replay of listHistory (newest rv 1012, listed first): each
-// answer — stored, refused, dry run — is one Write of the log, in order,
-// with its verb, key, the stored object's resourceVersions before and
-// after, its code and reason, and the time it was answered.
+// kind on a replay of listHistory (newest rv 1012, listed first). Each
+// answer (stored, refused, dry run) is one history.WriteAnswer of the log,
+// in order. It holds its verb and key, and the stored object's
+// resourceVersions before and after. It holds its code and reason, and
+// the time it was answered.
 func TestWriteLog(t *testing.T) {
 	s := New(listHistory(t))
 	cs := writeClient(t, s, false)
@@ -40,44 +41,44 @@ func TestWriteLog(t *testing.T) {
 	steps := []struct {
 		name string
 		do   func(kubernetes.Interface) error
-		want Write // At left out
+		want history.WriteAnswer // At left out
 	}{
 		{name: "write log - create - stored, no rv before - pass",
 			do: func(kubernetes.Interface) error {
 				_, err := cms.Create(ctx, cm("made", ""), metav1.CreateOptions{})
 				return err
 			},
-			want: Write{Verb: "create", Resource: configmapsRes, Key: "a/made", RVAfter: "1013", Code: 201, Event: history.Added}},
+			want: history.WriteAnswer{Verb: "create", Resource: configmapsRes, Key: "a/made", RVAfter: "1013", Code: 201, Event: history.Added}},
 		{name: "write log - create of an existing name - refused AlreadyExists, rv unchanged - fail",
 			do: func(kubernetes.Interface) error {
 				_, err := cms.Create(ctx, cm("made", ""), metav1.CreateOptions{})
 				return err
 			},
-			want: Write{Verb: "create", Resource: configmapsRes, Key: "a/made", RVBefore: "1013", RVAfter: "1013", Code: 409, Reason: string(metav1.StatusReasonAlreadyExists)}},
+			want: history.WriteAnswer{Verb: "create", Resource: configmapsRes, Key: "a/made", RVBefore: "1013", RVAfter: "1013", Code: 409, Reason: string(metav1.StatusReasonAlreadyExists)}},
 		{name: "write log - update at a stale rv - refused Conflict, rv unchanged - fail",
 			do: func(kubernetes.Interface) error {
 				_, err := cms.Update(ctx, cm("made", "1011"), metav1.UpdateOptions{})
 				return err
 			},
-			want: Write{Verb: "update", Resource: configmapsRes, Key: "a/made", RVBefore: "1013", RVAfter: "1013", Code: 409, Reason: string(metav1.StatusReasonConflict)}},
+			want: history.WriteAnswer{Verb: "update", Resource: configmapsRes, Key: "a/made", RVBefore: "1013", RVAfter: "1013", Code: 409, Reason: string(metav1.StatusReasonConflict)}},
 		{name: "write log - update at the stored rv - stored - pass",
 			do: func(kubernetes.Interface) error {
 				_, err := cms.Update(ctx, cm("made", "1013"), metav1.UpdateOptions{})
 				return err
 			},
-			want: Write{Verb: "update", Resource: configmapsRes, Key: "a/made", RVBefore: "1013", RVAfter: "1014", Code: 200, Event: history.Modified}},
+			want: history.WriteAnswer{Verb: "update", Resource: configmapsRes, Key: "a/made", RVBefore: "1013", RVAfter: "1014", Code: 200, Event: history.Modified}},
 		{name: "write log - create as a dry run - nothing stored - pass",
 			do: func(kubernetes.Interface) error {
 				_, err := cms.Create(ctx, cm("dry", ""), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 				return err
 			},
-			want: Write{Verb: "create", Resource: configmapsRes, Key: "a/dry", Code: 201, DryRun: true}},
+			want: history.WriteAnswer{Verb: "create", Resource: configmapsRes, Key: "a/dry", Code: 201, DryRun: true}},
 		{name: "write log - merge patch - stored - pass",
 			do: func(kubernetes.Interface) error {
 				_, err := cms.Patch(ctx, "made", types.MergePatchType, []byte(`{"data":{"k":"p"}}`), metav1.PatchOptions{})
 				return err
 			},
-			want: Write{Verb: "patch", Resource: configmapsRes, Key: "a/made", RVBefore: "1014", RVAfter: "1015", Code: 200, Event: history.Modified}},
+			want: history.WriteAnswer{Verb: "patch", Resource: configmapsRes, Key: "a/made", RVBefore: "1014", RVAfter: "1015", Code: 200, Event: history.Modified}},
 		{name: "write log - create with generateName - the generated key - pass",
 			do: func(kubernetes.Interface) error {
 				got, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "gen-"}}, metav1.CreateOptions{})
@@ -86,18 +87,18 @@ func TestWriteLog(t *testing.T) {
 				}
 				return err
 			},
-			want: Write{Verb: "create", Resource: configmapsRes, Key: "a/gen-", RVAfter: "1016", Code: 201, Event: history.Added}},
+			want: history.WriteAnswer{Verb: "create", Resource: configmapsRes, Key: "a/gen-", RVAfter: "1016", Code: 201, Event: history.Added}},
 		{name: "write log - delete - stored, no rv after - pass",
 			do:   func(kubernetes.Interface) error { return cms.Delete(ctx, "made", metav1.DeleteOptions{}) },
-			want: Write{Verb: "delete", Resource: configmapsRes, Key: "a/made", RVBefore: "1015", Code: 200, Event: history.Deleted}},
+			want: history.WriteAnswer{Verb: "delete", Resource: configmapsRes, Key: "a/made", RVBefore: "1015", Code: 200, Event: history.Deleted}},
 		{name: "write log - delete of a missing object - refused NotFound - fail",
 			do:   func(kubernetes.Interface) error { return cms.Delete(ctx, "made", metav1.DeleteOptions{}) },
-			want: Write{Verb: "delete", Resource: configmapsRes, Key: "a/made", Code: 404, Reason: string(metav1.StatusReasonNotFound)}},
+			want: history.WriteAnswer{Verb: "delete", Resource: configmapsRes, Key: "a/made", Code: 404, Reason: string(metav1.StatusReasonNotFound)}},
 		{name: "write log - delete of a collection - one write of no one key - pass",
 			do: func(kubernetes.Interface) error {
 				return cms.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
 			},
-			want: Write{Verb: "deletecollection", Resource: configmapsRes, Code: 200, Event: history.Deleted}},
+			want: history.WriteAnswer{Verb: "deletecollection", Resource: configmapsRes, Code: 200, Event: history.Deleted}},
 	}
 	for i, st := range steps {
 		err := st.do(cs)
@@ -123,8 +124,8 @@ func TestWriteLog(t *testing.T) {
 }
 
 // TestWriteLogRefusals checks the writes a replay refuses before it tries
-// them are logged with the refusal's code and reason, and a request that
-// writes nothing is not.
+// them. They are logged with the refusal's code and reason. A request
+// that writes nothing is not.
 func TestWriteLogRefusals(t *testing.T) {
 	widgets := history.Resource{Group: "example.com", Version: "v1", Resource: "widgets"}
 	tests := []struct {
@@ -133,17 +134,17 @@ func TestWriteLogRefusals(t *testing.T) {
 		opaque bool // the history is opaqueHistory's, not listHistory's
 		method string
 		path   string
-		want   []Write // At left out
+		want   []history.WriteAnswer // At left out
 	}{
 		{name: "write log - create on a read-only replay - 405 logged - fail", opts: []Option{WithReadOnly()},
 			method: http.MethodPost, path: "/api/v1/namespaces/a/configmaps",
-			want: []Write{{Verb: "create", Resource: history.Resource{Version: "v1", Resource: "configmaps"}, Code: 405, Reason: string(metav1.StatusReasonMethodNotAllowed)}}},
+			want: []history.WriteAnswer{{Verb: "create", Resource: history.Resource{Version: "v1", Resource: "configmaps"}, Code: 405, Reason: string(metav1.StatusReasonMethodNotAllowed)}}},
 		{name: "write log - update of a history with opaque RVs - 405 logged - fail", opaque: true,
 			method: http.MethodPut, path: "/api/v1/namespaces/ns/secrets/a",
-			want: []Write{{Verb: "update", Resource: history.Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}, Key: "ns/a", Code: 405, Reason: string(metav1.StatusReasonMethodNotAllowed)}}},
+			want: []history.WriteAnswer{{Verb: "update", Resource: history.Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}, Key: "ns/a", Code: 405, Reason: string(metav1.StatusReasonMethodNotAllowed)}}},
 		{name: "write log - delete of a resource the replay knows nothing of - 404 logged - fail",
 			method: http.MethodDelete, path: "/apis/example.com/v1/namespaces/a/widgets/w",
-			want: []Write{{Verb: "delete", Resource: widgets, Key: "a/w", Code: 404, Reason: string(metav1.StatusReasonNotFound)}}},
+			want: []history.WriteAnswer{{Verb: "delete", Resource: widgets, Key: "a/w", Code: 404, Reason: string(metav1.StatusReasonNotFound)}}},
 		{name: "write log - HEAD of an object - no write, nothing logged - pass",
 			method: http.MethodHead, path: "/api/v1/namespaces/a/configmaps/one"},
 		{name: "write log - POST to a path of no resource - no object written, nothing logged - pass",
@@ -177,10 +178,11 @@ func TestWriteLogRefusals(t *testing.T) {
 	}
 }
 
-// TestWriteLogUnserved checks Write.Unserved: a conflict with a version of
-// the object that no answer had shown the client (the replay's reads still
-// at the initial state, which a/one left at 1009) is unserved; once a read
-// has reached that state, the same conflict is not.
+// TestWriteLogUnserved checks history.WriteAnswer.Unserved. Take a
+// conflict with a version of the object that no answer had shown the
+// client. (The replay's reads are still at the initial state, which a/one
+// left at 1009.) It is unserved. Once a read has reached that state, the
+// same conflict is not.
 func TestWriteLogUnserved(t *testing.T) {
 	s := New(listHistory(t))
 	cs := writeClient(t, s, false)

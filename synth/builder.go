@@ -1,10 +1,10 @@
-// Package synth makes synthetic histories: a Builder for tests (typed objects
-// added, updated and deleted with resourceVersions assigned in order) and a
-// seeded generator of realistic pods and configmaps for benchmarks and
-// examples. Both produce cassettes in lwreplay's format, so a synthetic
-// history goes through the same loader as a recorded one. WriteCassette
-// writes a generated cassette of any number of events straight to a file,
-// holding only the objects that exist at a time.
+// Package synth makes synthetic histories. A Builder serves tests: typed
+// objects added, updated and deleted, with resourceVersions assigned in
+// order. A seeded generator of realistic pods and configmaps serves
+// benchmarks and examples. Both produce cassettes in lwreplay's format, so a
+// synthetic history goes through the same loader as a recorded one.
+// WriteCassette writes a generated cassette of any number of events straight
+// to a file, holding only the objects that exist at a time.
 //
 // Typical use in a test:
 //
@@ -248,9 +248,10 @@ type CassetteOptions struct {
 	BookmarkEvery int
 }
 
-// Cassette renders the builder's history as recorded traffic: per resource,
-// one LIST (paginated as asked) at the snapshot, then one watch stream from
-// there with every change and bookmarks, with timing headers.
+// Cassette renders the builder's history as recorded traffic, with timing
+// headers. Per resource, it makes one LIST (paginated as asked) at the
+// snapshot. Then it makes one watch stream from there, with every change
+// and bookmarks.
 func (b *Builder) Cassette(o CassetteOptions) (*cassette.File, error) {
 	if b.err != nil {
 		return nil, b.err

@@ -14,8 +14,9 @@ import (
 )
 
 // childOptions names the environment variable that makes this test
-// binary, run again as a child, write the cassette of the options it
-// holds (JSON) and exit, so that its peak resident size can be read.
+// binary, run again as a child, write a cassette and exit. The
+// variable holds the options (JSON). So the child's peak resident
+// size can be read.
 const childOptions = "LWREPLAY_SYNTH_RSS_CHILD"
 
 func TestMain(m *testing.M) {

@@ -16,11 +16,11 @@ import (
 	"github.com/lwreplay/lwreplay/cassette"
 )
 
-// Generate returns a cassette of realistic ConfigMap and Pod traffic: per
-// kind, a LIST of the initial objects and a watch carrying Events changes —
-// status changes, label and data edits, creations, deletions (graceful ones
-// for pods), and now and then a deletion and re-creation of one name with a
-// new UID.
+// Generate returns a cassette of realistic ConfigMap and Pod traffic. Per
+// kind, it holds a LIST of the initial objects and a watch carrying Events
+// changes. The changes are status changes, label and data edits, creations,
+// and deletions (graceful ones for pods). Now and then one name is deleted
+// and created again with a new UID.
 //
 // Options that fail Validate are refused before anything is generated.
 func Generate(o GenerateOptions) (*cassette.File, error) {

@@ -24,9 +24,9 @@ func sortedKeys(m map[string][]byte) []string {
 }
 
 // addListPages records with add a LIST at rv of n items, taken in order
-// from item, split into pages of size items (0: one page), with continue
-// tokens shaped like kube-apiserver's. Only one page's items are held at
-// a time.
+// from item. It splits them into pages of size items (0: one page), with
+// continue tokens shaped like kube-apiserver's. Only one page's items
+// are held at a time.
 func addListPages(add func(cassette.Interaction) error, res history.Resource, path, rv string, n int, item func() ([]byte, error), size int, start time.Time) error {
 	if size <= 0 || size >= n {
 		size = n

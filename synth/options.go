@@ -33,10 +33,10 @@ type GenerateOptions struct {
 	MaxMemory int64
 }
 
-// DefaultMaxMemory is the memory bound of GenerateOptions.MaxMemory 0:
-// 4 GiB. WriteCassette fits about 400,000 objects of pods and configmaps
-// (LIST pages of 500), or 10,000 objects and 3,000,000 events, in it;
-// Generate about 200,000 objects or events.
+// DefaultMaxMemory is the memory bound of GenerateOptions.MaxMemory 0: 4
+// GiB. WriteCassette fits about 400,000 objects of pods and configmaps
+// in it (LIST pages of 500), or 10,000 objects and 3,000,000 events.
+// Generate fits about 200,000 objects or events.
 const DefaultMaxMemory = 4 << 30
 
 var (
@@ -51,9 +51,10 @@ var (
 var kinds = []string{"configmaps", "pods"}
 
 // Validate checks the options as Generate does before it generates
-// anything: counts not negative, known kinds, and an estimated size within
-// MaxMemory (ErrTooLarge; Size.InMemoryBytes, as Generate holds the whole
-// cassette). The error names the option at fault.
+// anything. Counts must not be negative, and kinds must be known. The
+// estimated size must be within MaxMemory (ErrTooLarge). It is
+// Size.InMemoryBytes, as Generate holds the whole cassette. The error
+// names the option at fault.
 func (o GenerateOptions) Validate() error { return o.validate(false) }
 
 // validate checks o for Generate, or, streaming, for WriteCassette, whose

@@ -12,15 +12,15 @@ import (
 	"github.com/lwreplay/lwreplay/cassette"
 )
 
-// WriteCassette generates the cassette Generate returns for o and writes
-// it to path (which must end in .yaml), byte for byte as Generate and
-// File.Save would, without holding the events in memory: each resource's
-// initial LIST items and watch frames go to spill files as they are made
-// (in a temporary directory beside path, removed at the end), and the
-// cassette is written from them with a cassette.Writer. Memory follows
-// the objects that exist at a time (and one LIST page), not the events.
-// It returns how many interactions it wrote; on an error nothing is left
-// behind.
+// WriteCassette generates the cassette Generate returns for o, and
+// writes it to path (which must end in .yaml). It writes it byte for
+// byte as Generate and File.Save would, without holding the events in
+// memory. Each resource's initial LIST items and watch frames go to
+// spill files as they are made. The spill files are in a temporary
+// directory beside path, removed at the end. The cassette is written
+// from them with a cassette.Writer. Memory follows the objects that
+// exist at a time (and one LIST page), not the events. It returns how
+// many interactions it wrote; on an error nothing is left behind.
 //
 // Options that fail Validate (with Size.MemoryBytes as the memory
 // estimate) are refused before anything is generated or written.
@@ -126,9 +126,9 @@ func (s *spill) close() error {
 	return errors.Join(append(errs, os.RemoveAll(s.dir))...)
 }
 
-// writeSpilled writes a streaming builder's cassette to w: per resource,
-// its LIST pages read back from the list spill, then its watch streamed
-// from the watch spill.
+// writeSpilled writes a streaming builder's cassette to w. Per resource,
+// it writes its LIST pages read back from the list spill. Then it
+// streams its watch from the watch spill.
 func (b *Builder) writeSpilled(w *cassette.Writer, o CassetteOptions) error {
 	if b.err != nil {
 		return b.err

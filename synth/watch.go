@@ -13,9 +13,9 @@ import (
 )
 
 // watchStream writes a resource's watch stream, frame by frame, as
-// changes come: each change a frame, a BOOKMARK after every `every`
-// changes, and a last BOOKMARK at the end. It keeps only the frames'
-// arrival offsets; the frames go to w.
+// changes come. Each change is a frame. A BOOKMARK follows every
+// `every` changes, and a last BOOKMARK comes at the end. It keeps
+// only the frames' arrival offsets; the frames go to w.
 type watchStream struct {
 	res   history.Resource
 	every int

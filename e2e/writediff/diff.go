@@ -7,9 +7,9 @@ import (
 	"slices"
 )
 
-// Diff compares two transcripts and returns one line per difference, naming
-// the sequence and step (or "setup", or the sequence's watch) and saying
-// "got X, want Y"; nil when they are equal.
+// Diff compares two transcripts and returns one line per difference. A line
+// names the sequence and step (or "setup", or the sequence's watch), and
+// says "got X, want Y". It returns nil when they are equal.
 func Diff(want, got Transcript) []string {
 	var out []string
 	out = append(out, diffFields("setup", flatten(want.Setup), flatten(got.Setup))...)

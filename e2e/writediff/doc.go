@@ -1,11 +1,9 @@
-// Package writediff is the differential harness for writes: it runs
-// scripted write sequences (create, update, patch, server-side apply,
-// delete, delete of a collection, dry runs, status and scale
-// subresources, kubectl) against a kube-apiserver, records what each step
-// was answered in a normalized Transcript, with nothing run-specific left (namespaces, uids, resourceVersions and
-// generated names become placeholders, RVs are told as "greater" or
-// "same"), and compares two transcripts line by line. The real
-// kube-apiserver's transcript is the golden one; the replay's is held to it.
+// Package writediff is the differential harness for writes. It runs scripted write sequences against a
+// kube-apiserver: create, update, patch, server-side apply, delete, delete of a collection, dry runs, status and
+// scale subresources, kubectl. It records what each step was answered in a normalized Transcript, with nothing
+// run-specific left. Namespaces, uids, resourceVersions and generated names become placeholders; RVs are told as
+// "greater" or "same". It compares two transcripts line by line. The real kube-apiserver's transcript is the
+// golden one; the replay's is held to it.
 //
 // Typical use:
 //
@@ -16,7 +14,7 @@
 //	}
 //
 // Each Sequence runs on a fresh namespace, with a watch on one resource
-// opened before its first step; the watch's events are part of the
+// opened before its first step. The watch's events are part of the
 // transcript. Before the sequences, Run creates the CustomResourceDefinition
 // widgets.example.com (with a status subresource) and waits for it to be
 // established.

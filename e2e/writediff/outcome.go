@@ -221,8 +221,8 @@ func ReadTranscript(path string) (Transcript, error) {
 }
 
 // FirstCode returns the code of the transcript's first answer: the CRD's
-// creation when it failed, else the first sequence's first step; 0 when
-// there is none.
+// creation when it failed, else the first sequence's first step. It
+// returns 0 when there is none.
 func (tr Transcript) FirstCode() int {
 	if tr.Setup != nil {
 		return tr.Setup.Code

@@ -97,10 +97,10 @@ func newRunner(cfg *rest.Config, kubeconfig string) (*runner, error) {
 }
 
 // Run creates the widget CRD, then runs seqs, each on a fresh namespace,
-// against the server cfg reaches (kubeconfig reaches the same server, for
-// kubectl), and returns the normalized transcript. What the server answers
-// is recorded, errors included; the error returned is the harness's own
-// (a client it cannot make, a step it cannot send, kubectl missing). Its
+// against the server cfg reaches. (kubeconfig reaches the same server, for
+// kubectl.) It returns the normalized transcript. What the server answers
+// is recorded, errors included. The error returned is the harness's own: a
+// client it cannot make, a step it cannot send, kubectl missing. Its
 // clients have no client-side rate limit and the user agent UserAgent.
 func Run(ctx context.Context, cfg *rest.Config, kubeconfig string, seqs []Sequence) (Transcript, error) {
 	var tr Transcript
@@ -174,9 +174,10 @@ func (r *runner) sequence(ctx context.Context, seq Sequence) (SequenceTranscript
 	return st, nil
 }
 
-// watch opens a watch of res in ns and collects its events into st until
-// the sentinel's ADDED or ctx's end, then closes the channel it returned;
-// nil when the watch did not open (st.Watch says why).
+// watch opens a watch of res in ns, and collects its events into st until
+// the sentinel's ADDED or ctx's end. Then it closes the channel it
+// returned. It returns nil when the watch did not open (st.Watch says
+// why).
 func (r *runner) watch(ctx context.Context, ns, res string, st *SequenceTranscript) <-chan struct{} {
 	w, err := r.plain.Resource(resources[res]).Namespace(ns).Watch(ctx, metav1.ListOptions{})
 	if err != nil {

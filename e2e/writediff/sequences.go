@@ -166,10 +166,10 @@ const (
 )
 
 // deleteCollectionSequence deletes configmaps by label and field
-// selector: a dry run, a finalizer-held object among those deleted, a
-// second delete of it, protobuf, the selectors kube-apiserver refuses,
-// and a resourceVersion precondition only the first object selected
-// meets.
+// selector. It has a dry run, a finalizer-held object among those
+// deleted, a second delete of it, and protobuf. It has the selectors
+// kube-apiserver refuses, and a resourceVersion precondition only the
+// first object selected meets.
 func deleteCollectionSequence() Sequence {
 	coll := func(name string, via Via, selector, target string) Step {
 		return Step{Name: name, Via: via, Verb: DeleteCollection, Resource: "configmaps", Selector: selector, Target: target}
@@ -199,11 +199,12 @@ func deleteCollectionSequence() Sequence {
 // scaleApply is a server-side apply of a Scale.
 const scaleApply = `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"web"},"spec":{"replicas":8}}`
 
-// scaleSequence reads and writes a deployment's scale subresource (no
-// controller-manager runs, so status.replicas stays 0): an update, one
-// with a stale resourceVersion, merge patches (one changing nothing, one
-// invalid, a dry run), protobuf, an apply conflicting with the scale
-// writer, kubectl scale, and the deployment's managedFields after.
+// scaleSequence reads and writes a deployment's scale subresource; no
+// controller-manager runs, so status.replicas stays 0. It has an update,
+// and one with a stale resourceVersion. It has merge patches: one
+// changing nothing, one invalid, a dry run. It has protobuf, an apply
+// conflicting with the scale writer, and kubectl scale. It reads the
+// deployment's managedFields after.
 func scaleSequence() Sequence {
 	sc := func(s Step) Step {
 		s.Subresource = "scale"

@@ -29,9 +29,9 @@ const (
 	Create Verb = "create"
 	// Get reads Step.Target.
 	Get Verb = "get"
-	// Update reads Step.Target, merges Step.Body into it (a JSON merge
-	// patch applied by the harness), sets its resourceVersion as Step.RV
-	// says and sends it back (PUT).
+	// Update reads Step.Target, and merges Step.Body into it (a JSON
+	// merge patch applied by the harness). It sets its resourceVersion
+	// as Step.RV says, and sends it back (PUT).
 	Update Verb = "update"
 	// Patch sends Step.Body as a patch of Step.PatchType.
 	Patch Verb = "patch"
@@ -40,7 +40,7 @@ const (
 	// Delete deletes Step.Target.
 	Delete Verb = "delete"
 	// DeleteCollection deletes what Step.Selector and Step.FieldSelector
-	// select in the namespace (DELETE of the collection); Step.Target,
+	// select in the namespace (DELETE of the collection). Step.Target,
 	// when set, is the object whose stored state the transcript tells.
 	DeleteCollection Verb = "deletecollection"
 )

@@ -1,15 +1,17 @@
 // Package children is an example controller that writes: a client-go
-// workqueue controller that gives every configmap (a parent) a child
-// configmap "<name>-child" holding its name, deletes the child of a parent
-// that is gone, and records the child on the parent as an annotation —
-// the read → decide → write loop of every controller. lwreplay runs it on
-// a replay that answers its writes (docs/replayer.md, Writes).
+// workqueue controller. It gives every configmap (a parent) a child
+// configmap "<name>-child" holding its name. It deletes the child of a
+// parent that is gone. It records the child on the parent as an
+// annotation. That is the read → decide → write loop of every controller.
+// lwreplay runs it on a replay that answers its writes (docs/replayer.md,
+// Writes).
 //
-// WithStaleRetry plants a realistic bug: the parent is updated twice from
-// one copy (its child's name, then that it was reconciled), and the second
-// update's 409 Conflict — the copy's resourceVersion is the one the first
-// update replaced — is retried with the same stale object, forever,
-// instead of reading the parent again: the loop lwreplay reports.
+// WithStaleRetry plants a realistic bug. The parent is updated twice from
+// one copy: its child's name, then that it was reconciled. The second
+// update gets 409 Conflict, since the copy's resourceVersion is the one
+// the first update replaced. It is retried with the same stale object,
+// forever, instead of reading the parent again. That is the loop lwreplay
+// reports.
 package children
 
 import (

@@ -51,14 +51,14 @@ func controllerTargetThen(name string, then func(*Controller), opts ...Option) f
 // configMaps is the resource the controller reads and writes.
 var configMaps = history.Resource{Version: "v1", Resource: "configmaps"}
 
-// childrenMatchParents is a user invariant: at the end of the configmaps
-// the replay served (the recorded ones and the controller's writes),
-// every parent has its child, holding its name, and names it in its
-// annotations, and every child has its parent; and, where the replay
-// logged the controller's writes (Observation.WritesLogged: not a
-// reproducer's verbatim replay), what it judges is the controller's
-// doing: every child there is one the controller's create stored, and
-// every parent's final state one the controller's write stored.
+// childrenMatchParents is a user invariant, on the end of the configmaps
+// the replay served (the recorded ones and the controller's writes).
+// Every parent has its child, holding its name, and names it in its
+// annotations. Every child has its parent. Where the replay logged the
+// controller's writes, what it judges is the controller's doing.
+// (Observation.WritesLogged: not a reproducer's verbatim replay.) Every
+// child there is one the controller's create stored. Every parent's
+// final state is one the controller's write stored.
 var childrenMatchParents = fuzz.NewInvariant("children-match-parents",
 	"every parent configmap has its child and names it; every child has its parent; the children and the annotations are the controller's writes",
 	func(_ *history.Log, o *fuzz.Observation) error {
@@ -121,10 +121,10 @@ func FuzzChildren(f *testing.F) {
 	fuzz.Run(f, fuzz.Options{Cassettes: cassettes, Target: controllerTarget("children"), Extra: []fuzz.Invariant{childrenMatchParents}})
 }
 
-// TestStaleRetryFound runs the planted controller on a seed (no fault):
-// its second update of a parent is at the resourceVersion its first
-// replaced, the replay answers 409 Conflict as kube-apiserver does, and
-// the retry loop is reported; the fixed controller converges.
+// TestStaleRetryFound runs the planted controller on a seed (no fault).
+// Its second update of a parent is at the resourceVersion its first
+// replaced. The replay answers 409 Conflict as kube-apiserver does, and
+// the retry loop is reported. The fixed controller converges.
 func TestStaleRetryFound(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -148,10 +148,10 @@ func TestStaleRetryFound(t *testing.T) {
 	}
 }
 
-// TestDeterminismWrites re-runs inputs of the writing controller —
-// seeds and plans of legal faults — and wants one verdict and one story
-// each time: where a write lands, and what it answers, is a function of
-// the input.
+// TestDeterminismWrites re-runs inputs of the writing controller: seeds
+// and plans of legal faults. It wants one verdict and one story each
+// time. Where a write lands, and what it answers, is a function of the
+// input.
 func TestDeterminismWrites(t *testing.T) {
 	c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: cassettes, Target: controllerTarget("children"), Extra: []fuzz.Invariant{childrenMatchParents}})
 	if err != nil {
@@ -179,10 +179,10 @@ func TestDeterminismWrites(t *testing.T) {
 	}
 }
 
-// servedParents is a served history of configmaps: the parent a/p
-// (rv 1001) and, withQ, the parent a/q (1002) recorded; then, as the
-// controller writes them, the child a/p-child (1002 or 1003) and the
-// annotated a/p (1003 or 1004).
+// servedParents is a served history of configmaps. The parent a/p
+// (rv 1001) is recorded, and withQ the parent a/q (1002). Then come,
+// as the controller writes them, the child a/p-child (1002 or 1003)
+// and the annotated a/p (1003 or 1004).
 func servedParents(t *testing.T, withQ bool) *history.History {
 	t.Helper()
 	b := synth.NewBuilder()

@@ -9,12 +9,11 @@ import (
 )
 
 // TestPacedOtherActors replays the shipped cassettes at their recorded
-// pace, so that the recorded changes of the parents come while the
-// controller writes (the other actors): every seed holds every invariant,
-// and on the cassettes whose parents change after the controller
-// annotated them, a parent's final state is another actor's change served
-// onto the annotated parent — annotations kept — not the controller's
-// write.
+// pace. So the recorded changes of the parents (the other actors) come
+// while the controller writes. Every seed holds every invariant. Some
+// cassettes' parents change after the controller annotated them. There a
+// parent's final state is another actor's change served onto the
+// annotated parent, annotations kept. It is not the controller's write.
 func TestPacedOtherActors(t *testing.T) {
 	c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: cassettes, Target: controllerTarget("children"), Extra: []fuzz.Invariant{childrenMatchParents},
 		Pace: replayer.Pace{Mode: replayer.PaceRecorded}})

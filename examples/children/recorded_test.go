@@ -16,11 +16,11 @@ import (
 )
 
 // recordedCassette is the controller's recording against kube-apiserver
-// 1.37.2 + etcd (e2e's TestRecordController, which regenerates it under
-// -update and checks it against a fresh recording): the controller, on
+// 1.37.2 + etcd. (e2e's TestRecordController regenerates it under
+// -update, and checks it against a fresh recording.) The controller, on
 // one namespace, makes the children and annotations of the parents p1, p2
-// and p3, while another actor changes p1's data, adds p4, deletes p3 and
-// changes p2-child's data, a second apart.
+// and p3. Meanwhile another actor changes p1's data, adds p4, deletes p3
+// and changes p2-child's data, a second apart.
 const recordedCassette = "testdata/recorded.yaml"
 
 // change is one change of a configmap as a history serves it: "MODIFIED
@@ -106,9 +106,9 @@ type served struct {
 	created map[string]string          // key → UID of each object the controller's create stored
 }
 
-// readServed classifies the served changes of the run's configmaps: each
-// stored write of the controller's is one (an added or modified object at
-// the write's resourceVersion after, a deletion of its key); the others
+// readServed classifies the served changes of the run's configmaps. Each
+// stored write of the controller's is one: an added or modified object at
+// the write's resourceVersion after, or a deletion of its key. The others
 // are the recorded changes the replay served.
 func readServed(t *testing.T, o *fuzz.Observation) served {
 	t.Helper()
@@ -149,12 +149,12 @@ func readServed(t *testing.T, o *fuzz.Observation) served {
 	return s
 }
 
-// replayedToItself checks a replay of the controller to itself: every
-// invariant holds; the controller's stored writes cover the recorded client's; the
-// served changes are its writes and the other actors' recorded changes,
-// each once, at their recorded offsets, in order — none of its recorded
-// echoes; and the other actor's change of a child is in that child's final
-// state, onto the child the controller created.
+// replayedToItself checks a replay of the controller to itself. Every invariant
+// holds. The controller's stored writes cover the recorded client's. The served
+// changes are its writes and the other actors' recorded changes, each once, at
+// their recorded offsets, in order. None of its recorded echoes is served. The
+// other actor's change of a child is in that child's final state, onto the child
+// the controller created.
 func replayedToItself(t *testing.T, rec recording, out *fuzz.Outcome) {
 	if out.Failed() {
 		t.Errorf("got a failure, want every invariant to hold:\n%s", out.Report)
@@ -189,9 +189,9 @@ func replayedToItself(t *testing.T, rec recording, out *fuzz.Outcome) {
 }
 
 // asRecorded checks a replay of the recording as it was, every recorded
-// change at once: the recorded children are there, the controller's
-// creates of them store nothing, and children-match-parents, which wants
-// each child to be a create of the controller's, breaks naming each.
+// change at once. The recorded children are there, and the controller's
+// creates of them store nothing. children-match-parents wants each child
+// to be a create of the controller's, so it breaks, naming each.
 func asRecorded(t *testing.T, rec recording, out *fuzz.Outcome) {
 	s := readServed(t, out.Observation)
 	for key, uid := range rec.finalChildren {
@@ -214,39 +214,39 @@ func asRecorded(t *testing.T, rec recording, out *fuzz.Outcome) {
 }
 
 // TestReplayRecorded replays the controller's recording against the real
-// kube-apiserver to the same controller, on both client paths (a LIST and
-// a watch; a WatchList), at the recorded pace.
+// kube-apiserver to the same controller, at the recorded pace. It runs
+// both client paths: a LIST and a watch, and a WatchList.
 //
 // With ExpectOwn, the recording is the other actors' world
-// (history.WithoutOwn): the controller's recorded writes and their echoes
-// are left out and expected of the controller, which makes them again —
-// its creates, its annotating updates, its delete of the deleted parent's
-// child — and the other actor's changes come at their recorded offsets,
-// served as that actor's writes onto what the controller wrote: p1's new
-// data onto the annotated parent, p2-child's new key onto the child the
-// controller created.
+// (history.WithoutOwn). The controller's recorded writes and their echoes
+// are left out, and expected of the controller. It makes them again: its
+// creates, its annotating updates, its delete of the deleted parent's
+// child. The other actor's changes come at their recorded offsets. They
+// are served as that actor's writes onto what the controller wrote. p1's
+// new data goes onto the annotated parent, and p2-child's new key onto
+// the child the controller created.
 //
 // Without ExpectOwn, replayed as recorded with every change at once (the
-// default pace), the world is the recording's end: the controller's own
-// recorded children and annotations are there before it starts, so it
-// creates no child (its one write observed is a delete of p3-child, from
-// seeing the recorded p3 come and go, answered 404: the recorded
-// controller deleted it) and children-match-parents, which wants every
-// child to be the controller's create, breaks: the recording holds the
-// controller's writes, and only ExpectOwn makes them the replayed
+// default pace), the world is the recording's end. The controller's own
+// recorded children and annotations are there before it starts. So it
+// creates no child. Its one write observed is a delete of p3-child, from
+// seeing the recorded p3 come and go. It is answered 404: the recorded
+// controller deleted it. children-match-parents wants every child to be
+// the controller's create, so it breaks. The recording holds the
+// controller's writes. Only ExpectOwn makes them the replayed
 // controller's to make.
 //
 // Without ExpectOwn at the recorded pace, the controller makes each write
-// before its recorded echo comes — it acts at 100ms of virtual time
-// (client-go's WaitForCacheSync polls every 100ms), the echoes were
-// recorded from 105ms on, after the recorded writes — and the replay
-// serves each echo as another writer's write onto what the controller
-// made, answered as kube-apiserver answers it: the create of a child it
-// made is refused, the update of the annotations it set changes no field
-// and stores nothing, the delete of the child it deleted finds nothing.
-// The served world is then the same as with ExpectOwn; what ExpectOwn
-// adds is that this holds whatever the timing (at the default pace, above,
-// the echoes come first).
+// before its recorded echo comes. It acts at 100ms of virtual time
+// (client-go's WaitForCacheSync polls every 100ms). The echoes were
+// recorded from 105ms on, after the recorded writes. The replay serves
+// each echo as another writer's write onto what the controller made. It is
+// answered as kube-apiserver answers it. The create of a child it made is
+// refused. The update of the annotations it set changes no field, and
+// stores nothing. The delete of the child it deleted finds nothing. The
+// served world is then the same as with ExpectOwn. What ExpectOwn adds is
+// that this holds whatever the timing. (At the default pace, above, the
+// echoes come first.)
 func TestReplayRecorded(t *testing.T) {
 	rec := readRecording(t)
 	tests := []struct {

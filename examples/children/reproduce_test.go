@@ -90,20 +90,16 @@ type check struct {
 	want string
 }
 
-// TestStaleRetryReproduces saves the planted controller's failure and
-// replays its reproducer: the reproducer holds the controller's writes
-// (protobuf request bodies and their answers) and their echoes, and a
-// verbatim replay answers the same writes in order — the create, the
-// update and the stale loop's 409s, its echoes held back until it writes
-// — and the same invariants break. (The controller's informer hands it
-// the parents in an order that changes from run to run: a create of
-// another parent's child, which the recording, its one worker stuck, never
-// made, may be refused with a 400 first.) The controller's informer hands it the parents in an order
-// that changes from run to run, so the parent stuck in the stale loop
-// is not always the first it reconciles: the creates of other parents'
-// children, which the recording (one worker, stuck) never made, are
-// refused (400) until it reaches the recorded one; its updates, the
-// loop, are answered as recorded.
+// TestStaleRetryReproduces saves the planted controller's failure and replays its reproducer. The
+// reproducer holds the controller's writes (protobuf request bodies and their answers) and their
+// echoes. A verbatim replay answers the same writes in order: the create, the update and the stale
+// loop's 409s. Its echoes are held back until it writes. The same invariants break. (The
+// controller's informer hands it the parents in an order that changes from run to run. So a create
+// of another parent's child may be refused with a 400 first. The recording, its one worker stuck,
+// never made it.) The controller's informer hands it the parents in an order that changes from run
+// to run. So the parent stuck in the stale loop is not always the first it reconciles. The creates
+// of other parents' children are refused (400) until it reaches the recorded one; the recording
+// (one worker, stuck) never made them. Its updates, the loop, are answered as recorded.
 func TestStaleRetryReproduces(t *testing.T) {
 	var wt watchedTarget
 	target := wt.target("children-stale", WithStaleRetry())

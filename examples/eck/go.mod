@@ -4,8 +4,8 @@ go 1.26.0
 
 require (
 	github.com/elastic/cloud-on-k8s/v3 v3.5.0
-	github.com/lwreplay/lwreplay v0.0.0
-	github.com/lwreplay/lwreplay/fuzz/crtarget v0.0.0-00010101000000-000000000000
+	github.com/lwreplay/lwreplay v0.1.0
+	github.com/lwreplay/lwreplay/fuzz/crtarget v0.1.0
 	k8s.io/api v0.36.2
 	k8s.io/apimachinery v0.36.2
 	k8s.io/client-go v0.36.2
@@ -98,7 +98,9 @@ require (
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
+// The lwreplay modules at the version required (the next release, see
+// docs/releasing.md) come from this repository, outside a workspace too.
 replace (
-	github.com/lwreplay/lwreplay => ../..
-	github.com/lwreplay/lwreplay/fuzz/crtarget => ../../fuzz/crtarget
+	github.com/lwreplay/lwreplay v0.1.0 => ../..
+	github.com/lwreplay/lwreplay/fuzz/crtarget v0.1.0 => ../../fuzz/crtarget
 )

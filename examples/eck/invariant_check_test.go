@@ -12,9 +12,9 @@ import (
 )
 
 // TestVehicleMatchesSpec shows the example's invariant on a fault-free run
-// of ECK's Beat controller: it holds on the run's end state, and fires
-// once a Beat's workload is deleted after the run (a Deployment the uptime
-// Beat asks for, gone).
+// of ECK's Beat controller. It holds on the run's end state. It fires once
+// a Beat's workload is deleted after the run: a Deployment the uptime Beat
+// asks for, gone.
 func TestVehicleMatchesSpec(t *testing.T) {
 	o := options(target(t))
 	o.Scenarios = false

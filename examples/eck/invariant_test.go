@@ -20,13 +20,13 @@ import (
 // asks for.
 var ErrVehicle = errors.New("a beat's vehicle does not match its spec")
 
-// vehicleMatchesSpec is the Beat controller's promise (ECK's docs, "Beat
-// configuration": a Beat is deployed as the DaemonSet or Deployment its
-// spec names, never both), judged on the run's end state as served: every
-// Beat has exactly one workload named <name>-beat-<type>, of the kind its
-// spec asks, controlled by that Beat (its UID), with the replicas a
-// Deployment's spec asks; no workload of the other kind is left under that
-// name.
+// vehicleMatchesSpec is the Beat controller's promise, judged on the run's
+// end state as served. (ECK's docs, "Beat configuration": a Beat is
+// deployed as the DaemonSet or Deployment its spec names, never both.)
+// Every Beat has exactly one workload named <name>-beat-<type>, of the
+// kind its spec asks. That Beat (its UID) controls it. It has the replicas
+// a Deployment's spec asks. No workload of the other kind is left under
+// that name.
 var vehicleMatchesSpec = fuzz.NewInvariant("beat-vehicle-matches-spec",
 	"every Beat ends with exactly one workload named <name>-beat-<type>, the DaemonSet or Deployment its spec asks (with its replicas), controlled by that Beat's UID, and none of the other kind",
 	func(truth *history.Log, obs *fuzz.Observation) error {

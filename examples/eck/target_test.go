@@ -52,14 +52,14 @@ func init() {
 }
 
 // managerOptions are the manager options of ECK's cmd/manager/main.go for
-// an operator that manages every namespace, with leader election off
+// an operator that manages every namespace. Leader election is off
 // (crtarget's default; the operator's --enable-leader-election is on by
-// default) and no metrics or webhook server (a run listens on no port):
-// client-go's scheme with ECK's kinds, managedFields stripped from every
-// cached object, and the Pods, PodDisruptionBudgets, Deployments,
-// StatefulSets and DaemonSets cached only when they carry ECK's
-// common.k8s.elastic.co/type label (its buildByObject, without
-// --restrict-watched-resources).
+// default). There is no metrics or webhook server: a run listens on no
+// port. The scheme is client-go's with ECK's kinds. managedFields are
+// stripped from every cached object. Pods, PodDisruptionBudgets,
+// Deployments, StatefulSets and DaemonSets are cached only when they
+// carry ECK's common.k8s.elastic.co/type label. (That is its
+// buildByObject, without --restrict-watched-resources.)
 func managerOptions(t testing.TB) manager.Options {
 	exists, err := labels.NewRequirement(commonv1.TypeLabelName, selection.Exists, nil)
 	if err != nil {
@@ -82,9 +82,9 @@ func managerOptions(t testing.TB) manager.Options {
 	}
 }
 
-// target runs ECK's Beat controller, added by its own beat.Add with the
-// parameters the operator's main gives it, in a manager built with the
-// operator's options.
+// target runs ECK's Beat controller in a manager built with the
+// operator's options. Its own beat.Add adds it, with the parameters the
+// operator's main gives it.
 func target(t testing.TB) fuzz.Target {
 	return crtarget.TargetWithOptions("eck-beat", "the Beat controller of the Elastic Cloud on Kubernetes operator v3.5.0", managerOptions(t), func(mgr manager.Manager) error {
 		matcher := nsmatch.NewNamespaceMatcher(nil, operatorNamespace)

@@ -10,10 +10,10 @@ import (
 )
 
 // BenchmarkRun measures fault-free runs of the correct operator on the
-// WatchList cassette (a KVStore of 3 replicas scaled to 1), with the
-// cluster's own controllers as actors and without them (no pod is ever
-// made: the operator requeues until the run's watchdog), reporting
-// runs/s. docs/benchmarks.md has the figures.
+// WatchList cassette (a KVStore of 3 replicas scaled to 1), in runs/s.
+// It runs with the cluster's own controllers as actors, and without
+// them. (Without them no pod is ever made: the operator requeues until
+// the run's watchdog.) docs/benchmarks.md has the figures.
 func BenchmarkRun(b *testing.B) {
 	for _, withActors := range []bool{true, false} {
 		name := "actors"

@@ -21,10 +21,10 @@ import (
 var statefulSets = history.Resource{Group: "apps", Version: "v1", Resource: "statefulsets", Kind: "StatefulSet", Namespaced: true}
 
 // TestSeedsConverge runs the correct operator and the planted one, with
-// the actors, fault-free on every cassette and client path, and wants
-// what a cluster gives: 3 pods ready at once before the scale-down, then
-// the StatefulSet at 1 replica, 1 pod ready, the KVStore Ready with 1
-// ready replica, and only ordinal 0's PVC left.
+// the actors, fault-free on every cassette and client path. It wants
+// what a cluster gives. Before the scale-down, 3 pods are ready at once.
+// Then the StatefulSet is at 1 replica with 1 pod ready. The KVStore is
+// Ready with 1 ready replica, and only ordinal 0's PVC is left.
 func TestSeedsConverge(t *testing.T) {
 	for _, planted := range []bool{false, true} {
 		name, opts := "kvstore", []Option(nil)

@@ -14,13 +14,14 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// TestDeterminismActors reruns inputs with the cluster's actors and wants
-// one outcome from each: the verdict, its signature, and the final
-// served state of the KVStore, its StatefulSet, pods and PVCs (each
-// object's name, generation and status). The actors' writes in one
-// virtual instant may interleave otherwise (two goroutines of one
-// controller), so resourceVersions and generated names are not compared.
-// LWREPLAY_RERUNS sets the reruns (default 100; 10 under -short).
+// TestDeterminismActors reruns inputs with the cluster's actors, and
+// wants one outcome from each. That is the verdict, its signature, and
+// the final served state of the KVStore, its StatefulSet, pods and PVCs.
+// The state is each object's name, generation and status. The actors'
+// writes in one virtual instant may interleave otherwise (two goroutines
+// of one controller), so resourceVersions and generated names are not
+// compared. LWREPLAY_RERUNS sets the reruns (default 100; 10 under
+// -short).
 func TestDeterminismActors(t *testing.T) {
 	reruns := 100
 	if testing.Short() {

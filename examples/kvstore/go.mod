@@ -3,9 +3,9 @@ module github.com/lwreplay/lwreplay/examples/kvstore
 go 1.26.0
 
 require (
-	github.com/lwreplay/lwreplay v0.0.0
-	github.com/lwreplay/lwreplay/actors v0.0.0-00010101000000-000000000000
-	github.com/lwreplay/lwreplay/fuzz/crtarget v0.0.0-00010101000000-000000000000
+	github.com/lwreplay/lwreplay v0.1.0
+	github.com/lwreplay/lwreplay/actors v0.1.0
+	github.com/lwreplay/lwreplay/fuzz/crtarget v0.1.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/client-go v0.37.2
@@ -168,12 +168,6 @@ require (
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
-replace (
-	github.com/lwreplay/lwreplay => ../..
-	github.com/lwreplay/lwreplay/actors => ../../actors
-	github.com/lwreplay/lwreplay/fuzz/crtarget => ../../fuzz/crtarget
-)
-
 // The actors module (k8s.io/kubernetes v1.37.2) requires its staging
 // modules at v0.0.0: each is replaced, as in ../../actors/go.mod, by its
 // release of the same minor.
@@ -211,4 +205,12 @@ replace (
 	k8s.io/sample-cli-plugin => k8s.io/sample-cli-plugin v0.37.2
 	k8s.io/sample-controller => k8s.io/sample-controller v0.37.2
 	k8s.io/streaming => k8s.io/streaming v0.37.2
+)
+
+// The lwreplay modules at the version required (the next release, see
+// docs/releasing.md) come from this repository, outside a workspace too.
+replace (
+	github.com/lwreplay/lwreplay v0.1.0 => ../..
+	github.com/lwreplay/lwreplay/actors v0.1.0 => ../../actors
+	github.com/lwreplay/lwreplay/fuzz/crtarget v0.1.0 => ../../fuzz/crtarget
 )

@@ -12,11 +12,11 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// TestPVCOutlivesPod shows the example's invariant judging the
-// operator's PVC deletes alone: onto the served history of a fault-free
-// run of the correct operator it appends a pod mounting PVC data-demo-2
-// and that PVC, then the PVC's delete — by the operator or another actor,
-// before or after the pod is gone — and wants the invariant to break only
+// TestPVCOutlivesPod shows the example's invariant judging the operator's
+// PVC deletes alone. It takes the served history of a fault-free run of
+// the correct operator. It appends a pod mounting PVC data-demo-2, and
+// that PVC. Then it appends the PVC's delete, by the operator or another
+// actor, before or after the pod is gone. The invariant must break only
 // when the operator deleted it under the pod.
 func TestPVCOutlivesPod(t *testing.T) {
 	o := options(t, target(t, "kvstore"))

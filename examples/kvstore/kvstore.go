@@ -18,8 +18,8 @@ const Resource = "kvstores"
 const ConditionReady = "Ready"
 
 // KVStore is a namespaced custom resource with a status subresource
-// (testdata/crd.yaml): a replicated key-value store run as a StatefulSet
-// of Spec.Replicas pods, each with a volume of its own.
+// (testdata/crd.yaml). It is a replicated key-value store, run as a
+// StatefulSet of Spec.Replicas pods, each with a volume of its own.
 type KVStore struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

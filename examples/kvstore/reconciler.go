@@ -1,24 +1,24 @@
 // Package kvstore is a kubebuilder-style operator that lwreplay fuzzes
-// with the cluster's own controllers as the other actors: for every
+// with the cluster's own controllers as the other actors. For every
 // KVStore (kv.lwreplay.dev/v1, a status subresource) it keeps a headless
-// Service and a StatefulSet of spec.replicas pods, each with a
-// PersistentVolumeClaim of its own (volumeClaimTemplates), both
-// controlled by the KVStore. It reports status.readyReplicas and the
+// Service and a StatefulSet. The KVStore controls both. The StatefulSet
+// has spec.replicas pods, each with a PersistentVolumeClaim of its own
+// (volumeClaimTemplates). It reports status.readyReplicas and the
 // condition Ready, true once the StatefulSet's readyReplicas equals
 // spec.replicas. It scales the StatefulSet to spec.replicas, reading the
 // KVStore afresh (the API reader) before it does: a stale cache must not
 // undo a user's scale.
 //
 // On a scale-down it deletes the PVCs of the removed ordinals, as
-// operators of stateful stores do (the StatefulSet controller keeps them:
-// its default retention policy is Retain). A PVC is deleted only once the
-// pod of its ordinal is gone, read through the API reader, and the
-// StatefulSet no longer wants that ordinal. WithStatusCleanup plants the
-// stale-state bug of that class (cass-operator#118, Sieve's and Acto's
-// scale-down bugs): it deletes them right after patching the replicas,
-// when the StatefulSet's status as cached says no more replicas exist
-// than wanted. On a fresh view that is safe: status.replicas counts a
-// pod until it is gone. On a stale one — a status frame late, so the
+// operators of stateful stores do. (The StatefulSet controller keeps
+// them: its default retention policy is Retain.) A PVC is deleted only
+// once the pod of its ordinal is gone, read through the API reader, and
+// the StatefulSet no longer wants that ordinal. WithStatusCleanup plants
+// the stale-state bug of that class (cass-operator#118, Sieve's and
+// Acto's scale-down bugs). It deletes them right after patching the
+// replicas, when the StatefulSet's status as cached says no more replicas
+// exist than wanted. On a fresh view that is safe: status.replicas counts
+// a pod until it is gone. On a stale one — a status frame late, so the
 // cache still shows the StatefulSet scaling up — it deletes the volumes
 // of pods that still run.
 package kvstore
@@ -57,14 +57,16 @@ type Reconciler struct {
 // Option configures a Reconciler.
 type Option func(*Reconciler)
 
-// WithStatusCleanup plants the stale-state bug: on a scale-down the
+// WithStatusCleanup plants the stale-state bug. On a scale-down, the
 // removed ordinals' PVCs are deleted as soon as the cached StatefulSet
-// status says no more replicas exist than wanted, the pods unchecked.
+// status says no more replicas exist than wanted. The pods are
+// unchecked.
 func WithStatusCleanup() Option { return func(r *Reconciler) { r.statusCleanup = true } }
 
-// New returns a Reconciler writing through c (and reading KVStores,
-// StatefulSets and Services from it: a manager's client reads from its
-// cache) and reading afresh through reader (a manager's API reader).
+// New returns a Reconciler writing through c, and reading afresh
+// through reader (a manager's API reader). It reads KVStores,
+// StatefulSets and Services from c: a manager's client reads from its
+// cache.
 func New(c client.Client, reader client.Reader, opts ...Option) *Reconciler {
 	r := &Reconciler{client: c, reader: reader}
 	for _, o := range opts {
@@ -114,7 +116,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 }
 
 // scale patches the StatefulSet's replicas to the KVStore's, read
-// afresh, and deletes the removed ordinals' PVCs; it returns how soon to
+// afresh, and deletes the removed ordinals' PVCs. It returns how soon to
 // look again while their pods run.
 func (r *Reconciler) scale(ctx context.Context, kv *KVStore, sts *appsv1.StatefulSet) (time.Duration, error) {
 	var fresh KVStore
@@ -143,8 +145,8 @@ func (r *Reconciler) scale(ctx context.Context, kv *KVStore, sts *appsv1.Statefu
 }
 
 // cleanup deletes the PVCs of ordinals at or above want whose pod is gone
-// (read through the API reader) and which the StatefulSet, read afresh,
-// no longer wants; it returns RequeueWhilePodsRun while a pod runs.
+// (read through the API reader). The StatefulSet, read afresh, must no
+// longer want them. It returns RequeueWhilePodsRun while a pod runs.
 func (r *Reconciler) cleanup(ctx context.Context, kv *KVStore, want int32) (time.Duration, error) {
 	var sts appsv1.StatefulSet
 	if err := r.reader.Get(ctx, client.ObjectKeyFromObject(kv), &sts); err != nil {
@@ -166,8 +168,8 @@ func (r *Reconciler) cleanup(ctx context.Context, kv *KVStore, want int32) (time
 }
 
 // deleteClaims deletes the KVStore's PVCs of ordinals at or above from,
-// listed through the API reader, each one gone allows (nil: every one),
-// with a precondition on its UID.
+// listed through the API reader. It deletes each one gone allows (nil:
+// every one), with a precondition on its UID.
 func (r *Reconciler) deleteClaims(ctx context.Context, kv *KVStore, from int32, gone func(ordinal int) (bool, error)) error {
 	var pvcs corev1.PersistentVolumeClaimList
 	if err := r.reader.List(ctx, &pvcs, client.InNamespace(kv.Namespace), client.MatchingLabels(selector(kv))); err != nil {

@@ -55,8 +55,8 @@ func testPVC(ordinal int) *corev1.PersistentVolumeClaim {
 }
 
 // TestReconcile runs one reconcile of the correct operator and of the
-// planted one on a fake client (a cache that is the truth) and checks
-// what each leaves.
+// planted one, on a fake client (a cache that is the truth). It
+// checks what each leaves.
 func TestReconcile(t *testing.T) {
 	tests := []struct {
 		name       string

@@ -59,7 +59,7 @@ func (r *Reconciler) ensureService(ctx context.Context, kv *KVStore) error {
 }
 
 // ensureStatefulSet returns the KVStore's StatefulSet from the cache, or
-// creates it (controlled by the KVStore, spec.replicas pods); one the
+// creates it (controlled by the KVStore, spec.replicas pods). One the
 // KVStore does not control is an error.
 func (r *Reconciler) ensureStatefulSet(ctx context.Context, kv *KVStore) (*appsv1.StatefulSet, error) {
 	var sts appsv1.StatefulSet

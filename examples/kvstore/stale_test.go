@@ -13,11 +13,12 @@ import (
 // latePlanFile is the plan that reaches the planted bug.
 const latePlanFile = "testdata/plans/late-status.yaml"
 
-// TestLateStatus runs the plan of testdata/plans/late-status.yaml — a
-// watch frame 65 s late, so the operator's cache shows the StatefulSet
-// scaling up when the scale-down comes — with the actors on every
-// cassette and client path: the correct operator keeps every PVC a pod
-// mounts; the planted one deletes them, caught by pvc-outlives-pod.
+// TestLateStatus runs the plan of testdata/plans/late-status.yaml with
+// the actors, on every cassette and client path. A watch frame comes
+// 65 s late, so the operator's cache shows the StatefulSet scaling up
+// when the scale-down comes. The correct operator keeps every PVC a
+// pod mounts. The planted one deletes them, caught by
+// pvc-outlives-pod.
 func TestLateStatus(t *testing.T) {
 	tests := []struct {
 		name    string

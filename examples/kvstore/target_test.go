@@ -40,11 +40,11 @@ func target(t testing.TB, name string, opts ...Option) fuzz.Target {
 	})
 }
 
-// options are the options of the example's fuzz tests: the KVStore
-// cassettes paced as recorded (the scale-down comes once the actors made
-// the pods), Sieve's scenarios from every fault-free seed, the
-// operator's invariant and crtarget's beside the built-in ones;
-// controller-runtime's known bugs are not its own.
+// options are the options of the example's fuzz tests. They take the
+// KVStore cassettes paced as recorded; the scale-down comes once the
+// actors made the pods. They add Sieve's scenarios from every fault-free
+// seed. They add the operator's invariant and crtarget's beside the
+// built-in ones. controller-runtime's known bugs are not its own.
 func options(t testing.TB, target fuzz.Target) fuzz.Options {
 	plans := fuzz.Glob("testdata/plans/*.yaml")
 	if os.Getenv("LWREPLAY_NO_PLAN_SEEDS") != "" { // the fault-free seeds only
@@ -64,13 +64,13 @@ func options(t testing.TB, target fuzz.Target) fuzz.Options {
 	}
 }
 
-// gcRecreate marks known, for now, an artefact of the actors: when the
-// unobserved-state scenario recreates the KVStore under its name (a new
-// UID) while the operator is away, kube-controller-manager's garbage
-// collector never deletes the StatefulSet the old KVStore owned, so the
-// operator's reconcile fails ("controlled by another object") until the
-// run's end. A cluster's collector deletes it. A run that breaks any
-// other invariant beside it is still reported.
+// gcRecreate marks known, for now, an artefact of the actors. The
+// unobserved-state scenario may recreate the KVStore under its name (a
+// new UID) while the operator is away. Then kube-controller-manager's
+// garbage collector never deletes the StatefulSet the old KVStore
+// owned. So the operator's reconcile fails ("controlled by another
+// object") until the run's end. A cluster's collector deletes it. A run
+// that breaks any other invariant beside it is still reported.
 var gcRecreate = knownGCRecreate()
 
 // knownGCRecreate is gcRecreate, made from its signature line.
@@ -85,10 +85,10 @@ func knownGCRecreate() fuzz.Known {
 }
 
 // endpointSlices masks the EndpointSlice controller's slices of the
-// headless Service as a whole: the operator writes none, and they are
-// generateName objects (matched by their order, which their random
-// suffixes decide) holding pod UIDs and IPs the replay gives at each
-// create, in the order the actors' goroutines reach it.
+// headless Service as a whole. The operator writes none. They are
+// generateName objects, matched by their order, which their random
+// suffixes decide. They hold pod UIDs and IPs the replay gives at
+// each create, in the order the actors' goroutines reach it.
 var endpointSlices = fuzz.Mask{Resource: "endpointslices.discovery.k8s.io",
 	Why: "another controller's objects, generateName'd, holding pod UIDs and IPs given per create: the operator writes none"}
 
@@ -97,10 +97,11 @@ var endpointSlices = fuzz.Mask{Resource: "endpointslices.discovery.k8s.io",
 var ErrClaimInUse = errors.New("a PVC deleted while a pod mounts it")
 
 // pvcOutlivesPod is the operator's promise, judged on the served history
-// (the truth: the operator's writes and the actors'): each delete of a
-// PVC by the operator (history.Event.ByTarget) comes when no pod of the
-// served pods log at that resourceVersion mounts it. The StatefulSet
-// controller, a user or a fault may delete one; the operator may not.
+// (the truth: the operator's writes and the actors'). Each delete of a
+// PVC by the operator (history.Event.ByTarget) comes when no pod mounts
+// it. The pods are those of the served pods log at that resourceVersion.
+// The StatefulSet controller, a user or a fault may delete one; the
+// operator may not.
 var pvcOutlivesPod = fuzz.NewInvariant("pvc-outlives-pod",
 	"a PVC is never deleted while a pod that mounts it exists: the operator deletes a removed ordinal's PVC only once its pod is gone",
 	func(_ *history.Log, obs *fuzz.Observation) error {

@@ -10,14 +10,16 @@ import (
 )
 
 // BenchmarkReconcilerRun measures whole runs of the correct children
-// reconciler in its controller-runtime manager (a replay of a shipped
-// cassette with no fault, to the run's early end once the controller is
-// quiet) per client path, on every core: runs/s is the example
-// controller's throughput under the fuzzer (bench/controller.sh).
+// reconciler in its controller-runtime manager, per client path, on
+// every core. A run is a replay of a shipped cassette with no fault, to
+// the run's early end once the controller is quiet. runs/s is the
+// example controller's throughput under the fuzzer
+// (bench/controller.sh).
 //
-// The import of internal/bubble is allowed: the Go internal rule is one of
-// import paths, and this module's path lies under github.com/lwreplay/lwreplay
-// (fuzz/crtarget, a module of its own too, does the same).
+// The import of internal/bubble is allowed. The Go internal rule is one of
+// import paths, and this module's path lies under
+// github.com/lwreplay/lwreplay. (fuzz/crtarget, a module of its own too, does
+// the same.)
 func BenchmarkReconcilerRun(b *testing.B) {
 	files, err := cassette.LoadAll("../../cassettes/real-configmaps-pods-list-pages.yaml")
 	if err != nil {

@@ -27,8 +27,8 @@ import (
 var pairs = flag.Int("pairs", 0, "fault-free runs TestFaultFreePairs judges against their reference pair (0: a few)")
 
 // defaultPairs is TestFaultFreePairs's count under plain go test: one run
-// of each target, pace and client path (each key's reference pair costs
-// two more), so that go test stays fast.
+// of each target, pace and client path. (Each key's reference pair costs
+// two more.) So go test stays fast.
 const defaultPairs = 8
 
 // seenAnnotation is what annotator writes on every configmap.
@@ -77,16 +77,17 @@ type pairTally struct {
 	took                         time.Duration
 }
 
-// TestFaultFreePairs is the differential oracle's false-alarm bar:
-// fault-free runs of the correct reconciler (with one-child-per-parent)
-// and of crtarget's annotator manager, each with a seed of its own
-// (Campaign.CheckSeed: other backoffs and timeouts), round-robin over
-// every shipped cassette, both client paths and both paces, are each
-// judged against their key's reference pair by same-outcome, confirmed as
-// a campaign confirms an alarm, and by every other invariant: none is
-// reported. -pairs N sets how many runs in all (default defaultPairs);
-// bench/false-alarms.sh runs 1,000. It logs the runs, reports and wall
-// time per target, pace and path, and the masks each key learned.
+// TestFaultFreePairs is the differential oracle's false-alarm bar. It
+// makes fault-free runs of the correct reconciler (with
+// one-child-per-parent) and of crtarget's annotator manager. Each has a
+// seed of its own (Campaign.CheckSeed: other backoffs and timeouts). They
+// go round-robin over every shipped cassette, both client paths and both
+// paces. same-outcome judges each against its key's reference pair,
+// confirmed as a campaign confirms an alarm. Every other invariant judges
+// it too. None is reported. -pairs N sets how many runs in all (default
+// defaultPairs). bench/false-alarms.sh runs 1,000. It logs the runs,
+// reports and wall time per target, pace and path, and the masks each key
+// learned.
 func TestFaultFreePairs(t *testing.T) {
 	n := *pairs
 	if n <= 0 {
@@ -164,8 +165,9 @@ func judgePairs(t *testing.T, n int, camps []*pairCampaign) {
 }
 
 // logPairs logs TestFaultFreePairs's summary: the runs, reports and wall
-// time per target, pace and client path; per key, how often confirmation
-// runs widened its reference and the masks it learned beyond DefaultMasks.
+// time per target, pace and client path. Per key, it logs how often
+// confirmation runs widened its reference, and the masks it learned beyond
+// DefaultMasks.
 func logPairs(t *testing.T, n int, took time.Duration, tally map[string]*pairTally, refs map[string][]*oracle.Reference, reports int) {
 	t.Helper()
 	var b strings.Builder

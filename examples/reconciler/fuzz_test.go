@@ -9,16 +9,15 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/crtarget"
 )
 
-// options are the options of the example's fuzz tests: the shipped real
-// cassettes, the reconciler's own invariant and crtarget's beside the built-in ones
-// (same-outcome among them: the end state against fault-free reference
-// runs), seeds that crash it after each of its first four writes and
-// recreate a parent while its watch is away, and the scenario plans
-// (Options.Scenarios) made from each fault-free seed's run;
-// controller-runtime's known bugs are not its own. With
-// $LWREPLAY_NO_PLAN_SEEDS set the plan seeds are left out (the fault-free
-// seeds stay), so that bench/find-planted.sh measures what the search
-// finds from nothing but the recordings.
+// options are the options of the example's fuzz tests. They take the shipped real
+// cassettes. They add the reconciler's own invariant and crtarget's beside the
+// built-in ones. (same-outcome is among them: the end state against fault-free
+// reference runs.) Seeds crash it after each of its first four writes, and recreate
+// a parent while its watch is away. The scenario plans (Options.Scenarios) are made
+// from each fault-free seed's run. controller-runtime's known bugs are not its own.
+// With $LWREPLAY_NO_PLAN_SEEDS set, the plan seeds are left out; the fault-free
+// seeds stay. So bench/find-planted.sh measures what the search finds from nothing
+// but the recordings.
 func options(t fuzz.Target) fuzz.Options {
 	plans := fuzz.Glob("testdata/plans/*.yaml")
 	if os.Getenv("LWREPLAY_NO_PLAN_SEEDS") != "" {
@@ -37,19 +36,19 @@ func options(t fuzz.Target) fuzz.Options {
 	}
 }
 
-// FuzzReconciler fuzzes the correct reconciler: go test runs its seeds
-// (every cassette and client path, no fault and a crash after each of its
-// first four writes) and go test -fuzz '^FuzzReconciler$' explores from them;
-// it finds nothing.
+// FuzzReconciler fuzzes the correct reconciler. go test runs its seeds: every
+// cassette and client path, no fault and a crash after each of its first four
+// writes. go test -fuzz '^FuzzReconciler$' explores from them; it finds
+// nothing.
 func FuzzReconciler(f *testing.F) {
 	fuzz.Run(f, options(target("children")))
 }
 
 // FuzzReconcilerMemo fuzzes the reconciler with the planted
-// unobserved-state bug (WithMemo) from the same seeds: go test -fuzz
-// FuzzReconcilerMemo ./examples/reconciler finds a parent deleted and
-// created again while the watch was away, left without a child. Under
-// plain go test it is skipped.
+// unobserved-state bug (WithMemo), from the same seeds. go test -fuzz
+// FuzzReconcilerMemo ./examples/reconciler finds it. A parent deleted
+// and created again while the watch was away is left without a child.
+// Under plain go test it is skipped.
 func FuzzReconcilerMemo(f *testing.F) {
 	if fl := flag.Lookup("test.fuzz"); fl == nil || fl.Value.String() == "" {
 		f.Skip("the planted bug: run go test -fuzz '^FuzzReconcilerMemo$'")
@@ -58,10 +57,10 @@ func FuzzReconcilerMemo(f *testing.F) {
 }
 
 // FuzzReconcilerPlanted fuzzes the reconciler with the planted bug
-// (WithGenerateName) from the same seeds as FuzzReconciler: go test -fuzz
-// FuzzReconcilerPlanted ./examples/reconciler finds the crash between a
-// child's create and its parent's report. Under plain go test it is
-// skipped: its finding is the point.
+// (WithGenerateName), from the same seeds as FuzzReconciler. go test
+// -fuzz FuzzReconcilerPlanted ./examples/reconciler finds the crash
+// between a child's create and its parent's report. Under plain go test
+// it is skipped: its finding is the point.
 func FuzzReconcilerPlanted(f *testing.F) {
 	if fl := flag.Lookup("test.fuzz"); fl == nil || fl.Value.String() == "" {
 		f.Skip("the planted bug: run go test -fuzz '^FuzzReconcilerPlanted$'")

@@ -1,29 +1,30 @@
 // Package reconciler is a kubebuilder-style controller-runtime reconciler
-// that lwreplay fuzzes: for every configmap (a parent) it keeps one child
-// configmap, owned by the parent (an ownerReference, controller true),
-// holding the parent's data, and reports the child's name on the parent —
-// the "create owned objects, then report status" shape of most operators.
-// Built-in kinds have no status of their own to write, so the report is
-// an annotation; a custom resource's would be a status subresource write.
+// that lwreplay fuzzes. For every configmap (a parent) it keeps one child
+// configmap holding the parent's data. The parent owns it (an
+// ownerReference, controller true). It reports the child's name on the
+// parent. That is the "create owned objects, then report status" shape of
+// most operators. Built-in kinds have no status of their own to write, so
+// the report is an annotation; a custom resource's would be a status
+// subresource write.
 //
 // WithGenerateName plants an intermediate-state bug of the kind Sieve
-// (OSDI'22) found in real operators: the child is created under a
-// generated name and found again only through the parent's report, so a
+// (OSDI'22) found in real operators. The child is created under a
+// generated name, and found again only through the parent's report. Take a
 // controller that crashes between the create and the report (lwreplay's
-// crash-after-write fault) leaves a child the restarted controller cannot
-// see, and makes another one. The default names the child after its parent
-// and finds it by that name: a crash anywhere leaves nothing it cannot
-// finish.
+// crash-after-write fault). It leaves a child the restarted controller
+// cannot see, and makes another one. The default names the child after its
+// parent and finds it by that name: a crash anywhere leaves nothing it
+// cannot finish.
 //
-// WithMemo plants an unobserved-state bug (Sieve's third class): the
-// reconciler remembers, by name, the parents it has given a child, and
-// makes none for them again (to spare a create its cache may not show yet).
-// A parent deleted and created again under its name while the
-// reconciler's watch was away (lwreplay's recreate fault; the relist shows
-// only the new object) is taken for the one it gave a child: the garbage
+// WithMemo plants an unobserved-state bug (Sieve's third class). The
+// reconciler remembers, by name, the parents it has given a child. It makes
+// none for them again, to spare a create its cache may not show yet. Take a
+// parent deleted and created again under its name while the reconciler's
+// watch was away. (That is lwreplay's recreate fault; the relist shows only
+// the new object.) It is taken for the one it gave a child. The garbage
 // collector deletes the old parent's child, and the new parent never gets
-// its own. The default keeps no memory between
-// reconciles: level-based, it reads what is there each time.
+// its own. The default keeps no memory between reconciles: level-based, it
+// reads what is there each time.
 package reconciler
 
 import (
@@ -74,9 +75,9 @@ func WithGenerateName() Option { return func(r *Reconciler) { r.generateName = t
 // name the parents it has given a child, and makes none for them again.
 func WithMemo() Option { return func(r *Reconciler) { r.memo = true } }
 
-// New returns a Reconciler writing through c and reading through reader
-// (a manager's API reader: reads that are never older than the
-// reconciler's own writes, so that only a crash can hide one).
+// New returns a Reconciler writing through c and reading through
+// reader. reader is a manager's API reader: its reads are never older
+// than the reconciler's own writes. So only a crash can hide one.
 func New(c client.Client, reader client.Reader, opts ...Option) *Reconciler {
 	r := &Reconciler{client: c, reader: reader, done: map[types.NamespacedName]bool{}}
 	for _, o := range opts {

@@ -37,13 +37,13 @@ func target(name string, opts ...Option) fuzz.Target {
 var ErrChildren = errors.New("a parent without exactly one child")
 
 // oneChildPerParent is the reconciler's promise, judged on the served
-// final state: every parent configmap has exactly one child it controls
-// (a child of a parent the history deleted is left: the replay runs no
-// garbage collector). A parent created again under the name of one the
-// history deleted may end with its predecessor's child instead (the
-// reconciler made it before the delete and finds it by name): a cluster's
-// garbage collector deletes that child and the reconciler, woken by it,
-// makes the parent's own, so such a parent is not judged.
+// final state. Every parent configmap has exactly one child it controls.
+// (A child of a parent the history deleted is left: the replay runs no
+// garbage collector.) A parent created again under the name of one the
+// history deleted may end with its predecessor's child instead. (The
+// reconciler made it before the delete, and finds it by name.) A
+// cluster's garbage collector deletes that child, and the reconciler,
+// woken by it, makes the parent's own. So such a parent is not judged.
 var oneChildPerParent = fuzz.NewInvariant("one-child-per-parent",
 	"every parent configmap of the final state controls exactly one child configmap",
 	func(truth *history.Log, _ *fuzz.Observation) error {
@@ -102,13 +102,13 @@ func controllers(o *history.Object) []string {
 }
 
 // TestCrashBetweenWrites runs the reconciler on every shipped cassette and
-// both client paths, crashed right after each of its first four writes
-// (crash-after-write:write=N; a fresh manager starts with cold caches):
-// the correct reconciler keeps one child per parent whatever the crash;
-// the planted bug (WithGenerateName) makes a second child when the crash
-// falls between a child's create and the parent's report — found by the
-// user's invariant and, with no invariant of the user's, by same-outcome
-// (the end state against fault-free reference runs).
+// both client paths. It is crashed right after each of its first four
+// writes (crash-after-write:write=N); a fresh manager starts with cold
+// caches. The correct reconciler keeps one child per parent whatever the
+// crash. The planted bug (WithGenerateName) makes a second child when the
+// crash falls between a child's create and the parent's report. The user's
+// invariant finds it. With no invariant of the user's, same-outcome finds
+// it: the end state against fault-free reference runs.
 func TestCrashBetweenWrites(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -178,10 +178,10 @@ func TestCrashBetweenWrites(t *testing.T) {
 }
 
 // TestOneChildPerParent judges the reconciler's invariant on final states
-// built by hand: a parent created again under a deleted one's name whose
-// child is still its predecessor's is not a failure (a cluster's garbage
-// collector deletes that child and the reconciler makes the parent's own);
-// a parent with no child, or two, is.
+// built by hand. A parent created again under a deleted one's name, whose
+// child is still its predecessor's, is not a failure. (A cluster's garbage
+// collector deletes that child, and the reconciler makes the parent's
+// own.) A parent with no child, or two, is.
 func TestOneChildPerParent(t *testing.T) {
 	parent := func(uid string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: types.UID(uid)}}

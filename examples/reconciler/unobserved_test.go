@@ -11,13 +11,14 @@ import (
 )
 
 // TestUnobservedDeletion runs the reconciler on every shipped cassette
-// (LIST+WATCH: a WatchList has no resourceVersion to come back to) while
-// a parent it has given a child is deleted and created again under its
-// name as its watch is away (recreate at the re-watch; the relist shows
-// only the new parent): the replay's garbage collector deletes the old
-// parent's child. The correct reconciler, reading what is there, gives the
-// new parent its own; the planted bug (WithMemo), remembering the name,
-// never does — found by the user's invariant and by same-outcome.
+// (LIST+WATCH: a WatchList has no resourceVersion to come back to).
+// Meanwhile a parent it has given a child is deleted and created again
+// under its name, as its watch is away. (That is recreate at the re-watch;
+// the relist shows only the new parent.) The replay's garbage collector
+// deletes the old parent's child. The correct reconciler, reading what is
+// there, gives the new parent its own. The planted bug (WithMemo),
+// remembering the name, never does. The user's invariant and same-outcome
+// find it.
 func TestUnobservedDeletion(t *testing.T) {
 	tests := []struct {
 		name    string

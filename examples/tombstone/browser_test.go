@@ -80,9 +80,9 @@ var (
 	drawnXs  = regexp.MustCompile(`\bdata-x="([^"]*)"`)
 )
 
-// drawnAt reads where a rendered page's drawing placed each mark: by the
-// mark's id (data-m, its position in the page's data), the x it was drawn
-// at (data-x; a cluster lists its marks and their xs alike).
+// drawnAt reads where a rendered page's drawing placed each mark. By the
+// mark's id (data-m, its position in the page's data), it returns the x
+// it was drawn at (data-x). A cluster lists its marks and their xs alike.
 func drawnAt(t *testing.T, dom string) map[int]float64 {
 	t.Helper()
 	at := map[int]float64{}
@@ -108,7 +108,7 @@ func drawnAt(t *testing.T, dom string) map[int]float64 {
 }
 
 // checkRecordedAxis loads the page with its recorded-offsets button
-// pressed and checks, from the drawing, that it draws exactly the marks
+// pressed. It checks, from the drawing, that it draws exactly the marks
 // with a recorded offset, in the order of their offsets.
 func checkRecordedAxis(t *testing.T, bin, page, html string) {
 	t.Helper()
@@ -150,8 +150,8 @@ func checkRecordedAxis(t *testing.T, bin, page, html string) {
 }
 
 // checkOneClock checks, from the drawing, that no handler delivery is
-// drawn left of the serving of the event it delivers, and that no mark of
-// a row without a run time is drawn on the time axis.
+// drawn left of the serving of the event it delivers. It checks that no
+// mark of a row without a run time is drawn on the time axis.
 func checkOneClock(t *testing.T, html, dom string) {
 	t.Helper()
 	p, err := timelinetest.Parse(html)

@@ -8,9 +8,9 @@ import (
 	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
-// foundByFuzzing is an input `go test -fuzz '^FuzzMirror$'` found:
+// foundByFuzzing is an input `go test -fuzz '^FuzzMirror$'` found. It is
 // the paged LIST cassette, WatchList off, and a first watch answered 410
-// Expired at once, so the relist misses deletes.
+// Expired at once. So the relist misses deletes.
 var foundByFuzzing = []byte("000\x86")
 
 func TestFoundInput(t *testing.T) {

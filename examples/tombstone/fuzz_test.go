@@ -13,11 +13,11 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// mirrorTarget runs the planted mirror as a fuzz target: its informer
-// reads the replay through the run's ListerWatcher (typed while
-// exploring, the real REST client when a failure is confirmed), a panic
-// in its delete handler is reported to the run instead of ending the
-// process, and the mirror itself is exposed for mirrorMatchesTruth.
+// mirrorTarget runs the planted mirror as a fuzz target. Its informer
+// reads the replay through the run's ListerWatcher: typed while
+// exploring, the real REST client when a failure is confirmed. A panic
+// in its delete handler is reported to the run, instead of ending the
+// process. The mirror itself is exposed for mirrorMatchesTruth.
 var mirrorTarget = newMirrorTarget("configmap-mirror", "the planted configmap mirror of this example")
 
 // fixedMirrorTarget is mirrorTarget with the fixed delete handler.

@@ -1,9 +1,9 @@
 // Package tombstone is an example controller with a planted, realistic bug
 // that lwreplay finds: a configmap mirror whose delete handler type-asserts
-// its argument to *corev1.ConfigMap. When a watch ends and the informer
-// relists across a delete it never saw, client-go hands the handler a
-// cache.DeletedFinalStateUnknown tombstone instead, and the assertion
-// panics. HandleDelete is the fixed handler; docs/tutorial.md tells the story.
+// its argument to *corev1.ConfigMap. A watch may end, and the informer relist
+// across a delete it never saw. Then client-go hands the handler a
+// cache.DeletedFinalStateUnknown tombstone instead, and the assertion panics.
+// HandleDelete is the fixed handler; docs/tutorial.md tells the story.
 package tombstone
 
 import (
@@ -38,10 +38,10 @@ type Mirror struct {
 // Option configures a Mirror.
 type Option func(*Mirror)
 
-// WithPanicHandler makes the mirror recover a panic of its delete handler
-// and report it to f, with the object the handler was given, instead of
-// letting it crash the process (client-go re-panics a handler's panic).
-// It exists only so that tests can observe the planted crash; a real
+// WithPanicHandler makes the mirror recover a panic of its delete
+// handler, and report it to f with the object the handler was given. Else
+// it would crash the process: client-go re-panics a handler's panic. It
+// exists only so that tests can observe the planted crash; a real
 // controller has no such option.
 func WithPanicHandler(f func(recovered, obj any)) Option {
 	return func(m *Mirror) { m.onPanic = f }
@@ -149,9 +149,9 @@ func (m *Mirror) handleDelete(obj any) {
 	m.forget(cm.Namespace + "/" + cm.Name)
 }
 
-// HandleDelete is the fixed delete handler: it unwraps a
+// HandleDelete is the fixed delete handler. It unwraps a
 // cache.DeletedFinalStateUnknown tombstone, whose key is enough to forget
-// the configmap, and ignores anything else it does not know.
+// the configmap. It ignores anything else it does not know.
 func (m *Mirror) HandleDelete(obj any) {
 	switch o := obj.(type) {
 	case *corev1.ConfigMap:

@@ -35,10 +35,10 @@ const realCassette = "../../cassettes/real-configmaps-pods-watchlist.yaml"
 const settle = 15 * time.Minute
 
 // relistAcrossDelete ends the first watch, a WatchList stream, with 410
-// Expired after its 19 initial events and 37 live ones: just before the
-// delete of e2e-beta/late-0, the last change recorded. The 410 says the
-// server has moved on, so the relist is served at its newest state: the
-// informer finds the configmap gone and delivers a
+// Expired after its 19 initial events and 37 live ones. That is just
+// before the delete of e2e-beta/late-0, the last change recorded. The
+// 410 says the server has moved on, so the relist is served at its
+// newest state. The informer finds the configmap gone, and delivers a
 // cache.DeletedFinalStateUnknown tombstone for it.
 const relistAcrossDelete = "expire-watch:after=56,watch=1"
 

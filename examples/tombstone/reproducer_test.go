@@ -7,8 +7,9 @@ import (
 )
 
 // TestReproducers replays the shared reproducers of the tombstone finding
-// (testdata/README.md), each with no fault plan: its recorded traffic
-// alone must break the planted handler and leave the fixed one converged.
+// (testdata/README.md), each with no fault plan. Its recorded traffic
+// alone must break the planted handler, and leave the fixed one
+// converged.
 func TestReproducers(t *testing.T) {
 	const (
 		report = "../../testdata/reproducers/tombstone_fuzz.yaml"   // fuzz failure report's reproducer.yaml

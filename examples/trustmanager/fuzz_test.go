@@ -13,12 +13,12 @@ import (
 // WatchList, and LIST in pages of 2 then WATCH.
 var cassettes = fuzz.Glob("testdata/trustmanager-*.yaml")
 
-// options are the example's fuzz options: trust-manager's controller
-// watched through its manager's Bundle informer (the probe's), the
-// recorded user changes served at their recorded times so that they
-// interleave with trust-manager's writes, Sieve's scenarios from every
-// fault-free seed, controller-runtime's known bugs known, and the
-// example's own invariant beside the built-in ones.
+// options are the example's fuzz options. trust-manager's controller
+// is watched through its manager's Bundle informer (the probe's). The
+// recorded user changes are served at their recorded times, so that
+// they interleave with trust-manager's writes. Sieve's scenarios come
+// from every fault-free seed. controller-runtime's known bugs are
+// known. The example's own invariant is beside the built-in ones.
 func options(t testing.TB) fuzz.Options {
 	target, err := Target("trust-manager", BundleOptions())
 	if err != nil {
@@ -35,10 +35,10 @@ func options(t testing.TB) fuzz.Options {
 	}
 }
 
-// FuzzTrustManager fuzzes trust-manager's Bundle controller: go test runs
-// its seeds (both cassettes, both client paths, no fault, and the
-// scenarios made from them) and go test -fuzz FuzzTrustManager explores
-// from them.
+// FuzzTrustManager fuzzes trust-manager's Bundle controller. go test runs
+// its seeds: both cassettes, both client paths, no fault, and the
+// scenarios made from them. go test -fuzz FuzzTrustManager explores from
+// them.
 func FuzzTrustManager(f *testing.F) {
 	fuzz.Run(f, options(f))
 }

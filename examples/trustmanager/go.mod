@@ -4,8 +4,8 @@ go 1.26.0
 
 require (
 	github.com/cert-manager/trust-manager v0.25.0
-	github.com/lwreplay/lwreplay v0.0.0
-	github.com/lwreplay/lwreplay/fuzz/crtarget v0.0.0-00010101000000-000000000000
+	github.com/lwreplay/lwreplay v0.1.0
+	github.com/lwreplay/lwreplay/fuzz/crtarget v0.1.0
 	k8s.io/api v0.37.0
 	k8s.io/apimachinery v0.37.0
 	k8s.io/client-go v0.37.0
@@ -77,7 +77,9 @@ require (
 	software.sslmate.com/src/go-pkcs12 v0.7.3 // indirect
 )
 
+// The lwreplay modules at the version required (the next release, see
+// docs/releasing.md) come from this repository, outside a workspace too.
 replace (
-	github.com/lwreplay/lwreplay => ../..
-	github.com/lwreplay/lwreplay/fuzz/crtarget => ../../fuzz/crtarget
+	github.com/lwreplay/lwreplay v0.1.0 => ../..
+	github.com/lwreplay/lwreplay/fuzz/crtarget v0.1.0 => ../../fuzz/crtarget
 )

@@ -14,9 +14,9 @@ import (
 )
 
 // TestTargetsHoldBundle shows targets-hold-bundle holding on trust-manager's
-// fault-free runs (every cassette, both client paths) and firing on the
-// same runs' end states broken by hand: a target ConfigMap's certificates
-// cut to one, and a selected namespace's target deleted.
+// fault-free runs (every cassette, both client paths). It shows it firing on
+// the same runs' end states broken by hand. A target ConfigMap's
+// certificates are cut to one, and a selected namespace's target is deleted.
 func TestTargetsHoldBundle(t *testing.T) {
 	c, err := fuzz.NewCampaign(options(t))
 	if err != nil {

@@ -31,13 +31,13 @@ var (
 // hold its Bundle's certificates, or is not the Bundle's, or is missing.
 var ErrTargetOutOfSync = errors.New("a bundle's target is out of sync")
 
-// targetsHoldBundle is trust-manager's promise ("Bundle ... sources are
-// concatenated into an output bundle target, which can then be made
-// available to all services across a cluster": its command's help),
-// judged on the end state: for every Bundle whose sources all resolve,
-// every namespace its target's namespaceSelector selects (and that is not
-// terminating) holds a ConfigMap named after the Bundle, controlled by
-// it, whose target key holds exactly the sources' certificates.
+// targetsHoldBundle is trust-manager's promise, judged on the end state.
+// Its command's help says: "Bundle ... sources are concatenated into an
+// output bundle target, which can then be made available to all services
+// across a cluster". Take every Bundle whose sources all resolve. Every
+// namespace its target's namespaceSelector selects, and that is not
+// terminating, holds a ConfigMap named after the Bundle. The Bundle
+// controls it. Its target key holds exactly the sources' certificates.
 var targetsHoldBundle = fuzz.NewInvariant("targets-hold-bundle",
 	"every namespace a Bundle selects ends with a ConfigMap of the Bundle's name, controlled by it, holding exactly its sources' certificates under its target key",
 	func(truth *history.Log, obs *fuzz.Observation) error {
@@ -124,8 +124,8 @@ func checkTarget(cms map[string]corev1.ConfigMap, ns string, b *trustapi.Bundle,
 }
 
 // resolve returns the certificates of sources (ConfigMap and Secret keys
-// of the trust namespace, inline PEM), as DER strings; false when one is
-// missing or of a kind the example's cassettes do not use.
+// of the trust namespace, inline PEM), as DER strings. It returns false
+// when one is missing, or of a kind the example's cassettes do not use.
 func resolve(sources []trustapi.BundleSource, cms map[string]corev1.ConfigMap, secs map[string]corev1.Secret) (map[string]bool, bool) {
 	out := map[string]bool{}
 	for _, s := range sources {

@@ -1,9 +1,9 @@
 // Package trustmanager fuzzes cert-manager's trust-manager
-// (github.com/cert-manager/trust-manager): its own Bundle controller, set
-// up by its own bundle.SetupWithManager, in a controller-runtime manager
-// built with the options of its main (cmd/trust-manager/app), on
-// recordings of a real kube-apiserver. Nothing of trust-manager is copied:
-// the example imports it.
+// (github.com/cert-manager/trust-manager) on recordings of a real
+// kube-apiserver. It runs its own Bundle controller, set up by its own
+// bundle.SetupWithManager. The controller-runtime manager is built with
+// the options of its main (cmd/trust-manager/app). Nothing of
+// trust-manager is copied: the example imports it.
 package trustmanager
 
 import (
@@ -26,9 +26,10 @@ import (
 const TrustNamespace = "cert-manager"
 
 // BundleOptions are the Bundle controller's options as trust-manager's
-// flags default them: trust namespace cert-manager, no default CA
-// package (the Helm chart mounts one from an image; none here), Secret
-// targets off, no certificate filters, every namespace a target.
+// flags default them. The trust namespace is cert-manager. There is no
+// default CA package (the Helm chart mounts one from an image; none
+// here). Secret targets are off, with no certificate filters, and
+// every namespace is a target.
 func BundleOptions() controller.Options {
 	return controller.Options{Namespace: TrustNamespace}
 }
@@ -37,9 +38,9 @@ func BundleOptions() controller.Options {
 // (cmd/trust-manager/app.NewCommand): its scheme (client-go's types and
 // trust.cert-manager.io/v1alpha1), its cache options (bundle.CacheOpts:
 // ConfigMaps and Secrets cached in the trust namespace only), its leader
-// election ID. Leader election is off (a run is one instance); metrics,
-// health probes and the webhook server are left out (a run listens on no
-// port; crtarget.NewManager sets that).
+// election ID. Leader election is off: a run is one instance. Metrics,
+// health probes and the webhook server are left out: a run listens on no
+// port (crtarget.NewManager sets that).
 func ManagerOptions(opts controller.Options) (manager.Options, error) {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, trustapi.AddToScheme} {
@@ -56,12 +57,12 @@ func ManagerOptions(opts controller.Options) (manager.Options, error) {
 	}, nil
 }
 
-// Target is trust-manager's Bundle controller as a fuzz target: a
-// manager built with ManagerOptions(opts) (through
-// crtarget.TargetWithOptions), set up by trust-manager's own
-// bundle.SetupWithManager, which adds its target cache (metadata of the
-// ConfigMaps labelled trust.cert-manager.io/bundle, every namespace) and
-// the controller.
+// Target is trust-manager's Bundle controller as a fuzz target. The
+// manager is built with ManagerOptions(opts), through
+// crtarget.TargetWithOptions. trust-manager's own
+// bundle.SetupWithManager sets it up. That adds the controller, and its
+// target cache: metadata of the ConfigMaps labelled
+// trust.cert-manager.io/bundle, every namespace.
 func Target(name string, opts controller.Options) (fuzz.Target, error) {
 	mo, err := ManagerOptions(opts)
 	if err != nil {

@@ -3,8 +3,8 @@ module github.com/lwreplay/lwreplay/examples/widgets
 go 1.26.0
 
 require (
-	github.com/lwreplay/lwreplay v0.0.0
-	github.com/lwreplay/lwreplay/fuzz/crtarget v0.0.0-00010101000000-000000000000
+	github.com/lwreplay/lwreplay v0.1.0
+	github.com/lwreplay/lwreplay/fuzz/crtarget v0.1.0
 	k8s.io/api v0.35.10
 	k8s.io/apimachinery v0.35.10
 	k8s.io/client-go v0.35.10
@@ -67,7 +67,9 @@ require (
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
+// The lwreplay modules at the version required (the next release, see
+// docs/releasing.md) come from this repository, outside a workspace too.
 replace (
-	github.com/lwreplay/lwreplay => ../..
-	github.com/lwreplay/lwreplay/fuzz/crtarget => ../../fuzz/crtarget
+	github.com/lwreplay/lwreplay v0.1.0 => ../..
+	github.com/lwreplay/lwreplay/fuzz/crtarget v0.1.0 => ../../fuzz/crtarget
 )

@@ -12,10 +12,11 @@ import (
 )
 
 // TestConfigMapOutlivesWidget shows the example's invariant judging the
-// reconciler's deletes alone: on a fault-free run of the correct
-// reconciler, a delete of a live widget's ConfigMap appended to the
-// served history breaks it when the reconciler made it, and holds when
-// another actor did (a recreate fault, a user: a real cluster lets them).
+// reconciler's deletes alone. It appends a delete of a live widget's
+// ConfigMap to the served history of a fault-free run of the correct
+// reconciler. That breaks it when the reconciler made the delete. It
+// holds when another actor did: a recreate fault, a user (a real cluster
+// lets them).
 func TestConfigMapOutlivesWidget(t *testing.T) {
 	o := options(target(t, "widgets"))
 	o.Plans, o.Scenarios = nil, false

@@ -1,22 +1,22 @@
 // Package widgets is a kubebuilder-style controller of a custom resource
-// that lwreplay fuzzes: for every Widget (example.lwreplay.dev/v1, a
-// status subresource) it keeps one ConfigMap named after the widget,
-// controlled by it (an ownerReference, controller true), holding the
-// widget's spec.data, and reports it through the status subresource
-// (status.configMap, status.observedGeneration). The widget is read from
-// the manager's cache, as kubebuilder's scaffold does; the ConfigMap
-// through the API reader.
+// that lwreplay fuzzes. For every Widget (example.lwreplay.dev/v1, a
+// status subresource) it keeps one ConfigMap named after the widget. The
+// widget controls it (an ownerReference, controller true). It holds the
+// widget's spec.data. The reconciler reports it through the status
+// subresource (status.configMap, status.observedGeneration). The widget
+// is read from the manager's cache, as kubebuilder's scaffold does; the
+// ConfigMap through the API reader.
 //
 // On a widget being deleted (a deletionTimestamp: a finalizer holds it)
 // the reconciler deletes its ConfigMap at once rather than wait for the
 // garbage collector. WithNameOnlyCleanup plants a stale-state bug of the
-// kind Sieve (OSDI'22) found in real operators: it deletes the ConfigMap
-// named after the widget without checking that the ConfigMap is that
-// widget's. On a fresh view that is the same thing. On a stale one — a
+// kind Sieve (OSDI'22) found in real operators. It deletes the ConfigMap
+// named after the widget, without checking that the ConfigMap is that
+// widget's. On a fresh view that is the same thing. Take a stale one: a
 // restarted controller whose first LIST, at resourceVersion "0", is
-// served by a lagging watch cache (lwreplay's crash-after-write with
-// stale-list) — the cache still shows a widget that was deleted and
-// created again under its name, the old one, deleting: the reconciler
+// served by a lagging watch cache. (That is lwreplay's crash-after-write
+// with stale-list.) The cache still shows a widget that was deleted and
+// created again under its name: the old one, deleting. The reconciler
 // deletes the new widget's ConfigMap. The default deletes a ConfigMap
 // only when the widget controls it, with a delete precondition on the
 // ConfigMap's UID and resourceVersion.
@@ -53,9 +53,9 @@ type Option func(*Reconciler)
 // ConfigMap is deleted by name, whoever controls it.
 func WithNameOnlyCleanup() Option { return func(r *Reconciler) { r.nameOnly = true } }
 
-// New returns a Reconciler writing through c (and reading widgets from
-// it: a manager's client reads from its cache) and reading ConfigMaps
-// through reader (a manager's API reader).
+// New returns a Reconciler writing through c, and reading ConfigMaps
+// through reader (a manager's API reader). It reads widgets from c: a
+// manager's client reads from its cache.
 func New(c client.Client, reader client.Reader, opts ...Option) *Reconciler {
 	r := &Reconciler{client: c, reader: reader}
 	for _, o := range opts {
@@ -117,8 +117,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 }
 
 // cleanup deletes a deleting widget's ConfigMap: only one it controls,
-// with preconditions on the ConfigMap read; with the planted bug, the one
-// named after it, unchecked.
+// with preconditions on the ConfigMap read. With the planted bug, it
+// deletes the one named after it, unchecked.
 func (r *Reconciler) cleanup(ctx context.Context, w *Widget, cm *corev1.ConfigMap) error {
 	var err error
 	switch {

@@ -7,9 +7,9 @@ import (
 )
 
 // TestScenarios checks the fault-free LIST+WATCH input of each widget
-// cassette with Options.Scenarios: the correct reconciler holds under
-// every scenario plan; the planted stale-state bug (WithNameOnlyCleanup)
-// is found by the stale-state scenario, with no plan written by hand.
+// cassette with Options.Scenarios. The correct reconciler holds under
+// every scenario plan. The stale-state scenario finds the planted
+// stale-state bug (WithNameOnlyCleanup), with no plan written by hand.
 func TestScenarios(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -12,22 +12,22 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
-// stalePlanFile is Sieve's stale state on the widget cassettes: the
-// manager stopped at its second watch of widgets once it reconciled every
-// widget, the fresh one's first LIST of widgets
-// (at resourceVersion "0") served a snapshot 5 events old, in which the
-// recreated phoenix is its predecessor, deleting, and that watch's first
-// event 10 s late, so that the reconciler acts on the stale view.
+// stalePlanFile is Sieve's stale state on the widget cassettes. The
+// manager is stopped at its second watch of widgets, once it reconciled
+// every widget. The fresh one's first LIST of widgets (at resourceVersion
+// "0") is served a snapshot 5 events old. There the recreated phoenix is
+// its predecessor, deleting. That watch's first event comes 10 s late, so
+// that the reconciler acts on the stale view.
 const stalePlanFile = "testdata/stale-restart.yaml"
 
 // TestStaleRestart runs the exact stale-state plan on every widget
-// cassette, on the LIST+WATCH path (a WatchList is a consistent read: it
-// cannot be stale): the correct reconciler, which deletes a deleting
-// widget's ConfigMap only when that widget controls it, leaves the
-// recreated widget's ConfigMap alone; the planted one
-// (WithNameOnlyCleanup) deletes it by name — found by the reconciler's
-// own invariant and by same-outcome (the ConfigMap deleted and made again
-// by the target's writes, against none in the fault-free reference runs).
+// cassette, on the LIST+WATCH path. (A WatchList is a consistent read: it
+// cannot be stale.) The correct reconciler deletes a deleting widget's
+// ConfigMap only when that widget controls it. So it leaves the recreated
+// widget's ConfigMap alone. The planted one (WithNameOnlyCleanup) deletes
+// it by name. The reconciler's own invariant finds it. same-outcome finds
+// it too: the ConfigMap deleted and made again by the target's writes,
+// against none in the fault-free reference runs.
 func TestStaleRestart(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -39,9 +39,9 @@ func target(t testing.TB, name string, opts ...Option) fuzz.Target {
 	})
 }
 
-// options are the options of the example's fuzz tests: the widget
-// cassettes, the reconciler's own invariant and crtarget's beside the built-in ones
-// (same-outcome among them), the plans of testdata/plans as seeds;
+// options are the options of the example's fuzz tests. They take the widget
+// cassettes, and the plans of testdata/plans as seeds. They add the reconciler's
+// own invariant and crtarget's beside the built-in ones (same-outcome among them).
 // controller-runtime's known bugs are not its own.
 func options(t fuzz.Target) fuzz.Options {
 	plans := fuzz.Glob("testdata/plans/*.yaml")
@@ -64,11 +64,12 @@ func options(t fuzz.Target) fuzz.Options {
 var ErrLiveWidgetConfigMap = errors.New("a live widget's configmap deleted")
 
 // configMapOutlivesWidget is the reconciler's promise, judged on the
-// served history's deletes by the reconciler (history.Event.ByTarget): a
-// ConfigMap controlled by a widget is deleted by its cleanup only once
-// that widget (by UID) is deleting or gone, never under a widget that
-// still wants it. Another actor may delete one at any time (a recreate
-// fault does, and the garbage collector once the widget is gone).
+// served history's deletes by the reconciler (history.Event.ByTarget).
+// Its cleanup deletes a ConfigMap controlled by a widget only once that
+// widget (by UID) is deleting or gone. It never deletes one under a
+// widget that still wants it. Another actor may delete one at any time
+// (a recreate fault does, and the garbage collector once the widget is
+// gone).
 var configMapOutlivesWidget = fuzz.NewInvariant("configmap-outlives-widget",
 	"a ConfigMap a widget controls is deleted by the reconciler only once that widget is deleting or gone (another actor's delete, a fault's recreate or the garbage collector's, is not the reconciler's)",
 	func(truth *history.Log, obs *fuzz.Observation) error {
@@ -94,8 +95,9 @@ var configMapOutlivesWidget = fuzz.NewInvariant("configmap-outlives-widget",
 		return errors.Join(errs...)
 	})
 
-// widgetAt returns the widget of uid in ws's state at resourceVersion rv
-// (every event of ws at or before rv applied); nil when there is none.
+// widgetAt returns the widget of uid in ws's state at resourceVersion
+// rv, every event of ws at or before rv applied. It returns nil when
+// there is none.
 func widgetAt(ws *history.Log, uid, rv string) *history.Object {
 	at, err := strconv.ParseUint(rv, 10, 64)
 	if err != nil {

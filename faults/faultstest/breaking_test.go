@@ -12,17 +12,17 @@ import (
 // from the truth, or, where client-go recovers, what it did instead.
 //
 // duplicate: a store applies an event twice with the same result, so the
-// informer's state converges; the divergence a client sees is in its
+// informer's state converges. The divergence a client sees is in its
 // handler, which is told of one delete twice.
 //
 // bookmark-regress: client-go takes any bookmark's resourceVersion as its
-// own, so it re-watches from the older one once the stream ends; the
-// events it is sent again come in order and the state converges; what
-// diverges is the re-watch, which asks for resourceVersions the client had
+// own. So it re-watches from the older one once the stream ends. The
+// events it is sent again come in order, and the state converges. What
+// diverges is the re-watch: it asks for resourceVersions the client had
 // already seen.
 //
-// garble-frame: client-go cannot decode the frame, turns it into an
-// InternalError and ends the watch; it then lists again (or falls back
+// garble-frame: client-go cannot decode the frame. It turns it into an
+// InternalError and ends the watch. It then lists again (or falls back
 // from WatchList to LIST) and converges.
 func breakingCases() []faultCase {
 	const on, off = true, false
@@ -99,9 +99,9 @@ func deletedTimes(key string, n int) func(t *testing.T, o *outcome) {
 	}
 }
 
-// rewatchGoesBack checks that the state converged and that the first
-// request after the first watch re-watches from a resourceVersion older
-// than change k's, which the client had been sent.
+// rewatchGoesBack checks that the state converged. It also checks that
+// the first request after the first watch re-watches from a
+// resourceVersion older than change k's, which the client had been sent.
 func rewatchGoesBack(k int) func(t *testing.T, o *outcome) {
 	return func(t *testing.T, o *outcome) {
 		t.Helper()

@@ -21,8 +21,8 @@ const (
 )
 
 // liveFrame returns the frame number, in the first watch's stream, of the
-// k-th recorded change (1-based): on a WatchList stream it follows the 19
-// initial ADDED events and the initial-events-end bookmark; a watch from
+// k-th recorded change (1-based). On a WatchList stream it follows the 19
+// initial ADDED events and the initial-events-end bookmark. A watch from
 // the LIST's resourceVersion sends it as its k-th frame.
 func liveFrame(watchList bool, k int) int {
 	if watchList {

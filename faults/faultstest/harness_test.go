@@ -25,17 +25,17 @@ import (
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
-// realCassette is the recorded cassette the scenarios replay (all but one,
-// which needs a history of more than 500 objects): a WatchList stream of 19
-// configmaps and 38 changes from a real kube-apiserver.
+// realCassette is the recorded cassette the scenarios replay: a WatchList
+// stream of 19 configmaps and 38 changes from a real kube-apiserver. One
+// scenario does not use it: it needs a history of more than 500 objects.
 const realCassette = "../../cassettes/real-configmaps-pods-watchlist.yaml"
 
 // configMaps is the resource the informers watch.
 var configMaps = history.Resource{Version: "v1", Resource: "configmaps"}
 
 // settle is how long, in virtual time, a scenario runs before its
-// informers' state is read: longer than client-go's longest watch timeout
-// (10 min) and a relist's backoff, so that every scenario has re-watched.
+// informers' state is read. It is longer than client-go's longest watch
+// timeout (10 min) and a relist's backoff, so every scenario has re-watched.
 const settle = 15 * time.Minute
 
 func TestMain(m *testing.M) {

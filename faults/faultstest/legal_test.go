@@ -161,17 +161,17 @@ func legalCases() []faultCase {
 	}
 }
 
-// crashedByHarness is why a fault of a WritePoint has no scenario here:
-// it crashes the target, which the run restarts, and an informer alone
-// writes nothing; fuzz/harness TestCrashAfterWrite shows a writing target
+// crashedByHarness is why a fault of a WritePoint has no scenario here.
+// It crashes the target, which the run restarts, and an informer alone
+// writes nothing. fuzz/harness TestCrashAfterWrite shows a writing target
 // converge through it on both client paths.
 const crashedByHarness = "a fault at the target's writes: the harness restarts the target (fuzz/harness TestCrashAfterWrite)"
 
-// stoppedByHarness is why graceful-restart has no scenario here: it stops
-// the target, which the run restarts (a replay without WithTargetStop does
-// not act on it); fuzz/harness TestGracefulRestart shows a writing target
-// converge through it on both client paths, stopped while syncing and
-// after.
+// stoppedByHarness is why graceful-restart has no scenario here. It stops
+// the target, which the run restarts; a replay without Hooks.TargetStop
+// does not act on it. The test TestGracefulRestart of fuzz/harness shows a
+// writing target converge through it on both client paths. It is stopped
+// while syncing and after.
 const stoppedByHarness = "a fault that stops the target: the harness restarts it (fuzz/harness TestGracefulRestart)"
 
 // largeHistory is a generated history of 1,100 configmaps and 30 changes:

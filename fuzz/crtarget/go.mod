@@ -3,7 +3,7 @@ module github.com/lwreplay/lwreplay/fuzz/crtarget
 go 1.26.0
 
 require (
-	github.com/lwreplay/lwreplay v0.0.0
+	github.com/lwreplay/lwreplay v0.1.0
 	k8s.io/api v0.35.10
 	k8s.io/apimachinery v0.35.10
 	k8s.io/client-go v0.35.10
@@ -66,4 +66,6 @@ require (
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
-replace github.com/lwreplay/lwreplay => ../..
+// The lwreplay modules at the version required (the next release, see
+// docs/releasing.md) come from this repository, outside a workspace too.
+replace github.com/lwreplay/lwreplay v0.1.0 => ../..

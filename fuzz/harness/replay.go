@@ -18,7 +18,7 @@ type replay interface {
 	FiredCount() int
 	Fired() []faults.Firing
 	Truth() *history.History
-	Writes() (log []replayer.Write, logged bool)
+	Writes() (log []history.WriteAnswer, logged bool)
 	ExhaustedOf(res history.Resource) bool
 	Spent() bool
 	FirstListing(res history.Resource) (rv string, ok bool)
@@ -52,14 +52,14 @@ func (v verbatimReplay) ForgetListings() {}
 
 // Writes returns no log: a verbatim replay keeps none of its answers to
 // writes.
-func (v verbatimReplay) Writes() ([]replayer.Write, bool) { return nil, false }
+func (v verbatimReplay) Writes() ([]history.WriteAnswer, bool) { return nil, false }
 
 // modelReplay is a replay of the model apiserver, which logs the
 // target's writes.
 type modelReplay struct{ *replayer.Server }
 
 // Writes returns the server's log of the target's writes.
-func (m modelReplay) Writes() ([]replayer.Write, bool) { return m.Server.Writes(), true }
+func (m modelReplay) Writes() ([]history.WriteAnswer, bool) { return m.Server.Writes(), true }
 
 // ExhaustedOf reports whether every recorded answer has been given.
 func (v verbatimReplay) ExhaustedOf(history.Resource) bool { return v.Exhausted() }
@@ -76,7 +76,7 @@ func newReplay(s Spec, crash, stop func(), served func(replayer.Served)) (replay
 			return nil, err
 		}
 		opts := []replayer.Option{replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(oracle.WatchCap), replayer.WithPace(s.Pace),
-			replayer.WithTargetCrash(crash), replayer.WithTargetStop(stop), replayer.WithRunResource(s.Resource), replayer.WithServedHandler(served),
+			replayer.WithHooks(replayer.Hooks{TargetCrash: crash, TargetStop: stop, RunResource: &s.Resource, OnServed: served}),
 			replayer.WithLatency(latency), replayer.WithFaultsOnActors(s.FaultsOnActors)}
 		return modelReplay{replayer.New(h, append(opts, replayer.ForActors(s.Actors)...)...)}, nil
 	}

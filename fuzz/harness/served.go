@@ -18,7 +18,7 @@ type servingLog struct {
 }
 
 // note logs one LIST page or watch frame the replay sent (a
-// replayer.WithServedHandler).
+// replayer.Hooks.OnServed).
 func (s *servingLog) note(v replayer.Served) {
 	at := time.Since(*s.start)
 	s.mu.Lock()

@@ -1,6 +1,7 @@
-// Package bubble runs functions that need a *testing.T — above all
+// Package bubble runs functions that need a *testing.T outside go test:
+// in the lwreplay command and in benchmarks. Above all these are
 // testing/synctest bubbles, whose virtual clock makes client-go's waits
-// free — outside go test: in the lwreplay command and in benchmarks.
+// free.
 //
 // Typical use:
 //
@@ -8,21 +9,21 @@
 //		synctest.Test(t, func(t *testing.T) { ... })
 //	})
 //
-// Host builds a one-test testing.M with testing.MainStart (meant for
-// go test's generated mains, and not covered by the Go 1 promise, so it is
-// kept to this package) and runs f as that test. The test framework's own
-// output (=== RUN, PASS) is discarded; f writes where it likes. Profiling
-// and coverage hooks are no-ops: a test binary that is itself profiled is
-// not disturbed.
+// Host builds a one-test testing.M with testing.MainStart, and runs f as
+// that test. MainStart is meant for go test's generated mains, and not
+// covered by the Go 1 promise, so it is kept to this package. The test
+// framework's own output (=== RUN, PASS) is discarded; f writes where it
+// likes. Profiling and coverage hooks are no-ops: a test binary that is
+// itself profiled is not disturbed.
 //
-// What it relies on, each checked so that a Go release that changes it
-// fails loudly: testing.MainStart's signature and the method set of its
-// unexported testDeps interface (deps implements it: a change breaks the
-// build of this package); the names of the test.* flags it resets
-// (overrides: TestOverridesExist fails naming a flag that is gone); and
-// that testing writes its own output to os.Stdout, which Host swaps for
-// the null device while the test runs (TestHostQuiet fails if that output
-// reaches the real standard output).
+// What it relies on is each checked, so that a Go release that changes it
+// fails loudly. It relies on testing.MainStart's signature, and the
+// method set of its unexported testDeps interface. (deps implements it: a
+// change breaks the build of this package.) It relies on the names of the
+// test.* flags it resets (overrides: TestOverridesExist fails naming a
+// flag that is gone). And it relies on testing writing its own output to
+// os.Stdout, which Host swaps for the null device while the test runs.
+// TestHostQuiet fails if that output reaches the real standard output.
 package bubble
 
 import (
@@ -42,9 +43,10 @@ var ErrFailed = errors.New("bubble: hosted test failed")
 
 var hostMu sync.Mutex
 
-// Host runs f as the only test of a testing.M and returns once it has
-// ended: nil if f did not fail its T, ErrFailed otherwise. Hosts run one
-// at a time; f may start subtests and synctest bubbles, also concurrently.
+// Host runs f as the only test of a testing.M, and returns once it has
+// ended. It returns nil if f did not fail its T, ErrFailed otherwise.
+// Hosts run one at a time; f may start subtests and synctest bubbles, also
+// concurrently.
 func Host(f func(t *testing.T)) error {
 	hostMu.Lock()
 	defer hostMu.Unlock()
@@ -64,7 +66,7 @@ func Host(f func(t *testing.T)) error {
 	defer func() { os.Stdout = out }()
 	defer override()()
 	// Inside a test binary run with -cpu a,b, testing runs each test once
-	// per listed value, and that list is global: f runs on the first only.
+	// per listed value. That list is global, so f runs on the first only.
 	var once sync.Once
 	run := func(t *testing.T) { once.Do(func() { f(t) }) }
 	m := testing.MainStart(deps{}, []testing.InternalTest{{Name: "lwreplay", F: run}}, nil, nil, nil)
@@ -75,10 +77,10 @@ func Host(f func(t *testing.T)) error {
 }
 
 // overrides are the go test flags a hosted run must not inherit from a
-// test binary it runs in: it runs once, is never skipped, shuffled or
-// fuzzed, sets no alarm of its own, and opens no profile, trace, coverage
-// or test log file over the outer test's (testing keeps such files in
-// globals, and closes them when a run ends).
+// test binary it runs in. A hosted run runs once, and is never skipped,
+// shuffled or fuzzed. It sets no alarm of its own. It opens no profile,
+// trace, coverage or test log file over the outer test's. (testing keeps
+// such files in globals, and closes them when a run ends.)
 var overrides = map[string]string{
 	"test.count": "1", "test.cpu": "", "test.skip": "", "test.list": "", "test.shuffle": "off", "test.failfast": "false",
 	"test.fuzz": "", "test.run": "", "test.bench": "", "test.cpuprofile": "", "test.memprofile": "",

@@ -1,7 +1,7 @@
-// Package cli is the lwreplay command: cmd/lwreplay runs it with no
-// actors; the actors module's cmd/lwreplay (github.com/lwreplay/lwreplay/actors/cmd/lwreplay)
-// runs it with the cluster's own controllers (Options.Actors), which
-// `lwreplay serve --actors` starts beside the replay.
+// Package cli is the lwreplay command. cmd/lwreplay runs it with no actors. The actors
+// module's cmd/lwreplay (github.com/lwreplay/lwreplay/actors/cmd/lwreplay) runs it with the
+// cluster's own controllers (Options.Actors). `lwreplay serve --actors` starts them beside
+// the replay.
 //
 //	lwreplay serve CASSETTE... [--addr 127.0.0.1:0] [--write-kubeconfig PATH] [--pace max|recorded|<f>x]
 //	lwreplay inspect CASSETTE... [--json]
@@ -35,8 +35,9 @@ type Options struct {
 	Actors *actor.Registry
 }
 
-// Run runs the lwreplay command line args (without the program name) and
-// returns its exit code: 0, 1 for a failure, 2 for a usage error.
+// Run runs the lwreplay command line args (without the program name),
+// and returns its exit code. That is 0, 1 for a failure, or 2 for a
+// usage error.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer, o Options) int {
 	return runWith(ctx, args, stdout, stderr, o)
 }

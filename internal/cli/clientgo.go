@@ -27,8 +27,8 @@ func addClientGoFlag(fs *pflag.FlagSet) *string {
 }
 
 // withClientGo runs the verb's command line again in an lwreplay built
-// with client-go version, when that is not the embedded one; ran says
-// whether it did (the verb then returns err and does nothing else).
+// with client-go version, when that is not the embedded one. ran says
+// whether it did. The verb then returns err and does nothing else.
 func withClientGo(ctx context.Context, version, verb string, args []string, stdout, stderr io.Writer) (ran bool, err error) {
 	if version == "" {
 		return false, nil

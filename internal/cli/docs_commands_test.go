@@ -13,13 +13,14 @@ import (
 )
 
 // TestDocsCommands checks every command README.md, docs/*.md and the
-// examples' READMEs show: go test's packages are packages of the module
-// it runs in, a -fuzz regexp matches exactly one fuzz test of its
-// package (of the repository, when none is named), -run and -bench match
-// a test or benchmark, a test flag is one the package's tests define;
-// lwreplay's verbs and flags are the command's (its --help), and the
-// files a command reads exist. lwreplay inspect and version run for
-// real. Without -short, go list lists every package named.
+// examples' READMEs show. go test's packages must be packages of the
+// module it runs in. A -fuzz regexp must match exactly one fuzz test of
+// its package (of the repository, when none is named). -run and -bench
+// must match a test or benchmark. A test flag must be one the package's
+// tests define. lwreplay's verbs and flags must be the command's (its
+// --help). The files a command reads must exist. lwreplay inspect and
+// version run for real. Without -short, go list lists every package
+// named.
 func TestDocsCommands(t *testing.T) {
 	funcs := newTestFuncs()
 	var pkgs [][2]string // dir, package pattern: for go list

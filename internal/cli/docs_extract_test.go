@@ -53,11 +53,11 @@ func commandDocs(t *testing.T) []string {
 // codeSpan matches an inline code span.
 var codeSpan = regexp.MustCompile("`([^`\n]+)`")
 
-// docCommands returns the commands of doc (relative to the repository):
-// each line of its shell code blocks, and each inline code span that
-// starts a command (go test, go run ./cmd/lwreplay, lwreplay). A block's
-// commands run from the repository's root, or where a cd in the block
-// went; a span's from the root.
+// docCommands returns the commands of doc (relative to the repository).
+// They are each line of its shell code blocks, and each inline code span
+// that starts a command (go test, go run ./cmd/lwreplay, lwreplay). A
+// block's commands run from the repository's root, or where a cd in the
+// block went; a span's from the root.
 func docCommands(t *testing.T, doc string) []docCommand {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(repoRoot, doc))
@@ -97,10 +97,11 @@ func docCommands(t *testing.T, doc string) []docCommand {
 	return out
 }
 
-// shellCommands splits a line of shell into its commands (on &&, ; and
-// parentheses, a comment cut off), following cd: a cd inside parentheses
-// lasts to their end, one outside them changes *dir. Out of a code block
-// (block false), only the commands lwreplay's checks know are kept.
+// shellCommands splits a line of shell into its commands, on &&, ; and
+// parentheses, with a comment cut off. It follows cd: a cd inside
+// parentheses lasts to their end, one outside them changes *dir. Out of
+// a code block (block false), only the commands lwreplay's checks know
+// are kept.
 func shellCommands(where, line string, dir *string, block bool) []docCommand {
 	words := shellWords(line)
 	var out []docCommand

@@ -40,8 +40,8 @@ func verbFlags(name string) (map[string]bool, bool) {
 }
 
 // checkLwreplay checks an lwreplay command (args after the command):
-// its verb and flags, and, unless it is a synopsis, the files it reads;
-// inspect and version run (counted in ran).
+// its verb and flags. Unless it is a synopsis, it checks the files it
+// reads. inspect and version run (counted in ran).
 func checkLwreplay(c docCommand, args []string, ran *int) error {
 	if len(args) == 0 {
 		return errors.New("no verb")

@@ -9,9 +9,9 @@ import (
 )
 
 // selectResources returns the resources of recorded (what the cassettes at
-// paths recorded) to fuzz: those names resolve to (see
-// fuzz.ResolveResource), or every recorded resource when names is empty.
-// A name that resolves to no recorded resource is a usage error naming the
+// paths recorded) to fuzz. Those are what names resolve to (see
+// fuzz.ResolveResource), or every recorded resource when names is empty. A
+// name that resolves to no recorded resource is a usage error naming the
 // recorded ones.
 func selectResources(recorded []fuzz.Recorded, paths, names []string) ([]fuzz.Recorded, error) {
 	if len(recorded) == 0 {
@@ -44,9 +44,9 @@ func selectResources(recorded []fuzz.Recorded, paths, names []string) ([]fuzz.Re
 	return out, nil
 }
 
-// resourcesText names the selected resources for the header, each with
-// how many of the n cassettes (recordings) recorded it when some did not:
-// "configmaps.v1, pods.v1 (2 of 3 cassettes)".
+// resourcesText names the selected resources for the header. When some
+// cassettes (recordings) did not record one, it says how many of the n
+// did: "configmaps.v1, pods.v1 (2 of 3 cassettes)".
 func resourcesText(selected []fuzz.Recorded, n int) string {
 	parts := make([]string, len(selected))
 	for i, r := range selected {

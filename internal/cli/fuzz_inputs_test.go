@@ -39,8 +39,8 @@ func TestFuzzResourceErrors(t *testing.T) {
 }
 
 // TestFuzzResources runs the command on cassettes that recorded different
-// resources: a pods-only cassette fuzzes pods with no flag, --resource
-// picks one, and a directory whose cassettes lack some resource fuzzes each
+// resources. A pods-only cassette fuzzes pods with no flag. --resource
+// picks one. A directory whose cassettes lack some resource fuzzes each
 // resource over the cassettes that recorded it, dealing inputs in turn.
 func TestFuzzResources(t *testing.T) {
 	if testing.Short() {

@@ -88,10 +88,10 @@ func isGzip(path string) bool {
 }
 
 // TestFuzzFindsWatchListStorm runs the README's main job for a few
-// seconds: client-go's reflector restarts a WatchList stream that ends
+// seconds. client-go's reflector restarts a WatchList stream that ends
 // before its initial-events-end bookmark at once, with no backoff
 // (kubernetes/kubernetes#140890). It is a shipped known finding: the job
-// counts it and goes on (exit 0, no report); --report-known turns it back
+// counts it and goes on (exit 0, no report). --report-known turns it back
 // into a failure, whose report names the reflector's hot loop.
 func TestFuzzFindsWatchListStorm(t *testing.T) {
 	if testing.Short() {

@@ -7,10 +7,10 @@ import (
 	"runtime/metrics"
 )
 
-// Garbage collector settings of a fuzz campaign: its runs allocate much
-// and keep little (a run's replay, target and observation are garbage
-// once it is judged), so on recordings whose history is a small heap the
-// collector waits for the heap to grow by fuzzGCPercent, not Go's 100%: a
+// Garbage collector settings of a fuzz campaign. Its runs allocate much
+// and keep little: a run's replay, target and observation are garbage
+// once it is judged. So on recordings whose history is a small heap, the
+// collector waits for the heap to grow by fuzzGCPercent, not Go's 100%. A
 // run costs about a third less CPU, for a few hundred MB more memory.
 const (
 	fuzzGCPercent = 400

@@ -80,9 +80,10 @@ var allKubectlVersions = []string{"1.27", "1.28", "1.29", "1.30", "1.31", "1.32"
 
 // TestKubectlApplyCreateReplace runs kubectl's writes with its default
 // validation, which reads /openapi/v3 (and, for kubectl 1.27's apply,
-// /openapi/v2): create, apply (a patch), replace and delete, then apply
-// again (a create), and a create with an unknown field, which kubectl's
-// server-side validation (fieldValidation=Strict) must refuse.
+// /openapi/v2). It runs create, apply (a patch), replace and delete,
+// then apply again (a create). Then it runs a create with an unknown
+// field, which kubectl's server-side validation
+// (fieldValidation=Strict) must refuse.
 func TestKubectlApplyCreateReplace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs kubectl")

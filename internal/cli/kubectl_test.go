@@ -22,8 +22,8 @@ import (
 var kubectlVersions = []string{"1.27", "1.33"}
 
 // hangBound is how long a test waits, in real time, for lwreplay serve to
-// start or stop before it calls it hung: a minute, far above the second or
-// so either takes on a loaded 2-core machine.
+// start or stop before it calls it hung. It is a minute, far above the
+// second or so either takes on a loaded 2-core machine.
 const hangBound = time.Minute
 
 func kubectlPath(t *testing.T, version string) string {
@@ -158,12 +158,12 @@ func containsFields(text, want string) bool {
 	return false
 }
 
-// TestKubectlServerPrinting runs kubectl's default printing against serve:
-// kubectl asks for a Table and prints the server's columns (the default
-// convertor's NAME and CREATED AT), for its LIST and for every watch event,
-// rather than its own NAME and AGE; and discovery lists only what the
-// replay answers (of a writable one, the built-in resources it serves from
-// empty too).
+// TestKubectlServerPrinting runs kubectl's default printing against serve.
+// kubectl asks for a Table, and prints the server's columns (the default
+// convertor's NAME and CREATED AT) rather than its own NAME and AGE. It
+// does so for its LIST and for every watch event. And discovery lists only
+// what the replay answers; of a writable one, also the built-in resources
+// it serves from empty.
 func TestKubectlServerPrinting(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs kubectl")

@@ -16,8 +16,8 @@ func addSalvageFlag(fs *pflag.FlagSet) *bool {
 }
 
 // loadRecordings loads the cassette files and directories args name as
-// recordings (cassette.Group: files are one recording only as the parts a
-// recorder rotated it into), and says on stderr what --salvage dropped.
+// recordings, and says on stderr what --salvage dropped. (cassette.Group:
+// files are one recording only as the parts a recorder rotated it into.)
 // Large watch streams stay in their files until the history is built
 // (cassette.WithLazyBodies).
 func loadRecordings(verb string, args []string, salvage bool, stderr io.Writer) ([]cassette.Recording, error) {

@@ -53,8 +53,8 @@ func summaries(t *testing.T, out string) []history.Summary {
 }
 
 // TestRecordingsRule checks the one rule for several files in every verb:
-// files are one recording only as a recorder's rotations; serve and mutate
-// replay one and refuse others naming them, inspect describes each, fuzz
+// files are one recording only as a recorder's rotations. serve and mutate
+// replay one, and refuse others, naming them. inspect describes each. fuzz
 // takes each as a cassette.
 func TestRecordingsRule(t *testing.T) {
 	dir := t.TempDir()

@@ -12,15 +12,14 @@ import (
 
 const realWatchList = "../../cassettes/real-configmaps-pods-watchlist.yaml"
 
-// TestMutateStorm runs lwreplay mutate under a plan that closes every
-// watch after 5 events, in real time: with WatchList client-go restarts
-// each stream cut in its initial events at once (kubernetes/kubernetes#140890),
-// and the command stops it; with LIST and WATCH it writes a reproducer.
-// The run is in real time, so only what does not depend on its timing is
-// asserted: the exit code, the parts of the message that name what the
-// client did (not how many requests, of which resource first, in how
-// long), and that no file is left. How fast mutate stops a storm is for
-// benchmarks, not tests.
+// TestMutateStorm runs lwreplay mutate under a plan that closes every watch
+// after 5 events, in real time. With WatchList, client-go restarts each stream
+// cut in its initial events at once (kubernetes/kubernetes#140890), and the
+// command stops it. With LIST and WATCH, it writes a reproducer. The run is in
+// real time, so only what does not depend on its timing is asserted. That is
+// the exit code, and the parts of the message that name what the client did
+// (not how many requests, of which resource first, in how long). And that no
+// file is left. How fast mutate stops a storm is for benchmarks, not tests.
 func TestMutateStorm(t *testing.T) {
 	tests := []struct {
 		name     string

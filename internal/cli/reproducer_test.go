@@ -66,8 +66,8 @@ func TestInspectReproducer(t *testing.T) {
 }
 
 // serveOutput runs serve on cassette until it has written its kubeconfig,
-// then asks it GET target and stops it; it returns serve's output and the
-// answer's code and body.
+// then asks it GET target and stops it. It returns serve's output, and
+// the answer's code and body.
 func serveOutput(t *testing.T, cassette, target string) (out string, code int, body string) {
 	t.Helper()
 	kc := filepath.Join(t.TempDir(), "kubeconfig")

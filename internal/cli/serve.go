@@ -134,7 +134,7 @@ type endpoint struct {
 }
 
 // serveHandler serves h on the endpoint until ctx ends, writing a
-// kubeconfig for it; it warns on stderr when more than this machine can
+// kubeconfig for it. It warns on stderr when more than this machine can
 // reach it. hint, given the kubeconfig's path, says how to use it.
 func serveHandler(ctx context.Context, h http.Handler, ep endpoint, what string, hint func(kubeconfig string) string, stdout, stderr io.Writer) error {
 	var opts []replayer.ServeOption
@@ -164,7 +164,7 @@ func serveHandler(ctx context.Context, h http.Handler, ep endpoint, what string,
 }
 
 // stormWarner returns a storm handler that says on w, once per storm,
-// that a client storms the server; the server keeps answering it, as
+// that a client storms the server. The server keeps answering it, as
 // kube-apiserver would.
 func stormWarner(w io.Writer) func(replayer.StormReport) {
 	var mu sync.Mutex
@@ -183,7 +183,7 @@ func stormWarner(w io.Writer) func(replayer.StormReport) {
 
 // loadPlan reads a --plan file and --fault values into one plan, the
 // file's decisions first. The --fault values are parsed before the file is
-// read; a value or a file's contents that do not parse are usage errors, a
+// read. A value or a file's contents that do not parse are usage errors. A
 // file that cannot be read is a failure.
 func loadPlan(specs []string, file string) (faults.Plan, error) {
 	var flags []faults.Decision

@@ -16,14 +16,14 @@ import (
 
 // ActorsModule is the module whose lwreplay has the cluster's own
 // controllers, in the directory actors/ of lwreplay's repository. Its
-// go.mod replaces k8s.io/kubernetes's staging modules, so it is run from a
-// checkout (`go run ./cmd/lwreplay` in actors/), not with `go run
-// module@version`, which refuses a module with replace directives.
+// go.mod replaces k8s.io/kubernetes's staging modules. So it is run from a
+// checkout (`go run ./cmd/lwreplay` in actors/). `go run module@version`
+// refuses a module with replace directives.
 const ActorsModule = "github.com/lwreplay/lwreplay/actors"
 
-// lookupActors returns the actors --actors names: a usage error when this
-// lwreplay has none (it says where the one that has them is), or when a
-// name is unknown.
+// lookupActors returns the actors --actors names. It is a usage error
+// when this lwreplay has none (it says where the one that has them is),
+// or when a name is unknown.
 func lookupActors(o Options, names []string) ([]actor.Actor, error) {
 	if len(names) == 0 {
 		return nil, nil
@@ -42,8 +42,8 @@ func lookupActors(o Options, names []string) ([]actor.Actor, error) {
 }
 
 // startActors runs each actor against srv as itself (TransportAs) until
-// ctx ends; an actor that fails before says so on stderr. wait waits for
-// every actor to return and joins their errors.
+// ctx ends. An actor that fails before says so on stderr. wait waits for
+// every actor to return, and joins their errors.
 func startActors(ctx context.Context, srv *replayer.Server, as []actor.Actor, stderr io.Writer) (wait func() error) {
 	var wg sync.WaitGroup
 	errs := make([]error, len(as))

@@ -72,7 +72,7 @@ func waitFor(d time.Duration, cond func() bool) bool {
 var servingURL = regexp.MustCompile(`serving on (https://127\.0\.0\.1:\d+)`)
 
 // TestServeStormWarning serves a cassette under close-watch:after=3 over
-// HTTP on loopback to a client-go informer: with WatchList, client-go
+// HTTP on loopback to a client-go informer. With WatchList, client-go
 // restarts each stream cut in its initial events at once
 // (kubernetes/kubernetes#140890). serve warns once and keeps serving.
 func TestServeStormWarning(t *testing.T) {
@@ -160,8 +160,8 @@ func TestServeStormWarning(t *testing.T) {
 }
 
 // TestServeEndpoint checks what serve listens on and says: HTTPS with the
-// CA in the kubeconfig by default, plain HTTP under --insecure-http, and a
-// warning on stderr when more than this machine can reach the server.
+// CA in the kubeconfig by default, and plain HTTP under --insecure-http. A
+// warning goes to stderr when more than this machine can reach the server.
 func TestServeEndpoint(t *testing.T) {
 	tests := []struct {
 		name       string

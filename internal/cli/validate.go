@@ -13,11 +13,11 @@ import (
 )
 
 // Every verb checks its flags and arguments with these before it does any
-// work (loads a cassette, starts a server, connects to a cluster), so that
-// a mistake is a usage error (exit code 2) that costs nothing.
+// work: loads a cassette, starts a server, connects to a cluster. So a
+// mistake is a usage error (exit code 2) that costs nothing.
 
 // nonEmpty returns a usage error for the first of the named string flags
-// given with an empty value: each takes a value when it is given.
+// given with an empty value. Each takes a value when it is given.
 func nonEmpty(fs *pflag.FlagSet, names ...string) error {
 	for _, name := range names {
 		if f := fs.Lookup(name); f != nil && f.Changed && f.Value.String() == "" {
@@ -69,7 +69,7 @@ func positiveQuantity(name, value string) (int64, error) {
 }
 
 // notAnInput checks that the output file out is none of the input files
-// (inputs: files and directories): writing it would replace a recording
+// (inputs: files and directories). Writing it would replace a recording
 // before it is read.
 func notAnInput(out string, inputs []string) error {
 	st, err := os.Stat(out)

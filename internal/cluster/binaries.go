@@ -18,9 +18,9 @@ const KubeVersion = "v1.37.2"
 const EtcdVersion = "v3.6.16"
 
 // BinEnv names the environment variable that, when set, holds the directory
-// of prebuilt binaries (kube-apiserver-<KubeVersion>, etcd-<EtcdVersion> and
-// kube-controller-manager-<KubeVersion>, or their plain names); the build
-// script is then not run.
+// of prebuilt binaries. They are kube-apiserver-<KubeVersion>,
+// etcd-<EtcdVersion> and kube-controller-manager-<KubeVersion>, or their
+// plain names. The build script is then not run.
 const BinEnv = "LWREPLAY_CLUSTER_BIN"
 
 // buildScript is the script's path relative to the module root.

@@ -100,7 +100,7 @@ type Cluster struct {
 }
 
 // Start builds (if needed) and starts etcd and kube-apiserver on free
-// loopback ports, and returns once kube-apiserver's /readyz answers ok.
+// loopback ports. It returns once kube-apiserver's /readyz answers ok.
 // ctx bounds the start only; the servers run until Stop.
 func Start(ctx context.Context, opts ...Option) (*Cluster, error) {
 	o := options{startTimeout: DefaultStartTimeout}
@@ -196,10 +196,11 @@ func (c *Cluster) startAPIServer(ctx context.Context) error {
 }
 
 // RestartAPIServer stops kube-apiserver (SIGTERM, then SIGKILL after a
-// second), calls down while it is stopped, and starts it again on the same
-// port, with the same flags and the same etcd, returning once it is ready
-// (within the start timeout DefaultStartTimeout): an apiserver restart,
-// whose watch caches start anew from etcd. ctx bounds the restart.
+// second), and calls down while it is stopped. It starts it again on the
+// same port, with the same flags and the same etcd. It returns once it is
+// ready, within the start timeout DefaultStartTimeout. That is an
+// apiserver restart, whose watch caches start anew from etcd. ctx bounds
+// the restart.
 func (c *Cluster) RestartAPIServer(ctx context.Context, down func()) error {
 	if c.apiserver == nil || len(c.apiserverCmd) == 0 {
 		return fmt.Errorf("%w: kube-apiserver was never started", ErrStart)
@@ -229,7 +230,7 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-// waitReady polls url until it answers 200, p ends, or ctx is done; its
+// waitReady polls url until it answers 200, p ends, or ctx is done. Its
 // error quotes the tails of the logs of the processes started so far.
 func (c *Cluster) waitReady(ctx context.Context, url, token string, p *process) error {
 	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, DisableKeepAlives: true}
@@ -306,9 +307,9 @@ func (c *Cluster) WriteKubeconfig(path string) error {
 }
 
 // Stop kills kube-controller-manager if started, then kube-apiserver
-// (SIGTERM, then SIGKILL after a second), then etcd, waits for each to be
-// reaped and removes the temporary directory. Later calls return the first
-// call's result.
+// (SIGTERM, then SIGKILL after a second), then etcd. It waits for each to
+// be reaped, and removes the temporary directory. Later calls return the
+// first call's result.
 func (c *Cluster) Stop() error {
 	c.stopOnce.Do(func() {
 		var errs []error

@@ -9,9 +9,9 @@ import (
 )
 
 // ControllerManagerControllers are the kube-controller-manager controllers
-// StartControllerManager runs unless told otherwise: the ones the actors
-// module runs as actors (statefulset, replicaset, deployment, job,
-// daemonset, endpointslice, namespace, garbage collector).
+// StartControllerManager runs unless told otherwise. They are the ones the
+// actors module runs as actors: statefulset, replicaset, deployment, job,
+// daemonset, endpointslice, namespace, garbage collector.
 var ControllerManagerControllers = []string{
 	"statefulset-controller",
 	"replicaset-controller",
@@ -44,10 +44,11 @@ func WithControllerManagerFlags(flags ...string) ControllerManagerOption {
 }
 
 // StartControllerManager starts kube-controller-manager against the
-// Cluster as its admin User (no service account credentials, leader
-// election off, default sync periods) and returns once its /healthz
-// answers ok. Stop stops it first. A binary directory without
-// kube-controller-manager is ErrBuild (a test skips, as Skip says).
+// Cluster as its admin User. It has no service account credentials,
+// leader election off, and default sync periods. It returns once
+// its /healthz answers ok. Stop stops it first. A binary directory
+// without kube-controller-manager is ErrBuild (a test skips, as
+// Skip says).
 func (c *Cluster) StartControllerManager(ctx context.Context, opts ...ControllerManagerOption) error {
 	o := controllerManagerOptions{controllers: ControllerManagerControllers}
 	for _, opt := range opts {

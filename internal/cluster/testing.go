@@ -7,9 +7,9 @@ import (
 )
 
 // StartT starts a Cluster for a test or benchmark and stops it in
-// t.Cleanup. Under go test -short it skips t quietly (SkipShort); otherwise
+// t.Cleanup. Under go test -short it skips t quietly (SkipShort). Otherwise
 // it skips t, loudly, only when the binaries cannot be built on this
-// machine (ErrBuild), and any other failure fails t.
+// machine (ErrBuild). Any other failure fails t.
 func StartT(t testing.TB, opts ...Option) *Cluster {
 	t.Helper()
 	SkipShort(t)
@@ -36,7 +36,7 @@ func Skip(t testing.TB, err error) {
 }
 
 // SkipShort skips t under go test -short, the tier that runs the unit and
-// replay tests and no real cluster: a test or benchmark calls it before
+// replay tests and no real cluster. A test or benchmark calls it before
 // anything that builds or starts one. The skip is the tier's intent, not a
 // problem, so it says so only in verbose output.
 func SkipShort(t testing.TB) {

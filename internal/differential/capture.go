@@ -122,8 +122,8 @@ func (r *Recorder) Events() []Event {
 const scriptPrefix = "diff-"
 
 // InScripts reports whether an object of resource res belongs to a
-// script: it lives in a script's namespace, is one, or (a volume) is
-// claimed from one.
+// script. It does when it lives in a script's namespace, or is one.
+// A volume does when it is claimed from one.
 func InScripts(res string, u *unstructured.Unstructured) bool {
 	switch res {
 	case "namespaces":

@@ -19,8 +19,8 @@ const (
 	// (a name made anew on one side only).
 	LifecycleDiffers = "lifecycle differs"
 	// StatesDiffer: same final state and the same creations and deletions,
-	// through other intermediate states (on a real cluster they depend on
-	// how its controllers' writes interleave in real time).
+	// through other intermediate states. (On a real cluster they depend on
+	// how its controllers' writes interleave in real time.)
 	StatesDiffer = "intermediate states differ"
 )
 
@@ -92,9 +92,10 @@ func (k Key) Script() string {
 	return s
 }
 
-// Known is a difference the differential expects, with its reason: a
+// Known is a difference the differential expects, with its reason. A
 // difference matches it when its resource, its script and its What are
-// the same (an empty field matches any) and its name starts with Name.
+// the same (an empty field matches any). Its name must start with
+// Name.
 type Known struct {
 	Resource, Script, Name, What string
 	// Reason says why the sides differ (docs/replayer.md lists it).

@@ -11,8 +11,8 @@ import (
 )
 
 // Key names one object the same way on both sides: its resource, its
-// namespace (a namespace's own name; a volume's claim's namespace) and its
-// normalized name.
+// namespace and its normalized name. A namespace's namespace is its own
+// name; a volume's is its claim's namespace.
 type Key struct {
 	Resource, Namespace, Name string
 }
@@ -21,8 +21,8 @@ type Key struct {
 func (k Key) String() string { return k.Resource + "/" + k.Namespace + "/" + k.Name }
 
 // Lifecycle is an object's normalized life: "created: <state>", then each
-// new state, then "deleted" (and "created: ..." again for a name made
-// anew, as a StatefulSet's pod is). Repeated states are collapsed.
+// new state, then "deleted". A name made anew, as a StatefulSet's pod is,
+// gets "created: ..." again. Repeated states are collapsed.
 type Lifecycle []string
 
 // Final is the lifecycle's last entry: the object's final state, or
@@ -102,9 +102,9 @@ func normalNames(events []Event) map[types.UID]string {
 	return names
 }
 
-// normalName is one object's normalized name, given those of the objects
-// seen before it (an owner appears before what it makes) and the count of
-// names handed out per prefix.
+// normalName is one object's normalized name. It is given those of the
+// objects seen before it (an owner appears before what it makes), and the
+// count of names handed out per prefix.
 func normalName(res string, u *unstructured.Unstructured, names map[types.UID]string, count map[string]int) string {
 	owner, ownerKind := "", ""
 	for _, ref := range u.GetOwnerReferences() {
@@ -141,9 +141,9 @@ func normalName(res string, u *unstructured.Unstructured, names map[types.UID]st
 }
 
 // state is an object's normalized state: what its controllers and the
-// scripts decide (spec figures, status figures and conditions, owners,
-// finalizers, deletion), none of what differs by nature between two
-// clusters.
+// scripts decide. That is spec figures, status figures and conditions,
+// owners, finalizers, deletion. It holds none of what differs by
+// nature between two clusters.
 func state(res string, u *unstructured.Unstructured, names map[types.UID]string) string {
 	var parts []string
 	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }

@@ -79,9 +79,9 @@ func policyName(p metav1.DeletionPropagation) string {
 }
 
 // namespaceScript: a namespace holding a Deployment of 2 replicas, a
-// Service selecting its pods and a ConfigMap, deleted once the Deployment
-// is rolled out and the Service has endpoints; the namespace controller
-// empties it and it goes.
+// Service selecting its pods, and a ConfigMap. It is deleted once the
+// Deployment is rolled out and the Service has endpoints. The namespace
+// controller empties it, and it goes.
 func namespaceScript(ctx context.Context, cs kubernetes.Interface, p Params) error {
 	p = p.defaults()
 	ns := "diff-namespace"

@@ -185,9 +185,9 @@ func deploymentComplete(cs kubernetes.Interface, ns, name string) func(ctx conte
 const jobGate = "lwreplay.dev/differential"
 
 // jobScript: a Job "work" of 2 completions, one pod at a time. Its pods are
-// created with a scheduling gate; the script marks the first one to fail
-// (Params.FailAnnotation, which the kubelet stand-in reads) and lifts each
-// pod's gate, so the Job completes after one failed pod and a retry.
+// created with a scheduling gate. The script marks the first one to fail
+// (Params.FailAnnotation, which the kubelet stand-in reads), and lifts each
+// pod's gate. So the Job completes after one failed pod and a retry.
 func jobScript(ctx context.Context, cs kubernetes.Interface, p Params) error {
 	p = p.defaults()
 	ns := "diff-job"

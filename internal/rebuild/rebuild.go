@@ -1,9 +1,9 @@
 // Package rebuild builds the lwreplay command against another client-go
 // version, for `lwreplay fuzz --client-go` and `lwreplay mutate
-// --client-go`: a small temporary module that requires lwreplay (the
-// running binary's own version, or the checkout it was built from) and
-// k8s.io/client-go, api and apimachinery at the asked version, built with
-// the Go toolchain on PATH.
+// --client-go`. It writes a small temporary module, built with the Go
+// toolchain on PATH. The module requires lwreplay: the running binary's
+// own version, or the checkout it was built from. It requires
+// k8s.io/client-go, api and apimachinery at the asked version.
 //
 //	bin, err := rebuild.Binary(ctx, "v0.36.6")
 //	// run bin with the same arguments
@@ -69,7 +69,7 @@ func ParseVersion(v string) (string, error) {
 }
 
 // Binary returns the path of an lwreplay command built against client-go
-// version (ParseVersion's forms), building it when needed; the module and
+// version (ParseVersion's forms), building it when needed. The module and
 // binary are kept under the user's cache directory, so a second call costs
 // an up-to-date check. log receives one line per step (nil: none).
 func Binary(ctx context.Context, version string, log func(string)) (string, error) {
@@ -142,7 +142,7 @@ func Binary(ctx context.Context, version string, log func(string)) (string, erro
 }
 
 // resolve asks the module proxy (through the go command) for version of
-// client-go, api and apimachinery: "v0.36" becomes its newest patch, and a
+// client-go, api and apimachinery. "v0.36" becomes its newest patch. A
 // version it does not serve is an ErrNoSuchVersion.
 func resolve(ctx context.Context, goCmd, version string) (string, error) {
 	var resolved string
@@ -164,9 +164,9 @@ func resolve(ctx context.Context, goCmd, version string) (string, error) {
 	return resolved, nil
 }
 
-// self says how the temporary module requires lwreplay: the running
-// binary's module version, or a checkout (replace) — $LWREPLAY_SOURCE, or
-// the directory this file was compiled from.
+// self says how the temporary module requires lwreplay. It is the running
+// binary's module version, or a checkout (replace). The checkout is
+// $LWREPLAY_SOURCE, or the directory this file was compiled from.
 func self() (require, replace string, err error) {
 	if dir := os.Getenv(SourceEnv); dir != "" {
 		return checkout(dir)

@@ -1,8 +1,8 @@
-// Package storm defines a request storm — more than Limit requests for one
-// resource within Window, none of which gained the client anything — and
-// the one counter that finds it. The replayer's server-side warning
-// (replayer.WithStormDetection) and the fuzz oracle's no-request-storm
-// invariant both count with it.
+// Package storm defines a request storm, and the one counter that finds
+// it. A storm is more than Limit requests for one resource within Window,
+// none of which gained the client anything. The replayer's server-side
+// warning (replayer.WithStormDetection) and the fuzz oracle's
+// no-request-storm invariant both count with it.
 //
 //	c := storm.NewCounter[string](storm.Window, storm.Limit)
 //	for each request:  if c.Add(at, what) { storming: c.Held() are the requests }
@@ -15,14 +15,14 @@ import "time"
 // that gained nothing.
 //
 // Why these numbers. A client-go Reflector that fails backs off before it
-// lists again: 0.8 s, doubling (with up to as much again of jitter) to a
-// cap of 30 s, so within 10 s it starts at most four cycles (at 0, ≥0.8,
-// ≥2.4 and ≥5.6 s; the next is ≥12 s), each of at most three requests
-// (a WatchList, the LIST it falls back to, a WATCH): 12. Its REST client
-// retries a request answered with Retry-After at most 10 times, a second
-// or more apart: 11 requests in 10 s. Both at once stay under 30. A
+// lists again. It waits 0.8 s, doubling (with up to as much again of
+// jitter) to a cap of 30 s. So within 10 s it starts at most four cycles:
+// at 0, ≥0.8, ≥2.4 and ≥5.6 s; the next is ≥12 s. Each has at most three
+// requests (a WatchList, the LIST it falls back to, a WATCH): 12. Its REST
+// client retries a request answered with Retry-After at most 10 times, a
+// second or more apart: 11 requests in 10 s. Both at once stay under 30. A
 // client whose requests are rate-limited (client-go's default: 5 per
-// second, bursts of 10) still makes up to 60 in 10 s when it loops, so a
+// second, bursts of 10) still makes up to 60 in 10 s when it loops. So a
 // loop with no backoff is caught however it is throttled. A healthy client
 // makes about one request per watch timeout (5 to 10 min).
 const (
@@ -31,9 +31,9 @@ const (
 )
 
 // Counter counts one resource's requests since it last made progress and
-// says when they storm. It holds the last limit+1 of them in a ring: a
+// says when they storm. It holds the last limit+1 of them in a ring. A
 // storm is when the oldest of them was sent less than a window before the
-// newest, so each request costs O(1). It is not safe for concurrent use.
+// newest. So each request costs O(1). It is not safe for concurrent use.
 type Counter[T any] struct {
 	window time.Duration
 	limit  int
@@ -67,7 +67,7 @@ func (c *Counter[T]) Limit() int { return c.limit }
 // Reset forgets the requests counted: the client made progress.
 func (c *Counter[T]) Reset() { c.n, c.at = 0, 0 }
 
-// Add counts a request sent at at, described by v, and reports whether the
+// Add counts a request sent at at, described by v. It reports whether the
 // requests counted since the last Reset storm: more than the limit of them
 // within the window.
 func (c *Counter[T]) Add(at time.Time, v T) bool {

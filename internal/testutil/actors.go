@@ -38,14 +38,15 @@ func (l *ActorLog) Counts() (starts, returns int, ctxDone bool, labelled []strin
 }
 
 // LabellingActor returns an actor that labels every configmap its
-// informer holds with ActorLabel (a merge patch, through its Env.Config),
-// as a controller writes status: a fake of the cluster's own controllers
-// for tests of the main module, which cannot import the actors module.
-// Once its informer has synced, and again whenever it is told of a
-// change, one goroutine patches the configmaps that lack the label in
-// key order, so that what it sends is a function of what it holds (not
-// of the order client-go's goroutines run in). With fail set, its Run
-// returns fail at once (it cannot start). It takes over nothing.
+// informer holds with ActorLabel, as a controller writes status. It
+// writes a merge patch, through its Env.Config. It is a fake of the
+// cluster's own controllers for tests of the main module, which cannot
+// import the actors module. Once its informer has synced, and again
+// whenever it is told of a change, one goroutine patches the configmaps
+// that lack the label, in key order. So what it sends is a function of
+// what it holds, not of the order client-go's goroutines run in. With
+// fail set, its Run returns fail at once (it cannot start). It takes over
+// nothing.
 func LabellingActor(name string, fail error) (actor.Actor, *ActorLog) {
 	log := &ActorLog{}
 	run := func(ctx context.Context, env actor.Env) (err error) {

@@ -10,8 +10,8 @@ import (
 )
 
 // FindingsEnv names a file the regression tests of lwreplay's findings
-// append one JSON line per case to (hack/findings.sh sets it, once per
-// client-go version, and renders the findings × versions table).
+// append one JSON line per case to. hack/findings.sh sets it, once per
+// client-go version, and renders the findings × versions table.
 const FindingsEnv = "LWREPLAY_FINDINGS"
 
 // Finding is one case of a finding's regression test, as run.
@@ -47,8 +47,8 @@ func GatesOf(gates map[string]bool, names ...string) string {
 }
 
 // FindingsWanted reports whether the run collects findings (FindingsEnv
-// is set): tests then run their fixed number of runs instead of stopping
-// at the first that shows what they look for.
+// is set). Tests then run their fixed number of runs, instead of
+// stopping at the first that shows what they look for.
 func FindingsWanted() bool { return os.Getenv(FindingsEnv) != "" }
 
 var findingsMu sync.Mutex

@@ -18,21 +18,21 @@ type Changes int
 
 const (
 	// EscapedData: configmaps hold data whose JSON needs escaping
-	// (quotes, braces, a backslash), and every change that is neither an
-	// add nor a delete rewrites a configmap's data: what a recorder must
-	// keep byte for byte.
+	// (quotes, braces, a backslash). Every change that is neither an add
+	// nor a delete rewrites a configmap's data. A recorder must keep it
+	// byte for byte.
 	EscapedData Changes = iota
-	// LabelFlips: configmaps hold no data at first; half of the changes
-	// that are neither adds nor deletes flip a configmap's app label
-	// (moving it in or out of a label selector), the other half rewrite
+	// LabelFlips: configmaps hold no data at first. Half of the changes
+	// that are neither adds nor deletes flip a configmap's app label,
+	// moving it in or out of a label selector. The other half rewrite
 	// its data.
 	LabelFlips
 )
 
 // GeneratedHistory is a seeded history of n configmaps, cm-0000 on,
-// alternately in namespaces ns0 and ns1 with a random app=x or app=y
-// label, followed by m random changes: a fifth adds, a fifth deletes, the
-// rest as changes says. The same arguments give the same history.
+// alternately in namespaces ns0 and ns1, with a random app=x or app=y
+// label. m random changes follow: a fifth adds, a fifth deletes, the rest
+// as changes says. The same arguments give the same history.
 func GeneratedHistory(t testing.TB, n, m int, seed int64, changes Changes) *history.History {
 	t.Helper()
 	rnd := rand.New(rand.NewSource(seed))
@@ -81,9 +81,9 @@ func GeneratedHistory(t testing.TB, n, m int, seed int64, changes Changes) *hist
 	return h
 }
 
-// SynthHistory builds the history of a synthetic cassette
-// (synth.Generate, seed 1, LIST pages of 500) of configmaps and pods:
-// objects in the initial state, then events changes.
+// SynthHistory builds the history of a synthetic cassette of
+// configmaps and pods (synth.Generate, seed 1, LIST pages of 500). It
+// has objects in the initial state, then events changes.
 func SynthHistory(tb testing.TB, objects, events int) *history.History {
 	tb.Helper()
 	f, err := synth.Generate(synth.GenerateOptions{Objects: objects, Events: events, Seed: 1, PageSize: 500, MaxMemory: 16 << 30})

@@ -7,8 +7,8 @@ import (
 )
 
 // SelectedVersion returns the version of module the go command selects
-// for the module under test ("v0.35.10" for k8s.io/client-go): what
-// go.mod requires, or what a CI matrix copy selected with go get.
+// for the module under test ("v0.35.10" for k8s.io/client-go). That is
+// what go.mod requires, or what a CI matrix copy selected with go get.
 func SelectedVersion(t testing.TB, module string) string {
 	t.Helper()
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", module).Output()

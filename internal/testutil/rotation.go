@@ -9,9 +9,9 @@ import (
 )
 
 // SplitRotation writes the cassette at src into dir as two parts of one
-// recording, as a recorder rotates it: name.yaml holds the interactions
-// before the first watch, its first rotation (cassette.RotatedName) the
-// rest.
+// recording, as a recorder rotates it. name.yaml holds the interactions
+// before the first watch. Its first rotation (cassette.RotatedName)
+// holds the rest.
 func SplitRotation(t testing.TB, src, dir, name string) (first, second string) {
 	t.Helper()
 	f, err := cassette.Load(src)

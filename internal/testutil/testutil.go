@@ -1,10 +1,10 @@
 // Package testutil holds the helpers that several of lwreplay's test
-// packages share: quiet client-go logging, the WatchList switches, a
-// seeded configmap history, a cut watch body and a rendering of informer
-// state. It is imported by tests only.
+// packages share. They are quiet client-go logging, the WatchList
+// switches, a seeded configmap history, a cut watch body and a rendering
+// of informer state. It is imported by tests only.
 //
 // It must not import replayer, recorder or any package whose own tests
-// import it: an internal test cannot import a package that imports the
+// import it. An internal test cannot import a package that imports the
 // package under test.
 package testutil
 

@@ -1,5 +1,5 @@
 // Package weakcache keeps values derived from an object while the object
-// lives: runs of a campaign share histories and objects, so what is
+// lives. Runs of a campaign share histories and objects. So what is
 // derived from them once serves every run.
 //
 //	var final weakcache.Cache[history.Log, map[string]string]

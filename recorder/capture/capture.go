@@ -1,8 +1,8 @@
-// Package capture drives real client-go informers against a cluster so that
-// a recorder captures exactly the list/watch traffic a reflector makes: it
-// resolves resource names through discovery, runs one informer per resource
-// over a dynamic client whose transport the recorder wraps, and reports
-// progress until its context ends or its duration passes.
+// Package capture drives real client-go informers against a cluster, so
+// that a recorder captures exactly the list/watch traffic a reflector
+// makes. It resolves resource names through discovery. It runs one informer
+// per resource over a dynamic client whose transport the recorder wraps. It
+// reports progress until its context ends or its duration passes.
 //
 // Typical use:
 //

@@ -19,14 +19,14 @@ type WatchListMode string
 // WatchList modes.
 const (
 	// WatchListAuto follows client-go: WatchList when its WatchListClient
-	// feature gate is on (the default; the environment variable
-	// KUBE_FEATURE_WatchListClient=false turns it off), except that a
-	// page size turns it off, since pages are a LIST's.
+	// feature gate is on. That is the default; the environment variable
+	// KUBE_FEATURE_WatchListClient=false turns it off. A page size turns
+	// it off too, since pages are a LIST's.
 	WatchListAuto WatchListMode = "auto"
 	// WatchListOn turns the WatchListClient feature gate on for the whole
-	// process (client-go reads KUBE_FEATURE_WatchListClient once, at the
-	// first gate check, so the gate is set through client-go's feature
-	// gates rather than the environment). The reflector still falls back
+	// process. client-go reads KUBE_FEATURE_WatchListClient once, at the
+	// first gate check. So the gate is set through client-go's feature
+	// gates rather than the environment. The reflector still falls back
 	// to LIST when the server refuses WatchList.
 	WatchListOn WatchListMode = "on"
 	// WatchListOff makes the informers LIST then WATCH, through a
@@ -92,10 +92,11 @@ type listOptions struct {
 }
 
 // newListWatcher returns the ListerWatcher of t's informer. With a page
-// size, LIST asks for pages of that size and the reflector's first list
-// (resourceVersion "0", which kube-apiserver's watch cache answers in one
-// page whatever the limit) becomes a consistent read (resourceVersion ""),
-// as kubectl --chunk-size asks, so the pager follows continue tokens.
+// size, LIST asks for pages of that size. The reflector's first list is at
+// resourceVersion "0", which kube-apiserver's watch cache answers in one
+// page whatever the limit. So it becomes a consistent read
+// (resourceVersion ""), as kubectl --chunk-size asks, and the pager
+// follows continue tokens.
 func newListWatcher(client dynamic.Interface, t Target, o listOptions) *listWatcher {
 	ns := ""
 	if t.Namespaced {

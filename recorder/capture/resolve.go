@@ -31,16 +31,16 @@ func (t Target) String() string {
 	return t.GVR.Resource + "." + t.GVR.Version + "." + t.GVR.Group
 }
 
-// Resolve turns resource arguments as kubectl takes them — plural or
-// singular names ("pods", "pod"), short names ("cm"), group-qualified
-// names ("deployments.apps"), fully qualified ones ("deployments.v1.apps")
-// and kinds ("Deployment") — into targets, through dc's discovery answers.
-// Core, grouped and custom resources resolve alike. The result keeps the
-// arguments' order, without duplicates. An argument that names nothing is
-// an ErrUnknownResource; a resource that cannot be listed and watched is
-// an ErrNotWatchable; failing discovery is an ErrDiscovery. ctx is
-// checked before each step (client-go's discovery calls that take a
-// context are v0.37's).
+// Resolve turns resource arguments as kubectl takes them into targets,
+// through dc's discovery answers. It takes plural or singular names
+// ("pods", "pod"), short names ("cm"), group-qualified names
+// ("deployments.apps"), fully qualified ones ("deployments.v1.apps") and
+// kinds ("Deployment"). Core, grouped and custom resources resolve alike.
+// The result keeps the arguments' order, without duplicates. An argument
+// that names nothing is an ErrUnknownResource. A resource that cannot be
+// listed and watched is an ErrNotWatchable. Failing discovery is an
+// ErrDiscovery. ctx is checked before each step (client-go's discovery
+// calls that take a context are v0.37's).
 func Resolve(ctx context.Context, dc discovery.CachedDiscoveryInterface, args []string) ([]Target, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrDiscovery, err)
@@ -73,9 +73,9 @@ func Resolve(ctx context.Context, dc discovery.CachedDiscoveryInterface, args []
 	return out, nil
 }
 
-// mappingFor resolves one argument as kubectl's resource builder does:
-// first as a resource (fully qualified, then group-qualified or bare), then
-// as a kind. ok is false when arg names nothing.
+// mappingFor resolves one argument as kubectl's resource builder does. It
+// tries it first as a resource (fully qualified, then group-qualified or
+// bare), then as a kind. ok is false when arg names nothing.
 func mappingFor(mapper meta.RESTMapper, arg string) (m *meta.RESTMapping, ok bool) {
 	full, gr := schema.ParseResourceArg(arg)
 	var gvk schema.GroupVersionKind

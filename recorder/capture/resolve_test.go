@@ -17,9 +17,10 @@ import (
 )
 
 // recordedGroup answers discovery of example.com/v1 with the answer
-// testdata/widgets.yaml recorded, which lists gadgets, a resource that
-// cannot be watched (the replayer's discovery lists only what it can
-// answer), and every other request with the replayer.
+// testdata/widgets.yaml recorded. That answer lists gadgets, a
+// resource that cannot be watched. (The replayer's discovery lists
+// only what it can answer.) It answers every other request with the
+// replayer.
 type recordedGroup struct {
 	rt   http.RoundTripper
 	body []byte

@@ -15,19 +15,19 @@ import (
 )
 
 // A replay that takes writes serves the built-in resources its history
-// does not record from empty (the replayer makes a resource's log on the
-// first request for it), so its discovery lists them from the start, as
-// kube-apiserver does: controller-runtime's RESTMapper reads discovery
+// does not record from empty. (The replayer makes a resource's log on the
+// first request for it.) So its discovery lists them from the start, as
+// kube-apiserver does. controller-runtime's RESTMapper reads discovery
 // before a controller's informer lists, and finds no kind it does not list.
 //
-// The built-in resources are derived from client-go's scheme: of each API
-// group, its newest generally available version (kube-apiserver 1.37
-// serves no beta or alpha version by default, and prefers the newest GA
-// one: autoscaling/v2, coordination.k8s.io/v1), and of that version the
-// kinds with a <Kind>List, which are resources (options, subresource kinds
-// such as Scale, Binding or Eviction, and the *Review kinds have none);
-// plus CustomResourceDefinitions, which kube-apiserver serves and
-// client-go's scheme lacks.
+// The built-in resources are derived from client-go's scheme. Of each API
+// group, they take its newest generally available version. (kube-apiserver
+// 1.37 serves no beta or alpha version by default, and prefers the newest
+// GA one: autoscaling/v2, coordination.k8s.io/v1.) Of that version, they
+// take the kinds with a <Kind>List, which are resources. Options,
+// subresource kinds such as Scale, Binding or Eviction, and the *Review
+// kinds have none. CustomResourceDefinitions are added: kube-apiserver
+// serves them and client-go's scheme lacks them.
 
 // clusterScoped are the built-in kinds kube-apiserver 1.37 serves
 // cluster-scoped (client-go's scheme does not say; its discovery does).
@@ -109,8 +109,8 @@ func resourcesOfVersion(gv schema.GroupVersion) []history.Resource {
 }
 
 // Builtin returns the built-in resources kube-apiserver 1.37 serves by
-// default, as client-go's scheme has them (see above): each with its kind
-// and scope, the core group first, then by group and resource name. A
+// default, as client-go's scheme has them (see above). Each has its kind
+// and scope. The core group comes first, then by group and resource name. A
 // replay that takes writes serves each from empty when its history does
 // not record it, and its discovery lists them. The slice is the caller's.
 func Builtin() []history.Resource {
@@ -118,7 +118,7 @@ func Builtin() []history.Resource {
 }
 
 // BuiltinResource returns the built-in resource of group, version and
-// resource name ("", "v1", "secrets"), with its kind and scope; ok is
+// resource name ("", "v1", "secrets"), with its kind and scope. Its ok is
 // false when it is none of Builtin's.
 func BuiltinResource(group, version, resource string) (res history.Resource, ok bool) {
 	id := history.Resource{Group: group, Version: version, Resource: resource}

@@ -1,14 +1,18 @@
 // Package discovery builds the discovery answers of a replay: /version,
-// /api, /apis, /apis/<group>, /api/v1 and /apis/<group>/<version>, as
-// kube-apiserver 1.37 answers them, in the legacy form or the aggregated
-// one (apidiscovery.k8s.io/v2) as the client asks. Every answer tells what
-// the replay can answer (see served.go): the resources it serves — those
-// it has recorded LIST or WATCH traffic of and, for a replay that takes
-// writes, the built-in ones it serves from empty (builtin.go) — each with
-// its status subresource, with the verbs get, list and watch (and those of
-// the writes a replay that takes them answers: NewTakingWrites). A recorded answer for the path, in the form
-// asked, keeps its shape with the rest taken out; otherwise the answer is
-// built from the recorded answers and the served resources (document.go).
+// /api, /apis, /apis/<group>, /api/v1 and /apis/<group>/<version>. It
+// answers them as kube-apiserver 1.37 does, in the legacy form or the
+// aggregated one (apidiscovery.k8s.io/v2), as the client asks.
+//
+// Every answer tells what the replay can answer (see served.go). That is
+// the resources it serves, each with its status subresource. It serves
+// those it has recorded LIST or WATCH traffic of. A replay that takes
+// writes also serves the built-in ones from empty (builtin.go). The verbs
+// are get, list and watch. A replay that takes writes adds those of the
+// writes it answers (NewTakingWrites).
+//
+// A recorded answer for the path, in the form asked, keeps its shape with
+// the rest taken out. Otherwise the answer is built from the recorded
+// answers and the served resources (document.go).
 //
 // It knows nothing of HTTP serving: the replayer's Server asks it for the
 // answer to a path and writes it.
@@ -65,21 +69,21 @@ type Doc struct {
 	}
 }
 
-// New returns the discovery of a replay whose recorded discovery answers
-// are recorded (by path: "/version", "/api", "/apis/apps/v1"), which
-// serves resources (in this order), and whose /version, when none is
-// recorded, reports gitVersion ("v1.37.2").
+// New returns the discovery of a replay. Its recorded discovery answers
+// are recorded, by path ("/version", "/api", "/apis/apps/v1"). It serves
+// resources, in this order. When no /version is recorded, its /version
+// reports gitVersion ("v1.37.2").
 //
 // Docs of the same inputs are one Doc, built once per process (memo.go).
 func New(recorded map[string][]byte, resources []history.Resource, gitVersion string) *Doc {
 	return newDoc(recorded, resources, gitVersion, false)
 }
 
-// NewTakingWrites is New for a replay that takes writes: its resources
-// list the verbs of the writes it answers too (create, update, patch,
-// delete, deletecollection; patch and update of status), as
-// kube-apiserver's do. kube-controller-manager's garbage collector and
-// namespace controller act only on resources whose discovery lists
+// NewTakingWrites is New for a replay that takes writes. Its resources
+// list the verbs of the writes it answers too, as kube-apiserver's do:
+// create, update, patch, delete, deletecollection; patch and update of
+// status. The garbage collector and namespace controller of
+// kube-controller-manager act only on resources whose discovery lists
 // delete.
 func NewTakingWrites(recorded map[string][]byte, resources []history.Resource, gitVersion string) *Doc {
 	return newDoc(recorded, resources, gitVersion, true)
@@ -118,11 +122,11 @@ type Answer struct {
 }
 
 // Answer returns the answer to a GET of path (a trailing slash aside)
-// with Accept header accept, from a client that dialled host. /api and
-// /apis come in the aggregated form to clients that ask for it first, as
-// kube-apiserver 1.37 does (it no longer serves v2beta1: such clients get
-// the legacy form and fall back). ok is false for a path discovery does
-// not answer, which kube-apiserver answers 404.
+// with Accept header accept, from a client that dialled host. As in
+// kube-apiserver 1.37, /api and /apis come in the aggregated form to
+// clients that ask for it first. (It no longer serves v2beta1: such
+// clients get the legacy form and fall back.) Its ok is false for a path
+// discovery does not answer, which kube-apiserver answers 404.
 func (d *Doc) Answer(path, accept, host string) (a Answer, ok bool) {
 	p := path
 	if len(p) > 1 {
@@ -257,7 +261,7 @@ func versionInfo(gitVersion string) version.Info {
 }
 
 // Lists reports whether the recorded discovery (or the served resources)
-// list res: a request for it that the replay cannot answer is then for a
+// list res. If so, a request for it that the replay cannot answer is for a
 // resource the cassette holds no traffic of, not one that does not exist.
 func (d *Doc) Lists(res history.Resource) bool {
 	all, _ := d.documents()

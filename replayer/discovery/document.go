@@ -66,7 +66,7 @@ func newDocument(recorded map[string][]byte, resources []history.Resource) *docu
 }
 
 // builtinNames are the short names and categories kube-apiserver 1.37
-// reports for its built-in resources, so that kubectl resolves "cm" or
+// reports for its built-in resources. With them, kubectl resolves "cm" or
 // "get all" against a history without recorded discovery.
 var builtinNames = map[schema.GroupResource]struct{ shortNames, categories []string }{
 	{Resource: "componentstatuses"}:                                        {shortNames: []string{"cs"}},

@@ -11,11 +11,11 @@ import (
 )
 
 // Every run of a fuzzer replays the same history, and each run's replay
-// makes its Doc: New hands out one Doc per distinct input instead, so
-// that its documents and its aggregated answers (what client-go's and
-// controller-runtime's discovery ask for first) are built once per
-// process, not once per run. A Doc is immutable but for what it builds
-// once, so sharing it changes no answer.
+// makes its Doc. New hands out one Doc per distinct input instead. So its
+// documents and its aggregated answers are built once per process, not
+// once per run. (The aggregated answers are what client-go's and
+// controller-runtime's discovery ask for first.) A Doc is immutable but
+// for what it builds once, so sharing it changes no answer.
 
 // maxMemo is the most Docs the memo keeps; once full it starts afresh
 // (a process replays few distinct histories).

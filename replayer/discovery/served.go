@@ -12,24 +12,26 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// Discovery tells what the replay can answer: the resources it serves
-// (those its history has recorded LIST or WATCH traffic of, and those a
-// replay that takes writes serves from empty: Builtin), each with its
-// status subresource, which a GET answers, and with the verbs get, list
-// and watch only — and, for a replay that takes writes, the verbs of the
-// writes it answers (writeVerbs). A resource the recorded discovery lists but the replay
-// does not serve is left out: kubectl then says the server does not have that
-// resource type, rather than listing it in api-resources and failing its
-// LIST; a request for it anyway gets a 404 that says so.
+// Discovery tells what the replay can answer: the resources it serves.
+// Those are the ones its history has recorded LIST or WATCH traffic of. A
+// replay that takes writes also serves some from empty (Builtin). Each
+// has its status subresource, which a GET answers. The verbs are get,
+// list and watch only. A replay that takes writes adds the verbs of the
+// writes it answers (writeVerbs).
+//
+// A resource the recorded discovery lists but the replay does not serve is
+// left out. kubectl then says the server does not have that resource
+// type. It does not list it in api-resources and fail its LIST. A request
+// for it anyway gets a 404 that says so.
 
 // servedSubresources are the subresources the replayer answers (a GET of
 // status shows the object, as kube-apiserver's does).
 var servedSubresources = map[string]bool{"status": true}
 
 // servesSubresource says the replay answers subresource sub of resource
-// parent of gv: status; and, when it takes writes, a namespace's finalize
-// (a PUT: replayer/writes namespace.go), which kube-controller-manager's
-// namespace controller writes.
+// parent of gv. It answers status. When it takes writes, it answers a
+// namespace's finalize too (a PUT: replayer/writes namespace.go). The
+// namespace controller of kube-controller-manager writes that.
 func (set servedSet) servesSubresource(gv schema.GroupVersion, parent, sub string) bool {
 	return servedSubresources[sub] || (set.writes && sub == "finalize" && gv.Group == "" && parent == "namespaces")
 }
@@ -69,7 +71,7 @@ func servedResource(served servedSet, gv schema.GroupVersion, r metav1.APIResour
 }
 
 // narrow keeps the verbs the replayer answers: get, list and watch for a
-// resource, get for a subresource; and of a replay that takes writes,
+// resource, get for a subresource. A replay that takes writes keeps
 // writeVerbs too (patch and update for a subresource).
 func (set servedSet) narrow(verbs []string, sub bool) []string {
 	out := []string{}
@@ -83,10 +85,10 @@ func (set servedSet) narrow(verbs []string, sub bool) []string {
 	return out
 }
 
-// servedBy returns the part of d the replay can answer (see servedResource);
-// a group version left with no resource is dropped, and so is a group
-// left with no version. A group whose preferred version is dropped
-// prefers its first remaining one.
+// servedBy returns the part of d the replay can answer (see
+// servedResource). A group version left with no resource is dropped, and
+// so is a group left with no version. A group whose preferred version is
+// dropped prefers its first remaining one.
 func (d *document) servedBy(served servedSet) *document {
 	out := &document{resources: map[string]*metav1.APIResourceList{}}
 	for _, g := range d.groups {
@@ -123,9 +125,9 @@ func (d *document) servedBy(served servedSet) *document {
 	return out
 }
 
-// servedResourceList returns a recorded APIResourceList as served: the
-// resources the replay cannot answer taken out, then the ones d serves in
-// that group version and the recording lacks added.
+// servedResourceList returns a recorded APIResourceList as served. The
+// resources the replay cannot answer are taken out. Then the ones d serves
+// in that group version and the recording lacks are added.
 func servedResourceList(served servedSet, d *document, rec metav1.APIResourceList) (metav1.APIResourceList, bool) {
 	gv, err := schema.ParseGroupVersion(rec.GroupVersion)
 	if err != nil {
@@ -149,10 +151,11 @@ func servedResourceList(served servedSet, d *document, rec metav1.APIResourceLis
 }
 
 // servedAggregated returns a recorded aggregated discovery answer as
-// served, in the recording's shape: the resources the replay cannot answer and
-// their subresources taken out (verbs narrowed), versions and groups left
-// empty dropped, then what gen (the answer built from the served
-// discovery document) has and the recording lacks added.
+// served, in the recording's shape. The resources the replay cannot answer
+// and their subresources are taken out, and verbs narrowed. Versions and
+// groups left empty are dropped. Then what gen has and the recording
+// lacks is added. (gen is the answer built from the served discovery
+// document.)
 func servedAggregated(served servedSet, rec, gen apidiscoveryv2.APIGroupDiscoveryList) apidiscoveryv2.APIGroupDiscoveryList {
 	out := rec
 	out.Items = []apidiscoveryv2.APIGroupDiscovery{}
@@ -217,8 +220,8 @@ func mergeAggregated(out, gen apidiscoveryv2.APIGroupDiscoveryList) apidiscovery
 }
 
 // aggregatedAnswer returns the aggregated discovery answer for /api
-// (core) or /apis: the recorded one as served, or one built from the
-// served discovery document; built once per Doc.
+// (core) or /apis. It is the recorded one as served, or one built from the
+// served discovery document. It is built once per Doc.
 func (d *Doc) aggregatedAnswer(path string) ([]byte, error) {
 	a := &d.aggregated[0]
 	if path != "/api" {

@@ -18,17 +18,21 @@ import (
 const KubeVersion = "v1.37.2"
 
 // recorded holds kube-apiserver v1.37.2's documents as it served them
-// (default flags, no CRD, no aggregated API): v2.json (/openapi/v2), v3/<path>.json
-// (/openapi/v3/<path>, one a path of its /openapi/v3 index), and the
-// documents it builds for two CRDs of group zzz.lwreplay.test version
-// v7alpha9, both with the status and scale subresources and a schema that
-// keeps unknown fields: Zzznamespaced (namespaced) and Zzzcluster
-// (cluster-scoped). crd-v3.json is their group version's v3 document;
-// crd-v2.json the paths and definitions they add to /openapi/v2
-// (testdata/template-crds.yaml holds the two CRDs). `go test ./e2e -run
-// TestRecordOpenAPIDocuments -update` records it again from a
-// kube-apiserver of its own; TestServedOpenAPILikeRealApiserver compares
-// what is served with a running kube-apiserver's answers.
+// (default flags, no CRD, no aggregated API):
+//   - v2.json (/openapi/v2);
+//   - v3/<path>.json (/openapi/v3/<path>, one a path of its /openapi/v3
+//     index);
+//   - the documents it builds for two CRDs of group zzz.lwreplay.test
+//     version v7alpha9: crd-v3.json, their group version's v3 document,
+//     and crd-v2.json, the paths and definitions they add to /openapi/v2.
+//
+// The two CRDs are Zzznamespaced (namespaced) and Zzzcluster
+// (cluster-scoped). Both have the status and scale subresources and a
+// schema that keeps unknown fields. testdata/template-crds.yaml holds
+// them. `go test ./e2e -run TestRecordOpenAPIDocuments -update` records
+// the documents again from a kube-apiserver of its own.
+// TestServedOpenAPILikeRealApiserver compares what is served with a
+// running kube-apiserver's answers.
 //
 //go:embed kube-apiserver-v1.37.2.tar.gz
 var recorded []byte

@@ -111,7 +111,7 @@ func (c CRD) tmplKind() (kind, plural string) {
 }
 
 // renamer returns the replacer that turns the template's names into c's,
-// as kube-apiserver names them: model names by the reversed group
+// as kube-apiserver names them. Model names go by the reversed group
 // (gvkToModelName), operation ids and tags by ToValidOperationID.
 func (c CRD) renamer() *strings.Replacer {
 	kind, plural := c.tmplKind()
@@ -185,8 +185,8 @@ func (c CRD) keepsPath(p string) bool {
 }
 
 // keepsModel reports whether template model name m is one c's document
-// holds: its own kind and list, the autoscaling Scale models only with
-// the scale subresource, and the meta models.
+// holds. It holds its own kind and list, and the meta models. It holds the
+// autoscaling Scale models only with the scale subresource.
 func (c CRD) keepsModel(m string) bool {
 	kind, _ := c.tmplKind()
 	prefix := modelPrefix(tmplGroup, tmplVersion)

@@ -13,9 +13,10 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// Docs are the OpenAPI documents one replay serves: kube-apiserver
-// v1.37.2's for the built-in resources, as it served them, and for each
-// custom resource the documents kube-apiserver builds from its CRD.
+// Docs are the OpenAPI documents one replay serves. For the built-in
+// resources, they are kube-apiserver v1.37.2's, as it served them. For
+// each custom resource, they are the documents kube-apiserver builds from
+// its CRD.
 type Docs struct {
 	v3    map[string]*doc // by index path
 	index []byte          // /openapi/v3's answer
@@ -23,9 +24,9 @@ type Docs struct {
 	v2    func() (*doc, error)
 }
 
-// doc is one document: its JSON, the ETag kube-openapi gives it (the
-// SHA-512 of the JSON in upper-case hex), and its protobuf, made once when
-// asked.
+// doc is one document: its JSON, the ETag kube-openapi gives it, and its
+// protobuf, made once when asked. The ETag is the SHA-512 of the JSON in
+// upper-case hex.
 type doc struct {
 	json []byte
 	etag string

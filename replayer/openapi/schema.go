@@ -7,12 +7,12 @@ import (
 )
 
 // The kind schema of a custom resource, as the apiextensions builder
-// makes it (buildKubeNative): the version's structural schema unfolded
-// (an x-kubernetes-int-or-string value gets anyOf integer or string), with
-// apiVersion, kind and metadata set (and the same in each
-// x-kubernetes-embedded-resource), and x-kubernetes-group-version-kind.
-// For v2 it is first made what v2 can say (ToStructuralOpenAPIV2); a schema that keeps unknown
-// fields at its root is then a bare object.
+// makes it (buildKubeNative). It is the version's structural schema
+// unfolded: an x-kubernetes-int-or-string value gets anyOf integer or
+// string. It has apiVersion, kind and metadata set, and the same in each
+// x-kubernetes-embedded-resource. It has x-kubernetes-group-version-kind.
+// For v2 it is first made what v2 can say (ToStructuralOpenAPIV2). A
+// schema that keeps unknown fields at its root is then a bare object.
 
 // The descriptions kube-apiserver gives the properties it adds.
 const (
@@ -126,12 +126,16 @@ func unfold(s map[string]any) {
 	s["allOf"] = append([]any{map[string]any{"anyOf": intOrString}}, all...)
 }
 
-// toV2 makes s what v2 can say, as ToStructuralOpenAPIV2 does (each
-// schema before those it holds): no allOf, anyOf, oneOf or not; a nullable
-// schema untyped, without properties or items; a schema that keeps unknown
-// fields without properties or items, and untyped if an object; an array
-// without items untyped; a nullable property not required. Value
-// validations stay (kube-apiserver 1.37 keeps them in v2).
+// toV2 makes s what v2 can say, as ToStructuralOpenAPIV2 does. It does
+// each schema before those it holds:
+//   - no allOf, anyOf, oneOf or not;
+//   - a nullable schema untyped, without properties or items;
+//   - a schema that keeps unknown fields without properties or items, and
+//     untyped if an object;
+//   - an array without items untyped;
+//   - a nullable property not required.
+//
+// Value validations stay (kube-apiserver 1.37 keeps them in v2).
 func toV2(s map[string]any) {
 	for _, k := range []string{"allOf", "anyOf", "oneOf", "not"} {
 		delete(s, k)

@@ -27,12 +27,16 @@ func IsPath(p string) bool {
 }
 
 // Serve answers r, whose path IsPath, as kube-apiserver 1.37 does:
-// /openapi/v3 the index of the group version documents, each with the
-// hash of its ETag; /openapi/v3/<group version> its document (a stale
-// hash is redirected, 301, to the current one; the current one may be
-// cached for a year); /openapi/v2 the whole v2 document. Documents come
-// as JSON or protobuf as Accept asks (406 for neither); an unknown group
-// version is 404 with no body; If-None-Match with the ETag is 304.
+//   - /openapi/v3: the index of the group version documents, each with the
+//     hash of its ETag;
+//   - /openapi/v3/<group version>: its document. A stale hash is
+//     redirected (301) to the current one; the current one may be cached
+//     for a year;
+//   - /openapi/v2: the whole v2 document.
+//
+// Documents come as JSON or protobuf as Accept asks (406 for neither). An
+// unknown group version is 404 with no body. If-None-Match with the ETag
+// is 304.
 func (d *Docs) Serve(w http.ResponseWriter, r *http.Request, now time.Time) {
 	w.Header().Set("Cache-Control", "no-cache, private")
 	switch p := r.URL.Path; {

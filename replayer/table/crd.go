@@ -35,10 +35,10 @@ type crdSpec struct {
 }
 
 // ForCRD returns the convertor of the custom resources of version that
-// the CustomResourceDefinition crd (its JSON) defines: its printer
-// columns for that version, as kube-apiserver's is. A definition that
-// does not parse, or that has no such version, gets the default
-// convertor.
+// the CustomResourceDefinition crd (its JSON) defines. Like
+// kube-apiserver's, it shows the printer columns for that version. A
+// definition that does not parse, or that has no such version, gets the
+// default convertor.
 func ForCRD(crd []byte, version string) Convertor {
 	var spec crdSpec
 	if json.Unmarshal(crd, &spec) != nil {
@@ -52,12 +52,13 @@ func ForCRD(crd []byte, version string) Convertor {
 	return Default()
 }
 
-// crdTable is the Table convertor of a custom resource: a Name column,
-// then one per printer column the CustomResourceDefinition declares for
-// the version (Age, from metadata.creationTimestamp, when it declares
-// none), each cell the value of the column's JSONPath. It mirrors
-// k8s.io/apiextensions-apiserver pkg/registry/customresource/tableconvertor
-// (New, ConvertToTable, cellForJSONValue) and, for the default columns,
+// crdTable is the Table convertor of a custom resource. It has a Name
+// column, then one per printer column the CustomResourceDefinition
+// declares for the version. When it declares none, there is Age, from
+// metadata.creationTimestamp. Each cell is the value of the column's
+// JSONPath. It mirrors k8s.io/apiextensions-apiserver
+// pkg/registry/customresource/tableconvertor (New, ConvertToTable,
+// cellForJSONValue). For the default columns it mirrors
 // pkg/apiserver/customresource_handler.go (serveDefaultColumnsIfEmpty).
 type crdTable struct {
 	headers []metav1.TableColumnDefinition

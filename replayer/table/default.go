@@ -12,8 +12,9 @@ import (
 var swaggerMetadataDescriptions = metav1.ObjectMeta{}.SwaggerDoc()
 
 // defaultTable is kube-apiserver's default Table convertor, for every
-// resource with no printer of its own: columns Name and Created At, cells
-// the object's name and its creationTimestamp in RFC 3339, UTC. It mirrors
+// resource with no printer of its own. Its columns are Name and Created
+// At. Its cells are the object's name and its creationTimestamp in RFC
+// 3339, UTC. It mirrors
 // k8s.io/apiserver pkg/registry/rest/table.go (defaultTableConvertor), which
 // leaves the rows of an empty list nil.
 type defaultTable struct{}

@@ -1,17 +1,19 @@
 // Package table renders objects as the meta.k8s.io Tables kube-apiserver
 // answers for server-side printing. kubectl's Accept header puts
-// application/json;as=Table;v=v1;g=meta.k8s.io first, and kube-apiserver
-// answers a LIST, a GET or each WATCH event's object with a Table whose
-// rows carry the object's cells and, per includeObject, the object
-// itself, its metadata (the default) or nothing (k8s.io/apiserver
+// application/json;as=Table;v=v1;g=meta.k8s.io first. kube-apiserver then
+// answers a LIST, a GET or each WATCH event's object with a Table. Its
+// rows carry the object's cells. Per includeObject, they also carry the
+// object itself, its metadata (the default) or nothing (k8s.io/apiserver
 // pkg/endpoints/handlers/response.go: asTable and watchEmbeddedEncoder).
-// The columns and cells come from a Convertor: the printer columns of a
-// custom resource's CustomResourceDefinition (ForCRD, crd.go) or
-// kube-apiserver's default convertor, Name and Created At (Default,
-// default.go). Built-in kinds get the default columns: kube-apiserver's
-// per-kind printers live in k8s.io/kubernetes, which no module can import.
 //
-// It knows nothing of HTTP serving or of a history's states: the
+// The columns and cells come from a Convertor. It is either the printer
+// columns of a custom resource's CustomResourceDefinition (ForCRD,
+// crd.go), or kube-apiserver's default convertor: Name and Created At
+// (Default, default.go). Built-in kinds get the default columns.
+// kube-apiserver's per-kind printers live in k8s.io/kubernetes, which no
+// module can import.
+//
+// It knows nothing of HTTP serving or of a history's states. The
 // replayer's Server finds what a request asks (Accept, ParseOptions) and
 // the convertor of its resource, and writes what a View renders.
 //
@@ -40,10 +42,10 @@ import (
 
 // Accept reads an Accept header as kube-apiserver's
 // NegotiateMediaTypeOptions does (goautoneg's order: by quality, then
-// specificity) and returns the Table apiVersion asked when the first
-// clause the replayer can answer asks for a Table in meta.k8s.io v1 or
-// v1beta1. Clauses it cannot answer (YAML, protobuf, other conversions)
-// are skipped; a plain JSON clause first means no Table.
+// specificity). The first clause the replayer can answer may ask for a
+// Table in meta.k8s.io v1 or v1beta1. Then Accept returns the Table
+// apiVersion asked. Clauses it cannot answer (YAML, protobuf, other
+// conversions) are skipped. A plain JSON clause first means no Table.
 func Accept(accept string) (apiVersion string, ok bool) {
 	if !strings.Contains(accept, "Table") {
 		return "", false // most requests: no need to parse
@@ -97,8 +99,8 @@ type Convertor interface {
 
 // View is how a request asked for a Table: its apiVersion, what each row
 // carries and the convertor of its resource. A View renders the answers
-// to one request: a watch's sends the column definitions with its first
-// event only, so it is not safe for concurrent use.
+// to one request. A watch's View sends the column definitions with its
+// first event only, so it is not safe for concurrent use.
 type View struct {
 	apiVersion string
 	include    metav1.IncludeObjectPolicy
@@ -134,10 +136,10 @@ func rowMeta(raw []byte) (*metav1.ObjectMeta, error) {
 }
 
 // Render returns the Table of objs (each an object's JSON with kind and
-// apiVersion) with list metadata lm, the column definitions only while
-// headers are wanted, each row's object per includeObject (asTable): the
-// initial-events-end bookmark always keeps its metadata, so that its
-// annotation reaches the client.
+// apiVersion) with list metadata lm. It has the column definitions only
+// while headers are wanted. Each row's object is per includeObject
+// (asTable). The initial-events-end bookmark always keeps its metadata,
+// so its annotation reaches the client.
 func (v *View) Render(objs [][]byte, lm metav1.ListMeta, headers bool) ([]byte, error) {
 	t := metav1.Table{
 		TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: v.apiVersion},
@@ -176,7 +178,7 @@ func (v *View) Render(objs [][]byte, lm metav1.ListMeta, headers bool) ([]byte, 
 }
 
 // Event renders a watch event's object as the Table of one row, with the
-// object's resourceVersion; the first event of a stream carries the
+// object's resourceVersion. The first event of a stream carries the
 // column definitions, later ones none (watchEmbeddedEncoder). A Status
 // (an ERROR event's object), and what is not an object, is sent as it is.
 func (v *View) Event(typ history.EventType, obj []byte) []byte {

@@ -11,7 +11,7 @@ import (
 
 // Reproduction says what a reproducer replays for. A reproducer (see
 // Replay) answers the requests of the client whose traffic it recorded,
-// each with its recorded answer, and nothing else: another client's
+// each with its recorded answer, and nothing else. Another client's
 // requests (kubectl's LIST with limit=500, a watch without bookmarks) are
 // not among them and get a 404.
 type Reproduction struct {

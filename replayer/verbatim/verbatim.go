@@ -1,12 +1,12 @@
-// Package verbatim replays a reproducer cassette as it was recorded: each
+// Package verbatim replays a reproducer cassette as it was recorded. Each
 // request gets the recorded answer to the same request, in order, whatever
-// it says. lwreplay mutate writes reproducers (the traffic a client was
-// sent under a fault plan); their traffic may break the watch contract on
-// purpose, so it is replayed here rather than modelled as a history by the
-// replayer's Server. Like the Server, a Replay is an http.Handler and has an
-// in-process Transport. A reproducer of a writing target holds its writes
-// too: each is answered with its recorded answer, in order, when the
-// target sends the recorded body (see Replay).
+// it says. The command lwreplay mutate writes reproducers: the traffic a
+// client was sent under a fault plan. Their traffic may break the watch
+// contract on purpose. So it is replayed here rather than modelled as a
+// history by the replayer's Server. Like the Server, a Replay is an
+// http.Handler and has an in-process Transport. A reproducer of a writing
+// target holds its writes too. Each is answered with its recorded answer,
+// in order, when the target sends the recorded body (see Replay).
 //
 // Typical use:
 //
@@ -40,25 +40,30 @@ import (
 
 // Replay answers requests with recorded interactions as they were
 // recorded, in order, as a reproducer cassette asks (lwreplay mutate writes
-// them): its traffic may break the watch contract on purpose, so it is not
-// modelled as a history. The n-th request with a given method, path and
-// query (timeoutSeconds and timeout aside, which clients choose at random:
-// client-go's generated clients send both) gets the n-th
-// recorded answer to such a request. A watch stream that the client had
-// closed when it was recorded stays open after its frames, silent, until
-// the request ends or its timeout; one the server ended, ends; one that
+// them). Its traffic may break the watch contract on purpose, so it is not
+// modelled as a history.
+//
+// The n-th request with a given method, path and query gets the n-th
+// recorded answer to such a request. The query's timeoutSeconds and
+// timeout do not count: clients choose them at random (client-go's
+// generated clients send both). A watch stream that the client had closed
+// when it was recorded stays open after its frames. It stays silent until
+// the request ends or its timeout. One the server ended, ends; one that
 // broke, breaks. A request with no recorded answer left gets a 404 Status
-// naming it. A write is answered so too, once its body is the recorded
-// one: a write whose body differs gets a 400 naming the recorded
-// interaction, and Mismatches tells the writes not answered. A frame that
-// echoes a recorded write is held back until the write is answered.
+// naming it.
+//
+// A write is answered so too, once its body is the recorded one. A write
+// whose body differs gets a 400 naming the recorded interaction.
+// Mismatches tells the writes not answered. A frame that echoes a
+// recorded write is held back until the write is answered.
 type Replay struct {
 	mu         sync.Mutex
 	queues     map[string][]recorded
 	mismatches []error
-	// echoes holds, by where each was recorded, the gate of the frames
-	// that echo a recorded write (read only after New); opens, by where
-	// each write was recorded, the gate its answer opens.
+	// The map echoes holds, by where each was recorded, the gate of the
+	// frames that echo a recorded write. It is read only after New. The map
+	// opens holds, by where each write was recorded, the gate its answer
+	// opens.
 	echoes, opens map[history.Location]chan struct{}
 	// listings holds each resource's first complete listing's RV, by
 	// Resource.ID (see FirstListing).
@@ -86,12 +91,11 @@ func New(files ...*cassette.File) (*Replay, error) {
 }
 
 // Transport returns an in-process RoundTripper for the handler, as the
-// replayer's Server.Transport does: a request whose recorded stream broke
+// replayer's Server.Transport does. A request whose recorded stream broke
 // fails its body read with an error wrapping the replayer's
-// ErrHandlerPanic.
-// Each request reaches the handler after inproc's default latency, as the
-// Server's does by default (replayer.DefaultLatency): a reproducer replays
-// in the virtual time its recording run took.
+// ErrHandlerPanic. Each request reaches the handler after inproc's default
+// latency, as the Server's does by default (replayer.DefaultLatency). So
+// a reproducer replays in the virtual time its recording run took.
 func (v *Replay) Transport() http.RoundTripper { return inproc.New(v, inproc.DefaultLatency) }
 
 // TransportWithLatency is Transport with each request reaching the
@@ -226,9 +230,9 @@ func (v *Replay) Exhausted() bool {
 }
 
 // FirstListing returns the resourceVersion of the first complete listing
-// of res the reproducer has served (see the replayer's Server.FirstListing): a 200 LIST
-// answer without a continue token, or a watch frame that is an
-// initial-events-end BOOKMARK.
+// of res the reproducer has served (see the replayer's
+// Server.FirstListing). That is a 200 LIST answer without a continue
+// token, or a watch frame that is an initial-events-end BOOKMARK.
 func (v *Replay) FirstListing(res history.Resource) (rv string, ok bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()

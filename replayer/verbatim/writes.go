@@ -21,28 +21,33 @@ import (
 )
 
 // The target's writes. A reproducer of a writing target holds its writes
-// with their request bodies (the recorder keeps them, see recorder) and
-// answers: a write with a given method, path and query is answered with
-// the recorded answer of the next recorded write to them whose body is
-// its body (the n-th such write with the n-th answer, as any request; a
+// with their request bodies and answers (the recorder keeps them, see
+// recorder). A write with a given method, path and query gets the
+// recorded answer of the next recorded write to them whose body is its
+// body. As for any request, the n-th such write gets the n-th answer. A
 // create of another object to the same collection may come first, as a
-// client's workers or its informer's order make it). A write whose body
-// no recorded one has (another object, another change: the target went
-// another way) gets a 400 BadRequest Status naming the next recorded
-// write to them and the first difference from it, and the recorded
-// writes stay, for a retry that sends one; a write with no recorded one
-// left gets the 404 any request gets.
+// client's workers or its informer's order make it.
+//
+// A write whose body no recorded one has gets a 400 BadRequest Status.
+// (It is another object or another change: the target went another way.)
+// The Status names the next recorded write to them and the first
+// difference from it. The recorded writes stay, for a retry that sends
+// one. A write with no recorded one left gets the 404 any request gets.
 // Both are kept (Mismatches): the replay no longer reproduces the
-// recording. A recorded write without a body (a reproducer recorded before
-// bodies were kept, or a body the recorder could not redact) and one
-// whose body the recorder redacted (cassette.HeaderRedacted) are answered
-// without a look at the body. The recorded watch streams carry the
-// writes' echoes; each is held back until its write is answered (see
-// gateEchoes), so that the target, reading its streams, finds the world
-// as it was before it wrote, as it did when recorded.
+// recording.
+//
+// Some recorded writes are answered without a look at the body. One is a
+// recorded write without a body: a reproducer recorded before bodies were
+// kept, or a body the recorder could not redact. The other is one whose
+// body the recorder redacted (cassette.HeaderRedacted).
+//
+// The recorded watch streams carry the writes' echoes. Each is held back
+// until its write is answered (see gateEchoes). So the target, reading
+// its streams, finds the world as it was before it wrote, as it did when
+// recorded.
 
 // ErrMismatch is wrapped by the errors of writes a reproducer did not
-// answer with a recorded answer: their body is not the recorded one, or
+// answer with a recorded answer. Their body is not the recorded one, or
 // no recorded write to them is left.
 var ErrMismatch = errors.New("the target's write is not the recorded one")
 
@@ -58,11 +63,11 @@ type recorded struct {
 }
 
 // gateEchoes holds back, in the recorded watch streams, each frame that
-// echoes a recorded write (history.Write.Echo, as Build finds it) until
-// the replay has answered that write: the target's own change is not
-// shown to it before it makes it, as no apiserver would. Reproducers
-// without writes, and those no history models (traffic that breaks the
-// watch contract on purpose), are served as recorded.
+// echoes a recorded write (history.Write.Echo, as Build finds it). It
+// holds it until the replay has answered that write. So the target's own
+// change is not shown to it before it makes it, as no apiserver would.
+// Reproducers without writes, and those no history models (traffic that
+// breaks the watch contract on purpose), are served as recorded.
 func (v *Replay) gateEchoes(files []*cassette.File) {
 	writes := false
 	for _, f := range files {
@@ -112,7 +117,7 @@ func (v *Replay) awaitWrite(r *http.Request, timeout *time.Timer, loc history.Lo
 
 // Mismatches returns the writes the replay did not answer with their
 // recorded answer, in the order they came, joined (nil when there were
-// none); each wraps ErrMismatch and names the request and the recorded
+// none). Each wraps ErrMismatch and names the request and the recorded
 // interaction.
 func (v *Replay) Mismatches() error {
 	v.mu.Lock()
@@ -129,9 +134,9 @@ func readSent(r *http.Request) ([]byte, error) {
 }
 
 // matching returns the index in q of the first recorded request r
-// matches (the next recorded write with r's body: creates of other
-// objects to one collection may come in another order), or the error
-// saying how r differs from the first of q.
+// matches, or the error saying how r differs from the first of q. That is
+// the next recorded write with r's body. (Creates of other objects to one
+// collection may come in another order.)
 func matching(method string, r *http.Request, q []recorded, sent []byte, readErr error) (int, error) {
 	first := differs(method, r, q[0], sent, readErr)
 	if first == nil || readErr != nil {
@@ -146,8 +151,8 @@ func matching(method string, r *http.Request, q []recorded, sent []byte, readErr
 }
 
 // differs returns why r, which sent body sent (or failed to: readErr), is
-// not the write rec recorded; nil when it is, or when rec has no body to
-// hold it to.
+// not the write rec recorded. It is nil when it is, or when rec has no
+// body to hold it to.
 func differs(method string, r *http.Request, rec recorded, sent []byte, readErr error) error {
 	want := rec.it.RequestBody
 	if want == nil || rec.it.Header.Get(cassette.HeaderRedacted) != "" {
@@ -181,9 +186,9 @@ func mediaOf(contentType string) string {
 }
 
 // bodyDiff says how body got differs from the recorded want, of media
-// type media: "" when they are the same — as JSON values for JSON and
-// the apply YAML (so that the encoding's layout does not count), byte for
-// byte for any other encoding (protobuf).
+// type media; it is "" when they are the same. JSON and the apply YAML
+// compare as JSON values, so the encoding's layout does not count. Any
+// other encoding (protobuf) compares byte for byte.
 func bodyDiff(media string, got, want []byte) string {
 	asJSON := media == "application/json" || strings.HasSuffix(media, "+json")
 	if media == "application/apply-patch+yaml" {
@@ -227,9 +232,9 @@ func decodeJSON(b []byte) (any, error) {
 	return v, nil
 }
 
-// firstDiff reports whether JSON values a and b are equal, and else the
-// path of their first difference (".metadata.annotations.x", "[2]";
-// "the whole body" at the top).
+// firstDiff reports whether JSON values a and b are equal. Else it
+// returns the path of their first difference (".metadata.annotations.x",
+// "[2]"; "the whole body" at the top).
 func firstDiff(a, b any, path string) (string, bool) {
 	here := path
 	if here == "" {

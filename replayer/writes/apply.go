@@ -23,15 +23,15 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
-// applied is live with req's server-side apply (an
-// application/apply-patch+yaml body, YAML or JSON) merged by
-// req.FieldManager, as the handler's applyPatcher does with the kind's
-// managedfields.FieldManager: conflicts with other managers are the 409
-// the library words, unless req.Force takes the fields over; live is nil
-// when the object does not exist, and the apply then makes it from
-// nothing. managedFields times stamped by this apply are now. The result
-// keeps the request's name and namespace (keepIdentity); the create or
-// update rules are not applied (createObject, store do).
+// applied is live with req's server-side apply merged by req.FieldManager.
+// The body is an application/apply-patch+yaml one, YAML or JSON. The merge
+// is the handler's applyPatcher's, with the kind's
+// managedfields.FieldManager. Conflicts with other managers are the 409
+// the library words, unless req.Force takes the fields over. When the
+// object does not exist, live is nil and the apply makes it from nothing.
+// The managedFields times this apply stamps are now. The result keeps the
+// request's name and namespace (keepIdentity). The create or update rules
+// are not applied (createObject, store do).
 func applied(k Kind, live *unstructured.Unstructured, req Request, now time.Time) (*unstructured.Unstructured, error) {
 	if req.FieldManager == "" {
 		// ValidatePatchOptions, as patch checks it first.
@@ -77,13 +77,13 @@ func applied(k Kind, live *unstructured.Unstructured, req Request, now time.Time
 }
 
 // trackUpdate is obj, the new version of old written by a non-apply
-// request (an update or a patch) of subresource ("" or "status"), with
-// the write recorded in managedFields as operation Update of manager, as
-// kube-apiserver's field manager does (FieldManager.UpdateNoErrors):
+// request (an update or a patch) of subresource ("" or "status"). The
+// write is recorded in managedFields as operation Update of manager, as
+// kube-apiserver's field manager does (FieldManager.UpdateNoErrors). The
 // manager is the fieldManager parameter or else managerOrUserAgent's
 // default; a changed entry's time is now. As in kube-apiserver, when the
-// library cannot track the fields obj's managedFields are removed and the
-// write goes on; only a kind that has no field manager is an error.
+// library cannot track the fields, obj's managedFields are removed and the
+// write goes on. Only a kind that has no field manager is an error.
 func trackUpdate(k Kind, subresource string, old, obj *unstructured.Unstructured, manager string, now time.Time) (*unstructured.Unstructured, error) {
 	fm, err := fieldManagerFor(k, subresource)
 	if err != nil {
@@ -105,9 +105,9 @@ func trackUpdate(k Kind, subresource string, old, obj *unstructured.Unstructured
 }
 
 // managerOrUserAgent is the handlers' field manager of a non-apply write
-// (endpoints/handlers/create.go): the fieldManager parameter, or else the
-// User-Agent up to its first "/", unprintable runes dropped, cut to the
-// longest name a field manager may have.
+// (endpoints/handlers/create.go). It is the fieldManager parameter, or
+// else the User-Agent up to its first "/". Unprintable runes are dropped,
+// and it is cut to the longest name a field manager may have.
 func managerOrUserAgent(manager, userAgent string) string {
 	if manager != "" {
 		return manager
@@ -126,8 +126,8 @@ func managerOrUserAgent(manager, userAgent string) string {
 }
 
 // stampTimes sets to now the time of each managedFields entry of obj that
-// the field manager stamped (it stamps the wall clock): an entry old did
-// not have, or whose time differs from old's.
+// the field manager stamped with the wall clock. Those are the entries old
+// did not have, or whose time differs from old's.
 func stampTimes(old, obj *unstructured.Unstructured, now time.Time) {
 	before := map[string]*metav1.Time{}
 	for _, e := range old.GetManagedFields() {
@@ -180,12 +180,12 @@ var builtinTypes = sync.OnceValue(func() managedfields.TypeConverter {
 })
 
 // fieldManagerFor is the field manager of k's main resource or of its
-// status subresource, as kube-apiserver builds one per resource
-// (endpoints/installer.go): for a built-in kind from client-go's OpenAPI
-// models (NewDefaultFieldManager); for a custom resource, whose CRD
-// schema writes does not know, from a deduced schema
-// (NewDefaultCRDFieldManager with NewDeducedTypeConverter), which is not
-// the real one: every list is atomic (no merge by key, one owner for the
+// status subresource. kube-apiserver builds one per resource
+// (endpoints/installer.go). A built-in kind's comes from client-go's
+// OpenAPI models (NewDefaultFieldManager). writes does not know a custom
+// resource's CRD schema. Its manager uses a deduced schema
+// (NewDefaultCRDFieldManager with NewDeducedTypeConverter), not the real
+// one. There every list is atomic (no merge by key, one owner for the
 // whole list), every map granular, and no default or pruning applies.
 func fieldManagerFor(k Kind, subresource string) (*managedfields.FieldManager, error) {
 	key := managerKey{gvk: gvk(k), builtin: k.Builtin, status: k.Status, subresource: subresource}
@@ -211,10 +211,10 @@ func fieldManagerFor(k Kind, subresource string) (*managedfields.FieldManager, e
 }
 
 // resetFields are the fields the strategies of k wipe, which the field
-// manager leaves to their owners (GetResetFields): with a status
-// subresource, the main resource resets status; the status subresource
-// resets spec, and also metadata for a custom resource
-// (customresource/status_strategy.go) and metadata.labels for a
+// manager leaves to their owners (GetResetFields). With a status
+// subresource, the main resource resets status. The status subresource
+// resets spec. It also resets metadata for a custom resource
+// (customresource/status_strategy.go), and metadata.labels for a
 // deployment (apps/deployment/strategy.go). Other built-in kinds' extra
 // reset fields are not listed.
 func resetFields(k Kind, subresource string) map[fieldpath.APIVersion]fieldpath.Filter {
@@ -237,9 +237,9 @@ func resetFields(k Kind, subresource string) map[fieldpath.APIVersion]fieldpath.
 }
 
 // sameVersion is the object converter of a resource served in one
-// version as unstructured objects: converting to that version is the
-// object itself (writes keeps no internal version, so the hub is the
-// served version too); any other version is an error.
+// version as unstructured objects. Converting to that version is the
+// object itself. (writes keeps no internal version, so the hub is the
+// served version too.) Any other version is an error.
 type sameVersion struct{}
 
 // Convert is not supported.

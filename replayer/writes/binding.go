@@ -39,10 +39,10 @@ func bindsPods(k Kind) bool {
 	return k.Builtin && k.Resource.Group == "" && k.Resource.Resource == "pods"
 }
 
-// bind answers a POST of a Binding to a pod's binding subresource: the
-// pod is assigned to the binding's target node, and the answer is a
-// Status Success, 201 (handlers/create.go sets the code of a Status the
-// storage returns).
+// bind answers a POST of a Binding to a pod's binding subresource. The
+// pod is assigned to the binding's target node. The answer is a Status
+// Success, 201 (handlers/create.go sets the code of a Status the storage
+// returns).
 func bind(st State, env Env, req Request) (Result, error) {
 	if !bindsPods(req.Kind) {
 		return Result{}, noCreate(req)
@@ -130,14 +130,15 @@ func bindPreconditions(req Request, b corev1.Binding, old *unstructured.Unstruct
 	return apierrors.NewConflict(groupResource(req.Kind), req.Name, errors.New(storageErr))
 }
 
-// assignPod is setPodNodeAndMetadata's update of pod, at now: refused
-// (a plain error, which assignPod makes a Conflict on pods/binding) for a
-// pod being deleted, already assigned, or with scheduling gates; else its
-// nodeName set, its nominatedNodeName cleared
-// (ClearingNominatedNodeNameAfterBinding, on since 1.35), the binding's
-// annotations and labels merged in (PodTopologyLabelsAdmission, on since
-// 1.35; the admission plugin's node topology labels are not modelled),
-// and its PodScheduled condition True (podutil.UpdatePodCondition).
+// assignPod is setPodNodeAndMetadata's update of pod, at now. It refuses a
+// pod being deleted, already assigned, or with scheduling gates. (The
+// refusal is a plain error, which assignPod makes a Conflict on
+// pods/binding.) Else it sets the pod's nodeName and clears its
+// nominatedNodeName (ClearingNominatedNodeNameAfterBinding, on since
+// 1.35). It merges in the binding's annotations and labels
+// (PodTopologyLabelsAdmission, on since 1.35). The admission plugin's node
+// topology labels are not modelled. Last, it sets the PodScheduled
+// condition True (podutil.UpdatePodCondition).
 func assignPod(pod *corev1.Pod, b corev1.Binding, now time.Time) error {
 	switch {
 	case pod.DeletionTimestamp != nil:

@@ -23,11 +23,11 @@ const (
 	mediaYAML     = runtime.ContentTypeYAML
 )
 
-// decodeObject reads a create or update body of kind k: JSON for every
-// kind, protobuf for a built-in one (as controller-runtime's client sends
-// them), into the object's unstructured form; the kind and apiVersion the
-// body carries must be k's (a body without them takes k's, as
-// kube-apiserver defaults them from the URL).
+// decodeObject reads a create or update body of kind k into the object's
+// unstructured form. The body is JSON for every kind, or protobuf for a
+// built-in one (as controller-runtime's client sends them). The kind and
+// apiVersion the body carries must be k's. A body without them takes k's,
+// as kube-apiserver defaults them from the URL.
 func decodeObject(k Kind, contentType string, body []byte) (*unstructured.Unstructured, error) {
 	media, _, err := mime.ParseMediaType(contentType)
 	if contentType == "" {

@@ -37,9 +37,9 @@ var errNoList = errors.New("the state does not list its objects")
 const watchListEnabled = true
 
 // collectionOptions reads a DeleteCollection's list options from its
-// query as the handler does (endpoints/handlers/delete.go:235-261):
-// decoded (400), defaulted and validated (422 ListOptions), the field
-// selector's labels converted for the kind (400); before that, a
+// query as the handler does (endpoints/handlers/delete.go:235-261). They
+// are decoded (400), defaulted and validated (422 ListOptions). The field
+// selector's labels are converted for the kind (400). Before that, a
 // namespaced built-in kind has no collection route across namespaces
 // (collectionRoute).
 func collectionOptions(query url.Values, k Kind, ns string) (metainternalversion.ListOptions, error) {
@@ -79,21 +79,21 @@ func collectionRoute(k Kind, ns string) error {
 }
 
 // noRoute is kube-apiserver's answer to a path or method it has no route
-// for: a 404 "the server could not find the requested resource" or a 405
-// "the server does not allow this method on the requested resource",
-// with empty details.
+// for, with empty details. It is a 404 "the server could not find the
+// requested resource". Or it is a 405 "the server does not allow this
+// method on the requested resource".
 func noRoute(code int) error {
 	return apierrors.NewGenericServerResponse(code, "", schema.GroupResource{}, "", "", 0, false)
 }
 
-// convertFieldLabel is the field label conversion of k's scheme: for a
-// built-in kind client-go's scheme, which registers none and so takes
+// convertFieldLabel is the field label conversion of k's scheme. A
+// built-in kind uses client-go's scheme. That registers none, so it takes
 // runtime.DefaultMetaV1FieldSelectorConversion (metadata.name and
-// metadata.namespace; kube-apiserver's own scheme adds a few per kind,
-// such as a pod's spec.nodeName, which k8s.io/kubernetes holds); for a
-// custom resource apiextensions' crConverter (conversion/converter.go:126-141):
-// metadata.name, metadata.namespace when namespaced (selectableFields are
-// not modelled).
+// metadata.namespace). kube-apiserver's own scheme adds a few per kind,
+// such as a pod's spec.nodeName; k8s.io/kubernetes holds them. A custom
+// resource uses apiextensions' crConverter
+// (conversion/converter.go:126-141): metadata.name, and metadata.namespace
+// when namespaced. selectableFields are not modelled.
 func convertFieldLabel(k Kind, label, value string) (string, string, error) {
 	if k.Builtin {
 		return scheme.Scheme.ConvertFieldLabel(gvk(k), label, value)
@@ -123,18 +123,19 @@ func selected(k Kind, lo metainternalversion.ListOptions, obj *unstructured.Unst
 	return true
 }
 
-// deleteCollection answers a DELETE of a collection as Store.DeleteCollection
-// does (registry/generic/registry/store.go:1309-1451, with kube-apiserver's
-// one delete worker: --delete-collection-workers defaults to 1,
-// server/options/etcd.go:81): it lists the objects the list options
-// select (the first limit of them when a limit is set; a continue token is
-// not modelled) and deletes each, in key order, as a DELETE of it with
-// the request's options does (finalizers keep an object with a
-// deletionTimestamp, preconditions, propagationPolicy, dryRun); one that
-// is gone is skipped. It answers 200 with the list as listed, before the
-// deletes, at env.Revision. The first delete that fails ends it: its
-// error is the answer, and the deletes before it are stored (Result.Code
-// the failure's, Answer its Status).
+// deleteCollection answers a DELETE of a collection as
+// Store.DeleteCollection does (registry/generic/registry/store.go:1309-1451).
+// kube-apiserver has one delete worker: --delete-collection-workers
+// defaults to 1 (server/options/etcd.go:81). The function lists the
+// objects the list options select. With a limit set, it takes the first
+// limit of them; a continue token is not modelled. It deletes each, in key
+// order, as a DELETE of it with the request's options does. (Finalizers
+// keep an object with a deletionTimestamp; preconditions,
+// propagationPolicy and dryRun apply.) One that is gone is skipped. It
+// answers 200 with the list as listed, before the deletes, at
+// env.Revision. The first delete that fails ends it. Its error is the
+// answer, and the deletes before it are stored (Result.Code the
+// failure's, Answer its Status).
 func deleteCollection(st State, env Env, req Request) (Result, error) {
 	if err := collectionRoute(req.Kind, req.Namespace); err != nil {
 		return Result{}, err
@@ -180,9 +181,9 @@ func deleteCollection(st State, env Env, req Request) (Result, error) {
 
 // listAnswer is the list a DeleteCollection answers: kind <Kind>List of
 // the resource's group version, at resourceVersion rv, its items as
-// listed; a built-in kind's items without kind and apiVersion, as its
-// typed list encodes them (a custom resource's unstructured list keeps
-// them).
+// listed. A built-in kind's items have no kind and apiVersion, as its
+// typed list encodes them. A custom resource's unstructured list keeps
+// them.
 func listAnswer(k Kind, items []*unstructured.Unstructured, rv string) *unstructured.Unstructured {
 	out := make([]any, 0, len(items))
 	for _, o := range items {
@@ -203,8 +204,8 @@ func listAnswer(k Kind, items []*unstructured.Unstructured, rv string) *unstruct
 }
 
 // failedPartWay is the result of a DeleteCollection whose delete failed
-// with err after changes were made: the changes stored, the answer err's
-// Status with its code.
+// with err after changes were made. The changes are stored; the answer is
+// err's Status with its code.
 func failedPartWay(err error, changes []Change) (Result, error) {
 	var se apierrors.APIStatus
 	if !errors.As(err, &se) {

@@ -114,8 +114,8 @@ func TestDeleteCollection(t *testing.T) {
 		changes []string
 		list    []string
 	}{
-		// store.go:1309-1451: listed, then deleted one by one in key order;
-		// the finalizer keeps b, marked (store.go:1083-1101); the answer is
+		// store.go:1309-1451: listed, then deleted one by one in key order.
+		// The finalizer keeps b, marked (store.go:1083-1101). The answer is
 		// the list as listed, at the revision the write saw.
 		{name: "delete collection - label selector with a finalizer-held object - pass", st: st,
 			req:     Request{Kind: configmaps, Namespace: "ns", List: listOf(appX, nil, 0)},

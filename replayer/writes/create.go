@@ -48,9 +48,9 @@ func create(st State, env Env, req Request) (Result, error) {
 }
 
 // tracked is obj, a non-apply write's new object of req.Kind, as the
-// handlers hold it before storage: a built-in one through its Go type
-// (throughType), and the write recorded in managedFields as an Update by
-// its field manager (trackUpdate) against old (nil: an empty object).
+// handlers hold it before storage. A built-in one goes through its Go
+// type (throughType). The write is recorded in managedFields as an Update
+// by its field manager (trackUpdate) against old (nil: an empty object).
 func tracked(req Request, env Env, old, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	if req.Kind.Builtin {
 		typed, err := throughType(req.Kind, obj)
@@ -66,25 +66,29 @@ func tracked(req Request, env Env, old, obj *unstructured.Unstructured) (*unstru
 	return trackUpdate(req.Kind, req.Subresource, old, obj, managerOrUserAgent(req.FieldManager, req.UserAgent), env.Now)
 }
 
-// noCreate is the answer to a POST to a subresource: the status
+// noCreate is the answer to a POST to a subresource. The status
 // subresource's storage is no rest.Creater, so kube-apiserver has no POST
-// route there (go-restful answers a bare 405); this is the Status form of
-// that 405.
+// route there; go-restful answers a bare 405. noCreate is the Status form
+// of that 405.
 func noCreate(req Request) error {
 	return apierrors.NewMethodNotSupported(groupResource(req.Kind), "create")
 }
 
 // createObject stores obj as a new object of req.Kind with the create
-// rules (uid, creationTimestamp, generation, resourceVersion, generateName,
-// AlreadyExists, an RV set on create refused): server-side apply's create
-// of a missing object calls it too.
+// rules: uid, creationTimestamp, generation, resourceVersion,
+// generateName, AlreadyExists, and an RV set on create refused.
+// Server-side apply's create of a missing object calls it too.
 //
-// The order is kube-apiserver's: the handler wipes the system fields and
-// checks the namespace (handlers/create.go:171-178); Store.Create
-// generates the name, retrying AlreadyExists up to 8 times
-// (store.go:514-543); rest.BeforeCreate validates; etcd3 refuses a set
-// resourceVersion before it looks for the key. The managedFields stay as
-// the body sent them (the field manager is server-side apply's).
+// The order is kube-apiserver's:
+//   - the handler wipes the system fields and checks the namespace
+//     (handlers/create.go:171-178);
+//   - Store.Create generates the name, retrying AlreadyExists up to 8
+//     times (store.go:514-543);
+//   - rest.BeforeCreate validates;
+//   - etcd3 refuses a set resourceVersion before it looks for the key.
+//
+// The managedFields stay as the body sent them (the field manager is
+// server-side apply's).
 func createObject(st State, env Env, req Request, obj *unstructured.Unstructured) (Result, error) {
 	obj = deepCopy(obj)
 	wipeSystemFields(obj)
@@ -116,15 +120,16 @@ func withGeneratedName(obj *unstructured.Unstructured, env Env) *unstructured.Un
 	return out
 }
 
-// insert creates obj (named, its namespace set) in st: the system fields
-// filled (rest.FillObjectMetaSystemFields), the strategy's create
-// preparation (status dropped when the kind has the subresource,
-// generation 1), validation, and storage: an existing key is AlreadyExists
-// (a generated name's, GenerateNameConflict: rest.CheckGeneratedNameError;
-// "object is being deleted: " before it when the stored object has a
-// deletionTimestamp: store.go:605-610). ignoreRV is the create-on-update
-// path, where etcd3's GuaranteedUpdate clears the resourceVersion instead
-// of refusing it. A dry run stores nothing and answers the object as
+// insert creates obj (named, its namespace set) in st. It fills the
+// system fields (rest.FillObjectMetaSystemFields). It runs the strategy's
+// create preparation: status dropped when the kind has the subresource,
+// generation 1. Then come validation and storage. An existing key is
+// AlreadyExists; for a generated name it is GenerateNameConflict
+// (rest.CheckGeneratedNameError). When the stored object has a
+// deletionTimestamp, "object is being deleted: " comes before it
+// (store.go:605-610). ignoreRV is the create-on-update path. There
+// etcd3's GuaranteedUpdate clears the resourceVersion instead of refusing
+// it. A dry run stores nothing. It answers the object as
 // DryRunnableStorage.Create copies it: with the body's resourceVersion
 // (none), since etcd3 never sees it.
 func insert(st State, env Env, req Request, obj *unstructured.Unstructured, ignoreRV bool) (Result, error) {

@@ -25,8 +25,8 @@ var phaseDefaulter = defaulterFunc(func(o runtime.Object) {
 })
 
 // TestStoredDefaults checks that a kind's Defaulter defaults the object
-// as stored, after the strategy reset its status (the storage codec's
-// decode), on create and update, and that none leaves it as it is.
+// as stored (the storage codec's decode), after the strategy reset its
+// status. It checks create and update. A kind with none leaves it as is.
 func TestStoredDefaults(t *testing.T) {
 	claims := builtin("", "persistentvolumeclaims", "PersistentVolumeClaim")
 	defaulted := claims

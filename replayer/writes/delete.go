@@ -14,12 +14,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 )
 
-// del answers a DELETE as Store.Delete does (store.go:1203-1293), a
-// pod's gracefully when its Kind says so (graceful.go). Finalizers left
-// (or the garbage collector's, which a propagationPolicy adds) make it
-// mark the object as being deleted; none delete it. kube-apiserver does
-// not cascade: dependents are the garbage collector's (a controller), so
-// the engine deletes one object and no other.
+// del answers a DELETE as Store.Delete does (store.go:1203-1293). It
+// deletes a pod gracefully when its Kind says so (graceful.go). Finalizers
+// left make it mark the object as being deleted; so do the garbage
+// collector's, which a propagationPolicy adds. With none, it deletes the
+// object. kube-apiserver does not cascade: dependents are the garbage
+// collector's (a controller). So the engine deletes one object and no
+// other.
 func del(st State, env Env, req Request) (Result, error) {
 	if req.Subresource != "" {
 		return Result{}, apierrors.NewMethodNotSupported(groupResource(req.Kind), "delete")
@@ -94,11 +95,12 @@ func deleteCode(opts metav1.DeleteOptions) int {
 }
 
 // delGraceful stores obj, old marked by a graceful delete
-// (updateForGracefulDeletionAndFinalizers, store.go:1116-1199): its
-// garbage-collector finalizers set as opts say; kept (MODIFIED) while
-// finalizers are left or the grace asked is above 0, else marked and
-// then deleted (MODIFIED, then DELETED: Store.Delete goes on to
-// Storage.Delete), the answer the pod as deleted (ReturnDeletedObject).
+// (updateForGracefulDeletionAndFinalizers, store.go:1116-1199). Its
+// garbage-collector finalizers are set as opts say. It is kept (MODIFIED)
+// while finalizers are left or the grace asked is above 0. Else it is
+// marked and then deleted: MODIFIED, then DELETED (Store.Delete goes on
+// to Storage.Delete). The answer is the pod as deleted
+// (ReturnDeletedObject).
 func delGraceful(env Env, req Request, opts metav1.DeleteOptions, old, obj *unstructured.Unstructured, dryRun bool) (Result, error) {
 	obj.SetFinalizers(gcFinalizers(old, opts))
 	if len(obj.GetFinalizers()) > 0 || *opts.GracePeriodSeconds > 0 {
@@ -136,10 +138,10 @@ func deletePreconditions(k Kind, old *unstructured.Unstructured, p *metav1.Preco
 }
 
 // gcFinalizers are old's finalizers as the delete leaves them
-// (deletionFinalizersForGarbageCollection, store.go:1048-1081, with the
-// garbage collector enabled and no strategy's default policy: orphan
-// when asked or already set, foregroundDeletion likewise); old's own
-// list when the set is unchanged.
+// (deletionFinalizersForGarbageCollection, store.go:1048-1081). The
+// garbage collector is enabled, and no strategy has a default policy.
+// orphan is set when asked or already set, foregroundDeletion likewise.
+// The result is old's own list when the set is unchanged.
 func gcFinalizers(old *unstructured.Unstructured, opts metav1.DeleteOptions) []string {
 	has := sets.New(old.GetFinalizers()...)
 	orphan, foreground := has.Has(metav1.FinalizerOrphanDependents), has.Has(metav1.FinalizerDeleteDependents)
@@ -170,10 +172,10 @@ func gcFinalizers(old *unstructured.Unstructured, opts metav1.DeleteOptions) []s
 	return out
 }
 
-// markAsDeleting is store.go's markAsDeleting (store.go:1083-1101): the
-// generation bumped on the first delete of an object that has one, the
-// deletionTimestamp set to now unless an earlier one is, and a grace
-// period of 0.
+// markAsDeleting is store.go's markAsDeleting (store.go:1083-1101). It
+// bumps the generation on the first delete of an object that has one. It
+// sets the deletionTimestamp to now unless an earlier one is set, and a
+// grace period of 0.
 func markAsDeleting(obj *unstructured.Unstructured, env Env) {
 	if obj.GetDeletionTimestamp() == nil && obj.GetGeneration() > 0 {
 		obj.SetGeneration(obj.GetGeneration() + 1)
@@ -188,8 +190,8 @@ func markAsDeleting(obj *unstructured.Unstructured, env Env) {
 
 // returnsDeletedObject are the built-in resources whose store answers a
 // delete with the deleted object (ReturnDeletedObject in
-// k8s.io/kubernetes pkg/registry: resource.k8s.io and some
-// storage.k8s.io kinds); every other store, custom resources' included,
+// k8s.io/kubernetes pkg/registry). They are resource.k8s.io and some
+// storage.k8s.io kinds. Every other store, custom resources' included,
 // answers a Status Success (finalizeDelete, store.go:1458-1487).
 var returnsDeletedObject = map[string]bool{
 	"/pods": true, "/namespaces": true, "/persistentvolumeclaims": true, "/persistentvolumes": true, "/services": true,
@@ -202,9 +204,10 @@ var returnsDeletedObject = map[string]bool{
 	"storage.k8s.io/volumeattachments": true, "storage.k8s.io/csinodes": true,
 }
 
-// deletedAnswer is the answer to a delete that removed old: the object as
-// it was (etcd3 decodes the deleted value at its own revision) or a
-// Status Success naming it, its kind the resource (store.go:1473-1486).
+// deletedAnswer is the answer to a delete that removed old. It is the
+// object as it was (etcd3 decodes the deleted value at its own revision).
+// Or it is a Status Success naming it, its kind the resource
+// (store.go:1473-1486).
 func deletedAnswer(k Kind, old *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	if k.Builtin && returnsDeletedObject[k.Resource.Group+"/"+k.Resource.Resource] {
 		return old.DeepCopy(), nil

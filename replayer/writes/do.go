@@ -9,9 +9,9 @@ import (
 
 // Do answers req against st, stamping through env. Its error is an
 // *apierrors.StatusError carrying the Status a real kube-apiserver
-// answers (code, reason, message, details and causes); nothing is stored
-// when it is not nil (a DeleteCollection that fails part way answers its
-// Status in Result: see Result.Code).
+// answers (code, reason, message, details and causes). Nothing is stored
+// when it is not nil. (A DeleteCollection that fails part way answers its
+// Status in Result: see Result.Code.)
 func Do(st State, env Env, req Request) (Result, error) {
 	switch req.Subresource {
 	case "scale":

@@ -1,13 +1,14 @@
-// Package writes answers one write request — create, update, patch
-// (JSON merge, strategic merge, JSON patch, server-side apply), delete,
-// delete of a collection, and the status, scale, (a pod's) binding and
-// (a namespace's) finalize subresources — with
-// kube-apiserver's rules
+// Package writes answers one write request with kube-apiserver's rules
 // (k8s.io/apiserver registry/generic/registry/store.go, registry/rest,
-// endpoints/handlers): what the request stores, the event it makes, and
-// the answer, or the Status error a real apiserver gives.
+// endpoints/handlers). It says what the request stores, the event it
+// makes, and the answer, or the Status error a real apiserver gives.
+// The writes are:
+//   - create, update, delete, and delete of a collection;
+//   - patch: JSON merge, strategic merge, JSON patch, server-side apply;
+//   - the status, scale, (a pod's) binding and (a namespace's) finalize
+//     subresources.
 //
-// It is pure: Do reads the objects of the resource through a State and
+// It is pure. Do reads the objects of the resource through a State. It
 // stamps what the server stamps (time, resourceVersion, UID, generated
 // names) through an Env, and changes nothing itself. The replayer holds
 // the state, gives writes their place in its one revision order, and

@@ -21,12 +21,15 @@ var strictJSON = serializerjson.NewSerializerWithOptions(serializerjson.DefaultM
 	serializerjson.SerializerOptions{Strict: true})
 
 // checkFields applies req's fieldValidation to a create or update body of
-// a built-in kind in JSON or YAML, as kube-apiserver's handlers do: Strict
-// (kubectl's default) answers an unknown or duplicate field 400 with
-// every one listed; Warn (the default) and an empty fieldValidation
-// return one warning each; Ignore checks nothing. A custom resource's
-// unknown fields (pruned against its CRD's schema) are not checked, nor
-// are protobuf bodies (which carry no unknown field).
+// a built-in kind in JSON or YAML, as kube-apiserver's handlers do:
+//   - Strict (kubectl's default) answers an unknown or duplicate field 400,
+//     with every one listed;
+//   - Warn (the default) and an empty fieldValidation return one warning
+//     each;
+//   - Ignore checks nothing.
+//
+// A custom resource's unknown fields (pruned against its CRD's schema) are
+// not checked. Nor are protobuf bodies, which carry no unknown field.
 func checkFields(req Request) ([]string, error) {
 	if !req.Kind.Builtin || req.FieldValidation == metav1.FieldValidationIgnore {
 		return nil, nil
@@ -65,9 +68,10 @@ func checkFields(req Request) ([]string, error) {
 }
 
 // patchStrict is what a patch's decoding found that fieldValidation
-// judges: the strict decoding error of the patched object (nil: none) and
-// the value kube-apiserver's Invalid names (the patched JSON for a JSON or
-// merge patch, the patch map for a strategic merge patch).
+// judges. It holds the strict decoding error of the patched object (nil:
+// none), and the value kube-apiserver's Invalid names. That value is the
+// patched JSON for a JSON or merge patch, the patch map for a strategic
+// merge patch.
 type patchStrict struct {
 	value string
 	err   error

@@ -22,8 +22,8 @@ var (
 )
 
 // FuzzWrite sends any body, media type and query to any write verb of a
-// built-in and a custom kind: a write never panics, and every refusal is
-// a Status a client can read (an apierrors.APIStatus with a 4xx or 5xx
+// built-in and a custom kind. A write never panics. Every refusal is a
+// Status a client can read (an apierrors.APIStatus with a 4xx or 5xx
 // code), never a bare error.
 func FuzzWrite(f *testing.F) {
 	f.Add(uint8(0), uint8(0), uint8(0), "c", "fieldManager=m", []byte(`{"metadata":{"name":"c"},"data":{"k":"v"}}`))

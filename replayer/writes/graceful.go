@@ -12,15 +12,15 @@ import (
 // pkg/registry/rest/delete.go BeforeDelete,
 // pkg/registry/generic/registry/store.go Delete and
 // updateForGracefulDeletionAndFinalizers; k8s.io/kubernetes v1.37.2
-// pkg/registry/core/pod/strategy.go CheckGracefulDelete). A DELETE of a
-// scheduled pod that has not terminated, with a grace period, keeps the
-// pod with metadata.deletionTimestamp = now + grace and
-// deletionGracePeriodSeconds = grace (a MODIFIED event); its kubelet
-// deletes it with grace 0 once its containers stopped. A DELETE with
-// grace 0 (or of an unscheduled or terminated pod) stores that mark at
-// once and then deletes the pod (a MODIFIED and a DELETED event), unless
-// finalizers keep it. A DELETE of a pod being deleted can only shorten
-// the grace.
+// pkg/registry/core/pod/strategy.go CheckGracefulDelete).
+//
+// A DELETE with a grace period of a scheduled pod that has not terminated
+// keeps the pod (a MODIFIED event). It sets metadata.deletionTimestamp =
+// now + grace and deletionGracePeriodSeconds = grace. The pod's kubelet
+// deletes it with grace 0 once its containers stopped. A DELETE with grace
+// 0 (or of an unscheduled or terminated pod) stores that mark at once. It
+// then deletes the pod (a MODIFIED and a DELETED event), unless finalizers
+// keep it. A DELETE of a pod being deleted can only shorten the grace.
 
 // defaultTerminationGracePeriod is the pod spec's default
 // terminationGracePeriodSeconds (k8s.io/kubernetes pkg/apis/core/v1
@@ -36,12 +36,12 @@ func GracefulKind(k Kind) bool {
 }
 
 // beforeGracefulDelete is rest.BeforeDelete's graceful part for a kind
-// with a graceful strategy: it marks obj (a copy of the stored object)
-// for deletion and reports graceful, or reports pending when a graceful
-// deletion is going on that the request does not shorten; neither when
-// the delete is not graceful (an object being deleted with no grace
-// left). opts.GracePeriodSeconds is the grace asked, set to the grace
-// taken (CheckGracefulDelete "ensure the options and the pod are in
+// with a graceful strategy. It marks obj (a copy of the stored object) for
+// deletion and reports graceful. Or it reports pending, when a graceful
+// deletion is going on that the request does not shorten. It reports
+// neither when the delete is not graceful (an object being deleted with
+// no grace left). The grace asked, opts.GracePeriodSeconds, is set to the
+// grace taken (CheckGracefulDelete "ensure the options and the pod are in
 // sync").
 func beforeGracefulDelete(obj *unstructured.Unstructured, opts *metav1.DeleteOptions, now time.Time) (graceful, pending bool) {
 	if dt := obj.GetDeletionTimestamp(); dt != nil {
@@ -79,10 +79,10 @@ func beforeGracefulDelete(obj *unstructured.Unstructured, opts *metav1.DeleteOpt
 	return true, false
 }
 
-// podGracePeriod is podStrategy.CheckGracefulDelete's grace period: the
-// request's, else the pod's terminationGracePeriodSeconds (defaulted);
-// 0 for a pod not scheduled or terminated (phase Succeeded or Failed);
-// 1 for a negative one.
+// podGracePeriod is podStrategy.CheckGracefulDelete's grace period. It is
+// the request's, else the pod's terminationGracePeriodSeconds (defaulted).
+// It is 0 for a pod not scheduled or terminated (phase Succeeded or
+// Failed), and 1 for a negative one.
 func podGracePeriod(pod *unstructured.Unstructured, opts *metav1.DeleteOptions) int64 {
 	period := int64(defaultTerminationGracePeriod)
 	if opts.GracePeriodSeconds != nil {

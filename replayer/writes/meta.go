@@ -80,9 +80,9 @@ func checkName(req Request, obj *unstructured.Unstructured) error {
 }
 
 // storageKey is the etcd key of namespace/name, as a storage error names
-// it: /registry/<resource>/... for a built-in kind (the common default
-// resource prefix; a few kinds, such as services, differ), and
-// /registry/<group>/<resource>/... for a custom resource (apiextensions'
+// it. A built-in kind's is /registry/<resource>/..., the common default
+// resource prefix; a few kinds, such as services, differ. A custom
+// resource's is /registry/<group>/<resource>/... (apiextensions'
 // ResourcePrefix group + "/" + plural).
 func storageKey(k Kind, namespace, name string) string {
 	prefix := "/registry/" + k.Resource.Resource
@@ -103,8 +103,8 @@ func rvSet(rv string) bool {
 }
 
 // rvSetOnCreate is the answer to a create whose body has a
-// resourceVersion: storage.ErrResourceVersionSetOnCreate is a plain error,
-// so responsewriters.ErrorToAPIStatus makes it a 500 with no reason and
+// resourceVersion. storage.ErrResourceVersionSetOnCreate is a plain error.
+// So responsewriters.ErrorToAPIStatus makes it a 500 with no reason and
 // the error's text (k8s.io/apiserver pkg/storage/errors.go:29,
 // pkg/endpoints/handlers/responsewriters/status.go).
 func rvSetOnCreate() error {
@@ -150,11 +150,11 @@ func tracksGeneration(k Kind) bool {
 
 // nextGeneration is the generation of obj, the update of old (whose
 // generation a request cannot change: rest.BeforeUpdate). It bumps on
-// any change outside metadata — by then the status is the stored one
-// when the kind has the subresource — as the custom resource strategy
-// does (customresource strategy.go:178-186). The built-in strategies are
-// modelled alike: theirs bump on a spec change (the content outside
-// metadata and status), a deployment's on an annotation change too
+// any change outside metadata, as the custom resource strategy does
+// (customresource strategy.go:178-186). By then the status is the stored
+// one when the kind has the subresource. The built-in strategies are
+// modelled alike. Theirs bump on a spec change (the content outside
+// metadata and status). A deployment's bumps on an annotation change too
 // (apps/deployment strategy.go:116-123).
 func nextGeneration(k Kind, old, obj *unstructured.Unstructured) int64 {
 	gen := old.GetGeneration()
@@ -183,7 +183,7 @@ func withoutMetadata(obj *unstructured.Unstructured) map[string]any {
 	return m
 }
 
-// keepStatus gives obj old's status (none when old has none): a write of
+// keepStatus gives obj old's status (none when old has none). A write of
 // the main resource of a kind with a status subresource cannot set it
 // (customresource strategy.go:166-176; deployment strategy PrepareForUpdate).
 func keepStatus(obj, old *unstructured.Unstructured) {
@@ -196,13 +196,13 @@ func keepStatus(obj, old *unstructured.Unstructured) {
 
 // statusOnly is the object a status write stores: old with obj's status.
 // A custom resource's keeps obj's managedFields too (customresource
-// status_strategy.go PrepareForUpdate); a built-in's keeps obj's metadata
-// and everything else old's, as the status strategies of k8s.io/kubernetes
-// v1.37.2 pkg/registry set Spec from old (pods, statefulsets,
-// deployments, replicasets, jobs, persistentvolumeclaims, ...), with
-// their own rules: a deployment's labels are old's, a pod's
-// ownerReferences too (podStatusStrategy.PrepareForUpdate: "old kubelets
-// corrupt them"), and a pod's qosClass and observedGenerations left
+// status_strategy.go PrepareForUpdate). A built-in's keeps obj's metadata
+// and everything else old's. So do the status strategies of
+// k8s.io/kubernetes v1.37.2 pkg/registry: they set Spec from old (pods,
+// statefulsets, deployments, replicasets, jobs, persistentvolumeclaims,
+// ...). Their own rules apply too. A deployment's labels are old's. A
+// pod's ownerReferences are too (podStatusStrategy.PrepareForUpdate: "old
+// kubelets corrupt them"). A pod's qosClass and observedGenerations left
 // unset keep old's (preserveOldObservedGeneration).
 func statusOnly(k Kind, old, obj *unstructured.Unstructured) *unstructured.Unstructured {
 	out := old.DeepCopy()
@@ -229,8 +229,8 @@ func statusOnly(k Kind, old, obj *unstructured.Unstructured) *unstructured.Unstr
 
 // podStatusKept gives pod's status the qosClass and observedGenerations
 // of old's where a status write left them unset
-// (podStatusStrategy.PrepareForUpdate, preserveOldObservedGeneration):
-// conditions are matched by type, in order.
+// (podStatusStrategy.PrepareForUpdate, preserveOldObservedGeneration).
+// Conditions are matched by type, in order.
 func podStatusKept(pod, old *unstructured.Unstructured) {
 	if q, _, _ := unstructured.NestedString(pod.Object, "status", "qosClass"); q == "" {
 		if oq, ok, _ := unstructured.NestedString(old.Object, "status", "qosClass"); ok && oq != "" {

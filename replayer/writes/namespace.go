@@ -17,7 +17,7 @@ import (
 // finalizer in spec.finalizers. Its first DELETE only marks it: a
 // deletionTimestamp and phase Terminating. The namespace controller
 // empties its content, then spec.finalizers through the finalize
-// subresource; an update that leaves both finalizer lists empty on a
+// subresource. An update that leaves both finalizer lists empty on a
 // terminating namespace deletes it.
 
 // finalizerKubernetes is the spec finalizer every namespace is created
@@ -63,20 +63,20 @@ func namespaceUpdate(req Request, old, obj *unstructured.Unstructured) {
 	}
 }
 
-// namespaceKept says an update of a namespace that the generic store
-// would delete (finalizers emptied on a deleting object) keeps it: its
-// spec.finalizers are not empty (storage.go
+// namespaceKept says an update of a namespace keeps it, though the
+// generic store would delete it (finalizers emptied on a deleting
+// object). It does when its spec.finalizers are not empty (storage.go
 // ShouldDeleteNamespaceDuringUpdate).
 func namespaceKept(k Kind, obj *unstructured.Unstructured) bool {
 	return isNamespaces(k) && len(specFinalizers(obj)) > 0
 }
 
 // delNamespace answers a DELETE of the namespace old as REST.Delete does
-// (storage.go): a UID precondition of its own; the first delete marks it
-// (deletionTimestamp now, phase Terminating, the garbage collector's
-// finalizers as opts say) and answers it; a delete of a terminating one
-// with spec.finalizers left answers it as stored; else the generic
-// delete (done false).
+// (storage.go). It checks a UID precondition of its own. The first delete
+// marks it and answers it: deletionTimestamp now, phase Terminating, the
+// garbage collector's finalizers as opts say. A delete of a terminating
+// one with spec.finalizers left answers it as stored. Else the generic
+// delete runs (done false).
 func delNamespace(env Env, req Request, opts metav1.DeleteOptions, old *unstructured.Unstructured, dryRun bool) (res Result, done bool, err error) {
 	gr := schema.GroupResource{Resource: "namespaces"}
 	if p := opts.Preconditions; p != nil && p.UID != nil && *p.UID != old.GetUID() {

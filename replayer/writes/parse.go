@@ -28,13 +28,13 @@ import (
 const MaxBodyBytes = 3 << 20
 
 // Parse reads the write r asks of kind k, whose path and query q
-// (history.Parse's) named the object: the verb of its method, its
-// body (at most MaxBodyBytes), content type and patch type, and its
-// options (dryRun, fieldManager, force, the delete options, a
-// DeleteCollection's list options), checked as kube-apiserver's handlers
-// check them (endpoints/handlers: create.go, update.go, patch.go,
-// delete.go). A method that writes nothing is
-// answered 405, as the replayer answers it today.
+// (history.Parse's) named the object. It reads the verb of its method, its
+// body (at most MaxBodyBytes), content type and patch type. It reads its
+// options: dryRun, fieldManager, force, the delete options, a
+// DeleteCollection's list options. It checks them as kube-apiserver's
+// handlers do (endpoints/handlers: create.go, update.go, patch.go,
+// delete.go). A method that writes nothing is answered 405, as the
+// replayer answers it today.
 func Parse(r *http.Request, q history.RequestInfo, k Kind) (Request, error) {
 	req := Request{Kind: k, Namespace: q.Namespace, Name: q.Name, Subresource: q.Subresource, UserAgent: r.UserAgent()}
 	switch {
@@ -132,10 +132,10 @@ func readBody(r *http.Request) ([]byte, error) {
 	return data, nil
 }
 
-// deleteOptions are a DELETE's options: its body's, when it has one
-// (DeleteOptions of meta.k8s.io/v1 or a group's, in the body's media
-// type: client-go's typed clients send protobuf), else its query's —
-// never a mix, as kube-apiserver's delete handler reads them.
+// deleteOptions are a DELETE's options: its body's when it has one, else
+// its query's. It never mixes them, as kube-apiserver's delete handler
+// reads them. A body holds DeleteOptions of meta.k8s.io/v1 or of a group,
+// in the body's media type (client-go's typed clients send protobuf).
 func deleteOptions(query map[string][]string, contentType string, body []byte) (metav1.DeleteOptions, error) {
 	var o metav1.DeleteOptions
 	if len(body) > 0 {

@@ -28,13 +28,12 @@ import (
 const maxJSONPatchOperations = 10000
 
 // patch answers a PATCH as kube-apiserver's PatchResource handler does
-// (endpoints/handlers/patch.go): the patch type must be one the resource
-// serves (415), the options valid (422 PatchOptions), the body JSON (or
-// YAML for apply, 400); a JSON, merge or strategic merge patch of a
-// missing object is 404, an apply of one creates it (not through the
-// status subresource: 404); the patched object
-// is stored with the update rules, its Update (or Apply) recorded in
-// managedFields.
+// (endpoints/handlers/patch.go). The patch type must be one the resource
+// serves (415). The options must be valid (422 PatchOptions). The body
+// must be JSON, or YAML for apply (400). A JSON, merge or strategic merge
+// patch of a missing object is 404. An apply of one creates it, but not
+// through the status subresource (404). The patched object is stored with
+// the update rules, its Update (or Apply) recorded in managedFields.
 func patch(st State, env Env, req Request) (Result, error) {
 	pt := patchTypeOf(req)
 	if err := checkPatchRequest(req.Kind, pt, req); err != nil {
@@ -87,8 +86,8 @@ func patchTypeOf(req Request) types.PatchType {
 }
 
 // patchTypes are the patch types kube-apiserver serves for k, in the
-// order its 415 lists them: a custom resource has no strategic merge
-// patch (apiextensions-apiserver customresource_handler.go); apply as
+// order its 415 lists them. A custom resource has no strategic merge
+// patch (apiextensions-apiserver customresource_handler.go). Apply as
 // CBOR is behind the CBORServingAndStorage gate, off in 1.37.
 func patchTypes(k Kind) []string {
 	if k.Builtin {
@@ -98,8 +97,9 @@ func patchTypes(k Kind) []string {
 }
 
 // checkPatchRequest makes the handler's checks before it reads the
-// object, in its order: the patch type (415), the PatchOptions (422:
-// apply needs a fieldManager, force is for apply only), the body (400).
+// object, in its order. First the patch type (415). Then the PatchOptions
+// (422): apply needs a fieldManager; force is for apply only. Last the
+// body (400).
 func checkPatchRequest(k Kind, pt types.PatchType, req Request) error {
 	accepted := patchTypes(k)
 	if !slices.Contains(accepted, string(pt)) {
@@ -130,14 +130,14 @@ func checkPatchRequest(k Kind, pt types.PatchType, req Request) error {
 }
 
 // patched is old with req's JSON patch, merge patch or strategic merge
-// patch applied, as the handler's jsonPatcher and smpPatcher compute it:
-// the patch is applied to old's JSON (the map, for strategic merge, with
-// the patch metadata of the Go type in client-go's scheme), and the
-// result decoded as the kind (a built-in kind through its Go type, which
-// drops unknown fields: fieldValidation defaults to Warn, and warnings are
-// not modelled); the result must keep old's name, namespace and uid.
-// It does not record managedFields (trackUpdate does) nor check the
-// update rules (store does).
+// patch applied, as the handler's jsonPatcher and smpPatcher compute it.
+// The patch is applied to old's JSON. For strategic merge it is applied
+// to the map, with the patch metadata of the Go type in client-go's
+// scheme. The result is decoded as the kind. A built-in kind goes through
+// its Go type, which drops unknown fields. (fieldValidation defaults to
+// Warn.) The result must keep old's name, namespace and uid. patched does
+// not record managedFields (trackUpdate does) nor check the update rules
+// (store does).
 func patched(k Kind, old *unstructured.Unstructured, req Request) (*unstructured.Unstructured, []string, error) {
 	obj, strict, err := patchedObject(k, old, req)
 	if err != nil {
@@ -231,9 +231,9 @@ func jsonPatched(k Kind, old *unstructured.Unstructured, pt types.PatchType, bod
 }
 
 // decodePatched decodes a patched object's JSON as the handler's codec
-// does: a built-in kind into its Go type with the strict JSON decoder
-// (its strict error, unknown or duplicate fields, returned apart for
-// fieldValidation), a custom resource as unstructured.
+// does. A built-in kind goes into its Go type with the strict JSON
+// decoder. Its strict error (unknown or duplicate fields) is returned
+// apart, for fieldValidation. A custom resource decodes as unstructured.
 func decodePatched(k Kind, js []byte) (*unstructured.Unstructured, error, error) {
 	if !k.Builtin {
 		obj := &unstructured.Unstructured{}
@@ -266,8 +266,8 @@ func decodePatched(k Kind, js []byte) (*unstructured.Unstructured, error, error)
 }
 
 // strategicPatched applies a strategic merge patch to old with the patch
-// metadata of the kind's Go type, as the handler's strategicPatchObject
-// and applyPatchToObject do, and decodes the result into the Go type.
+// metadata of the kind's Go type. So do the handler's strategicPatchObject
+// and applyPatchToObject. It decodes the result into the Go type.
 func strategicPatched(k Kind, old *unstructured.Unstructured, body []byte) (*unstructured.Unstructured, patchStrict, error) {
 	var strict patchStrict
 	ref, err := scheme.Scheme.New(gvk(k))
@@ -297,9 +297,10 @@ func strategicPatched(k Kind, old *unstructured.Unstructured, body []byte) (*uns
 	return obj, strict, err
 }
 
-// strategicMergePatchError is the handler's interpretStrategicMergePatchError:
-// a malformed patch is 400, a list of lists or a retainKeys mismatch 422,
-// anything else as it is (a 500).
+// strategicMergePatchError is the handler's
+// interpretStrategicMergePatchError. A malformed patch is 400, a list of
+// lists or a retainKeys mismatch 422. Anything else stays as it is (a
+// 500).
 func strategicMergePatchError(err error) error {
 	switch err {
 	case mergepatch.ErrBadJSONDoc, mergepatch.ErrBadPatchFormatForPrimitiveList, mergepatch.ErrBadPatchFormatForRetainKeys,
@@ -324,9 +325,9 @@ func toUnstructured(k Kind, typed runtime.Object) (*unstructured.Unstructured, e
 }
 
 // throughType is obj of a built-in kind decoded into its Go type and
-// back, as kube-apiserver holds and encodes it: unknown fields dropped,
-// the type's empty structs and null timestamps present, and defaulted
-// when the kind has a Defaulter (the decoder's defaulting).
+// back, as kube-apiserver holds and encodes it. Unknown fields are
+// dropped; the type's empty structs and null timestamps are present. It is
+// defaulted when the kind has a Defaulter (the decoder's defaulting).
 func throughType(k Kind, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	into, err := scheme.Scheme.New(gvk(k))
 	if err != nil {
@@ -342,9 +343,9 @@ func throughType(k Kind, obj *unstructured.Unstructured) (*unstructured.Unstruct
 }
 
 // keepIdentity checks obj, the result of a patch or an apply to
-// req.Namespace/req.Name, as the handler's applyPatch does: its namespace
-// defaults to the request's (cleared for a cluster-scoped kind) and may
-// not differ (rest.EnsureObjectNamespaceMatchesRequestNamespace), its
+// req.Namespace/req.Name, as the handler's applyPatch does. Its namespace
+// defaults to the request's (cleared for a cluster-scoped kind). It may
+// not differ (rest.EnsureObjectNamespaceMatchesRequestNamespace). Its
 // name must be the URL's (checkName).
 func keepIdentity(k Kind, req Request, obj *unstructured.Unstructured) error {
 	want := ""

@@ -7,8 +7,8 @@ import (
 )
 
 // A pod's create status. kube-apiserver's pod strategy starts every pod
-// Pending, with its QoS class and, when scheduling gates hold it, a
-// PodScheduled=False condition (k8s.io/kubernetes v1.37.2
+// Pending, with its QoS class. When scheduling gates hold it, the pod
+// also gets a PodScheduled=False condition (k8s.io/kubernetes v1.37.2
 // pkg/registry/core/pod/strategy.go PrepareForCreate,
 // applySchedulingGatedCondition). A kubelet and the scheduler read them.
 
@@ -54,9 +54,9 @@ func podQOS(spec *corev1.PodSpec) corev1.PodQOSClass {
 }
 
 // requirementsQOS is one container's class (requirementsQOS,
-// resourceQOS): for cpu and memory each, requests equal to limits and
-// zero is BestEffort, equal and not zero Guaranteed, else Burstable; the
-// two must agree.
+// resourceQOS). For cpu and memory each: requests equal to limits and
+// zero is BestEffort; equal and not zero is Guaranteed; else Burstable.
+// The two must agree.
 func requirementsQOS(r corev1.ResourceRequirements) corev1.PodQOSClass {
 	if len(r.Requests) == 0 && len(r.Limits) == 0 {
 		return corev1.PodQOSBestEffort

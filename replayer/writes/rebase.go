@@ -13,32 +13,35 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
-// Rebase returns what another writer's recorded change of an object —
-// from before to after, two versions a recording holds — makes of cur,
-// the object as it is now, which the target may have changed since
-// before: the recorded change replayed as that writer's write onto cur,
-// so that the target's own changes of other fields survive.
+// Rebase returns what another writer's recorded change of an object makes
+// of cur. The change goes from before to after, two versions a recording
+// holds. The object as it is now is cur; the target may have changed it
+// since before. Rebase replays the recorded change as that writer's write
+// onto cur. So the target's own changes of other fields survive.
 //
-// The change is the two-way patch from before to after — a strategic
-// merge patch for a built-in kind (lists merged by their keys, as
-// kube-apiserver merges a strategic patch), a JSON merge patch for a
-// custom resource — applied onto cur; where the target and the recorded
-// writer changed the same field, the recorded writer, the later one,
-// wins. metadata.managedFields are merged by manager (the recorded
-// writer's entries replace, add or drop theirs; the others are cur's) and
-// kept in kube-apiserver's order (operation, time, manager, apiVersion,
-// subresource: the field manager's sortEncodedManagedFields);
+// The change is the two-way patch from before to after, applied onto cur.
+// For a built-in kind it is a strategic merge patch: lists merge by their
+// keys, as kube-apiserver merges a strategic patch. For a custom resource
+// it is a JSON merge patch. Where the target and the recorded writer
+// changed the same field, the recorded writer, the later one, wins.
+//
+// metadata.managedFields are merged by manager. The recorded writer's
+// entries replace, add or drop theirs; the others are cur's. They are kept
+// in kube-apiserver's order: operation, time, manager, apiVersion,
+// subresource (the field manager's sortEncodedManagedFields).
 // metadata.generation is cur's, plus one when the recorded change bumped
-// it; the resourceVersion is after's.
+// it. The resourceVersion is after's.
 //
-// The event is Modified, None when the change makes no difference to cur
-// (kube-apiserver stores no no-op update: no event, no resourceVersion) —
-// nor to cur's fields, unless the recorded writer applied (an update's
-// manager owns only the fields it changed, structured-merge-diff's
-// Updater.Update: one that changes none changes no managedFields; an
-// apply owns what it applies, changed or not) — or Deleted when it
-// empties the finalizers of an object cur shows being deleted (the
-// registry then deletes it: store.go deleteWithoutFinalizers).
+// The event is Modified, with two exceptions. It is None when the change
+// makes no difference to cur: kube-apiserver stores no no-op update (no
+// event, no resourceVersion). Unless the recorded writer applied, it is
+// None too when the change makes no difference to cur's fields (bare's:
+// resourceVersion, generation and managedFields aside). (An update's
+// manager owns only the fields it changed: structured-merge-diff's
+// Updater.Update. So one that changes none changes no managedFields. An
+// apply owns what it applies, changed or not.) The event is Deleted when
+// the change empties the finalizers of an object cur shows being deleted.
+// The registry then deletes it (store.go deleteWithoutFinalizers).
 func Rebase(k Kind, before, after, cur *unstructured.Unstructured) (*unstructured.Unstructured, Event, error) {
 	from, to, onto := bare(before), bare(after), bare(cur)
 	fromJS, err := json.Marshal(from.Object)
@@ -96,8 +99,8 @@ func Rebase(k Kind, before, after, cur *unstructured.Unstructured) (*unstructure
 }
 
 // bare is a copy of u without what a recorded change of it must not carry
-// onto another version: its resourceVersion, generation and managedFields
-// (Rebase sets those by their own rules).
+// onto another version: its resourceVersion, generation and managedFields.
+// Rebase sets those by their own rules.
 func bare(u *unstructured.Unstructured) *unstructured.Unstructured {
 	c := u.DeepCopy()
 	c.SetResourceVersion("")
@@ -107,9 +110,9 @@ func bare(u *unstructured.Unstructured) *unstructured.Unstructured {
 }
 
 // mergeManagers is cur's managedFields with the recorded change from
-// before to after applied entry by entry: an entry after holds that
+// before to after applied entry by entry. An entry after holds that
 // before did not, or holds changed, replaces or joins cur's of the same
-// key; an entry before held that after dropped leaves cur too.
+// key. An entry before held that after dropped leaves cur too.
 func mergeManagers(before, after, cur []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
 	was := map[string]metav1.ManagedFieldsEntry{}
 	for _, e := range before {
@@ -174,9 +177,9 @@ func managerLess(p, q metav1.ManagedFieldsEntry) bool {
 	return p.Subresource < q.Subresource
 }
 
-// recordedApply reports whether the recorded change from before to after holds
-// a server-side apply: an Apply entry of after's that before did not hold
-// as it is.
+// recordedApply reports whether the recorded change from before to after
+// holds a server-side apply. That is an Apply entry of after's that before
+// did not hold as it is.
 func recordedApply(before, after *unstructured.Unstructured) bool {
 	was := map[string]metav1.ManagedFieldsEntry{}
 	for _, e := range before.GetManagedFields() {

@@ -7,7 +7,7 @@ import (
 )
 
 // TestRebase checks a recorded change replayed onto an object the target
-// changed: the target's fields survive, the recorded writer wins where
+// changed. The target's fields survive, the recorded writer wins where
 // both wrote, and the metadata rules hold.
 func TestRebase(t *testing.T) {
 	cases := []struct {

@@ -56,14 +56,13 @@ type Kind struct {
 	// whether it is namespaced.
 	Resource history.Resource
 	// Builtin says client-go's scheme knows the kind (a Kubernetes type,
-	// not a custom resource): strategic merge patch applies, an update
-	// without a resourceVersion is allowed, bodies may be protobuf, and
-	// server-side apply uses its OpenAPI schema.
+	// not a custom resource). Then strategic merge patch applies, and an
+	// update without a resourceVersion is allowed. Bodies may be protobuf,
+	// and server-side apply uses its OpenAPI schema.
 	Builtin bool
-	// Status says the resource has a status subresource: a write of the
-	// main resource keeps the stored status, a status write keeps all
-	// else, and (for a custom resource) a status change does not bump the
-	// generation.
+	// Status says the resource has a status subresource. A write of the
+	// main resource keeps the stored status; a status write keeps all else.
+	// For a custom resource, a status change does not bump the generation.
 	Status bool
 	// Graceful says a DELETE of the resource is graceful, as a pod's is
 	// in kube-apiserver (graceful.go): only for a kind GracefulKind
@@ -71,10 +70,10 @@ type Kind struct {
 	// confirmed at once (a replay with no kubelet to finish it).
 	Graceful bool
 	// Defaulter, when set, is kube-apiserver's defaulting of the kind's
-	// objects (its SetDefaults funcs): every body decoded into the kind's
-	// Go type is defaulted, as the apiserver's decoder defaults it. Nil:
-	// none (the main module cannot import k8s.io/kubernetes, which holds
-	// them; the actors module supplies them).
+	// objects (its SetDefaults funcs). Every body decoded into the kind's
+	// Go type is defaulted, as the apiserver's decoder defaults it. Nil
+	// means none. The main module cannot import k8s.io/kubernetes, which
+	// holds them; the actors module supplies them.
 	Defaulter runtime.ObjectDefaulter
 }
 
@@ -87,9 +86,9 @@ type Request struct {
 	// Namespace and Name name the object ("" Name for a create, which
 	// takes the body's name or generateName).
 	Namespace, Name string
-	// Subresource is "", "status", "scale", "binding" (a pod's: a
-	// Create of a Binding, Name the pod's) or "finalize" (a namespace's:
-	// an Update of its spec and metadata).
+	// Subresource is "", "status", "scale", "binding" or "finalize". A
+	// pod's "binding" is a Create of a Binding, Name the pod's. A
+	// namespace's "finalize" is an Update of its spec and metadata.
 	Subresource string
 	// Body is the request body: the object (create, update), the patch
 	// (patch), or DeleteOptions (delete; may be empty).
@@ -133,9 +132,9 @@ type State interface {
 type Env struct {
 	// Now is the time of the write (the run's virtual clock).
 	Now time.Time
-	// NextRV returns the resourceVersion the write stores its object at;
-	// called once for each object a write stores, never for a dry run or
-	// a write that stores nothing.
+	// NextRV returns the resourceVersion the write stores its object at.
+	// It is called once for each object a write stores. It is never called
+	// for a dry run or a write that stores nothing.
 	NextRV func() string
 	// NewUID returns the UID of a created object.
 	NewUID func() types.UID
@@ -166,9 +165,9 @@ const (
 // Result is what a write did and answers.
 type Result struct {
 	// Code is the HTTP status of the answer: 200, 201 (created), or 202
-	// (a delete that left the object to its finalizers); or, for a
-	// DeleteCollection that failed part way, the failure's code, Answer
-	// its Status, and the deletions made before it stored.
+	// (a delete that left the object to its finalizers). A
+	// DeleteCollection that failed part way has the failure's code. Then
+	// Answer is its Status, and the deletions made before it are stored.
 	Code int
 	// Event is what it did to the stored object.
 	Event Event
@@ -187,9 +186,9 @@ type Result struct {
 	// (nil for every other write).
 	More []Change
 	// Before are the changes stored before Event and Stored, in the
-	// order of their resourceVersions: the mark a pod's graceful delete
-	// with no grace left stores before it deletes the pod (nil for every
-	// other write).
+	// order of their resourceVersions. It is the mark a pod's graceful
+	// delete with no grace left stores before it deletes the pod. It is
+	// nil for every other write.
 	Before []Change
 }
 

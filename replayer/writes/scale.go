@@ -31,13 +31,13 @@ import (
 // The scale subresource, as k8s.io/kubernetes v1.37 serves it
 // (pkg/registry/apps/deployment/storage/storage.go ScaleREST, and the
 // ScaleREST of apps/replicaset, apps/statefulset and
-// core/replicationcontroller, alike): a GET answers the object's
-// autoscaling/v1 Scale; a PUT or PATCH computes a new Scale from the old
-// one and stores the object with the Scale's spec.replicas and
-// resourceVersion through the kind's own store, with its update rules
-// (status kept, generation bumped, 409 on a stale resourceVersion). The
-// scale subresource of a custom resource (a CRD's subresources.scale) is
-// not modelled: its CRD's paths are not in the Kind.
+// core/replicationcontroller, alike). A GET answers the object's
+// autoscaling/v1 Scale. A PUT or PATCH computes a new Scale from the old
+// one. It stores the object with the Scale's spec.replicas and
+// resourceVersion through the kind's own store. The kind's update rules
+// apply: status kept, generation bumped, 409 on a stale resourceVersion.
+// The scale subresource of a custom resource (a CRD's subresources.scale)
+// is not modelled: its CRD's paths are not in the Kind.
 
 // replicasPath is the path of spec.replicas, in the object and in its
 // Scale.
@@ -53,10 +53,10 @@ var scaleMappings = map[schema.GroupResource]managedfields.ResourcePathMappings{
 	{Resource: "replicationcontrollers"}:      {"v1": replicasPath},
 }
 
-// HasScale says k has the scale subresource the engine models: apps/v1
-// deployments, replicasets and statefulsets, and v1
-// replicationcontrollers (the built-ins of client-go's scheme whose
-// registries serve one); not custom resources.
+// HasScale says k has the scale subresource the engine models. Those are
+// apps/v1 deployments, replicasets and statefulsets, and v1
+// replicationcontrollers: the built-ins of client-go's scheme whose
+// registries serve one. Custom resources are not among them.
 func HasScale(k Kind) bool {
 	_, ok := scaleMappings[groupResource(k)]
 	return ok && k.Builtin && k.Resource.Version == "v1"
@@ -70,12 +70,13 @@ func scaleKind(parent Kind) Kind {
 }
 
 // ScaleOf is the Scale of obj, an object of k (HasScale), as the
-// registries' scaleFrom<Kind> compute it (storage.go:371-399): name,
-// namespace, uid, resourceVersion and creationTimestamp of the object,
-// spec.replicas (none reads 0: the replay does not default it to 1),
-// status.replicas, and status.selector, the object's label selector as a
-// string (a replicationcontroller's map of labels: SelectorFromSet). A
-// selector that does not parse is a 400 (ScaleREST.Get).
+// registries' scaleFrom<Kind> compute it (storage.go:371-399). It holds
+// the object's name, namespace, uid, resourceVersion and
+// creationTimestamp. It holds spec.replicas; none reads 0, since the
+// replay does not default it to 1. It holds status.replicas, and
+// status.selector: the object's label selector as a string (a
+// replicationcontroller's map of labels: SelectorFromSet). A selector that
+// does not parse is a 400 (ScaleREST.Get).
 func ScaleOf(k Kind, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	if !HasScale(k) {
 		return nil, noRoute(http.StatusNotFound)
@@ -126,20 +127,22 @@ func ScaleOf(k Kind, obj *unstructured.Unstructured) (*unstructured.Unstructured
 	return out, nil
 }
 
-// scale answers a write to the scale subresource: a PUT (its body a
-// Scale, its name the URL's) or a PATCH (any patch type the kind takes,
-// applied to the old Scale), as ScaleREST.Update and
-// scaleUpdatedObjectInfo.UpdatedObject do (storage.go:321-340, 407-484):
-// the object must exist (404 of the kind's resource); a PUT's uid is a
-// storage precondition (409); the old Scale carries the object's
-// managedFields mapped to it (managedfields.ScaleHandler), the write is
-// recorded in them by the scale subresource's field manager, and mapped
-// back; the new Scale is validated (422 Scale.autoscaling), its uid must
-// be the object's (409 on <resource>/scale); the object takes its
-// spec.replicas and resourceVersion and is stored with the kind's update
-// rules (store). The answer is the stored object's Scale. Any other
-// method has no route there (405), nor has a kind without the
-// subresource (404).
+// scale answers a write to the scale subresource, as ScaleREST.Update and
+// scaleUpdatedObjectInfo.UpdatedObject do (storage.go:321-340, 407-484).
+// The write is a PUT (its body a Scale, its name the URL's). Or it is a
+// PATCH: any patch type the kind takes, applied to the old Scale.
+//   - The object must exist (404 of the kind's resource).
+//   - A PUT's uid is a storage precondition (409).
+//   - The old Scale carries the object's managedFields mapped to it
+//     (managedfields.ScaleHandler). The scale subresource's field manager
+//     records the write in them, and they are mapped back.
+//   - The new Scale is validated (422 Scale.autoscaling). Its uid must be
+//     the object's (409 on <resource>/scale).
+//   - The object takes its spec.replicas and resourceVersion. It is stored
+//     with the kind's update rules (store).
+//
+// The answer is the stored object's Scale. Any other method has no route
+// there (405), nor has a kind without the subresource (404).
 func scale(st State, env Env, req Request) (Result, error) {
 	if !HasScale(req.Kind) {
 		return Result{}, noRoute(http.StatusNotFound)
@@ -201,9 +204,9 @@ func scale(st State, env Env, req Request) (Result, error) {
 }
 
 // scaled is the new Scale of a scale write: sent (a PUT's body) or old
-// patched by req, as the handlers hold it (through autoscaling/v1's Go
-// type, the name and namespace the URL's), with the write recorded in its
-// managedFields by the scale subresource's field manager.
+// patched by req. It is as the handlers hold it: through autoscaling/v1's
+// Go type, the name and namespace the URL's. The scale subresource's
+// field manager records the write in its managedFields.
 func scaled(sk Kind, req Request, now time.Time, old, sent *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	fm, err := scaleFieldManager()
 	if err != nil {
@@ -271,10 +274,11 @@ func scaleApplied(fm *managedfields.FieldManager, sk Kind, req Request, now time
 }
 
 // scaledObject is old as the scale write newScale leaves it, before the
-// update rules (scaleUpdatedObjectInfo.UpdatedObject, storage.go:457-483):
-// newScale validated (autoscaling validation ValidateScale: managedFields,
-// spec.replicas not negative), its uid old's, and old with its
-// spec.replicas, resourceVersion and managedFields mapped back.
+// update rules (scaleUpdatedObjectInfo.UpdatedObject, storage.go:457-483).
+// It validates newScale (autoscaling validation ValidateScale:
+// managedFields, spec.replicas not negative), whose uid must be old's.
+// Then old takes its spec.replicas, resourceVersion and managedFields
+// mapped back.
 func scaledObject(req Request, old, newScale *unstructured.Unstructured, h *managedfields.ScaleHandler) (*unstructured.Unstructured, error) {
 	replicas, _, err := unstructured.NestedInt64(newScale.Object, "spec", "replicas")
 	if err != nil {
@@ -305,9 +309,9 @@ func scaledObject(req Request, old, newScale *unstructured.Unstructured, h *mana
 
 // scaleFieldManager is the field manager of the scale subresource, as
 // kube-apiserver makes one for it (endpoints/installer.go: the Scale kind,
-// subresource "scale", no reset fields). Its type converter is deduced:
-// client-go's OpenAPI models have no autoscaling/v1 Scale, and a Scale
-// holds no list, so a deduced schema (granular maps) tracks it alike.
+// subresource "scale", no reset fields). Its type converter is deduced.
+// client-go's OpenAPI models have no autoscaling/v1 Scale. A Scale holds
+// no list, so a deduced schema (granular maps) tracks it alike.
 var scaleFieldManager = sync.OnceValues(func() (*managedfields.FieldManager, error) {
 	k := autoscalingv1.SchemeGroupVersion.WithKind("Scale")
 	return managedfields.NewDefaultFieldManager(managedfields.NewDeducedTypeConverter(), sameVersion{},

@@ -202,8 +202,8 @@ func TestScale(t *testing.T) {
 }
 
 // managerLines are obj's managedFields as "manager operation subresource
-// fields", the scale entry without a time as the real server leaves it
-// (a line ends " timed" when its entry has one and is not the main one).
+// fields". The scale entry has no time, as the real server leaves it. A
+// line ends " timed" when its entry has one and is not the main one.
 func managerLines(obj *unstructured.Unstructured) []string {
 	var out []string
 	for _, e := range obj.GetManagedFields() {

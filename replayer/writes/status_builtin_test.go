@@ -25,11 +25,11 @@ func nested(path []string, v any) map[string]any {
 }
 
 // TestBuiltinStatus writes the status subresource and the main resource
-// of the built-in kinds the cluster's controllers write, as their
-// strategies in k8s.io/kubernetes v1.37.2 pkg/registry do: a status write
-// keeps the spec (status strategies' PrepareForUpdate: Spec from old)
-// and the generation; a main write keeps the status and bumps the
-// generation on a spec change (PrepareForUpdate; a PVC has none).
+// of the built-in kinds the cluster's controllers write. It checks the
+// rules of their strategies in k8s.io/kubernetes v1.37.2 pkg/registry. A
+// status write keeps the spec (status strategies' PrepareForUpdate: Spec
+// from old) and the generation. A main write keeps the status. It bumps
+// the generation on a spec change (PrepareForUpdate; a PVC has none).
 func TestBuiltinStatus(t *testing.T) {
 	kinds := []struct {
 		kind             Kind
@@ -100,9 +100,9 @@ func TestBuiltinStatus(t *testing.T) {
 }
 
 // TestBuiltinStatusMetadata checks the metadata rules of the built-in
-// status strategies (k8s.io/kubernetes v1.37.2 pkg/registry): a
-// deployment's status write keeps its labels, a statefulset's takes the
-// request's, a pod's keeps its ownerReferences and the qosClass and
+// status strategies (k8s.io/kubernetes v1.37.2 pkg/registry). A
+// deployment's status write keeps its labels; a statefulset's takes the
+// request's. A pod's keeps its ownerReferences, and the qosClass and
 // observedGenerations it leaves unset.
 func TestBuiltinStatusMetadata(t *testing.T) {
 	const oldMeta = `"labels":{"l":"old"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"u1"}]`

@@ -13,11 +13,15 @@ import (
 
 // createOnUpdate are the built-in resources whose strategy allows a PUT
 // to create a missing object (AllowCreateOnUpdate true in
-// k8s.io/kubernetes pkg/registry: core events, endpoints, limitranges,
-// services; coordination leases and leasecandidates; rbac roles and
-// bindings; node runtimeclasses; events.k8s.io shares the core event
-// strategy). Every other built-in (configmaps, secrets, deployments, ...)
-// and every custom resource (customresource strategy.go:264) answers 404.
+// k8s.io/kubernetes pkg/registry):
+//   - core events, endpoints, limitranges, services;
+//   - coordination leases and leasecandidates;
+//   - rbac roles and bindings;
+//   - node runtimeclasses;
+//   - events.k8s.io, which shares the core event strategy.
+//
+// Every other built-in (configmaps, secrets, deployments, ...) answers
+// 404. So does every custom resource (customresource strategy.go:264).
 var createOnUpdate = map[schema.GroupResource]bool{
 	{Resource: "events"}:                                                  true,
 	{Resource: "endpoints"}:                                               true,
@@ -33,10 +37,11 @@ var createOnUpdate = map[schema.GroupResource]bool{
 	{Group: "node.k8s.io", Resource: "runtimeclasses"}:                    true,
 }
 
-// update answers a PUT: it decodes the body, checks its name against the
-// URL's (handlers/update.go:151), and stores it over the stored object,
-// or creates it where the kind allows create on update (store.go:702-785;
-// 201 Created: handlers/update.go:247-250), or answers 404.
+// update answers a PUT. It decodes the body and checks its name against
+// the URL's (handlers/update.go:151). It stores it over the stored
+// object. Where there is none, it creates it if the kind allows create on
+// update (store.go:702-785; 201 Created: handlers/update.go:247-250).
+// Else it answers 404.
 func update(st State, env Env, req Request) (Result, error) {
 	if req.Subresource != "" && (req.Subresource != "status" || !req.Kind.Status) && (req.Subresource != "finalize" || !isNamespaces(req.Kind)) {
 		// No such subresource: apiextensions answers NotFound
@@ -86,7 +91,7 @@ func update(st State, env Env, req Request) (Result, error) {
 }
 
 // uidPrecondition is the storage precondition a PUT carries when its body
-// has a uid (rest.defaultUpdatedObjectInfo.Preconditions): a uid that is
+// has a uid (rest.defaultUpdatedObjectInfo.Preconditions). A uid that is
 // not old's is a Conflict around the StorageError etcd3 returns
 // (storage/interfaces.go:157-162, storeerr.InterpretUpdateError).
 func uidPrecondition(req Request, obj, old *unstructured.Unstructured) error {
@@ -101,11 +106,11 @@ func uidPrecondition(req Request, obj, old *unstructured.Unstructured) error {
 }
 
 // rvPrecondition checks obj's resourceVersion against old's, as
-// Store.Update does (store.go:786-809): none is an unconditional update
-// for a built-in kind (AllowUnconditionalUpdate, true for the built-in
-// strategies configmaps, secrets, deployments, ... use) and Invalid for a
-// custom resource (customresource strategy.go:269); another than old's
-// is a Conflict.
+// Store.Update does (store.go:786-809). For a built-in kind, none is an
+// unconditional update. (AllowUnconditionalUpdate is true for the
+// built-in strategies that configmaps, secrets, deployments, ... use.)
+// For a custom resource, none is Invalid (customresource
+// strategy.go:269). Another than old's is a Conflict.
 func rvPrecondition(req Request, obj, old *unstructured.Unstructured) error {
 	gr := groupResource(req.Kind)
 	switch rv := obj.GetResourceVersion(); {
@@ -121,16 +126,19 @@ func rvPrecondition(req Request, obj, old *unstructured.Unstructured) error {
 }
 
 // store stores obj as the new version of old (the stored object) with
-// the update rules — the resourceVersion precondition, uid and
-// creationTimestamp kept, generation, a deletionTimestamp never removed,
-// the status subresource's split, finalizers emptied on a deleting object
-// deleting it — and answers as a PUT does; a patch computes obj and calls
-// it.
+// the update rules, and answers as a PUT does. A patch computes obj and
+// calls it. The update rules are:
+//   - the resourceVersion precondition;
+//   - uid and creationTimestamp kept;
+//   - generation;
+//   - a deletionTimestamp never removed;
+//   - the status subresource's split;
+//   - finalizers emptied on a deleting object delete it.
 //
-// An update that leaves the object as stored writes nothing (etcd3
-// GuaranteedUpdate compares the encodings: storage/etcd3/store.go:562): Event None and
-// the stored object. A dry run answers the object it would store, at
-// old's resourceVersion (DryRunnableStorage.GuaranteedUpdate).
+// An update that leaves the object as stored writes nothing: Event None
+// and the stored object. (etcd3 GuaranteedUpdate compares the encodings:
+// storage/etcd3/store.go:562.) A dry run answers the object it would
+// store, at old's resourceVersion (DryRunnableStorage.GuaranteedUpdate).
 func store(st State, env Env, req Request, old, obj *unstructured.Unstructured) (Result, error) {
 	obj = deepCopy(obj)
 	if err := uidPrecondition(req, obj, old); err != nil {
@@ -198,8 +206,8 @@ func prepareForUpdate(req Request, old, obj *unstructured.Unstructured) *unstruc
 }
 
 // finalized is an update that empties the finalizers of an object being
-// deleted: the registry deletes it (ShouldDeleteDuringUpdate,
-// deleteWithoutFinalizers: store.go:633-683) and answers the updated
+// deleted. The registry deletes it (ShouldDeleteDuringUpdate,
+// deleteWithoutFinalizers: store.go:633-683). It answers the updated
 // object with 200. The DELETED event carries the last stored object at
 // the delete's revision (etcd's previous value of the key).
 func finalized(env Env, req Request, old, obj *unstructured.Unstructured) Result {

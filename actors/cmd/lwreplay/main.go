@@ -1,11 +1,11 @@
 //go:debug randseednop=0
 
 // Command lwreplay is the lwreplay command (github.com/lwreplay/lwreplay/cmd/lwreplay)
-// with the cluster's own controllers: `lwreplay serve CASSETTE --actors
-// kube-controller-manager,scheduler,kubelet` runs them beside the replay,
-// each through the replay's transport as itself (replayer.TransportAs),
-// so kubectl apply of a Deployment gets pods. It is built in the actors
-// module, which requires k8s.io/kubernetes; from a checkout of lwreplay:
+// with the cluster's own controllers. `lwreplay serve CASSETTE --actors
+// kube-controller-manager,scheduler,kubelet` runs them beside the replay. Each goes
+// through the replay's transport as itself (replayer.TransportAs). So kubectl apply of
+// a Deployment gets pods. It is built in the actors module, which requires
+// k8s.io/kubernetes; from a checkout of lwreplay:
 //
 //	cd actors && go run ./cmd/lwreplay serve CASSETTE --actors NAME,...
 package main

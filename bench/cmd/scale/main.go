@@ -1,6 +1,6 @@
 // Command scale runs bench/internal/scale's measurements on the cassettes
-// named NAME=PATH, each in a child process of its own, and prints the
-// markdown table; --raw saves every child's figures as JSON.
+// named NAME=PATH, each in a child process of its own. It prints the
+// markdown table. --raw saves every child's figures as JSON.
 //
 //	scale --lwreplay BIN [--raw FILE] [--recorder-events N] [--rounds N] [--measures M,...] 10k=PATH 100k=PATH
 //

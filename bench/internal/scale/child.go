@@ -39,14 +39,14 @@ type Child struct {
 	// Figures are what the child reported.
 	Figures Figures `json:"figures"`
 	// MaxRSS is the child's peak resident set size in bytes (0 where the
-	// system does not say); on Linux, that of the largest of the child and
-	// the processes it waited for (serve's, for ServeList).
+	// system does not say). On Linux it is that of the largest of the
+	// child and the processes it waited for (serve's, for ServeList).
 	MaxRSS int64 `json:"max_rss"`
 }
 
-// runChild runs job in a child process: self is the command that runs a
-// process calling ChildMain first (the scale command, or a test binary
-// whose TestMain does). The child's stderr goes to stderr.
+// runChild runs job in a child process. self is the command that runs a
+// process calling ChildMain first: the scale command, or a test binary
+// whose TestMain does. The child's stderr goes to stderr.
 func runChild(ctx context.Context, self []string, job Job, stderr io.Writer) (Child, error) {
 	spec, err := json.Marshal(job)
 	if err != nil {
@@ -67,10 +67,10 @@ func runChild(ctx context.Context, self []string, job Job, stderr io.Writer) (Ch
 	return c, nil
 }
 
-// ChildMain makes the process a measuring child when ChildEnv is set: it
-// runs the job, writes its figures as one JSON line on stdout and returns
-// the exit code (0, or 1 after writing the error on stderr) and true.
-// Without ChildEnv it returns 0, false at once.
+// ChildMain makes the process a measuring child when ChildEnv is set. It
+// runs the job, and writes its figures as one JSON line on stdout. It
+// returns the exit code and true. The code is 0, or 1 after writing the
+// error on stderr. Without ChildEnv it returns 0, false at once.
 func ChildMain() (int, bool) {
 	spec, ok := os.LookupEnv(ChildEnv)
 	if !ok {

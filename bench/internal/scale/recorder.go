@@ -11,12 +11,13 @@ import (
 )
 
 // measureRecorder measures the process CPU time of a typed watch through
-// the in-process transport of the first Events events of the resource with
-// the most, without and with the recorder (default options) wrapped around
-// the transport, its Close (which saves the cassette) included; it
-// alternates Rounds times, so that a shared machine's noise falls on both,
-// and reports the sums ("cpu_off", "cpu_on", in seconds), the events of
-// one watch ("events") and the rounds ("rounds").
+// the in-process transport. The watch reads the first Events events of the
+// resource with the most. It runs without and with the recorder (default
+// options) wrapped around the transport, its Close (which saves the
+// cassette) included. It alternates Rounds times, so that a shared
+// machine's noise falls on both. It reports the sums ("cpu_off", "cpu_on",
+// in seconds), the events of one watch ("events") and the rounds
+// ("rounds").
 func measureRecorder(ctx context.Context, job Job) (Figures, error) {
 	h, err := loadHistory(job.Cassette)
 	if err != nil {

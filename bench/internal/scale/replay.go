@@ -23,10 +23,9 @@ import (
 )
 
 // measureDecodeList times client-go decoding the LIST bodies of the
-// initial state (every resource's, at its start, one page each) into typed
-// lists, as the informers of ServeList and ServeWatchList receive them.
-// It reports the median of Rounds decodes ("ms") and the objects
-// ("objects").
+// initial state into typed lists: every resource's, at its start, one page
+// each. The informers of ServeList and ServeWatchList receive them so. It
+// reports the median of Rounds decodes ("ms") and the objects ("objects").
 func measureDecodeList(ctx context.Context, job Job) (Figures, error) {
 	_, bodies, err := listEach(ctx, job, func(_ http.RoundTripper, lg *history.Log) (string, error) { return lg.StartRV, nil })
 	if err != nil {
@@ -94,16 +93,17 @@ func typedWatch(ctx context.Context, cs kubernetes.Interface, lg *history.Log, n
 
 // measureReplay measures in-process replay against client-go decoding the
 // same bytes alone, in one process. It reads the watch bodies of every
-// resource, from its start through its last event, into memory; then it
-// alternates Rounds times a replay (typed clientset watches through the
-// in-process transport, one resource after the other) and decoding the
-// bodies alone, as client-go's REST client decodes a watch (the scheme's
-// JSON stream serializer framing events, the watch decoder turning them
-// into typed objects). Alternating in one process gives both the same heap
-// (the history and the bodies), so the same garbage collection, and the
-// same noise of a shared machine. It reports the events of one round
-// ("events"), the seconds of the replays and of the decodes ("replay_s",
-// "decode_s", summed over the rounds) and the rounds ("rounds").
+// resource, from its start through its last event, into memory. Then it
+// alternates Rounds times a replay and decoding the bodies alone. The
+// replay is typed clientset watches through the in-process transport, one
+// resource after the other. The decoding is as client-go's REST client
+// decodes a watch. The scheme's JSON stream serializer frames events, and
+// the watch decoder turns them into typed objects. Alternating in one
+// process gives both the same heap (the history and the bodies). So both
+// get the same garbage collection, and the same noise of a shared
+// machine. It reports the events of one round ("events") and the rounds
+// ("rounds"). It reports the seconds of the replays and of the decodes,
+// summed over the rounds ("replay_s", "decode_s").
 func measureReplay(ctx context.Context, job Job) (Figures, error) {
 	h, err := loadHistory(job.Cassette)
 	if err != nil {

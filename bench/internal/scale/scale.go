@@ -1,11 +1,12 @@
-// Package scale measures lwreplay on production-size cassettes: the peak
-// RSS of loading one, `lwreplay serve` from start to a synced informer,
-// in-process replay throughput and the recorder's CPU overhead, each next
-// to a reference (what client-go needs to hold or decode the same objects
-// alone). Each measurement runs in a child process of its own (see Job),
-// so that one's memory and CPU do not count in another's; Run runs them
-// all for a cassette and Table prints the results. bench/scale.sh runs it
-// on synthetic cassettes of 10k and 100k objects with 1M events.
+// Package scale measures lwreplay on production-size cassettes. It
+// measures the peak RSS of loading one, and `lwreplay serve` from start
+// to a synced informer. It measures in-process replay throughput and the
+// recorder's CPU overhead. Each is next to a reference: what client-go
+// needs to hold or decode the same objects alone. Each measurement runs
+// in a child process of its own (see Job), so that one's memory and CPU
+// do not count in another's. Run runs them all for a cassette, and Table
+// prints the results. bench/scale.sh runs it on synthetic cassettes of
+// 10k and 100k objects with 1M events.
 package scale
 
 import (

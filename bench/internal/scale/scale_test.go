@@ -17,10 +17,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// result returns a Result of n initial objects and 1,000 events whose
-// load took rss bytes at peak for a largest state of 100 MiB decoded,
-// served to synced in syncMs against 100 ms of decoding, replayed at
-// replayRate events/s against 10,000 decoding alone.
+// result returns a Result of n initial objects and 1,000 events. Its
+// load took rss bytes at peak, for a largest state of 100 MiB
+// decoded. It served to synced in syncMs, against 100 ms of decoding.
+// It replayed at replayRate events/s, against 10,000 decoding alone.
 func result(n, rss, syncMs, replayRate float64) Result {
 	ch := func(f Figures) Child { return Child{Figures: f} }
 	return Result{Cassette: Cassette{Name: "c"}, Children: map[string]Child{

@@ -47,12 +47,12 @@ func (c countWatchLists) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // measureServe starts `lwreplay serve` on the cassette (HTTPS, the
-// kubeconfig it writes) and an informer per resource in this process, on
-// the LIST+WATCH path (ServeList) or WatchList (ServeWatchList). It
-// reports the time from exec to every informer synced ("ms"), to serve
-// saying it listens ("listen_ms": loading and building done), the objects
-// the informers hold at sync ("objects") and serve's peak RSS
-// ("serve_rss").
+// kubeconfig it writes). It starts an informer per resource in this
+// process, on the LIST+WATCH path (ServeList) or WatchList
+// (ServeWatchList). It reports the time from exec to every informer
+// synced ("ms"), and to serve saying it listens ("listen_ms": loading
+// and building done). It reports the objects the informers hold at sync
+// ("objects"), and serve's peak RSS ("serve_rss").
 func measureServe(ctx context.Context, job Job) (Figures, error) {
 	// the reflectors' "context canceled" when the informers stop is noise
 	klog.SetOutput(io.Discard)
@@ -122,8 +122,8 @@ func measureServe(ctx context.Context, job Job) (Figures, error) {
 }
 
 // syncInformers runs an informer per resource on cfg, each with an event
-// handler, until every handler has synced (what a controller waits for),
-// and returns the objects of their initial lists.
+// handler, until every handler has synced. (A controller waits for
+// that.) It returns the objects of their initial lists.
 func syncInformers(ctx context.Context, cfg *rest.Config, resources []string, watchList bool) (int, error) {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {

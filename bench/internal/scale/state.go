@@ -28,8 +28,8 @@ func measureLoad(job Job) (Figures, error) {
 }
 
 // largestRV returns the resourceVersion at which lg's state is largest, in
-// bytes of its objects' JSON as the wire carries them, with that size: it
-// lists the state at the start and follows the watch through every event.
+// bytes of its objects' JSON as the wire carries them, with that size. It
+// lists the state at the start, and follows the watch through every event.
 func largestRV(ctx context.Context, rt http.RoundTripper, lg *history.Log) (string, int, error) {
 	b, err := listAt(ctx, rt, lg, lg.StartRV)
 	if err != nil {
@@ -69,11 +69,11 @@ func largestRV(ctx context.Context, rt http.RoundTripper, lg *history.Log) (stri
 }
 
 // measureState finds, for each resource, the state whose objects' JSON is
-// largest, and reports the heap that client-go's typed objects decoded
-// from its LIST take ("bytes": live heap after decoding all of them, less
-// before, both after a GC) and their number ("objects"). The largest
-// states of different resources may lie at different points of the
-// history: their sum bounds every single point's state from above.
+// largest. It reports the heap that client-go's typed objects decoded
+// from its LIST take, and their number ("objects"). The heap ("bytes") is
+// the live heap after decoding all of them, less before, both after a GC.
+// The largest states of different resources may lie at different points
+// of the history: their sum bounds every single point's state from above.
 func measureState(ctx context.Context, job Job) (Figures, error) {
 	h, bodies, err := listEach(ctx, job, func(rt http.RoundTripper, lg *history.Log) (string, error) {
 		if _, err := typedOf(lg.Resource); err != nil {

@@ -76,8 +76,8 @@ type frame struct {
 }
 
 // watchAll streams a watch of lg's resource from its start through its
-// last event, copying the bytes read to sink (nil: none), and calls each
-// with every event but bookmarks and the size of its JSON frame. It
+// last event, copying the bytes read to sink (nil: none). It calls each
+// with every event but bookmarks, and the size of its JSON frame. It
 // returns once lg.End() events have come.
 func watchAll(ctx context.Context, rt http.RoundTripper, lg *history.Log, sink io.Writer, each func(f *frame, size int)) error {
 	ctx, cancel := context.WithCancel(ctx)

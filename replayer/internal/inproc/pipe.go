@@ -9,7 +9,7 @@ import (
 const pipeDepth = 64
 
 // chanPipe is an in-memory pipe whose writer may run up to pipeDepth writes
-// ahead of its reader: each Write is copied and queued, so a handler
+// ahead of its reader. Each Write is copied and queued. So a handler
 // streaming thousands of small watch frames does not wait for the client on
 // every one, as it would on io.Pipe. It is built on channels only, so a
 // goroutine blocked on it is durably blocked inside a testing/synctest

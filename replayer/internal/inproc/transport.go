@@ -1,6 +1,6 @@
-// Package inproc answers HTTP requests in-process, with no sockets: a
-// Transport runs a handler in a goroutine per request and feeds its answer
-// to the client through an in-memory pipe built on channels only, so that a
+// Package inproc answers HTTP requests in-process, with no sockets. A
+// Transport runs a handler in a goroutine per request. It feeds its answer
+// to the client through an in-memory pipe built on channels only. So a
 // client and the handler it talks to can both run inside a
 // testing/synctest bubble, where timeouts, bookmarks and backoffs pass in
 // virtual time. It is the in-process face of the replayer's Server and of
@@ -28,8 +28,8 @@ var ErrHandlerPanic = errors.New("replayer: handler panicked")
 
 // Transport is an http.RoundTripper that answers every request with its
 // handler, in-process. RoundTrip returns as soon as the handler has written
-// its header, so watches stream; closing the response body (or ending the
-// request's context) ends the handler's request context, and Close returns
+// its header, so watches stream. Closing the response body (or ending the
+// request's context) ends the handler's request context. Close returns
 // once the handler has returned, so no goroutine outlives its request.
 // Everything it starts blocks only on channels and timers.
 type Transport struct {
@@ -38,10 +38,10 @@ type Transport struct {
 }
 
 // DefaultLatency is how long a request takes to reach the handler when
-// its maker does not say: a real kube-apiserver answers in milliseconds.
+// its maker does not say; a real kube-apiserver answers in milliseconds.
 // Inside a testing/synctest bubble it is virtual time, the same for every
-// request, so two requests one goroutine sends are never answered at
-// one instant, as on a real cluster.
+// request. So two requests one goroutine sends are never answered at one
+// instant, as on a real cluster.
 const DefaultLatency = time.Millisecond
 
 // New returns a Transport answering with h, each request handed to h
@@ -224,9 +224,9 @@ func (b *pipeBody) Close() error {
 }
 
 // Break ends the body of an answer being written through a Transport with
-// err after what was written, as a connection cut in the middle of a
-// stream would: the client's body read fails with err. It reports false
-// when w is not a Transport's.
+// err after what was written. So would a connection cut in the middle of a
+// stream: the client's body read fails with err. It reports false when w
+// is not a Transport's.
 func Break(w http.ResponseWriter, err error) bool {
 	p, ok := w.(*pipeResponse)
 	if ok {
@@ -236,10 +236,10 @@ func Break(w http.ResponseWriter, err error) bool {
 }
 
 // Refuse makes the request being answered through a Transport fail with
-// err in place of an answer, as a dial to a server that is not listening
-// fails: RoundTrip returns err once the handler has returned, having
-// written nothing. It reports false when w is not a Transport's or an
-// answer's header was written already.
+// err in place of an answer. A dial to a server that is not listening
+// fails the same way. RoundTrip returns err once the handler has
+// returned, having written nothing. It reports false when w is not a
+// Transport's or an answer's header was written already.
 func Refuse(w http.ResponseWriter, err error) bool {
 	p, ok := w.(*pipeResponse)
 	if !ok || p.wrote {

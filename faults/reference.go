@@ -16,9 +16,11 @@ var actsAt = map[PointKind]string{
 }
 
 // registryTable renders Registry as a Markdown table, one row per fault in
-// registry order: name | class | acts at | parameters (the values Decode
-// chooses; the bounds a plan may give) | what it does | kept up. README.md
-// carries it between the faults markers; a test keeps the two equal.
+// registry order. Its columns are name, class, acts at, parameters, what
+// it does, and kept up. Parameters shows the values Decode chooses and the
+// bounds a plan may give. docs/faults.md carries the table between the
+// faults markers.
+// TestReferenceTable keeps the two equal; -update rewrites the doc.
 func registryTable() string {
 	var b strings.Builder
 	b.WriteString("| name | class | acts at | parameters (fuzzed values; bounds) | what it does | kept up (from=N) |\n")

@@ -8,10 +8,11 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite README.md's faults section from registryTable")
+var update = flag.Bool("update", false, "rewrite docs/faults.md's registry table from registryTable; append new fault codes to testdata/choice-codes.txt")
 
-// readmePath is the faults reference, which carries the registry table.
-const readmePath = "../docs/faults.md"
+// referencePath is the faults reference, docs/faults.md, which carries the
+// registry table between the faults markers.
+const referencePath = "../docs/faults.md"
 
 const (
 	beginMarker = "<!-- faults:begin -->\n"
@@ -19,8 +20,8 @@ const (
 )
 
 // faultsSection returns the text between the faults markers.
-func faultsSection(readme string) (string, error) {
-	_, after, ok := strings.Cut(readme, beginMarker)
+func faultsSection(doc string) (string, error) {
+	_, after, ok := strings.Cut(doc, beginMarker)
 	if !ok {
 		return "", fmt.Errorf("no line %q", strings.TrimSpace(beginMarker))
 	}
@@ -31,9 +32,9 @@ func faultsSection(readme string) (string, error) {
 	return section, nil
 }
 
-// replaceSection returns readme with the text between the markers replaced.
-func replaceSection(readme, section string) (string, error) {
-	before, after, ok := strings.Cut(readme, beginMarker)
+// replaceSection returns doc with the text between the markers replaced.
+func replaceSection(doc, section string) (string, error) {
+	before, after, ok := strings.Cut(doc, beginMarker)
 	if !ok {
 		return "", fmt.Errorf("no line %q", strings.TrimSpace(beginMarker))
 	}
@@ -44,28 +45,28 @@ func replaceSection(readme, section string) (string, error) {
 	return before + beginMarker + section + endMarker + rest, nil
 }
 
-func TestReadmeTable(t *testing.T) {
-	data, err := os.ReadFile(readmePath)
+func TestReferenceTable(t *testing.T) {
+	data, err := os.ReadFile(referencePath)
 	if err != nil {
-		t.Fatalf("read %s: got error %v, want none", readmePath, err)
+		t.Fatalf("read %s: got error %v, want none", referencePath, err)
 	}
 	want := registryTable()
 	if *update {
 		out, err := replaceSection(string(data), want)
 		if err != nil {
-			t.Fatalf("%s: got error %v, want the faults markers", readmePath, err)
+			t.Fatalf("%s: got error %v, want the faults markers", referencePath, err)
 		}
-		if err := os.WriteFile(readmePath, []byte(out), 0o644); err != nil {
-			t.Fatalf("write %s: got error %v, want none", readmePath, err)
+		if err := os.WriteFile(referencePath, []byte(out), 0o644); err != nil {
+			t.Fatalf("write %s: got error %v, want none", referencePath, err)
 		}
 		data = []byte(out)
 	}
 	got, err := faultsSection(string(data))
 	if err != nil {
-		t.Fatalf("%s: got error %v, want the faults markers", readmePath, err)
+		t.Fatalf("%s: got error %v, want the faults markers", referencePath, err)
 	}
 	if got != want {
-		t.Errorf("README faults section - stale - fail: got\n%s\nwant\n%s\n(run go test ./faults -run TestReadmeTable -update)", got, want)
+		t.Errorf("reference table - docs/faults.md stale - fail: got\n%s\nwant\n%s\n(run go test ./faults -run TestReferenceTable -update)", got, want)
 	}
 }
 
