@@ -45,7 +45,7 @@ var Scenarios = []Scenario{
 		plans: func(r run) []faults.Plan {
 			var out []faults.Plan
 			for k := 1; k <= len(r.beforeWrite); k++ {
-				out = append(out, planOf(where("crash-after-write", faults.WhereWrite, k)))
+				out = append(out, planOf(where(faults.CrashAfterWrite, faults.WhereWrite, k)))
 			}
 			return out
 		}},
@@ -60,10 +60,10 @@ var Scenarios = []Scenario{
 			}
 			var out []faults.Plan
 			for _, rs := range r.restarts() {
-				for _, back := range paramValues("stale-list", "back") {
-					stale := where("stale-list", faults.WhereList, rs.next.lists+1)
+				for _, back := range paramValues(faults.StaleList, "back") {
+					stale := where(faults.StaleList, faults.WhereList, rs.next.lists+1)
 					stale.Params["back"] = back
-					late := where("delay", faults.WhereWatch, rs.next.watches+1)
+					late := where(faults.Delay, faults.WhereWatch, rs.next.watches+1)
 					late.Params[faults.WhereFrame], late.Params["ms"] = 1, 10000
 					out = append(out, planOf(rs.restart, stale, late))
 				}
@@ -77,8 +77,8 @@ var Scenarios = []Scenario{
 		plans: func(r run) []faults.Plan {
 			var out []faults.Plan
 			for w := 2; w <= MaxWatches; w++ {
-				for _, k := range paramValues("recreate", "object") {
-					d := where("recreate", faults.WhereWatch, w)
+				for _, k := range paramValues(faults.Recreate, "object") {
+					d := where(faults.Recreate, faults.WhereWatch, w)
 					d.Params["object"] = k
 					out = append(out, planOf(d))
 				}
@@ -125,10 +125,10 @@ type restart struct {
 func (r run) restarts() []restart {
 	var out []restart
 	for w := 2; w <= MaxWatches; w++ {
-		out = append(out, restart{where("graceful-restart", faults.WhereWatch, w), requestCount{lists: r.lists[w-1], watches: w}})
+		out = append(out, restart{where(faults.GracefulRestart, faults.WhereWatch, w), requestCount{lists: r.lists[w-1], watches: w}})
 	}
 	for k, n := range r.beforeWrite {
-		out = append(out, restart{where("crash-after-write", faults.WhereWrite, k+1), n})
+		out = append(out, restart{where(faults.CrashAfterWrite, faults.WhereWrite, k+1), n})
 	}
 	return out
 }
