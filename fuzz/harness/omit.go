@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/fuzz/internal/content"
 	"github.com/lwreplay/lwreplay/history"
 )
 
@@ -104,7 +104,7 @@ func sameFields(got, want map[string]any, om omission, typeMeta bool) bool {
 // (sameTyped), or any object as want's content.
 func sameStored(obj any, raw []byte, want *history.Object, om omission) bool {
 	if om == nil {
-		return sameTyped(obj, raw, want) || oracle.SameContent(raw, want)
+		return sameTyped(obj, raw, want) || content.SameContent(raw, want)
 	}
 	var got any
 	if json.Unmarshal(raw, &got) != nil {

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/internal/content"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/internal/storm"
 )
@@ -92,24 +92,9 @@ func checkNoRequestStorm(o *observe.Observation) error {
 		}
 		held := count.Held()
 		return withSite(fmt.Errorf("%w: %d requests for %s from %v to %v of virtual time (%s) with no progress (no newer resourceVersion delivered or asked for, not synced), want at most %d within %v",
-			ErrRequestStorm, len(held), name, held[0].At, r.At, verbCounts(held), storm.Limit, storm.Window), requestSite(r))
+			ErrRequestStorm, len(held), name, held[0].At, r.At, content.VerbCounts(held), storm.Limit, storm.Window), requestSite(r))
 	}
 	return nil
-}
-
-// verbCounts renders requests by verb: "WATCHLIST ×31".
-func verbCounts(reqs []observe.Request) string {
-	n := map[string]int{}
-	for _, r := range reqs {
-		n[r.Verb]++
-	}
-	var s []string
-	for _, v := range []string{"WATCHLIST", "LIST", "WATCH", "GET", "POST", "PUT", "PATCH", "DELETE"} {
-		if n[v] > 0 {
-			s = append(s, fmt.Sprintf("%s ×%d", v, n[v]))
-		}
-	}
-	return strings.Join(s, ", ")
 }
 
 // leavesList reports whether every persistent decision that fired leaves
@@ -173,7 +158,7 @@ func checkProgress(o *observe.Observation) error {
 		site = requestSite(o.Requests[n-1])
 	}
 	return withSite(fmt.Errorf("%w: %s; the persistent faults that fired leave the LIST path open, want synced by %v, 10 minutes after %v (the first of them, or the last fresh instance's start) (%s)",
-		ErrNoProgress, synced, first+progressBound, first, verbCounts(o.Requests)), site)
+		ErrNoProgress, synced, first+progressBound, first, content.VerbCounts(o.Requests)), site)
 }
 
 // listWatch reports whether verb is one of the list/watch protocol's:

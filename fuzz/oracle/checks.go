@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/lwreplay/lwreplay/fuzz/observe"
+	"github.com/lwreplay/lwreplay/history"
 )
 
 func checkLive(o *observe.Observation) error {
@@ -106,4 +107,12 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// rvOf is o's resourceVersion, or why there is none.
+func rvOf(o *history.Object) string {
+	if o == nil {
+		return "none: nil object"
+	}
+	return o.ResourceVersion
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/lwreplay/lwreplay/fuzz/internal/content"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -195,7 +196,7 @@ func checkConverged(o *observe.Observation) error {
 		return err
 	}
 	var errs []error
-	for _, d := range StoreDiff(o.Store, o.TruthLog.StateAt(o.TruthLog.End())) {
+	for _, d := range content.StoreDiff(o.Store, o.TruthLog.StateAt(o.TruthLog.End())) {
 		errs = append(errs, fmt.Errorf("%w: %s", ErrNotConverged, d))
 	}
 	for _, b := range o.BadStore {

@@ -4,11 +4,12 @@ import (
 	"hash/fnv"
 	"testing"
 
-	"github.com/lwreplay/lwreplay/fuzz/observe"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 )
 
 // TestViewOfSum checks that a store view digests each object as hash/fnv's

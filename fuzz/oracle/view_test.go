@@ -5,10 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // TestConsistentView judges built observations of truth(t) (ns/a, ns/b,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lwreplay/lwreplay/fuzz/internal/content"
 	"github.com/lwreplay/lwreplay/internal/storm"
 )
 
@@ -67,11 +68,11 @@ func (b *WriteBounds) Add(w Write) map[string]error {
 	note("no-write-storm", b.addStorm(id, w))
 	if held, ok := b.addRefused(id, w, "Conflict", conflictLoopLimit); ok {
 		note("no-conflict-loop", fmt.Errorf("%w: %d writes of %s in a row answered 409 Conflict (the object has been modified; please apply your changes to the latest version and try again) from %v to %v of virtual time (%s), while the object stayed at rv %s: the target kept sending a resourceVersion it did not read, want at most %d in a row",
-			ErrConflictLoop, len(held), id, held[0].At, w.At, writeCounts(held), rvOrNone(w.RVBefore), conflictLoopLimit))
+			ErrConflictLoop, len(held), id, held[0].At, w.At, content.WriteCounts(held), rvOrNone(w.RVBefore), conflictLoopLimit))
 	}
 	if held, ok := b.addRefused(id, w, "AlreadyExists", createLoopLimit); ok {
 		note("no-create-loop", fmt.Errorf("%w: %d writes of %s in a row answered 409 AlreadyExists from %v to %v of virtual time (%s), while the object stayed at rv %s: the target kept creating an object it could have read (its lookups miss it: another namespace or scope, a cache that does not hold it), want at most %d in a row",
-			ErrCreateLoop, len(held), id, held[0].At, w.At, writeCounts(held), rvOrNone(w.RVBefore), createLoopLimit))
+			ErrCreateLoop, len(held), id, held[0].At, w.At, content.WriteCounts(held), rvOrNone(w.RVBefore), createLoopLimit))
 	}
 	return crossed
 }
@@ -98,7 +99,7 @@ func (b *WriteBounds) addStorm(id objectID, w Write) error {
 	}
 	held := st.count.Held()
 	return fmt.Errorf("%w: %d writes of %s from %v to %v of virtual time (%s) with no other change of it between them, want at most %d within %v",
-		ErrWriteStorm, len(held), id, held[0].At, w.At, writeCounts(held), writeStormLimit, writeStormWindow)
+		ErrWriteStorm, len(held), id, held[0].At, w.At, content.WriteCounts(held), writeStormLimit, writeStormWindow)
 }
 
 // addRefused counts w in id's run of writes answered 409 with reason and

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lwreplay/lwreplay/fuzz/internal/content"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/storm"
@@ -170,7 +171,7 @@ func conflictLoopOfRequests(o *observe.Observation) error {
 			continue
 		}
 		return withSite(fmt.Errorf("%w: %d write requests of %s in a row answered 409 from %v to %v of virtual time (%s), want at most %d in a row",
-			ErrConflictLoop, len(held), r.Resource, held[0].At, r.At, verbCounts(held), conflictLoopLimit), requestSite(r))
+			ErrConflictLoop, len(held), r.Resource, held[0].At, r.At, content.VerbCounts(held), conflictLoopLimit), requestSite(r))
 	}
 	return nil
 }

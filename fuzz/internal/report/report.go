@@ -109,7 +109,7 @@ func Text(f Facts) string {
 		e := out.Observation.BoundEnd
 		fmt.Fprintf(&b, "ended: at its first broken behaviour bound, %s, crossed at %v of virtual time (the run looked no further)\n", e.Invariant, e.At)
 	}
-	fmt.Fprintf(&b, "%s\n", oracle.Activity(out.Observation))
+	fmt.Fprintf(&b, "%s\n", activitySummary(out.Observation))
 	if out.Input == nil {
 		b.WriteString("input: none (the plan has no byte form; Campaign.CheckPlan runs it, plan.yaml holds it)")
 	} else {
@@ -145,11 +145,11 @@ func Activity(obs *observe.Observation) string {
 	}
 	var b strings.Builder
 	if len(obs.Requests) > 0 {
-		fmt.Fprintf(&b, "\nthe target's requests (virtual time, verb, resource, resourceVersion asked for):\n%s", oracle.RequestTimeline(obs.Requests, 20, 5))
+		fmt.Fprintf(&b, "\nthe target's requests (virtual time, verb, resource, resourceVersion asked for):\n%s", requestRows(obs.Requests, 20, 5))
 	}
 	if len(obs.Writes) > 0 {
 		fmt.Fprintf(&b, "\nthe target's writes as the replay answered them (virtual time, verb, resource, key, resourceVersion before→after, code):\n%s",
-			oracle.WriteTimeline(obs.Writes, 20, 5))
+			writeRows(obs.Writes, 20, 5))
 	}
 	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/internal/content"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/timeline"
@@ -56,7 +57,7 @@ func WriteTimeline(w io.Writer, o *observe.Observation, results map[string]error
 	if len(broken) > 0 {
 		v := &timeline.Violation{At: detectedAt(o, results), Broken: broken}
 		if o.TruthLog != nil {
-			v.Diff = oracle.StoreDiff(o.Store, o.TruthLog.StateAt(o.TruthLog.End()))
+			v.Diff = content.StoreDiff(o.Store, o.TruthLog.StateAt(o.TruthLog.End()))
 		}
 		run.Violation = v
 	}

@@ -1,4 +1,4 @@
-package oracle
+package content
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package oracle
+package content
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 // maxDiffs caps how many differences a store diff reports one by one.
 const maxDiffs = 20
 
-// storeDiff compares a target's store with the wanted state and returns one
+// StoreDiff compares a target's store with the wanted state and returns one
 // line per difference, sorted by key: "missing ns/a (want rv 7)",
 // "extra ns/b (rv 9)", "ns/c: rv got 5, want 8" or "ns/c: content differs
 // at rv 8". Content compares the objects' JSON decoded into any, so key

@@ -1,4 +1,4 @@
-package oracle
+package report
 
 import (
 	"fmt"
@@ -6,17 +6,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lwreplay/lwreplay/fuzz/internal/content"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
+	"github.com/lwreplay/lwreplay/history"
 )
 
-// Activity says what the target did, for a report: its requests per
+// activitySummary says what the target did, for a report: its requests per
 // resource by verb over the run's virtual time, how often it started over
 // (a LIST from the start of a chain, or a WatchList), when it synced, and
 // its writes by verb and answer when it wrote:
 //
 //	requests: configmaps: WATCHLIST ×201 from 0s to 0s (201 starts over); synced: never
 //	requests: configmaps: LIST ×1, POST ×2, PUT ×9 from 0s to 4s (1 starts over); synced: 0s; writes: create ×2 (201 ×2), update ×9 (200 ×2, 409 Conflict ×7)
-func Activity(o *observe.Observation) string {
+func activitySummary(o *observe.Observation) string {
 	if o == nil {
 		return "unknown"
 	}
@@ -38,7 +40,7 @@ func Activity(o *observe.Observation) string {
 				starts++
 			}
 		}
-		parts = append(parts, fmt.Sprintf("%s: %s from %v to %v (%d starts over)", n, verbCounts(reqs),
+		parts = append(parts, fmt.Sprintf("%s: %s from %v to %v (%d starts over)", n, content.VerbCounts(reqs),
 			reqs[0].At.Round(time.Millisecond), reqs[len(reqs)-1].At.Round(time.Millisecond), starts))
 	}
 	synced := "never"
@@ -50,14 +52,14 @@ func Activity(o *observe.Observation) string {
 	}
 	out := "requests: " + strings.Join(parts, "; ") + "; synced: " + synced
 	if len(o.Writes) > 0 {
-		out += "; writes: " + writeCounts(o.Writes)
+		out += "; writes: " + content.WriteCounts(o.Writes)
 	}
 	return out
 }
 
-// RequestTimeline renders the first and last requests of a run, one a
+// requestRows renders the first and last requests of a run, one a
 // line, with how many went between.
-func RequestTimeline(reqs []observe.Request, head, tail int) string {
+func requestRows(reqs []observe.Request, head, tail int) string {
 	var b strings.Builder
 	for i, r := range reqs {
 		switch {
@@ -65,6 +67,21 @@ func RequestTimeline(reqs []observe.Request, head, tail int) string {
 			fmt.Fprintf(&b, "  %s\n", r)
 		case i == head:
 			fmt.Fprintf(&b, "  … %d more …\n", len(reqs)-head-tail)
+		}
+	}
+	return b.String()
+}
+
+// writeRows renders the first head and last tail of writes, one a
+// line, with how many went between ("" when there are none).
+func writeRows(writes []history.WriteAnswer, head, tail int) string {
+	var b strings.Builder
+	for i, w := range writes {
+		switch {
+		case i < head || i >= len(writes)-tail:
+			fmt.Fprintf(&b, "  %s\n", w)
+		case i == head:
+			fmt.Fprintf(&b, "  … %d more …\n", len(writes)-head-tail)
 		}
 	}
 	return b.String()
