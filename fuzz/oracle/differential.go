@@ -35,7 +35,7 @@ type ResourceFinalState struct {
 	// an object made with metadata.generateName, whose name has a random
 	// suffix, "namespace/<generateName>#<ordinal>", the ordinal counting
 	// the final objects of that generateName in the order they were
-	// created (see GenerateNameKey).
+	// created (see generateNameKey).
 	Objects map[string][]byte
 	// Added and Deleted count, per object, the ADDED and DELETED events
 	// the target's writes made (the recorded events, and those a
@@ -192,16 +192,16 @@ func resourceFinalState(l *history.Log, dead map[string]bool) *ResourceFinalStat
 			return objs[i].obj.Key() < objs[j].obj.Key()
 		})
 		for i, g := range objs {
-			ro.Objects[GenerateNameKey(gk, i)] = g.obj.Raw
+			ro.Objects[generateNameKey(gk, i)] = g.obj.Raw
 		}
 	}
 	return ro
 }
 
-// GenerateNameKey is the match key of the ordinal-th final object (from
+// generateNameKey is the match key of the ordinal-th final object (from
 // 0, in creation order) made with generateName under genKey
 // ("namespace/<generateName>").
-func GenerateNameKey(genKey string, ordinal int) string {
+func generateNameKey(genKey string, ordinal int) string {
 	return fmt.Sprintf("%s#%d", genKey, ordinal)
 }
 

@@ -19,7 +19,7 @@ type Signature struct {
 	// Invariants are the broken invariants' names, in report order.
 	Invariants []string
 	// Details holds, by invariant name, what differed, sorted, each once
-	// (SignatureDetails): for same-outcome the resources and field paths
+	// (signatureDetails): for same-outcome the resources and field paths
 	// (DiffError.What), for a user invariant its error's sentinels
 	// (ErrorDetail). An invariant that says nothing has none.
 	Details map[string][]string
@@ -144,7 +144,7 @@ func SignatureOf(results map[string]error) Signature {
 			continue
 		}
 		s.Invariants = append(s.Invariants, name)
-		s.addDetails(name, SignatureDetails(err)...)
+		s.addDetails(name, signatureDetails(err)...)
 		if s.Site == "" {
 			s.Site = siteOfErr(err)
 		}
@@ -152,7 +152,7 @@ func SignatureOf(results map[string]error) Signature {
 	return s
 }
 
-// SignatureDetails returns what an invariant's error says differed, for a
+// signatureDetails returns what an invariant's error says differed, for a
 // Signature: an error with a Details method (DiffError) says it; the
 // error of a user invariant (wrapping ErrUserInvariant) gives its
 // sentinels — the errors at the ends of its chain, errors.Join's branches
@@ -161,7 +161,7 @@ func SignatureOf(results map[string]error) Signature {
 // the key. A user's error that wraps nothing gives none: its text may
 // name keys and times, and one bug would be a finding per run. Other
 // errors give none.
-func SignatureDetails(err error) []string {
+func signatureDetails(err error) []string {
 	var d interface{ Details() []string }
 	if errors.As(err, &d) {
 		return d.Details()
