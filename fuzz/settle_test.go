@@ -11,6 +11,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/fuzz/internal/bounds"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/fuzz/targets"
@@ -114,10 +115,10 @@ func TestNoFalseAlarmOnRelists(t *testing.T) {
 		if obs.Unsettled {
 			unsettled++
 		}
-		if obs.LastFaultAt >= harness.DefaultWatchdog-oracle.WatchCap {
+		if obs.LastFaultAt >= harness.DefaultWatchdog-bounds.WatchCap {
 			late++
 		}
 	}
 	t.Logf("%d runs: %d faults fired, %d runs with a fault in the last %v before the watchdog or later, %d unsettled, %d failures",
-		n, fired, late, oracle.WatchCap, unsettled, failed)
+		n, fired, late, bounds.WatchCap, unsettled, failed)
 }

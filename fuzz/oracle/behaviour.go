@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/internal/bounds"
 	"github.com/lwreplay/lwreplay/fuzz/internal/content"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/internal/storm"
@@ -14,14 +15,14 @@ import (
 
 // The invariants on what a client does, not only where it ends.
 
-// progressBound is how long a client may take to sync once a persistent
-// fault closes one way to the state but leaves LIST open: the replay's
-// longest watch (WatchCap, 5 minutes: a WatchList whose initial events a
-// fault slows is given up only when its timeout ends it, and only then
-// does client-go fall back to LIST), then 5 minutes more — a backoff
-// series reaches its 30 s cap within a minute; five leave room for a
-// client that tries its first way a few times.
-const progressBound = WatchCap + 5*time.Minute
+// progressBound is how long a client may take to sync after a persistent
+// fault closes one way to the state but leaves LIST open. It is the
+// replay's longest watch (bounds.WatchCap, 5 minutes), then 5 minutes
+// more. A WatchList whose initial events a fault slows is given up only
+// when its timeout ends it. Only then does client-go fall back to LIST. A
+// backoff series reaches its 30 s cap within a minute. Five minutes leave
+// room for a client that tries its first way a few times.
+const progressBound = bounds.WatchCap + 5*time.Minute
 
 var (
 	// ErrRequestStorm says a client kept asking without making progress.
@@ -30,10 +31,10 @@ var (
 	ErrNoProgress = errors.New("no progress")
 )
 
-// progressTimes returns when the target made progress: when it synced,
-// and each delivery of a resourceVersion newer than every one before it
-// (a request that asks for a newer resourceVersion than every one before
-// it is progress too: see checkNoRequestStorm).
+// progressTimes returns when the target made progress. That is when it
+// synced, and each delivery of a resourceVersion newer than every one
+// before it. A request for a newer resourceVersion is progress too, in
+// checkNoRequestStorm.
 func progressTimes(o *observe.Observation) []time.Duration {
 	var out []time.Duration
 	if o.SyncedAt >= 0 {
@@ -53,11 +54,11 @@ func progressTimes(o *observe.Observation) []time.Duration {
 	return out
 }
 
-// checkNoRequestStorm counts the target's requests for its resource with
-// the storm counter the replayer warns with (internal/storm): more than
-// storm.Limit within storm.Window with no progress between the first and
-// the last — no newer resourceVersion delivered or asked for, no sync —
-// is a storm.
+// checkNoRequestStorm counts the target's requests for its resource. It
+// uses the storm counter the replayer warns with (internal/storm). More
+// than storm.Limit within storm.Window with no progress between the first
+// and the last is a storm. No progress means no newer resourceVersion
+// delivered or asked for, and no sync.
 func checkNoRequestStorm(o *observe.Observation) error {
 	if o == nil {
 		return fmt.Errorf("%w: %w: nil observation", ErrRequestStorm, ErrNoObservation)
@@ -76,9 +77,9 @@ func checkNoRequestStorm(o *observe.Observation) error {
 		if r.Resource != name || !listWatch(r.Verb) {
 			continue // a controller's writes and GETs are its workqueue's: no-write-storm, no-conflict-loop
 		}
-		// a client that resumes from ever newer versions is making
-		// progress, as is one that was delivered or synced since its last
-		// request (or at the same instant)
+		// a client that resumes from ever newer versions makes progress;
+		// so does one delivered or synced since its last request (or at
+		// the same instant)
 		asks := r.RV != "" && r.RV != "0" && (newest == "" || (o.TruthLog != nil && o.TruthLog.Order().Less(newest, r.RV)))
 		if asks {
 			newest = r.RV
@@ -98,8 +99,8 @@ func checkNoRequestStorm(o *observe.Observation) error {
 }
 
 // leavesList reports whether every persistent decision that fired leaves
-// a client the LIST path (none can fail every LIST), and when the first
-// fired; ok is false when no persistent decision fired.
+// a client the LIST path (none can fail every LIST). It also returns when
+// the first fired. Its ok is false when none fired.
 func leavesList(fired []faults.Firing) (open bool, first time.Duration, ok bool) {
 	open = true
 	for _, fr := range fired {
@@ -125,10 +126,10 @@ func checkProgress(o *observe.Observation) error {
 	if !ok || !open {
 		return nil
 	}
-	// SyncedAt is the last instance's: a fresh instance (after a crash or
-	// a restart, which a persistent crash-after-write makes at any later
-	// write, an Event's series update minutes on) has the bound from its
-	// start.
+	// SyncedAt is the last instance's. A fresh instance, after a crash or
+	// a restart, has the bound from its start. A persistent
+	// crash-after-write makes one at any later write, such as an Event's
+	// series update minutes on.
 	for _, at := range append(append([]time.Duration(nil), o.Crashes...), o.Restarts...) {
 		first = max(first, at)
 	}
@@ -144,9 +145,8 @@ func checkProgress(o *observe.Observation) error {
 		synced = fmt.Sprintf("synced at %v", o.SyncedAt)
 	}
 	// where it went wrong: what sent its last LIST or WATCH of the
-	// resource that did not sync (a target's other requests, a leader
-	// election's renewals, are not what failed to sync), else its last
-	// request
+	// resource that did not sync, else its last request. Its other
+	// requests (a leader election's renewals) are not what failed to sync.
 	site := ""
 	for i := len(o.Requests) - 1; i >= 0; i-- {
 		if r := o.Requests[i]; r.Resource == o.Resource.Name() && listWatch(r.Verb) {

@@ -1,0 +1,13 @@
+// Package bounds holds the bounds a run is served with and judged by.
+// The harness runs with them; the judge (fuzz/oracle) names them in its
+// messages.
+package bounds
+
+import "time"
+
+// WatchCap is the longest a run's replay keeps a watch open.
+// The harness serves every watch with it.
+// It is client-go's shortest watch timeout: its Reflector asks for 5 to 10
+// minutes, drawn at random. With the cap, when a watch ends does not depend
+// on that draw, nor do the frames and decision points it carries.
+const WatchCap = 5 * time.Minute
