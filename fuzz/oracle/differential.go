@@ -14,14 +14,15 @@ import (
 )
 
 // ErrDiffersFromReference says a run's end state differs from the
-// reference runs' (same-outcome): an object more or less, a field that
-// differs outside the masks, or other counts of the target's creates and
-// deletes of an object.
+// reference runs' (same-outcome). It may hold an object more or less, or
+// a field that differs outside the masks. Or the target created or
+// deleted an object a different number of times.
 var ErrDiffersFromReference = errors.New("end state differs from the reference run")
 
-// FinalState is the end state of a served history, as the differential
-// oracle (same-outcome) compares it with a reference run's: per resource,
-// every log of the history, not only the one the target watched.
+// FinalState is the end state of a served history. The differential
+// oracle (same-outcome) compares it with a reference run's. It holds
+// every log of the history, per resource, not only the one the target
+// watched.
 type FinalState struct {
 	// Resources holds each resource's end state, by resource name
 	// (history.Resource.Name: "configmaps", "deployments.apps").
@@ -31,35 +32,37 @@ type FinalState struct {
 // ResourceFinalState is one resource's end state in a FinalState.
 type ResourceFinalState struct {
 	// Objects holds the final objects' JSON (without kind and apiVersion),
-	// by match key: "namespace/name" ("name" when cluster-scoped), or, for
-	// an object made with metadata.generateName, whose name has a random
-	// suffix, "namespace/<generateName>#<ordinal>", the ordinal counting
-	// the final objects of that generateName in the order they were
-	// created (see generateNameKey).
+	// by match key. The key is "namespace/name" ("name" when
+	// cluster-scoped). An object made with metadata.generateName has a
+	// random suffix to its name. Its key is
+	// "namespace/<generateName>#<ordinal>" (see generateNameKey). The
+	// ordinal counts the final objects of that generateName in the order
+	// they were created.
 	Objects map[string][]byte
 	// Added and Deleted count, per object, the ADDED and DELETED events
-	// the target's writes made (the recorded events, and those a
-	// plan-level fault such as recreate adds, are the same in every run of
-	// a cassette or the environment's doing): by "namespace/name", or for
-	// a generateName object by "namespace/<generateName>*", every object
-	// of that generateName together.
+	// the target's writes made. Other events are the same in every run of
+	// a cassette, or the environment's doing. Those are the recorded ones,
+	// and those a plan-level fault such as recreate adds. The key is
+	// "namespace/name". A generateName object counts under
+	// "namespace/<generateName>*", with every object of that generateName.
 	Added, Deleted map[string]int
 	// Collected holds the count keys (as Added's) of the final objects
-	// left out as the garbage collector's: whose every owner the history
-	// deleted (CollectedMasks masks them in the other end state).
+	// left out as the garbage collector's. Those are objects whose every
+	// owner the history deleted. CollectedMasks masks them in the other
+	// end state.
 	Collected map[string]bool
 	// Disturbed holds the count keys of the objects something other than
-	// the target deleted (a recorded delete, the replay's garbage
-	// collector after a recreate fault or a deleted owner): their counts
-	// are not compared, a correct controller making again what the
+	// the target deleted. That may be a recorded delete, or the replay's
+	// garbage collector after a recreate fault or a deleted owner. Their
+	// counts are not compared: a correct controller makes again what the
 	// environment took.
 	Disturbed map[string]bool
 }
 
 // FinalStateOf returns the end state of h: every log's final state and the
-// counts of the events the target's writes made, without the objects whose
-// owners h deleted (the garbage collector's: orphaned). A nil h has an
-// empty FinalState.
+// counts of the events the target's writes made. It leaves out the
+// objects whose owners h deleted (orphaned: the garbage collector's). A
+// nil h has an empty FinalState.
 func FinalStateOf(h *history.History) FinalState {
 	out := FinalState{Resources: map[string]*ResourceFinalState{}}
 	if h == nil {
@@ -73,8 +76,8 @@ func FinalStateOf(h *history.History) FinalState {
 }
 
 // deadOwners returns the UIDs of the objects h held and no longer holds
-// at its end, of every resource: the owners whose dependents a cluster's
-// garbage collector deletes.
+// at its end, of every resource. A cluster's garbage collector deletes
+// their dependents.
 func deadOwners(h *history.History) map[string]bool {
 	seen, live := map[string]bool{}, map[string]bool{}
 	for _, l := range h.Logs {
@@ -98,11 +101,10 @@ func deadOwners(h *history.History) map[string]bool {
 }
 
 // orphaned reports whether o has owners and every one of them is dead
-// (deadOwners): an object kube-controller-manager's garbage collector
-// deletes (background propagation, the default: pkg/controller/
-// garbagecollector), which the replay, running no garbage collector,
-// keeps. An owner the history never held (a kind it did not record) is
-// taken to be alive.
+// (deadOwners). kube-controller-manager's garbage collector deletes such
+// an object (background propagation, the default). The replay runs no
+// garbage collector and keeps it. An owner the history never held (a
+// kind it did not record) is taken to be alive.
 func orphaned(o *history.Object, dead map[string]bool) bool {
 	if len(dead) == 0 {
 		return false
@@ -116,8 +118,8 @@ func orphaned(o *history.Object, dead map[string]bool) bool {
 	return len(owners) > 0
 }
 
-// resourceFinalState is l's end state; the objects orphaned by the owners in
-// dead are left out of it, and their ADDED and DELETED counts with them.
+// resourceFinalState is l's end state. It leaves out the objects orphaned
+// by the owners in dead, and their ADDED and DELETED counts.
 func resourceFinalState(l *history.Log, dead map[string]bool) *ResourceFinalState {
 	ro := &ResourceFinalState{Objects: map[string][]byte{}, Added: map[string]int{}, Deleted: map[string]int{}, Disturbed: map[string]bool{}}
 	born := map[string]int{} // key -> index of its last ADDED event (-1: initial)
@@ -242,9 +244,9 @@ func refusedWrites(ws []history.WriteAnswer) bool {
 	return false
 }
 
-// Reference is what a run's end state is judged against by same-outcome:
-// the outcome of a reference run of its input with no fault plan, and the
-// masks of the fields that differed between two such runs.
+// Reference is what same-outcome judges a run's end state against. It is
+// the outcome of a reference run of its input with no fault plan. With it
+// go the masks of the fields that differed between two such runs.
 type Reference struct {
 	// FinalState is the first reference run's end state.
 	FinalState FinalState
@@ -254,12 +256,12 @@ type Reference struct {
 	// Writes counts the first reference run's writes (Observation.Writes).
 	Writes int
 	// Paced says the replay served the recorded changes at their recorded
-	// offsets (replayer.PaceRecorded): the other actors' changes then
-	// interleave with the target's writes as the target's timing falls,
-	// so how often its writes created and deleted an object is timing's
-	// doing, and only the end state is compared (a level-based controller
-	// may make and remove a child of a parent the recording deletes and
-	// makes again, or not, depending on when it looks).
+	// offsets (replayer.PaceRecorded). The other actors' changes then
+	// interleave with the target's writes as the target's timing falls.
+	// So how often its writes created and deleted an object is timing's
+	// doing, and only the end state is compared. Say the recording deletes
+	// a parent and makes it again. A level-based controller may make and
+	// remove a child of it, or not, depending on when it looks.
 	Paced bool
 }
 

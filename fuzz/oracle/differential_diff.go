@@ -10,14 +10,14 @@ import (
 // maxDiffLines caps the differences DiffFinalState lists one by one.
 const maxDiffLines = 8
 
-// DiffError is DiffFinalState's error, wrapping ErrDiffersFromReference:
-// its text lists the differences, What says what differed, for a
+// DiffError is DiffFinalState's error, wrapping ErrDiffersFromReference.
+// Its text lists the differences. What says what differed, for a
 // finding's Signature.
 type DiffError struct {
-	// What lists what differed, sorted, each once: "resource path" for a
-	// field (list indices as [*]), "resource (missing)" and "resource
-	// (extra)" for an object, "resource (ADDED)" and "resource (DELETED)"
-	// for an object's counts.
+	// What lists what differed, sorted, each once. A field is "resource
+	// path" (list indices as [*]). An object is "resource (missing)" or
+	// "resource (extra)". An object's counts are "resource (ADDED)" or
+	// "resource (DELETED)".
 	What []string
 	text string
 }
@@ -31,21 +31,25 @@ func (e *DiffError) Unwrap() error { return ErrDiffersFromReference }
 // Details returns What: the Signature details of a same-outcome finding.
 func (e *DiffError) Details() []string { return e.What }
 
-// DiffFinalState compares got with the reference ref under the masks m and
-// CollectedMasks (an object the garbage collector's in either). It
-// returns nil when they are equal; otherwise a *DiffError (wrapping
-// ErrDiffersFromReference) listing, sorted by resource and key and at most
-// a few, the objects got holds more or lacks, the fields that differ
-// ("path: ref value → got value", values shortened) and the objects at
-// the end (of either) whose counts of ADDED or DELETED events differ (one
-// deleted and created again), then "… N more". The counts of an object
-// neither end state holds are not compared: a level-based controller may
-// act on an intermediate state a fault let it see (a parent listed before
-// its deletion reached it: a child created and deleted again), as long as
-// it ends where the reference does. Two timestamps (IsTimestamp) are
-// equal wherever they are (TimestampWhy), a resource masked whole
-// (Mask.Path "") is not compared, and an object whose owner was created
-// again may match the reference's under another name (OwnedNameWhy).
+// DiffFinalState compares got with the reference ref under the masks m.
+// It also applies CollectedMasks (an object the garbage collector's in
+// either). It returns nil when they are equal. Otherwise it returns a
+// *DiffError, wrapping ErrDiffersFromReference. The error lists a few
+// differences, sorted by resource and key, then "… N more":
+//
+//   - the objects got holds more or lacks;
+//   - the fields that differ ("path: ref value → got value", shortened);
+//   - the objects at the end of either whose counts of ADDED or DELETED
+//     events differ (one deleted and created again).
+//
+// The counts of an object neither end state holds are not compared. A
+// level-based controller may act on an intermediate state a fault let it
+// see, as long as it ends where the reference does. Say it listed a parent
+// before the parent's deletion reached it. It may then create a child and
+// delete it again. Two timestamps (IsTimestamp) are equal wherever they
+// are (TimestampWhy). A resource masked whole (Mask.Path "") is not
+// compared. An object whose owner was created again may match the
+// reference's under another name (OwnedNameWhy).
 func DiffFinalState(ref, got FinalState, m Masks) error {
 	diffs := outcomeDiffs(ref, got, m)
 	if len(diffs) == 0 {

@@ -10,67 +10,68 @@ import (
 	"github.com/lwreplay/lwreplay/internal/storm"
 )
 
-// The invariants on what a client writes: no-write-storm,
-// no-conflict-loop and no-create-loop, judged on Observation.Writes, the replay's answers
-// to the target's writes.
+// The invariants on what a client writes are no-write-storm,
+// no-conflict-loop and no-create-loop. They judge Observation.Writes, the
+// replay's answers to the target's writes.
 //
-// What changed an object between two of the target's writes is read off
-// the answers themselves: a write's RVBefore is the resourceVersion of the
-// object stored under its key in the served history where the replay
-// answered it, and the target's own stored writes are events of that
-// history (placed where the replay answered them, at RVAfter). So when a
-// write's RVBefore is the RVAfter of the target's previous write of the
-// object, nothing but the target changed the object between them; when
-// it differs, another actor's change (an event of the served history the
-// target did not make) came between.
+// The answers themselves say what changed an object between two of the
+// target's writes. A write's RVBefore is the resourceVersion stored under
+// its key when the replay answered it. The target's own stored writes are
+// events of the served history, placed at their RVAfter. So when a write's
+// RVBefore is the RVAfter of the target's previous write of the object,
+// only the target changed it between them. When they differ, another
+// actor's change came between: an event the target did not make.
 
 // Bounds of no-write-storm, no-conflict-loop and no-create-loop.
 const (
-	// writeStormWindow and writeStormLimit: more than writeStormLimit
-	// successful writes of one object within writeStormWindow of virtual
-	// time, none of them answering another actor's change, is a storm —
-	// the bounds of a request storm (internal/storm). controller-runtime
-	// requeues a Reconcile that fails with its default rate limiter
-	// (workqueue.DefaultTypedControllerRateLimiter: per item, 5 ms
-	// doubling to 1000 s; overall, 10 qps in bursts of 100): a failing
-	// key is tried at 0, 5, 15, 35 ms, ... 5.1 s, 11 times within 10 s; a
-	// reconciler whose write stores what it wants is not retried, and its
-	// write's own watch event finds nothing left to write. 31 writes of
-	// one object within 10 s with no outside change are a reconciler
-	// fighting itself: two writes undoing each other, or a status that
-	// changes on every reconcile (a timestamp), re-triggered by its own
-	// write's event.
+	// writeStormWindow and writeStormLimit bound a write storm. More than
+	// writeStormLimit successful writes of one object within
+	// writeStormWindow of virtual time is a storm, if none answers another
+	// actor's change. They are the bounds of a request storm
+	// (internal/storm).
+	//
+	// controller-runtime requeues a failed Reconcile with its default rate
+	// limiter (workqueue.DefaultTypedControllerRateLimiter). Per item it
+	// waits 5 ms, doubling to 1000 s; overall it allows 10 qps in bursts
+	// of 100. So a failing key is tried at 0, 5, 15, 35 ms, ... 5.1 s:
+	// 11 times within 10 s. A reconciler whose write stores what it wants
+	// is not retried. Its write's own watch event finds nothing left to
+	// write. So 31 writes of one object within 10 s, with no outside
+	// change, are a reconciler fighting itself. Two writes may undo each
+	// other, or a status may change on every reconcile (a timestamp). Each
+	// write's own event triggers the next.
 	writeStormWindow = storm.Window
 	writeStormLimit  = storm.Limit
 	// conflictLoopLimit is how many 409 Conflict answers in a row one
 	// object's writes may get while the stored object stays the same.
 	// Such a conflict says the client sent a resourceVersion it did not
-	// read from the object as stored now; a client that reads it again —
-	// from the server, or from a cache its watch brought up to date —
-	// succeeds on the next try. controller-runtime retries a failed
-	// Reconcile 5 ms doubling (to 1000 s): at most 19 tries in the
-	// longest run (35 minutes: the 15-minute watchdog plus twice the
-	// default live bound), even if its cache stayed stale under a fault
-	// the whole run. 21 in a row is a client that keeps sending a stale
-	// resourceVersion without reading: one that retries with no backoff,
-	// or on a fixed interval, reaches it.
+	// read from the object as stored now. A client that reads it again
+	// succeeds on the next try, from the server or from a fresh cache.
+	// The controller-runtime manager retries a failed Reconcile after
+	// 5 ms, doubling to 1000 s. That is at most 19 tries in the longest run, even with a
+	// cache stale the whole run. The longest run is 35 minutes: the
+	// 15-minute watchdog plus twice the default live bound. So 21 in a row
+	// is a client that keeps sending a stale resourceVersion without
+	// reading. One that retries with no backoff, or on a fixed interval,
+	// reaches it.
 	conflictLoopLimit = 20
 	// createLoopLimit is how many creates of one object in a row may be
-	// answered 409 AlreadyExists while the stored object stays the same,
-	// at a version an answer had shown the target: a client that looks
-	// the object up (its cache, or a GET) finds it and does not create it
-	// again, and controller-runtime's backoff tries a failing key at most
-	// 19 times in the longest run (conflictLoopLimit's reasoning). 21 in
-	// a row is a client whose lookups miss what it made.
+	// answered 409 AlreadyExists while the stored object stays the same.
+	// The stored version must be one an answer had shown the target. A
+	// client that looks the object up (its cache, or a GET) finds it and
+	// does not create it again. The controller-runtime backoff tries a
+	// failing key at most 19 times in the longest run (see
+	// conflictLoopLimit). So 21 in a row is a client whose lookups miss
+	// what it made.
 	createLoopLimit = conflictLoopLimit
 )
 
 // writeVerbs are the methods of Request.Verb that write.
 var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELETE": true}
 
-// writeSite is where the target sent the write request of resource
-// behind an answer at at: the site of its last write request of resource
-// sent at or before at ("" when the run kept no stack of it).
+// writeSite is where the target sent the write of resource answered at
+// at. It is the site of the last write request of resource sent at or
+// before at ("" when the run kept no stack of it).
 func writeSite(o *observe.Observation, resource string, at time.Duration) string {
 	site := ""
 	for _, r := range o.Requests {
@@ -114,9 +115,9 @@ func checkNoWriteStorm(o *observe.Observation) error {
 }
 
 // checkNoConflictLoop is no-conflict-loop: the first conflict loop
-// WriteBounds finds in o's writes, at its write's site. On a verbatim
-// replay, which logs no writes, it counts the write requests of each
-// resource answered 409 in a row instead (a request names no object).
+// WriteBounds finds in o's writes, at its write's site. A verbatim replay
+// logs no writes. There it counts each resource's write requests answered
+// 409 in a row instead (a request names no object).
 func checkNoConflictLoop(o *observe.Observation) error {
 	if o == nil {
 		return fmt.Errorf("%w: %w: nil observation", ErrConflictLoop, ErrNoObservation)
@@ -129,8 +130,8 @@ func checkNoConflictLoop(o *observe.Observation) error {
 
 // checkNoCreateLoop is no-create-loop: the first create loop WriteBounds
 // finds in o's writes, at its write's site. A verbatim replay logs no
-// writes: its requests name no object, and creates of many objects each
-// refused once (a restart's) are no loop, so it is not judged.
+// writes, so it is not judged. Its requests name no object, and creates of
+// many objects each refused once (a restart's) are no loop.
 func checkNoCreateLoop(o *observe.Observation) error {
 	if err := writesOf(o, ErrCreateLoop); err != nil {
 		return err
@@ -138,9 +139,8 @@ func checkNoCreateLoop(o *observe.Observation) error {
 	return firstCrossed(o, "no-create-loop")
 }
 
-// firstCrossed runs WriteBounds over o's writes and returns the first
-// crossing of the bound of invariant name, at its write's site (nil when
-// none).
+// firstCrossed runs WriteBounds over o's writes. It returns the first
+// crossing of invariant name's bound, at its write's site (nil when none).
 func firstCrossed(o *observe.Observation, name string) error {
 	var b WriteBounds
 	for _, w := range o.Writes {
@@ -151,9 +151,9 @@ func firstCrossed(o *observe.Observation, name string) error {
 	return nil
 }
 
-// conflictLoopOfRequests is no-conflict-loop on the target's requests: per
-// resource, more than conflictLoopLimit updates, patches and deletes
-// answered 409 in a row (none of them answered otherwise between them). A
+// conflictLoopOfRequests is no-conflict-loop on the target's requests. It
+// looks for more than conflictLoopLimit updates, patches and deletes of a
+// resource answered 409 in a row (none answered otherwise between them). A
 // create's 409 is AlreadyExists, no conflict: creates are left out.
 func conflictLoopOfRequests(o *observe.Observation) error {
 	inRow := map[string][]observe.Request{}
