@@ -30,8 +30,8 @@ type Mask struct {
 const AnyResource = "*"
 
 // DefaultMasks are the fields masked in every comparison, whatever two
-// reference runs learn: fields a correct controller's end state holds that
-// depend on when and how often it wrote, not on what it decided.
+// reference runs learn. A correct controller's end state holds them, but
+// they depend on when and how often it wrote, not on what it decided.
 var DefaultMasks = []Mask{
 	{AnyResource, "metadata.uid", "the apiserver gives each created object a random UID"},
 	{AnyResource, "metadata.resourceVersion", "it counts every write of the cluster: a retried, refused or extra write under a fault moves it"},
@@ -68,10 +68,10 @@ const leaseResourceName = "leases.coordination.k8s.io"
 // collector's in one end state, it may be its successor's in the other.
 const CollectedWhy = "a cluster's garbage collector deletes an object whose every owner is gone, and the controller that made it, woken by the delete, makes it again for the owner's successor of the same name; the replay runs no collector, so whether an end state holds the successor's object or the dead owner's (left out) is when the controller looked: before the owner was deleted and created again, or after"
 
-// CollectedMasks returns the objects masked, for CollectedWhy, in
-// comparing got with ref: per resource, every object one of them left out
-// as the garbage collector's (ResourceFinalState.Collected) — for a
-// generateName object, every object of its generateName — with its counts.
+// CollectedMasks returns the objects masked in comparing got with ref, for
+// CollectedWhy. Per resource, it masks every object either left out as the
+// garbage collector's (ResourceFinalState.Collected), with its counts. For
+// a generateName object, it masks every object of its generateName.
 func CollectedMasks(ref, got FinalState) Masks {
 	m := Masks{Objects: map[string][]string{}}
 	for _, res := range unionKeys(ref.Resources, got.Resources) {
@@ -107,9 +107,10 @@ type Masks struct {
 	// Fields holds the masked field paths (see Mask.Path), by resource
 	// name; under AnyResource, those masked for every resource.
 	Fields map[string][]string
-	// Objects holds the match keys (see ResourceFinalState.Objects, Added)
-	// whose presence, content and event counts are masked, by resource
-	// name: objects one fault-free reference run has and the other not.
+	// Objects holds the match keys whose presence, content and event
+	// counts are masked, by resource name (see ResourceFinalState.Objects
+	// and Added). These are objects one fault-free reference run has and
+	// the other not.
 	Objects map[string][]string
 }
 
@@ -174,9 +175,10 @@ func (m Masks) String() string {
 }
 
 // LearnMasks returns the masks two fault-free reference runs a and b of
-// one input teach (Sieve's rule): every field path whose value differs
-// between them, keyed by resource, list indices generalized to [*]; and
-// every object one has and the other not, or whose event counts differ.
+// one input teach (Sieve's rule). It masks every field path whose value
+// differs between them, keyed by resource, list indices generalized to
+// [*]. It masks every object one has and the other not, or whose event
+// counts differ.
 // Objects are matched as DiffFinalState matches them (OwnedNameWhy).
 func LearnMasks(a, b FinalState) Masks {
 	m := Masks{Fields: map[string][]string{}, Objects: map[string][]string{}}

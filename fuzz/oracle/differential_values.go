@@ -63,16 +63,16 @@ func ownersOf(raw []byte) []ownerRef {
 	return m.Metadata.OwnerReferences
 }
 
-// hashToken matches a name part that may be a hash of a UID, or a part
-// of a UID: four or more lower-case letters and digits.
+// hashToken matches a name part that may be a hash of a UID, or part of a
+// UID. It is four or more lower-case letters and digits.
 var hashToken = regexp.MustCompile(`^[a-z0-9]{4,}$`)
 
 // hexToken matches a part of a UID: hexadecimal digits.
 var hexToken = regexp.MustCompile(`^[0-9a-f]+$`)
 
 // hashLike reports whether a name part may be a hash of a UID or a part
-// of one: a hashToken that is hexadecimal, holds a digit, or holds no
-// vowel (Kubernetes' rand.SafeEncodeString alphabet has none);
+// of one. It is a hashToken that is hexadecimal, holds a digit, or holds
+// no vowel. Kubernetes' rand.SafeEncodeString alphabet has no vowel;
 // "primary" is a word.
 func hashLike(part string) bool {
 	return hashToken.MatchString(part) &&
@@ -82,10 +82,10 @@ func hashLike(part string) bool {
 // nameSep splits a name into its parts, keeping the separators.
 var nameSep = regexp.MustCompile(`[-.]`)
 
-// hashParts returns the parts of ref's and got's names (the keys' last
-// segments, in one namespace) that differ, as pairs ref → got, when the
-// names have the same separators and every part that differs is
-// hashLike on both sides; ok is false otherwise.
+// hashParts returns the parts of ref's and got's names that differ, as
+// pairs ref → got. A name is a key's last segment, in one namespace. The
+// names must have the same separators, and every part that differs must
+// be hashLike on both sides; ok is false otherwise.
 func hashParts(ref, got string) (pairs [][2]string, ok bool) {
 	rns, rn := splitKey(ref)
 	gns, gn := splitKey(got)
@@ -131,8 +131,8 @@ func sameOwnerNewUID(ref, got []byte) bool {
 }
 
 // renameOwned returns got with its objects named after a recreated
-// owner's UID renamed to ref's (ownedRenames), per resource, the objects
-// m masks left out; the hash parts that differ then read as ref's in
+// owner's UID renamed to ref's (ownedRenames), per resource. It leaves out
+// the objects m masks. The hash parts that differ then read as ref's in
 // every object of got that holds one (a parent's status naming its
 // child). It returns got itself when nothing pairs.
 func renameOwned(ref, got FinalState, m Masks) FinalState {
@@ -181,12 +181,12 @@ func renameOwned(ref, got FinalState, m Masks) FinalState {
 }
 
 // ownedRenames pairs the objects of r that g lacks with the objects g
-// has and r not (masked keys left out), for OwnedNameWhy: a pair has an
-// owner of one kind and name with another UID, and names that differ
-// only in hashLike parts. A pair must be the only candidate of either
-// side. It returns g with each paired object under r's key, its counts
-// added to that key's, and the differing parts (ref's, got's); g itself
-// when nothing pairs.
+// has and r not, for OwnedNameWhy. It leaves masked keys out. A pair's
+// objects have an owner of one kind and name but another UID. Their names
+// differ only in hashLike parts. A pair must be the only candidate of
+// either side. It returns g with each paired object under r's key, its
+// counts added to that key's. It also returns the differing parts (ref's,
+// got's). It returns g itself when nothing pairs.
 func ownedRenames(r, g *ResourceFinalState, masked map[string]bool) (*ResourceFinalState, [][2]string) {
 	type cand struct {
 		got   string

@@ -7,9 +7,9 @@ import (
 )
 
 // Leadership is the timeline of a leader election a target runs
-// (client-go's tools/leaderelection): what each candidate's callbacks were
-// told and each request of its lock, in virtual time since the run
-// started. A target hands it to Probe.Expose for one-leader,
+// (client-go's tools/leaderelection). It holds what each candidate's
+// callbacks were told and each request of its lock. Times are virtual,
+// since the run started. A target hands it to Probe.Expose for one-leader,
 // leader-steps-down and leader-elected, which judge it with the timings
 // the candidates were given. It is safe for concurrent use.
 type Leadership struct {
@@ -71,8 +71,8 @@ type LeaderEvent struct {
 	// Err is, for a failed request, its error.
 	Err string
 	// Conflict says a failed request was answered 409 (Conflict or
-	// AlreadyExists): another candidate's write came first, which is
-	// the election at work, not a server that does not answer.
+	// AlreadyExists). Another candidate's write came first. That is the
+	// election at work, not a server that does not answer.
 	Conflict bool
 }
 
@@ -126,9 +126,9 @@ type leaderSpan struct {
 	writes []LeaderEvent
 }
 
-// until returns when s stopped, or end when it had not by then: past the
-// end (the candidates' context done, or the request bound's trip) a
-// leader's Run returns once its renewal in flight has, and nothing is
+// until returns when s stopped, or end when it had not by then. The end
+// is the candidates' context done, or the request bound's trip. Past it,
+// a leader's Run returns once its renewal in flight has. Nothing is
 // judged there.
 func (s leaderSpan) until(end time.Duration) time.Duration {
 	if s.stop < 0 || s.stop > end {
@@ -152,8 +152,8 @@ func (s leaderSpan) lastWrite(t time.Duration) (LeaderEvent, bool) {
 }
 
 // spans returns each candidate's leadership in evs, ordered by start.
-// client-go's Run calls OnStartedLeading once at most, so a candidate
-// leads once at most; a second start, which no LeaderElector makes, opens
+// The client-go Run calls OnStartedLeading once at most, so a candidate
+// leads once at most. A second start, which no LeaderElector makes, opens
 // a span of its own.
 func spans(evs []LeaderEvent) []leaderSpan {
 	var out []leaderSpan

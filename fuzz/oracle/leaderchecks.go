@@ -29,15 +29,16 @@ import (
 //     ReleaseOnCancel, whose requests have "context.WithTimeout(ctx,
 //     le.config.RenewDeadline)") and Run's deferred OnStoppedLeading runs.
 //
-// Under one virtual clock (no skew) a leader whose last renewal was
-// answered at r stops by r + RetryPeriod + RenewDeadline (+ RenewDeadline
-// to release), and another takes over no sooner than the replaced record
-// was stored plus LeaseDuration: with RetryPeriod + RenewDeadline <
-// LeaseDuration, and answers taking no time, two leaders never overlap.
-// The package doc's "This implementation does not guarantee that only one
-// client is acting as a leader (a.k.a. fencing)" is about clocks that
-// skew and answers that take time: an answer that took d lets the old
-// leader go on d past the new one's takeover; one-leader allows that much.
+// Take one virtual clock (no skew), and a leader whose last renewal was
+// answered at r. It stops by r + RetryPeriod + RenewDeadline, plus
+// RenewDeadline to release. Another takes over no sooner than the
+// replaced record was stored plus LeaseDuration. So with RetryPeriod +
+// RenewDeadline < LeaseDuration, and answers taking no time, two leaders
+// never overlap. The package doc says "This implementation does not
+// guarantee that only one client is acting as a leader (a.k.a. fencing)".
+// That is about clocks that skew and answers that take time. An answer
+// that took d lets the old leader go on d past the new one's takeover.
+// one-leader allows that much.
 
 // Errors of the leader-election invariants, wrapped with detail.
 var (
@@ -67,9 +68,9 @@ func leadershipOf(o *observe.Observation) (*Leadership, time.Duration, error) {
 		end = o.EndedAt
 	}
 	if at, ok := boundEndAt(o); ok && at < end {
-		// from the bound's trip on the run held every request, a lease's
-		// renewal too, until it ended: the bound's invariant judges that
-		// run, the election is judged up to the trip
+		// from the bound's trip on, the run held every request until it
+		// ended, a lease's renewal too. The bound's invariant judges that
+		// run; the election is judged up to the trip.
 		end = at
 	}
 	return l, end, nil
@@ -84,9 +85,9 @@ func (l *Leadership) releaseBound() time.Duration {
 	return 0
 }
 
-// checkOneLeader judges one-leader: no two spans of the timeline overlap
-// by more than the legal bound, and no stored write takes the lease over
-// from another holder within the replaced record's lease duration.
+// checkOneLeader judges one-leader. No two spans of the timeline may
+// overlap by more than the legal bound. No stored write may take the lease
+// over from another holder within the replaced record's lease duration.
 func checkOneLeader(o *observe.Observation) error {
 	l, end, err := leadershipOf(o)
 	if err != nil {
@@ -126,10 +127,11 @@ func lastAt(w LeaderEvent, ok bool) string {
 // leaseResource is the resource of the leases the candidates lock.
 var leaseResource = history.Resource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Kind: "Lease", Namespaced: true}
 
-// leaseRecord is what a candidate compares of a stored lease: its
-// LeaderElectionRecord as resourcelock.LeaseSpecToLeaderElectionRecord
-// makes it and json.Marshal writes it — times to the second (metav1.Time),
-// so two records stored within one second may read the same.
+// leaseRecord is what a candidate compares of a stored lease. It is the
+// LeaderElectionRecord that resourcelock.LeaseSpecToLeaderElectionRecord
+// makes and json.Marshal writes. Its times are to the second
+// (metav1.Time), so two records stored within one second may read the
+// same.
 type leaseRecord struct {
 	holder               string
 	durationSeconds      int
@@ -179,11 +181,11 @@ func recordOf(raw []byte) (leaseRecord, error) {
 }
 
 // takeovers checks the lease's stored writes, across every instance of
-// the target (a crashed one's too): a write that changes the holder from
-// another, non-empty one comes at least the replaced record's
-// leaseDurationSeconds after the first write of that record (a candidate
-// may first have seen it then: records the same to the second read the
-// same).
+// the target (a crashed one's too). Take a write that changes the holder
+// from another, non-empty one. It must come at least the replaced
+// record's leaseDurationSeconds after the first write of that record. A
+// candidate may first have seen the record then: records the same to the
+// second read the same.
 func takeovers(o *observe.Observation, l *Leadership) []error {
 	if o.Served == nil {
 		return nil
@@ -193,11 +195,11 @@ func takeovers(o *observe.Observation, l *Leadership) []error {
 		return nil
 	}
 	// The lease's events in the served log are its stored writes, in the
-	// order the replay answered them (no recorded change touches a lease
-	// the cassette does not hold): the k-th is the k-th stored write.
-	// They are paired by order, not by resourceVersion: a fault that
-	// rewrites the history (recreate) moves every later resourceVersion,
-	// a lease's too, after the write log took them down.
+	// order the replay answered them. No recorded change touches a lease
+	// the cassette does not hold. So the k-th event is the k-th stored
+	// write. They are paired by order, not by resourceVersion. A fault
+	// that rewrites the history (recreate) moves every later
+	// resourceVersion, a lease's too, after the write log took them down.
 	var bodies [][]byte
 	for _, e := range log.Events {
 		if e.Object != nil && e.Object.Key() == l.Lease && e.Type != history.Deleted {
@@ -297,19 +299,20 @@ func releaseText(l *Leadership) string {
 	return ""
 }
 
-// electBound is how long after a point with no leader, and every lease
-// request answered from then on, some candidate leads: each candidate
-// tries within RetryPeriod·(1+JitterFactor) (acquire's wait.JitterUntil),
-// so it has read the record by then, finds it expired LeaseDuration later
-// and tries again within RetryPeriod·(1+JitterFactor).
+// electBound is how long after a point with no leader some candidate
+// leads, if every lease request is answered from then on. Each candidate
+// tries within RetryPeriod·(1+JitterFactor) (acquire's wait.JitterUntil).
+// So it has read the record by then. It finds it expired LeaseDuration
+// later, and tries again within RetryPeriod·(1+JitterFactor).
 func (l *Leadership) electBound() time.Duration {
 	return l.LeaseDuration + time.Duration(2*(1+l.JitterFactor)*float64(l.RetryPeriod))
 }
 
-// checkLeaderElected judges leader-elected: from the start, each leader's
-// stop and each lease request that failed other than 409 (a conflict is
-// another candidate's write), a candidate leads within electBound unless
-// a request fails again meanwhile or the timeline ends.
+// checkLeaderElected judges leader-elected. It starts a clock at the
+// start, at each leader's stop, and at each lease request that failed.
+// A 409 does not count: a conflict is another candidate's write. A candidate
+// must lead within electBound of it. A request failing again meanwhile,
+// or the timeline's end, excuses it.
 func checkLeaderElected(o *observe.Observation) error {
 	l, end, err := leadershipOf(o)
 	if err != nil {
