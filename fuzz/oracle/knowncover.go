@@ -3,11 +3,12 @@ package oracle
 import "slices"
 
 // KnownCover returns the names of the known findings that together cover
-// a run's broken invariants (results: name → error, nil when it held):
-// each broken invariant is matched by one of them, alone, at its own
-// error's site or at the run's (sig.Site). A run that meets two known bugs
-// at once (a restart storm and a leaked goroutine, say) is then known,
-// not reported as new. ok is false when an invariant is left uncovered.
+// a run's broken invariants. Its results map each invariant's name to its
+// error, nil when it held. One finding alone must match each broken
+// invariant, at its own error's site or at the run's (sig.Site). A run
+// that meets two known bugs at once is then known, not reported as new.
+// Say, a restart storm and a leaked goroutine. Its ok is false when an
+// invariant is left uncovered.
 // No single Known matching sig is the caller's first test: names then
 // lists each covering finding once, in known's order.
 func KnownCover(results map[string]error, sig Signature, known []Known) (names []string, ok bool) {

@@ -9,18 +9,19 @@ import (
 	"strings"
 )
 
-// Signature names a finding apart from the plan that reached it: the
-// invariants a run broke, in report order, what differed for those that
-// say (Details), and where the target went wrong (the looping frame of a
-// hot loop or request storm, the site of a panic, the frame a goroutine
-// left behind waits in; "" when no broken invariant says). Two runs with
-// one signature are one bug reached twice.
+// Signature names a finding apart from the plan that reached it. It holds
+// the invariants a run broke, in report order. It holds what differed,
+// for those that say (Details). And it holds where the target went wrong
+// (Site). That is the looping frame of a hot loop or request storm, the
+// site of a panic, or the frame a leaked goroutine waits in. Site is ""
+// when no broken invariant says. Two runs with one signature are one bug reached
+// twice.
 type Signature struct {
 	// Invariants are the broken invariants' names, in report order.
 	Invariants []string
-	// Details holds, by invariant name, what differed, sorted, each once
-	// (signatureDetails): for same-outcome the resources and field paths
-	// (DiffError.What), for a user invariant its error's sentinels
+	// Details holds, by invariant name, what differed, sorted, each once.
+	// For same-outcome it is the resources and field paths
+	// (DiffError.What). For a user invariant it is its error's sentinels
 	// (ErrorDetail). An invariant that says nothing has none.
 	Details map[string][]string
 	// Site is the function where the target went wrong, without closure
@@ -28,12 +29,12 @@ type Signature struct {
 	Site string
 }
 
-// String renders s as reports and flags write it:
-// "no-request-storm,progress @ k8s.io/client-go/tools/cache.(*Reflector).watchList",
-// an invariant's details in braces, separated by "; ":
-// "same-outcome{configmaps data.owner; secrets (extra)}"
-// (without " @ …" when s has no site). A signature without details is
-// written as before details were (format 1); ParseSignature reads both.
+// String renders s as reports and flags write it, such as
+// "no-request-storm,progress @ k8s.io/client-go/tools/cache.(*Reflector).watchList".
+// An invariant's details go in braces, separated by "; ", as in
+// "same-outcome{configmaps data.owner; secrets (extra)}".
+// A signature with no site has no " @ …". A signature without details is
+// written as before details were (format 1). ParseSignature reads both.
 func (s Signature) String() string {
 	parts := make([]string, len(s.Invariants))
 	for i, name := range s.Invariants {
@@ -153,12 +154,12 @@ func SignatureOf(results map[string]error) Signature {
 }
 
 // signatureDetails returns what an invariant's error says differed, for a
-// Signature: an error with a Details method (DiffError) says it; the
-// error of a user invariant (wrapping ErrUserInvariant) gives its
-// sentinels — the errors at the ends of its chain, errors.Join's branches
-// each, as ErrorDetail quotes them — so that a check returning
+// Signature. An error with a Details method (DiffError) says it. The error
+// of a user invariant (wrapping ErrUserInvariant) gives its sentinels.
+// Those are the errors at the ends of its chain, each of errors.Join's
+// branches, as ErrorDetail quotes them. So a check returning
 // fmt.Errorf("%w: configmap %s", ErrLost, key) is one finding whatever
-// the key. A user's error that wraps nothing gives none: its text may
+// the key. A user's error that wraps nothing gives none. Its text may
 // name keys and times, and one bug would be a finding per run. Other
 // errors give none.
 func signatureDetails(err error) []string {
@@ -244,10 +245,10 @@ func rootsOf(err error) []error {
 	return []error{err}
 }
 
-// Known is a finding known already — a bug of client-go's, reported
-// upstream, say: a run whose signature it matches is logged and counted,
-// but does not fail, and a campaign goes on looking for the bugs behind
-// it. KnownFindings lists the shipped ones.
+// Known is a finding known already, such as a client-go bug reported
+// upstream. A run whose signature it matches is logged and counted, but
+// does not fail. A campaign goes on looking for the bugs behind it.
+// KnownFindings lists the shipped ones.
 type Known struct {
 	// Name is the finding's name: "kubernetes#140890". Reports, the
 	// summary and fuzz.Options.ReportKnown use it.
@@ -257,17 +258,17 @@ type Known struct {
 	// Site is where the target goes wrong (Signature.Site); "" matches a
 	// run with no site only.
 	Site string
-	// Invariants are the invariants the bug can break: a run matches when
-	// what it broke is among them (whatever the plan made of it: a storm
-	// that is also a hot loop, or not) and its site is Site. A run that
-	// also broke another invariant is no known finding: the other may be
-	// a bug of its own.
+	// Invariants are the invariants the bug can break. A run matches when
+	// what it broke is among them and its site is Site. That holds
+	// whatever the plan made of it: a storm that is also a hot loop, or
+	// not. A run that also broke another invariant is no known finding:
+	// the other may be a bug of its own.
 	Invariants []string
 	// Details narrows an invariant to what the bug makes differ
-	// (Signature.Details), by invariant name: a run matches only when
-	// each of its details of that invariant is among them. An invariant
-	// not named here matches whatever its details (so a signature of
-	// format 1, "same-outcome", matches every same-outcome finding).
+	// (Signature.Details), by invariant name. A run matches only when each
+	// of its details of that invariant is among them. An invariant not
+	// named here matches whatever its details. So a signature of format 1,
+	// "same-outcome", matches every same-outcome finding.
 	Details map[string][]string
 	// ClientGo lists the client-go minor versions the bug exists in
 	// ("v0.37"); empty means every version.
@@ -307,8 +308,8 @@ func (k Known) In(v string) bool {
 }
 
 // KnownFindings are the bugs lwreplay found in client-go that are open
-// upstream (docs/bugs-found.md), as fuzz.Options.ReportKnown names them;
-// a campaign takes those of the client-go it runs as known.
+// upstream (docs/bugs-found.md). fuzz.Options.ReportKnown names them. A
+// campaign takes those of the client-go it runs as known.
 var KnownFindings = []Known{
 	{Name: "kubernetes#140890",
 		Doc: "client-go: a WatchList stream that ends before its initial events end is restarted at once, forever " +
@@ -318,11 +319,12 @@ var KnownFindings = []Known{
 		ClientGo:   []string{"v0.35", "v0.36", "v0.37"}},
 }
 
-// KnownSignature returns a known finding named by its signature's text
-// (as a report prints it), for a user who takes a reported finding as
-// known: its invariants, site and details ("same-outcome{configmaps
-// data.owner}" matches the runs whose same-outcome differences are all in
-// configmaps' data.owner; "same-outcome" matches every one).
+// KnownSignature returns a known finding named by its signature's text,
+// as a report prints it. It is for a user who takes a reported finding as
+// known. The text gives its invariants, site and details.
+// "same-outcome{configmaps data.owner}" matches the runs whose
+// same-outcome differences are all in configmaps' data.owner.
+// "same-outcome" matches every one.
 func KnownSignature(text string) (Known, error) {
 	s, err := ParseSignature(text)
 	if err != nil {

@@ -12,21 +12,24 @@ import (
 // report can tell it from the built-in ones.
 var ErrUserInvariant = errors.New("user invariant broken")
 
-// NewInvariant returns a user invariant for fuzz.Options.Extra: check gets the
-// history the replayer served of the run's resource (the truth, with the
-// target's writes) and what the run observed — the served history of
-// every resource (Observation.Served), the target's writes as the replay
-// answered them (Observation.Writes), what the target exposed with
-// Probe.Expose — and returns nil when the property holds. Its error is reported wrapped in
-// ErrUserInvariant; a panic in check is reported as its failure; an error
-// wrapping ErrNotJudged says the run gave it nothing to judge.
+// NewInvariant returns a user invariant for fuzz.Options.Extra. Its check
+// gets the history the replayer served of the run's resource: the truth,
+// with the target's writes. It also gets what the run observed:
 //
-// By default the invariant judges the end state (Scope EndState): like the
+//   - the served history of every resource (Observation.Served);
+//   - the target's writes as the replay answered them (Observation.Writes);
+//   - what the target exposed with Probe.Expose.
+//
+// check returns nil when the property holds. Its error is reported wrapped
+// in ErrUserInvariant. A panic in check is reported as its failure. An
+// error wrapping ErrNotJudged says the run gave it nothing to judge.
+//
+// By default the invariant judges the end state (Scope EndState). Like the
 // built-in converged, it is not judged on a run whose faults kept firing
-// until its end (Observation.Unsettled), where no client could have
-// converged. An invariant on behaviour along the way (an order of
-// deliveries, a count of requests) says so with WithScope(Along), and is
-// judged on every run.
+// until its end (Observation.Unsettled). No client could have converged
+// there. An invariant on behaviour along the way says so with
+// WithScope(Along), and is judged on every run. Examples are an order of
+// deliveries, or a count of requests.
 //
 //	mirrorMatches := fuzz.NewInvariant("mirror-matches-truth",
 //		"the mirror holds every configmap of the final state",

@@ -8,14 +8,14 @@ import (
 	"github.com/lwreplay/lwreplay/internal/storm"
 )
 
-// WriteBoundNames are the invariants WriteBounds counts, in the order a
-// run ends at them when one write crosses several.
+// WriteBoundNames are the invariants WriteBounds counts. When one write
+// crosses several, a run ends at the first in this order.
 var WriteBoundNames = []string{"no-write-storm", "no-conflict-loop", "no-create-loop"}
 
 // WriteBounds follows a target's writes one at a time, in the order the
-// replay answered them, and says which write crosses the bound of
+// replay answered them. It says which write crosses the bound of
 // no-write-storm, no-conflict-loop or no-create-loop. It is the one count
-// of the three: the invariants run it over a run's Writes, and a run
+// of the three. The invariants run it over a run's Writes. A run
 // (fuzz/harness) runs it as the writes are answered, to end at its first
 // broken bound. Its zero value is ready to use; it is not safe for
 // concurrent use.
@@ -40,17 +40,19 @@ type refusedRun struct {
 // Add counts w and returns, by invariant name, why w breaks each bound it
 // is the write that crosses (nil when it crosses none).
 //
-// no-write-storm counts, per object, the target's successful writes (2xx,
-// no dry run: stored, or a no-op update) with the storm counter: more
-// than writeStormLimit within writeStormWindow with no other actor's
-// change of the object between them is a storm. Refusals store nothing
-// and re-trigger nothing; the loops and no-request-storm judge them.
+// no-write-storm counts, per object, the target's successful writes with
+// the storm counter. A successful write is a 2xx with no dry run: stored,
+// or a no-op update. More than writeStormLimit within writeStormWindow is
+// a storm, if no other actor changed the object between them. Refusals
+// store nothing and re-trigger nothing. The loops and no-request-storm
+// judge them.
+//
 // no-conflict-loop and no-create-loop count, per object, the writes
-// answered 409 Conflict (AlreadyExists) in a row (any other answer to a
-// write of it ends a run) while the stored object stayed at one
-// resourceVersion, at a version an answer had shown the target
-// (Write.Unserved: a refusal no read of its could have spared it is not
-// counted): more than conflictLoopLimit (createLoopLimit) is a loop.
+// answered 409 Conflict (AlreadyExists) in a row. Any other answer to a
+// write of it ends the row. The stored object must stay at one
+// resourceVersion, one an answer had shown the target. A refusal no read
+// could have spared is not counted (Write.Unserved). More than
+// conflictLoopLimit (createLoopLimit) is a loop.
 func (b *WriteBounds) Add(w Write) map[string]error {
 	if w.Key == "" {
 		return nil
@@ -102,7 +104,7 @@ func (b *WriteBounds) addStorm(id objectID, w Write) error {
 		ErrWriteStorm, len(held), id, held[0].At, w.At, content.WriteCounts(held), writeStormLimit, writeStormWindow)
 }
 
-// addRefused counts w in id's run of writes answered 409 with reason and
+// addRefused counts w in id's run of writes answered 409 with reason. It
 // returns the run when w is the write that takes it past limit.
 func (b *WriteBounds) addRefused(id objectID, w Write, reason string, limit int) (held []Write, crossed bool) {
 	if b.refused == nil {
