@@ -125,8 +125,8 @@ func listingOf(t *testing.T, l *history.Log, pos int, edit func(*unstructured.Un
 }
 
 // withReference gives o a served history (its truth), one write and a
-// reference: the served history's outcome, changed by change (nil: none),
-// under the default masks.
+// reference. The reference is the served history's outcome, changed by
+// change (nil: none), under the default masks.
 func withReference(o *observe.Observation, change func(ref *oracle.FinalState)) {
 	o.Served = &history.History{Logs: []*history.Log{o.TruthLog}}
 	o.Writes = []history.WriteAnswer{{Verb: "create", Resource: o.TruthLog.Resource, Key: "ns/d", Code: 201, Event: history.Added}}

@@ -38,10 +38,10 @@ func child(name, uid, v string) string {
 		name, uid, v, name)
 }
 
-// TestValueMasks shows each of same-outcome's masks by value and by
-// owner — Events, timestamps anywhere, names after a recreated owner's
-// UID, a user's Options.Masks — hide the artefact on a clean run, and hide
-// nothing a planted bug beside it needs.
+// TestValueMasks shows each of same-outcome's masks by value and by owner
+// at work. They are Events, timestamps anywhere, names after a recreated
+// owner's UID, and a user's fuzz.Options.Masks. Each hides the artefact on
+// a clean run. Each hides nothing a planted bug beside it needs.
 func TestValueMasks(t *testing.T) {
 	t.Parallel()
 	user := DefaultMaskSet().Merge(MaskSet(Mask{Resource: "configmaps", Path: "data.token", Why: "a random token the user's controller draws"},
@@ -140,9 +140,9 @@ func TestValueMasks(t *testing.T) {
 	}
 }
 
-// TestLearnMasksOwnedNames shows two reference runs whose child is named
-// after an owner the target made (a random UID each run) learn no mask of
-// the child: a third name matches it too, and a planted bug in it fires.
+// TestLearnMasksOwnedNames shows two reference runs learn no mask of a
+// child named after an owner the target made (a random UID each run). A
+// third name matches it too, and a planted bug in it fires.
 func TestLearnMasksOwnedNames(t *testing.T) {
 	t.Parallel()
 	a := outcomeOf(map[string]map[string]string{"configmaps": {"ns/owner-11aa22": child("owner-11aa22", "u-a", "1")}})

@@ -23,10 +23,10 @@ type Invariant struct {
 	// Scope says what of a run the invariant judges: EndState (the zero
 	// value) is judged only on a settled run, Along on every run.
 	Scope Scope
-	// Check returns nil when the invariant holds, otherwise an error
-	// wrapping the invariant's sentinel error (several joined with
-	// errors.Join), or one wrapping ErrNotJudged when the run gives it
-	// nothing to judge.
+	// Check returns nil when the invariant holds. Otherwise it returns an
+	// error wrapping the invariant's sentinel error (several joined with
+	// errors.Join). It returns one wrapping ErrNotJudged when the run gives
+	// it nothing to judge.
 	Check func(o *observe.Observation) error
 	// against, when set, is Check given the reference runs' outcome too:
 	// same-outcome's.
@@ -63,11 +63,11 @@ var (
 	ErrWriteStorm = errors.New("write storm")
 	// ErrConflictLoop says the target's writes of one object were answered
 	// 409 Conflict again and again while the stored object stayed the
-	// same: it kept sending a resourceVersion it did not read.
+	// same. It kept sending a resourceVersion it did not read.
 	ErrConflictLoop = errors.New("conflict loop")
 	// ErrCreateLoop says the target's creates of one object were answered
 	// 409 AlreadyExists again and again while the stored object stayed
-	// the same: its lookups missed the object it kept creating.
+	// the same. Its lookups missed the object it kept creating.
 	ErrCreateLoop = errors.New("create loop")
 	// ErrUnknownInvariant says Judge was asked for an invariant that does
 	// not exist.
@@ -273,9 +273,10 @@ func checkNoTimeTravel(o *observe.Observation) error {
 }
 
 // checkSyncedAfterInitial compares InitialDelivered with the number of keys
-// of the state the target synced to: the state at SyncedRV when the truth
-// can place it, otherwise the smallest state the truth ever had (a lower
-// bound: it never fires falsely, but may miss an early sync).
+// of the state the target synced to. That is the state at SyncedRV when
+// the truth can place it. Otherwise it is the smallest state the truth
+// ever had: a lower bound, which never fires falsely but may miss an early
+// sync.
 func checkSyncedAfterInitial(o *observe.Observation) error {
 	if err := needTruth(o, ErrSyncedEarly); err != nil {
 		return err

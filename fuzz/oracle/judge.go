@@ -36,8 +36,8 @@ func (s Scope) String() string {
 }
 
 // ErrNotJudged wraps what an invariant's check returns when the run gives
-// it nothing to judge: a target that never synced, or a gate under which
-// client-go promises nothing. The invariant is neither held nor broken,
+// it nothing to judge. Say, a target that never synced, or a gate under
+// which client-go promises nothing. The invariant is neither held nor broken,
 // and the report says why.
 var ErrNotJudged = errors.New("not judged")
 

@@ -8,9 +8,9 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// TestJudgeOneRefusedWrites: a user's end-state invariant is not judged
-// on a run whose writes the replay refused as one that takes none (405),
-// and is judged otherwise.
+// TestJudgeOneRefusedWrites shows a user's end-state invariant not judged
+// on a run whose writes the replay refused (405: it takes none). It is
+// judged otherwise.
 func TestJudgeOneRefusedWrites(t *testing.T) {
 	broken := errors.New("broken")
 	inv := NewInvariant("mine", "always broken", func(*history.Log, *Observation) error { return broken })

@@ -7,8 +7,8 @@ import (
 )
 
 // TestKnownCover shows a run that broke the invariants of two known
-// findings at once taken as known, and one that broke an invariant no
-// known finding names still reported.
+// findings at once taken as known. A run that broke an invariant no known
+// finding names is still reported.
 func TestKnownCover(t *testing.T) {
 	storm := Known{Name: "storm", Site: "client.(*Reflector).watchList", Invariants: []string{"no-hot-loop", "no-request-storm"}}
 	leak := Known{Name: "leak", Site: "watch.(*filteredWatch).loop", Invariants: []string{"clean-stop"}}

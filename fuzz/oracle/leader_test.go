@@ -63,8 +63,8 @@ func join(lists ...[]LeaderEvent) []LeaderEvent {
 }
 
 // leaseWrites is an observation whose served history holds the lease
-// kube-system/lock written by each of holders at the given times, with the
-// write log to go with it.
+// kube-system/lock. Each of holders writes it at the given times. The
+// write log goes with it.
 func leaseWrites(t *testing.T, writes ...struct {
 	at     time.Duration
 	holder string

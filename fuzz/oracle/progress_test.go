@@ -9,9 +9,9 @@ import (
 )
 
 // TestProgressBoundFromFreshInstance shows progress judging the last
-// instance's sync against the bound from its own start: a persistent
-// crash-after-write may fire at a write long after the first fault (an
-// Event's series update, minutes on), and the fresh instance it starts
+// instance's sync against the bound from its own start. A persistent
+// crash-after-write may fire at a write long after the first fault, such
+// as an Event's series update minutes on. The fresh instance it starts
 // syncs then.
 func TestProgressBoundFromFreshInstance(t *testing.T) {
 	crash := faults.Firing{Fault: "crash-after-write", Persistent: true, At: 300 * time.Millisecond}

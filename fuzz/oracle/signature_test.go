@@ -88,10 +88,11 @@ var (
 	errDup  = errors.New("mirror holds a key twice")
 )
 
-// TestSignatureDetails shows what a signature says differed: same-outcome's
-// resources and paths, a user invariant's sentinels (whatever the text
-// around them), and that a known finding narrowed to them matches those
-// alone, while a known finding of format 1 matches every detail.
+// TestSignatureDetails shows what a signature says differed. For
+// same-outcome it is the resources and paths. For a user invariant it is
+// the sentinels, whatever the text around them. A known finding narrowed
+// to them matches those alone. A known finding of format 1 matches every
+// detail.
 func TestSignatureDetails(t *testing.T) {
 	user := func(err error) error {
 		inv := oracle.NewInvariant("mirror", "the mirror holds the truth", func(*history.Log, *observe.Observation) error { return err })
@@ -150,9 +151,9 @@ func TestSignatureDetails(t *testing.T) {
 	}
 }
 
-// TestScopeUnsettled shows one rule for every invariant: an end-state one,
-// built-in or the user's, is not judged on an unsettled run and the
-// outcome says why; one on behaviour along the way is judged.
+// TestScopeUnsettled shows one rule for every invariant. An end-state one,
+// built-in or the user's, is not judged on an unsettled run, and the
+// outcome says why. One on behaviour along the way is judged.
 func TestScopeUnsettled(t *testing.T) {
 	never := func(*history.Log, *observe.Observation) error { return errors.New("my index differs from the truth") }
 	endState := oracle.NewInvariant("my-index", "my index equals the truth's final state", never)

@@ -9,9 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// BenchmarkViewOf is the cost of one store view of 50 objects (the
-// reference cassette's store), as a handler's Probe.View takes it after
-// each notification, typed and unstructured.
+// BenchmarkViewOf is the cost of one store view of 50 objects, typed and
+// unstructured. That is the reference cassette's store. A handler's
+// Probe.View takes such a view after each notification.
 func BenchmarkViewOf(b *testing.B) {
 	typed := make([]any, 50)
 	untyped := make([]any, 50)

@@ -13,8 +13,8 @@ import (
 )
 
 // TestViewOfSum checks that a store view digests each object as hash/fnv's
-// FNV-1a of key@resourceVersion, typed or unstructured alike: the digest
-// the served states are compared with.
+// FNV-1a of key@resourceVersion, typed or unstructured alike. The served
+// states are compared with that digest.
 func TestViewOfSum(t *testing.T) {
 	fnvOf := func(s string) uint64 {
 		h := fnv.New64a()

@@ -12,10 +12,10 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
-// TestConsistentView judges built observations of truth(t) (ns/a, ns/b,
-// ns/c; then a updated, b deleted, d added) whose store views the test
-// chooses: a view of a state the log passed through is served, a mix of
-// two states is not.
+// TestConsistentView judges built observations of truth(t), whose store
+// views the test chooses. The truth holds ns/a, ns/b and ns/c; then a is
+// updated, b deleted and d added. A view of a state the log passed through
+// was served. A mix of two states was not.
 func TestConsistentView(t *testing.T) {
 	t.Parallel()
 	view := func(rvs ...string) observe.StoreView { // key, rv, key, rv...
@@ -82,9 +82,9 @@ func TestConsistentView(t *testing.T) {
 	}
 }
 
-// viewViolations returns consistent-view's verdict on o as if the run had
-// AtomicFIFO on and no breaking fault fired: whether a handler read a
-// state never served, whatever the gates.
+// viewViolations returns consistent-view's verdict on o, as if the run had
+// AtomicFIFO on and no breaking fault fired. It says whether a handler
+// read a state never served, whatever the gates.
 func viewViolations(t *testing.T, o *observe.Observation) error {
 	t.Helper()
 	c := *o

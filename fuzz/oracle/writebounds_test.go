@@ -8,10 +8,10 @@ import (
 )
 
 // TestWriteBounds shows WriteBounds naming the very write that crosses a
-// bound, as a run ending there needs: the 31st stored write of one object
-// within 10 s, the 21st 409 Conflict (or AlreadyExists) in a row at one
-// version; and keeping
-// both when another actor's change comes between, or the writes are slow.
+// bound, as a run ending there needs. That is the 31st stored write of one
+// object within 10 s, or the 21st 409 Conflict (or AlreadyExists) in a row
+// at one version. Both hold when another actor's change comes between, or
+// when the writes are slow.
 func TestWriteBounds(t *testing.T) {
 	stored := func(i int, every time.Duration, rvBefore string) Write {
 		return Write{At: time.Duration(i) * every, Verb: "update", Resource: configmaps, Key: "a/x", RVBefore: rvBefore,

@@ -8,14 +8,15 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// writtenConfigMaps is the resource of the writes TestInvariants' rows of
-// no-write-storm and no-conflict-loop judge (storedUpdates, conflicts):
-// n writes of one key, one every every from 0 on.
+// writtenConfigMaps is the resource of the writes that TestInvariants'
+// rows of no-write-storm and no-conflict-loop judge. The helpers
+// storedUpdates and conflicts make n writes of one key, one every every
+// from 0 on.
 var writtenConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
 
-// storedUpdates returns n stored updates of key; outside says another
-// actor changed it between each two (each write's RVBefore is not the RV
-// the one before it stored).
+// storedUpdates returns n stored updates of key. Its outside says another
+// actor changed it between each two. Then each write's RVBefore is not the
+// RV the one before it stored.
 func storedUpdates(key string, n int, every time.Duration, outside bool) []history.WriteAnswer {
 	ws := make([]history.WriteAnswer, n)
 	rv := 2000
