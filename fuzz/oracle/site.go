@@ -16,7 +16,10 @@ type siteError struct {
 	site string
 }
 
+// Error returns the wrapped error's text.
 func (e *siteError) Error() string { return e.err.Error() }
+
+// Unwrap returns the wrapped error.
 func (e *siteError) Unwrap() error { return e.err }
 
 // withSite returns err carrying site (err itself when either is empty).

@@ -92,6 +92,7 @@ type objectID struct {
 	key string
 }
 
+// String renders id as "resource key".
 func (id objectID) String() string { return id.res.Name() + " " + id.key }
 
 // writesOf reports why o's writes cannot be judged (ErrNotJudged), or nil.

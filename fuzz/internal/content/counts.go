@@ -9,9 +9,9 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// WriteCounts renders writes by verb and answer, verbs in the order they
-// first came, answers by code: "create ×2 (201 ×2), update ×5 (200 ×1,
-// 409 Conflict ×4)" ("none" when there are none).
+// WriteCounts renders writes by verb and answer ("none" when there are
+// none). Verbs come in the order they first came, answers by code:
+// "create ×2 (201 ×2), update ×5 (200 ×1, 409 Conflict ×4)".
 func WriteCounts(writes []history.WriteAnswer) string {
 	var verbs []string
 	byVerb := map[string]map[string]int{}

@@ -12,12 +12,16 @@ import (
 // maxDiffs caps how many differences a store diff reports one by one.
 const maxDiffs = 20
 
-// StoreDiff compares a target's store with the wanted state and returns one
-// line per difference, sorted by key: "missing ns/a (want rv 7)",
-// "extra ns/b (rv 9)", "ns/c: rv got 5, want 8" or "ns/c: content differs
-// at rv 8". Content compares the objects' JSON decoded into any, so key
-// order and spacing do not matter. Past maxDiffs it ends with a count of
-// the rest.
+// StoreDiff compares a target's store with the wanted state. It returns
+// one line per difference, sorted by key:
+//
+//	missing ns/a (want rv 7)
+//	extra ns/b (rv 9)
+//	ns/c: rv got 5, want 8
+//	ns/c: content differs at rv 8
+//
+// Content compares the objects' JSON decoded into any, so key order and
+// spacing do not matter. Past maxDiffs it ends with a count of the rest.
 func StoreDiff(store map[string]*history.Object, want []*history.Object) []string {
 	wantBy := make(map[string]*history.Object, len(want))
 	keys := make([]string, 0, len(want)+len(store))

@@ -9,10 +9,10 @@ import (
 )
 
 // Comparing a target's store with the truth is the last step of every run,
-// so it must cost little: a stored unstructured object is encoded once
-// with sorted keys, the truth's object is encoded the same way once per
-// history (cached while the object lives), and only when the bytes differ
-// are both decoded and compared value by value.
+// so it must cost little. A stored unstructured object is encoded once
+// with sorted keys. The truth's object is encoded the same way once per
+// history, cached while the object lives. Only when the bytes differ are
+// both decoded and compared value by value.
 
 // canonicalJSON returns raw re-encoded with sorted keys and no spacing;
 // ok is false when raw is not JSON.

@@ -11,10 +11,10 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// activitySummary says what the target did, for a report: its requests per
-// resource by verb over the run's virtual time, how often it started over
-// (a LIST from the start of a chain, or a WatchList), when it synced, and
-// its writes by verb and answer when it wrote:
+// activitySummary says what the target did, for a report. It gives its
+// requests per resource by verb over the run's virtual time. It gives how
+// often it started over: a LIST from the start of a chain, or a WatchList.
+// It gives when it synced, and its writes by verb and answer if it wrote:
 //
 //	requests: configmaps: WATCHLIST ×201 from 0s to 0s (201 starts over); synced: never
 //	requests: configmaps: LIST ×1, POST ×2, PUT ×9 from 0s to 4s (1 starts over); synced: 0s; writes: create ×2 (201 ×2), update ×9 (200 ×2, 409 Conflict ×7)

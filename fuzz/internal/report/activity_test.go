@@ -8,7 +8,7 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-func TestWriteTimeline(t *testing.T) {
+func TestWriteRows(t *testing.T) {
 	ws := make([]history.WriteAnswer, 6)
 	for i := range ws {
 		ws[i] = history.WriteAnswer{At: time.Duration(i) * time.Second, Verb: "update", Resource: history.Resource{Version: "v1", Resource: "configmaps"}, Key: "a/p", RVBefore: "7", RVAfter: "7", Code: 409, Reason: "Conflict"}
@@ -28,13 +28,13 @@ func TestWriteTimeline(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := writeRows(tc.writes, tc.head, tc.tail); got != tc.want {
-				t.Errorf("WriteTimeline: got %q, want %q", got, tc.want)
+				t.Errorf("writeRows: got %q, want %q", got, tc.want)
 			}
 		})
 	}
 }
 
-func TestActivityWrites(t *testing.T) {
+func TestActivitySummary(t *testing.T) {
 	reqs := []observe.Request{{Verb: "LIST", Resource: "configmaps"}, {At: time.Second, Verb: "POST", Resource: "configmaps"},
 		{At: 2 * time.Second, Verb: "PUT", Resource: "configmaps"}, {At: 3 * time.Second, Verb: "PUT", Resource: "configmaps"}}
 	tests := []struct {
@@ -58,7 +58,7 @@ func TestActivityWrites(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := activitySummary(tc.o); got != tc.want {
-				t.Errorf("Activity: got %q, want %q", got, tc.want)
+				t.Errorf("activitySummary: got %q, want %q", got, tc.want)
 			}
 		})
 	}
