@@ -9,8 +9,8 @@ import (
 	clientfeatures "k8s.io/client-go/features"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/internal/serving"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
-	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
 // faultBytes returns two fault bytes (data[2:] form) decoding to
@@ -131,7 +131,7 @@ func TestFiredBreaking(t *testing.T) {
 			for _, f := range tc.fired {
 				obs.Fired = append(obs.Fired, faults.Firing{Fault: f})
 			}
-			if got := oracle.FiredBreaking(obs); strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			if got := serving.FiredBreaking(obs); strings.Join(got, ",") != strings.Join(tc.want, ",") {
 				t.Errorf("breaking: got %q, want %q", got, tc.want)
 			}
 		})

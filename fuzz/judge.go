@@ -8,6 +8,7 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/internal/reference"
 	"github.com/lwreplay/lwreplay/fuzz/internal/report"
+	"github.com/lwreplay/lwreplay/fuzz/internal/serving"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
@@ -28,7 +29,7 @@ type judge struct {
 func (j *judge) verdict(out *Outcome, obs *observe.Observation, ref *oracle.Reference) {
 	out.Observation, out.Reference = obs, ref
 	out.Results, out.NotJudged = j.results(obs, ref)
-	out.Breaking = oracle.FiredBreaking(obs)
+	out.Breaking = serving.FiredBreaking(obs)
 	sig := out.Signature()
 	broke := len(sig.Invariants) > 0
 	out.Expected = broke && len(out.Breaking) > 0

@@ -11,7 +11,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/harness"
-	"github.com/lwreplay/lwreplay/fuzz/internal/bounds"
+	"github.com/lwreplay/lwreplay/fuzz/internal/serving"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/fuzz/targets"
@@ -115,10 +115,10 @@ func TestNoFalseAlarmOnRelists(t *testing.T) {
 		if obs.Unsettled {
 			unsettled++
 		}
-		if obs.LastFaultAt >= harness.DefaultWatchdog-bounds.WatchCap {
+		if obs.LastFaultAt >= harness.DefaultWatchdog-serving.WatchCap {
 			late++
 		}
 	}
 	t.Logf("%d runs: %d faults fired, %d runs with a fault in the last %v before the watchdog or later, %d unsettled, %d failures",
-		n, fired, late, bounds.WatchCap, unsettled, failed)
+		n, fired, late, serving.WatchCap, unsettled, failed)
 }

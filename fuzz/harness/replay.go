@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
-	"github.com/lwreplay/lwreplay/fuzz/internal/bounds"
+	"github.com/lwreplay/lwreplay/fuzz/internal/serving"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/replayer"
 	"github.com/lwreplay/lwreplay/replayer/verbatim"
@@ -75,7 +75,7 @@ func newReplay(s Spec, crash, stop func(), served func(replayer.Served)) (replay
 		if err != nil {
 			return nil, err
 		}
-		opts := []replayer.Option{replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(bounds.WatchCap), replayer.WithPace(s.Pace),
+		opts := []replayer.Option{replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(serving.WatchCap), replayer.WithPace(s.Pace),
 			replayer.WithHooks(replayer.Hooks{TargetCrash: crash, TargetStop: stop, RunResource: &s.Resource, OnServed: served}),
 			replayer.WithLatency(latency), replayer.WithFaultsOnActors(s.FaultsOnActors)}
 		return modelReplay{replayer.New(h, append(opts, replayer.ForActors(s.Actors)...)...)}, nil

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
-	"github.com/lwreplay/lwreplay/fuzz/internal/bounds"
 	"github.com/lwreplay/lwreplay/fuzz/internal/content"
+	"github.com/lwreplay/lwreplay/fuzz/internal/serving"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/internal/storm"
 )
@@ -17,12 +17,12 @@ import (
 
 // progressBound is how long a client may take to sync after a persistent
 // fault closes one way to the state but leaves LIST open. It is the
-// replay's longest watch (bounds.WatchCap, 5 minutes), then 5 minutes
+// replay's longest watch (serving.WatchCap, 5 minutes), then 5 minutes
 // more. A WatchList whose initial events a fault slows is given up only
 // when its timeout ends it. Only then does client-go fall back to LIST. A
 // backoff series reaches its 30 s cap within a minute. Five minutes leave
 // room for a client that tries its first way a few times.
-const progressBound = bounds.WatchCap + 5*time.Minute
+const progressBound = serving.WatchCap + 5*time.Minute
 
 var (
 	// ErrRequestStorm says a client kept asking without making progress.

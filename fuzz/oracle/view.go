@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/lwreplay/lwreplay/fuzz/internal/serving"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/weakcache"
@@ -50,7 +51,7 @@ func checkConsistentView(o *observe.Observation) error {
 	if !o.Gates[observe.GateAtomicFIFO] {
 		return fmt.Errorf("%w: client-go promises it with the AtomicFIFO gate on only", ErrNotJudged)
 	}
-	if b := FiredBreaking(o); len(b) > 0 {
+	if b := serving.FiredBreaking(o); len(b) > 0 {
 		// a breaking fault makes the client hold states never served;
 		// whether a handler reads one depends on scheduling
 		return fmt.Errorf("%w: breaking fault %s fired", ErrNotJudged, b[0])

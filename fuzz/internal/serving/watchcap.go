@@ -1,7 +1,7 @@
-// Package bounds holds the bounds a run is served with and judged by.
-// The harness runs with them; the judge (fuzz/oracle) names them in its
-// messages.
-package bounds
+// Package serving says how the replay served a run. The harness serves a
+// run with WatchCap. The judge (fuzz/oracle) and the driver (fuzz) read
+// both WatchCap and the breaking faults that fired (FiredBreaking).
+package serving
 
 import "time"
 

@@ -1,4 +1,4 @@
-package oracle
+package serving
 
 import (
 	"github.com/lwreplay/lwreplay/faults"
