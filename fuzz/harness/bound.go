@@ -15,15 +15,18 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// The bounds of no-hot-loop: a rate, never a count per run (a run under a
+// The bounds of no-hot-loop: a rate, never a count per run. A run under a
 // persistent fault lasts 35 minutes of virtual time, and a polite client
-// makes more requests in it than in one of 15 minutes). client-go's
-// reflector backs off 0.8 s doubling to 30 s between attempts while it
-// makes no progress, its REST client retries one request at most 10 times
-// a second apart, and it re-watches at once only after a stream that
-// brought events or ran its course: while failing it makes about one
-// request a second, and a client that waits a second before each relist
-// makes two.
+// makes more requests in it than in one of 15 minutes.
+// client-go's clients pace themselves:
+//   - the reflector backs off 0.8 s doubling to 30 s between attempts while
+//     it makes no progress;
+//   - its REST client retries one request at most 10 times a second apart;
+//   - it re-watches at once only after a stream that brought events or ran
+//     its course.
+//
+// So while failing it makes about one request a second. A client that waits
+// a second before each relist makes two.
 const (
 	// defaultBurst is how many requests a run's target may make within
 	// hotWindow when Options.MaxBurst does not say: a loop that does not
@@ -40,16 +43,16 @@ const (
 	// sustainedWindow is the window of virtual time a sustained rate is
 	// measured over.
 	sustainedWindow = time.Minute
-	// perCollected is how many of the requests within sustainedWindow
-	// each of the target's objects the replay's garbage collector deleted
-	// in it answers: a controller whose cache still holds an owner the
-	// collector saw gone (a fault keeps its watch behind) makes the child
-	// again each time the collector deletes it — a read, a create, a
-	// status update a round — as against a real cluster, whose collector
-	// answers within milliseconds. A sustained rate those deletes account
-	// for still ends the run (it would last as long as the fault), but
-	// HotLoop.Answering says so and no-hot-loop does not judge it; a loop
-	// that retries without them is judged, and so is every burst.
+	// perCollected is how many of the requests within sustainedWindow each
+	// of the target's objects the replay's garbage collector deleted in it
+	// answers. A controller whose cache still holds an owner the collector saw
+	// gone (a fault keeps its watch behind) makes the child again each time
+	// the collector deletes it. That costs a read, a create and a status update
+	// a round. A real cluster's collector answers within milliseconds.
+	// A sustained rate those deletes account for still ends the run, since it
+	// would last as long as the fault. But HotLoop.Answering says so, and
+	// no-hot-loop does not judge it. A loop that retries without them is
+	// judged, and so is every burst.
 	perCollected = 10
 )
 
