@@ -223,13 +223,13 @@ func (w *actorWrites) RoundTrip(r *http.Request) (*http.Response, error) {
 	return w.next.RoundTrip(r)
 }
 
-// actorOffset is how much longer than the target's the requests of a
-// run's i-th actor take to reach the replay: a few microseconds, other
-// for each actor, so that the target and its actors asking at one
-// virtual instant (a timer on a round period, an event that reached them
-// all) reach the replay one after the other, in a fixed order, rather
-// than as their goroutines happen to run. The steps are primes, so that
-// requests sent at other instants rarely meet.
+// actorOffset is how much longer than the target's the requests of a run's
+// i-th actor take to reach the replay: a few microseconds, other for each
+// actor. The target and its actors may ask at one virtual instant (a timer
+// on a round period, an event that reached them all). Then they reach the
+// replay one after the other, in a fixed order, rather than as their
+// goroutines happen to run. The steps are primes, so that requests sent at
+// other instants rarely meet.
 func actorOffset(i int) time.Duration {
 	primes := [...]time.Duration{1009, 1013, 1019, 1021, 1031, 1033, 1039, 1049, 1051, 1061, 1063, 1069}
 	return primes[i%len(primes)] + time.Duration(i/len(primes))*time.Microsecond

@@ -18,7 +18,7 @@ import (
 // The bounds of no-hot-loop: a rate, never a count per run. A run under a
 // persistent fault lasts 35 minutes of virtual time, and a polite client
 // makes more requests in it than in one of 15 minutes.
-// client-go's clients pace themselves:
+// The clients of client-go pace themselves:
 //   - the reflector backs off 0.8 s doubling to 30 s between attempts while
 //     it makes no progress;
 //   - its REST client retries one request at most 10 times a second apart;

@@ -20,16 +20,19 @@ import (
 // Spec (or Options) names none.
 var ConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
 
-// DefaultWatchdog is how long a run lasts, in virtual time, when no fault fires
-// late: longer than client-go's longest watch timeout (10 min) and a
-// relist's backoff. A run ends sooner once the replay is exhausted, the
-// plan can fire no more, the target has synced and its store holds the
-// truth's final state, and it has sent no request for a second (quietEnd;
-// its actors wrote nothing for actorQuietEnd);
-// it goes on past the watchdog until the live bound
-// has passed since the last fault fired, but never past the watchdog plus
-// twice the live bound: a fault that fires by the watchdog plus the bound
-// is always judged (see Observation.Unsettled).
+// DefaultWatchdog is how long a run lasts, in virtual time, when no fault
+// fires late. It is longer than client-go's longest watch timeout (10 min)
+// and a relist's backoff. A run ends sooner once all of these hold:
+//   - the replay is exhausted;
+//   - the plan can fire no more;
+//   - the target has synced and its store holds the truth's final state;
+//   - it has sent no request for a second (quietEnd), and its actors wrote
+//     nothing for actorQuietEnd.
+//
+// A run goes on past the watchdog until the live bound has passed since the
+// last fault fired. But it never goes past the watchdog plus twice the live
+// bound. So a fault that fires by the watchdog plus the bound is always
+// judged (see Observation.Unsettled).
 const DefaultWatchdog = 15 * time.Minute
 
 // quietEnd is how long, in virtual time, a target must have sent no
@@ -339,13 +342,12 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 	// run's spin bound, not the stop bound (w.work(false) is deferred).
 	w.work(true)
 	obs.Deliveries = probe.Deliveries()
-	// The keys told before the first notification made once the target
-	// had synced: a later one flagged not synced read HasSynced before
-	// the registration learnt that its informer had synced (from client-go
-	// v0.36 a processorListener's watchSynced goroutine tells its
-	// SingleFileTracker so, apart from the goroutine running the
-	// handlers), so its flag is a race of goroutines at one instant, not
-	// a fact of the run.
+	// The keys told before the first notification made once the target had
+	// synced. A later one flagged not synced read HasSynced before the
+	// registration learnt that its informer had synced. From client-go v0.36 a
+	// processorListener's watchSynced goroutine tells its SingleFileTracker so,
+	// apart from the goroutine running the handlers. So its flag is a race of
+	// goroutines at one instant, not a fact of the run.
 	initial := map[string]bool{}
 	for _, d := range obs.Deliveries {
 		if d.Synced {

@@ -12,25 +12,26 @@ import (
 
 // DefaultSpinBound is how long, in real time, a run may go without a look
 // (every goroutine of its bubble blocked) before it is given up as
-// spinning: far longer than a look takes on the largest cassettes.
+// spinning. It is far longer than a look takes on the largest cassettes.
 //
-// Spin bounds are the one place a run's verdict rests on real time: a
-// goroutine that loops without blocking never lets virtual time advance,
+// Spin bounds are the one place a run's verdict rests on real time.
+// A goroutine that loops without blocking never lets virtual time advance,
 // so only a clock outside the bubble sees it. Two things keep a loaded
-// machine from passing for a spin: a bound is passed only once the
-// process has also used that much CPU time since the last look (other
-// processes' load does not count), and the harness's own work after the
-// run (writing a reproducer) is held to the run's bound, not
-// StopSpinBound. docs/fuzzing.md gives the figures measured on a loaded
-// machine.
+// machine from passing for a spin:
+//   - a bound is passed only once the process has also used that much CPU
+//     time since the last look (other processes' load does not count);
+//   - the harness's own work after the run (writing a reproducer) is held
+//     to the run's bound, not StopSpinBound.
+//
+// docs/fuzzing.md gives the figures measured on a loaded machine.
 const DefaultSpinBound = 60 * time.Second
 
 // StopSpinBound is the spin bound once the run (or a fault) has stopped
-// the target: winding down takes a look in milliseconds (on a 2-core
-// machine at load 20 to 26, over 3,800 runs: 59 ms at the 99th
-// percentile, 0.41 s at most), so a stopped target that keeps the clock
-// still this long is spinning (a spin at stop is common —
-// controller-runtime's start-up loop — and each costs a fuzzer this much).
+// the target. Winding down takes a look in milliseconds: on a 2-core
+// machine at load 20 to 26, over 3,800 runs, 59 ms at the 99th percentile
+// and 0.41 s at most. So a stopped target that keeps the clock still this
+// long is spinning. A spin at stop is common (controller-runtime's start-up
+// loop), and each costs a fuzzer this much.
 const StopSpinBound = 2 * time.Second
 
 // spinWatch is what a run's bubble tells the goroutine outside it that

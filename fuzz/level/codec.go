@@ -10,13 +10,15 @@ import (
 )
 
 // The typed level's clientset decodes as client-go's generated clientset
-// does — the codecs rest.CodecFactoryForGeneratedClient gives, without
-// conversion — but its JSON serializer keeps every decode in the
-// cassette's memo, by the Go type decoded into and the bytes decoded: a
-// LIST body (decoded into a fresh list), a watch frame's envelope (into a
-// fresh metav1.WatchEvent) and an event's object (into nothing: its kind
-// says its type) are each decoded once per cassette; a watch stream is
-// framed by lines (see memoFramer). Every caller gets its
+// does, with the codecs rest.CodecFactoryForGeneratedClient gives, without
+// conversion. But its JSON serializer keeps every decode in the cassette's
+// memo, by the Go type decoded into and the bytes decoded. Each of these is
+// decoded once per cassette:
+//   - a LIST body (into a fresh list);
+//   - a watch frame's envelope (into a fresh metav1.WatchEvent);
+//   - an event's object (into nothing: its kind says its type).
+//
+// A watch stream is framed by lines (see memoFramer). Every caller gets its
 // own deep copy. A decode with defaults (client-go's reading of an error
 // body as a Status) or into an object that is not fresh is not kept.
 

@@ -102,18 +102,18 @@ func (c Client) ListerWatcher(res history.Resource, example runtime.Object, shar
 }
 
 // Clientset returns a clientset of the replay, for targets built as most
-// controllers are: informers from a SharedInformerFactory, listers,
-// typed clients. At the wire level it is kubernetes.NewForConfig(Config).
-// At the typed level it is the same client-go code — REST clients, their
-// retries, errors and watch decoders — whose JSON decodes are kept per
-// cassette (in the memo the typed level's ListerWatcher uses): a LIST body
+// controllers are: informers from a SharedInformerFactory, listers, typed
+// clients. At the wire level it is kubernetes.NewForConfig(Config).
+// At the typed level it is the same client-go code: REST clients, their
+// retries, errors and watch decoders. Only its JSON decodes are kept per
+// cassette, in the memo the typed level's ListerWatcher uses. A LIST body
 // or watch frame seen before costs a map lookup and a deep copy instead of
-// a decode, so HTTP errors, 410s, cut streams and garbled frames surface
-// as the very errors the wire level gives. Its Discovery client is the
-// wire level's. With WatchList false the clientset opts its informers'
+// a decode. So HTTP errors, 410s, cut streams and garbled frames surface as
+// the very errors the wire level gives. Its Discovery client is the wire
+// level's. With WatchList false the clientset opts its informers'
 // reflectors out of WatchList, as ListerWatcher does.
 //
-//	cs, err := env.Clientset()
+//	cs, err := c.Clientset()
 //	factory := informers.NewSharedInformerFactory(cs, 0)
 func (c Client) Clientset() (kubernetes.Interface, error) {
 	if c.Level != Typed {
