@@ -63,12 +63,15 @@ func firstServed(l *history.Log, served []Serving) []firstServing {
 	return out
 }
 
-// servedLane lays out a run's truth on the run's clock: each event at the
-// first LIST page or watch frame that served it, in a row by which
-// served it first; the events never served (or all, when logged is
-// false) in a row without a time; the recorded LIST pages, bookmarks and
-// errors, which belong to the recording's clock, in another. Every mark
-// keeps its recorded offset (Recorded) and says it in its label.
+// servedLane lays out a run's truth on the run's clock, in three rows:
+//   - each event at the first LIST page or watch frame that served it, in a
+//     row by which served it first;
+//   - the events never served (or all, when logged is false), in a row
+//     without a time;
+//   - the recorded LIST pages, bookmarks and errors, which belong to the
+//     recording's clock.
+//
+// Every mark keeps its recorded offset (Recorded) and says it in its label.
 func servedLane(l *history.Log, log []Serving, logged bool) Lane {
 	first := firstServed(l, log)
 	list := Row{Name: "served first in a LIST page", Recorded: true}

@@ -51,30 +51,34 @@ import (
 // ErrWire says a manager's cache could not be wired into a run's probe.
 var ErrWire = errors.New("crtarget: wire the manager's cache into the probe")
 
-// NewManager returns a manager on env.Config with what a run needs: no
-// metrics server and no health probes (a run listens on no port), no
-// leader election unless opts asks for it, controller name validation
-// skipped (every run of a process builds the same controllers:
-// controller-runtime refuses a name seen before; opts.Controller's other
-// settings are kept), and its cache wired into env.Probe: the informer of
-// env.Resource (store, handler notifications), synced once every informer
-// the cache made has (informerSet, through opts.NewCache, which it wraps)
-// and every controller added has started its sources (runManager, the
-// manager returned, which wraps controller-runtime's), its store compared
-// through the cache's transform (storeTransform). Its logger (opts.Logger,
-// or controller-runtime's log.Log) goes through a sink that records how
-// each reconcile ends (Reconciles, exposed for LastReconcileSucceeded),
-// and the run ends early only once every key whose last reconcile failed
-// has failed settleAfter times in a row.
+// NewManager returns a manager on env.Config with what a run needs:
+//   - no metrics server and no health probes (a run listens on no port);
+//   - no leader election unless opts asks for it;
+//   - controller name validation skipped, since every run of a process
+//     builds the same controllers and controller-runtime refuses a name
+//     seen before (opts.Controller's other settings are kept);
+//   - its cache wired into env.Probe: the informer of env.Resource (store,
+//     handler notifications);
+//   - synced once every informer the cache made has (informerSet, through
+//     opts.NewCache, which it wraps) and every controller added has started
+//     its sources (runManager, the manager returned, which wraps
+//     controller-runtime's);
+//   - its store compared through the cache's transform (storeTransform).
+//
+// Its logger (opts.Logger, or controller-runtime's log.Log) goes through a
+// sink that records how each reconcile ends (Reconciles, exposed for
+// LastReconcileSucceeded). The run ends early only once every key whose
+// last reconcile failed has failed settleAfter times in a row.
 //
 // With opts.LeaderElection the manager creates and renews its Lease (or
-// the lock opts names) through the replay's write engine, which serves
-// the resource from empty, and starts its controllers once it holds it:
-// on the first try, some 100 ms (virtual) in. Each renewal is a request,
-// and a run ends early only after a second with none: controller-runtime's
-// default RetryPeriod (2 s) leaves that second between renewals, but one
-// of 1 s or less keeps every run going to the watchdog (15 minutes,
-// virtual; some 1800 renewals at 500 ms, about 2 s of real time).
+// the lock opts names) through the replay's write engine. That engine
+// serves the resource from empty. The manager starts its controllers once
+// it holds the lock: on the first try, some 100 ms (virtual) in. Each
+// renewal is a request, and a run ends early only after a second with none.
+// controller-runtime's default RetryPeriod (2 s) leaves that second between
+// renewals. One of 1 s or less keeps every run going to the watchdog
+// (15 minutes, virtual; some 1800 renewals at 500 ms, about 2 s of real
+// time).
 func NewManager(env *fuzz.Env, opts manager.Options) (manager.Manager, error) {
 	opts.Metrics = metricsserver.Options{BindAddress: "0"}
 	opts.HealthProbeBindAddress = "0"

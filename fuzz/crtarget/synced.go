@@ -97,14 +97,14 @@ func (s *informerSet) keep(inf toolscache.SharedIndexInformer, obj runtime.Objec
 	s.all = append(s.all, k)
 }
 
-// namespaces returns how many informers of obj's kind (gvk) a cache of
-// opts makes, one after another: one per namespace opts cache the kind in
-// (ByObject.Namespaces, else DefaultNamespaces), one for a kind
+// namespaces returns how many informers of obj's kind (gvk) a cache of opts
+// makes, one after another. It makes one per namespace opts cache the kind
+// in (ByObject.Namespaces, else DefaultNamespaces). It makes one for a kind
 // cluster-scoped or cached in every namespace. controller-runtime's
 // multi-namespace cache makes them in turn, each once the one before has
-// synced (a source's GetInformer blocks until then), so the first to sync
-// is not the last. The RESTMapper knows the kind already: the cache asked
-// it before making the informer.
+// synced (a source's GetInformer blocks until then). So the first to sync
+// is not the last. The RESTMapper knows the kind already: the cache asked it
+// before making the informer.
 func namespaces(opts cache.Options, obj runtime.Object, gvk schema.GroupVersionKind) int {
 	ns := opts.DefaultNamespaces
 	if b, ok := byObjectOf(opts, gvk); ok && b.Namespaces != nil {

@@ -18,13 +18,13 @@ import (
 	watchtools "k8s.io/client-go/tools/watch"
 )
 
-// Backoff of the retry-watcher and list-pager targets: after a LIST or
-// a watch fails, or a RetryWatcher stops before it delivered anything,
-// they wait before they list (or watch) again, from FirstRetryDelay
-// doubling to MaxRetryDelay, back to FirstRetryDelay once they make
-// progress — client-go's reflector's backoff (800 ms doubling, capped at
-// 30 s), which a consumer that relists needs as much: a 410 that keeps
-// coming back is otherwise a hot loop of its own.
+// Backoff of the retry-watcher and list-pager targets. They wait before
+// they list (or watch) again after a LIST or a watch fails, or after a
+// RetryWatcher stops before it delivered anything. The wait goes from
+// FirstRetryDelay doubling to MaxRetryDelay, and back to FirstRetryDelay
+// once they make progress. This is client-go's reflector's backoff (800 ms
+// doubling, capped at 30 s). A consumer that relists needs it as much:
+// otherwise a 410 that keeps coming back is a hot loop of its own.
 const (
 	FirstRetryDelay = 800 * time.Millisecond
 	MaxRetryDelay   = 30 * time.Second

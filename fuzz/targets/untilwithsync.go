@@ -53,14 +53,17 @@ func untilWithSync(ctx context.Context, env *harness.Env, keep func(watch.Event)
 
 // syncWaiter is the state of a consumer of client-go's informer watcher
 // (tools/watch NewIndexerInformerWatcherWithLogger, which UntilWithSync
-// runs): a listConsumer whose store is kept from the watcher's events
-// (and records no views: the informer watcher hands a relist on as one
-// event a key, its informer's Replace, so the store passes through
-// states no answer served; only an informer's store read by its
-// handlers is promised atomic, with AtomicFIFO), and the keys of the
-// informer's store once it had synced that no event has been given for
-// yet. Both UntilWithSync's precondition and condition and the
-// indexer-informer-watcher's loop call it from one goroutine.
+// runs). It holds two things:
+//   - a listConsumer whose store is kept from the watcher's events;
+//   - the keys of the informer's store once it had synced that no event has
+//     been given for yet.
+//
+// The store records no views. The informer watcher hands a relist on as one
+// event a key (its informer's Replace), so the store passes through states
+// no answer served. Only an informer's store read by its handlers is
+// promised atomic, with AtomicFIFO. Both UntilWithSync's precondition and
+// condition and the indexer-informer-watcher's loop call it from one
+// goroutine.
 type syncWaiter struct {
 	*listConsumer
 	// pending are the keys of the informer's store when it was seen

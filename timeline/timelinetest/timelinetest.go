@@ -166,11 +166,11 @@ func ExternalRefs(html string) []string {
 }
 
 // DeliveryOrder pairs each delivery mark of p with the event marks of its
-// key and resourceVersion (the truth's) and returns how many deliveries it
+// key and resourceVersion (the truth's). It returns how many deliveries it
 // paired and, for each placed before the earliest of its events, what.
-// pos gives a mark's position (its At, or where a drawing placed it); a
-// mark without one (ok false: an untimed row's, a mark not drawn) is left
-// out, and so is a delivery of no event (an object of the initial state).
+// pos gives a mark's position: its At, or where a drawing placed it.
+// A mark without one (ok false: an untimed row's, a mark not drawn) is left
+// out. So is a delivery of no event (an object of the initial state).
 func (p Page) DeliveryOrder(pos func(Mark) (float64, bool)) (paired int, early []string) {
 	marks := p.Marks()
 	first := map[string]float64{}
