@@ -20,13 +20,13 @@ func (c *Campaign) CheckPlan(t *testing.T, i int, watchList bool, plan faults.Pl
 }
 
 // CheckSeed is CheckPlan with seed mixed into what seeds the run's
-// randomness (harness.Spec.Seed; 0, a fuzz input's run, is CheckPlan):
-// runs of one plan with other seeds draw other backoffs and timeouts, as
-// same-outcome's reference runs do, so a fault-free run with a seed of its
-// own is one more correct run to judge against the reference pair (the
-// false-alarm bar of examples/reconciler's TestFaultFreePairs). The
-// outcome's Seed is seed and its report names it; Minimize and Save run
-// its input, which does not hold the seed.
+// randomness (harness.Spec.Seed; 0, a fuzz input's run, is CheckPlan).
+// Runs of one plan with other seeds draw other backoffs and timeouts, as
+// same-outcome's reference runs do. So a fault-free run with a seed of its
+// own is one more correct run to judge against the reference pair. That is
+// the false-alarm bar of examples/reconciler's TestFaultFreePairs.
+// The outcome's Seed is seed and its report names it. Minimize and Save
+// run its input, which does not hold the seed.
 func (c *Campaign) CheckSeed(t *testing.T, i int, watchList bool, plan faults.Plan, seed uint64) *Outcome {
 	t.Helper()
 	path := byte(0)

@@ -49,13 +49,14 @@ type ExploreOptions struct {
 // .gitignore.
 const DefaultArtifacts = "lwreplay-artifacts"
 
-// Explore runs campaigns (one target, a resource each), their seeds first
-// and then random inputs (RandomInput) dealt to them in turn, on Parallel
-// workers until Duration has passed or ctx is done, and returns what it
-// found: each failure's signature is reported once (minimized, with its
-// reproducer), again when a later run of it has a smaller plan, and its
-// report ends with the count of its runs; runs that match a known finding
-// are counted.
+// Explore runs campaigns (one target, a resource each) on Parallel workers
+// until Duration has passed or ctx is done. It runs their seeds first, then
+// random inputs (RandomInput) dealt to them in turn. It returns what it
+// found:
+//   - each failure's signature is reported once (minimized, with its
+//     reproducer), and again when a later run of it has a smaller plan;
+//   - its report ends with the count of its runs;
+//   - runs that match a known finding are counted.
 func Explore(ctx context.Context, campaigns []*Campaign, o ExploreOptions) *Exploration {
 	if o.Duration <= 0 {
 		o.Duration = time.Minute

@@ -101,18 +101,24 @@ type Options struct {
 	// decision, and one mutated byte combines a second with it. Each seed
 	// is a run of every go test.
 	DecisionSeeds bool
-	// Scenarios runs Sieve's test plans (the Scenarios registry) from
-	// every fault-free input: once per cassette, client path and gates,
-	// the input's own run places each scenario's plans among the target's
-	// writes, LISTs and watches (a crash after its k-th write; a restart at
-	// its w-th watch or after its k-th write, the fresh instance's LIST
-	// stale; an object recreated while it is away from a watch), and the
-	// input fails with the first that fails. For a controller: go test's
-	// seeds then try a crash between any two of its first writes, a
-	// restart onto a lagging apiserver and an unobserved delete before go
-	// test -fuzz mutates anything. A fuzzing worker runs a key's plans a
-	// few seconds an input at a time (go test's engine gives an input 10
-	// s), so there the plans are spread over the key's first inputs.
+	// Scenarios runs Sieve's test plans (the Scenarios registry) from every
+	// fault-free input, once per cassette, client path and gates. The input's
+	// own run places each scenario's plans among the target's writes, LISTs
+	// and watches:
+	//   - a crash after its k-th write;
+	//   - a restart at its w-th watch or after its k-th write, the fresh
+	//     instance's LIST stale;
+	//   - an object recreated while it is away from a watch.
+	//
+	// The input fails with the first plan that fails. For a controller, go
+	// test's seeds then try, before go test -fuzz mutates anything:
+	//   - a crash between any two of its first writes;
+	//   - a restart onto a lagging apiserver;
+	//   - an unobserved delete.
+	//
+	// A fuzzing worker runs a key's plans a few seconds an input at a time
+	// (go test's engine gives an input 10 s). So there the plans are spread
+	// over the key's first inputs.
 	Scenarios bool
 	// LiveBound is how long, in virtual time after the last fault fired,
 	// the target may take to converge before the live invariant breaks;

@@ -120,11 +120,11 @@ func TestHotLoopIsARate(t *testing.T) {
 }
 
 // TestProgressAfterSlowWatchList holds a false alarm lwreplay fuzz raised
-// on client-go's correct code: every watch frame delayed 65 s, so the
+// on client-go's correct code. Every watch frame is delayed 65 s, so the
 // first WatchList ends only at the replay's 5-minute watch timeout, and
-// the second is answered 503; the reflector falls back to LIST and syncs
-// at 5m15s — after 5 minutes from the first fault, within the bound that
-// counts the watch timeout.
+// the second is answered 503. The reflector falls back to LIST and syncs at
+// 5m15s. That is after 5 minutes from the first fault, but within the bound
+// that counts the watch timeout.
 func TestProgressAfterSlowWatchList(t *testing.T) {
 	c, err := NewCampaign(Options{Cassettes: []string{"../cassettes/real-configmaps-expired.yaml"}})
 	if err != nil {

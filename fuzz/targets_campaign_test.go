@@ -71,11 +71,11 @@ func TestControllerTargetsHoldOnSeeds(t *testing.T) {
 }
 
 // TestControllerTargetsHoldUnderOneShotFaults runs each controller target
-// under every legal one-shot fault, at a few early decision points, on
-// both client paths with every combination of the gates input byte 1 can
-// turn off, on the recorded cassettes: client-go's code is
-// correct there, so every invariant holds (a typed-level violation is
-// re-run at the wire level before it counts, as in a campaign).
+// under every legal one-shot fault, at a few early decision points, on the
+// recorded cassettes. It uses both client paths, with every combination of
+// the gates input byte 1 can turn off. client-go's code is correct there,
+// so every invariant holds. A typed-level violation is re-run at the wire
+// level before it counts, as in a campaign.
 func TestControllerTargetsHoldUnderOneShotFaults(t *testing.T) {
 	t.Parallel()
 	// byte 1: the client path (bit 0), AtomicFIFO off (bit 1),

@@ -17,13 +17,13 @@ import (
 //     source, in parallel: by the time the run looks, after the bubble is
 //     idle, each source has made its informer) or "Starting Controller"
 //     (one without sources);
-//   - every informer has synced (pkg/internal/controller, Start, in v0.23
-//     to v0.25).
+//   - every informer has synced.
 //
-// The controller's own wait for its sources polls the cache every 100 ms
-// per sub-cache. The run counts the informers' sync, not when the
-// controller saw it. A controller of a manager that is no leader never
-// starts: that manager never syncs.
+// See pkg/internal/controller, Start, in v0.23 to v0.25. The controller's
+// own wait for its sources polls the cache every 100 ms per sub-cache.
+// The run counts the informers' sync, not when the controller saw it.
+// A controller of a manager that is no leader never starts: that manager
+// never syncs.
 
 // runManager is a manager that keeps the names of the controllers added to
 // it.
