@@ -59,16 +59,21 @@ func splitCacheTarget() fuzz.Target {
 }
 
 // TestManagerSplitCache runs splitCacheTarget on every shipped cassette,
-// both client paths: every invariant holds but for the metadata
-// informer's leak (kubernetes/kubernetes#113254), converged among them (the
-// store, stripped of managedFields, is compared with the truth passed
-// through the same transform); the run ends by itself; and it counts the
-// manager synced when its informers did: no earlier than the last of
-// their initial lists (every kind, every namespace: the replay answers at
-// once, no fault; controller-runtime makes a kind's namespaces' informers
-// one after another, 100 ms apart), and at the run's next look, which
-// comes at most as long after as the run has run (it looks every 100 ms
-// while busy, ever less often while not: at 0, 100, 300, 700 ms, ...).
+// both client paths. It checks that:
+//   - every invariant holds but for the metadata informer's leak
+//     (kubernetes/kubernetes#113254);
+//   - converged is among them: the store, stripped of managedFields, is
+//     compared with the truth passed through the same transform;
+//   - the run ends by itself;
+//   - it counts the manager synced when its informers did.
+//
+// Synced when its informers did means two bounds. It is no earlier than the
+// last of their initial lists: every kind, every namespace, the replay
+// answering at once, no fault. controller-runtime makes a kind's
+// namespaces' informers one after another, 100 ms apart. And it is at the
+// run's next look, which comes at most as long after as the run has run.
+// The run looks every 100 ms while busy, ever less often while not: at 0,
+// 100, 300, 700 ms, and so on.
 func TestManagerSplitCache(t *testing.T) {
 	eachSeed(t, splitCacheTarget(), "split cache", "synced when the informers did, converged", func(t *testing.T, out *fuzz.Outcome, _ time.Duration) {
 		for name, err := range out.Results {

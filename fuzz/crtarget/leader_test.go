@@ -48,13 +48,17 @@ func runLeader(ctx context.Context, env *fuzz.Env, opts manager.Options) error {
 }
 
 // TestManagerLeaderElection runs the annotator on a manager with leader
-// election on, on every shipped cassette, both client paths: the manager
-// creates its lease through the replay's write engine (leases are not
-// recorded) with a holder, renews it by updates, annotates only after it
-// holds the lease (the first configmap write comes after the lease's
-// create), every invariant holds, and the run ends by itself: the
-// default 2 s between renewals leaves the quiet second a run's early end
-// waits for, so a run stops after 0 to 2 renewals.
+// election on, on every shipped cassette, both client paths. It checks
+// that:
+//   - the manager creates its lease through the replay's write engine
+//     (leases are not recorded) with a holder, and renews it by updates;
+//   - it annotates only after it holds the lease (the first configmap
+//     write comes after the lease's create);
+//   - every invariant holds;
+//   - the run ends by itself.
+//
+// The default 2 s between renewals leaves the quiet second a run's early
+// end waits for. So a run stops after 0 to 2 renewals.
 func TestManagerLeaderElection(t *testing.T) {
 	eachSeed(t, leaderTarget(0), "leader-election manager", "lease created and renewed, reconciled after it", func(t *testing.T, out *fuzz.Outcome, real time.Duration) {
 		allHold(t, out)

@@ -108,12 +108,14 @@ var ownsTarget = fuzz.Target{Name: "owner", Doc: "a controller-runtime reconcile
 	}}
 
 // TestManagerOwnsWatches runs childMaker (For configmaps, Owns secrets,
-// Watches pods) on every shipped cassette, both client paths: every
-// invariant holds, the run ends by itself after the cache synced, every
-// configmap of the served final state has its secret, created once (one
-// stored create) and controlled by it (its UID), no secret is left without
-// its parent's name, and the map function saw every pod of the served
-// final state.
+// Watches pods) on every shipped cassette, both client paths. It checks
+// that:
+//   - every invariant holds;
+//   - the run ends by itself after the cache synced;
+//   - every configmap of the served final state has its secret, created
+//     once (one stored create) and controlled by it (its UID);
+//   - no secret is left without its parent's name;
+//   - the map function saw every pod of the served final state.
 func TestManagerOwnsWatches(t *testing.T) {
 	eachSeed(t, ownsTarget, "owns/watches manager", "each configmap's secret created once, every pod mapped", func(t *testing.T, out *fuzz.Outcome, real time.Duration) {
 		allHold(t, out)

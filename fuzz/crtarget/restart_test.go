@@ -14,16 +14,18 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// TestManagerGracefulRestart stops the annotator manager as a SIGTERM
-// does (graceful-restart) on both client paths. Stopped once its caches
-// have synced (at its second watch request, or later), it returns and a
-// fresh manager starts and finishes the work: every invariant holds.
-// Stopped while its cache syncs, it does not return: runnableGroup.Start (pkg/manager/runnable_group.go) loops on
-// the closed ctx.Done() until every runnable has signalled ready, and a
-// cache polls for that every 100 ms of a clock the loop stops — in real
-// time, a core burnt until the caches sync, for ever if they never do.
-// no-spin reports it at runnableGroup.Start, after the fault stopped it,
-// and the run is given up, not hung.
+// TestManagerGracefulRestart stops the annotator manager as a SIGTERM does
+// (graceful-restart) on both client paths. Stopped once its caches have
+// synced (at its second watch request, or later), it returns. A fresh
+// manager starts and finishes the work, and every invariant holds.
+//
+// Stopped while its cache syncs, it does not return. runnableGroup.Start
+// (pkg/manager/runnable_group.go) loops on the closed ctx.Done() until
+// every runnable has signalled ready. A cache polls for that every 100 ms
+// of a clock the loop stops. In real time, that burns a core until the
+// caches sync, for ever if they never do. no-spin reports it at
+// runnableGroup.Start, after the fault stopped it, and the run is given
+// up, not hung.
 func TestManagerGracefulRestart(t *testing.T) {
 	files, err := cassette.LoadAll("../../cassettes/real-configmaps-pods-list-pages.yaml")
 	if err != nil {

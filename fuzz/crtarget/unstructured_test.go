@@ -68,14 +68,17 @@ func unstructuredTarget(cached bool) fuzz.Target {
 }
 
 // TestManagerUnstructured runs a controller For an unstructured v1
-// ConfigMap on every shipped cassette, both client paths, its client
-// reading unstructured objects live (controller-runtime's default: one
-// GET a reconcile) or from the manager's cache: every invariant holds
-// (the probe judges the manager's typed configmap informer, which
-// NewManager wires; the controller's is the unstructured one beside it,
-// a second configmap watch), the run ends by itself after the cache
-// synced, and every configmap of the served final state carries the
-// annotation, written by a stored patch of the controller's.
+// ConfigMap on every shipped cassette, both client paths. Its client reads
+// unstructured objects live (controller-runtime's default: one GET a
+// reconcile) or from the manager's cache. It checks that:
+//   - every invariant holds;
+//   - the run ends by itself after the cache synced;
+//   - every configmap of the served final state carries the annotation,
+//     written by a stored patch of the controller's.
+//
+// The probe judges the manager's typed configmap informer, which
+// NewManager wires. The controller's informer is the unstructured one
+// beside it, a second configmap watch.
 func TestManagerUnstructured(t *testing.T) {
 	for _, tc := range []struct {
 		reads  string
