@@ -64,9 +64,9 @@ func FromRun(r Run) *Timeline {
 	return t
 }
 
-// writesRow lays out the target's writes: one mark each, at the
-// resourceVersion it stored (its object's before, when it stored none),
-// labelled "update configmaps a/p rv 7→8 → HTTP 200".
+// writesRow lays out the target's writes, one mark each. A mark is at the
+// resourceVersion the write stored, or its object's before when it stored
+// none. It is labelled like "update configmaps a/p rv 7→8 → HTTP 200".
 func writesRow(writes []history.WriteAnswer) Row {
 	row := Row{Name: "writes (as answered)"}
 	for _, w := range writes {

@@ -19,12 +19,14 @@ type firstServing struct {
 }
 
 // firstServed finds, for each event of l (by index), the first LIST page
-// or watch frame of served that carried it. A page carries the events
-// whose object it lists at that resourceVersion (key and resourceVersion
-// alike); a frame carries the events of its resourceVersion, a DELETED
-// frame the deletions, any other the changes (a WatchList's initial
-// ADDED frame of an object last modified carries the modification). A
-// frame carries no key, so the inferred events of several objects that
+// or watch frame of served that carried it.
+//   - A page carries the events whose object it lists at that
+//     resourceVersion (key and resourceVersion alike).
+//   - A frame carries the events of its resourceVersion: a DELETED frame
+//     the deletions, any other the changes. A WatchList's initial ADDED
+//     frame of an object last modified carries the modification.
+//
+// A frame carries no key. So the inferred events of several objects that
 // share a resourceVersion all take its time.
 func firstServed(l *history.Log, served []Serving) []firstServing {
 	type keyRV struct{ key, rv string }

@@ -59,7 +59,7 @@ type memoCodec struct {
 }
 
 // Decode decodes data as the serializer does, once per cassette for the
-// same bytes and type of into, and returns a copy of the result: into
+// same bytes and type of into. It returns a copy of the result: into
 // itself, filled, when the result has into's type.
 func (c memoCodec) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
 	t, ok := memoizable(defaults, into)
@@ -91,9 +91,10 @@ func (c memoCodec) Decode(data []byte, defaults *schema.GroupVersionKind, into r
 	return out, gvk, e.err
 }
 
-// memoizable returns the type a decode with these arguments is kept under:
-// nil for a decode into nothing, into's type for a decode into a fresh
-// (zero) object; false when it is not to be kept.
+// memoizable returns the type a decode with these arguments is kept under.
+// That is nil for a decode into nothing, and into's type for a decode into
+// a fresh (zero) object. It returns false when the decode is not to be
+// kept.
 func memoizable(defaults *schema.GroupVersionKind, into runtime.Object) (reflect.Type, bool) {
 	if defaults != nil {
 		return nil, false

@@ -17,10 +17,10 @@ import (
 // with encoding/json. The replayer (as kube-apiserver) ends each frame with
 // a newline. So a line that is one whole JSON value is the frame the JSON
 // framer would give, and whether a line is one is kept in the memo.
-// A line may not be one: a garbled frame, a frame cut by the end of the
-// body, or an error. From the first such line, the rest of the stream goes
-// through client-go's JSON framer itself. So it ends with the very error it
-// gives at the wire level.
+// A garbled frame, a frame cut by the end of the body, or an error is no
+// such line. From the first one, the rest of the stream goes through
+// client-go's JSON framer itself. So it ends with the very error it gives
+// at the wire level.
 
 // memoFramer is client-go's JSON framer, reading whole lines through the
 // memo.
