@@ -69,7 +69,7 @@ type Client struct {
 	// WatchList is the client path: true, a reflector that streams its
 	// initial state; false, LIST then WATCH.
 	WatchList bool
-	// Cache holds the Cache answers of the typed level; nil makes a
+	// Cache holds the decoded answers of the typed level; nil makes a
 	// fresh one on each call.
 	Cache *Cache
 }
@@ -129,7 +129,7 @@ func (c Client) Clientset() (kubernetes.Interface, error) {
 	return newMemoClientset(c.Config, c.cache(), !c.WatchList)
 }
 
-// cache returns c's Cache answers, or fresh ones.
+// cache returns c's cached answers, or fresh ones.
 func (c Client) cache() *Cache {
 	if c.Cache == nil {
 		return NewCache()

@@ -167,8 +167,8 @@ func ExternalRefs(html string) []string {
 
 // DeliveryOrder pairs each delivery mark of p with the event marks of its
 // key and resourceVersion (the truth's). It returns how many deliveries it
-// paired and, for each placed before the earliest of its events, what.
-// pos gives a mark's position: its At, or where a drawing placed it.
+// paired. For each placed before the earliest of its events, it returns
+// what. A mark's position is pos: its At, or where a drawing placed it.
 // A mark without one is left out: an untimed row's, or a mark not drawn
 // (ok false). So is a delivery of no event (an object of the initial
 // state).
