@@ -70,12 +70,12 @@ func informerTransform(ctx context.Context, env *harness.Env, transform cache.Tr
 }
 
 // stripManagedFields is a TransformFunc that removes metadata.managedFields
-// from an object in place and hands it on; anything that is no object
+// from an object in place and hands it on. Anything that is no object
 // (meta.Accessor fails on it) is handed on as it is. It is what
-// controller-runtime's cache.TransformStripManagedFields does (client-go
-// v0.35 to v0.37 ships no such transform): managedFields are set to nil
-// only when an object has some, so a transform of an object that has
-// none, a second call included, writes nothing. It is idempotent.
+// controller-runtime's cache.TransformStripManagedFields does; client-go
+// v0.35 to v0.37 ships no such transform. managedFields are set to nil
+// only when an object has some. So a transform of an object that has none,
+// a second call included, writes nothing. It is idempotent.
 func stripManagedFields(obj any) (any, error) {
 	if m, err := meta.Accessor(obj); err == nil && m.GetManagedFields() != nil {
 		m.SetManagedFields(nil)
