@@ -13,9 +13,9 @@ import (
 )
 
 // Gates are client-go feature gates a run sets, by name
-// (clientfeatures.Feature("AtomicFIFO"), ...); a gate not named keeps the
-// process's value (client-go's default, or its KUBE_FEATURE_<name>
-// environment variable). A gate the client-go in use does not know is an
+// (clientfeatures.Feature("AtomicFIFO"), ...). A gate not named keeps the
+// process's value: client-go's default, or its KUBE_FEATURE_<name>
+// environment variable. A gate the client-go in use does not know is an
 // error (ErrUnknownGate). A fuzz input may turn some off (see InputLayout
 // and Options.Gates).
 type Gates map[clientfeatures.Feature]bool
