@@ -96,8 +96,8 @@ func startInstance(ctx context.Context, s Spec, transport http.RoundTripper, sta
 // crash kills the instance at virtual time at. Its gate refuses every
 // request from now on and closes what it streams. What its probe recorded
 // of panics and errors is kept as it was. Its context is left alone until
-// the run ends, as a crash runs no graceful shutdown. Otherwise one
-// started while the target is still coming up would not crash:
+// the run ends, as a crash runs no graceful shutdown. Otherwise a crash
+// while the target is still coming up would be no crash:
 // controller-runtime's runnableGroup.Start loops on a done context until
 // every runnable has signalled ready (pkg/manager/runnable_group.go).
 func (in *instance) crash(at time.Duration) {
