@@ -16,8 +16,9 @@ import (
 )
 
 // The bounds of no-hot-loop: a rate, never a count per run. A run under a
-// persistent fault lasts 35 minutes of virtual time, and a polite client
-// makes more requests in it than in one of 15 minutes.
+// persistent fault lasts 35 minutes of virtual time. A polite client makes
+// more requests in it than in one of 15 minutes.
+//
 // The clients of client-go pace themselves:
 //   - the reflector backs off 0.8 s doubling to 30 s between attempts while
 //     it makes no progress;
@@ -25,8 +26,8 @@ import (
 //   - it re-watches at once only after a stream that brought events or ran
 //     its course.
 //
-// So while failing it makes about one request a second. A client that waits
-// a second before each relist makes two.
+// So while failing it makes about one request a second. A client that
+// waits a second before each relist makes two.
 const (
 	// defaultBurst is how many requests a run's target may make within
 	// hotWindow when Options.MaxBurst does not say. A loop that does not block

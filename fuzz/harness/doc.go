@@ -9,12 +9,12 @@
 //   - Observe runs it and counts what the target leaves running.
 //
 // A run ends when the target has caught up with an exhausted replay, when
-// the watchdog ends it, or when it crosses its first behaviour bound. The
-// bounds are no-hot-loop, no-write-storm and no-conflict-loop: the request
-// bound holds the target's requests and the run ends there. Each request
-// reaches the replay after a fixed virtual latency (Spec.Latency, 1 ms by
-// default). So the clock moves on between a target's requests as on a real
-// cluster.
+// the watchdog ends it, or when it crosses its first behaviour bound.
+// The bounds are no-hot-loop, no-write-storm and no-conflict-loop. At one,
+// the request bound holds the target's requests and the run ends there.
+// Each request reaches the replay after a fixed virtual latency
+// (Spec.Latency, 1 ms by default). So the clock moves on between a
+// target's requests as on a real cluster.
 //
 //	obs := harness.Observe(t, harness.Spec{History: h, Plan: plan, Target: target, WatchList: true})
 //	results := oracle.Judge(obs)
