@@ -20,15 +20,18 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/crtarget"
 )
 
-// splitCacheTarget runs the annotator in a manager whose cache is split
-// as operators split theirs: configmaps (the run's resource) in every
-// namespace through ByObject's NamespaceAll entry, pods in the
-// DefaultNamespaces only and only those labelled app=web (ByObject.Label),
-// secrets' metadata in the DefaultNamespaces, managedFields stripped from
-// every object (DefaultTransform). The controller watches pods (mapped to
-// nothing) and secrets' metadata beside its configmaps, so the cache has
-// one informer per kind and namespace, each of whose waitForStarted
-// tossed a coin before.
+// splitCacheTarget runs the annotator in a manager whose cache is split as
+// operators split theirs:
+//   - configmaps (the run's resource) in every namespace, through
+//     ByObject's NamespaceAll entry;
+//   - pods in the DefaultNamespaces only, and only those labelled app=web
+//     (ByObject.Label);
+//   - secrets' metadata in the DefaultNamespaces;
+//   - managedFields stripped from every object (DefaultTransform).
+//
+// The controller watches pods (mapped to nothing) and secrets' metadata
+// beside its configmaps. So the cache has one informer per kind and
+// namespace, and each of their waitForStarted tossed a coin before.
 func splitCacheTarget() fuzz.Target {
 	return fuzz.Target{Name: "split-cache", Doc: "the annotator, its cache split by kind, namespace and label, managedFields stripped", WatchListGate: true,
 		Run: func(ctx context.Context, env *fuzz.Env) error {

@@ -32,9 +32,9 @@ type runManager struct {
 	controllers *controllerStarts
 }
 
-// Add adds r to the manager, noting it if it is a controller: a runnable
-// whose GetLogger logs through the manager's reconcileSink with a
-// "controller" name (the builder's and controller.New's loggers).
+// Add adds r to the manager, noting it if it is a controller. A controller
+// is a runnable whose GetLogger logs through the manager's reconcileSink
+// with a "controller" name (the builder's and controller.New's loggers).
 func (m *runManager) Add(r manager.Runnable) error {
 	if err := m.Manager.Add(r); err != nil {
 		return err

@@ -41,10 +41,10 @@ func TestManagerGracefulRestart(t *testing.T) {
 		watchList bool
 		wantSpin  bool
 	}{
-		// the cache cannot sync before the stop: the stop comes at the
-		// LIST retried after a 503 (the cache's first poll for a sync is
-		// past, the next one needs the clock), or the WatchList's first
-		// frame is a second late
+		// the cache cannot sync before the stop. Either the stop comes at the
+		// LIST retried after a 503: the cache's first poll for a sync is past,
+		// and the next one needs the clock. Or the WatchList's first frame is a
+		// second late.
 		{name: "manager graceful restart - at its second LIST, while syncing - spins in runnableGroup.Start - fail",
 			plan: "http-error:code=503,list=1 graceful-restart:list=2", wantSpin: true},
 		{name: "manager graceful restart - at its WatchList, while syncing - spins in runnableGroup.Start - fail",

@@ -48,9 +48,10 @@ func (r *unstructuredAnnotator) Reconcile(ctx context.Context, req ctrl.Request)
 }
 
 // unstructuredTarget runs unstructuredAnnotator For an unstructured v1
-// ConfigMap; cached says the manager's client reads unstructured objects
-// from its cache (client.CacheOptions.Unstructured), not live from the
-// apiserver as controller-runtime's client does by default.
+// ConfigMap. cached says the manager's client reads unstructured objects
+// from its cache (client.CacheOptions.Unstructured). Otherwise it reads
+// them live from the apiserver, as controller-runtime's client does by
+// default.
 func unstructuredTarget(cached bool) fuzz.Target {
 	return fuzz.Target{Name: "unstructured-annotator", Doc: "a controller-runtime reconciler on unstructured configmaps that annotates each",
 		Run: func(ctx context.Context, env *fuzz.Env) error {
