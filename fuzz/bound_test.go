@@ -82,10 +82,13 @@ func TestHotLoopEndsTheRun(t *testing.T) {
 }
 
 // TestBehaviourInvariantsOnRealRuns shows no-request-storm and progress
-// firing on real runs — client-go's own WatchList restart storm, and a
-// consumer that retries every 100 ms without backing off (too slow for
-// no-hot-loop) — and holding on the same plans on the LIST+WATCH path and
-// on clean runs.
+// firing on real runs:
+//   - client-go's own WatchList restart storm;
+//   - a consumer that retries every 100 ms without backing off (too slow
+//     for no-hot-loop).
+//
+// It shows them holding on the same plans on the LIST+WATCH path and on
+// clean runs.
 func TestBehaviourInvariantsOnRealRuns(t *testing.T) {
 	informer, _ := targets.Lookup("informer")
 	// impatient lists and, on every failure, lists again 100 ms later.

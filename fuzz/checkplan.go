@@ -7,13 +7,13 @@ import (
 )
 
 // CheckPlan runs the target once on the campaign's cassette i (modulo
-// their count) and client path under plan, and judges it as Check judges
-// an input: for plans fuzz bytes cannot say, such as a decision a
-// where-parameter places — "crash-after-write:write=2" crashes the target
+// their count) and client path under plan. It judges it as Check judges an
+// input. It is for plans fuzz bytes cannot say, such as a decision a
+// where-parameter places. "crash-after-write:write=2" crashes the target
 // right after its second write, wherever that falls among the decision
-// points. Breaking faults are dropped unless Options.AllowBreaking, as from
-// an input. The outcome's Input is the plan's input when it has a byte
-// form, else nil; Fail reports it as it reports any outcome.
+// points. Breaking faults are dropped unless Options.AllowBreaking, as
+// from an input. The outcome's Input is the plan's input when it has a
+// byte form, else nil. Fail reports it as it reports any outcome.
 func (c *Campaign) CheckPlan(t *testing.T, i int, watchList bool, plan faults.Plan) *Outcome {
 	t.Helper()
 	return c.CheckSeed(t, i, watchList, plan, 0)
