@@ -1,6 +1,6 @@
-// Package fuzz runs real client-go code — Reflector+DeltaFIFO,
-// Reflector+RealFIFO, SharedIndexInformer, or a user's own target — against
-// replays perturbed by fault plans, in testing/synctest virtual time, and
+// Package fuzz runs real client-go code against replays perturbed by fault
+// plans, in testing/synctest virtual time. The code is Reflector+DeltaFIFO,
+// Reflector+RealFIFO, SharedIndexInformer, or a user's own target. It
 // checks named invariants on what it observed. A failure is minimized and
 // saved with a reproducer cassette.
 //
@@ -10,14 +10,14 @@
 //		fuzz.Run(f, fuzz.Options{Cassettes: fuzz.Glob("testdata/cassettes/*.yaml"), Target: myTarget})
 //	}
 //
-// where myTarget is a Target whose Run builds the controller from
+// Here myTarget is a Target whose Run builds the controller from
 // env.Clientset() (informers of a SharedInformerFactory, at the run's
-// level) or env.ListerWatcher(&corev1.ConfigMap{}), and registers its
-// handler with env.Probe.AddEventHandler, which reports the handler's
+// level) or env.ListerWatcher(&corev1.ConfigMap{}). It registers its
+// handler with env.Probe.AddEventHandler. That reports the handler's
 // notifications and panics, the store and HasSynced to the probe.
 // go test replays the seeds and the saved inputs; go test -fuzz explores.
 // Campaign is one target's campaign without testing.F (Check judges one
-// input), Explore runs campaigns on random inputs and groups their
+// input). Explore runs campaigns on random inputs and groups their
 // failures by Signature (the lwreplay fuzz command).
 //
 // fuzz is the driver; the packages under it hold the other roles, each

@@ -11,9 +11,9 @@ import (
 )
 
 // InputLayout is the version of the fuzz-input byte layout Input reads and
-// writes: the one go test's corpus files (testdata/fuzz), libFuzzer's crash
-// files, the lwreplay fuzz command and every report's input share. Layout
-// 1, this file's, is the only one; TestInputLayout holds it, so an input
+// writes. go test's corpus files (testdata/fuzz), libFuzzer's crash files,
+// the lwreplay fuzz command and every report's input share it. Layout 1,
+// this file's, is the only one. TestInputLayout holds it, so an input
 // saved today means the same run on every later lwreplay. A layout that
 // changes what a byte means gets a new number, and inputs of the old one
 // are read as the old one read them.

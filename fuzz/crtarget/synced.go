@@ -22,15 +22,17 @@ import (
 // waitForStarted), one per ByObject kind and namespace. So it answers true
 // with a chance of 2^-n however synced the cache is.
 //
-// Every informer the cache makes comes from cache.Options.NewInformer.
-// That holds in every ByObject, namespaced or cluster sub-cache; typed,
-// unstructured or of metadata only; for a For, Owns or Watches kind, or
-// lazily for a Get or List of a new kind. informerSet wraps it (through
-// manager.Options.NewCache) and keeps each. So the look asks each
-// informer's HasSynced, in no random order. An informer made later (a Get
-// of a new kind) counts from then on; one stopped (RemoveInformer) no
-// longer does. A kind cached in several namespaces counts as synced once
-// its informer of each has.
+// Every informer the cache makes comes from cache.Options.NewInformer:
+//   - in every ByObject, namespaced or cluster sub-cache;
+//   - typed, unstructured or of metadata only;
+//   - for a For, Owns or Watches kind, or lazily for a Get or List of a new
+//     kind.
+//
+// informerSet wraps it (through manager.Options.NewCache) and keeps each.
+// So the look asks each informer's HasSynced, in no random order.
+// An informer made later (a Get of a new kind) counts from then on; one
+// stopped (RemoveInformer) no longer does. A kind cached in several
+// namespaces counts as synced once its informer of each has.
 
 // informerSet keeps the informers a manager's cache made.
 type informerSet struct {
