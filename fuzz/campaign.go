@@ -240,8 +240,8 @@ type Outcome struct {
 func (o *Outcome) Failed() bool { return o.Report != "" && !o.Expected && o.Known == "" }
 
 // Check runs the target once on data and judges it. data is an input in
-// the input layout (see InputLayout, DecodeInput): the cassette, the
-// client path and gates (where Options do not fix them) and the fault
+// the input layout (see InputLayout, DecodeInput). It holds the cassette,
+// the client path and gates (where Options do not fix them) and the fault
 // plan. The run is at Options.Level. A violation found at the typed level
 // is run again at the wire level, and only a violation the wire level
 // repeats is reported.
