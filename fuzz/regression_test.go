@@ -11,7 +11,7 @@ import (
 )
 
 // TestWatchListRestartStorm holds the first real client-go bug lwreplay
-// found (kubernetes/kubernetes#140890). client-go 0.37.2's Reflector
+// found (kubernetes/kubernetes#140890). The Reflector of client-go 0.37.2
 // restarts a WatchList stream that ends before its initial-events-end
 // bookmark at once, forever: no backoff, no fallback to LIST. A proxy that
 // cuts every stream after a few events (persistent close-watch) is enough.

@@ -72,7 +72,7 @@ func splitCacheTarget() fuzz.Target {
 //
 // Synced when its informers did means two bounds. It is no earlier than the
 // last of their initial lists: every kind, every namespace, the replay
-// answering at once, no fault. controller-runtime makes a kind's
+// answering at once, no fault. The cache of controller-runtime makes a kind's
 // namespaces' informers one after another, 100 ms apart. And it is at the
 // run's next look, which comes at most as long after as the run has run.
 // The run looks every 100 ms while busy, ever less often while not: at 0,

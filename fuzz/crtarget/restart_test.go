@@ -23,7 +23,7 @@ import (
 // (pkg/manager/runnable_group.go) loops on the closed ctx.Done() until
 // every runnable has signalled ready. A cache polls for that every 100 ms
 // of a clock the loop stops. In real time, that burns a core until the
-// caches sync, for ever if they never do. no-spin reports it at
+// caches sync, for ever if they never do. The no-spin invariant reports it at
 // runnableGroup.Start, after the fault stopped it, and the run is given
 // up, not hung.
 func TestManagerGracefulRestart(t *testing.T) {

@@ -171,8 +171,8 @@ func formOf(obj runtime.Object) string {
 
 // unionInformer is the informer of a kind the cache keeps in several
 // namespaces (DefaultNamespaces, ByObject.Namespaces), as the probe needs
-// it. controller-runtime's informer of the kind adds a handler to each
-// namespace's informer and has synced once all have. Its store is theirs
+// it. The informer controller-runtime makes of the kind adds a handler to
+// each namespace's informer, and has synced once all have. Its store is theirs
 // together. Only the probe's methods are given: AddEventHandler, HasSynced
 // and GetStore (List).
 type unionInformer struct {

@@ -15,9 +15,9 @@ import (
 // and swap their backoffs. Under a fault that keeps firing, how many
 // requests each makes then moves from run to run. So a run draws one
 // jitter for all its backoffs, from its input: the same whatever the
-// order. apimachinery keeps jitterRand a package variable "so it can be
-// overridden to make unit tests deterministic". TestJitterIsTheRuns fails
-// if a version stops reading it.
+// order. The apimachinery module keeps jitterRand a package variable "so
+// it can be overridden to make unit tests deterministic".
+// TestJitterIsTheRuns fails if a version stops reading it.
 
 //go:linkname jitterRand k8s.io/apimachinery/pkg/util/wait.jitterRand
 var jitterRand func() float64

@@ -24,9 +24,9 @@ import (
 // SetStoreTransform registers fn, the transform the target's store applies
 // to each object before storing it. The run compares a stored object with
 // the truth's object at its resourceVersion, decoded into the stored
-// object's Go type and passed through fn. fn gets a fresh object of its
-// own, which it may change in place. Nil (the default): stored objects are
-// compared as served, less Target.StoreOmits.
+// object's Go type and passed through fn. Each call of fn gets a fresh
+// object of its own, which it may change in place. Nil (the default):
+// stored objects are compared as served, less Target.StoreOmits.
 func (r *Probe) SetStoreTransform(fn func(any) (any, error)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

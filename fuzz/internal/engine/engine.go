@@ -134,7 +134,7 @@ func NoteName(data []byte) string {
 }
 
 // SlowNoteAfter is how long an input may run in a worker before the worker
-// notes it as slow. go test's engine ends the worker at 10 s of real time
+// notes it as slow. The engine of go test ends the worker at 10 s of real time
 // (internal/fuzz: "deadlocked!", not printed). The note comes before that,
 // so that the coordinator's report says where the input was.
 const SlowNoteAfter = 8 * time.Second

@@ -235,8 +235,8 @@ func Exact(plan faults.Plan, fired []faults.Firing, resource string) (exact faul
 }
 
 // Budget is how long one input's check in a fuzzing worker may take with
-// its scenario plans. go test's engine ends a worker whose input runs 10 s
-// (internal/fuzz, RunFuzzWorker), and a controller's key has dozens of
+// its scenario plans. The engine of go test ends a worker whose input runs
+// 10 s (internal/fuzz, RunFuzzWorker). A controller's key has dozens of
 // plans. The budget counts from the input's start: its own run and
 // reference runs spend the same 10 s. A plan starts only if the longest
 // plan of its key so far would end within it (StartsPlan). The next input
