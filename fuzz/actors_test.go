@@ -22,8 +22,8 @@ import (
 var errActorLabel = errors.New("a configmap carries the actor's label")
 
 // noActorLabel is a user invariant that fails a run whose served
-// configmaps end with testutil.ActorLabel: a run with the labelling actor
-// breaks it, a run without holds it.
+// configmaps end with testutil.ActorLabel. A run with the labelling actor
+// breaks it; a run without holds it.
 var noActorLabel = oracle.NewInvariant("no-actor-label", "no configmap ends labelled by an actor",
 	func(truth *history.Log, _ *observe.Observation) error {
 		for _, o := range truth.StateAt(truth.End()) {
@@ -95,15 +95,19 @@ func TestActorsOptions(t *testing.T) {
 	}
 }
 
-// observed is what must repeat of a run with actors, besides its
-// verdict: the final state of the run's resource (each object's labels,
-// annotations and data), how many events each writer made, the target's
-// store keys, how many deliveries, requests and writes it had, and when
-// it synced, converged and ended. Not the order of the actors' writes: a
-// real controller's informer hands it objects in map order (client-go's
-// WatchList fills a temporary store), so which object gets which
-// resourceVersion is not the input's (the labelling actor patches in key
-// order, the count and times of its writes are).
+// observed is what must repeat of a run with actors, besides its verdict:
+//   - the final state of the run's resource (each object's labels,
+//     annotations and data);
+//   - how many events each writer made;
+//   - the target's store keys;
+//   - how many deliveries, requests and writes it had;
+//   - when it synced, converged and ended.
+//
+// Not the order of the actors' writes. A real controller's informer hands
+// it objects in map order (client-go's WatchList fills a temporary store).
+// So which object gets which resourceVersion is not the input's. The
+// labelling actor patches in key order; the count and times of its writes
+// are the input's.
 func observed(out *Outcome) string {
 	obs := out.Observation
 	var b strings.Builder
@@ -132,10 +136,10 @@ func observed(out *Outcome) string {
 	return b.String()
 }
 
-// TestDeterminismActors re-runs inputs with the labelling actor — no
-// fault and a plan, on each client path — 20 times ($LWREPLAY_RERUNS when
-// more), and wants the same observation every time: a run with actors is
-// a function of its input.
+// TestDeterminismActors re-runs inputs with the labelling actor 20 times
+// ($LWREPLAY_RERUNS when more): no fault and a plan, on each client path.
+// It wants the same observation every time: a run with actors is a
+// function of its input.
 func TestDeterminismActors(t *testing.T) {
 	labeller, _ := testutil.LabellingActor("labeller", nil)
 	c, err := NewCampaign(Options{Cassettes: []string{"../cassettes/synthetic-configmaps-pods.yaml"}, Actors: []actor.Actor{labeller}})

@@ -10,8 +10,8 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// The names a user's fuzz test writes, kept here beside Run and Options:
-// each is the oracle's (or harness's) own, under the name the examples
+// The names a user's fuzz test writes, kept here beside Run and Options.
+// Each is the oracle's (or harness's) own, under the name the examples
 // have always used.
 
 // Observation is what a run of a target saw (observe.Observation).

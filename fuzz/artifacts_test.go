@@ -9,9 +9,9 @@ import (
 	"github.com/lwreplay/lwreplay/internal/bubble"
 )
 
-// TestArtifactDir checks where go test's failure reports go: under
-// $LWREPLAY_ARTIFACTS when set, else under DefaultArtifacts in the
-// package's directory (the working directory), as an absolute path.
+// TestArtifactDir checks where go test's failure reports go, as an
+// absolute path. That is under $LWREPLAY_ARTIFACTS when set, else under
+// DefaultArtifacts in the package's directory (the working directory).
 func TestArtifactDir(t *testing.T) {
 	wd, err := os.Getwd()
 	if err != nil {
@@ -37,9 +37,9 @@ func TestArtifactDir(t *testing.T) {
 }
 
 // TestFailKeepsReport checks a failure under plain go test, with
-// $LWREPLAY_ARTIFACTS unset, leaves its report in lwreplay-artifacts/ of
-// the package's directory once the test has ended (here a temporary
-// directory the test runs in, so the tree stays clean).
+// $LWREPLAY_ARTIFACTS unset. Once the test has ended, it leaves its report
+// in lwreplay-artifacts/ of the package's directory. Here that is a
+// temporary directory the test runs in, so the tree stays clean.
 func TestFailKeepsReport(t *testing.T) {
 	c, data := tombstoneInput(t)
 	dir := t.TempDir()

@@ -44,10 +44,10 @@ func referenceHistory(tb testing.TB) *history.History {
 	return h
 }
 
-// BenchmarkRun measures whole runs (a replay of the reference cassette, 15
-// virtual minutes, no fault) per built-in target, level and client path,
-// on every core (b.RunParallel). runs/s is the figure the speed targets
-// name.
+// BenchmarkRun measures whole runs per built-in target, level and client
+// path, on every core (b.RunParallel). A run replays the reference
+// cassette, 15 virtual minutes, no fault. runs/s is the figure the speed
+// targets name.
 func BenchmarkRun(b *testing.B) {
 	benchmarkRuns(b, targets.Builtin)
 }
@@ -87,10 +87,10 @@ func benchmarkRuns(b *testing.B, targets []Target) {
 }
 
 // BenchmarkDecodeAlone measures client-go decoding, alone, the bytes a
-// wire run of the reference cassette reads, with the decoders its dynamic
-// client uses: the WatchList stream (initial events, bookmark, changes),
-// or the LIST body and the watch after it. A wire run's cost is judged
-// against it.
+// wire run of the reference cassette reads. It uses the decoders its
+// dynamic client uses. The bytes are the WatchList stream (initial
+// events, bookmark, changes), or the LIST body and the watch after it.
+// A wire run's cost is judged against it.
 func BenchmarkDecodeAlone(b *testing.B) {
 	h := referenceHistory(b)
 	for _, path := range []string{"watchlist", "list"} {
@@ -125,8 +125,9 @@ func BenchmarkDecodeAlone(b *testing.B) {
 }
 
 // answerBytes returns what a client reads from the replayer for h's
-// configmaps: the WatchList stream, or the LIST body and the watch stream
-// from its resourceVersion; each watch ends after one virtual second.
+// configmaps. That is the WatchList stream, or the LIST body and the watch
+// stream from its resourceVersion. Each watch ends after one virtual
+// second.
 func answerBytes(b *testing.B, h *history.History, watchList bool) (list, stream []byte) {
 	b.Helper()
 	get := func(t *testing.T, rt http.RoundTripper, query string) []byte {

@@ -14,13 +14,15 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// TestHotLoopEndsTheRun shows a bound a hot loop cannot escape: a target
-// that reconnects without ever blocking — virtual time stands still, so
-// before the bound the run never ended — and client-go's own reflector
-// restarting WatchList streams that close before their initial events end
-// (kubernetes/kubernetes#140890) are stopped at the request bound and
-// judged by no-hot-loop, with the requests per resource and the stack of
-// the looping goroutine.
+// TestHotLoopEndsTheRun shows a bound a hot loop cannot escape. Two loops
+// are stopped at the request bound:
+//   - a target that reconnects without ever blocking (virtual time stands
+//     still, so before the bound the run never ended);
+//   - client-go's own reflector restarting WatchList streams that close
+//     before their initial events end (kubernetes/kubernetes#140890).
+//
+// Each is judged by no-hot-loop, with the requests per resource and the
+// stack of the looping goroutine.
 func TestHotLoopEndsTheRun(t *testing.T) {
 	informer, _ := targets.Lookup("informer")
 	// reconnecting watches, closes its watch at once and watches again,
@@ -80,10 +82,13 @@ func TestHotLoopEndsTheRun(t *testing.T) {
 }
 
 // TestBehaviourInvariantsOnRealRuns shows no-request-storm and progress
-// firing on real runs — client-go's own WatchList restart storm, and a
-// consumer that retries every 100 ms without backing off (too slow for
-// no-hot-loop) — and holding on the same plans on the LIST+WATCH path and
-// on clean runs.
+// firing on real runs:
+//   - client-go's own WatchList restart storm;
+//   - a consumer that retries every 100 ms without backing off (too slow
+//     for no-hot-loop).
+//
+// It shows them holding on the same plans on the LIST+WATCH path and on
+// clean runs.
 func TestBehaviourInvariantsOnRealRuns(t *testing.T) {
 	informer, _ := targets.Lookup("informer")
 	// impatient lists and, on every failure, lists again 100 ms later.

@@ -30,10 +30,10 @@ func informerThen(name string, before func(env *Env)) Target {
 }
 
 // TestInvariantsFireOnBrokenReplays runs the informer target against the
-// real WatchList cassette, broken on purpose — by a breaking fault at a
-// frame found to matter, or by a target that lies to its recorder — and
-// shows each invariant firing on what a real run observed (clean-stop:
-// TestCleanStopOnRealRuns).
+// real WatchList cassette, broken on purpose. It is broken by a breaking
+// fault at a frame found to matter, or by a target that lies to its
+// recorder. It shows each invariant firing on what a real run observed
+// (clean-stop: TestCleanStopOnRealRuns).
 func TestInvariantsFireOnBrokenReplays(t *testing.T) {
 	t.Parallel()
 	informer, _ := targets.Lookup("informer")
@@ -107,10 +107,10 @@ func TestInvariantsFireOnBrokenReplays(t *testing.T) {
 }
 
 // TestSyncedRVOnRealRuns shows that a run records the state its target
-// synced to — the first complete listing the replay served — and that
-// synced-after-initial fires, on a real run, for a target that reports
-// synced before it holds that state, even where the truth's weakest bound
-// (its smallest state: empty, here) would let it pass.
+// synced to: the first complete listing the replay served. It shows
+// synced-after-initial firing, on a real run, for a target that reports
+// synced before it holds that state. It fires even where the truth's
+// weakest bound would let it pass: its smallest state, empty here.
 func TestSyncedRVOnRealRuns(t *testing.T) {
 	b := synth.NewBuilder()
 	cms := []*corev1.ConfigMap{configMap("a", nil), configMap("b", nil), configMap("c", nil)}
@@ -181,10 +181,10 @@ func TestSyncedRVOnRealRuns(t *testing.T) {
 	}
 }
 
-// TestTargetOutputIsEvidence shows that what a target leaves behind —
-// a bookmark object in its store, an item that is no object, an error
-// from its Run — is judged by the invariant it breaks, with the run
-// observed to its end, never by aborting the test.
+// TestTargetOutputIsEvidence shows that what a target leaves behind is
+// judged by the invariant it breaks, with the run observed to its end,
+// never by aborting the test. It leaves a bookmark object in its store, an
+// item that is no object, and an error from its Run.
 func TestTargetOutputIsEvidence(t *testing.T) {
 	// storing runs an informer whose store, as it hands it to the probe,
 	// holds extra besides the informer's objects.

@@ -35,8 +35,8 @@ type Campaign struct {
 }
 
 // NewCampaign loads and builds every cassette o.Cassettes names and
-// returns a campaign over them; the error names the cassette that does not
-// load, does not build or lacks the resource.
+// returns a campaign over them. The error names the cassette that does
+// not load, does not build or lacks the resource.
 func NewCampaign(o Options) (*Campaign, error) {
 	c := &Campaign{opts: o, target: o.Target, res: resourceOf(o)}
 	c.judge = judge{opts: o, res: c.res, refs: reference.New(o.Masks...)}
@@ -111,10 +111,11 @@ func (c *Campaign) Cassettes() []string {
 	return out
 }
 
-// Seeds returns the seed inputs: per cassette, no fault (with client-go's
-// gates as they are, then with the input's gates off when Options.Gates
-// fixes none) and then each saved plan (Options.Plans), on each WatchList
-// path the options leave open.
+// Seeds returns the seed inputs, per cassette and on each WatchList path
+// the options leave open:
+//   - no fault, with client-go's gates as they are;
+//   - no fault, with the input's gates off, when Options.Gates fixes none;
+//   - each saved plan (Options.Plans).
 func (c *Campaign) Seeds() [][]byte {
 	var out [][]byte
 	for i := range c.cassettes {
@@ -146,8 +147,8 @@ func (c *Campaign) Seeds() [][]byte {
 }
 
 // DecisionSeedPoints are the decision points Options.DecisionSeeds places
-// a decision at: a run's first requests and frames, where a client's first
-// LIST, first watch and first events are.
+// a decision at. They are a run's first requests and frames, where a
+// client's first LIST, first watch and first events are.
 var DecisionSeedPoints = []int{0, 1, 2, 3, 4, 5, 8}
 
 // decisionSeeds returns the plan bytes of one legal one-point decision of
@@ -203,10 +204,10 @@ type Outcome struct {
 	// Results holds each checked invariant's result, by name (nil: held,
 	// or not judged).
 	Results map[string]error
-	// NotJudged holds the checked invariants the run gave nothing to
-	// judge, by name, each with why (an end-state invariant on an
-	// unsettled run, a promise client-go does not make under the run's
-	// gates).
+	// NotJudged holds the checked invariants the run gave nothing to judge,
+	// by name, each with why. Examples are an end-state invariant on an
+	// unsettled run, or a promise client-go does not make under the run's
+	// gates.
 	NotJudged map[string]string
 	// Report is the human-readable report of the broken invariants; ""
 	// when all held.
@@ -227,10 +228,10 @@ type Outcome struct {
 	// signature the run's matches; "" when none does. It is not a
 	// failure.
 	Known string
-	// KnownScenarios lists the scenario plans this check ran whose runs
-	// met a known finding, one line each ("stale-state plan …: known
-	// finding …"): runs that judged nothing, as the check's own run does
-	// when Known is set.
+	// KnownScenarios lists the scenario plans this check ran whose runs met a
+	// known finding, one line each ("stale-state plan …: known finding …").
+	// Those runs judged nothing, as the check's own run does when Known is
+	// set.
 	KnownScenarios []string
 }
 
@@ -239,15 +240,16 @@ type Outcome struct {
 func (o *Outcome) Failed() bool { return o.Report != "" && !o.Expected && o.Known == "" }
 
 // Check runs the target once on data and judges it. data is an input in
-// the input layout (see InputLayout, DecodeInput): the cassette, the
-// client path and gates (where Options do not fix them) and the fault
-// plan. The run is at Options.Level; a violation found at the typed level
+// the input layout (see InputLayout, DecodeInput). It holds the cassette,
+// the client path and gates (where Options do not fix them) and the fault
+// plan. The run is at Options.Level. A violation found at the typed level
 // is run again at the wire level, and only a violation the wire level
-// repeats is reported. With Options.Scenarios, an input without a fault
-// that holds also runs the Scenarios made from its run (once per
-// cassette, client path and gates), and Check returns the first of them
-// that fails (its Scenario set, its Input the plan's byte form where it
-// has one, else nil).
+// repeats is reported.
+//
+// With Options.Scenarios, an input without a fault that holds also runs
+// the Scenarios made from its run, once per cassette, client path and
+// gates. Check returns the first of them that fails. Its Scenario is set.
+// Its Input is the plan's byte form where it has one, else nil.
 func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 	t.Helper()
 	begun := time.Now()
@@ -288,9 +290,9 @@ func (c *Campaign) checkDecoded(t *testing.T, in input, scenario string) *Outcom
 	return out
 }
 
-// workerSpinBound is a run's spin bound in a go test -fuzz worker: the
-// engine ends a worker whose input runs 10 s of real time (internal/fuzz
-// RunFuzzWorker panics "deadlocked!", a message it does not print), so a
+// workerSpinBound is a run's spin bound in a go test -fuzz worker. The
+// engine ends a worker whose input runs 10 s of real time: internal/fuzz
+// RunFuzzWorker panics "deadlocked!", a message it does not print. So a
 // run that spins is given up sooner there, and reported.
 const workerSpinBound = 5 * time.Second
 

@@ -5,13 +5,13 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/internal/cassettes"
 )
 
-// Glob returns the files patterns name, as every lwreplay verb expands
-// paths (cassette.Expand: a file, a directory's *.yaml files, a glob
-// pattern's matches, each sorted), in the order of the patterns: a
-// campaign's Options.Cassettes or Plans from test files
+// Glob returns the files patterns name, in the order of the patterns.
+// It expands paths as every lwreplay verb does (cassette.Expand): a file,
+// a directory's *.yaml files, a glob pattern's matches, each sorted. Use it
+// for a campaign's Options.Cassettes or Plans from test files
 // ("../cassettes/real-*.yaml"). A pattern that is malformed or names
-// nothing is returned as it is, so that the campaign loading it fails with
-// an error naming it.
+// nothing is returned as it is. So the campaign loading it fails with an
+// error naming it.
 func Glob(patterns ...string) []string {
 	var out []string
 	for _, p := range patterns {

@@ -7,26 +7,26 @@ import (
 )
 
 // CheckPlan runs the target once on the campaign's cassette i (modulo
-// their count) and client path under plan, and judges it as Check judges
-// an input: for plans fuzz bytes cannot say, such as a decision a
-// where-parameter places — "crash-after-write:write=2" crashes the target
+// their count) and client path under plan. It judges it as Check judges an
+// input. It is for plans fuzz bytes cannot say, such as a decision a
+// where-parameter places. "crash-after-write:write=2" crashes the target
 // right after its second write, wherever that falls among the decision
-// points. Breaking faults are dropped unless Options.AllowBreaking, as from
-// an input. The outcome's Input is the plan's input when it has a byte
-// form, else nil; Fail reports it as it reports any outcome.
+// points. Breaking faults are dropped unless Options.AllowBreaking, as
+// from an input. The outcome's Input is the plan's input when it has a
+// byte form, else nil. Fail reports it as it reports any outcome.
 func (c *Campaign) CheckPlan(t *testing.T, i int, watchList bool, plan faults.Plan) *Outcome {
 	t.Helper()
 	return c.CheckSeed(t, i, watchList, plan, 0)
 }
 
 // CheckSeed is CheckPlan with seed mixed into what seeds the run's
-// randomness (harness.Spec.Seed; 0, a fuzz input's run, is CheckPlan):
-// runs of one plan with other seeds draw other backoffs and timeouts, as
-// same-outcome's reference runs do, so a fault-free run with a seed of its
-// own is one more correct run to judge against the reference pair (the
-// false-alarm bar of examples/reconciler's TestFaultFreePairs). The
-// outcome's Seed is seed and its report names it; Minimize and Save run
-// its input, which does not hold the seed.
+// randomness (harness.Spec.Seed; 0, a fuzz input's run, is CheckPlan).
+// Runs of one plan with other seeds draw other backoffs and timeouts, as
+// same-outcome's reference runs do. So a fault-free run with a seed of its
+// own is one more correct run to judge against the reference pair. That is
+// the false-alarm bar of examples/reconciler's TestFaultFreePairs.
+// The outcome's Seed is seed and its report names it. Minimize and Save
+// run its input, which does not hold the seed.
 func (c *Campaign) CheckSeed(t *testing.T, i int, watchList bool, plan faults.Plan, seed uint64) *Outcome {
 	t.Helper()
 	path := byte(0)

@@ -25,13 +25,16 @@ import (
 const childLabel = "lwreplay.test/child"
 
 // childrenTarget is a small writing controller in the manner of
-// examples/children: every configmap (a parent) gets a child configmap
-// "<name>-child" holding its name, a parent that is gone loses its child,
-// and the parent is annotated with its child's name. With markRelists it
-// is edge-triggered by mistake: each child also records whether the
-// informer ever relisted (an update notification at an unchanged
-// resourceVersion, as a relist's Replace delivers), so a legal fault that
-// makes it relist (an expired watch) changes the end state.
+// examples/children:
+//   - every configmap (a parent) gets a child configmap "<name>-child"
+//     holding its name;
+//   - a parent that is gone loses its child;
+//   - the parent is annotated with its child's name.
+//
+// With markRelists it is edge-triggered by mistake. Each child also
+// records whether the informer ever relisted: an update notification at an
+// unchanged resourceVersion, as a relist's Replace delivers. So a legal
+// fault that makes it relist (an expired watch) changes the end state.
 func childrenTarget(name string, markRelists bool) Target {
 	return childrenTargetWith(name, childrenOpts{markRelists: markRelists})
 }
@@ -45,9 +48,9 @@ type childrenOpts struct {
 	// made already (by an instance before it: a restart), another
 	// edge-triggered mistake.
 	markAdopted bool
-	// hashNames: a child is "<parent>-<hash of the parent's UID>", owned
-	// by its parent (the garbage collector deletes it with its parent),
-	// and the parent's annotation names it: correct.
+	// hashNames: a child is "<parent>-<hash of the parent's UID>", owned by
+	// its parent; the garbage collector deletes it with its parent. The
+	// parent's annotation names it: correct.
 	hashNames bool
 }
 

@@ -34,8 +34,8 @@ func mustHistory(tb testing.TB, path string) *history.History {
 }
 
 // factoryTarget is a user target written on the helpers, as most
-// controllers are built: a configmap informer of a SharedInformerFactory
-// over env.Clientset(), its handler registered with
+// controllers are built. It is a configmap informer of a
+// SharedInformerFactory over env.Clientset(), its handler registered with
 // Probe.AddEventHandler.
 var factoryTarget = Target{Name: "factory", Doc: "a configmap informer of a SharedInformerFactory over env.Clientset()",
 	Run: func(ctx context.Context, env *Env) error {
@@ -55,11 +55,11 @@ var factoryTarget = Target{Name: "factory", Doc: "a configmap informer of a Shar
 	}}
 
 // deliveryLines renders deliveries without their times, in an order two
-// runs of one plan share: the adds of the initial list (the leading adds
-// recorded as not synced) sorted — a Replace hands them out in a map's
-// order — then the rest as delivered, without the synced flag, which
-// client-go's registration turns true a goroutine's hop after its last
-// initial add.
+// runs of one plan share. First come the adds of the initial list (the
+// leading adds recorded as not synced), sorted: a Replace hands them out in
+// a map's order. Then the rest come as delivered, without the synced flag.
+// client-go's registration turns that flag true a goroutine's hop after
+// its last initial add.
 func deliveryLines(ds []observe.Delivery) []string {
 	var out []string
 	i := 0
@@ -73,18 +73,18 @@ func deliveryLines(ds []observe.Delivery) []string {
 	return out
 }
 
-// TestClientsetLevelsAgree runs the factory target on every shipped
-// cassette, both client paths and a few plans (one of them breaking) at
-// both levels, and compares what the invariants say and what fired, and
-// the deliveries where a run's are the same every time: the typed
-// clientset must stand for the wire one.
+// TestClientsetLevelsAgree runs the factory target at both levels on every
+// shipped cassette, both client paths and a few plans (one of them
+// breaking). It compares what the invariants say and what fired. It also
+// compares the deliveries where a run's are the same every time. The
+// typed clientset must stand for the wire one.
 func TestClientsetLevelsAgree(t *testing.T) {
 	t.Parallel()
 	plans := []struct {
 		text string
-		// sameDeliveries says two runs deliver the same: a relist's
-		// updates and deletes come in a map's order, and which state it
-		// lists depends on how far the replay's head has moved.
+		// sameDeliveries says two runs deliver the same. A relist's updates and
+		// deletes come in a map's order. Which state it lists depends on how far
+		// the replay's head has moved.
 		sameDeliveries bool
 		// unsettled names invariants whose result differs from run to run
 		// at both levels, not compared.
@@ -95,10 +95,10 @@ func TestClientsetLevelsAgree(t *testing.T) {
 		{text: "close-watch:after=1,at=1", sameDeliveries: true},
 		{text: "reset:at=4", sameDeliveries: true},
 		{text: "expire-watch:after=0,at=1"},
-		// A WatchList stream garbled before its initial-events-end
-		// bookmark: the replayer may count that bookmark as served though
-		// the client stopped reading before it, and synced-after-initial
-		// then judges against a state the client never synced to.
+		// A WatchList stream garbled before its initial-events-end bookmark. The
+		// replayer may count that bookmark as served though the client stopped
+		// reading before it. synced-after-initial then judges against a state the
+		// client never synced to.
 		{text: "garble-frame:at=5", unsettled: "synced-after-initial"},
 	}
 	for _, path := range shippedCassettes {

@@ -13,12 +13,12 @@ import (
 )
 
 // relistFromZero is a planted bug that fuzzing finds by combining two
-// decisions early in a run: a consumer that, whenever its watch ends,
-// lists again at resourceVersion "0" (whatever the cache has) and takes
-// what it gets, instead of relisting at the version it had. A watch cut
-// after a few events alone is harmless (the relist is served the newest
-// state the server reached), and so is a stale first LIST; a cut watch and
-// then a stale relist take it back in time (no-time-travel).
+// decisions early in a run. Whenever its watch ends, this consumer lists
+// again at resourceVersion "0" (whatever the cache has) and takes what it
+// gets. It should relist at the version it had. A watch cut after a few
+// events alone is harmless: the relist is served the newest state the
+// server reached. So is a stale first LIST. But a cut watch and then a
+// stale relist take it back in time (no-time-travel).
 var relistFromZero = Target{Name: "relist-from-zero", Doc: "a consumer that relists at resourceVersion 0 and takes what it gets", Run: func(ctx context.Context, env *Env) error {
 	lw, err := env.ListerWatcher(&unstructured.Unstructured{})
 	if err != nil {
@@ -107,8 +107,8 @@ func FuzzCombine(f *testing.F) {
 }
 
 // TestRelistFromZeroCombines shows the planted bug at two decisions early
-// in a run: each alone holds, the two together break no-time-travel; and
-// that DecisionSeeds holds each one alone.
+// in a run. Each alone holds; the two together break no-time-travel. It
+// also shows that DecisionSeeds holds each one alone.
 func TestRelistFromZeroCombines(t *testing.T) {
 	tests := []struct {
 		name string

@@ -13,9 +13,9 @@ import (
 	"github.com/lwreplay/lwreplay/faults"
 )
 
-// twoInformers is a target with two informers of one factory, configmaps
-// (the run's resource, whose handler the probe records) and pods, as a
-// controller with a primary resource and one it owns.
+// twoInformers is a target with two informers of one factory, as a
+// controller with a primary resource and one it owns. They are configmaps
+// (the run's resource, whose handler the probe records) and pods.
 var twoInformers = Target{Name: "two-informers", Doc: "configmaps and pods informers of one SharedInformerFactory", Run: func(ctx context.Context, env *Env) error {
 	cs, err := env.Clientset()
 	if err != nil {
@@ -36,20 +36,20 @@ var twoInformers = Target{Name: "two-informers", Doc: "configmaps and pods infor
 }}
 
 // perResource is what must repeat of a run of several resources: the
-// verdict, the report and each resource's story, in resource order (the
-// resources' firings interleave as their goroutines happen to run); of a
-// run stopped at the request bound, the verdict, the broken invariants
-// and the signature.
+// verdict, the report and each resource's story, in resource order. (The
+// resources' firings interleave as their goroutines happen to run.) Of a
+// run stopped at the request bound, it is the verdict, the broken
+// invariants and the signature.
 func perResource(out *Outcome) string {
 	by := map[string][]faults.Firing{}
 	for _, fr := range out.Observation.Fired {
 		by[fr.Point.Resource] = append(by[fr.Point.Resource], fr)
 	}
 	if out.Observation.HotLoop != nil {
-		// the run was stopped at its request bound, which all resources
-		// share: how many of the requests before it each resource sent,
-		// and whose request crossed it, is goroutine order — and so are
-		// the report's counts and stack and the stories' counts
+		// the run was stopped at its request bound, which all resources share.
+		// How many of the requests before it each resource sent, and whose
+		// request crossed it, is goroutine order. So are the report's counts and
+		// stack and the stories' counts.
 		var broken []string
 		for name, err := range out.Results {
 			if err != nil {
@@ -67,22 +67,24 @@ func perResource(out *Outcome) string {
 }
 
 // TestDeterminismTwoResources re-runs a target that watches two resources
-// at once under plans whose decisions act on both: decision points are
+// at once under plans whose decisions act on both. Decision points are
 // numbered per resource, so goroutine order cannot move where a fault
-// lands, and every re-run has one verdict and one story.
+// lands. Every re-run has one verdict and one story.
 func TestDeterminismTwoResources(t *testing.T) {
 	reruns := rerunCount()
 	inputs := planInputs(t, "close-watch:after=2,at=2 expire-watch:after=1,at=9", "http-error:code=503,at=0 stale-list:back=3,at=3 close-watch:after=1,at=6")
-	// random plans, persistent decisions among them: both reflectors back
-	// off under a fault that keeps firing, at the same virtual instants,
-	// and draw the same jitter whichever draws first (see harness's
-	// jitterRand). Not recreate: it takes the next resourceVersions of the
-	// one counter all resources share, as etcd's revision is, so two
-	// resources' recreates at one instant take them in the order their
-	// watches arrive (docs/fuzzing.md, Determinism). Nor graceful-restart:
-	// a stop at one resource's request ends the instance wherever its
-	// other resources' goroutines have got to, so their points after it
-	// are numbered as those goroutines ran.
+	// random plans, persistent decisions among them. Both reflectors back off
+	// under a fault that keeps firing, at the same virtual instants. They draw
+	// the same jitter whichever draws first (see harness's jitterRand).
+	//
+	// Not recreate. It takes the next resourceVersions of the one counter all
+	// resources share, as etcd's revision is. So two resources' recreates at
+	// one instant take them in the order their watches arrive
+	// (docs/fuzzing.md, Determinism).
+	//
+	// Nor graceful-restart. A stop at one resource's request ends the
+	// instance wherever its other resources' goroutines have got to. So their
+	// points after it are numbered as those goroutines ran.
 	r := rand.New(rand.NewPCG(21, 22))
 	persistent := 0
 	for len(inputs) < 4+8 {

@@ -70,10 +70,10 @@ func repeats(t *testing.T, c *Campaign, data []byte, n int, what func(*Outcome) 
 	}
 }
 
-// TestDeterminism re-runs inputs — ones that find or reproduce failures,
-// and random long plans of legal and breaking faults — and wants the same
-// verdict and the same story every time, at both levels: a run is a
-// function of its input.
+// TestDeterminism re-runs inputs, at both levels, and wants the same
+// verdict and the same story every time: a run is a function of its input.
+// The inputs are ones that find or reproduce failures, and random long
+// plans of legal and breaking faults.
 func TestDeterminism(t *testing.T) {
 	reruns := rerunCount()
 	inputs := []namedInput{

@@ -25,8 +25,8 @@ func judgeSameOutcome(obs *observe.Observation, ref *oracle.Reference) (err erro
 }
 
 // TestSameOutcomeOnRealRuns runs the children controller on the real
-// WatchList cassette against its reference runs: correct, with no fault
-// and with a legal one, it ends where the reference does; edge-triggered
+// WatchList cassette against its reference runs. Correct, with no fault
+// and with a legal one, it ends where the reference does. Edge-triggered
 // (markRelists), an expired watch makes it end elsewhere.
 func TestSameOutcomeOnRealRuns(t *testing.T) {
 	t.Parallel()
@@ -75,8 +75,8 @@ func TestSameOutcomeOnRealRuns(t *testing.T) {
 }
 
 // TestSameOutcomeInCampaign runs Campaign.Check, which makes and caches
-// the reference runs: the edge-triggered controller's expired watch is
-// reported by same-outcome, and minimization keeps it; a read-only target
+// the reference runs. The edge-triggered controller's expired watch is
+// reported by same-outcome, and minimization keeps it. A read-only target
 // gets no reference.
 func TestSameOutcomeInCampaign(t *testing.T) {
 	t.Parallel()
@@ -133,14 +133,14 @@ func TestSameOutcomeInCampaign(t *testing.T) {
 	}
 }
 
-// TestSameOutcomeFalseAlarms is the masks' false-alarm bar: fault-free
-// runs of the correct children controller with other seeds, each judged by
-// same-outcome against the reference of its cassette, client path and
-// pace (confirmed as a campaign confirms an alarm: reference.One.Confirm),
-// report nothing, on every shipped cassette. It logs how many the
-// two-run reference alone, and DefaultMasks alone, would have reported.
-// LWREPLAY_PAIRS sets how many runs per cassette, path and pace (default
-// 5; -short: 1).
+// TestSameOutcomeFalseAlarms is the masks' false-alarm bar. It makes
+// fault-free runs of the correct children controller with other seeds, on
+// every shipped cassette. Each is judged by same-outcome against the
+// reference of its cassette, client path and pace. It is confirmed as a
+// campaign confirms an alarm (reference.One.Confirm). None may report
+// anything. It logs how many the two-run reference alone, and
+// DefaultMasks alone, would have reported. LWREPLAY_PAIRS sets how many
+// runs per cassette, path and pace (default 5; -short: 1).
 func TestSameOutcomeFalseAlarms(t *testing.T) {
 	t.Parallel()
 	n := 5
@@ -204,11 +204,11 @@ func learnedOnly(m oracle.Masks) string {
 }
 
 // TestSameOutcomeUnderLegalFaults runs the correct children controller
-// under every one-point legal decision of Options.DecisionSeeds (each fault
-// choice at a run's first requests and frames), both client paths: a
-// level-based controller ends where its fault-free reference does, so
-// same-outcome holds on every settled run (a run under opaque-rv, whose
-// replay takes no writes, is not judged).
+// under every one-point legal decision of Options.DecisionSeeds, both
+// client paths. Those are each fault choice at a run's first requests and
+// frames. A level-based controller ends where its fault-free reference
+// does. So same-outcome holds on every settled run. A run under
+// opaque-rv, whose replay takes no writes, is not judged.
 func TestSameOutcomeUnderLegalFaults(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {

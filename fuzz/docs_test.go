@@ -140,9 +140,9 @@ func goDebugSnippet(t *testing.T) string {
 }
 
 // TestDocsGoDebug holds docs/fuzzing.md's fuzz test file with its
-// //go:debug line to what go vet (run by go test) accepts: the line
-// above the package clause; and, without -short, vets the file as shown
-// in a module of its own that requires this one (offline, from the module
+// //go:debug line to what go vet (run by go test) accepts: the line above
+// the package clause. Without -short, it also vets the file as shown, in a
+// module of its own that requires this one (offline, from the module
 // cache).
 func TestDocsGoDebug(t *testing.T) {
 	src := goDebugSnippet(t)

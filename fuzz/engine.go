@@ -19,11 +19,11 @@ import (
 // its report before it writes the report from the worker's note.
 const reportRetries = 5
 
-// reportSaved writes the report of the input go test's engine saved for
-// f after since, running it once more (in a hosted test: f's own T is
-// the coordinator's), up to reportRetries times until it fails again, and
-// logs where it went. An input that does not fail again still gets its
-// report, from the failure the worker noted (and the report says so).
+// reportSaved writes the report of the input go test's engine saved for f
+// after since, and logs where it went. It runs the input once more, up to
+// reportRetries times until it fails again. (In a hosted test, f's own T
+// is the coordinator's.) An input that does not fail again still gets its
+// report, from the failure the worker noted, and the report says so.
 func (c *Campaign) reportSaved(f *testing.F, since time.Time) {
 	data, path, err := engine.NewestInput(engine.CorpusDir(f.Name()), since)
 	if err != nil {
@@ -65,10 +65,10 @@ func (c *Campaign) reportSaved(f *testing.F, since time.Time) {
 }
 
 // saveNoted writes the report of an input that failed in a worker but
-// held on the coordinator's runs: the worker's noted failure, the input
-// and its plan, and what the runs for the report came to. A run that is
-// not a function of its input is a defect of lwreplay's, and the report
-// says so.
+// held on the coordinator's runs. The report holds the worker's noted
+// failure, the input and its plan, and what the runs for the report came
+// to. A run that is not a function of its input is a defect of lwreplay's,
+// and the report says so.
 func (c *Campaign) saveNoted(f *testing.F, data []byte, held *Outcome, runs int) (string, error) {
 	note, err := os.ReadFile(filepath.Join(engine.NotesDir(f.Name()), engine.NoteName(data)))
 	if err != nil {

@@ -19,8 +19,8 @@ import (
 const plantedEnv = "LWREPLAY_PLANTED"
 
 // watchErrorsTarget is an informer that takes every watch error as a
-// failure of its own (Probe.Error): most faults make one, so go test
-// -fuzz finds it at once.
+// failure of its own (Probe.Error). Most faults make one, so go test -fuzz
+// finds it at once.
 var watchErrorsTarget = Target{Name: "watch-errors", Doc: "an informer that records every watch error as its own", Run: func(ctx context.Context, env *Env) error {
 	lw, err := env.ListerWatcher(&unstructured.Unstructured{})
 	if err != nil {
@@ -52,9 +52,9 @@ func FuzzPlanted(f *testing.F) {
 }
 
 // TestOneReportPerFind runs go test -fuzz on FuzzPlanted, whose every
-// watch error is a failure: the engine finds one at once, re-runs and
-// minimizes it — many failing executions — and saves one input. Exactly
-// one report is written, for that input, and go test's output names it.
+// watch error is a failure. The engine finds one at once, re-runs and
+// minimizes it (many failing executions), and saves one input. Exactly one
+// report is written, for that input, and go test's output names it.
 func TestOneReportPerFind(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds this package's test binary and fuzzes with it")

@@ -16,9 +16,10 @@ import (
 )
 
 // recordingReconciler is a target that reconciles one configmap once as a
-// controller does, with client-go's event recorder (tools/record):
-// an Event when it starts, an update of the object, an Event when done.
-// The recorder names each Event <object>.<hex of time.Now().UnixNano()>.
+// controller does, with client-go's event recorder (tools/record). It
+// makes an Event when it starts, an update of the object, and an Event
+// when done. The recorder names each Event <object>.<hex of
+// time.Now().UnixNano()>.
 var recordingReconciler = Target{Name: "recording-reconciler", Doc: "a reconcile that records two Events around an update",
 	Run: func(ctx context.Context, env *Env) error {
 		cs, err := env.Clientset()
@@ -49,10 +50,11 @@ var recordingReconciler = Target{Name: "recording-reconciler", Doc: "a reconcile
 
 // TestEventNamesDistinct shows that two Events client-go's recorder
 // records in one reconcile, an update between them, get distinct names in
-// a run, as on a real cluster: each request takes the replay's latency, so
+// a run, as on a real cluster. Each request takes the replay's latency, so
 // the clock the second reads has moved on. With no latency the clock
-// stands still through the reconcile (nothing blocks for long enough), both
-// get one name, and the second create is refused 409 AlreadyExists.
+// stands still through the reconcile (nothing blocks for long enough).
+// Then both get one name, and the second create is refused 409
+// AlreadyExists.
 func TestEventNamesDistinct(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

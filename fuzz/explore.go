@@ -21,10 +21,12 @@ import (
 	"github.com/lwreplay/lwreplay/internal/bubble"
 )
 
-// The exploration engine: campaigns run on random inputs by workers until
-// a duration ends, failures grouped by signature (one report each, the
-// smallest plan found, a count of runs), known findings counted. It is
-// what the lwreplay fuzz command runs; go test -fuzz's engine is Go's own.
+// The exploration engine is what the lwreplay fuzz command runs; go test
+// -fuzz's engine is Go's own. It does this:
+//   - campaigns run on random inputs by workers until a duration ends;
+//   - failures are grouped by signature: one report each, the smallest plan
+//     found, a count of runs;
+//   - known findings are counted.
 
 // ExploreOptions configure Explore. Zero values: a minute, a worker per
 // CPU, seed 0, reports under ./lwreplay-artifacts, no progress lines.
@@ -49,13 +51,14 @@ type ExploreOptions struct {
 // .gitignore.
 const DefaultArtifacts = "lwreplay-artifacts"
 
-// Explore runs campaigns (one target, a resource each), their seeds first
-// and then random inputs (RandomInput) dealt to them in turn, on Parallel
-// workers until Duration has passed or ctx is done, and returns what it
-// found: each failure's signature is reported once (minimized, with its
-// reproducer), again when a later run of it has a smaller plan, and its
-// report ends with the count of its runs; runs that match a known finding
-// are counted.
+// Explore runs campaigns (one target, a resource each) on Parallel workers
+// until Duration has passed or ctx is done. It runs their seeds first, then
+// random inputs (RandomInput) dealt to them in turn. It returns what it
+// found:
+//   - each failure's signature is reported once (minimized, with its
+//     reproducer), and again when a later run of it has a smaller plan;
+//   - its report ends with the count of its runs;
+//   - runs that match a known finding are counted.
 func Explore(ctx context.Context, campaigns []*Campaign, o ExploreOptions) *Exploration {
 	if o.Duration <= 0 {
 		o.Duration = time.Minute
@@ -92,7 +95,7 @@ func (f *Exploration) HarnessErrors() int {
 	return f.tally.Harness
 }
 
-// WriteTable writes the invariants × faults table: each cell is the runs
+// WriteTable writes the invariants × faults table. Each cell is the runs
 // in which the column's fault fired and the invariant was judged / the
 // runs in which it broke.
 func (f *Exploration) WriteTable(w io.Writer) {
@@ -101,10 +104,11 @@ func (f *Exploration) WriteTable(w io.Writer) {
 	f.tally.Write(w)
 }
 
-// WriteSummary writes the summary line (runs, findings, known findings,
-// unsettled, expected, unconfirmed and harness runs), a line per known
-// finding met, and a line per finding with its runs, smallest plan and
-// report.
+// WriteSummary writes:
+//   - the summary line: runs, findings, known findings, unsettled,
+//     expected, unconfirmed and harness runs;
+//   - a line per known finding met;
+//   - a line per finding with its runs, smallest plan and report.
 func (f *Exploration) WriteSummary(w io.Writer) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -150,10 +154,11 @@ type Exploration struct {
 }
 
 // loop runs inputs on workers goroutines until d has passed or ctx is
-// done, printing progress about once a second and a note per failure. All
-// runs share one hosted test; each worker runs its inputs in a subtest, so
-// that a run that fails its test (a harness error: the replay or the
-// target could not be set up) ends only that subtest, and is counted.
+// done. It prints progress about once a second and a note per failure.
+// All runs share one hosted test. Each worker runs its inputs in a
+// subtest. So a run that fails its test ends only that subtest, and is
+// counted: a harness error, where the replay or the target could not be
+// set up.
 func (f *Exploration) loop(ctx context.Context, in *inputs, d time.Duration, workers int) {
 	start := time.Now()
 	stop := func() bool { return time.Since(start) >= d || ctx.Err() != nil }
@@ -190,8 +195,8 @@ func (f *Exploration) loop(ctx context.Context, in *inputs, d time.Duration, wor
 	}
 }
 
-// worker runs inputs until stop says so, in subtests of t numbered from 1;
-// a subtest that ends mid-run counts that run as a harness error, and the
+// worker runs inputs until stop says so, in subtests of t numbered from 1.
+// A subtest that ends mid-run counts that run as a harness error, and the
 // worker goes on in a new one.
 func (f *Exploration) worker(t *testing.T, id int, in *inputs, stop func() bool) {
 	for n := 1; !stop(); n++ {
@@ -230,9 +235,9 @@ type finding struct {
 	planLen   int    // its decisions
 }
 
-// one runs data on campaign ci, saves it when it fails with a signature
-// not seen before (or again, when its plan is smaller than the one
-// saved), and counts it.
+// one runs data on campaign ci and counts it. It saves it when it fails
+// with a signature not seen before, or again when its plan is smaller than
+// the one saved.
 func (f *Exploration) one(t *testing.T, ci int, data []byte) {
 	c := f.cs[ci]
 	out := c.Check(t, data)

@@ -23,8 +23,9 @@ func newInputs(seeds [][][]byte, seed uint64) *inputs {
 	return in
 }
 
-// next returns the index of the campaign whose turn it is and its input: a
-// seed of its own while any is left, else a random one (RandomInput).
+// next returns the index of the campaign whose turn it is and its input.
+// That is a seed of its own while any is left, else a random one
+// (RandomInput).
 func (in *inputs) next() (campaign int, data []byte) {
 	campaign = in.turn
 	in.turn = (in.turn + 1) % len(in.seeds)

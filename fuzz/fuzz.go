@@ -1,6 +1,6 @@
-// Package fuzz runs real client-go code — Reflector+DeltaFIFO,
-// Reflector+RealFIFO, SharedIndexInformer, or a user's own target — against
-// replays perturbed by fault plans, in testing/synctest virtual time, and
+// Package fuzz runs real client-go code against replays perturbed by fault
+// plans, in testing/synctest virtual time. The code is Reflector+DeltaFIFO,
+// Reflector+RealFIFO, SharedIndexInformer, or a user's own target. It
 // checks named invariants on what it observed. A failure is minimized and
 // saved with a reproducer cassette.
 //
@@ -10,14 +10,14 @@
 //		fuzz.Run(f, fuzz.Options{Cassettes: fuzz.Glob("testdata/cassettes/*.yaml"), Target: myTarget})
 //	}
 //
-// where myTarget is a Target whose Run builds the controller from
+// Here myTarget is a Target whose Run builds the controller from
 // env.Clientset() (informers of a SharedInformerFactory, at the run's
-// level) or env.ListerWatcher(&corev1.ConfigMap{}), and registers its
-// handler with env.Probe.AddEventHandler, which reports the handler's
+// level) or env.ListerWatcher(&corev1.ConfigMap{}). It registers its
+// handler with env.Probe.AddEventHandler. That reports the handler's
 // notifications and panics, the store and HasSynced to the probe.
 // go test replays the seeds and the saved inputs; go test -fuzz explores.
 // Campaign is one target's campaign without testing.F (Check judges one
-// input), Explore runs campaigns on random inputs and groups their
+// input). Explore runs campaigns on random inputs and groups their
 // failures by Signature (the lwreplay fuzz command).
 //
 // fuzz is the driver; the packages under it hold the other roles, each
@@ -59,9 +59,9 @@ type Options struct {
 	// are one. Byte 0 of an input picks one, in the order given.
 	Cassettes []string
 	// Recordings, when set, are the campaign's cassettes instead of
-	// Cassettes: recordings loaded and built once (BuildRecordings) for
-	// several campaigns, of which those that recorded Resource are this
-	// one's, in order.
+	// Cassettes. They are recordings loaded and built once (BuildRecordings)
+	// for several campaigns. Those that recorded Resource are this one's, in
+	// order.
 	Recordings *Recordings
 	// Salvage keeps the complete interactions of a cassette file cut short
 	// (cassette.WithSalvage); false (the default) refuses such a file.
@@ -72,12 +72,12 @@ type Options struct {
 	// WatchList fixes the client path; nil lets a byte of the input choose
 	// it.
 	WatchList *bool
-	// Gates fixes client-go feature gates for every run. The input
-	// chooses the others it can turn off (AtomicFIFO and
-	// InOrderInformersBatchProcess: see InputLayout; else they keep the
-	// process's values, on by default); a bit whose gate the client-go in
-	// use does not know (AtomicFIFO before v0.36) is ignored.
-	// A gate named here must be one that client-go knows (ErrUnknownGate).
+	// Gates fixes client-go feature gates for every run. The input chooses
+	// the others it can turn off: AtomicFIFO and InOrderInformersBatchProcess
+	// (see InputLayout). Else they keep the process's values, on by default.
+	// A bit whose gate the client-go in use does not know (AtomicFIFO before
+	// v0.36) is ignored. A gate named here must be one that client-go knows
+	// (ErrUnknownGate).
 	Gates Gates
 	// AllowBreaking keeps the breaking faults a plan decodes to; violations
 	// after one fired are logged, not failed. False (the default) drops
@@ -95,49 +95,57 @@ type Options struct {
 	// and client path. A plan must be one fuzz bytes can say (decisions
 	// placed with at=, see faults.Encode).
 	Plans []string
-	// DecisionSeeds adds seeds that each place one legal decision — every
-	// fault choice at each of DecisionSeedPoints — on every cassette and
-	// client path: go test -fuzz starts from inputs that already hold one
-	// decision, and one mutated byte combines a second with it. Each seed
-	// is a run of every go test.
+	// DecisionSeeds adds seeds that each place one legal decision on every
+	// cassette and client path: every fault choice at each of
+	// DecisionSeedPoints. So go test -fuzz starts from inputs that already
+	// hold one decision, and one mutated byte combines a second with it. Each
+	// seed is a run of every go test.
 	DecisionSeeds bool
-	// Scenarios runs Sieve's test plans (the Scenarios registry) from
-	// every fault-free input: once per cassette, client path and gates,
-	// the input's own run places each scenario's plans among the target's
-	// writes, LISTs and watches (a crash after its k-th write; a restart at
-	// its w-th watch or after its k-th write, the fresh instance's LIST
-	// stale; an object recreated while it is away from a watch), and the
-	// input fails with the first that fails. For a controller: go test's
-	// seeds then try a crash between any two of its first writes, a
-	// restart onto a lagging apiserver and an unobserved delete before go
-	// test -fuzz mutates anything. A fuzzing worker runs a key's plans a
-	// few seconds an input at a time (go test's engine gives an input 10
-	// s), so there the plans are spread over the key's first inputs.
+	// Scenarios runs Sieve's test plans (the Scenarios registry) from every
+	// fault-free input, once per cassette, client path and gates. The input's
+	// own run places each scenario's plans among the target's writes, LISTs
+	// and watches:
+	//   - a crash after its k-th write;
+	//   - a restart at its w-th watch or after its k-th write, the fresh
+	//     instance's LIST stale;
+	//   - an object recreated while it is away from a watch.
+	//
+	// The input fails with the first plan that fails. For a controller, go
+	// test's seeds then try, before go test -fuzz mutates anything:
+	//   - a crash between any two of its first writes;
+	//   - a restart onto a lagging apiserver;
+	//   - an unobserved delete.
+	//
+	// A fuzzing worker runs a key's plans a few seconds an input at a time
+	// (go test's engine gives an input 10 s). So there the plans are spread
+	// over the key's first inputs.
 	Scenarios bool
-	// LiveBound is how long, in virtual time after the last fault fired,
-	// the target may take to converge before the live invariant breaks;
-	// zero means 10 minutes (client-go's longest watch timeout).
+	// LiveBound is how long, in virtual time after the last fault fired, the
+	// target may take to converge before the live invariant breaks. Zero means
+	// 10 minutes (client-go's longest watch timeout).
 	LiveBound time.Duration
 	// MaxBurst is the most requests the target may make within a second
 	// of virtual time before no-hot-loop breaks and the run ends; zero
 	// means 200.
 	MaxBurst int
-	// MaxRate is the most requests a second the target may sustain over
-	// any minute of virtual time before no-hot-loop breaks and the run
-	// ends; zero means 10 (client-go makes about one a second while
-	// failing).
+	// MaxRate is the most requests a second the target may sustain over any
+	// minute of virtual time before no-hot-loop breaks and the run ends. Zero
+	// means 10; client-go makes about one a second while failing.
 	MaxRate int
 	// Known are findings known already, besides the shipped ones
-	// (KnownFindings) of the client-go in use: a run whose signature one
-	// matches is logged and counted, and neither fails nor stops the
-	// search (KnownSignature makes one of a report's signature line).
+	// (KnownFindings) of the client-go in use. A run whose signature one
+	// matches is logged and counted, and neither fails nor stops the search.
+	// KnownSignature makes one of a report's signature line.
 	Known []oracle.Known
-	// Masks are what only the user knows a correct target leaves to
-	// chance, masked in same-outcome's comparisons on top of DefaultMasks
-	// and the learned ones: a field path of a resource (Mask.Path, list
-	// indices as [*]), of every resource (Resource AnyResource), or a
-	// resource as a whole (Path ""), each with why. A masked difference
-	// hides no other: a bug that also differs elsewhere still fires.
+	// Masks are what only the user knows a correct target leaves to chance.
+	// They are masked in same-outcome's comparisons on top of DefaultMasks and
+	// the learned ones. Each, with why, is one of:
+	//   - a field path of a resource (Mask.Path, list indices as [*]);
+	//   - a field path of every resource (Resource AnyResource);
+	//   - a resource as a whole (Path "").
+	//
+	// A masked difference hides no other: a bug that also differs elsewhere
+	// still fires.
 	Masks []Mask
 	// ReportKnown names shipped known findings to report as failures
 	// again ("kubernetes#140890").
@@ -146,24 +154,23 @@ type Options struct {
 	// violations are confirmed at the wire level before they are
 	// reported.
 	Level Level
-	// Pace is the pace every run replays its cassette at; zero means
-	// replayer.PaceMax (every recorded change has happened before the
-	// target starts). replayer.PaceRecorded serves the recorded changes at
-	// their recorded offsets in virtual time, so that a controller's
-	// writes interleave with the other actors' (see docs/replayer.md,
-	// "The recorded history is the other actors").
+	// Pace is the pace every run replays its cassette at. Zero means
+	// replayer.PaceMax: every recorded change has happened before the target
+	// starts. replayer.PaceRecorded serves the recorded changes at their
+	// recorded offsets in virtual time. So a controller's writes interleave
+	// with the other actors' (see docs/replayer.md, "The recorded history is
+	// the other actors").
 	Pace replayer.Pace
 	// Latency is how long, in virtual time, each of the target's requests
-	// takes to reach the replay; zero means replayer.DefaultLatency (1 ms),
+	// takes to reach the replay. Zero means replayer.DefaultLatency (1 ms),
 	// negative none (see harness.Latency). Reports record it.
 	Latency time.Duration
-	// ExpectOwn says the cassettes' recorded writes are the target's own
-	// (it was recorded through recorder.Wrap): their echoes are left out
-	// of the replay (history.WithoutOwn) and expected from the target, and
-	// the other actors' recorded changes are served as their writes onto
-	// what the target writes (docs/replayer.md, "Recording a controller").
-	// False (the default) replays the recording as it was, the recorded
-	// client's objects in it.
+	// ExpectOwn says the cassettes' recorded writes are the target's own: it
+	// was recorded through recorder.Wrap. Their echoes are left out of the
+	// replay (history.WithoutOwn) and expected from the target. The other
+	// actors' recorded changes are served as their writes onto what the target
+	// writes (docs/replayer.md, "Recording a controller"). False (the default)
+	// replays the recording as it was, the recorded client's objects in it.
 	ExpectOwn bool
 	// Actors are the cluster's own controllers every run of the campaign
 	// starts beside the target, chosen per campaign: the actors module's
@@ -183,16 +190,17 @@ type Options struct {
 type fuzzCassette = cassettes.Cassette
 
 // Run fuzzes o.Target against the cassettes o.Cassettes names. It loads
-// every cassette once, adds seeds per cassette (that cassette, no fault;
-// one per WatchList path when o.WatchList is nil) and then runs the target
-// once per input (see Campaign.Check for what an input means). A run that
-// breaks an invariant fails with a report that names the invariant,
-// cassette, path, plan and what fired, gives the input to replay, and
-// points at the report files and reproducer written for it; when a
-// breaking fault fired the violation is only logged.
+// every cassette once and adds seeds per cassette: that cassette, no
+// fault, one per WatchList path when o.WatchList is nil. Then it runs the
+// target once per input (see Campaign.Check for what an input means).
+//
+// A run that breaks an invariant fails with a report. The report names the
+// invariant, cassette, path, plan and what fired, and gives the input to
+// replay. It points at the report files and reproducer written for it.
+// When a breaking fault fired, the violation is only logged.
 //
 // Under a libFuzzer build (go-118-fuzz-build), f is that build's testing
-// shim, not *testing.F: Run then runs the one input the shim holds (see
+// shim, not *testing.F. Run then runs the one input the shim holds (see
 // runLibFuzzer).
 func Run(f F, o Options) {
 	f.Helper()

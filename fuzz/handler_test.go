@@ -33,9 +33,9 @@ func handlerTarget(name string, h cache.ResourceEventHandler) Target {
 		}}
 }
 
-// foundTombstoneInput is the input fuzzing the tombstone example found: the
-// paged LIST cassette, WatchList off, the first watch answered 410 Expired
-// at once, so the relist misses deletes and delivers tombstones.
+// foundTombstoneInput is the input fuzzing the tombstone example found:
+// the paged LIST cassette, WatchList off, the first watch answered 410
+// Expired at once. So the relist misses deletes and delivers tombstones.
 var foundTombstoneInput = []byte("000\x86")
 
 func TestAddEventHandlerRecordsPanics(t *testing.T) {
@@ -94,12 +94,12 @@ func TestAddEventHandlerSynced(t *testing.T) {
 					if err := oracle.Judge(obs, "synced-after-initial")["synced-after-initial"]; err != nil {
 						t.Errorf("synced-after-initial: got %v, want it to hold", err)
 					}
-					// The adds of the initial list come first, not synced; every
-					// later add is synced. Updates and deletes may still be
-					// recorded as not synced, up to the last: client-go tells the
-					// registration that the informer synced from a goroutine of
-					// its own, which (v0.37, in about 1 run in 15) does not run
-					// before a replay that takes no virtual time has ended.
+					// The adds of the initial list come first, not synced; every later add is
+					// synced. Updates and deletes may still be recorded as not synced, up to
+					// the last. client-go tells the registration that the informer synced
+					// from a goroutine of its own. In v0.37, in about 1 run in 15, that
+					// goroutine does not run before a replay that takes no virtual time has
+					// ended.
 					initial := 0
 					for ; initial < len(obs.Deliveries) && obs.Deliveries[initial].Op == observe.OpAdd && !obs.Deliveries[initial].Synced; initial++ {
 					}

@@ -11,9 +11,9 @@ import (
 )
 
 // InputLayout is the version of the fuzz-input byte layout Input reads and
-// writes: the one go test's corpus files (testdata/fuzz), libFuzzer's crash
-// files, the lwreplay fuzz command and every report's input share. Layout
-// 1, this file's, is the only one; TestInputLayout holds it, so an input
+// writes. go test's corpus files (testdata/fuzz), libFuzzer's crash files,
+// the lwreplay fuzz command and every report's input share it. Layout 1,
+// this file's, is the only one. TestInputLayout holds it, so an input
 // saved today means the same run on every later lwreplay. A layout that
 // changes what a byte means gets a new number, and inputs of the old one
 // are read as the old one read them.
@@ -53,8 +53,8 @@ func seedGatesOff(fixed Gates) [][]clientfeatures.Feature {
 func gateBit(i int) byte { return watchListBit << (i + 1) }
 
 // Input is what the bytes of one fuzz input say, before a campaign's
-// options apply to them (Options.WatchList and Options.Gates fix a part,
-// AllowBreaking keeps breaking faults).
+// options apply to them. Options.WatchList and Options.Gates fix a part;
+// AllowBreaking keeps breaking faults.
 type Input struct {
 	// Cassette is byte 0: the cassette's index, modulo the campaign's
 	// count.
@@ -93,7 +93,7 @@ func DecodeInput(data []byte) Input {
 
 // CanonicalInput returns data in its shortest form, the one reports print
 // and save: the path byte without its unused bits, each plan byte as
-// faults.CanonicalBytes writes it. It runs as data does, and keeps that
+// faults.CanonicalBytes writes it. It runs as data does. It keeps that
 // meaning on every later lwreplay, which a fault byte past the end of
 // today's choice table would not.
 func CanonicalInput(data []byte) []byte {
@@ -181,16 +181,16 @@ const MaxRandomPlanBytes = 8
 
 // persistentOdds is how rare a persistent decision is among a random
 // input's decisions: one in this many. A run with one lasts to its hard
-// end and costs tens of ordinary runs; at one in 64 the default run keeps
-// above 1,000 runs/s and still finds a persistent-fault bug within seconds
-// (one in 16 halved the rate).
+// end and costs tens of ordinary runs. At one in 64 the default run keeps
+// above 1,000 runs/s and still finds a persistent-fault bug within
+// seconds. One in 16 halved the rate.
 const persistentOdds = 64
 
 // RandomInput returns a random input of r: a random cassette byte, a
-// random path byte and 0 to MaxRandomPlanBytes plan bytes, half of them
-// normal points, the rest decisions at one point, one in persistentOdds a
-// persistent decision (one that holds to the run's end keeps it from
-// ending early, so most runs have none).
+// random path byte and 0 to MaxRandomPlanBytes plan bytes. Half of the
+// plan bytes are normal points, the rest decisions at one point. One
+// decision in persistentOdds is persistent. One that holds to the run's
+// end keeps it from ending early, so most runs have none.
 func RandomInput(r *rand.Rand) []byte {
 	b := make([]byte, planFrom+r.IntN(MaxRandomPlanBytes+1))
 	b[cassetteByte], b[pathByte] = byte(r.UintN(256)), byte(r.UintN(256))

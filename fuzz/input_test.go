@@ -155,7 +155,7 @@ func TestAllowRandSeed(t *testing.T) {
 	}
 }
 
-// TestInputLayout holds the input layout (InputLayout 1) stable: each of
+// TestInputLayout holds the input layout (InputLayout 1) stable. Each of
 // these inputs, some of them saved in corpora and reports, must decode to
 // the same Input on every later lwreplay, and encode back to itself.
 func TestInputLayout(t *testing.T) {

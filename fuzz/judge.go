@@ -117,9 +117,9 @@ func (j *judge) builtinNames() []string {
 // sameOutcome is the name of the invariant reference runs are for.
 const sameOutcome = "same-outcome"
 
-// reference returns the reference obs, a run of spec, is judged against
-// by same-outcome: nil when the campaign does not judge same-outcome (see
-// reference.Runs.For for the other cases).
+// reference returns the reference that same-outcome judges obs, a run of
+// spec, against. It is nil when the campaign does not judge same-outcome
+// (see reference.Runs.For for the other cases).
 func (j *judge) reference(t *testing.T, spec harness.Spec, obs *observe.Observation) *oracle.Reference {
 	t.Helper()
 	if !slices.Contains(j.builtinNames(), sameOutcome) {

@@ -15,12 +15,14 @@ import (
 var errAlways = errors.New("always broken")
 
 // TestKnownSameOutcomeDetails runs the scenarios of a fault-free seed of a
-// children controller with two planted bugs: a restart marks its children
-// adopted (data.adopted: the crash and restart scenarios), a relist marks
-// them relisted (data.relisted: the recreate scenario). Known by what
-// differs, one bug's runs are logged and the search finds the other; known
-// as a bare "same-outcome" (format 1), both are hidden. A seed whose own
-// run meets a known finding still gets its scenarios.
+// children controller with two planted bugs:
+//   - a restart marks its children adopted (data.adopted: the crash and
+//     restart scenarios);
+//   - a relist marks them relisted (data.relisted: the recreate scenario).
+//
+// Known by what differs, one bug's runs are logged and the search finds
+// the other. Known as a bare "same-outcome" (format 1), both are hidden.
+// A seed whose own run meets a known finding still gets its scenarios.
 func TestKnownSameOutcomeDetails(t *testing.T) {
 	t.Parallel()
 	alwaysBroken := NewInvariant("always-broken", "a user invariant the seed's own run breaks", func(*history.Log, *Observation) error {

@@ -7,11 +7,12 @@ import (
 )
 
 // TestLeaderElectionCampaignInputs replays inputs a 60 s campaign of the
-// leader-election target reported, each a defect of the oracle's, not of
-// client-go's: the known WatchList restart loop must be known by its
-// site in the informer's requests, not in the lease renewals that came
-// last; and a history that recreate rewrote (every later
-// resourceVersion moved, the lease's too) must not read as a takeover.
+// leader-election target reported. Each is a defect of the oracle's, not
+// of client-go's:
+//   - the known WatchList restart loop must be known by its site in the
+//     informer's requests, not in the lease renewals that came last;
+//   - a history that recreate rewrote (every later resourceVersion moved,
+//     the lease's too) must not read as a takeover.
 func TestLeaderElectionCampaignInputs(t *testing.T) {
 	t.Parallel()
 	target, _ := targets.Lookup("leader-election")

@@ -11,13 +11,14 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/targets"
 )
 
-// TestLevelsAgree runs every fault of the registry, placed at a few early
-// decision points and persistent from two of them, at both levels and compares what the invariants say
-// and what fired: the typed level must stand for the wire level.
+// TestLevelsAgree runs every fault of the registry at both levels and
+// compares what the invariants say and what fired. Each fault is placed at
+// a few early decision points, and persistent from two of them. The typed
+// level must stand for the wire level.
 //
-// It runs alone (not in parallel): under a persistent fault how many
-// requests a backing-off client makes depends on client-go's jitter, drawn
-// from the process-wide source each run seeds (see seedClientGo).
+// It runs alone (not in parallel). Under a persistent fault, how many
+// requests a backing-off client makes depends on client-go's jitter. That
+// is drawn from the process-wide source each run seeds (see seedClientGo).
 func TestLevelsAgree(t *testing.T) {
 	target, _ := targets.Lookup("reflector-deltafifo")
 	h := loadTargetHistory(t)
@@ -50,10 +51,9 @@ func TestLevelsAgree(t *testing.T) {
 							t.Errorf("%s: got held=%v at the typed level, want held=%v as at the wire level", name, got[0][name], got[1][name])
 						}
 					}
-					// a persistent garble: how many frames the server writes
-					// after the first garbled one before it sees the client
-					// gone depends on how each level reads; the invariants
-					// agree
+					// a persistent garble: how many frames the server writes after the first
+					// garbled one before it sees the client gone depends on how each level
+					// reads. The invariants agree.
 					if f.Unrecordable && place[:4] == "from" {
 						return
 					}

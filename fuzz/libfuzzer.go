@@ -16,8 +16,8 @@ import (
 )
 
 // F is what Run needs of a fuzz target's argument: go test's *testing.F,
-// or the testing shim a libFuzzer build (go-118-fuzz-build, as OSS-Fuzz
-// and ClusterFuzzLite run it) hands the target once per input.
+// or the testing shim a libFuzzer build hands the target once per input.
+// That build is go-118-fuzz-build, as OSS-Fuzz and ClusterFuzzLite run it.
 type F interface {
 	Helper()
 	Add(args ...any)
@@ -29,7 +29,7 @@ type F interface {
 // reports when ArtifactsEnv is unset, relative to the working directory.
 const LibFuzzerArtifacts = "lwreplay-artifacts"
 
-// shim is the part of go-118-fuzz-build's testing shim Run reads: its F
+// shim is the part of go-118-fuzz-build's testing shim Run reads. Its F
 // holds the input in Data and a T, whose Fatalf ends the input as a crash.
 type shim struct {
 	data  []byte
@@ -66,7 +66,7 @@ func shimOf(f F) (shim, error) {
 var ErrShim = errors.New("fuzz: unknown fuzz argument")
 
 // campaigns holds, per call of Run (its caller and its Options), the
-// campaign a libFuzzer build loaded for its first input: the shim calls
+// campaign a libFuzzer build loaded for its first input. The shim calls
 // the target once per input, and cassettes load once per process.
 var campaigns sync.Map // campaignKey → *libFuzzerCampaign
 
@@ -84,12 +84,12 @@ type libFuzzerCampaign struct {
 	err  error
 }
 
-// runLibFuzzer runs the one input a libFuzzer shim holds: the shim's
-// Data is the input, byte for byte as go test's (so a libFuzzer crash
-// file replays under go test and back). The run is hosted in a *testing.T
-// of its own (internal/bubble), as synctest bubbles need one. A failure is
+// runLibFuzzer runs the one input a libFuzzer shim holds. The shim's Data
+// is the input, byte for byte as go test's. So a libFuzzer crash file
+// replays under go test and back. The run is hosted in a *testing.T of its
+// own (internal/bubble), as synctest bubbles need one. A failure is
 // minimized and saved (report.txt, reproducer.yaml, ... under
-// ArtifactsEnv, or LibFuzzerArtifacts when that is unset) and ends the
+// ArtifactsEnv, or LibFuzzerArtifacts when that is unset). It ends the
 // input through the shim's T, which libFuzzer records as a crash.
 func runLibFuzzer(f F, o Options) {
 	s, err := shimOf(f)
@@ -154,13 +154,13 @@ func libFuzzerDir(target string, out *Outcome) string {
 }
 
 // ShippedCassettesDir is where, beside a libFuzzer binary, the cassettes
-// of its fuzz target may be shipped (as OSS-Fuzz and ClusterFuzzLite run
-// a binary from its output directory, away from the source tree).
+// of its fuzz target may be shipped. OSS-Fuzz and ClusterFuzzLite run a
+// binary from its output directory, away from the source tree.
 const ShippedCassettesDir = "cassettes"
 
-// besideBinary replaces each path of cassettes that names nothing
-// from the working directory with the files of its base name (a glob
-// pattern too) in dir, when there are any.
+// besideBinary replaces each path of cassettes that names nothing from the
+// working directory with the files of its base name in dir, when there are
+// any. The base name may be a glob pattern too.
 func besideBinary(cassettes []string, dir string) []string {
 	out := make([]string, 0, len(cassettes))
 	for _, p := range cassettes {
@@ -183,10 +183,10 @@ func besideBinary(cassettes []string, dir string) []string {
 var seedableRand sync.Once
 
 // allowRandSeed turns on GODEBUG=randseednop=0 unless the process set
-// randseednop itself: the main package go-118-fuzz-build generates
-// carries no //go:debug line of the target's, and without it each run's
-// seeding of client-go's math/rand source (its backoff jitter) is a no-op.
-// The go command's runtime re-reads GODEBUG when os.Setenv changes it.
+// randseednop itself. The main package go-118-fuzz-build generates carries
+// no //go:debug line of the target's. Without it, each run's seeding of
+// client-go's math/rand source (its backoff jitter) is a no-op. The go
+// command's runtime re-reads GODEBUG when os.Setenv changes it.
 func allowRandSeed() {
 	cur := os.Getenv("GODEBUG")
 	if strings.Contains(cur, "randseednop=") {

@@ -65,8 +65,8 @@ func FuzzController(f *testing.F) {
 
 // TestControllerModuleKeepsItsClientGo builds, in a temp dir, a controller
 // module that requires the client-go go.mod requires (the oldest
-// supported), adds lwreplay and a fuzz.Run target, and checks that go mod
-// tidy keeps its client-go and that go test passes. It needs the Go
+// supported). It adds lwreplay and a fuzz.Run target. It checks that go
+// mod tidy keeps its client-go and that go test passes. It needs the Go
 // module proxy (or a module cache holding every module), and skips loudly
 // without it.
 func TestControllerModuleKeepsItsClientGo(t *testing.T) {

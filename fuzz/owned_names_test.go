@@ -5,12 +5,12 @@ import (
 )
 
 // TestSameOutcomeOwnedNames runs the scenarios of a fault-free seed of a
-// children controller that names each child after its parent's UID: the
-// unobserved-state scenario recreates a parent (a new UID), the garbage
-// collector deletes its child and the controller makes one of a new name,
-// which same-outcome matches with the reference's through their owner
-// (oracle.OwnedNameWhy). The same controller edge-triggered by mistake
-// still fails.
+// children controller that names each child after its parent's UID.
+// The unobserved-state scenario recreates a parent (a new UID). The
+// garbage collector deletes its child and the controller makes one of a
+// new name. same-outcome matches it with the reference's through their
+// owner (oracle.OwnedNameWhy). The same controller edge-triggered by
+// mistake still fails.
 func TestSameOutcomeOwnedNames(t *testing.T) {
 	t.Parallel()
 	on := true

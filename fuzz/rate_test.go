@@ -16,8 +16,8 @@ import (
 )
 
 // retrying returns a raw list/watch consumer that waits pause before each
-// relist: it lists, watches from the list's resourceVersion until the
-// watch ends, and starts over; a failed request waits pause too.
+// relist. It lists, watches from the list's resourceVersion until the
+// watch ends, and starts over. A failed request waits pause too.
 func retrying(pause time.Duration) Target {
 	return Target{Name: "retrying", Doc: "a consumer that relists after a pause", Run: func(ctx context.Context, env *Env) error {
 		lw, err := env.ListerWatcher(&unstructured.Unstructured{})
@@ -72,19 +72,19 @@ func drain(ctx context.Context, w watch.Interface) {
 }
 
 // TestHotLoopIsARate shows no-hot-loop judging how fast a client asks, not
-// how many requests a run holds: a consumer that waits a second before each
-// relist, under persistent faults that keep a run going for 35 minutes of
-// virtual time (over 4000 requests), holds it; one that waits 5 ms crosses
-// the sustained rate within its first minute.
+// how many requests a run holds. Persistent faults keep a run going for 35
+// minutes of virtual time (over 4000 requests). A consumer that waits a
+// second before each relist holds it. One that waits 5 ms crosses the
+// sustained rate within its first minute.
 func TestHotLoopIsARate(t *testing.T) {
 	tests := []struct {
 		name    string
 		pause   time.Duration
 		plan    string
 		wantHot bool
-		// long: a recreate rewrites the history at every re-watch, 35
-		// virtual minutes of them: about 20 s alone, 113 s on a loaded
-		// 2-core machine, a third of the package's -short time there.
+		// long: a recreate rewrites the history at every re-watch, 35 virtual
+		// minutes of them. That takes about 20 s alone, and 113 s on a loaded
+		// 2-core machine: a third of the package's -short time there.
 		long bool
 	}{
 		{name: "hot loop - relist every second, every watch closed at once, persistent - holds - pass", pause: time.Second,
@@ -120,11 +120,11 @@ func TestHotLoopIsARate(t *testing.T) {
 }
 
 // TestProgressAfterSlowWatchList holds a false alarm lwreplay fuzz raised
-// on client-go's correct code: every watch frame delayed 65 s, so the
+// on client-go's correct code. Every watch frame is delayed 65 s, so the
 // first WatchList ends only at the replay's 5-minute watch timeout, and
-// the second is answered 503; the reflector falls back to LIST and syncs
-// at 5m15s — after 5 minutes from the first fault, within the bound that
-// counts the watch timeout.
+// the second is answered 503. The reflector falls back to LIST and syncs at
+// 5m15s. That is after 5 minutes from the first fault, but within the bound
+// that counts the watch timeout.
 func TestProgressAfterSlowWatchList(t *testing.T) {
 	c, err := NewCampaign(Options{Cassettes: []string{"../cassettes/real-configmaps-expired.yaml"}})
 	if err != nil {

@@ -11,19 +11,20 @@ import (
 )
 
 // TestWatchListRestartStorm holds the first real client-go bug lwreplay
-// found: client-go 0.37.2's Reflector restarts a WatchList stream that
-// ends before its initial-events-end bookmark at once — no backoff, no
-// fallback to LIST — forever (kubernetes/kubernetes#140890). A proxy that
+// found (kubernetes/kubernetes#140890). The Reflector of client-go 0.37.2
+// restarts a WatchList stream that ends before its initial-events-end
+// bookmark at once, forever: no backoff, no fallback to LIST. A proxy that
 // cuts every stream after a few events (persistent close-watch) is enough.
 // On the LIST+WATCH path the same server is harmless; a stream cut after
 // the bookmark is too.
 //
-// A server that does not know sendInitialEvents (initial-events-ignored:
-// kube-apiserver before 1.27, aggregated apiservers on an older
-// k8s.io/apiserver) reaches the same loop: its plain watch never ends the
-// initial events, so every WatchList runs to its timeout and is restarted,
-// and the informer never syncs (the hang of kubernetes#135895/#129408 and
-// the antrea, static-kas and k9s reports; the fix of #140902 bounds it).
+// A server that does not know sendInitialEvents reaches the same loop
+// (initial-events-ignored: kube-apiserver before 1.27, aggregated
+// apiservers on an older k8s.io/apiserver). Its plain watch never ends the
+// initial events. So every WatchList runs to its timeout and is restarted,
+// and the informer never syncs. This is the hang of
+// kubernetes#135895/#129408 and the antrea, static-kas and k9s reports;
+// the fix of #140902 bounds it.
 func TestWatchListRestartStorm(t *testing.T) {
 	const neverSyncs = "WatchList never syncs on a server that ignores sendInitialEvents (initial-events-ignored:from=0)"
 	cassettes := []string{"../cassettes/real-configmaps-pods-watchlist.yaml"}

@@ -20,10 +20,10 @@ import (
 )
 
 // ArtifactsEnv names the environment variable that says where failure
-// reports go. Unset, go test's reports go to the test's artifact
-// directory under go test -artifacts, else to DefaultArtifacts in the
-// package's directory (the directory go test runs the test in), where
-// they stay once the test has ended.
+// reports go. Unset, go test's reports go to the test's artifact directory
+// under go test -artifacts. Else they go to DefaultArtifacts in the
+// package's directory (the directory go test runs the test in), where they
+// stay once the test has ended.
 const ArtifactsEnv = "LWREPLAY_ARTIFACTS"
 
 // Report files, inside a failure's directory.
@@ -55,9 +55,9 @@ var ErrReport = report.ErrReport
 
 // Minimize drops the decisions of out's plan, one at a time, while the
 // run (at the wire level) still breaks the first invariant out broke and
-// still fails (a plan that leaves only a known finding, or a breaking
-// fault's doing, is not the same failure), and returns the smallest failing outcome found (out itself when no decision
-// can go).
+// still fails. A plan that leaves only a known finding, or a breaking
+// fault's doing, is not the same failure. It returns the smallest failing
+// outcome found: out itself when no decision can go.
 func (c *Campaign) Minimize(t *testing.T, out *Outcome) *Outcome {
 	t.Helper()
 	first := firstBroken(out)
@@ -107,10 +107,12 @@ func firstBroken(out *Outcome) string {
 	return ""
 }
 
-// Save minimizes out's plan and writes the failure to dir: the report,
-// the reproducer cassette (the minimized run's own traffic, recorded at
-// the wire level and marked to be replayed verbatim), the plan and the
-// input.
+// Save minimizes out's plan and writes the failure to dir:
+//   - the report;
+//   - the reproducer cassette: the minimized run's own traffic, recorded at
+//     the wire level and marked to be replayed verbatim;
+//   - the plan;
+//   - the input.
 func (c *Campaign) Save(t *testing.T, out *Outcome, dir string) (*Saved, error) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -190,12 +192,14 @@ func artifactName(target string, out *Outcome) string {
 	return target + "-" + hex.EncodeToString(sum[:6])
 }
 
-// artifactDir is where t's failure for out is saved: under
-// $LWREPLAY_ARTIFACTS when set, else in t's artifact directory under go
-// test -artifacts, else under DefaultArtifacts in the working directory
-// (go test's: the package's directory), kept after the test. The name is
-// the target's and the input's, so the same failure goes to the same
-// place. The path is absolute, for the test's log.
+// artifactDir is where t's failure for out is saved, kept after the test:
+//   - under $LWREPLAY_ARTIFACTS when set;
+//   - else in t's artifact directory under go test -artifacts;
+//   - else under DefaultArtifacts in the working directory (go test's: the
+//     package's directory).
+//
+// The name is the target's and the input's, so the same failure goes to
+// the same place. The path is absolute, for the test's log.
 func artifactDir(t testing.TB, target string, out *Outcome) string {
 	name := artifactName(target, out)
 	root := os.Getenv(ArtifactsEnv)

@@ -18,10 +18,10 @@ import (
 // errTombstone is what noTombstone returns.
 var errTombstone = errors.New("tombstone delivered")
 
-// noTombstone is a deliberately strict user invariant: it fails a run whose
-// handler was ever given a DeletedFinalStateUnknown — which client-go does,
-// legally, when a relist misses a delete. It gives the report tests a
-// failure that a legal plan provokes.
+// noTombstone is a deliberately strict user invariant. It fails a run
+// whose handler was ever given a DeletedFinalStateUnknown. client-go does
+// that, legally, when a relist misses a delete. It gives the report tests
+// a failure that a legal plan provokes.
 var noTombstone = oracle.NewInvariant("no-tombstone", "the handler never gets a DeletedFinalStateUnknown",
 	func(_ *history.Log, o *observe.Observation) error {
 		for _, d := range o.Deliveries {
@@ -33,9 +33,9 @@ var noTombstone = oracle.NewInvariant("no-tombstone", "the handler never gets a 
 	})
 
 // tombstoneInput returns a campaign over the paged LIST cassette and an
-// input whose plan — a failed first LIST, then a watch that expires after
-// three events, so that the relist skips deletes — makes an informer see
-// tombstones; with a dead decision added in front, for minimization.
+// input whose plan makes an informer see tombstones. The plan fails the
+// first LIST, then expires a watch after three events, so that the relist
+// skips deletes. A dead decision is added in front, for minimization.
 func tombstoneInput(t *testing.T) (*Campaign, []byte) {
 	t.Helper()
 	c, err := NewCampaign(Options{Cassettes: []string{"../cassettes/real-configmaps-pods-list-pages.yaml"},

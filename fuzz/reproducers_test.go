@@ -22,8 +22,8 @@ type reproducerCase struct {
 }
 
 // TestSharedReproducersConverge replays each shared reproducer, verbatim
-// and with no plan, to every built-in target: they are correct clients, so
-// every invariant holds — each ends holding the final state the
+// and with no plan, to every built-in target. They are correct clients, so
+// every invariant holds. Each ends holding the final state the
 // reproducer's traffic builds, whatever fault that traffic carries.
 func TestSharedReproducersConverge(t *testing.T) {
 	tests := []reproducerCase{
@@ -76,12 +76,12 @@ func TestSharedReproducersConverge(t *testing.T) {
 }
 
 // verbatimUnfit says why a target cannot be replayed a reproducer
-// verbatim: a verbatim replay answers the recorded requests of a
-// reflector of full objects with the recorded bodies, so a target that
-// asks other requests (its own LISTs and WATCHes: Target.NoWatchList) or
-// asks for metadata only (the verbatim replay does not convert to
-// PartialObjectMetadata, as kube-apiserver would) gets answers no server
-// would give it.
+// verbatim. A verbatim replay answers the recorded requests of a reflector
+// of full objects with the recorded bodies. So a target gets answers no
+// server would give it when it:
+//   - asks other requests (its own LISTs and WATCHes: Target.NoWatchList);
+//   - asks for metadata only (the verbatim replay does not convert to
+//     PartialObjectMetadata, as kube-apiserver would).
 func verbatimUnfit(target Target) (string, bool) {
 	switch {
 	case target.NoWatchList:
@@ -92,11 +92,11 @@ func verbatimUnfit(target Target) (string, bool) {
 	return "", false
 }
 
-// tombstonesHidden says whether target's API hides tombstones from it:
-// the informer watcher (UntilWithSync's, and indexer-informer-watcher's
+// tombstonesHidden says whether target's API hides tombstones from it.
+// The informer watcher (UntilWithSync's, and indexer-informer-watcher's
 // own) unwraps a DeletedFinalStateUnknown into a DELETED event of its last
-// known object (informerwatcher.go: "We have no means of passing the
-// additional information down using watch API").
+// known object. informerwatcher.go says: "We have no means of passing the
+// additional information down using watch API".
 func tombstonesHidden(target Target) bool {
 	return target.Name == "until-with-sync" || target.Name == "indexer-informer-watcher"
 }

@@ -14,8 +14,8 @@ import (
 type Recorded struct {
 	// Resource is the resource, with its kind and scope.
 	Resource history.Resource
-	// Cassettes are the paths of the files of the recordings that
-	// recorded it (every part of each), in the order they were given: the
+	// Cassettes are the paths of the files of the recordings that recorded it
+	// (every part of each), in the order they were given. They are the
 	// Options.Cassettes of a campaign over it.
 	Cassettes []string
 	// Recordings names those recordings (cassette.Recording's Name), one
@@ -24,10 +24,10 @@ type Recorded struct {
 }
 
 // RecordedResources loads the cassette files and directories paths name,
-// as recordings (see Options.Cassettes), and returns the resources they
-// recorded, in order of first appearance (a recording's in its history's
-// order), each with the recordings that recorded it. The error names the
-// cassette that does not load or build.
+// as recordings (see Options.Cassettes). It returns the resources they
+// recorded, each with the recordings that recorded it. They come in order
+// of first appearance, a recording's in its history's order. The error
+// names the cassette that does not load or build.
 func RecordedResources(paths []string, opts ...cassette.LoadOption) ([]Recorded, error) {
 	loaded, err := cassettes.LoadRecordings(paths, opts...)
 	if err != nil {
@@ -84,12 +84,14 @@ func (rs *Recordings) Resources() []Recorded {
 var ErrResourceNotRecorded = errors.New("resource not recorded")
 
 // ResolveResource returns the resource of recorded that name names, as
-// kubectl names resources: plural ("pods"), group-qualified
-// ("deployments.apps"), fully qualified ("deployments.v1.apps", "pods.v1"),
-// singular or kind ("pod", "Deployment", "deployment.apps"); case does not
-// matter. The error, an ErrResourceNotRecorded, lists the recorded
-// resources when name names none, and the candidates when it names
-// several.
+// kubectl names resources; case does not matter:
+//   - plural ("pods");
+//   - group-qualified ("deployments.apps");
+//   - fully qualified ("deployments.v1.apps", "pods.v1");
+//   - singular or kind ("pod", "Deployment", "deployment.apps").
+//
+// The error, an ErrResourceNotRecorded, lists the recorded resources when
+// name names none, and the candidates when it names several.
 func ResolveResource(name string, recorded []history.Resource) (history.Resource, error) {
 	want := strings.ToLower(strings.TrimSpace(name))
 	var found []history.Resource

@@ -34,10 +34,10 @@ type scenarioKey struct {
 }
 
 // scenarioRuns caches a campaign's scenario results per key: the plans
-// that held and the first failing outcome, so that every fault-free input
-// of a key gets the same verdict however many share it (in a fuzzing
-// worker, once the key's plans have all run: see scenario.Budget). The
-// zero value is ready to use.
+// that held and the first failing outcome. So every fault-free input of a
+// key gets the same verdict however many share it. In a fuzzing worker
+// that holds once the key's plans have all run (see scenario.Budget).
+// The zero value is ready to use.
 type scenarioRuns struct {
 	mu sync.Mutex
 	m  map[scenarioKey]*scenarioResult
@@ -54,11 +54,12 @@ type scenarioResult struct {
 }
 
 // checkScenarios runs the scenarios of out, a fault-free input's outcome
-// that held or met a known finding, and returns the first that fails (see
-// Options.Scenarios), or out when all hold or meet known findings (noted
-// in out.KnownScenarios). Plans that held are not run again for the key. In a
-// fuzzing worker it starts plans while startsPlan allows, begun the
-// input's start, then returns out; elsewhere it runs them all.
+// that held or met a known finding. It returns the first that fails (see
+// Options.Scenarios). When all hold or meet known findings, it returns
+// out, noting those in out.KnownScenarios. Plans that held are not run
+// again for the key. In a fuzzing worker it starts plans while startsPlan
+// allows, begun the input's start, then returns out. Elsewhere it runs
+// them all.
 func (c *Campaign) checkScenarios(t *testing.T, out *Outcome, begun time.Time) *Outcome {
 	t.Helper()
 	key := scenarioKey{cassette: out.CassetteIndex, watchList: out.WatchList, gates: out.Gates.String()}
@@ -111,8 +112,9 @@ func (c *Campaign) checkPlanAs(t *testing.T, out *Outcome, plan faults.Plan, nam
 }
 
 // exact returns o, a scenario's failure, with its plan placed at the
-// points of the run resource where its decisions fired (scenario.Exact)
-// when that plan has a byte form and fails too; else o itself.
+// points of the run resource where its decisions fired (scenario.Exact).
+// It does so when that plan has a byte form and fails too; else it
+// returns o itself.
 func (c *Campaign) exact(t *testing.T, base, o *Outcome) *Outcome {
 	t.Helper()
 	plan, ok := scenario.Exact(o.Plan, o.Observation.Fired, c.res.Name())

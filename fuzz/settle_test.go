@@ -18,13 +18,13 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// TestLateFaultJudgedAfterBound reproduces a false alarm: a legal fault
-// that fires just before the watchdog (a recreate when the second watch
-// opens, at 5 min, under a watchdog of 5 min 0.5 s) left client-go's
-// informer no time to relist, and converged and live broke on correct
-// code. The run now goes on until the live bound has passed since the
-// last fault, and is judged then; a plan that keeps firing until the
-// run's hard end leaves it unsettled, and not judged on convergence.
+// TestLateFaultJudgedAfterBound reproduces a false alarm. A legal fault
+// fired just before the watchdog: a recreate when the second watch opens,
+// at 5 min, under a watchdog of 5 min 0.5 s. It left client-go's informer
+// no time to relist, and converged and live broke on correct code. The
+// run now goes on until the live bound has passed since the last fault,
+// and is judged then. A plan that keeps firing until the run's hard end
+// leaves it unsettled, and not judged on convergence.
 func TestLateFaultJudgedAfterBound(t *testing.T) {
 	informer, _ := targets.Lookup("informer")
 	tests := []struct {
@@ -67,11 +67,11 @@ func TestLateFaultJudgedAfterBound(t *testing.T) {
 const falseAlarmEnv = "LWREPLAY_FALSE_ALARM_RUNS"
 
 // TestNoFalseAlarmOnRelists runs client-go's informer under random plans
-// of recreates (each a 410 and a relist), expiries and closed watches
-// placed at its later watches — under the 5-minute watch cap they come at
-// 5, 10, 15 minutes and later, around the watchdog — on every shipped
-// cassette, both client paths and both levels: a correct client, so no
-// run may fail.
+// placed at its later watches. The plans hold recreates (each a 410 and a
+// relist), expiries and closed watches. Under the 5-minute watch cap they
+// come at 5, 10, 15 minutes and later, around the watchdog. It runs on
+// every shipped cassette, both client paths and both levels. This is a
+// correct client, so no run may fail.
 func TestNoFalseAlarmOnRelists(t *testing.T) {
 	n := 40
 	if v, err := strconv.Atoi(os.Getenv(falseAlarmEnv)); err == nil && v > 0 {

@@ -18,9 +18,9 @@ func (o *Outcome) Signature() oracle.Signature {
 // ErrKnown says Options name a known finding wrongly.
 var ErrKnown = errors.New("known finding")
 
-// knownOf returns the known findings o holds a campaign to: the shipped
-// ones of the client-go in use but those o.ReportKnown turns back on,
-// then o.Known.
+// knownOf returns the known findings o holds a campaign to. Those are the
+// shipped ones of the client-go in use but those o.ReportKnown turns back
+// on, then o.Known.
 func knownOf(o Options) ([]oracle.Known, error) {
 	var out []oracle.Known
 	for _, name := range o.ReportKnown {

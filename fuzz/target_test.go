@@ -93,7 +93,7 @@ func TestTargetsConverge(t *testing.T) {
 }
 
 // TestTargetsClientPath shows that the WatchList switch reaches the
-// client: a plan that never ends a WatchList stream's initial events keeps
+// client. A plan that never ends a WatchList stream's initial events keeps
 // a WatchList client from syncing and leaves a LIST-then-WATCH one alone.
 func TestTargetsClientPath(t *testing.T) {
 	t.Parallel()
@@ -178,9 +178,9 @@ var clientsetTarget = Target{Name: "clientset", Doc: "a typed configmap informer
 		}
 		factory := informers.NewSharedInformerFactory(cs, 0)
 		inf := factory.Core().V1().ConfigMaps().Informer()
-		// The handler's registration says when the handler has been told
-		// of the initial state; the informer's HasSynced says only that its
-		// store has it (reporting that one breaks synced-after-initial).
+		// The handler's registration says when the handler has been told of the
+		// initial state. The informer's HasSynced says only that its store has it;
+		// reporting that one breaks synced-after-initial.
 		var reg cache.ResourceEventHandlerRegistration
 		var mu sync.Mutex
 		synced := func() bool {

@@ -41,9 +41,9 @@ func TestTargetNames(t *testing.T) {
 }
 
 // TestControllerTargetsHoldOnSeeds runs each controller target and each
-// consumer target on every seed (no fault, both client paths) of every
-// shipped cassette, for each resource the cassettes recorded, at both
-// levels: every invariant holds.
+// consumer target at both levels. It runs every seed (no fault, both
+// client paths) of every shipped cassette, for each resource the cassettes
+// recorded. Every invariant holds.
 func TestControllerTargetsHoldOnSeeds(t *testing.T) {
 	t.Parallel()
 	recorded, err := RecordedResources(Glob("../cassettes/*.yaml"))
@@ -71,11 +71,11 @@ func TestControllerTargetsHoldOnSeeds(t *testing.T) {
 }
 
 // TestControllerTargetsHoldUnderOneShotFaults runs each controller target
-// under every legal one-shot fault, at a few early decision points, on
-// both client paths with every combination of the gates input byte 1 can
-// turn off, on the recorded cassettes: client-go's code is
-// correct there, so every invariant holds (a typed-level violation is
-// re-run at the wire level before it counts, as in a campaign).
+// under every legal one-shot fault, at a few early decision points, on the
+// recorded cassettes. It uses both client paths, with every combination of
+// the gates input byte 1 can turn off. client-go's code is correct there,
+// so every invariant holds. A typed-level violation is re-run at the wire
+// level before it counts, as in a campaign.
 func TestControllerTargetsHoldUnderOneShotFaults(t *testing.T) {
 	t.Parallel()
 	// byte 1: the client path (bit 0), AtomicFIFO off (bit 1),
@@ -112,10 +112,11 @@ func TestControllerTargetsHoldUnderOneShotFaults(t *testing.T) {
 	}
 }
 
-// controllerTargets are the targets built as controllers build informers
-// (informer-watch-error-handler: with a custom watch error handler;
-// informer-transform: with a transform that strips managedFields;
-// leader-election: with candidates electing a leader beside the informer).
+// controllerTargets are the targets built as controllers build informers:
+//   - informer-watch-error-handler: with a custom watch error handler;
+//   - informer-transform: with a transform that strips managedFields;
+//   - leader-election: with candidates electing a leader beside the
+//     informer.
 var controllerTargets = []string{"informer-resync", "informer-late-handler", "informer-watch-error-handler", "informer-transform", "factory-shared", "leader-election"}
 
 // consumerTargets are the targets of client-go's other list/watch

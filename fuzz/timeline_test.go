@@ -96,11 +96,12 @@ func TestWriteTimeline(t *testing.T) {
 	}
 }
 
-// TestWriteTimelineOneClock checks a run's timeline has one clock: the
-// truth's events are placed when the replay served them, so no handler
-// delivery is placed before the serving of the event it delivers — a
-// fault-free run, whose watch serves every recorded change at once, as
-// much as the tombstone run, whose relist serves them after the backoff.
+// TestWriteTimelineOneClock checks a run's timeline has one clock.
+// The truth's events are placed when the replay served them. So no handler
+// delivery is placed before the serving of the event it delivers. That
+// holds for a fault-free run, whose watch serves every recorded change at
+// once. It holds as much for the tombstone run, whose relist serves them
+// after the backoff.
 func TestWriteTimelineOneClock(t *testing.T) {
 	t.Parallel()
 	c, tombstone := tombstoneInput(t)

@@ -18,11 +18,11 @@ import (
 )
 
 // inlineInformer is client-go's plain informer (cache.NewInformerWithOptions)
-// with a recording handler: client-go calls the handler in the goroutine
-// that applies each delta to the store, right after applying it, so what
+// with a recording handler. client-go calls the handler in the goroutine
+// that applies each delta to the store, right after applying it. So what
 // the handler reads is the store at exactly that delta, however the
 // goroutines are scheduled. A SharedIndexInformer's handler runs in a
-// goroutine of its own and reads the store at whatever delta the informer
+// goroutine of its own. It reads the store at whatever delta the informer
 // has got to by then.
 var inlineInformer = Target{
 	Name: "inline-informer",
@@ -41,11 +41,12 @@ var inlineInformer = Target{
 	},
 }
 
-// inlineHandler records each notification to a probe with the store view
-// a handler could read, as the probe's own handler does. It cannot ask the informer
-// whether it has synced (client-go calls it with its queue locked, and
-// HasSynced locks it): every notification but an add of the initial list
-// comes after the sync, and only adds make up an initial list.
+// inlineHandler records each notification to a probe with the store view a
+// handler could read, as the probe's own handler does. It cannot ask the
+// informer whether it has synced: client-go calls it with its queue
+// locked, and HasSynced locks it. Every notification but an add of the
+// initial list comes after the sync, and only adds make up an initial
+// list.
 type inlineHandler struct{ probe *Probe }
 
 func (h inlineHandler) OnAdd(obj any, isInInitialList bool) {
@@ -76,10 +77,13 @@ func relistPlan(t *testing.T) faults.Plan {
 	return plan
 }
 
-// viewGates are the gates of a case: AtomicFIFO as asked (left out on a
-// client-go without it, where it is off) and InOrderInformersBatchProcess
-// off (on, a whole relist is applied in one batch before any handler
-// runs). ok is false for AtomicFIFO on where client-go has no such gate.
+// viewGates are the gates of a case:
+//   - AtomicFIFO as asked, left out on a client-go without it (where it is
+//     off);
+//   - InOrderInformersBatchProcess off; on, a whole relist is applied in
+//     one batch before any handler runs.
+//
+// ok is false for AtomicFIFO on where client-go has no such gate.
 func viewGates(atomic bool) (g Gates, ok bool) {
 	g = Gates{harness.GateAtomicFIFO: atomic, harness.GateInOrderInformersBatchProcess: false}
 	if !harness.KnownGate(harness.GateAtomicFIFO) {
@@ -92,24 +96,26 @@ func viewGates(atomic bool) (g Gates, ok bool) {
 }
 
 // TestConsistentViewAtomicFIFO runs client-go through a relist that
-// changes many objects at once (the first watch answered 410, the relist
-// served at the newest state) with the AtomicFIFO gate off and on, and
-// InOrderInformersBatchProcess off. With AtomicFIFO off RealFIFO applies
-// the relist to the store item by item; on, as one ReplacedAll.
+// changes many objects at once: the first watch is answered 410, the
+// relist served at the newest state. It runs with the AtomicFIFO gate off
+// and on, and InOrderInformersBatchProcess off. With AtomicFIFO off
+// RealFIFO applies the relist to the store item by item; on, as one
+// ReplacedAll.
 //
 // The inline informer's handler reads the store at the delta it is told
-// of: with AtomicFIFO off it reads a mix of the old and the new state — a
-// state the server never served — in every run; on, only served states.
-// The same run passed off as one with AtomicFIFO on (its gates rewritten)
-// breaks consistent-view: the invariant fires on what a real client read.
+// of. With AtomicFIFO off it reads a mix of the old and the new state in
+// every run: a state the server never served. With it on, it reads only
+// served states. The same run passed off as one with AtomicFIFO on (its
+// gates rewritten) breaks consistent-view. So the invariant fires on what
+// a real client read.
 //
 // The informer target (a SharedIndexInformer) calls its handler in a
-// goroutine of its own: with AtomicFIFO on every state it read was served,
-// in every run; with it off, whether it reads a state never served depends
-// on how the goroutines happen to run, so consistent-view is not judged
-// and the runs that show one are counted, not asserted. The count is the
-// findings × versions table's (hack/findings.sh), from 100 runs when it
-// collects.
+// goroutine of its own. With AtomicFIFO on, every state it read was
+// served, in every run. With it off, whether it reads a state never served
+// depends on how the goroutines happen to run. So consistent-view is not
+// judged, and the runs that show one are counted, not asserted. The count
+// is the findings × versions table's (hack/findings.sh), from 100 runs
+// when it collects.
 func TestConsistentViewAtomicFIFO(t *testing.T) {
 	informer, _ := targets.Lookup("informer")
 	plan := relistPlan(t)
@@ -198,8 +204,8 @@ func TestConsistentViewAtomicFIFO(t *testing.T) {
 }
 
 // viewViolations returns consistent-view's verdict on o as if the run had
-// AtomicFIFO on and no breaking fault fired: whether a handler read a
-// state never served, whatever the gates.
+// AtomicFIFO on and no breaking fault fired. That is whether a handler
+// read a state never served, whatever the gates.
 func viewViolations(t *testing.T, o *observe.Observation) error {
 	t.Helper()
 	c := *o

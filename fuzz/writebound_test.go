@@ -15,10 +15,11 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
-// writeLoop is a target on env.Clientset() that makes a configmap and
-// then updates it every wait, each time with a new value, for ever; with
-// stale, each update sends the resourceVersion of the first (a 409
-// Conflict from the second on); with once, it writes once and waits.
+// writeLoop is a target on env.Clientset() that makes a configmap and then
+// updates it every wait, each time with a new value, for ever.
+//   - With stale, each update sends the resourceVersion of the first (a 409
+//     Conflict from the second on).
+//   - With once, it writes once and waits.
 func writeLoop(name string, wait time.Duration, stale, once bool) Target {
 	return Target{Name: name, Doc: "a writer that updates one configmap in a loop", Run: func(ctx context.Context, env *Env) error {
 		cs, err := env.Clientset()
@@ -53,11 +54,14 @@ func writeLoop(name string, wait time.Duration, stale, once bool) Target {
 }
 
 // TestWriteBoundsEndTheRun shows a run ending at its first broken
-// behaviour bound: a writer updating one object for ever (each time with
-// a new value) is stopped at no-write-storm's bound, one sending a stale
-// resourceVersion for ever at no-conflict-loop's, within seconds of
-// virtual time (not the 15-minute watchdog), and judged by that bound's
-// invariant; a writer that stops holds both.
+// behaviour bound, within seconds of virtual time (not the 15-minute
+// watchdog), judged by that bound's invariant:
+//   - a writer updating one object for ever (each time with a new value)
+//     is stopped at no-write-storm's bound;
+//   - one sending a stale resourceVersion for ever is stopped at
+//     no-conflict-loop's.
+//
+// A writer that stops holds both.
 func TestWriteBoundsEndTheRun(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

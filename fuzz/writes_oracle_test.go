@@ -18,8 +18,8 @@ import (
 )
 
 // writerTarget runs the informer target beside a writer of one configmap
-// of its own (ns e2e-alpha, name lwreplay-written) with a clientset of
-// env.Config, started once the informer has synced.
+// of its own (ns e2e-alpha, name lwreplay-written). The writer uses a
+// clientset of env.Config, started once the informer has synced.
 func writerTarget(name string, write func(ctx context.Context, cs kubernetes.Interface) error) Target {
 	informer, _ := targets.Lookup("informer")
 	return Target{Name: name, Doc: "the informer target beside a writer: " + name, Run: func(ctx context.Context, env *Env) error {
@@ -46,8 +46,8 @@ func written() *corev1.ConfigMap {
 }
 
 // flipper writes its configmap n times, 100 ms apart, flipping an
-// annotation back and forth — each update from the object the last one
-// stored, so each is stored: a reconciler fighting itself.
+// annotation back and forth: a reconciler fighting itself. Each update is
+// from the object the last one stored, so each is stored.
 func flipper(n int) func(ctx context.Context, cs kubernetes.Interface) error {
 	return func(ctx context.Context, cs kubernetes.Interface) error {
 		cms := cs.CoreV1().ConfigMaps("e2e-alpha")
@@ -67,9 +67,9 @@ func flipper(n int) func(ctx context.Context, cs kubernetes.Interface) error {
 	}
 }
 
-// staleUpdater updates its configmap once, then n times more from the
-// copy it read before, 100 ms apart, never reading it again: each is
-// answered 409 Conflict.
+// staleUpdater updates its configmap once, then n times more from the copy
+// it read before, 100 ms apart, never reading it again. Each is answered
+// 409 Conflict.
 func staleUpdater(n int) func(ctx context.Context, cs kubernetes.Interface) error {
 	return func(ctx context.Context, cs kubernetes.Interface) error {
 		cms := cs.CoreV1().ConfigMaps("e2e-alpha")
@@ -114,10 +114,11 @@ func blindCreator(n int) func(ctx context.Context, cs kubernetes.Interface) erro
 }
 
 // TestWritesOracleOnRealRuns runs targets that write against the model
-// apiserver's replay: one that flips an annotation 40 times in 4 s
-// breaks no-write-storm, one that keeps updating from a stale copy breaks
-// no-conflict-loop, one that keeps creating what it made breaks
-// no-create-loop, and the children controller holds all three.
+// apiserver's replay:
+//   - one that flips an annotation 40 times in 4 s breaks no-write-storm;
+//   - one that keeps updating from a stale copy breaks no-conflict-loop;
+//   - one that keeps creating what it made breaks no-create-loop;
+//   - the children controller holds all three.
 func TestWritesOracleOnRealRuns(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -13,10 +13,13 @@ import (
 )
 
 // FromCassettes is FromHistory for a history built from files, with what
-// only the files tell: where each recorded watch stream ended, and how
-// (cassette.EndEOF, EndError, EndClosed; "unknown" when the recorder did
-// not say), marked at the end of its row, and when each error answer
-// came. A timeline without timing gets neither.
+// only the files tell:
+//   - where each recorded watch stream ended, and how (cassette.EndEOF,
+//     EndError, EndClosed; "unknown" when the recorder did not say), marked
+//     at the end of its row;
+//   - when each error answer came.
+//
+// A timeline without timing gets neither.
 func FromCassettes(files []*cassette.File, h *history.History, title string) *Timeline {
 	t := FromHistory(h, title)
 	if t.Ordinal {
@@ -74,10 +77,10 @@ func watchRow(r *Row) bool {
 	return false
 }
 
-// pages returns a mark for each page of the LIST chain row r shows but
-// the one it has a mark of: the pages before and after it in f that ask
-// for the same path, each after the first with a continue token, placed
-// when each was answered.
+// pages returns a mark for each page of the LIST chain row r shows but the
+// one it has a mark of. Those are the pages before and after it in f that
+// ask for the same path, each after the first with a continue token. Each
+// is placed when it was answered.
 func pages(f *cassette.File, r *Row, start time.Time) []Mark {
 	has := false
 	for _, m := range r.Marks {

@@ -17,12 +17,13 @@ type interaction struct {
 	n    int
 }
 
-// FromHistory lays out a recorded history: a lane per resource and in it
-// a row per recorded LIST page or watch stream (in recorded order), plus a
-// row for the events the history inferred from a relist. Events, list
-// resourceVersions, bookmarks and errors go to the row of the interaction
-// that recorded them. Without timing (a cassette whose At are negative),
-// marks are placed by recorded order and the timeline is Ordinal.
+// FromHistory lays out a recorded history. It makes a lane per resource,
+// and in it a row per recorded LIST page or watch stream (in recorded
+// order). One more row holds the events the history inferred from a
+// relist. Events, list resourceVersions, bookmarks and errors go to the row
+// of the interaction that recorded them. Without timing (a cassette whose
+// At are negative), marks are placed by recorded order and the timeline is
+// Ordinal.
 func FromHistory(h *history.History, title string) *Timeline {
 	t := &Timeline{Title: title}
 	for _, l := range h.Logs {
@@ -73,9 +74,9 @@ func logLane(l *history.Log) Lane {
 		mk := Mark{Kind: KindPage, Type: "LIST", At: m.At, RV: m.RV, Label: "list at rv " + m.RV}
 		if m.Type == history.Bookmark {
 			mk = Mark{Kind: KindBookmark, Type: "BOOKMARK", At: m.At, RV: m.RV, Label: "bookmark rv " + m.RV}
-			// The bookmark that ends a WatchList's initial events comes
-			// first in its stream, after the initial ADDED events that the
-			// log keeps as its state, not as events.
+			// The bookmark that ends a WatchList's initial events comes first in its
+			// stream. It comes after the initial ADDED events, which the log keeps as
+			// its state, not as events.
 			if v, ok := firstEvent[k]; !sawBookmark[k] && m.From.Event > 0 && (!ok || v > m.From.Event) {
 				mk.Type, mk.Label = "initial-events-end", "initial-events-end bookmark rv "+m.RV
 			}
@@ -136,8 +137,8 @@ func startTimes(rows map[interaction]*Row) map[interaction]time.Duration {
 	return when
 }
 
-// at places an error, which carries no time of its own: at its
-// interaction's time, else at the nearest earlier interaction's in the
+// at places an error, which carries no time of its own. It is placed at
+// its interaction's time, else at the nearest earlier interaction's in the
 // same file, else unknown (-1).
 func at(when map[interaction]time.Duration, loc history.Location) time.Duration {
 	best, bestN := time.Duration(-1), -1

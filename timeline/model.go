@@ -1,12 +1,13 @@
 // Package timeline renders what happened in a recording or a fuzz run as
-// one self-contained HTML file: a lane per resource (or per party of a
-// run) holding rows of marks — LIST pages, watch events, bookmarks,
-// errors, the target's requests, the plan's firings, the handler's
-// deliveries — on a time axis, with an RV axis on demand. A recording's
-// time axis is its recorded offsets; a run's is its virtual time, on
-// which its truth's events are placed when the replay served them, their
-// recorded offsets on an axis of their own on demand. The page needs no
-// network: its CSS and JavaScript are inline.
+// one self-contained HTML file. A lane per resource (or per party of a run)
+// holds rows of marks on a time axis, with an RV axis on demand. Marks are
+// LIST pages, watch events, bookmarks, errors, the target's requests, the
+// plan's firings and the handler's deliveries.
+//
+// A recording's time axis is its recorded offsets. A run's is its virtual
+// time. The run's truth events are placed on it when the replay served
+// them, with their recorded offsets on an axis of their own on demand.
+// The page needs no network: its CSS and JavaScript are inline.
 //
 // It builds on history and faults only; callers convert their own data
 // into a Run (see fuzz.WriteTimeline for a fuzz Observation).
@@ -45,10 +46,9 @@ const (
 	// ended (cassette.EndEOF, EndError, EndClosed, or "unknown" when not
 	// recorded).
 	KindEnd
-	// KindWrite is a write of the target's as the replay answered it;
-	// Type is its verb (create, update, patch, delete) when it was
-	// answered a success, "refused" when it was refused, "dry-run" for a
-	// dry run.
+	// KindWrite is a write of the target's as the replay answered it. Type is
+	// its verb (create, update, patch, delete) when it was answered a success,
+	// "refused" when it was refused, "dry-run" for a dry run.
 	KindWrite
 )
 
@@ -94,8 +94,8 @@ type Row struct {
 	// Marks are its marks, in time order.
 	Marks []Mark
 	// Untimed says its marks have no time on the timeline's clock (the
-	// recorded events a run never served): the time axis leaves the row
-	// empty, the recorded and RV axes show its marks.
+	// recorded events a run never served). The time axis leaves the row empty;
+	// the recorded and RV axes show its marks.
 	Untimed bool
 	// Recorded says its marks' Recorded are their recorded offsets (a
 	// run's truth): the page offers an axis of recorded offsets.
@@ -142,13 +142,12 @@ type Run struct {
 	Title string
 	// Truth is the history the replay served.
 	Truth *history.Log
-	// Served are the LIST pages and watch frames of the truth's resource
-	// the replay sent, in the order it sent them: each truth event is
-	// placed when one first served it.
+	// Served are the LIST pages and watch frames of the truth's resource the
+	// replay sent, in the order it sent them. Each truth event is placed when
+	// one first served it.
 	Served []Serving
-	// ServedLogged says Served is a log of what was served; when false
-	// (a replay that logs none), no truth event has a time on the run's
-	// clock.
+	// ServedLogged says Served is a log of what was served. When false (a
+	// replay that logs none), no truth event has a time on the run's clock.
 	ServedLogged bool
 	// Requests are the target's requests, in order.
 	Requests []AnsweredRequest

@@ -69,8 +69,8 @@ type violation struct {
 }
 
 // Write renders t as one self-contained HTML page. order, when not nil,
-// sorts the resourceVersions for the RV axis (else they sort as numbers
-// when all are decimal, by first appearance otherwise).
+// sorts the resourceVersions for the RV axis. Else they sort as numbers
+// when all are decimal, by first appearance otherwise.
 func Write(w io.Writer, t *Timeline, order *history.Order) error {
 	d := data{Title: t.Title, Ordinal: t.Ordinal}
 	for k := range Kind(len(kindNames)) {

@@ -8,16 +8,21 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// FromRun lays out a fuzz run, every lane on the run's virtual clock: the
-// truth's events, each when the replay first served it (see servedLane:
-// the events never served, and the recording's pages and bookmarks, go
-// to rows without a time, and every truth mark keeps its recorded offset
-// for the page's recorded axis), then the target's requests (a LIST that
-// starts over after the first is a relist), its writes as the replay
-// answered them, the handler's deliveries, the plan's firings labelled as
-// the story tells them, and the violation. Every truth event, request,
-// write, firing and delivery is one mark; the writes' row is there only
-// when the target wrote.
+// FromRun lays out a fuzz run, every lane on the run's virtual clock:
+//   - the truth's events, each when the replay first served it (see
+//     servedLane);
+//   - the target's requests (a LIST that starts over after the first is a
+//     relist);
+//   - its writes as the replay answered them;
+//   - the handler's deliveries;
+//   - the plan's firings, labelled as the story tells them;
+//   - the violation.
+//
+// Events never served, and the recording's pages and bookmarks, go to rows
+// without a time. Every truth mark keeps its recorded offset for the
+// page's recorded axis. Every truth event, request, write, firing and
+// delivery is one mark. The writes' row is there only when the target
+// wrote.
 func FromRun(r Run) *Timeline {
 	t := &Timeline{Title: r.Title, Violation: r.Violation}
 	if r.Truth != nil {
@@ -59,9 +64,9 @@ func FromRun(r Run) *Timeline {
 	return t
 }
 
-// writesRow lays out the target's writes: one mark each, at the
-// resourceVersion it stored (its object's before, when it stored none),
-// labelled "update configmaps a/p rv 7→8 → HTTP 200".
+// writesRow lays out the target's writes, one mark each. A mark is at the
+// resourceVersion the write stored, or its object's before when it stored
+// none. It is labelled like "update configmaps a/p rv 7→8 → HTTP 200".
 func writesRow(writes []history.WriteAnswer) Row {
 	row := Row{Name: "writes (as answered)"}
 	for _, w := range writes {

@@ -11,8 +11,8 @@ import (
 )
 
 // TestFromRunWrites checks the target's writes get a row of their own in
-// the target's lane, one mark each, typed by how they were answered and
-// labelled with verb, resource, key, resourceVersions and code.
+// the target's lane, one mark each. Each is typed by how it was answered
+// and labelled with verb, resource, key, resourceVersions and code.
 func TestFromRunWrites(t *testing.T) {
 	configmaps := history.Resource{Version: "v1", Resource: "configmaps"}
 	deployments := history.Resource{Group: "apps", Version: "v1", Resource: "deployments"}

@@ -19,12 +19,14 @@ type firstServing struct {
 }
 
 // firstServed finds, for each event of l (by index), the first LIST page
-// or watch frame of served that carried it. A page carries the events
-// whose object it lists at that resourceVersion (key and resourceVersion
-// alike); a frame carries the events of its resourceVersion, a DELETED
-// frame the deletions, any other the changes (a WatchList's initial
-// ADDED frame of an object last modified carries the modification). A
-// frame carries no key, so the inferred events of several objects that
+// or watch frame of served that carried it.
+//   - A page carries the events whose object it lists at that
+//     resourceVersion (key and resourceVersion alike).
+//   - A frame carries the events of its resourceVersion: a DELETED frame
+//     the deletions, any other the changes. A WatchList's initial ADDED
+//     frame of an object last modified carries the modification.
+//
+// A frame carries no key. So the inferred events of several objects that
 // share a resourceVersion all take its time.
 func firstServed(l *history.Log, served []Serving) []firstServing {
 	type keyRV struct{ key, rv string }
@@ -63,12 +65,15 @@ func firstServed(l *history.Log, served []Serving) []firstServing {
 	return out
 }
 
-// servedLane lays out a run's truth on the run's clock: each event at the
-// first LIST page or watch frame that served it, in a row by which
-// served it first; the events never served (or all, when logged is
-// false) in a row without a time; the recorded LIST pages, bookmarks and
-// errors, which belong to the recording's clock, in another. Every mark
-// keeps its recorded offset (Recorded) and says it in its label.
+// servedLane lays out a run's truth on the run's clock, in three rows:
+//   - each event at the first LIST page or watch frame that served it, in a
+//     row by which served it first;
+//   - the events never served (or all, when logged is false), in a row
+//     without a time;
+//   - the recorded LIST pages, bookmarks and errors, which belong to the
+//     recording's clock.
+//
+// Every mark keeps its recorded offset (Recorded) and says it in its label.
 func servedLane(l *history.Log, log []Serving, logged bool) Lane {
 	first := firstServed(l, log)
 	list := Row{Name: "served first in a LIST page", Recorded: true}

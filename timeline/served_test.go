@@ -11,8 +11,8 @@ import (
 	"github.com/lwreplay/lwreplay/timeline"
 )
 
-// servedLog is a log of one configmap a changed twice and deleted, and
-// one configmap b made last, recorded a second and more into the
+// servedLog is a log of one configmap a changed twice and deleted, and one
+// configmap b made last. It is recorded a second and more into the
 // recording.
 func servedLog(t *testing.T) (*history.Log, map[string]*history.Object) {
 	t.Helper()
@@ -38,11 +38,14 @@ func servedLog(t *testing.T) (*history.Log, map[string]*history.Object) {
 	return l, objs
 }
 
-// TestFromRunServedClock checks a run's truth is on the run's clock: each
-// event at the first LIST page or watch frame that served it, in a row by
-// which, an event never served in a row without a time, every truth mark
-// with its recorded offset; and that no delivery is placed before the
-// serving of the event it delivers.
+// TestFromRunServedClock checks a run's truth is on the run's clock:
+//   - each event at the first LIST page or watch frame that served it, in a
+//     row by which;
+//   - an event never served in a row without a time;
+//   - every truth mark with its recorded offset.
+//
+// It also checks that no delivery is placed before the serving of the
+// event it delivers.
 func TestFromRunServedClock(t *testing.T) {
 	l, objs := servedLog(t)
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }

@@ -9,10 +9,10 @@ import (
 	"github.com/lwreplay/lwreplay/internal/bubble"
 )
 
-// BenchmarkManagerRun measures whole runs of the annotator manager (a
-// replay of a shipped cassette with no fault, to the run's early end once
-// the controller is quiet) per client path, on every core: runs/s is the
-// figure [K]'s ≥ 100 target names.
+// BenchmarkManagerRun measures whole runs of the annotator manager per
+// client path, on every core. A run replays a shipped cassette with no
+// fault, to the run's early end once the controller is quiet. runs/s is
+// the figure [K]'s ≥ 100 target names.
 func BenchmarkManagerRun(b *testing.B) {
 	files, err := cassette.LoadAll("../../cassettes/real-configmaps-pods-list-pages.yaml")
 	if err != nil {

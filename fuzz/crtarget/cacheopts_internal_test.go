@@ -10,8 +10,8 @@ import (
 )
 
 // TestOwnCacheOptions shows that what cache.New writes into a run's cache
-// options (it fills in ByObject's entries and their Namespaces) leaves the
-// options every run of a target starts from as they were.
+// options leaves the options every run of a target starts from as they
+// were. cache.New fills in ByObject's entries and their Namespaces.
 func TestOwnCacheOptions(t *testing.T) {
 	cm := &corev1.ConfigMap{}
 	orig := cache.Options{

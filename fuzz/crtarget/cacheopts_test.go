@@ -20,15 +20,18 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/crtarget"
 )
 
-// splitCacheTarget runs the annotator in a manager whose cache is split
-// as operators split theirs: configmaps (the run's resource) in every
-// namespace through ByObject's NamespaceAll entry, pods in the
-// DefaultNamespaces only and only those labelled app=web (ByObject.Label),
-// secrets' metadata in the DefaultNamespaces, managedFields stripped from
-// every object (DefaultTransform). The controller watches pods (mapped to
-// nothing) and secrets' metadata beside its configmaps, so the cache has
-// one informer per kind and namespace, each of whose waitForStarted
-// tossed a coin before.
+// splitCacheTarget runs the annotator in a manager whose cache is split as
+// operators split theirs:
+//   - configmaps (the run's resource) in every namespace, through
+//     ByObject's NamespaceAll entry;
+//   - pods in the DefaultNamespaces only, and only those labelled app=web
+//     (ByObject.Label);
+//   - secrets' metadata in the DefaultNamespaces;
+//   - managedFields stripped from every object (DefaultTransform).
+//
+// The controller watches pods (mapped to nothing) and secrets' metadata
+// beside its configmaps. So the cache has one informer per kind and
+// namespace, and each of their waitForStarted tossed a coin before.
 func splitCacheTarget() fuzz.Target {
 	return fuzz.Target{Name: "split-cache", Doc: "the annotator, its cache split by kind, namespace and label, managedFields stripped", WatchListGate: true,
 		Run: func(ctx context.Context, env *fuzz.Env) error {
@@ -59,16 +62,21 @@ func splitCacheTarget() fuzz.Target {
 }
 
 // TestManagerSplitCache runs splitCacheTarget on every shipped cassette,
-// both client paths: every invariant holds but for the metadata
-// informer's leak (kubernetes/kubernetes#113254), converged among them (the
-// store, stripped of managedFields, is compared with the truth passed
-// through the same transform); the run ends by itself; and it counts the
-// manager synced when its informers did: no earlier than the last of
-// their initial lists (every kind, every namespace: the replay answers at
-// once, no fault; controller-runtime makes a kind's namespaces' informers
-// one after another, 100 ms apart), and at the run's next look, which
-// comes at most as long after as the run has run (it looks every 100 ms
-// while busy, ever less often while not: at 0, 100, 300, 700 ms, ...).
+// both client paths. It checks that:
+//   - every invariant holds but for the metadata informer's leak
+//     (kubernetes/kubernetes#113254);
+//   - converged is among them: the store, stripped of managedFields, is
+//     compared with the truth passed through the same transform;
+//   - the run ends by itself;
+//   - it counts the manager synced when its informers did.
+//
+// Synced when its informers did means two bounds. It is no earlier than the
+// last of their initial lists: every kind, every namespace, the replay
+// answering at once, no fault. The cache of controller-runtime makes a kind's
+// namespaces' informers one after another, 100 ms apart. And it is at the
+// run's next look, which comes at most as long after as the run has run.
+// The run looks every 100 ms while busy, ever less often while not: at 0,
+// 100, 300, 700 ms, and so on.
 func TestManagerSplitCache(t *testing.T) {
 	eachSeed(t, splitCacheTarget(), "split cache", "synced when the informers did, converged", func(t *testing.T, out *fuzz.Outcome, _ time.Duration) {
 		for name, err := range out.Results {

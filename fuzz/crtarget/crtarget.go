@@ -1,14 +1,15 @@
 // Package crtarget runs controller-runtime managers as lwreplay fuzz
-// targets: a manager on a run's replay (env.Config), inside the run's
-// synctest bubble, its cache's informer of the run's resource wired into
-// the run's probe, so that the run knows when the manager's cache synced
-// and what it holds, and ends once the controller is quiet.
+// targets. A manager runs on a run's replay (env.Config), inside the run's
+// synctest bubble. Its cache's informer of the run's resource is wired into
+// the run's probe. So the run knows when the manager's cache synced and
+// what it holds, and ends once the controller is quiet.
 //
-// It is a module of its own (github.com/lwreplay/lwreplay/fuzz/crtarget)
-// so that a client-go-only user of lwreplay does not get controller-runtime
-// in their module graph; this one pins controller-runtime v0.23, which
-// runs on the client-go (v0.35) lwreplay's go.mod requires, and CI runs it
-// on v0.24 (client-go v0.36) and v0.25 (v0.37) too (.ci/crtarget-matrix).
+// It is a module of its own (github.com/lwreplay/lwreplay/fuzz/crtarget),
+// so that a client-go-only user of lwreplay does not get
+// controller-runtime in their module graph. This one pins
+// controller-runtime v0.23, which runs on the client-go (v0.35)
+// lwreplay's go.mod requires. CI runs it on v0.24 (client-go v0.36) and
+// v0.25 (v0.37) too (.ci/crtarget-matrix).
 //
 // Typical use, in a controller's fuzz test:
 //
@@ -51,30 +52,34 @@ import (
 // ErrWire says a manager's cache could not be wired into a run's probe.
 var ErrWire = errors.New("crtarget: wire the manager's cache into the probe")
 
-// NewManager returns a manager on env.Config with what a run needs: no
-// metrics server and no health probes (a run listens on no port), no
-// leader election unless opts asks for it, controller name validation
-// skipped (every run of a process builds the same controllers:
-// controller-runtime refuses a name seen before; opts.Controller's other
-// settings are kept), and its cache wired into env.Probe: the informer of
-// env.Resource (store, handler notifications), synced once every informer
-// the cache made has (informerSet, through opts.NewCache, which it wraps)
-// and every controller added has started its sources (runManager, the
-// manager returned, which wraps controller-runtime's), its store compared
-// through the cache's transform (storeTransform). Its logger (opts.Logger,
-// or controller-runtime's log.Log) goes through a sink that records how
-// each reconcile ends (Reconciles, exposed for LastReconcileSucceeded),
-// and the run ends early only once every key whose last reconcile failed
-// has failed settleAfter times in a row.
+// NewManager returns a manager on env.Config with what a run needs:
+//   - no metrics server and no health probes (a run listens on no port);
+//   - no leader election unless opts asks for it;
+//   - controller name validation skipped, since every run of a process
+//     builds the same controllers and controller-runtime refuses a name
+//     seen before (opts.Controller's other settings are kept);
+//   - its cache wired into env.Probe: the informer of env.Resource (store,
+//     handler notifications);
+//   - synced once every informer the cache made has (informerSet, through
+//     opts.NewCache, which it wraps) and every controller added has started
+//     its sources (runManager, the manager returned, which wraps
+//     controller-runtime's);
+//   - its store compared through the cache's transform (storeTransform).
+//
+// Its logger (opts.Logger, or controller-runtime's log.Log) goes through a
+// sink that records how each reconcile ends (Reconciles, exposed for
+// LastReconcileSucceeded). The run ends early only once every key whose
+// last reconcile failed has failed settleAfter times in a row.
 //
 // With opts.LeaderElection the manager creates and renews its Lease (or
-// the lock opts names) through the replay's write engine, which serves
-// the resource from empty, and starts its controllers once it holds it:
-// on the first try, some 100 ms (virtual) in. Each renewal is a request,
-// and a run ends early only after a second with none: controller-runtime's
-// default RetryPeriod (2 s) leaves that second between renewals, but one
-// of 1 s or less keeps every run going to the watchdog (15 minutes,
-// virtual; some 1800 renewals at 500 ms, about 2 s of real time).
+// the lock opts names) through the replay's write engine. That engine
+// serves the resource from empty. The manager starts its controllers once
+// it holds the lock: on the first try, some 100 ms (virtual) in. Each
+// renewal is a request, and a run ends early only after a second with none.
+// controller-runtime's default RetryPeriod (2 s) leaves that second between
+// renewals. One of 1 s or less keeps every run going to the watchdog
+// (15 minutes, virtual; some 1800 renewals at 500 ms, about 2 s of real
+// time).
 func NewManager(env *fuzz.Env, opts manager.Options) (manager.Manager, error) {
 	opts.Metrics = metricsserver.Options{BindAddress: "0"}
 	opts.HealthProbeBindAddress = "0"
@@ -101,10 +106,10 @@ func NewManager(env *fuzz.Env, opts manager.Options) (manager.Manager, error) {
 	return mgr, nil
 }
 
-// ownCacheOptions returns c with maps of its own: controller-runtime's
+// ownCacheOptions returns c with maps of its own. controller-runtime's
 // cache.New fills in the entries of ByObject, DefaultNamespaces and each
-// ByObject's Namespaces, and every run of a target builds its manager from
-// the one opts a campaign holds (runs may be concurrent).
+// ByObject's Namespaces. And every run of a target builds its manager from
+// the one opts a campaign holds; runs may be concurrent.
 func ownCacheOptions(c cache.Options) cache.Options {
 	c.DefaultNamespaces = maps.Clone(c.DefaultNamespaces)
 	if c.ByObject != nil {
@@ -127,19 +132,19 @@ func ControllerOptions() controller.Options {
 
 // Target is a fuzz.Target that builds a manager with NewManager, lets
 // setup add the controllers under test to it, and runs it until the run
-// stops it. Its client path is the run's: the manager's reflectors follow
+// stops it. Its client path is the run's. The manager's reflectors follow
 // client-go's WatchListClient gate, which the run sets
 // (fuzz.Target.WatchListGate).
 func Target(name, doc string, setup func(manager.Manager) error) fuzz.Target {
 	return TargetWithOptions(name, doc, manager.Options{}, setup)
 }
 
-// TargetWithOptions is Target with the manager built from opts (through
-// NewManager, which sets the metrics, health probe and controller options
-// a run needs over opts'): a Scheme that registers a custom resource's Go
-// type, cache options, leader election. Each run builds its manager from
-// a copy of opts; what opts points to (the scheme) is shared by every run
-// and must not change once the campaign starts.
+// TargetWithOptions is Target with the manager built from opts: a Scheme
+// that registers a custom resource's Go type, cache options, leader
+// election. It builds through NewManager, which sets the metrics, health
+// probe and controller options a run needs over opts'. Each run builds its
+// manager from a copy of opts. What opts points to (the scheme) is shared
+// by every run and must not change once the campaign starts.
 func TargetWithOptions(name, doc string, opts manager.Options, setup func(manager.Manager) error) fuzz.Target {
 	return fuzz.Target{Name: name, Doc: doc, WatchListGate: true, Run: func(ctx context.Context, env *fuzz.Env) error {
 		mgr, err := NewManager(env, opts)
@@ -153,11 +158,11 @@ func TargetWithOptions(name, doc string, opts manager.Options, setup func(manage
 	}}
 }
 
-// wire registers the probe with mgr's informer of env.Resource: the
-// typed informer of a kind mgr's scheme knows, else an unstructured one;
-// the run counts the manager synced once every informer of its cache (set)
-// is and every controller of it started its sources, and compares the
-// store through the cache's transform.
+// wire registers the probe with mgr's informer of env.Resource: the typed
+// informer of a kind mgr's scheme knows, else an unstructured one. The run
+// counts the manager synced once every informer of its cache (set) is and
+// every controller of it started its sources. It compares the store
+// through the cache's transform.
 func wire(env *fuzz.Env, mgr *runManager, set *informerSet) error {
 	starts := mgr.controllers
 	set.mu.Lock()
@@ -197,8 +202,8 @@ func wire(env *fuzz.Env, mgr *runManager, set *informerSet) error {
 		return fmt.Errorf("%w: %w", ErrWire, err)
 	}
 	// synced once every informer of the manager's cache is, not the run's
-	// resource's alone: a controller that Owns or Watches other kinds is
-	// not quiet while one of those still lists.
+	// resource's alone. A controller that Owns or Watches other kinds is not
+	// quiet while one of those still lists.
 	env.Probe.SetSynced(func() bool { return si.HasSynced() && reg.HasSynced() && set.synced() && starts.allStarted() })
 	if fn := storeTransform(cacheOpts, gvk); fn != nil {
 		env.Probe.SetStoreTransform(fn)

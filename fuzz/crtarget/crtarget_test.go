@@ -46,11 +46,14 @@ var annotatorTarget = crtarget.Target("annotator", "a controller-runtime reconci
 	})
 
 // TestManagerSeeds runs the manager on every shipped cassette, both client
-// paths, no fault: each run ends by itself once the controller is quiet
-// (not at the watchdog), the manager's cache synced, every built-in
-// invariant and crtarget's hold, and every configmap of the served final state carries
-// the annotation — one stored update of the controller's each; the
-// manager's reflectors take the input's client path.
+// paths, no fault. It checks that:
+//   - each run ends by itself once the controller is quiet (not at the
+//     watchdog);
+//   - the manager's cache synced;
+//   - every built-in invariant and crtarget's hold;
+//   - every configmap of the served final state carries the annotation,
+//     one stored update of the controller's each;
+//   - the manager's reflectors take the input's client path.
 func TestManagerSeeds(t *testing.T) {
 	c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: fuzz.Glob("../../cassettes/real-configmaps-*.yaml"), Target: annotatorTarget, Extra: crtarget.Invariants()})
 	if err != nil {

@@ -9,20 +9,20 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// ErrReconcileFailing says a key's last reconcile failed: the controller
+// ErrReconcileFailing says a key's last reconcile failed. The controller
 // retries it with backoff for ever, and the run's end state is not one its
 // reconciler accepts.
 var ErrReconcileFailing = errors.New("reconcile keeps failing")
 
 // LastReconcileSucceeded is the invariant that no key's last reconcile
-// before the manager stopped failed (a TerminalError, never retried, is no
-// failure). A reconciler that returns an error for a state it will meet
-// again on every retry (a NotFound of a deleted object, returned) keeps
-// the key in backoff for ever, and no other invariant sees it. It judges
-// the Reconciles NewManager exposes; a target that exposes something else
-// instead (Probe.Expose) is not judged. A run holds open while a key fails
-// (Reconciles), so that a failure a retry would mend is mended before the
-// run judges it. Its name is "last-reconcile-succeeded".
+// before the manager stopped failed. A TerminalError, never retried, is no
+// failure. A reconciler may return an error for a state it will meet
+// again on every retry, such as the NotFound of a deleted object. That
+// keeps the key in backoff for ever, and no other invariant sees it.
+// It judges the Reconciles NewManager exposes. A target that exposes
+// something else instead (Probe.Expose) is not judged. A run holds open
+// while a key fails (Reconciles), so that a failure a retry would mend is
+// mended before the run judges it. Its name is "last-reconcile-succeeded".
 var LastReconcileSucceeded = lastReconcileSucceeded()
 
 // lastReconcileSucceeded builds LastReconcileSucceeded.

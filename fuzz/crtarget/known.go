@@ -37,10 +37,10 @@ var knownFindings = []struct {
 }
 
 func init() {
-	// controller-runtime#3538 seen from the other goroutines: the blocked
-	// send holds w.lock, so every goroutine that takes it next waits for
-	// ever, and the run's clock stops with nothing running (no-spin,
-	// Locked); which of them is the site depends on which waits.
+	// controller-runtime#3538 seen from the other goroutines. The blocked send
+	// holds w.lock, so every goroutine that takes it next waits for ever. The
+	// run's clock stops with nothing running (no-spin, Locked). Which of them
+	// is the site depends on which waits.
 	for _, fn := range []string{"handleAddBuffer", "handleWaitingItems", "GetWithPriority", "Len", "logState"} {
 		knownFindings = append(knownFindings, struct {
 			known  fuzz.Known
@@ -53,10 +53,9 @@ func init() {
 	}
 }
 
-// KnownFindings returns the known controller-runtime bugs the
-// controller-runtime this binary is built with has, for fuzz.Options.Known:
-// a run that breaks an invariant only as one of them does is logged and
-// counted, not failed.
+// KnownFindings returns the known bugs of the controller-runtime this
+// binary is built with, for fuzz.Options.Known. A run that breaks an
+// invariant only as one of them does is logged and counted, not failed.
 func KnownFindings() []fuzz.Known {
 	v := controllerRuntimeVersion()
 	var out []fuzz.Known

@@ -6,9 +6,10 @@ import (
 )
 
 // TestKnownFindings checks that the known findings follow the
-// controller-runtime the test binary is built with: the priority queue's
-// shutdown leak (controller-runtime#3538) on v0.23 and v0.24, not on
-// v0.25; the start-up spin (controller-runtime#3440) on all three.
+// controller-runtime the test binary is built with:
+//   - the priority queue's shutdown leak (controller-runtime#3538) on v0.23
+//     and v0.24, not on v0.25;
+//   - the start-up spin (controller-runtime#3440) on all three.
 func TestKnownFindings(t *testing.T) {
 	v := controllerRuntimeVersion()
 	if v == "unknown" {

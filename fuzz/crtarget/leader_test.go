@@ -17,10 +17,10 @@ import (
 // leaseKey is the key of the lease the leader-election manager holds.
 const leaseKey = "default/x"
 
-// leaderTarget runs the annotator on a manager with leader election on
-// (a coordination.k8s.io/v1 Lease, controller-runtime's default lock),
-// renewing every retry period (0: controller-runtime's default, 2 s; the
-// renew deadline and lease duration 2 and 4 times it otherwise).
+// leaderTarget runs the annotator on a manager with leader election on (a
+// coordination.k8s.io/v1 Lease, controller-runtime's default lock). It
+// renews every retry period; 0 is controller-runtime's default, 2 s.
+// Otherwise the renew deadline and lease duration are 2 and 4 times it.
 func leaderTarget(retry time.Duration) fuzz.Target {
 	return fuzz.Target{Name: "leader-annotator", Doc: "the annotator on a manager that elects itself leader through a lease",
 		Run: func(ctx context.Context, env *fuzz.Env) error {
@@ -48,13 +48,17 @@ func runLeader(ctx context.Context, env *fuzz.Env, opts manager.Options) error {
 }
 
 // TestManagerLeaderElection runs the annotator on a manager with leader
-// election on, on every shipped cassette, both client paths: the manager
-// creates its lease through the replay's write engine (leases are not
-// recorded) with a holder, renews it by updates, annotates only after it
-// holds the lease (the first configmap write comes after the lease's
-// create), every invariant holds, and the run ends by itself: the
-// default 2 s between renewals leaves the quiet second a run's early end
-// waits for, so a run stops after 0 to 2 renewals.
+// election on, on every shipped cassette, both client paths. It checks
+// that:
+//   - the manager creates its lease through the replay's write engine
+//     (leases are not recorded) with a holder, and renews it by updates;
+//   - it annotates only after it holds the lease (the first configmap
+//     write comes after the lease's create);
+//   - every invariant holds;
+//   - the run ends by itself.
+//
+// The default 2 s between renewals leaves the quiet second a run's early
+// end waits for. So a run stops after 0 to 2 renewals.
 func TestManagerLeaderElection(t *testing.T) {
 	eachSeed(t, leaderTarget(0), "leader-election manager", "lease created and renewed, reconciled after it", func(t *testing.T, out *fuzz.Outcome, real time.Duration) {
 		allHold(t, out)
@@ -98,13 +102,11 @@ func TestManagerLeaderElection(t *testing.T) {
 			prev = at
 		}
 		for i, g := range gaps {
-			// client-go's LeaderElector renews every RetryPeriod
-			// (controller-runtime's default 2 s) with no jitter; its
-			// renew loop polls at once on acquiring (renew:
-			// wait.PollUntilContextTimeout, immediate), so the first
-			// renewal follows the create by its requests' latency (1 ms
-			// each, as on a real cluster; with no latency it stored
-			// nothing new at the create's instant).
+			// client-go's LeaderElector renews every RetryPeriod (controller-runtime's
+			// default 2 s) with no jitter. Its renew loop polls at once on acquiring
+			// (renew: wait.PollUntilContextTimeout, immediate). So the first renewal
+			// follows the create by its requests' latency: 1 ms each, as on a real
+			// cluster. With no latency it stored nothing new at the create's instant.
 			if i == 0 && g <= 10*time.Millisecond {
 				continue
 			}
@@ -129,13 +131,13 @@ func TestManagerLeaderElection(t *testing.T) {
 }
 
 // TestManagerLeaderElectionFastRenew runs the leader-election manager
-// renewing every 500 ms on one shipped cassette: a run ends early only
+// renewing every 500 ms on one shipped cassette. A run ends early only
 // after a second (virtual) with no request, which renewals every 500 ms
-// never leave, so the run lasts to the watchdog (15 minutes, virtual),
-// renewing about 1800 times, and still every invariant holds (2 requests
-// a second are within no-hot-loop's rate). A renewal period of 1 s or
-// less costs every run the watchdog: the default 2 s leaves the quiet
-// second between renewals.
+// never leave. So the run lasts to the watchdog (15 minutes, virtual),
+// renewing about 1800 times. Still every invariant holds: 2 requests a
+// second are within no-hot-loop's rate. A renewal period of 1 s or less
+// costs every run the watchdog. The default 2 s leaves the quiet second
+// between renewals.
 func TestManagerLeaderElectionFastRenew(t *testing.T) {
 	c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: fuzz.Glob("../../cassettes/real-configmaps-pods-list-pages.yaml"), Target: leaderTarget(500 * time.Millisecond)})
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 )
 
 // reconcileSink is a manager's log sink that tells a Reconciles how each
-// reconcile ended, from the lines controller-runtime logs for it, and
+// reconcile ended, from the lines controller-runtime logs for it. It
 // passes every line its base sink enables on to it.
 type reconcileSink struct {
 	base   logr.LogSink // nil: log nothing
@@ -30,9 +30,10 @@ const (
 	msgStartingController = "Starting Controller"
 )
 
-// reconcileLogger returns base (controller-runtime's log.Log when it has
-// no sink, as the manager defaults it) logging through a reconcileSink
-// that tells rec, and starts of controllers that started their sources.
+// reconcileLogger returns base logging through a reconcileSink that tells
+// rec, and starts of controllers that started their sources. base is
+// controller-runtime's log.Log when it has no sink, as the manager
+// defaults it.
 func reconcileLogger(base logr.Logger, rec *Reconciles, starts *controllerStarts) logr.Logger {
 	if base.GetSink() == nil {
 		base = ctrllog.Log
@@ -107,10 +108,10 @@ func (s *reconcileSink) WithName(name string) logr.LogSink {
 	return out
 }
 
-// recordEnd tells the record how a reconcile ended, its controller and
-// request named by the sink's values and kv: "controller", and
-// "namespace" and "name" (as both the builder's and controller.New's
-// loggers give them). A line without them is no reconcile's.
+// recordEnd tells the record how a reconcile ended. Its controller and
+// request are named by the sink's values and kv: "controller", and
+// "namespace" and "name", as both the builder's and controller.New's
+// loggers give them. A line without them is no reconcile's.
 func (s *reconcileSink) recordEnd(err error, kv []any) {
 	var controller, namespace, name string
 	var haveController, haveName bool

@@ -8,18 +8,21 @@ import (
 )
 
 // A controller makes the informers of its For, Owns and Watches kinds when
-// it starts, after the manager's cache synced what it was asked for
-// before: a manager whose cache has synced is not synced yet while one of
-// its controllers has not started its sources. NewManager's manager keeps
-// the controllers added to it (runManager.Add) and the run counts it
-// synced only once each has logged "Starting EventSource" (as it starts
-// each source, in parallel: by the time the run looks, after the bubble
-// is idle, each source has made its informer) or "Starting Controller"
-// (one without sources), and every informer has synced
-// (pkg/internal/controller, Start, in v0.23 to v0.25). Its own wait
-// for its sources polls the cache every 100 ms per sub-cache: the run
-// counts the informers' sync, not when the controller saw it. A
-// controller of a manager that is no leader never starts: that manager
+// it starts, after the manager's cache synced what it was asked for before.
+// So a manager whose cache has synced is not synced yet while one of its
+// controllers has not started its sources. NewManager's manager keeps the
+// controllers added to it (runManager.Add). The run counts it synced only
+// once both hold:
+//   - each controller has logged "Starting EventSource" (as it starts each
+//     source, in parallel: by the time the run looks, after the bubble is
+//     idle, each source has made its informer) or "Starting Controller"
+//     (one without sources);
+//   - every informer has synced.
+//
+// See pkg/internal/controller, Start, in v0.23 to v0.25. The controller's
+// own wait for its sources polls the cache every 100 ms per sub-cache.
+// The run counts the informers' sync, not when the controller saw it.
+// A controller of a manager that is no leader never starts: that manager
 // never syncs.
 
 // runManager is a manager that keeps the names of the controllers added to
@@ -29,9 +32,9 @@ type runManager struct {
 	controllers *controllerStarts
 }
 
-// Add adds r to the manager, noting it if it is a controller: a runnable
-// whose GetLogger logs through the manager's reconcileSink with a
-// "controller" name (the builder's and controller.New's loggers).
+// Add adds r to the manager, noting it if it is a controller. A controller
+// is a runnable whose GetLogger logs through the manager's reconcileSink
+// with a "controller" name (the builder's and controller.New's loggers).
 func (m *runManager) Add(r manager.Runnable) error {
 	if err := m.Manager.Add(r); err != nil {
 		return err

@@ -42,11 +42,15 @@ func (r *metadataAnnotator) Reconcile(ctx context.Context, req ctrl.Request) (ct
 }
 
 // TestManagerMetadataOnly runs a metadata-only controller (For with
-// builder.OnlyMetadata) on every shipped cassette, both client paths: its
-// cache is served PartialObjectMetadata lists and watches, every run ends
-// by itself, and every configmap of the served final state carries the
-// annotation its patch wrote. The one failure allowed is the goroutine
-// client-go's watch.Filter leaves after stop (kubernetes/kubernetes#113254).
+// builder.OnlyMetadata) on every shipped cassette, both client paths.
+// It checks that:
+//   - its cache is served PartialObjectMetadata lists and watches;
+//   - every run ends by itself;
+//   - every configmap of the served final state carries the annotation its
+//     patch wrote.
+//
+// The one failure allowed is the goroutine client-go's watch.Filter leaves
+// after stop (kubernetes/kubernetes#113254).
 func TestManagerMetadataOnly(t *testing.T) {
 	target := crtarget.Target("metadata-annotator", "a metadata-only controller-runtime reconciler that annotates every configmap",
 		func(mgr manager.Manager) error {

@@ -17,11 +17,11 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/crtarget"
 )
 
-// TestTargetWithOptions runs the annotator in a manager built from
-// options of the test's: every run's manager gets the scheme given (where
-// a custom resource's Go type is registered), and the metrics and health
-// probe addresses asked for are NewManager's (no port), so that a run
-// stays as clean as Target's.
+// TestTargetWithOptions runs the annotator in a manager built from options
+// of the test's. Every run's manager gets the scheme given, where a custom
+// resource's Go type is registered. The metrics and health probe
+// addresses asked for are NewManager's (no port). So a run stays as clean
+// as Target's.
 func TestTargetWithOptions(t *testing.T) {
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
@@ -50,11 +50,14 @@ func TestTargetWithOptions(t *testing.T) {
 }
 
 // TestNewManagerControllerOptions builds managers whose options set the
-// controllers' concurrency, cache-sync timeout and recover-panic: every
-// run's manager keeps them, with name validation skipped besides; and a
-// controller built without WithOptions (as an operator's SetupWithManager
-// builds it) is built and runs in every run of the process (eight, one
-// name), the manager's SkipNameValidation covering it.
+// controllers' concurrency, cache-sync timeout and recover-panic. It
+// checks that:
+//   - every run's manager keeps them, with name validation skipped
+//     besides;
+//   - a controller built without WithOptions (as an operator's
+//     SetupWithManager builds it) is built and runs in every run of the
+//     process (eight, one name), the manager's SkipNameValidation covering
+//     it.
 func TestNewManagerControllerOptions(t *testing.T) {
 	recoverPanic := true
 	want := config.Controller{MaxConcurrentReconciles: 3, CacheSyncTimeout: 7 * time.Minute, RecoverPanic: &recoverPanic}

@@ -22,14 +22,14 @@ import (
 )
 
 // childMaker gives each configmap a secret of the same name that it
-// controls (an ownerReference with controller true): secrets are no
-// resource the cassettes record, so the replay serves them from empty and
+// controls (an ownerReference with controller true). Secrets are no
+// resource the cassettes record. So the replay serves them from empty and
 // every secret is the controller's.
 type childMaker struct{ mgr manager.Manager }
 
 // Reconcile creates the child of the configmap req names, or makes an
-// existing one controlled by it (a configmap deleted and created again
-// under its name has another UID).
+// existing one controlled by it. A configmap deleted and created again
+// under its name has another UID.
 func (r *childMaker) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	c := r.mgr.GetClient()
 	var cm corev1.ConfigMap
@@ -69,15 +69,15 @@ type podsMapped struct {
 }
 
 // ownsTarget runs childMaker For configmaps, Owns secrets, and Watches
-// pods with a map function that enqueues every configmap of the pod's
-// namespace (read from the manager's cache).
+// pods. The pods' map function enqueues every configmap of the pod's
+// namespace, read from the manager's cache.
 var ownsTarget = fuzz.Target{Name: "owner", Doc: "a controller-runtime reconciler that gives each configmap an owned secret, watching pods",
 	Run: func(ctx context.Context, env *fuzz.Env) error {
-		// Secrets (and pods, for real-configmaps-expired.yaml) are no
-		// resource the cassettes record: the replay serves them from empty
-		// and its discovery lists them from the start, so controller-
-		// runtime's RESTMapper finds the Secret and Pod kinds before any
-		// request for them, as against a real apiserver.
+		// Secrets (and pods, for real-configmaps-expired.yaml) are no resource the
+		// cassettes record. The replay serves them from empty and its discovery
+		// lists them from the start. So controller-runtime's RESTMapper finds the
+		// Secret and Pod kinds before any request for them, as against a real
+		// apiserver.
 		mgr, err := crtarget.NewManager(env, manager.Options{})
 		if err != nil {
 			return err
@@ -108,12 +108,14 @@ var ownsTarget = fuzz.Target{Name: "owner", Doc: "a controller-runtime reconcile
 	}}
 
 // TestManagerOwnsWatches runs childMaker (For configmaps, Owns secrets,
-// Watches pods) on every shipped cassette, both client paths: every
-// invariant holds, the run ends by itself after the cache synced, every
-// configmap of the served final state has its secret, created once (one
-// stored create) and controlled by it (its UID), no secret is left without
-// its parent's name, and the map function saw every pod of the served
-// final state.
+// Watches pods) on every shipped cassette, both client paths. It checks
+// that:
+//   - every invariant holds;
+//   - the run ends by itself after the cache synced;
+//   - every configmap of the served final state has its secret, created
+//     once (one stored create) and controlled by it (its UID);
+//   - no secret is left without its parent's name;
+//   - the map function saw every pod of the served final state.
 func TestManagerOwnsWatches(t *testing.T) {
 	eachSeed(t, ownsTarget, "owns/watches manager", "each configmap's secret created once, every pod mapped", func(t *testing.T, out *fuzz.Outcome, real time.Duration) {
 		allHold(t, out)

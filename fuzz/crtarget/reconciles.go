@@ -13,13 +13,17 @@ import (
 )
 
 // Reconciles is what the reconciles of a manager's controllers ended in,
-// per controller and request, as the manager logged them: controller-runtime
-// logs "Reconciler error" (at error level) for a reconcile that returned an
-// error, and "Reconcile successful" or "Reconcile done, requeueing" (at
-// V(5)) for one that did not (pkg/internal/controller, reconcileHandler,
-// in v0.23 to v0.25). NewManager's manager logs through a sink that tells
-// it each (and passes on what its own logger enables), exposes it
-// (fuzz.Observation.Exposed) and holds the run open while a key's last
+// per controller and request, as the manager logged them.
+// controller-runtime logs (pkg/internal/controller, reconcileHandler, in
+// v0.23 to v0.25):
+//   - "Reconciler error" (at error level) for a reconcile that returned an
+//     error;
+//   - "Reconcile successful" or "Reconcile done, requeueing" (at V(5)) for
+//     one that did not.
+//
+// NewManager's manager logs through a sink that tells it each, and passes
+// on what its own logger enables. The manager exposes it
+// (fuzz.Observation.Exposed). It holds the run open while a key's last
 // reconcile failed, for its next retries (settleAfter). It is safe for
 // concurrent use.
 type Reconciles struct {
@@ -41,8 +45,8 @@ type outcomes struct {
 
 // settleAfter is how many failed reconciles of a key in a row end its
 // claim to hold a run open. With controller-runtime's default backoff
-// (5 ms, doubled each retry) the twelfth comes some 10 s after the first:
-// a fault a retry waits out has ended by then, and a key still failing
+// (5 ms, doubled each retry) the twelfth comes some 10 s after the first.
+// A fault a retry waits out has ended by then, and a key still failing
 // keeps failing. Without the bound, such a key kept every run going to
 // the watchdog.
 const settleAfter = 12
@@ -76,10 +80,10 @@ func newReconciles(elapsed func() time.Duration) *Reconciles {
 }
 
 // record notes that controller's reconcile of key ended in err (nil: it
-// succeeded). A TerminalError is not retried (reconcile.Reconciler:
-// "The only exception is if the error is a TerminalError in which case no
-// requeuing happens"): the reconciler gave up on purpose, so it counts
-// as no failure that a retry still waits on.
+// succeeded). A TerminalError is not retried (reconcile.Reconciler: "The
+// only exception is if the error is a TerminalError in which case no
+// requeuing happens"). The reconciler gave up on purpose. So it counts as
+// no failure that a retry still waits on.
 func (r *Reconciles) record(controller, key string, err error) {
 	failed := err != nil && !errors.Is(err, reconcile.TerminalError(nil))
 	at := r.elapsed()
@@ -117,7 +121,7 @@ func (r *Reconciles) record(controller, key string, err error) {
 	o.changes = append(o.changes, c)
 }
 
-// stop notes that the manager was told to stop: reconciles that end from
+// stop notes that the manager was told to stop. Reconciles that end from
 // then on (a reconcile whose context the stop cancelled) are the stop's,
 // not the run's.
 func (r *Reconciles) stop() {
@@ -129,9 +133,9 @@ func (r *Reconciles) stop() {
 	}
 }
 
-// settled reports whether every key whose last reconcile failed has
-// failed settleAfter times in a row: a run ends early only then, so that
-// a key retried with backoff gets its retries before the run judges it.
+// settled reports whether every key whose last reconcile failed has failed
+// settleAfter times in a row. A run ends early only then, so that a key
+// retried with backoff gets its retries before the run judges it.
 func (r *Reconciles) settled() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()

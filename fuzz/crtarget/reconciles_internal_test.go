@@ -10,10 +10,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// TestReconcilesFailing feeds a Reconciles timed outcomes and a stop, and
-// checks which keys Failing names (by their last reconcile before the
-// stop's instant) and whether the run may end (settled: every key whose
-// latest reconcile failed has failed settleAfter times in a row).
+// TestReconcilesFailing feeds a Reconciles timed outcomes and a stop. It
+// checks which keys Failing names, by their last reconcile before the
+// stop's instant. It checks whether the run may end (settled): every key
+// whose latest reconcile failed has failed settleAfter times in a row.
 func TestReconcilesFailing(t *testing.T) {
 	type end struct {
 		at  time.Duration

@@ -20,7 +20,7 @@ import (
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
-// notFoundReturner is the annotator with a planted bug: it returns the
+// notFoundReturner is the annotator with a planted bug. It returns the
 // NotFound of a deleted configmap as its error, so controller-runtime
 // retries the key with backoff for ever.
 type notFoundReturner struct{ annotator }
@@ -36,13 +36,13 @@ func (r *notFoundReturner) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 
 // TestLastReconcileSucceeded runs last-reconcile-succeeded (added with
 // Extra: crtarget.Invariants()) on the annotator and on its planted
-// NotFound-returning variant, every shipped cassette, both client paths,
-// at the recorded pace (at the default, every change has happened before
-// the controller starts, and it sees no delete).
-// It holds on the annotator, judged, on runs that end by themselves; on
-// the planted one, whose every cassette deletes configmaps while the
-// manager watches, it fails, naming each configmap deleted (its controller
-// reconciled it once deleted) and no other.
+// NotFound-returning variant. It runs every shipped cassette, both client
+// paths, at the recorded pace. (At the default pace, every change has
+// happened before the controller starts, and it sees no delete.)
+// On the annotator it holds, judged, on runs that end by themselves.
+// Every cassette of the planted one deletes configmaps while the manager
+// watches. There it fails, naming each configmap deleted and no other:
+// its controller reconciled it once deleted.
 func TestLastReconcileSucceeded(t *testing.T) {
 	build := func(r func(c client.Client) reconcile.Reconciler) func(manager.Manager) error {
 		return func(mgr manager.Manager) error {
@@ -116,9 +116,9 @@ func TestLastReconcileSucceeded(t *testing.T) {
 	}
 }
 
-// deletedKeys returns the configmaps the manager's cache was told of
-// (the probe's deliveries) and gone from the served final state, sorted:
-// those its controller reconciled once deleted.
+// deletedKeys returns the configmaps the manager's cache was told of (the
+// probe's deliveries) and gone from the served final state, sorted. Those
+// are the ones its controller reconciled once deleted.
 func deletedKeys(obs *fuzz.Observation) []string {
 	final := finalState(obs, obs.Resource)
 	seen := map[string]bool{}

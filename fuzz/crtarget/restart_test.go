@@ -14,16 +14,18 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// TestManagerGracefulRestart stops the annotator manager as a SIGTERM
-// does (graceful-restart) on both client paths. Stopped once its caches
-// have synced (at its second watch request, or later), it returns and a
-// fresh manager starts and finishes the work: every invariant holds.
-// Stopped while its cache syncs, it does not return: runnableGroup.Start (pkg/manager/runnable_group.go) loops on
-// the closed ctx.Done() until every runnable has signalled ready, and a
-// cache polls for that every 100 ms of a clock the loop stops — in real
-// time, a core burnt until the caches sync, for ever if they never do.
-// no-spin reports it at runnableGroup.Start, after the fault stopped it,
-// and the run is given up, not hung.
+// TestManagerGracefulRestart stops the annotator manager as a SIGTERM does
+// (graceful-restart) on both client paths. Stopped once its caches have
+// synced (at its second watch request, or later), it returns. A fresh
+// manager starts and finishes the work, and every invariant holds.
+//
+// Stopped while its cache syncs, it does not return. runnableGroup.Start
+// (pkg/manager/runnable_group.go) loops on the closed ctx.Done() until
+// every runnable has signalled ready. A cache polls for that every 100 ms
+// of a clock the loop stops. In real time, that burns a core until the
+// caches sync, for ever if they never do. The no-spin invariant reports it at
+// runnableGroup.Start, after the fault stopped it, and the run is given
+// up, not hung.
 func TestManagerGracefulRestart(t *testing.T) {
 	files, err := cassette.LoadAll("../../cassettes/real-configmaps-pods-list-pages.yaml")
 	if err != nil {
@@ -39,10 +41,10 @@ func TestManagerGracefulRestart(t *testing.T) {
 		watchList bool
 		wantSpin  bool
 	}{
-		// the cache cannot sync before the stop: the stop comes at the
-		// LIST retried after a 503 (the cache's first poll for a sync is
-		// past, the next one needs the clock), or the WatchList's first
-		// frame is a second late
+		// the cache cannot sync before the stop. Either the stop comes at the
+		// LIST retried after a 503: the cache's first poll for a sync is past,
+		// and the next one needs the clock. Or the WatchList's first frame is a
+		// second late.
 		{name: "manager graceful restart - at its second LIST, while syncing - spins in runnableGroup.Start - fail",
 			plan: "http-error:code=503,list=1 graceful-restart:list=2", wantSpin: true},
 		{name: "manager graceful restart - at its WatchList, while syncing - spins in runnableGroup.Start - fail",

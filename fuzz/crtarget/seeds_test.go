@@ -24,9 +24,9 @@ var (
 )
 
 // eachSeed runs target on every shipped cassette, both client paths, no
-// fault, each in a subtest named "<thing> - seed <input> - <want> - pass",
-// crtarget's invariants checked besides the built-in ones, and hands check
-// the outcome and the real time the run took.
+// fault. Each run is a subtest named "<thing> - seed <input> - <want> -
+// pass". crtarget's invariants are checked besides the built-in ones.
+// It hands check the outcome and the real time the run took.
 func eachSeed(t *testing.T, target fuzz.Target, thing, want string, check func(t *testing.T, out *fuzz.Outcome, real time.Duration)) {
 	t.Helper()
 	c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: fuzz.Glob(shipped), Target: target, Extra: crtarget.Invariants()})

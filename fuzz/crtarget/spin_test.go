@@ -14,13 +14,14 @@ import (
 )
 
 // TestManagerStoppedWhileSyncing stops a controller-runtime v0.23.3
-// manager whose cache never syncs (every request answered 503, legal for
-// an overloaded apiserver): at the watchdog the run cancels its context,
-// and the manager's runnableGroup.Start (pkg/manager/runnable_group.go)
-// loops on the closed ctx.Done() for ever, waiting for a cache that will
-// never signal ready. The run does not hang: it is given up after the
-// spin bound and reported by no-spin, with the spinning goroutine at
-// runnableGroup.Start, after the run stopped the manager.
+// manager whose cache never syncs. Every request is answered 503, legal
+// for an overloaded apiserver. At the watchdog the run cancels its
+// context. The manager's runnableGroup.Start
+// (pkg/manager/runnable_group.go) then loops on the closed ctx.Done() for
+// ever, waiting for a cache that will never signal ready. The run does not
+// hang. It is given up after the spin bound and reported by no-spin, with
+// the spinning goroutine at runnableGroup.Start, after the run stopped the
+// manager.
 func TestManagerStoppedWhileSyncing(t *testing.T) {
 	files, err := cassette.LoadAll("../../cassettes/real-configmaps-pods-list-pages.yaml")
 	if err != nil {

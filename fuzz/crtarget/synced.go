@@ -16,19 +16,23 @@ import (
 )
 
 // A manager counts as synced once every informer its cache made has
-// synced. controller-runtime's own look, WaitForCacheSync with a cancelled
-// context, selects at random between "started" and "done" in each of its
-// informer maps (pkg/cache/internal/informers.go, waitForStarted), one per
-// ByObject kind and namespace: it answers true with a chance of 2^-n
-// however synced the cache is. Every informer the cache makes, in every
-// ByObject, namespaced or cluster sub-cache, typed, unstructured or of
-// metadata only, for a For, Owns or Watches kind or lazily for a Get or
-// List of a new kind, comes from cache.Options.NewInformer: informerSet
-// wraps it (through manager.Options.NewCache) and keeps each, so the look
-// asks each informer's HasSynced, in no random order. An informer made
-// later (a Get of a new kind) counts from then on; one stopped
-// (RemoveInformer) no longer does. A kind cached in several namespaces
-// counts as synced once its informer of each has.
+// synced. controller-runtime's own look is WaitForCacheSync with a
+// cancelled context. It selects at random between "started" and "done" in
+// each of its informer maps (pkg/cache/internal/informers.go,
+// waitForStarted), one per ByObject kind and namespace. So it answers true
+// with a chance of 2^-n however synced the cache is.
+//
+// Every informer the cache makes comes from cache.Options.NewInformer:
+//   - in every ByObject, namespaced or cluster sub-cache;
+//   - typed, unstructured or of metadata only;
+//   - for a For, Owns or Watches kind, or lazily for a Get or List of a new
+//     kind.
+//
+// informerSet wraps it (through manager.Options.NewCache) and keeps each.
+// So the look asks each informer's HasSynced, in no random order.
+// An informer made later (a Get of a new kind) counts from then on; one
+// stopped (RemoveInformer) no longer does. A kind cached in several
+// namespaces counts as synced once its informer of each has.
 
 // informerSet keeps the informers a manager's cache made.
 type informerSet struct {
@@ -55,9 +59,9 @@ type informerKey struct {
 }
 
 // newCacheFunc returns a manager.Options.NewCache that builds the cache
-// with inner (cache.New when nil) from options whose NewInformer (the
-// options', or client-go's NewSharedIndexInformer) keeps each informer
-// in s.
+// with inner (cache.New when nil). It builds from options whose
+// NewInformer keeps each informer in s. That NewInformer wraps the
+// options' own, or client-go's NewSharedIndexInformer.
 func (s *informerSet) newCacheFunc(inner cache.NewCacheFunc) cache.NewCacheFunc {
 	if inner == nil {
 		inner = cache.New
@@ -97,14 +101,14 @@ func (s *informerSet) keep(inf toolscache.SharedIndexInformer, obj runtime.Objec
 	s.all = append(s.all, k)
 }
 
-// namespaces returns how many informers of obj's kind (gvk) a cache of
-// opts makes, one after another: one per namespace opts cache the kind in
-// (ByObject.Namespaces, else DefaultNamespaces), one for a kind
+// namespaces returns how many informers of obj's kind (gvk) a cache of opts
+// makes, one after another. It makes one per namespace opts cache the kind
+// in (ByObject.Namespaces, else DefaultNamespaces). It makes one for a kind
 // cluster-scoped or cached in every namespace. controller-runtime's
 // multi-namespace cache makes them in turn, each once the one before has
-// synced (a source's GetInformer blocks until then), so the first to sync
-// is not the last. The RESTMapper knows the kind already: the cache asked
-// it before making the informer.
+// synced (a source's GetInformer blocks until then). So the first to sync
+// is not the last. The RESTMapper knows the kind already: the cache asked it
+// before making the informer.
 func namespaces(opts cache.Options, obj runtime.Object, gvk schema.GroupVersionKind) int {
 	ns := opts.DefaultNamespaces
 	if b, ok := byObjectOf(opts, gvk); ok && b.Namespaces != nil {
@@ -167,8 +171,8 @@ func formOf(obj runtime.Object) string {
 
 // unionInformer is the informer of a kind the cache keeps in several
 // namespaces (DefaultNamespaces, ByObject.Namespaces), as the probe needs
-// it: controller-runtime's informer of the kind adds a handler to each
-// namespace's informer and has synced once all have; its store is theirs
+// it. The informer controller-runtime makes of the kind adds a handler to
+// each namespace's informer, and has synced once all have. Its store is theirs
 // together. Only the probe's methods are given: AddEventHandler, HasSynced
 // and GetStore (List).
 type unionInformer struct {

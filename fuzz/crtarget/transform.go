@@ -9,16 +9,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 )
 
-// A manager's cache stores each object as its transform leaves it:
-// cache.Options.DefaultTransform (cache.TransformStripManagedFields, in
-// many operators), a ByObject kind's Transform, or a namespace's
-// (DefaultNamespaces, ByObject.Namespaces). The run compares the store
-// with the truth's objects passed through the same transform
-// (Probe.SetStoreTransform), picked per object as controller-runtime's
-// cache picks it (pkg/cache/cache.go, defaultOpts: a namespace's own
-// setting, then the kind's, then DefaultNamespaces', then the default).
-// Every object of a kind goes through the transform of its namespace,
-// so one comparison serves any transform, not only those that drop fields.
+// A manager's cache stores each object as its transform leaves it. That
+// transform is one of:
+//   - cache.Options.DefaultTransform (cache.TransformStripManagedFields, in
+//     many operators);
+//   - a ByObject kind's Transform;
+//   - a namespace's (DefaultNamespaces, ByObject.Namespaces).
+//
+// The run compares the store with the truth's objects passed through the
+// same transform (Probe.SetStoreTransform). It picks it per object as
+// controller-runtime's cache picks it (pkg/cache/cache.go, defaultOpts): a
+// namespace's own setting, then the kind's, then DefaultNamespaces', then
+// the default. Every object of a kind goes through the transform of its
+// namespace. So one comparison serves any transform, not only those that
+// drop fields.
 
 // storeTransform returns the transform opts' cache applies to objects of
 // gvk, picked per object by its namespace; nil when no transform applies
@@ -75,9 +79,9 @@ func byObjectOf(opts cache.Options, gvk schema.GroupVersionKind) (cache.ByObject
 	return cache.ByObject{}, false
 }
 
-// transformIn returns the transform of an object in namespace ns (empty:
-// a cluster-scoped object), its kind set in byObject when ok, as
-// controller-runtime's defaultOpts resolves it.
+// transformIn returns the transform of an object in namespace ns (empty: a
+// cluster-scoped object), its kind set in byObject when ok. It resolves it
+// as controller-runtime's defaultOpts does.
 func transformIn(opts cache.Options, byObject cache.ByObject, ok bool, ns string) toolscache.TransformFunc {
 	first := func(fns ...toolscache.TransformFunc) toolscache.TransformFunc {
 		for _, fn := range fns {

@@ -12,9 +12,9 @@ import (
 )
 
 // TestStoreTransform picks the transform of a configmap by its namespace
-// from cache options, as controller-runtime's defaultOpts resolves it: a
-// namespace's own, then the kind's (ByObject), then DefaultNamespaces',
-// then DefaultTransform; nil when none is set anywhere.
+// from cache options, as controller-runtime's defaultOpts resolves it:
+// a namespace's own, then the kind's (ByObject), then DefaultNamespaces',
+// then DefaultTransform. It is nil when none is set anywhere.
 func TestStoreTransform(t *testing.T) {
 	mark := func(name string) toolscache.TransformFunc {
 		return func(in any) (any, error) {

@@ -48,9 +48,10 @@ func (r *unstructuredAnnotator) Reconcile(ctx context.Context, req ctrl.Request)
 }
 
 // unstructuredTarget runs unstructuredAnnotator For an unstructured v1
-// ConfigMap; cached says the manager's client reads unstructured objects
-// from its cache (client.CacheOptions.Unstructured), not live from the
-// apiserver as controller-runtime's client does by default.
+// ConfigMap. cached says the manager's client reads unstructured objects
+// from its cache (client.CacheOptions.Unstructured). Otherwise it reads
+// them live from the apiserver, as controller-runtime's client does by
+// default.
 func unstructuredTarget(cached bool) fuzz.Target {
 	return fuzz.Target{Name: "unstructured-annotator", Doc: "a controller-runtime reconciler on unstructured configmaps that annotates each",
 		Run: func(ctx context.Context, env *fuzz.Env) error {
@@ -68,14 +69,17 @@ func unstructuredTarget(cached bool) fuzz.Target {
 }
 
 // TestManagerUnstructured runs a controller For an unstructured v1
-// ConfigMap on every shipped cassette, both client paths, its client
-// reading unstructured objects live (controller-runtime's default: one
-// GET a reconcile) or from the manager's cache: every invariant holds
-// (the probe judges the manager's typed configmap informer, which
-// NewManager wires; the controller's is the unstructured one beside it,
-// a second configmap watch), the run ends by itself after the cache
-// synced, and every configmap of the served final state carries the
-// annotation, written by a stored patch of the controller's.
+// ConfigMap on every shipped cassette, both client paths. Its client reads
+// unstructured objects live (controller-runtime's default: one GET a
+// reconcile) or from the manager's cache. It checks that:
+//   - every invariant holds;
+//   - the run ends by itself after the cache synced;
+//   - every configmap of the served final state carries the annotation,
+//     written by a stored patch of the controller's.
+//
+// The probe judges the manager's typed configmap informer, which
+// NewManager wires. The controller's informer is the unstructured one
+// beside it, a second configmap watch.
 func TestManagerUnstructured(t *testing.T) {
 	for _, tc := range []struct {
 		reads  string

@@ -24,10 +24,10 @@ import (
 // stampedAnnotation is what stamper writes time.Now() into.
 const stampedAnnotation = "lwreplay.example/stamped-at"
 
-// stamper is a planted write loop: a reconcile of any configmap makes one
-// child configmap (default/stamp), and a reconcile of the child stamps
-// time.Now() into it, whose own event reconciles it again: each write of
-// the child has a new value.
+// stamper is a planted write loop. A reconcile of any configmap makes one
+// child configmap (default/stamp). A reconcile of the child stamps
+// time.Now() into it, whose own event reconciles it again. So each write
+// of the child has a new value.
 type stamper struct{ c client.Client }
 
 // Reconcile makes the child, or stamps it with the time.
@@ -75,8 +75,8 @@ func stamperHistory(tb testing.TB) *history.History {
 }
 
 // TestWriteLoopEndsAtItsBound shows a reconciler that stamps time.Now()
-// into its child on every reconcile stopped at no-write-storm's bound
-// within a minute of virtual time, not run on to the 15-minute watchdog.
+// into its child on every reconcile stopped at no-write-storm's bound. It
+// stops within a minute of virtual time, not at the 15-minute watchdog.
 func TestWriteLoopEndsAtItsBound(t *testing.T) {
 	obs := harness.Observe(t, harness.Spec{History: stamperHistory(t), Target: stamperTarget, WatchList: true})
 	if obs == nil || obs.BoundEnd == nil || obs.BoundEnd.Invariant != "no-write-storm" {
@@ -91,9 +91,10 @@ func TestWriteLoopEndsAtItsBound(t *testing.T) {
 }
 
 // BenchmarkWriteLoopRun measures whole runs of the stamper (a planted
-// write loop), one at a time as a fuzz worker makes them: ms/run, and
-// max-ms/run, the slowest run's real time (a run that goes on to the
-// watchdog took about 9 s before runs ended at their first broken bound).
+// write loop), one at a time as a fuzz worker makes them. It reports
+// ms/run, and max-ms/run, the slowest run's real time. A run that goes on
+// to the watchdog took about 9 s before runs ended at their first broken
+// bound.
 func BenchmarkWriteLoopRun(b *testing.B) {
 	h := stamperHistory(b)
 	spec := harness.Spec{History: h, Target: stamperTarget, WatchList: true}

@@ -20,22 +20,22 @@ import (
 	"github.com/lwreplay/lwreplay/internal/weakcache"
 )
 
-// A run's actors (Spec.Actors) are the cluster's own controllers beside
-// its target. They start in the run's bubble before the target, each
-// through a transport of its own (replayer.Server.TransportAs): their
-// requests bypass the target's request bound, their writes are not the
-// target's, and a fault plan does not strike them. A crash or restart of
-// the target leaves them running. When the run stops looking, nothing
-// they send reaches the replay any more; their context is cancelled and
-// the run waits for each Run to return. A reproducer's verbatim replay
-// runs none: what they did is in the answers it replays.
+// A run's actors (Spec.Actors) are the cluster's own controllers beside its
+// target. They start in the run's bubble before the target, each through a
+// transport of its own (replayer.Server.TransportAs). So their requests
+// bypass the target's request bound, their writes are not the target's,
+// and a fault plan does not strike them. A crash or restart of the target
+// leaves them running. When the run stops looking, nothing they send
+// reaches the replay any more. Their context is cancelled and the run waits
+// for each Run to return. A reproducer's verbatim replay runs none: what
+// they did is in the answers it replays.
 
 // actorQuietEnd is how long, in virtual time, a run's actors must have
-// written nothing but leases and Events before the run may end early:
-// the cluster's controllers wait seconds between steps (a Job's pod
-// failure backs off 10 s: kubernetes pkg/controller/job,
-// DefaultJobPodFailureBackOff), and their next write is one the target
-// may answer. A run with actors lasts this long at least.
+// written nothing but leases and Events before the run may end early.
+// The cluster's controllers wait seconds between steps: a Job's pod
+// failure backs off 10 s (kubernetes pkg/controller/job,
+// DefaultJobPodFailureBackOff). Their next write is one the target may
+// answer. A run with actors lasts this long at least.
 const actorQuietEnd = 30 * time.Second
 
 // actorRuns are the actors of one run.
@@ -60,14 +60,14 @@ type actorRun struct {
 	endedAt time.Duration
 }
 
-// startActors starts s.Actors on the model apiserver srv, in order,
-// running until ctx (the run's) is done or stop is called, and names them
-// in obs; wake is called when one's Run returns. It returns once their
-// first requests have been answered and every one waits: two clients
-// asking at one virtual instant are a race of goroutines (an actor's
-// stream that reached the head first changes what the target's first
-// LIST gets), one a latency later is not. It must run in the run's
-// bubble; nil means no actors (none asked, or a verbatim replay).
+// startActors starts s.Actors on the model apiserver srv, in order, and
+// names them in obs. They run until ctx (the run's) is done or stop is
+// called; wake is called when one's Run returns. It returns once their
+// first requests have been answered and every one waits. Two clients
+// asking at one virtual instant are a race of goroutines: an actor's
+// stream that reached the head first changes what the target's first LIST
+// gets. One a latency later is not. It must run in the run's bubble; nil
+// means no actors (none asked, or a verbatim replay).
 func startActors(ctx context.Context, s Spec, r replay, start time.Time, wake func(), obs *observe.Observation) *actorRuns {
 	srv, ok := r.(modelReplay)
 	if !ok || len(s.Actors) == 0 {
@@ -107,9 +107,9 @@ func actorTransport(srv modelReplay, name string) http.RoundTripper {
 	return srv.TransportAs(name)
 }
 
-// failed returns what went wrong with an actor so far: a Run that
-// returned an error (it could not start) or panicked before the run
-// stopped it; "" when nothing did.
+// failed returns what went wrong with an actor so far: a Run that returned
+// an error (it could not start) or panicked before the run stopped it.
+// It returns "" when nothing did.
 func (rs *actorRuns) failed() string {
 	if rs == nil {
 		return ""
@@ -138,8 +138,8 @@ func (r *actorRun) failure() string {
 }
 
 // quietAt returns when the run is quiet, given that its target is at
-// target: at least actorQuietEnd after the actors' last write (other
-// than to a lease or an Event), or after the start.
+// target. That is at least actorQuietEnd after the actors' last write
+// (other than to a lease or an Event), or after the start.
 func (rs *actorRuns) quietAt(target time.Duration) time.Duration {
 	if rs == nil {
 		return target
@@ -161,10 +161,10 @@ func (rs *actorRuns) stop() {
 	rs.cancel()
 }
 
-// wait waits until each actor's Run has returned, or until observe.StopGrace
-// after stoppedAt (virtual time since the start), and records in obs how
-// each ended: every failure, and a Run that did not return. A failure
-// fails t: the run's setup broke, not the target.
+// wait waits until each actor's Run has returned, or until
+// observe.StopGrace after stoppedAt (virtual time since the start). It
+// records in obs how each ended: every failure, and a Run that did not
+// return. A failure fails t: the run's setup broke, not the target.
 func (rs *actorRuns) wait(t *testing.T, obs *observe.Observation, stoppedAt time.Duration) {
 	if rs == nil {
 		return
@@ -223,20 +223,20 @@ func (w *actorWrites) RoundTrip(r *http.Request) (*http.Response, error) {
 	return w.next.RoundTrip(r)
 }
 
-// actorOffset is how much longer than the target's the requests of a
-// run's i-th actor take to reach the replay: a few microseconds, other
-// for each actor, so that the target and its actors asking at one
-// virtual instant (a timer on a round period, an event that reached them
-// all) reach the replay one after the other, in a fixed order, rather
-// than as their goroutines happen to run. The steps are primes, so that
-// requests sent at other instants rarely meet.
+// actorOffset is how much longer than the target's the requests of a run's
+// i-th actor take to reach the replay: a few microseconds, other for each
+// actor. The target and its actors may ask at one virtual instant (a timer
+// on a round period, an event that reached them all). Then they reach the
+// replay one after the other, in a fixed order, rather than as their
+// goroutines happen to run. The steps are primes, so that requests sent at
+// other instants rarely meet.
 func actorOffset(i int) time.Duration {
 	primes := [...]time.Duration{1009, 1013, 1019, 1021, 1031, 1033, 1039, 1049, 1051, 1061, 1063, 1069}
 	return primes[i%len(primes)] + time.Duration(i/len(primes))*time.Microsecond
 }
 
-// heartbeat reports whether a write to path is a controller's
-// bookkeeping rather than a change of the cluster's state: a lease (leader
+// heartbeat reports whether a write to path is a controller's bookkeeping
+// rather than a change of the cluster's state. That is a lease (leader
 // election, a node's heartbeat) or an Event. An actor that renews one
 // keeps writing as long as it runs; the run's end does not wait for it.
 func heartbeat(path string) bool {

@@ -41,10 +41,10 @@ func tickingActor(name string, period time.Duration, do func(ctx context.Context
 	}}
 }
 
-// TestActorsEnd runs actors that keep acting beside a reading target: a
-// run ends early (EndedEarly) once target and actors are quiet (actors:
-// 30 s without a write), which reads, lease renewals and Events do not
-// break; an actor that keeps changing the cluster's state keeps it to
+// TestActorsEnd runs actors that keep acting beside a reading target.
+// A run ends early (EndedEarly) once target and actors are quiet (actors:
+// 30 s without a write). Reads, lease renewals and Events do not break the
+// quiet. An actor that keeps changing the cluster's state keeps the run to
 // the watchdog.
 func TestActorsEnd(t *testing.T) {
 	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
@@ -127,10 +127,9 @@ func orphaningTarget() Target {
 	}}
 }
 
-// TestActorsCollect runs a target that orphans a child: the replay's own
+// TestActorsCollect runs a target that orphans a child. The replay's own
 // garbage collector deletes it, unless an actor of the run collects
-// (actor.Actor.Collects: replayer.WithoutGC), which this one, idle, does
-// not do.
+// (actor.Actor.Collects: replayer.WithoutGC). This idle actor does not.
 func TestActorsCollect(t *testing.T) {
 	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
 	idle := func(collects bool) actor.Actor {
@@ -160,9 +159,9 @@ func TestActorsCollect(t *testing.T) {
 	}
 }
 
-// TestActorsTakeover runs an idle actor that takes over every configmap:
-// the replay serves their initial state and none of their recorded
-// events (history.Takeover); an actor that takes pods leaves them.
+// TestActorsTakeover runs an idle actor that takes over every configmap.
+// The replay serves their initial state and none of their recorded events
+// (history.Takeover). An actor that takes pods leaves them.
 func TestActorsTakeover(t *testing.T) {
 	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
 	recorded, _ := h.Log(ConfigMaps)
@@ -217,10 +216,10 @@ func contested(ctx context.Context, cs kubernetes.Interface, by string) error {
 	return err
 }
 
-// TestActorsOrder runs a target and an actor that create one configmap
-// at one virtual instant, 20 times: the target's request reaches the
-// replay first every time (an actor's take actorOffset longer), so the
-// target's create is stored and the actor's refused.
+// TestActorsOrder runs a target and an actor that create one configmap at
+// one virtual instant, 20 times. The target's request reaches the replay
+// first every time (an actor's take actorOffset longer). So the target's
+// create is stored and the actor's refused.
 func TestActorsOrder(t *testing.T) {
 	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
 	creating := Target{Name: "creating", Doc: "creates default/contested at a round instant", Run: func(ctx context.Context, env *Env) error {
@@ -267,7 +266,7 @@ func (labelDefaulter) Default(in runtime.Object) {
 }
 
 // TestActorsDefaults runs a target that creates a configmap and patches
-// it: the replay defaults the writes of built-in kinds when an actor of
+// it. The replay defaults the writes of built-in kinds when an actor of
 // the run supplies Defaults (replayer.WithDefaulter), not otherwise.
 func TestActorsDefaults(t *testing.T) {
 	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
@@ -309,9 +308,9 @@ func TestActorsDefaults(t *testing.T) {
 	}
 }
 
-// TestActorsKubelet runs a target that creates a scheduled pod and
-// deletes it: with a kubelet among the actors (this one idle) the replay
-// keeps it terminating (replayer.WithGracefulDeletion), else it is gone.
+// TestActorsKubelet runs a target that creates a scheduled pod and deletes
+// it. With a kubelet among the actors (this one idle) the replay keeps it
+// terminating (replayer.WithGracefulDeletion); else it is gone.
 func TestActorsKubelet(t *testing.T) {
 	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
 	deleting := Target{Name: "deleting", Doc: "creates and deletes default/doomed, a scheduled pod", Run: func(ctx context.Context, env *Env) error {

@@ -48,10 +48,12 @@ func labelled(o *history.Object, name string) bool {
 }
 
 // TestActors runs a labelling actor (testutil.LabellingActor) beside a
-// target: the actor starts once, outlives the target's crashes, labels
-// every configmap of the served history by writes that are not the
-// target's (none in its write log or requests, no fault numbering
-// them), and its Run returns at the run's end with its context done.
+// target. It checks that the actor:
+//   - starts once and outlives the target's crashes;
+//   - labels every configmap of the served history by writes that are not
+//     the target's (none in its write log or requests, no fault numbering
+//     them);
+//   - has its Run return at the run's end with its context done.
 func TestActors(t *testing.T) {
 	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
 	tests := []struct {
@@ -172,8 +174,8 @@ func TestActors(t *testing.T) {
 const cannotStartEnv = "LWREPLAY_ACTOR_CANNOT_START"
 
 // TestActorCannotStart runs an actor whose Run returns an error at once,
-// in a child test process: the run ends at once, its Observation says
-// why, and the run's test fails naming the actor.
+// in a child test process. The run ends at once, its Observation says why,
+// and the run's test fails naming the actor.
 func TestActorCannotStart(t *testing.T) {
 	if os.Getenv(cannotStartEnv) != "" {
 		h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))

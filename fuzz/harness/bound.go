@@ -15,41 +15,45 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// The bounds of no-hot-loop: a rate, never a count per run (a run under a
-// persistent fault lasts 35 minutes of virtual time, and a polite client
-// makes more requests in it than in one of 15 minutes). client-go's
-// reflector backs off 0.8 s doubling to 30 s between attempts while it
-// makes no progress, its REST client retries one request at most 10 times
-// a second apart, and it re-watches at once only after a stream that
-// brought events or ran its course: while failing it makes about one
-// request a second, and a client that waits a second before each relist
-// makes two.
+// The bounds of no-hot-loop: a rate, never a count per run. A run under a
+// persistent fault lasts 35 minutes of virtual time. A polite client makes
+// more requests in it than in one of 15 minutes.
+//
+// The clients of client-go pace themselves:
+//   - the reflector backs off 0.8 s doubling to 30 s between attempts while
+//     it makes no progress;
+//   - its REST client retries one request at most 10 times a second apart;
+//   - it re-watches at once only after a stream that brought events or ran
+//     its course.
+//
+// So while failing it makes about one request a second. A client that
+// waits a second before each relist makes two.
 const (
 	// defaultBurst is how many requests a run's target may make within
-	// hotWindow when Options.MaxBurst does not say: a loop that does not
-	// block (virtual time stands still while it spins) crosses it at once.
+	// hotWindow when Options.MaxBurst does not say. A loop that does not block
+	// crosses it at once: virtual time stands still while it spins.
 	defaultBurst = 200
 	// hotWindow is the window of virtual time a burst is counted in.
 	hotWindow = time.Second
 	// defaultRate is the most requests per second of virtual time a run's
-	// target may sustain over sustainedWindow when Options.MaxRate does
-	// not say: ten times what client-go does while failing, five times a
-	// client that relists every second; a loop that sleeps a few
-	// milliseconds between requests crosses it within seconds.
+	// target may sustain over sustainedWindow when Options.MaxRate does not
+	// say. It is ten times what client-go does while failing, five times a
+	// client that relists every second. A loop that sleeps a few milliseconds
+	// between requests crosses it within seconds.
 	defaultRate = 10
 	// sustainedWindow is the window of virtual time a sustained rate is
 	// measured over.
 	sustainedWindow = time.Minute
-	// perCollected is how many of the requests within sustainedWindow
-	// each of the target's objects the replay's garbage collector deleted
-	// in it answers: a controller whose cache still holds an owner the
-	// collector saw gone (a fault keeps its watch behind) makes the child
-	// again each time the collector deletes it — a read, a create, a
-	// status update a round — as against a real cluster, whose collector
-	// answers within milliseconds. A sustained rate those deletes account
-	// for still ends the run (it would last as long as the fault), but
-	// HotLoop.Answering says so and no-hot-loop does not judge it; a loop
-	// that retries without them is judged, and so is every burst.
+	// perCollected is how many of the requests within sustainedWindow each
+	// of the target's objects the replay's garbage collector deleted in it
+	// answers. A controller whose cache still holds an owner the collector saw
+	// gone (a fault keeps its watch behind) makes the child again each time
+	// the collector deletes it. That costs a read, a create and a status update
+	// a round. A real cluster's collector answers within milliseconds.
+	// A sustained rate those deletes account for still ends the run, since it
+	// would last as long as the fault. But HotLoop.Answering says so, and
+	// no-hot-loop does not judge it. A loop that retries without them is
+	// judged, and so is every burst.
 	perCollected = 10
 )
 
@@ -59,14 +63,16 @@ var errRequestBound = errors.New("lwreplay: the run's request bound was reached"
 
 // requestBound logs a target's requests and holds every request past the
 // bound until the run ends. Virtual time stands still while a goroutine
-// loops without blocking — a target that reconnects in a loop would keep
-// a run from ever ending — so the request that crosses the bound records
-// its goroutine's stack and blocks: time moves again, and the run ends,
-// judged by no-hot-loop. It is the run's one way to end at its first
-// broken behaviour bound: the write bounds (no-write-storm,
-// no-conflict-loop, no-create-loop, counted by oracle.WriteBounds on the
-// replay's answers as they come) trip it too, and the run ends there, its report complete,
-// instead of writing on until the watchdog.
+// loops without blocking. So a target that reconnects in a loop would keep
+// a run from ever ending. The request that crosses the bound records its
+// goroutine's stack and blocks: time moves again, and the run ends, judged
+// by no-hot-loop.
+//
+// It is the run's one way to end at its first broken behaviour bound.
+// The write bounds trip it too: no-write-storm, no-conflict-loop and
+// no-create-loop, counted by oracle.WriteBounds on the replay's answers as
+// they come. The run ends there, its report complete, instead of writing
+// on until the watchdog.
 type requestBound struct {
 	next      http.RoundTripper
 	burst     int
@@ -80,9 +86,8 @@ type requestBound struct {
 	// writes, when set, returns the replay's answers to the target's
 	// writes from the i-th on (replayer.Server.WritesFrom).
 	writes func(i int) []history.WriteAnswer
-	// onTrip, when set, is called (b.mu held; it must not block) when a
-	// bound is first crossed: it wakes the run, which ends at its next
-	// look.
+	// onTrip, when set, is called when a bound is first crossed (b.mu held; it
+	// must not block). It wakes the run, which ends at its next look.
 	onTrip func()
 
 	mu        sync.Mutex
@@ -98,10 +103,10 @@ type requestBound struct {
 	wb        oracle.WriteBounds
 }
 
-// newRequestBound wraps next with a bound of burst requests within a
-// second of virtual time and rate requests a second sustained over a
-// minute (0: the defaults), that holds requests past it until stop is
-// closed.
+// newRequestBound wraps next with a bound that holds requests past it
+// until stop is closed. The bound is burst requests within a second of
+// virtual time and rate requests a second sustained over a minute (0: the
+// defaults).
 func newRequestBound(next http.RoundTripper, burst, rate int, start time.Time, stop <-chan struct{}) *requestBound {
 	if burst <= 0 {
 		burst = defaultBurst
@@ -202,9 +207,9 @@ func (b *requestBound) collectedInWindow() int {
 	return b.gcAt[len(b.gcAt)-1] - b.gcAt[b.minute]
 }
 
-// checkWrites counts the replay's answers to the target's writes since
-// the last count with the write bounds; the first write that breaks one
-// trips the bound, as a request past the request bound does.
+// checkWrites counts the replay's answers to the target's writes since the
+// last count with the write bounds. The first write that breaks one trips
+// the bound, as a request past the request bound does.
 func (b *requestBound) checkWrites() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -255,8 +260,9 @@ func (b *requestBound) tripped() bool {
 	return b.tripBound != ""
 }
 
-// report returns the requests the run saw and, when a bound was crossed,
-// which (end) and, for the request bound, what the run saw of it (hot).
+// report returns the requests the run saw. When a bound was crossed, it
+// returns which (end) and, for the request bound, what the run saw of it
+// (hot).
 func (b *requestBound) report() (log []observe.Request, hot *observe.HotLoop, end *observe.BoundEnd) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -272,7 +278,7 @@ func (b *requestBound) report() (log []observe.Request, hot *observe.HotLoop, en
 }
 
 // cleanStack keeps what a stack says the same in every run: each frame's
-// function and file:line, without the goroutine's number, argument
+// function and file:line. It drops the goroutine's number, argument
 // values, program-counter offsets, and the frames of the bound itself.
 func cleanStack(raw []byte) string {
 	var out []string

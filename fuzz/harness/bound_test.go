@@ -20,12 +20,12 @@ func (okTransport) RoundTrip(*http.Request) (*http.Response, error) {
 	return &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}, nil
 }
 
-// TestRequestBoundAnswering shows the request bound telling a sustained
-// rate that answers the garbage collector's deletes of the target's
-// objects (a controller making its child again for an owner its cache
-// still holds) from a loop that retries: both end the run, and only the
-// first is left unjudged by no-hot-loop; a burst is judged whatever the
-// collector did.
+// TestRequestBoundAnswering shows the request bound telling two loops
+// apart. One is a sustained rate that answers the garbage collector's
+// deletes of the target's objects: a controller making its child again
+// for an owner its cache still holds. The other is a loop that retries.
+// Both end the run, and only the first is left unjudged by no-hot-loop.
+// A burst is judged whatever the collector did.
 func TestRequestBoundAnswering(t *testing.T) {
 	tests := []struct {
 		name          string

@@ -7,16 +7,9 @@ import (
 )
 
 // Clientset returns a clientset of the replay, for targets built as most
-// controllers are: informers from a SharedInformerFactory, listers,
-// typed clients. At the wire level it is kubernetes.NewForConfig(Config).
-// At the typed level it is the same client-go code — REST clients, their
-// retries, errors and watch decoders — whose JSON decodes are kept per
-// cassette (in the memo the typed level's ListerWatcher uses): a LIST body
-// or watch frame seen before costs a map lookup and a deep copy instead of
-// a decode, so HTTP errors, 410s, cut streams and garbled frames surface
-// as the very errors the wire level gives. Its Discovery client is the
-// wire level's. With WatchList false the clientset opts its informers'
-// reflectors out of WatchList, as ListerWatcher does.
+// controllers are: informers from a SharedInformerFactory, listers, typed
+// clients. It is level.Client.Clientset at the run's level and WatchList
+// setting; its error wraps ErrTarget.
 //
 //	cs, err := env.Clientset()
 //	factory := informers.NewSharedInformerFactory(cs, 0)

@@ -15,10 +15,12 @@ import (
 )
 
 // Comparing a target's store with the truth is the last step of every run,
-// so it must cost little: a stored unstructured object is encoded once
-// with sorted keys, the truth's object is encoded the same way once per
-// history (cached while the object lives), and only when the bytes differ
-// are both decoded and compared value by value.
+// so it must cost little:
+//   - a stored unstructured object is encoded once with sorted keys;
+//   - the truth's object is encoded the same way once per history (cached
+//     while the object lives);
+//   - only when the bytes differ are both decoded and compared value by
+//     value.
 
 // decodedCache holds each truth object's content decoded into any.
 var decodedCache weakcache.Cache[history.Object, any]
@@ -34,12 +36,12 @@ func decodedOf(o *history.Object) any {
 	})
 }
 
-// sameAsWanted returns want's object for obj's key when obj is an
-// unstructured object at its resourceVersion with the same content, or a
-// PartialObjectMetadata (a metadata informer's) at its resourceVersion
-// with the same metadata: an object of metadata only is compared on
-// metadata only. The fields of om are left out of want's object and must
-// be absent from obj (Target.StoreOmits).
+// sameAsWanted returns want's object for obj's key when obj matches it at
+// its resourceVersion. An unstructured object must have the same content.
+// A PartialObjectMetadata (a metadata informer's) must have the same
+// metadata: an object of metadata only is compared on metadata only.
+// The fields of om are left out of want's object and must be absent from
+// obj (Target.StoreOmits).
 func sameAsWanted(obj any, want map[string]*history.Object, om omission) (*history.Object, bool) {
 	if want == nil {
 		return nil, false
@@ -86,24 +88,25 @@ func wantedAt(obj metav1.Object, want map[string]*history.Object) (*history.Obje
 	return w, m, ok
 }
 
-// sameTyped reports whether obj, a typed object (a Go struct a typed
-// client decodes into) whose JSON without kind and apiVersion is raw,
-// holds what want holds as far as obj's type can tell: want decoded into
-// a new value of obj's type encodes as raw. A type shows fields of its own
-// the truth may lack (a kubebuilder type's Status struct encodes as
-// "status":{} where the object has no status) and drops fields it does
-// not know; a typed client sees the object so, and a store compared byte
-// for byte with the truth would differ on what no typed client can
-// change. Want's encoding through a type is computed once while want
-// lives.
+// sameTyped reports whether obj, a typed object whose JSON without kind
+// and apiVersion is raw, holds what want holds as far as obj's type can
+// tell. A typed object is a Go struct a typed client decodes into. The
+// test is that want decoded into a new value of obj's type encodes as raw.
+// A type shows fields of its own the truth may lack: a kubebuilder type's
+// Status struct encodes as "status":{} where the object has no status.
+// It also drops fields it does not know. A typed client sees the object
+// so. A store compared byte for byte with the truth would differ on what
+// no typed client can change. Want's encoding through a type is computed
+// once while want lives.
 func sameTyped(obj any, raw []byte, want *history.Object) bool {
 	b := typedEncoding(obj, want)
 	return len(b) > 0 && bytes.Equal(raw, b)
 }
 
 // typedEncoding returns want decoded into a new value of obj's type (a
-// typed object's) and encoded again, without kind and apiVersion; nil
-// when obj is no typed object or want does not decode into its type.
+// typed object's) and encoded again, without kind and apiVersion. It
+// returns nil when obj is no typed object or want does not decode into its
+// type.
 func typedEncoding(obj any, want *history.Object) []byte {
 	t := reflect.TypeOf(obj)
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {

@@ -23,10 +23,9 @@ import (
 const seenAnnotation = "lwreplay.test/seen"
 
 // annotatingTarget is a level-based controller: an informer of configmaps
-// and one worker that updates each configmap its cache holds without
-// seenAnnotation to carry it, reading the object from its cache each
-// time; a crash between two of its writes leaves nothing it cannot
-// finish.
+// and one worker. The worker updates each configmap its cache holds without
+// seenAnnotation to carry it, reading the object from its cache each time.
+// A crash between two of its writes leaves nothing it cannot finish.
 func annotatingTarget() Target {
 	return Target{Name: "annotating", Doc: "an informer whose worker annotates every configmap", Run: func(ctx context.Context, env *Env) error {
 		cs, err := env.Clientset()
@@ -81,11 +80,14 @@ func annotatingTarget() Target {
 	}}
 }
 
-// TestCrashAfterWrite runs annotatingTarget under crash-after-write on
-// both client paths: the fault fires at the write it names, the instance
-// that wrote sends nothing more (the replay logs no write of it after the
-// crash), a fresh instance starts and syncs, every configmap ends
-// annotated by exactly one stored update, and every invariant holds.
+// TestCrashAfterWrite runs annotatingTarget under crash-after-write on both
+// client paths. It checks that:
+//   - the fault fires at the write it names;
+//   - the instance that wrote sends nothing more (the replay logs no write
+//     of it after the crash);
+//   - a fresh instance starts and syncs;
+//   - every configmap ends annotated by exactly one stored update;
+//   - every invariant holds.
 func TestCrashAfterWrite(t *testing.T) {
 	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
 	tests := []struct {

@@ -13,9 +13,9 @@ import (
 
 // Env is what a target gets to run against one replay.
 type Env struct {
-	// Config reaches the replay through the in-process transport: any
-	// client built from it (clientset, dynamic, REST) runs at the wire
-	// level whatever the run's Level (Clientset follows it).
+	// Config reaches the replay through the in-process transport. Any client
+	// built from it (clientset, dynamic, REST) runs at the wire level whatever
+	// the run's Level; Clientset follows it.
 	Config *rest.Config
 	// Resource is the resource the run watches.
 	Resource history.Resource
@@ -31,17 +31,14 @@ type Env struct {
 }
 
 // ListerWatcher returns a ListerWatcher of Resource in all namespaces whose
-// objects have example's Go type: *unstructured.Unstructured, or a type
-// registered in client-go's scheme such as *corev1.ConfigMap. At the wire
-// level it is client-go's REST client; at the typed level it serves the
-// same answers with objects decoded once per cassette. With WatchList
-// false it opts its reflector out of WatchList.
+// objects have example's Go type. It is level.Client.ListerWatcher at the
+// run's level and WatchList setting; its error wraps ErrTarget.
 func (e *Env) ListerWatcher(example runtime.Object) (cache.ListerWatcher, error) {
 	return e.listerWatcher(example, false)
 }
 
 // SharedListerWatcher is ListerWatcher whose typed level hands out the
-// decoded objects themselves, not copies: only for targets that, as
+// decoded objects themselves, not copies. It is only for targets that, as
 // client-go's own code, never change an object they are given (the
 // built-in targets).
 func (e *Env) SharedListerWatcher(example runtime.Object) (cache.ListerWatcher, error) {

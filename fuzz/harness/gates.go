@@ -13,9 +13,9 @@ import (
 )
 
 // Gates are client-go feature gates a run sets, by name
-// (clientfeatures.Feature("AtomicFIFO"), ...); a gate not named keeps the
-// process's value (client-go's default, or its KUBE_FEATURE_<name>
-// environment variable). A gate the client-go in use does not know is an
+// (clientfeatures.Feature("AtomicFIFO"), ...). A gate not named keeps the
+// process's value: client-go's default, or its KUBE_FEATURE_<name>
+// environment variable. A gate the client-go in use does not know is an
 // error (ErrUnknownGate). A fuzz input may turn some off (see InputLayout
 // and Options.Gates).
 type Gates map[clientfeatures.Feature]bool
@@ -57,8 +57,8 @@ var knownGates = sync.OnceValue(func() map[clientfeatures.Feature]bool {
 	return known
 })
 
-// knowsGate reports whether g knows gate f. client-go's gates panic when
-// asked about a gate they do not know, and offer no other way to ask.
+// knowsGate reports whether g knows gate f. Asked about a gate they do not
+// know, client-go's gates panic, and they offer no other way to ask.
 func knowsGate(g clientfeatures.Gates, f clientfeatures.Feature) (known bool) {
 	defer func() {
 		if recover() != nil {
@@ -101,10 +101,10 @@ func onOff(b bool) string {
 	return "off"
 }
 
-// gateRegime lets runs set client-go's process-wide feature gates: runs
-// with the same gates run together; a run with other gates waits until
-// they have ended, and, once one waits, no new run of the current gates
-// starts (so that none starves).
+// gateRegime lets runs set client-go's process-wide feature gates. Runs
+// with the same gates run together. A run with other gates waits until
+// they have ended. Once one waits, no new run of the current gates starts,
+// so that none starves.
 var gateRegime struct {
 	once sync.Once
 	mu   sync.Mutex
@@ -166,7 +166,7 @@ func enterGates(g Gates) (leave func()) {
 }
 
 // effectiveGates is what a run's list/watch gates were: g's, the process's
-// for the others, and WatchListClient as the run's client path; a gate the
+// for the others, and WatchListClient as the run's client path. A gate the
 // client-go in use does not know is left out.
 func effectiveGates(g Gates, watchList bool) map[string]bool {
 	out := map[string]bool{}
@@ -193,8 +193,8 @@ func GatesText(g map[string]bool) string {
 	return strings.Join(s, " ")
 }
 
-// runGates are the gates a run sets: s.Gates, and for a target that
-// follows the WatchListClient gate alone (Target.WatchListGate) that gate
+// runGates are the gates a run sets: s.Gates and, for a target that
+// follows the WatchListClient gate alone (Target.WatchListGate), that gate
 // at the run's client path.
 func runGates(s Spec) Gates {
 	if !s.Target.WatchListGate || !KnownGate(GateWatchListClient) {

@@ -8,19 +8,21 @@ import (
 )
 
 // AddEventHandler registers h with inf the way a fuzz target needs it:
-// every notification is recorded to the probe before h gets it (an add
-// of the initial list with Synced false, every later one with whether the
-// registration had synced), a panic of h is recovered and recorded with
-// Panic — message and the type of the object h was given — instead of
-// ending the process (client-go re-panics a handler's panic in its own
-// goroutine), and once the registration exists the probe's HasSynced is
-// the registration's and its store is inf's. h may be nil: the probe
-// records and nothing else runs.
+//   - every notification is recorded to the probe before h gets it: an add
+//     of the initial list with Synced false, every later one with whether
+//     the registration had synced;
+//   - a panic of h is recovered and recorded with Panic (message and the
+//     type of the object h was given) instead of ending the process;
+//     client-go re-panics a handler's panic in its own goroutine;
+//   - once the registration exists, the probe's HasSynced is the
+//     registration's and its store is inf's.
 //
-// The synced flag is the registration's HasSynced, not the informer's:
-// the informer's turns true once its store holds the initial state, before
-// the handler has been told of all of it (synced-after-initial judges the
-// registration's). A notification delivered before AddEventHandler has
+// h may be nil: the probe records and nothing else runs.
+//
+// The synced flag is the registration's HasSynced, not the informer's.
+// The informer's turns true once its store holds the initial state, before
+// the handler has been told of all of it. synced-after-initial judges the
+// registration's. A notification delivered before AddEventHandler has
 // returned is recorded as not synced.
 //
 //	reg, err := env.Probe.AddEventHandler(informer, myHandler)

@@ -18,16 +18,19 @@ import (
 )
 
 // The target of a run is one process until a fault crashes it
-// (crash-after-write): the instance that wrote is stopped at once — its
+// (crash-after-write). The instance that wrote is stopped at once: its
 // requests from then on, and the answer it was waiting for, are lost, as
-// when a process dies — and a fresh instance starts, with a new Env and a
-// new Probe (cold caches), against the same replay. A fault may stop it
-// instead (graceful-restart): its context is cancelled, as by a SIGTERM,
-// it runs its graceful shutdown, and once its Run has returned (or
-// observe.StopGrace of virtual time has passed: NotStopped) it is cut off
-// as a crashed one is and a fresh instance starts. The invariants judge
-// the last instance's deliveries, store and sync; the panics and errors
-// every instance recorded before it ended count too.
+// when a process dies. A fresh instance starts against the same replay,
+// with a new Env and a new Probe (cold caches).
+//
+// A fault may stop it instead (graceful-restart). Its context is
+// cancelled, as by a SIGTERM, and it runs its graceful shutdown. Once its
+// Run has returned, or observe.StopGrace of virtual time has passed
+// (NotStopped), it is cut off as a crashed one is. Then a fresh instance
+// starts.
+//
+// The invariants judge the last instance's deliveries, store and sync.
+// The panics and errors every instance recorded before it ended count too.
 
 // errCrashed is what a crashed instance's requests get: it is dead, and
 // nothing it asks reaches the replay.
@@ -56,9 +59,9 @@ type instance struct {
 	errs      []string
 }
 
-// startInstance starts a fresh instance of s.Target on transport, made
-// cur's instance before it sends a request, its deliveries timed from
-// start, running until ctx (the run's) is done.
+// startInstance starts a fresh instance of s.Target on transport, running
+// until ctx (the run's) is done. It is made cur's instance before it sends
+// a request, and its deliveries are timed from start.
 func startInstance(ctx context.Context, s Spec, transport http.RoundTripper, start time.Time, cache *level.Cache, cur *atomic.Pointer[instance]) {
 	probe := NewProbe(start)
 	if cache != nil && s.Level == level.Typed {
@@ -90,13 +93,13 @@ func startInstance(ctx context.Context, s Spec, transport http.RoundTripper, sta
 	}()
 }
 
-// crash kills the instance at virtual time at: its gate refuses every
-// request from now on and closes what it streams, and what its probe
-// recorded of panics and errors is kept as it was. Its context is left
-// alone until the run ends: a crash runs no graceful shutdown, and one
-// started while the target is still coming up is not a crash
-// (controller-runtime's runnableGroup.Start loops on a done context until
-// every runnable has signalled ready: pkg/manager/runnable_group.go).
+// crash kills the instance at virtual time at. Its gate refuses every
+// request from now on and closes what it streams. What its probe recorded
+// of panics and errors is kept as it was. Its context is left alone until
+// the run ends, as a crash runs no graceful shutdown. Otherwise a crash
+// while the target is still coming up would be no crash:
+// controller-runtime's runnableGroup.Start loops on a done context until
+// every runnable has signalled ready (pkg/manager/runnable_group.go).
 func (in *instance) crash(at time.Duration) {
 	in.mu.Lock()
 	if in.crashedAt >= 0 {
@@ -144,9 +147,9 @@ func (in *instance) crashed() (time.Duration, bool) {
 	return in.crashedAt, in.crashedAt >= 0 && in.stoppedAt < 0
 }
 
-// failures adds what a crashed instance recorded before it crashed —
-// panics, their sites, errors, and a Run that panicked first — to obs;
-// for a stopped one, also the error its Run returned (other than its
+// failures adds to obs what a crashed instance recorded before it crashed:
+// panics, their sites, errors, and a Run that panicked first. For a
+// stopped one, it also adds the error its Run returned (other than its
 // cancellation).
 func (in *instance) failures(obs *observe.Observation) {
 	in.mu.Lock()
@@ -175,9 +178,9 @@ func (in *instance) failures(obs *observe.Observation) {
 	}
 }
 
-// crashGate is the transport of one instance: it passes requests on until
-// the instance crashes, then refuses them, drops the answer of a request in
-// flight and closes every body still being read.
+// crashGate is the transport of one instance. It passes requests on until
+// the instance crashes. Then it refuses them, drops the answer of a
+// request in flight and closes every body still being read.
 type crashGate struct {
 	next http.RoundTripper
 	dead atomic.Bool
@@ -211,7 +214,7 @@ func (g *crashGate) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // kill marks the gate dead and closes the bodies still open, on a
-// goroutine of its own: closing a stream waits for its handler to return.
+// goroutine of its own. Closing a stream waits for its handler to return.
 func (g *crashGate) kill() {
 	g.mu.Lock()
 	g.dead.Store(true)

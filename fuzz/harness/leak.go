@@ -6,11 +6,11 @@ import (
 	"strings"
 )
 
-// A run's goroutines live in its synctest bubble. When the bubble's main
-// goroutine returns while some of them are still blocked — goroutines the
-// target left behind — testing/synctest panics with a deadlock error; the
-// run recovers it and counts those goroutines from a full stack dump, in
-// which each goroutine's header names its bubble.
+// A run's goroutines live in its synctest bubble. The target may leave
+// goroutines behind, still blocked when the bubble's main goroutine
+// returns. Then testing/synctest panics with a deadlock error. The run
+// recovers it and counts those goroutines from a full stack dump, in which
+// each goroutine's header names its bubble.
 
 // deadlockPrefix starts the message of synctest's panic for goroutines
 // left blocked in a bubble whose main goroutine has returned.

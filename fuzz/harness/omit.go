@@ -10,16 +10,16 @@ import (
 )
 
 // A target whose store holds less of each object than was served, by
-// design (an informer whose transform strips metadata.managedFields),
-// names the fields it leaves out (Target.StoreOmits). Its stored objects
-// are compared with the truth's objects without those fields, and must
-// lack them themselves: a transform that did not run, or ran on some
-// objects only, leaves a stored object that differs. Every other field is
-// compared as for any target, and a target that names none is compared
-// whole.
+// design, names the fields it leaves out (Target.StoreOmits). An example
+// is an informer whose transform strips metadata.managedFields. Its stored
+// objects are compared with the truth's objects without those fields, and
+// must lack them themselves. So a transform that did not run, or ran on
+// some objects only, leaves a stored object that differs. Every other
+// field is compared as for any target. A target that names none is
+// compared whole.
 
 // omission is the fields a comparison leaves out, as a tree of object
-// keys: a key whose subtree is nil is left out whole, one with a subtree
+// keys. A key whose subtree is nil is left out whole. One with a subtree
 // is compared with the fields of its subtree left out. A nil omission
 // leaves out nothing.
 type omission map[string]omission
@@ -70,9 +70,9 @@ func sameView(got, want any, om omission) bool {
 }
 
 // sameFields compares the fields of a stored object got with a truth's
-// want, those of om left out of want and absent from got; typeMeta says
-// got's kind and apiVersion are aside (an object's top level: a history
-// object has none).
+// want. Those of om are left out of want and must be absent from got.
+// typeMeta says got's kind and apiVersion are aside: an object's top
+// level (a history object has none).
 func sameFields(got, want map[string]any, om omission, typeMeta bool) bool {
 	n := 0
 	for k, v := range got {
@@ -99,9 +99,10 @@ func sameFields(got, want map[string]any, om omission, typeMeta bool) bool {
 }
 
 // sameStored reports whether a stored object that sameAsWanted could not
-// match (obj; raw, its JSON without kind and apiVersion) holds what want
-// holds, the fields of om left out: a typed object as its type shows want
-// (sameTyped), or any object as want's content.
+// match holds what want holds, the fields of om left out. obj is that
+// object, and raw its JSON without kind and apiVersion. A typed object is
+// compared as its type shows want (sameTyped). Any other object is
+// compared with want's content.
 func sameStored(obj any, raw []byte, want *history.Object, om omission) bool {
 	if om == nil {
 		return sameTyped(obj, raw, want) || content.SameContent(raw, want)

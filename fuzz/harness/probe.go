@@ -41,8 +41,8 @@ type Probe struct {
 
 	viewMu sync.Mutex
 	// sums memoizes the view digest part of shared decoded objects (those
-	// known holds), by the address of their content: unchanged by
-	// contract, and kept alive by the cache that shares them.
+	// known holds), by the address of their content. Those objects are
+	// unchanged by contract, and kept alive by the cache that shares them.
 	sums map[uintptr]uint64
 }
 
@@ -54,14 +54,14 @@ func (r *Probe) Expose(v any) {
 	r.exposed = v
 }
 
-// Elapsed returns the virtual time since the run started: the clock of
-// the Observation's times (Delivery.At, EndedAt, Crashes), for a target
-// that times what it exposes.
+// Elapsed returns the virtual time since the run started. That is the
+// clock of the Observation's times (Delivery.At, EndedAt, Crashes), for a
+// target that times what it exposes.
 func (r *Probe) Elapsed() time.Duration { return time.Since(r.start) }
 
 // Panic records a panic the target recovered in one of its own handlers,
-// for the clean-stop invariant (a handler panic in client-go's goroutines
-// would otherwise end the process).
+// for the clean-stop invariant. A handler panic in client-go's goroutines
+// would otherwise end the process.
 func (r *Probe) Panic(v any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -74,7 +74,7 @@ func (r *Probe) Panic(v any) {
 }
 
 // Listed records a complete list the target put together (a pager's
-// pages) at resourceVersion rv, for the consistent-list invariant; items
+// pages) at resourceVersion rv, for the consistent-list invariant. Items
 // that are no objects are not recorded.
 func (r *Probe) Listed(rv string, items []any) {
 	keys, sum, ok := observe.ViewOf(items)
@@ -86,9 +86,9 @@ func (r *Probe) Listed(rv string, items []any) {
 	r.listings = append(r.listings, observe.Listing{At: time.Since(r.start), RV: rv, Keys: keys, Sum: sum})
 }
 
-// Error records an error the target met and went on from (a delta it
-// could not apply, a handler that could not do its work), for the
-// clean-stop invariant.
+// Error records an error the target met and went on from, for the
+// clean-stop invariant. Examples are a delta it could not apply, or a
+// handler that could not do its work.
 func (r *Probe) Error(err error) {
 	if err == nil {
 		return
@@ -119,15 +119,17 @@ func (r *Probe) SetSynced(fn func() bool) {
 	r.synced = fn
 }
 
-// SetSettled registers a func that reports whether the target has
-// nothing left to do but repeat itself (a leader that renews its lease, a
-// poller that lists again): a run may end early, once the replay is spent
-// and the target's store holds the truth, only while it reports true.
-// A target with work of its own beside its store, one it retries on a
-// period longer than the quiet second a run ends after (a leader election
-// whose candidates retry every 2 s), registers one so that the run does
-// not end between two of its tries, its end state unreached. Without one
-// the target is settled once its store is.
+// SetSettled registers a func that reports whether the target has nothing
+// left to do but repeat itself: a leader that renews its lease, a poller
+// that lists again. A run may end early only while it reports true, once
+// the replay is spent and the target's store holds the truth.
+//
+// A target may have work of its own beside its store, which it retries on
+// a period longer than the quiet second a run ends after. An example is a
+// leader election whose candidates retry every 2 s. Such a target
+// registers one, so that the run does not end between two of its tries,
+// its end state unreached. Without one the target is settled once its
+// store is.
 func (r *Probe) SetSettled(fn func() bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -211,7 +213,7 @@ func (r *Probe) Deliveries() []observe.Delivery {
 
 // Store returns the target's store by key (nil when no store is
 // registered). An object without a name (a bookmark's) is under the empty
-// key; items that are no Kubernetes object are left out and described in
+// key. Items that are no Kubernetes object are left out and described in
 // bad, in store order.
 func (r *Probe) Store() (store map[string]*history.Object, bad []string) {
 	return r.storeAgainst(nil, nil)

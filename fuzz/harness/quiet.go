@@ -23,10 +23,10 @@ var klogFlags = map[string]string{"logtostderr": "false", "alsologtostderr": "fa
 
 // QuietClientGo silences client-go's logging and turns off apimachinery's
 // error handlers until every caller has called the restore func it
-// returns (a test binary that never does stays quiet). The handlers must
-// go: HandleError sleeps until a minimum period has passed since a time
-// taken at package init, and inside a synctest bubble, whose clock starts
-// in 2000, the first error would freeze the reflector for decades of
+// returns. A test binary that never does stays quiet. The handlers must
+// go. HandleError sleeps until a minimum period has passed since a time
+// taken at package init. A synctest bubble's clock starts in 2000, so
+// inside one the first error would freeze the reflector for decades of
 // virtual time. Observe holds it for each run. The last restore puts back
 // the handlers and every klog setting as they were (flags and outputs).
 func QuietClientGo() (restore func()) {

@@ -64,9 +64,9 @@ func (m modelReplay) Writes() ([]history.WriteAnswer, bool) { return m.Server.Wr
 // ExhaustedOf reports whether every recorded answer has been given.
 func (v verbatimReplay) ExhaustedOf(history.Resource) bool { return v.Exhausted() }
 
-// newReplay returns the replay s asks for; crash crashes the target and
-// stop stops it when a fault says so; the model apiserver tells served
-// what it serves (a verbatim replay tells nothing). With actors, the model
+// newReplay returns the replay s asks for. crash crashes the target and
+// stop stops it when a fault says so. The model apiserver tells served
+// what it serves; a verbatim replay tells nothing. With actors, the model
 // apiserver serves the history they take over (servedHistory).
 func newReplay(s Spec, crash, stop func(), served func(replayer.Served)) (replay, error) {
 	latency := Latency(s.Latency)
@@ -89,11 +89,11 @@ func newReplay(s Spec, crash, stop func(), served func(replayer.Served)) (replay
 
 // Latency is the virtual latency of a run's requests whose Spec.Latency
 // (or fuzz.Options.Latency) is d: d when positive, none when negative,
-// replayer.DefaultLatency when zero. Virtual time stands still until
-// every goroutine of the run blocks; the latency moves it on at each
-// request, as a real apiserver's answer takes milliseconds, so the
-// timestamps a target writes (an Event's name, <object>.<hex of
-// time.Now().UnixNano()>) differ from one request to the next.
+// replayer.DefaultLatency when zero. Virtual time stands still until every
+// goroutine of the run blocks. The latency moves it on at each request, as
+// a real apiserver's answer takes milliseconds. So the timestamps a target
+// writes differ from one request to the next, such as an Event's name
+// (<object>.<hex of time.Now().UnixNano()>).
 func Latency(d time.Duration) time.Duration {
 	switch {
 	case d < 0:

@@ -12,10 +12,14 @@ import (
 )
 
 // TestGracefulRestart runs annotatingTarget under graceful-restart on
-// both client paths, stopped while its cache syncs (at its first LIST or
-// WatchList) and after it has synced: the fault fires once, the stopped
-// instance returns, a fresh instance starts and syncs, every configmap
-// ends annotated by exactly one stored update, and every invariant holds.
+// both client paths. It is stopped while its cache syncs (at its first
+// LIST or WatchList), and after it has synced. It checks that:
+//   - the fault fires once;
+//   - the stopped instance returns;
+//   - a fresh instance starts and syncs;
+//   - every configmap ends annotated by exactly one stored update;
+//   - every invariant holds.
+//
 // A target that does not return when stopped breaks clean-stop.
 func TestGracefulRestart(t *testing.T) {
 	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))

@@ -20,23 +20,26 @@ import (
 // Spec (or Options) names none.
 var ConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
 
-// DefaultWatchdog is how long a run lasts, in virtual time, when no fault fires
-// late: longer than client-go's longest watch timeout (10 min) and a
-// relist's backoff. A run ends sooner once the replay is exhausted, the
-// plan can fire no more, the target has synced and its store holds the
-// truth's final state, and it has sent no request for a second (quietEnd;
-// its actors wrote nothing for actorQuietEnd);
-// it goes on past the watchdog until the live bound
-// has passed since the last fault fired, but never past the watchdog plus
-// twice the live bound: a fault that fires by the watchdog plus the bound
-// is always judged (see Observation.Unsettled).
+// DefaultWatchdog is how long a run lasts, in virtual time, when no fault
+// fires late. It is longer than client-go's longest watch timeout (10 min)
+// and a relist's backoff. A run ends sooner once all of these hold:
+//   - the replay is exhausted;
+//   - the plan can fire no more;
+//   - the target has synced and its store holds the truth's final state;
+//   - it has sent no request for a second (quietEnd), and its actors wrote
+//     nothing for actorQuietEnd.
+//
+// A run goes on past the watchdog until the live bound has passed since the
+// last fault fired. But it never goes past the watchdog plus twice the live
+// bound. So a fault that fires by the watchdog plus the bound is always
+// judged (see Observation.Unsettled).
 const DefaultWatchdog = 15 * time.Minute
 
 // quietEnd is how long, in virtual time, a target must have sent no
-// request before its run may end early: a controller that writes starts
+// request before its run may end early. A controller that writes starts
 // once its informers have synced (cache.WaitForCacheSync polls every
-// 100 ms), so a store that equals the truth at the sync is no sign that it
-// is done.
+// 100 ms). So a store that equals the truth at the sync is no sign that
+// it is done.
 const quietEnd = time.Second
 
 // tick is how often, in virtual time, a run looks at the target's state
@@ -49,9 +52,9 @@ const maxTick = 30 * time.Second
 
 // Observe runs s.Target against a replay of s.History perturbed by s.Plan,
 // inside a testing/synctest bubble, and returns what it observed. The run
-// lasts until the target has caught up with an exhausted replay, or
-// the watchdog (15 minutes) in virtual time, which costs real time only for what the
-// target and the replayer compute.
+// lasts until the target has caught up with an exhausted replay, or until
+// the watchdog (15 minutes) in virtual time. That costs real time only for
+// what the target and the replayer compute.
 func Observe(t *testing.T, s Spec) *observe.Observation {
 	t.Helper()
 	defer QuietClientGo()()
@@ -63,10 +66,9 @@ func Observe(t *testing.T, s Spec) *observe.Observation {
 	var panicked any
 	w := &spinWatch{}
 	finished := make(chan struct{})
-	// The bubble runs on a goroutine of its own, so that a run whose
-	// goroutines never block (its clock stands still: a spin) can be given
-	// up after SpinBound of real time; its goroutines are then left
-	// running.
+	// The bubble runs on a goroutine of its own. So a run whose goroutines
+	// never block (its clock stands still: a spin) can be given up after
+	// SpinBound of real time. Its goroutines are then left running.
 	go func() {
 		defer close(finished)
 		defer func() {
@@ -219,9 +221,9 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 				continue
 			}
 			if at, ok := in.stopping(); ok {
-				// A stopped instance runs its graceful shutdown; once
-				// its Run has returned (or the grace is over: it did not
-				// stop) it is cut off and a fresh instance starts, cold.
+				// A stopped instance runs its graceful shutdown. Once its Run has
+				// returned (or the grace is over: it did not stop), it is cut off and a
+				// fresh instance starts, cold.
 				select {
 				case <-in.done:
 				default:
@@ -255,9 +257,9 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 			obs.LastFaultAt = now
 			changed = true
 		}
-		// A target that reports its deliveries changes its store only with
-		// one (every goroutine is blocked here, so every notification of a
-		// change has been made); one that does not is looked at each time.
+		// A target that reports its deliveries changes its store only with one:
+		// every goroutine is blocked here, so every notification of a change has
+		// been made. One that does not is looked at each time.
 		n := probe.deliveryCount()
 		if n != delivered || n == 0 {
 			if rvs, err := probe.storeRVs(); err == nil && (len(snaps) == 0 || !maps.Equal(snaps[len(snaps)-1].rvs, rvs)) {
@@ -301,9 +303,9 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 	obs.Unsettled = !obs.EndedEarly && obs.LastFaultAt >= 0 && lookedAt-obs.LastFaultAt < obs.LiveBound
 	obs.Store, obs.BadStore = probe.storeAgainst(finalObjects(srv.Truth(), res), omitting(s.Target.StoreOmits))
 	obs.Requests, obs.HotLoop, obs.BoundEnd = bound.report()
-	// What fired is what fired while the run looked: a frame the replay
-	// still sends while the stopped target's connections close fires in
-	// whatever order the goroutines end in.
+	// What fired is what fired while the run looked. A frame the replay still
+	// sends while the stopped target's connections close fires in whatever
+	// order the goroutines end in.
 	obs.Fired = srv.Fired()
 	w.stopping.Store(true)
 	w.look(time.Since(start))
@@ -316,9 +318,9 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 	}
 	select {
 	case <-in.done:
-		// Give the goroutines the target started (and the replayer's) a
-		// moment of virtual time to end; those still blocked after it are
-		// left over, and counted when the bubble ends.
+		// Give the goroutines the target started (and the replayer's) a moment of
+		// virtual time to end. Those still blocked after it are left over, and
+		// counted when the bubble ends.
 		time.Sleep(observe.StopGrace)
 		if in.panic != nil {
 			obs.Panics = append(obs.Panics, fmt.Sprint(in.panic))
@@ -334,18 +336,17 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 		obs.NotStopped = true
 	}
 	acts.wait(t, obs, stoppedAt)
-	// Virtual time has moved past the grace: what follows is the
-	// harness's own work (judging, writing a reproducer), held to the
-	// run's spin bound, not the stop bound (w.work(false) is deferred).
+	// Virtual time has moved past the grace. What follows is the harness's own
+	// work (judging, writing a reproducer), held to the run's spin bound, not
+	// the stop bound (w.work(false) is deferred).
 	w.work(true)
 	obs.Deliveries = probe.Deliveries()
-	// The keys told before the first notification made once the target
-	// had synced: a later one flagged not synced read HasSynced before
-	// the registration learnt that its informer had synced (from client-go
-	// v0.36 a processorListener's watchSynced goroutine tells its
-	// SingleFileTracker so, apart from the goroutine running the
-	// handlers), so its flag is a race of goroutines at one instant, not
-	// a fact of the run.
+	// The keys told before the first notification made once the target had
+	// synced. A later one flagged not synced read HasSynced before the
+	// registration learnt that its informer had synced. From client-go v0.36 a
+	// processorListener's watchSynced goroutine tells its SingleFileTracker so,
+	// apart from the goroutine running the handlers. So its flag is a race of
+	// goroutines at one instant, not a fact of the run.
 	initial := map[string]bool{}
 	for _, d := range obs.Deliveries {
 		if d.Synced {

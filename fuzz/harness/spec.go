@@ -38,8 +38,8 @@ type Spec struct {
 	// minute of virtual time (the no-hot-loop invariant); zero means 10.
 	MaxRate int
 	// Reproducer, when set, holds a reproducer's files (every interaction
-	// marked verbatim): the run replays them as recorded, in order, with
-	// no plan, and History is the history they build.
+	// marked verbatim). The run replays them as recorded, in order, with no
+	// plan, and History is the history they build.
 	Reproducer []*cassette.File
 	// Cache, when set, holds decoded answers shared by the typed-level
 	// runs of one history (nil: each run decodes afresh).
@@ -52,7 +52,7 @@ type Spec struct {
 	Watchdog time.Duration
 	// SpinBound is how long, in real time, the run may go without a look
 	// (every goroutine of its bubble blocked) before it is given up as
-	// spinning (Observation.Spin, the no-spin invariant); zero means
+	// spinning (Observation.Spin, the no-spin invariant). Zero means
 	// DefaultSpinBound. Once the target is stopped the bound is at most
 	// StopSpinBound.
 	SpinBound time.Duration
@@ -62,28 +62,29 @@ type Spec struct {
 	// their recorded offsets, in virtual time, so a writing target's
 	// writes interleave with them: the other actors.
 	Pace replayer.Pace
-	// Latency is how long, in virtual time, each request of the target
-	// takes to reach the replay (see Latency); zero means
-	// replayer.DefaultLatency (1 ms), negative none.
+	// Latency is how long, in virtual time, each request of the target takes
+	// to reach the replay (see Latency). Zero means replayer.DefaultLatency
+	// (1 ms), negative none.
 	Latency time.Duration
 	// Actors are the cluster's own controllers the run starts beside the
 	// target, in order, before it (package actor; the actors module's
-	// actors.Registry().Lookup gives them). Their requests are theirs,
-	// not the target's: no request bound, no write log, no fault (unless
-	// FaultsOnActors). The
-	// replay serves History with the recorded objects they take over
-	// handed to them (history.Takeover), without its own garbage
-	// collector when one of them collects, with pods' graceful deletion
-	// when one is a kubelet, defaulting writes when one supplies
-	// Defaults. A reproducer runs none.
+	// actors.Registry().Lookup gives them). Their requests are theirs, not
+	// the target's: no request bound, no write log, no fault (unless
+	// FaultsOnActors). The replay serves History with the recorded objects
+	// they take over handed to them (history.Takeover). It also serves it:
+	//   - without its own garbage collector when one of them collects;
+	//   - with pods' graceful deletion when one is a kubelet;
+	//   - defaulting writes when one supplies Defaults.
+	//
+	// A reproducer runs none.
 	Actors []actor.Actor
 	// FaultsOnActors makes the plan act on the actors' requests too
-	// (replayer.WithFaultsOnActors): a failed LIST or a closed watch of
+	// (replayer.WithFaultsOnActors). A failed LIST or a closed watch of
 	// kube-controller-manager is stale state for the target. Crashes and
 	// restarts still strike the target only.
 	FaultsOnActors bool
-	// Seed, when not zero, is mixed into what seeds the run's randomness
-	// (see seedClientGo): two runs of one input with other seeds draw
-	// other backoffs and timeouts.
+	// Seed, when not zero, is mixed into what seeds the run's randomness (see
+	// seedClientGo). Two runs of one input with other seeds draw other
+	// backoffs and timeouts.
 	Seed uint64
 }

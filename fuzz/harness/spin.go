@@ -12,31 +12,34 @@ import (
 
 // DefaultSpinBound is how long, in real time, a run may go without a look
 // (every goroutine of its bubble blocked) before it is given up as
-// spinning: far longer than a look takes on the largest cassettes.
+// spinning. It is far longer than a look takes on the largest cassettes.
 //
-// Spin bounds are the one place a run's verdict rests on real time: a
-// goroutine that loops without blocking never lets virtual time advance,
+// Spin bounds are the one place a run's verdict rests on real time.
+// A goroutine that loops without blocking never lets virtual time advance,
 // so only a clock outside the bubble sees it. Two things keep a loaded
-// machine from passing for a spin: a bound is passed only once the
-// process has also used that much CPU time since the last look (other
-// processes' load does not count), and the harness's own work after the
-// run (writing a reproducer) is held to the run's bound, not
-// StopSpinBound. docs/fuzzing.md gives the figures measured on a loaded
-// machine.
+// machine from passing for a spin:
+//   - a bound is passed only once the process has also used that much CPU
+//     time since the last look (other processes' load does not count);
+//   - the harness's own work after the run (writing a reproducer) is held
+//     to the run's bound, not StopSpinBound.
+//
+// docs/fuzzing.md gives the figures measured on a loaded machine.
 const DefaultSpinBound = 60 * time.Second
 
 // StopSpinBound is the spin bound once the run (or a fault) has stopped
-// the target: winding down takes a look in milliseconds (on a 2-core
-// machine at load 20 to 26, over 3,800 runs: 59 ms at the 99th
-// percentile, 0.41 s at most), so a stopped target that keeps the clock
-// still this long is spinning (a spin at stop is common —
-// controller-runtime's start-up loop — and each costs a fuzzer this much).
+// the target. Winding down takes a look in milliseconds: on a 2-core
+// machine at load 20 to 26, over 3,800 runs, 59 ms at the 99th percentile
+// and 0.41 s at most. So a stopped target that keeps the clock still this
+// long is spinning. A spin at stop is common (controller-runtime's start-up
+// loop), and each costs a fuzzer this much.
 const StopSpinBound = 2 * time.Second
 
 // spinWatch is what a run's bubble tells the goroutine outside it that
-// watches for a spin: a count of its looks, the virtual time of the last,
-// whether it has stopped the target, whether the harness is doing its own
-// work after the run, and its bubble's id.
+// watches for a spin:
+//   - a count of its looks, and the virtual time of the last;
+//   - whether it has stopped the target;
+//   - whether the harness is doing its own work after the run;
+//   - its bubble's id.
 type spinWatch struct {
 	looks    atomic.Int64
 	lookedAt atomic.Int64 // virtual time of the last look, ns
@@ -49,9 +52,9 @@ type spinWatch struct {
 	clock func() (wall, cpu time.Duration)
 }
 
-// realClock returns the wall time (monotonic, from an arbitrary start)
-// and the CPU time the process has used; cpu is -1 where the platform
-// does not say.
+// realClock returns the wall time (monotonic, from an arbitrary start) and
+// the CPU time the process has used. cpu is -1 where the platform does not
+// say.
 func realClock() (wall, cpu time.Duration) {
 	return time.Since(clockStart), processCPU()
 }
@@ -67,17 +70,17 @@ func (w *spinWatch) now() (wall, cpu time.Duration) {
 	return realClock()
 }
 
-// work marks the harness's own work after the run begun (on) or done: a
-// finite job, so it is held to the run's bound, not StopSpinBound. Both
-// count as a look.
+// work marks the harness's own work after the run begun (on) or done.
+// It is a finite job, so it is held to the run's bound, not StopSpinBound.
+// Both count as a look.
 func (w *spinWatch) work(on bool) {
 	w.working.Store(on)
 	w.looks.Add(1)
 }
 
-// passed reports whether a bound has passed since the last look: wall
-// time, and the process's CPU time where the platform says (a process a
-// loaded machine starves has not used it).
+// passed reports whether a bound has passed since the last look. That is
+// wall time, and the process's CPU time where the platform says: a process
+// a loaded machine starves has not used it.
 func passed(bound, wall, cpu time.Duration) bool {
 	return wall >= bound && (cpu < 0 || cpu >= bound)
 }
@@ -112,10 +115,10 @@ func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration) *observ
 			used = -1
 		}
 		working := w.working.Load()
-		// A bubble whose goroutines all wait, some on a lock, is never
-		// idle (a sync.Mutex wait is not one synctest sees through), so
-		// its clock stands still with nothing running: looked at twice a
-		// tick apart, the same waits are a deadlock, not slowness.
+		// A bubble whose goroutines all wait, some on a lock, is never idle: a
+		// sync.Mutex wait is not one synctest sees through. So its clock stands
+		// still with nothing running. Looked at twice a tick apart, the same waits
+		// are a deadlock, not slowness.
 		if !working && d >= min(bound, lockWaitAfter) {
 			id, _ := w.bubble.Load().(string)
 			waits := lockWaitsIn(id)
@@ -152,10 +155,10 @@ func runningIn(id string) string {
 // looks for goroutines waiting on a lock with nothing running.
 const lockWaitAfter = time.Second
 
-// lockWaitsIn returns, when no goroutine of bubble id runs and some wait
-// on a sync.Mutex or sync.RWMutex, the stacks of those waiting (sorted,
-// trimmed; goroutine headers without their numbers and wait times, so
-// that two looks compare); "" otherwise.
+// lockWaitsIn returns the stacks of the goroutines of bubble id waiting on
+// a sync.Mutex or sync.RWMutex, when none runs and some wait; "" otherwise.
+// The stacks are sorted and trimmed: goroutine headers lose their numbers
+// and wait times, so that two looks compare.
 func lockWaitsIn(id string) string {
 	var waits []string
 	for _, g := range bubbleStacks(id) {
@@ -183,8 +186,8 @@ func pastLock(frames string) string {
 }
 
 // spinObservation is what a run given up spinning observed: its spin and
-// the faults that had fired (read from the replay under its lock), and
-// nothing else (the rest stayed with its goroutines).
+// the faults that had fired (read from the replay under its lock). It
+// holds nothing else; the rest stayed with its goroutines.
 func spinObservation(s Spec, spin *observe.Spin, w *spinWatch) *observe.Observation {
 	obs := &observe.Observation{Resource: s.Resource, Gates: effectiveGates(s.Gates, s.WatchList), SyncedAt: -1, LastFaultAt: -1,
 		ConvergedAt: -1, FirstPanicAt: -1, LiveBound: s.LiveBound, EndedAt: spin.At, Unsettled: true, Spin: spin}

@@ -13,9 +13,9 @@ import (
 	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
-// spinningTarget is a target that loops without blocking — while it runs
-// (during) or once its context is cancelled — until release is set, so
-// that the test can end the loop once the run was given up.
+// spinningTarget is a target that loops without blocking until release is
+// set, while it runs (during) or once its context is cancelled. So the
+// test can end the loop once the run was given up.
 func spinningTarget(during bool, release *atomic.Bool) Target {
 	return Target{Name: "spinning", Doc: "a target that loops without blocking", Run: func(ctx context.Context, env *Env) error {
 		if !during {
@@ -27,9 +27,9 @@ func spinningTarget(during bool, release *atomic.Bool) Target {
 	}}
 }
 
-// lockedTarget is a target whose two goroutines deadlock on a
-// sync.Mutex once its context is cancelled — one holds it and waits on a
-// channel only release closes, the other waits for it — until release.
+// lockedTarget is a target whose two goroutines deadlock on a sync.Mutex
+// once its context is cancelled, until release. One holds it and waits on
+// a channel only release closes; the other waits for it.
 func lockedTarget(release chan struct{}) Target {
 	return Target{Name: "locked", Doc: "a target that deadlocks on a mutex at stop", Run: func(ctx context.Context, env *Env) error {
 		<-ctx.Done()
@@ -50,9 +50,9 @@ func lockedTarget(release chan struct{}) Target {
 
 // TestObserveLocked checks a run whose target deadlocks on a mutex is
 // given up as soon as two looks at its goroutines find the same lock
-// waits with nothing running — before the spin bound (a minute, far
-// above the second or two a loaded machine takes to look twice) — and
-// reported by no-spin with the waiting goroutine's stack.
+// waits with nothing running. That is before the spin bound: a minute,
+// far above the second or two a loaded machine takes to look twice. The
+// run is reported by no-spin with the waiting goroutine's stack.
 func TestObserveLocked(t *testing.T) {
 	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
 	release := make(chan struct{})
@@ -74,9 +74,9 @@ func TestObserveLocked(t *testing.T) {
 	}
 }
 
-// TestObserveSpin checks a run whose target never blocks is given up
-// after the spin bound and reported by no-spin alone, with the spinning
-// goroutine's stack, instead of hanging.
+// TestObserveSpin checks a run whose target never blocks is given up after
+// the spin bound, instead of hanging. It is reported by no-spin alone,
+// with the spinning goroutine's stack.
 func TestObserveSpin(t *testing.T) {
 	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
 	tests := []struct {

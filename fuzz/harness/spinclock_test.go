@@ -33,10 +33,10 @@ func (c *fakeClock) readCount() int {
 }
 
 // TestSpinWatchClock checks what passes a spin bound: wall time and the
-// process's CPU time since the last look (a machine other processes load
-// starves the process of CPU: no spin), and that the harness's own work
-// after the run is held to the run's bound, not the stop bound. The
-// watch's clock is the test's: the verdict rests on counts, not speed.
+// process's CPU time since the last look. A machine other processes load
+// starves the process of CPU: no spin. It checks too that the harness's
+// own work after the run is held to the run's bound, not the stop bound.
+// The watch's clock is the test's: the verdict rests on counts, not speed.
 func TestSpinWatchClock(t *testing.T) {
 	const bound = 40 * time.Millisecond // the run's bound; StopSpinBound is larger, so stopping uses it too
 	tests := []struct {

@@ -12,34 +12,33 @@ type Target struct {
 	// Doc says what the target is, in a sentence.
 	Doc string
 	// Run lists and watches env.Resource until ctx is done, through
-	// env.ListerWatcher or env.Clientset (either level) or env.Config
-	// (wire level only), telling env.Probe of every handler notification
-	// and registering its store and HasSynced there (Probe.AddEventHandler
-	// does both); it returns once every goroutine it
-	// started has ended. It runs inside the run's synctest bubble: what it
-	// waits on must belong to the run (channels and timers made inside
-	// it); a goroutine blocked on something from outside — a channel made
-	// before the run, a real socket — keeps the run from ending.
+	// env.ListerWatcher or env.Clientset (either level) or env.Config (wire
+	// level only). It tells env.Probe of every handler notification and
+	// registers its store and HasSynced there (Probe.AddEventHandler does
+	// both). It returns once every goroutine it started has ended. It runs
+	// inside the run's synctest bubble. So what it waits on must belong to
+	// the run: channels and timers made inside it. A goroutine blocked on
+	// something from outside, such as a channel made before the run or a real
+	// socket, keeps the run from ending.
 	Run func(ctx context.Context, env *Env) error
-	// WatchListGate says the target's reflectors take their client path
-	// from client-go's WatchListClient gate alone — clients built from
-	// Env.Config that Env cannot opt out of WatchList (controller-runtime's
-	// cache, a user's own informer factory) — so the run sets that gate to
-	// its path (runs of the other path wait for it, as runs of other Gates
-	// do). Without it a LIST+WATCH run of such a target still asks for
-	// WatchList.
+	// WatchListGate says the target's reflectors take their client path from
+	// client-go's WatchListClient gate alone. They are clients built from
+	// Env.Config that Env cannot opt out of WatchList: controller-runtime's
+	// cache, a user's own informer factory. So the run sets that gate to its
+	// path; runs of the other path wait for it, as runs of other Gates do.
+	// Without it a LIST+WATCH run of such a target still asks for WatchList.
 	WatchListGate bool
-	// NoWatchList says the target never asks for a WatchList stream: it
-	// LISTs and WATCHes by hand (a RetryWatcher's consumer, a pager), so
-	// its runs of the WatchList path are those of the LIST path.
+	// NoWatchList says the target never asks for a WatchList stream. It LISTs
+	// and WATCHes by hand (a RetryWatcher's consumer, a pager). So its runs of
+	// the WatchList path are those of the LIST path.
 	NoWatchList bool
-	// StoreOmits names the fields of the served objects the target's
-	// store leaves out by design, each a dotted path of object keys
-	// ("metadata.managedFields", for an informer whose transform strips
-	// them, as informer-transform's does). The run compares each stored
-	// object with the truth's object without those fields, and one that
-	// still holds such a field differs; every other field is compared as
-	// for any target. Nil: stored objects are compared whole.
+	// StoreOmits names the fields of the served objects the target's store
+	// leaves out by design. Each is a dotted path of object keys, like
+	// "metadata.managedFields" for an informer whose transform strips them,
+	// as informer-transform's does. The run compares each stored object with
+	// the truth's object without those fields, and one that still holds such
+	// a field differs. Every other field is compared as for any target.
+	// Nil: stored objects are compared whole.
 	StoreOmits []string
 }
 

@@ -13,9 +13,9 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// TestSameTransformed compares stored objects with a truth's object
-// passed through a transform that strips managedFields (as
-// controller-runtime's TransformStripManagedFields), in each form a
+// TestSameTransformed compares stored objects with a truth's object passed
+// through a transform that strips managedFields (as controller-runtime's
+// TransformStripManagedFields). It does so in each form a
 // controller-runtime cache stores: typed, unstructured, metadata only.
 func TestSameTransformed(t *testing.T) {
 	t.Parallel()

@@ -13,15 +13,15 @@ import (
 const clientGoModule = "k8s.io/client-go"
 
 // ClientGoVersion returns the version of k8s.io/client-go built into this
-// binary ("v0.37.2"): as its build information records it, or (a test
-// binary records none) as the module cache path of client-go's source
-// says; "unknown" when neither does (a vendored build).
+// binary ("v0.37.2"). It reads it from the build information or, as a test
+// binary records none, from the module cache path of client-go's source.
+// It returns "unknown" when neither says (a vendored build).
 func ClientGoVersion() string { return ModuleVersion(clientGoModule, cache.NewReflector) }
 
 // ModuleVersion returns the version of module built into this binary, as
-// ClientGoVersion does for client-go: from the build information, else
-// from the module cache path of fn's source, fn being a function of that
-// module; "unknown" when neither says.
+// ClientGoVersion does for client-go. It reads it from the build
+// information, else from the module cache path of fn's source, fn being a
+// function of that module. It returns "unknown" when neither says.
 func ModuleVersion(module string, fn any) string {
 	if info, ok := debug.ReadBuildInfo(); ok {
 		if v := moduleVersion(info, module); v != "unknown" {

@@ -8,9 +8,9 @@ import (
 )
 
 // View records what a handler called for the last delivery could read
-// from the registered store (SetStore), for the consistent-view
-// invariant: the handler of AddEventHandler calls it after each
-// notification past the sync, and a target's own handler may do the same.
+// from the registered store (SetStore), for the consistent-view invariant.
+// The handler of AddEventHandler calls it after each notification past
+// the sync, and a target's own handler may do the same.
 func (r *Probe) View() {
 	r.mu.Lock()
 	fn, n := r.store, len(r.deliveries)
@@ -36,8 +36,8 @@ func (r *Probe) View() {
 }
 
 // objectSum is observe.ObjectSum, memoized for the shared decoded objects
-// the typed level knows: a view is taken after every notification, of
-// a store that mostly holds the objects of the view before. It must be
+// the typed level knows. A view is taken after every notification, of a
+// store that mostly holds the objects of the view before. It must be
 // called with viewMu held.
 func (r *Probe) objectSum(obj any) (uint64, bool) {
 	u, ok := obj.(*unstructured.Unstructured)

@@ -21,12 +21,14 @@ import (
 // record: a write makes it.
 var secrets = history.Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}
 
-// writingTarget is a target that writes once its informer has synced: it
-// creates the configmap default/made and updates it, creates the secret
-// default/made (a resource the history does not record), and tries to
-// create the configmap again (refused AlreadyExists). With frozen, the
-// store it registers is a copy of its informer's taken at the sync, blind
-// to its own writes.
+// writingTarget is a target that writes once its informer has synced:
+//   - it creates the configmap default/made and updates it;
+//   - it creates the secret default/made (a resource the history does not
+//     record);
+//   - it tries to create the configmap again (refused AlreadyExists).
+//
+// With frozen, the store it registers is a copy of its informer's taken
+// at the sync, blind to its own writes.
 func writingTarget(frozen bool) Target {
 	return Target{Name: "writing", Doc: "an informer that writes after its sync", Run: func(ctx context.Context, env *Env) error {
 		cs, err := env.Clientset()
@@ -65,11 +67,13 @@ func writingTarget(frozen bool) Target {
 	}}
 }
 
-// TestObserveWrites runs a writing target: the Observation holds its
-// writes in the order the replay answered them, the served history of
-// every resource it wrote holds them, the run's truth holds those to its
-// resource, and the built-in converged judges the target's store against
-// that truth — writes included.
+// TestObserveWrites runs a writing target. It checks that:
+//   - the Observation holds its writes in the order the replay answered
+//     them;
+//   - the served history of every resource it wrote holds them;
+//   - the run's truth holds those to its resource;
+//   - the built-in converged judges the target's store against that
+//     truth, writes included.
 func TestObserveWrites(t *testing.T) {
 	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
 	tests := []struct {

@@ -16,10 +16,10 @@ import (
 // version, as kubernetes.NewForConfig makes them, but decoding through a
 // cassette's memo.
 //
-// It embeds the wire level's clientset of the same HTTP client: its
-// Discovery, and the group clients of the group versions only some
-// supported client-go versions have (those clientset_groups.go does not
-// list), are the wire level's.
+// It embeds the wire level's clientset of the same HTTP client. Its
+// Discovery is the wire level's. So are the group clients of the group
+// versions only some supported client-go versions have (those
+// clientset_groups.go does not list).
 type memoClientset struct {
 	kubernetes.Interface
 	shape       *kubernetes.Clientset // client-go's own, for each group's version
@@ -93,9 +93,9 @@ type shapeOfClientset struct {
 	gvs []schema.GroupVersion
 }
 
-// clientsetShape returns the shape of client-go's clientset, made once: a
-// clientset of a host never asked, and the group version of every group
-// client kubernetes.Interface offers (every method but Discovery).
+// clientsetShape returns the shape of client-go's clientset, made once.
+// That is a clientset of a host never asked, and the group version of every
+// group client kubernetes.Interface offers (every method but Discovery).
 var clientsetShape = sync.OnceValues(func() (*shapeOfClientset, error) {
 	cs, err := kubernetes.NewForConfigAndClient(&rest.Config{Host: ReplayHost}, &http.Client{})
 	if err != nil {

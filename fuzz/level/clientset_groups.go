@@ -56,13 +56,16 @@ import (
 )
 
 // The typed level's clientset offers every group version of client-go's
-// kubernetes.Interface, each through its REST client of the same group
-// version (client-go's group client says which), decoding through the
-// memo: those of every supported client-go version (v0.35 to v0.37). A
-// group only some of them have (autoscaling/v2beta1, v2beta2 and
-// scheduling/v1alpha1 before v0.36; scheduling/v1alpha2 in v0.36;
-// lifecycle/v1alpha1, scheduling/v1alpha3 and storagemigration/v1 since
-// v0.37) is the embedded wire clientset's: it works, decoding every body.
+// kubernetes.Interface. Those of every supported client-go version (v0.35
+// to v0.37) go through the REST client of the same group version (client-go's
+// group client says which), decoding through the memo. A group only some
+// of them have is the embedded wire clientset's: it works, decoding every
+// body. Those groups are:
+//   - autoscaling/v2beta1, v2beta2 and scheduling/v1alpha1 before v0.36;
+//   - scheduling/v1alpha2 in v0.36;
+//   - lifecycle/v1alpha1, scheduling/v1alpha3 and storagemigration/v1
+//     since v0.37.
+//
 // TestMemoClientsetGroups checks that each method reaches its own group
 // version, through the memo where this file lists it.
 

@@ -10,13 +10,15 @@ import (
 )
 
 // The typed level's clientset decodes as client-go's generated clientset
-// does — the codecs rest.CodecFactoryForGeneratedClient gives, without
-// conversion — but its JSON serializer keeps every decode in the
-// cassette's memo, by the Go type decoded into and the bytes decoded: a
-// LIST body (decoded into a fresh list), a watch frame's envelope (into a
-// fresh metav1.WatchEvent) and an event's object (into nothing: its kind
-// says its type) are each decoded once per cassette; a watch stream is
-// framed by lines (see memoFramer). Every caller gets its
+// does, with the codecs rest.CodecFactoryForGeneratedClient gives, without
+// conversion. But its JSON serializer keeps every decode in the cassette's
+// memo, by the Go type decoded into and the bytes decoded. Each of these is
+// decoded once per cassette:
+//   - a LIST body (into a fresh list);
+//   - a watch frame's envelope (into a fresh metav1.WatchEvent);
+//   - an event's object (into nothing: its kind says its type).
+//
+// A watch stream is framed by lines (see memoFramer). Every caller gets its
 // own deep copy. A decode with defaults (client-go's reading of an error
 // body as a Status) or into an object that is not fresh is not kept.
 
@@ -57,7 +59,7 @@ type memoCodec struct {
 }
 
 // Decode decodes data as the serializer does, once per cassette for the
-// same bytes and type of into, and returns a copy of the result: into
+// same bytes and type of into. It returns a copy of the result: into
 // itself, filled, when the result has into's type.
 func (c memoCodec) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
 	t, ok := memoizable(defaults, into)
@@ -89,9 +91,10 @@ func (c memoCodec) Decode(data []byte, defaults *schema.GroupVersionKind, into r
 	return out, gvk, e.err
 }
 
-// memoizable returns the type a decode with these arguments is kept under:
-// nil for a decode into nothing, into's type for a decode into a fresh
-// (zero) object; false when it is not to be kept.
+// memoizable returns the type a decode with these arguments is kept under.
+// That is nil for a decode into nothing, and into's type for a decode into
+// a fresh (zero) object. It returns false when the decode is not to be
+// kept.
 func memoizable(defaults *schema.GroupVersionKind, into runtime.Object) (reflect.Type, bool) {
 	if defaults != nil {
 		return nil, false

@@ -1,9 +1,12 @@
 // Package level makes the clients a run's target reaches the replay with,
-// at one of two levels: Wire sends every request through client-go's own
-// REST client and decoders over the in-process transport; Typed answers
-// the same requests with the same bytes but keeps each decoded LIST body
-// and watch frame in a Cache shared by the runs of one cassette, so a
-// frame seen before costs a map lookup and a deep copy, not a decode.
+// at one of two levels:
+//   - Wire sends every request through client-go's own REST client and
+//     decoders over the in-process transport.
+//   - Typed answers the same requests with the same bytes. But it keeps
+//     each decoded LIST body and watch frame in a Cache shared by the runs
+//     of one cassette. So a frame seen before costs a map lookup and a deep
+//     copy, not a decode.
+//
 // Faults surface as the very errors either level gives.
 //
 //	c := level.Client{Config: cfg, Level: level.Typed, WatchList: true, Cache: level.NewCache()}

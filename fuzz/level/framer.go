@@ -13,14 +13,14 @@ import (
 )
 
 // The typed level's clientset reads a watch stream as client-go's JSON
-// framer does — one JSON value per frame — but without scanning every
-// frame with encoding/json: the replayer (as kube-apiserver) ends each
-// frame with a newline, so a line that is one whole JSON value is the
-// frame the JSON framer would give, and whether a line is one is kept in
-// the memo. From the first line that is not one (a garbled frame, a frame
-// cut by the end of the body or an error), the rest of the stream goes
-// through client-go's JSON framer itself, so it ends with the very error
-// it gives at the wire level.
+// framer does, one JSON value per frame. But it does not scan every frame
+// with encoding/json. The replayer (as kube-apiserver) ends each frame with
+// a newline. So a line that is one whole JSON value is the frame the JSON
+// framer would give, and whether a line is one is kept in the memo.
+// A garbled frame, a frame cut by the end of the body, or an error is no
+// such line. From the first one, the rest of the stream goes through
+// client-go's JSON framer itself. So it ends with the very error it gives
+// at the wire level.
 
 // memoFramer is client-go's JSON framer, reading whole lines through the
 // memo.

@@ -16,10 +16,10 @@ import (
 type Level int
 
 const (
-	// Typed serves the replay's answers through a ListerWatcher whose
-	// objects were Cache once per cassette: every fault still acts as the
-	// error or stream end the wire would have produced, but no event is
-	// JSON-Cache twice. Exploration runs at this level.
+	// Typed serves the replay's answers through a ListerWatcher whose objects
+	// were decoded once per cassette. Every fault still acts as the error or
+	// stream end the wire would have produced, but no event is JSON-decoded
+	// twice. Exploration runs at this level.
 	Typed Level = iota
 	// Wire sends every request through the in-process HTTP transport and
 	// client-go's own REST client and decoders: full fidelity. Every
@@ -58,9 +58,9 @@ const ReplayHost = "http://replay.invalid"
 // ErrSetup is returned when a client of the replay cannot be made.
 var ErrSetup = errors.New("client setup failed")
 
-// Client is how one run's target reaches the replay: its REST config
-// (the in-process transport), level and client path, and the Cache
-// answers its typed level shares with the cassette's other runs.
+// Client is how one run's target reaches the replay. It holds its REST
+// config (the in-process transport), level and client path, and the Cache
+// its typed level shares with the cassette's other runs.
 type Client struct {
 	// Config reaches the replay through the in-process transport.
 	Config *rest.Config
@@ -69,21 +69,21 @@ type Client struct {
 	// WatchList is the client path: true, a reflector that streams its
 	// initial state; false, LIST then WATCH.
 	WatchList bool
-	// Cache holds the Cache answers of the typed level; nil makes a
+	// Cache holds the decoded answers of the typed level; nil makes a
 	// fresh one on each call.
 	Cache *Cache
 }
 
 // ListerWatcher returns a ListerWatcher of res in all namespaces whose
-// objects have example's Go type: *unstructured.Unstructured, or a type
-// registered in client-go's scheme such as *corev1.ConfigMap. At the wire
-// level it is client-go's REST client; at the typed level it serves the
-// same answers with objects Cache once per cassette. With WatchList
+// objects have example's Go type. That is *unstructured.Unstructured, or a
+// type registered in client-go's scheme such as *corev1.ConfigMap. At the
+// wire level it is client-go's REST client. At the typed level it serves
+// the same answers with objects decoded once per cassette. With WatchList
 // false it opts its reflector out of WatchList.
 //
-// With shared true, the typed level hands out the Cache objects
-// themselves, not copies: only for targets that, as client-go's own code,
-// never change an object they are given.
+// With shared true, the typed level hands out the cached objects
+// themselves, not copies. That is only for targets that, as client-go's
+// own code, never change an object they are given.
 func (c Client) ListerWatcher(res history.Resource, example runtime.Object, shared bool) (cache.ListerWatcher, error) {
 	var lw *cache.ListWatch
 	var err error
@@ -102,18 +102,18 @@ func (c Client) ListerWatcher(res history.Resource, example runtime.Object, shar
 }
 
 // Clientset returns a clientset of the replay, for targets built as most
-// controllers are: informers from a SharedInformerFactory, listers,
-// typed clients. At the wire level it is kubernetes.NewForConfig(Config).
-// At the typed level it is the same client-go code — REST clients, their
-// retries, errors and watch decoders — whose JSON decodes are kept per
-// cassette (in the memo the typed level's ListerWatcher uses): a LIST body
+// controllers are: informers from a SharedInformerFactory, listers, typed
+// clients. At the wire level it is kubernetes.NewForConfig(Config).
+// At the typed level it is the same client-go code: REST clients, their
+// retries, errors and watch decoders. Only its JSON decodes are kept per
+// cassette, in the memo the typed level's ListerWatcher uses. A LIST body
 // or watch frame seen before costs a map lookup and a deep copy instead of
-// a decode, so HTTP errors, 410s, cut streams and garbled frames surface
-// as the very errors the wire level gives. Its Discovery client is the
-// wire level's. With WatchList false the clientset opts its informers'
+// a decode. So HTTP errors, 410s, cut streams and garbled frames surface as
+// the very errors the wire level gives. Its Discovery client is the wire
+// level's. With WatchList false the clientset opts its informers'
 // reflectors out of WatchList, as ListerWatcher does.
 //
-//	cs, err := env.Clientset()
+//	cs, err := c.Clientset()
 //	factory := informers.NewSharedInformerFactory(cs, 0)
 func (c Client) Clientset() (kubernetes.Interface, error) {
 	if c.Level != Typed {
@@ -129,7 +129,7 @@ func (c Client) Clientset() (kubernetes.Interface, error) {
 	return newMemoClientset(c.Config, c.cache(), !c.WatchList)
 }
 
-// cache returns c's Cache answers, or fresh ones.
+// cache returns c's cached answers, or fresh ones.
 func (c Client) cache() *Cache {
 	if c.Cache == nil {
 		return NewCache()

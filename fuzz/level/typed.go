@@ -34,11 +34,11 @@ import (
 )
 
 // The typed level asks the same replayer the same requests as the wire
-// level and reads the same bytes, but keeps every decoded LIST body and
-// watch frame, keyed by its bytes, for the cassette's later runs: a frame
+// level and reads the same bytes. But it keeps every decoded LIST body and
+// watch frame, keyed by its bytes, for the cassette's later runs. A frame
 // seen before costs a map lookup and a deep copy instead of a JSON decode.
 // Bytes a fault garbled decode, once, to the same error client-go's
-// decoders give; HTTP errors and retries follow client-go's REST client.
+// decoders give. HTTP errors and retries follow client-go's REST client.
 
 // maxMemo caps how many distinct bodies and frames one cassette keeps.
 const maxMemo = 1 << 16
@@ -52,11 +52,12 @@ const maxRetries = 10
 type Cache struct {
 	mu     sync.RWMutex
 	byType map[reflect.Type]*memo
-	// objects are the history objects of the decoded unstructured objects
-	// the memo stores, by the address of their content map: the memo keeps
-	// every such map alive for good, so no other map can take its address.
-	// A decode the memo does not store (it lost a race to another worker,
-	// or the memo was full) is never remembered: its map may be collected.
+	// objects are the history objects of the decoded unstructured objects the
+	// memo stores, by the address of their content map. The memo keeps every
+	// such map alive for good, so no other map can take its address. A decode
+	// the memo does not store is never remembered: its map may be collected.
+	// It was not stored when it lost a race to another worker, or the memo was
+	// full.
 	objects map[uintptr]*history.Object
 	// codecs are the memos of a typed-level clientset's decodes, by the Go
 	// type decoded into (see memoCodec); made on first use.
@@ -162,9 +163,9 @@ func (m *memo) event(frame []byte, shared bool) (watch.EventType, runtime.Object
 	return e.typ, obj, err
 }
 
-// list decodes one LIST body; the list is a copy unless shared (then it is
+// list decodes one LIST body. The list is a copy unless shared. Then it is
 // the decoded list itself: the reflector reads its items and keeps them,
-// changing neither).
+// changing neither.
 func (m *memo) list(body []byte, shared bool) (runtime.Object, error) {
 	e := m.cached(m.lists, body, func() (e decodedEvent) {
 		e.obj, e.err = runtime.Decode(m.objects, body)
@@ -266,9 +267,9 @@ func (c *typedClient) get(ctx context.Context, o metav1.ListOptions) ([]byte, er
 	return io.ReadAll(resp.Body)
 }
 
-// do sends one GET with o's parameters, retrying as client-go's REST client
-// does (a retryable connection error or a 429/5xx with Retry-After, up to
-// ten times), and returns a 200 answer or the error client-go would.
+// do sends one GET with o's parameters and retries as client-go's REST
+// client does: a retryable connection error or a 429/5xx with Retry-After,
+// up to ten times. It returns a 200 answer or the error client-go would.
 func (c *typedClient) do(ctx context.Context, o metav1.ListOptions) (*http.Response, error) {
 	q, err := metav1.ParameterCodec.EncodeParameters(&o, metav1.SchemeGroupVersion)
 	if err != nil {

@@ -6,10 +6,11 @@ import "time"
 // invariants judge by them.
 
 // StopGrace is how long, in virtual time, a stopped target has to end its
-// goroutines (a goroutine waiting on a timer within it is not left over).
+// goroutines. A goroutine waiting on a timer within it is not left over.
 const StopGrace = time.Minute
 
-// DefaultLiveBound is how long, in virtual time after the last fault fired
-// (or after the start when none did), a target may take to converge when
-// harness.Spec.LiveBound does not say: Observation.LiveBound's default.
+// DefaultLiveBound is how long a target may take to converge, in virtual
+// time after the last fault fired (or after the start when none did).
+// It applies when harness.Spec.LiveBound does not say: it is
+// Observation.LiveBound's default.
 const DefaultLiveBound = 10 * time.Minute

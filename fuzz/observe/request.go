@@ -25,8 +25,8 @@ type Request struct {
 	// ERROR event: the firings say so.
 	Code int
 
-	// Stack holds the program counters of the goroutine that sent it
-	// (the oracle names the site from them); nil when the run did not keep
+	// Stack holds the program counters of the goroutine that sent it; the
+	// oracle names the site from them. It is nil when the run did not keep
 	// them.
 	Stack []uintptr
 }
@@ -50,11 +50,11 @@ type HotLoop struct {
 	At time.Duration
 	// Stack is the stack of the goroutine whose request crossed it.
 	Stack string
-	// Answering, when not 0, is how many of the target's objects the
-	// replay's garbage collector deleted within the sustained window, at
-	// least one for every ten of its requests there: the target made
-	// them again as their owners' deletion had not reached its cache
-	// (no-hot-loop does not judge such a rate). 0 for a burst.
+	// Answering, when not 0, is how many of the target's objects the replay's
+	// garbage collector deleted within the sustained window. It is at least one
+	// for every ten of its requests there. The target made them again, as
+	// their owners' deletion had not reached its cache. no-hot-loop does not
+	// judge such a rate. Answering is 0 for a burst.
 	Answering int
 }
 

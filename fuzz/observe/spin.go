@@ -2,10 +2,10 @@ package observe
 
 import "time"
 
-// Spin is a run given up because a goroutine of it never blocked: virtual
-// time passes only once every goroutine of a synctest bubble is blocked,
-// so one that loops without blocking (and without requests, which
-// no-hot-loop would count) stops the run's clock, and the run ends only by
+// Spin is a run given up because a goroutine of it never blocked. Virtual
+// time passes only once every goroutine of a synctest bubble is blocked.
+// So one that loops without blocking (and without requests, which
+// no-hot-loop would count) stops the run's clock. The run ends only by
 // giving up after a bound of real time.
 type Spin struct {
 	// At is the virtual time of the run's last look before it spun.
@@ -17,12 +17,12 @@ type Spin struct {
 	// up.
 	After time.Duration
 	// Stack holds the stacks of the run's goroutines that were running or
-	// runnable when it gave up (the spinning ones); when Locked, those
+	// runnable when it gave up (the spinning ones). When Locked, it holds those
 	// waiting on a lock.
 	Stack string
-	// Locked says nothing of the run ran: goroutines waited on a lock
-	// (sync.Mutex, sync.RWMutex) the same way twice a tick apart, which
-	// keeps a synctest bubble from ever being idle — a deadlock, its clock
-	// stopped as a spin stops it.
+	// Locked says nothing of the run ran. Goroutines waited on a lock
+	// (sync.Mutex, sync.RWMutex) the same way twice a tick apart. That keeps a
+	// synctest bubble from ever being idle: a deadlock, its clock stopped as a
+	// spin stops it.
 	Locked bool
 }

@@ -6,8 +6,8 @@ import (
 )
 
 // StoreView is what a handler could read from the target's store when it
-// was called, after the target had synced: a digest of the store's keys
-// and resourceVersions.
+// was called, after the target had synced. It is a digest of the store's
+// keys and resourceVersions.
 type StoreView struct {
 	// Delivery is the index in Observation.Deliveries of the call.
 	Delivery int

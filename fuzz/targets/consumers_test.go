@@ -26,8 +26,8 @@ func planted(name string, run func(context.Context, *harness.Env) error) harness
 }
 
 // handlerCache registers a handler that keeps its own store of what it is
-// told, each object as edit makes it, deletes applied unless dropDeletes;
-// that store is the probe's.
+// told, each object as edit makes it. Deletes are applied unless
+// dropDeletes. That store is the probe's.
 func handlerCache(edit func(any) any, dropDeletes bool) registerFunc {
 	return func(p *harness.Probe, inf cache.SharedIndexInformer) error {
 		own := cache.NewStore(cache.DeletionHandlingMetaNamespaceKeyFunc)
@@ -72,9 +72,9 @@ func withoutData(obj any) any {
 	return c
 }
 
-// firstPageKept is a page function whose first page of every list after
-// the first is the first list's first page, with the new list's continue
-// token: a poller that caches its first page.
+// firstPageKept is a page function for a poller that caches its first
+// page. The first page of every list after the first is the first list's
+// first page, with the new list's continue token.
 func firstPageKept(fn pager.ListPageFunc) pager.ListPageFunc {
 	var first runtime.Object
 	return func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {

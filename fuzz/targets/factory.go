@@ -16,18 +16,20 @@ import (
 	"k8s.io/client-go/util/workqueue"
 )
 
-// runFactoryShared runs two controllers as a controller manager does: each
+// runFactoryShared runs two controllers as a controller manager does. Each
 // asks one SharedInformerFactory, built on env.Clientset, for the informer
-// of the run's resource and gets the same shared informer; the first
-// registers the probe's recording handler, the second a handler that
-// queues keys on a workqueue whose worker looks each key up in the shared
-// lister. The factory starts the informer once, the second controller
-// waits for its cache (factory.WaitForCacheSync) before its worker runs,
-// and the factory shuts down when the run ends.
+// of the run's resource, and gets the same shared informer.
+//   - The first registers the probe's recording handler.
+//   - The second registers a handler that queues keys on a workqueue. Its
+//     worker looks each key up in the shared lister.
 //
-// Both controllers watch the run's resource: informers of other
-// resources would share the replay's decision points (numbered in the
-// order requests reach the server, across resources) with it, and which
+// The factory starts the informer once. The second controller waits for
+// its cache (factory.WaitForCacheSync) before its worker runs. The factory
+// shuts down when the run ends.
+//
+// Both controllers watch the run's resource. Informers of other resources
+// would share the replay's decision points with it; those are numbered in
+// the order requests reach the server, across resources. Then which
 // resource a fault lands on would depend on goroutine scheduling.
 func runFactoryShared(ctx context.Context, env *harness.Env) error {
 	cs, err := env.Clientset()
@@ -70,9 +72,9 @@ func runFactoryShared(ctx context.Context, env *harness.Env) error {
 	return nil
 }
 
-// sharedInformerOf asks factory for the informer of env's resource, as a
-// generated informer of client-go's (factory.ForResource) for the
-// resources client-go knows, else as an informer of unstructured objects
+// sharedInformerOf asks factory for the informer of env's resource. For
+// the resources client-go knows, it is a generated informer of client-go's
+// (factory.ForResource). Else it is an informer of unstructured objects
 // the factory keeps by that type (factory.InformerFor).
 func sharedInformerOf(factory informers.SharedInformerFactory, env *harness.Env) (informers.GenericInformer, error) {
 	res := env.Resource
@@ -104,8 +106,8 @@ func (u unstructuredInformer) Lister() cache.GenericLister {
 	return cache.NewGenericLister(u.inf.GetIndexer(), u.gr)
 }
 
-// enqueueKeys is a controller's handler: it queues the key of every object
-// it is told of, a tombstone's too; a key that cannot be made is recorded
+// enqueueKeys is a controller's handler. It queues the key of every object
+// it is told of, a tombstone's too. A key that cannot be made is recorded
 // with probe.Error.
 func enqueueKeys(queue workqueue.TypedInterface[string], probe *harness.Probe) cache.ResourceEventHandler {
 	add := func(obj any) {
@@ -123,8 +125,8 @@ func enqueueKeys(queue workqueue.TypedInterface[string], probe *harness.Probe) c
 	}
 }
 
-// lookUpKeys is a controller's worker: it takes one key off queue and gets
-// it from lister (absent is fine: the object was deleted), recording any
+// lookUpKeys is a controller's worker. It takes one key off queue and gets
+// it from lister (absent is fine: the object was deleted). It records any
 // other error with probe.Error. It returns false once queue is shut down.
 func lookUpKeys(queue workqueue.TypedInterface[string], lister cache.GenericLister, probe *harness.Probe) bool {
 	key, shutdown := queue.Get()

@@ -33,8 +33,8 @@ import (
 var widgets = history.Resource{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true}
 
 // builtCassette returns a cassette of the objects obj makes: six in two
-// namespaces, then two changed, two deleted, one created and one created
-// again under a deleted one's name.
+// namespaces. Then two are changed, two deleted, one created, and one
+// created again under a deleted one's name.
 func builtCassette(t *testing.T, obj func(ns, name, uid string, n int32) runtime.Object) *cassette.File {
 	t.Helper()
 	b := synth.NewBuilder()
@@ -93,9 +93,9 @@ func builtHistory(t *testing.T, res history.Resource) *history.History {
 }
 
 // TestTargetsAnyResource runs the built-in informer targets over a
-// resource of a named group and a custom resource (which factory-shared
-// serves from an informer of unstructured objects): every invariant holds
-// and the store ends as the truth.
+// resource of a named group and a custom resource. factory-shared serves
+// the custom resource from an informer of unstructured objects. Every
+// invariant holds and the store ends as the truth.
 func TestTargetsAnyResource(t *testing.T) {
 	t.Parallel()
 	for _, res := range []history.Resource{deployments, widgets} {

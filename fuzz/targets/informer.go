@@ -16,15 +16,15 @@ import (
 )
 
 // ResyncPeriod is the resync period of the informer-resync target, in
-// virtual time: every ResyncPeriod its handler is told of every stored
+// virtual time. Every ResyncPeriod its handler is told of every stored
 // object again, as an update whose old and new object are the same.
 const ResyncPeriod = 30 * time.Second
 
 // runInformerResync runs a SharedIndexInformer with a resync period whose
 // only handler is the probe's recording one. A resync delivers OnUpdate
-// with the stored object as both old and new: the probe records an update
-// at the resourceVersion delivered last, which no-time-travel accepts
-// (equal is not older) and no other invariant counts as a change.
+// with the stored object as both old and new. The probe records an update
+// at the resourceVersion delivered last. no-time-travel accepts it (equal
+// is not older), and no other invariant counts it as a change.
 func runInformerResync(ctx context.Context, env *harness.Env) error {
 	inf, err := recordingInformer(env, ResyncPeriod)
 	if err != nil {
@@ -34,15 +34,16 @@ func runInformerResync(ctx context.Context, env *harness.Env) error {
 	return nil
 }
 
-// runLateHandler runs a SharedIndexInformer with no handler, waits for it
-// to sync as a controller does (cache.WaitFor its HasSyncedChecker), and only then
-// registers the probe's recording handler: client-go replays the
-// informer's store to it as adds in the initial list, and the probe's
-// HasSynced is the registration's. Until the handler is registered, the
-// informer's watch events after its initial list are held back (see
-// heldListerWatcher): the handler joins at the state of the first listing,
-// the state synced-after-initial judges it against, wherever the faults
-// put that listing.
+// runLateHandler runs a SharedIndexInformer with no handler. It waits for
+// it to sync as a controller does (cache.WaitFor its HasSyncedChecker).
+// Only then does it register the probe's recording handler. client-go
+// replays the informer's store to it as adds in the initial list, and the
+// probe's HasSynced is the registration's.
+//
+// Until the handler is registered, the informer's watch events after its
+// initial list are held back (see heldListerWatcher). So the handler joins
+// at the state of the first listing, wherever the faults put that listing.
+// That is the state synced-after-initial judges it against.
 func runLateHandler(ctx context.Context, env *harness.Env) error {
 	return lateHandler(ctx, env, nil)
 }
@@ -70,10 +71,11 @@ func lateHandler(ctx context.Context, env *harness.Env, joining func(cache.Share
 	return err
 }
 
-// heldListerWatcher is a ListerWatcher whose watches hold every event that
-// is not part of a WatchList initial list (the events up to and including
-// the initial-events-end bookmark of a watch asking for initial events)
-// until released is closed. It keeps its parent's opt-out of WatchList.
+// heldListerWatcher is a ListerWatcher whose watches hold back events
+// until released is closed. They hold every event that is not part of a
+// WatchList initial list. The initial list is the events up to and
+// including the initial-events-end bookmark of a watch asking for initial
+// events. It keeps its parent's opt-out of WatchList.
 type heldListerWatcher struct {
 	parent      cache.ListerWatcherWithContext
 	unsupported bool
@@ -147,8 +149,8 @@ func (w *heldWatch) Stop() {
 // ResultChan returns the forwarded events.
 func (w *heldWatch) ResultChan() <-chan watch.Event { return w.out }
 
-// forward sends the parent's events on, each after released is closed
-// unless it belongs to the initial list; it ends when the parent's
+// forward sends the parent's events on. Each waits for released to be
+// closed unless it belongs to the initial list. It ends when the parent's
 // channel closes or the watch is stopped.
 func (w *heldWatch) forward(initial bool, released <-chan struct{}) {
 	defer close(w.out)

@@ -77,7 +77,7 @@ func TestInformerResync(t *testing.T) {
 }
 
 // TestLateHandlerJoinsSynced shows that the late handler joins an informer
-// that has synced, at the state of the first listing, and is told of that
+// that has synced, at the state of the first listing. It is told of that
 // state as adds in its initial list.
 func TestLateHandlerJoinsSynced(t *testing.T) {
 	t.Parallel()

@@ -14,22 +14,22 @@ import (
 )
 
 // runIndexerInformerWatcher is a consumer of client-go's
-// NewIndexerInformerWatcherWithLogger (tools/watch), which wraps an
+// NewIndexerInformerWatcherWithLogger (tools/watch). That wraps an
 // IndexerInformer "into watch.Interface so you can use it anywhere where
-// you'd have used a regular Watcher returned from Watch method": it waits
-// for the returned controller's HasSynced, as UntilWithSync does, notes
-// the keys of the returned indexer at that moment, then applies every
-// event of the returned watch, in order, to a store of its own, which is
-// the probe's. It syncs once it was given an event for each noted key:
-// the informer hands those on (one event a key) before its HasSynced
-// turns true, but they still wait in the watcher's buffer, so the
+// you'd have used a regular Watcher returned from Watch method". The
+// consumer waits for the returned controller's HasSynced, as UntilWithSync
+// does, and notes the keys of the returned indexer at that moment. Then it
+// applies every event of the returned watch, in order, to a store of its
+// own, which is the probe's. It syncs once it was given an event for each
+// noted key. The informer hands those on (one event a key) before its
+// HasSynced turns true, but they still wait in the watcher's buffer. So the
 // controller's HasSynced alone says nothing of the consumer's store.
 //
-// It records no store views, for until-with-sync's reason (see
-// syncWaiter): the informer's handlers push one watch.Event per
-// OnAdd, OnUpdate or OnDelete, so a relist's Replace reaches the store
-// as one event a key, with no batch boundary a watch.Interface could
-// carry, and the store passes through states no answer served.
+// It records no store views, for until-with-sync's reason (see syncWaiter).
+// The informer's handlers push one watch.Event per OnAdd, OnUpdate or
+// OnDelete. So a relist's Replace reaches the store as one event a key,
+// with no batch boundary a watch.Interface could carry. The store passes
+// through states no answer served.
 func runIndexerInformerWatcher(ctx context.Context, env *harness.Env) error {
 	return indexerInformerWatcher(ctx, env, informerWatcherHooks{})
 }

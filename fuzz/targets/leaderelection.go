@@ -28,9 +28,9 @@ const (
 	leaseDuration  = 15 * time.Second
 	renewDeadline  = 10 * time.Second
 	retryPeriod    = 2 * time.Second
-	// candidates is how many candidates run, each started stagger after
-	// the one before: the first to try creates the lease, and which one
-	// that is does not depend on how the goroutines are scheduled.
+	// candidates is how many candidates run, each started stagger after the
+	// one before. The first to try creates the lease. Which one that is does
+	// not depend on how the goroutines are scheduled.
 	candidates = 2
 	stagger    = 500 * time.Millisecond
 )
@@ -43,9 +43,9 @@ type leaderHooks struct {
 	// fail, when set, says whether candidate i's lock request at at fails
 	// before it is sent (a server it cannot reach), with what error.
 	fail func(i int, at time.Duration) error
-	// stay plants a candidate that goes on calling itself leader once
-	// its elector has stopped leading: no OnStoppedLeading is recorded,
-	// and it does not start again.
+	// stay plants a candidate that goes on calling itself leader once its
+	// elector has stopped leading. No OnStoppedLeading is recorded, and it
+	// does not start again.
 	stay bool
 	// busy, when set, runs beside the candidates (a test's requests that
 	// keep the run from ending early).
@@ -58,19 +58,21 @@ func runLeaderElection(ctx context.Context, env *harness.Env) error {
 }
 
 // leaderElection runs candidates LeaderElectors on one Lease of
-// leaseNamespace, each with a resourcelock.LeaseLock of its own identity
-// on env.Clientset, beside a SharedIndexInformer of env.Resource whose
-// handler is the probe's: controller-runtime runs its caches on every
-// replica and gates the leader's runnables only. What each candidate's
-// callbacks are told and each request of its lock are recorded in an
-// oracle.Leadership, exposed. ReleaseOnCancel is false, as
-// controller-runtime's default (its LeaderElectionReleaseOnCancel option:
-// "This requires the binary to immediately end when the Manager is
-// stopped, otherwise, this setting is unsafe"). A candidate whose elector
-// stopped leading starts again as a fresh process does, with a new
-// identity (controller-runtime's is the hostname and a UUID): it waits
-// out the lease like any other. Identities are drawn from math/rand,
-// which the run seeds.
+// leaseNamespace. Each has a resourcelock.LeaseLock of its own identity on
+// env.Clientset. Beside them runs a SharedIndexInformer of env.Resource
+// whose handler is the probe's. controller-runtime runs its caches on
+// every replica and gates the leader's runnables only.
+//
+// What each candidate's callbacks are told and each request of its lock
+// are recorded in an oracle.Leadership, exposed. ReleaseOnCancel is false,
+// as controller-runtime's default. Its LeaderElectionReleaseOnCancel
+// option says: "This requires the binary to immediately end when the
+// Manager is stopped, otherwise, this setting is unsafe".
+//
+// A candidate whose elector stopped leading starts again as a fresh
+// process does, with a new identity. (controller-runtime's is the hostname
+// and a UUID.) It waits out the lease like any other. Identities are drawn
+// from math/rand, which the run seeds.
 func leaderElection(ctx context.Context, env *harness.Env, hooks leaderHooks) error {
 	cs, err := env.Clientset()
 	if err != nil {
@@ -113,11 +115,11 @@ func leaderElection(ctx context.Context, env *harness.Env, hooks leaderHooks) er
 }
 
 // electionSettled reports whether a candidate leads and its last request
-// of the lock stored the lease: the end state a fault-free run reaches,
-// which a run may end on (Probe.SetSettled). A run whose lock requests a
-// fault refused has not settled until a candidate holds the lease again:
-// the candidates retry every RetryPeriod, longer than the quiet second a
-// run may end after.
+// of the lock stored the lease. That is the end state a fault-free run
+// reaches, which a run may end on (Probe.SetSettled). A run whose lock
+// requests a fault refused has not settled until a candidate holds the
+// lease again. The candidates retry every RetryPeriod, longer than the
+// quiet second a run may end after.
 func electionSettled(events []oracle.LeaderEvent) bool {
 	leading := map[string]bool{}
 	last := map[string]oracle.LeaderEventKind{} // each candidate's last lock request

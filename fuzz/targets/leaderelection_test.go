@@ -21,9 +21,8 @@ import (
 	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
-// busyUntil keeps a run from ending early until until: it reads the lease
-// every 500 ms of virtual time (a run ends once it was quiet for a
-// second).
+// busyUntil keeps a run from ending early until until. It reads the lease
+// every 500 ms of virtual time; a run ends once it was quiet for a second.
 func busyUntil(until time.Duration) func(context.Context, kubernetes.Interface) {
 	return func(ctx context.Context, cs kubernetes.Interface) {
 		start := time.Now()
@@ -68,7 +67,7 @@ func leaderTarget(name string, hooks leaderHooks) harness.Target {
 }
 
 // latencySlack is how much later than the lease's timings say an election
-// step may come: each request takes the replay's latency (1 ms), as on a
+// step may come. Each request takes the replay's latency (1 ms), as on a
 // real cluster, and a step takes a few (a GET and a create to lead).
 const latencySlack = 100 * time.Millisecond
 

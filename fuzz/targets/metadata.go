@@ -14,17 +14,17 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// Informers built from env.Config run at the wire level whatever the
-// run's level (Env.Config), and their reflectors take their client path
-// from client-go's WatchListClient gate, which the run sets
+// Informers built from env.Config run at the wire level whatever the run's
+// level (Env.Config). Their reflectors take their client path from
+// client-go's WatchListClient gate, which the run sets
 // (Target.WatchListGate).
 
 // runMetadataInformer runs the informer of the run's resource from a
-// metadatainformer factory on metadata.NewForConfig(env.Config): a
-// SharedIndexInformer of PartialObjectMetadata (the replay answers
-// as=PartialObjectMetadata[List] with each object's recorded metadata)
-// whose only handler is the probe's. Its store holds metadata only, which
-// the run compares with the truth's metadata.
+// metadatainformer factory on metadata.NewForConfig(env.Config). It is a
+// SharedIndexInformer of PartialObjectMetadata whose only handler is the
+// probe's. The replay answers as=PartialObjectMetadata[List] with each
+// object's recorded metadata. Its store holds metadata only, which the run
+// compares with the truth's metadata.
 func runMetadataInformer(ctx context.Context, env *harness.Env) error {
 	return metadataInformer(ctx, env, nil)
 }
@@ -64,8 +64,8 @@ func dynamicInformer(ctx context.Context, env *harness.Env, register registerFun
 type registerFunc func(*harness.Probe, cache.SharedIndexInformer) error
 
 // runFactoryInformer registers the probe's handler with inf (or has
-// register do it), starts its factory (start), waits for ctx and shuts
-// the factory down (shutdown waits for the informers to end).
+// register do it), and starts its factory (start). It waits for ctx and
+// shuts the factory down (shutdown waits for the informers to end).
 func runFactoryInformer(ctx context.Context, env *harness.Env, inf informers.GenericInformer, start func(<-chan struct{}), shutdown func(), register registerFunc) error {
 	if register == nil {
 		register = func(p *harness.Probe, inf cache.SharedIndexInformer) error {

@@ -22,12 +22,12 @@ const PollPeriod = 10 * time.Second
 const PageSize = 2
 
 // runListPager is a poller built on client-go's ListPager (PageSize 2,
-// FullListIfExpired): its store is the last complete list, which it makes
-// again every PollPeriod of virtual time while a watch has told it of a
-// change since the last (kubectl get in a loop, a controller's resync by
-// relist). The watch only wakes it: a replay's state moves as its answers
-// reach newer positions, so a poller that never watched would list the
-// first state forever.
+// FullListIfExpired), like kubectl get in a loop or a controller's resync
+// by relist. Its store is the last complete list. It makes the list again
+// every PollPeriod of virtual time while a watch has told it of a change
+// since the last. The watch only wakes it. A replay's state moves as its
+// answers reach newer positions, so a poller that never watched would list
+// the first state forever.
 func runListPager(ctx context.Context, env *harness.Env) error {
 	return listPager(ctx, env, nil)
 }
@@ -81,11 +81,13 @@ func listPager(ctx context.Context, env *harness.Env, pageFn func(pager.ListPage
 	return nil
 }
 
-// watchChanges watches from rv until ctx is done, sending on changed
-// (without blocking) each time an event arrives: a close resumes from
-// the last event's resourceVersion, a watch that ends with an ERROR
-// starts again from the newest state (""); one that fails to open, ends
-// with an ERROR or brought nothing is tried again after the backoff.
+// watchChanges watches from rv until ctx is done. It sends on changed
+// (without blocking) each time an event arrives.
+//   - A close resumes from the last event's resourceVersion.
+//   - A watch that ends with an ERROR starts again from the newest state
+//     ("").
+//   - One that fails to open, ends with an ERROR or brought nothing is
+//     tried again after the backoff.
 func watchChanges(ctx context.Context, lw cache.ListerWatcherWithContext, rv string, changed chan<- struct{}) {
 	retry := newBackoff()
 	for ctx.Err() == nil {

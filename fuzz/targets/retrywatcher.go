@@ -18,13 +18,13 @@ import (
 	watchtools "k8s.io/client-go/tools/watch"
 )
 
-// Backoff of the retry-watcher and list-pager targets: after a LIST or
-// a watch fails, or a RetryWatcher stops before it delivered anything,
-// they wait before they list (or watch) again, from FirstRetryDelay
-// doubling to MaxRetryDelay, back to FirstRetryDelay once they make
-// progress — client-go's reflector's backoff (800 ms doubling, capped at
-// 30 s), which a consumer that relists needs as much: a 410 that keeps
-// coming back is otherwise a hot loop of its own.
+// Backoff of the retry-watcher and list-pager targets. They wait before
+// they list (or watch) again after a LIST or a watch fails, or after a
+// RetryWatcher stops before it delivered anything. The wait goes from
+// FirstRetryDelay doubling to MaxRetryDelay, and back to FirstRetryDelay
+// once they make progress. This is client-go's reflector's backoff (800 ms
+// doubling, capped at 30 s). A consumer that relists needs it as much:
+// otherwise a 410 that keeps coming back is a hot loop of its own.
 const (
 	FirstRetryDelay = 800 * time.Millisecond
 	MaxRetryDelay   = 30 * time.Second
@@ -36,13 +36,13 @@ func newBackoff() wait.Backoff {
 	return wait.Backoff{Duration: FirstRetryDelay, Factor: 2, Steps: math.MaxInt32, Cap: MaxRetryDelay}
 }
 
-// runRetryWatcher is a consumer of client-go's RetryWatcher: it LISTs for
-// its initial state and resourceVersion, then applies the events of a
+// runRetryWatcher is a consumer of client-go's RetryWatcher. It LISTs for
+// its initial state and resourceVersion. Then it applies the events of a
 // RetryWatcher started at that resourceVersion to its own store. The
-// RetryWatcher resumes from the last resourceVersion after a close; when
-// it stops (a 410 Gone, which it never retries: its doc says it "is not
-// resilient to etcd cache not having the resource version anymore"), the
-// consumer lists again and starts a new one from the new list.
+// RetryWatcher resumes from the last resourceVersion after a close. It
+// stops at a 410 Gone, which it never retries: its doc says it "is not
+// resilient to etcd cache not having the resource version anymore". Then
+// the consumer lists again and starts a new one from the new list.
 func runRetryWatcher(ctx context.Context, env *harness.Env) error {
 	return retryWatcher(ctx, env, retryWatcherHooks{})
 }
@@ -118,9 +118,9 @@ type listConsumer struct {
 	probe  *harness.Probe
 	store  cache.Store
 	synced atomic.Bool // a complete list was applied (or, for a syncWaiter, seen)
-	// noViews keeps the consumer from recording store views: its store
-	// passes through states no answer served, and its client-go
-	// consumer promises no atomic view (a syncWaiter's).
+	// noViews keeps the consumer from recording store views. Its store passes
+	// through states no answer served, and its client-go consumer promises no
+	// atomic view (a syncWaiter's).
 	noViews bool
 }
 
@@ -189,9 +189,9 @@ func (c *listConsumer) replace(list runtime.Object) (string, error) {
 }
 
 // apply applies one watch event to the store and tells the probe (synced
-// as the consumer is); it returns the resourceVersion the event moves the
-// consumer to, and false for an event that moves it nowhere (an ERROR:
-// the RetryWatcher ends after a 410, and retries the others itself).
+// as the consumer is). It returns the resourceVersion the event moves the
+// consumer to. It returns false for an event that moves it nowhere: an
+// ERROR. The RetryWatcher ends after a 410, and retries the others itself.
 func (c *listConsumer) apply(ev watch.Event) (string, bool) {
 	synced := c.synced.Load()
 	switch ev.Type {

@@ -223,10 +223,10 @@ func sharedTransform(ctx context.Context, env *harness.Env) error {
 
 // TestInformerTransformLeavesSharedObjects runs a transforming informer
 // and then an informer without a transform on one typed-level cache, on
-// both client paths: informer-transform changes copies, so the informer
-// after it, handed copies of the cache's objects too (compared by
-// content: a copy is not the cache's own), stores them as served,
-// managedFields and all.
+// both client paths. informer-transform changes copies. So the informer
+// after it is handed copies of the cache's objects too, and stores them as
+// served, managedFields and all. They are compared by content: a copy is
+// not the cache's own.
 func TestInformerTransformLeavesSharedObjects(t *testing.T) {
 	t.Parallel()
 	h := testutil.MustHistory(t, testutil.Shipped(testutil.TargetCassette))

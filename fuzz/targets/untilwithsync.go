@@ -13,14 +13,15 @@ import (
 )
 
 // runUntilWithSync is a waiter on client-go's UntilWithSync (tools/watch,
-// what kubectl wait runs): its precondition and condition are never
-// satisfied, so UntilWithSync keeps its informer running until ctx is
-// done, and its condition applies every event it is given, in order, to a
-// store of its own, which is the probe's. UntilWithSync's doc promises
-// that it "can deal with all errors like API timeout, lost connections
-// and 'Resource version too old'" and that "you always get an event, if
-// there has been a change, after recovery"; its precondition is checked
-// "when the store is synced".
+// what kubectl wait runs). Its precondition and condition are never
+// satisfied, so UntilWithSync keeps its informer running until ctx is done.
+// Its condition applies every event it is given, in order, to a store of
+// its own, which is the probe's. UntilWithSync's doc promises:
+//   - that it "can deal with all errors like API timeout, lost connections
+//     and 'Resource version too old'";
+//   - that "you always get an event, if there has been a change, after
+//     recovery";
+//   - that its precondition is checked "when the store is synced".
 func runUntilWithSync(ctx context.Context, env *harness.Env) error {
 	return untilWithSync(ctx, env, nil)
 }
@@ -53,14 +54,17 @@ func untilWithSync(ctx context.Context, env *harness.Env, keep func(watch.Event)
 
 // syncWaiter is the state of a consumer of client-go's informer watcher
 // (tools/watch NewIndexerInformerWatcherWithLogger, which UntilWithSync
-// runs): a listConsumer whose store is kept from the watcher's events
-// (and records no views: the informer watcher hands a relist on as one
-// event a key, its informer's Replace, so the store passes through
-// states no answer served; only an informer's store read by its
-// handlers is promised atomic, with AtomicFIFO), and the keys of the
-// informer's store once it had synced that no event has been given for
-// yet. Both UntilWithSync's precondition and condition and the
-// indexer-informer-watcher's loop call it from one goroutine.
+// runs). It holds two things:
+//   - a listConsumer whose store is kept from the watcher's events;
+//   - the keys of the informer's store once it had synced that no event has
+//     been given for yet.
+//
+// The store records no views. The informer watcher hands a relist on as one
+// event a key (its informer's Replace), so the store passes through states
+// no answer served. Only an informer's store read by its handlers is
+// promised atomic, with AtomicFIFO. Both UntilWithSync's precondition and
+// condition and the indexer-informer-watcher's loop call it from one
+// goroutine.
 type syncWaiter struct {
 	*listConsumer
 	// pending are the keys of the informer's store when it was seen
@@ -70,8 +74,9 @@ type syncWaiter struct {
 }
 
 // newSyncWaiter returns a waiter with an empty store, registered with
-// probe as its store and HasSynced: synced once it saw the informer's
-// store synced and was given an event for each key it noted there.
+// probe as its store and HasSynced. It is synced once it saw the
+// informer's store synced and was given an event for each key it noted
+// there.
 func newSyncWaiter(probe *harness.Probe) *syncWaiter {
 	c := newListConsumer(probe)
 	c.noViews = true
@@ -85,10 +90,10 @@ func (w *syncWaiter) precondition(store cache.Store) (bool, error) {
 	return false, nil
 }
 
-// noteSynced notes the keys of store, the informer's once it has synced,
-// whose events the informer has handed on but the consumer is yet to be
-// given. The waiter syncs once it was given each of them (at once for an
-// empty store).
+// noteSynced notes the keys of store, the informer's once it has synced.
+// Those are the keys whose events the informer has handed on but the
+// consumer is yet to be given. The waiter syncs once it was given each of
+// them (at once for an empty store).
 func (w *syncWaiter) noteSynced(store cache.Store) {
 	w.pending = map[string]bool{}
 	for _, key := range store.ListKeys() {
@@ -100,8 +105,8 @@ func (w *syncWaiter) noteSynced(store cache.Store) {
 }
 
 // event applies one of the watcher's events to the store and tells the
-// probe (the informer watcher unwraps a tombstone into its last known
-// object, so a DELETED is a plain delete), then ticks its key off the
+// probe. The informer watcher unwraps a tombstone into its last known
+// object, so a DELETED is a plain delete. Then it ticks its key off the
 // noted ones.
 func (w *syncWaiter) event(ev watch.Event) {
 	if _, ok := w.apply(ev); !ok || w.synced.Load() || w.pending == nil {

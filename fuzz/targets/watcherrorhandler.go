@@ -24,15 +24,15 @@ func (w *WatchErrors) Count() int {
 }
 
 // runInformerWatchErrorHandler runs a SharedIndexInformer whose only
-// handler is the probe's recording one and whose watch error handler
-// counts the errors it is given, logs nothing and returns at once, as a
-// custom handler that reports errors elsewhere (a metric) does: client-go
-// keeps its own behaviour around the handler ("The WatchErrorHandler is
-// called whenever ListAndWatch drops the connection with an error. After
-// calling this handler, the informer will backoff and retry."), so the
-// informer converges as one with the default handler does. The probe has
-// no record of such calls (Probe.Error is for errors the target failed
-// on, which clean-stop judges), so the count is exposed instead.
+// handler is the probe's recording one. Its watch error handler counts the
+// errors it is given, logs nothing and returns at once. So does a custom
+// handler that reports errors elsewhere (a metric). client-go keeps its
+// own behaviour around the handler: "The WatchErrorHandler is called
+// whenever ListAndWatch drops the connection with an error. After calling
+// this handler, the informer will backoff and retry." So the informer
+// converges as one with the default handler does. The probe has no record
+// of such calls: Probe.Error is for errors the target failed on, which
+// clean-stop judges. So the count is exposed instead.
 func runInformerWatchErrorHandler(ctx context.Context, env *harness.Env) error {
 	return informerWatchErrorHandler(ctx, env, nil)
 }

@@ -143,9 +143,9 @@ var refAttr = regexp.MustCompile(`(?i)\b(src|href|xlink:href)\s*=\s*["']?([^"'\s
 // names, which is no fetch.
 const svgNS = "http://www.w3.org/2000/svg"
 
-// ExternalRefs returns what in html points outside the page: every src or
-// href but a fragment, and every line with @import, url( or an http(s)
-// URL other than the SVG namespace.
+// ExternalRefs returns what in html points outside the page. That is every
+// src or href but a fragment, and every line with @import, url( or an
+// http(s) URL other than the SVG namespace.
 func ExternalRefs(html string) []string {
 	var out []string
 	for _, m := range refAttr.FindAllStringSubmatch(html, -1) {
@@ -166,11 +166,12 @@ func ExternalRefs(html string) []string {
 }
 
 // DeliveryOrder pairs each delivery mark of p with the event marks of its
-// key and resourceVersion (the truth's) and returns how many deliveries it
-// paired and, for each placed before the earliest of its events, what.
-// pos gives a mark's position (its At, or where a drawing placed it); a
-// mark without one (ok false: an untimed row's, a mark not drawn) is left
-// out, and so is a delivery of no event (an object of the initial state).
+// key and resourceVersion (the truth's). It returns how many deliveries it
+// paired. For each placed before the earliest of its events, it returns
+// what. A mark's position is pos: its At, or where a drawing placed it.
+// A mark without one is left out: an untimed row's, or a mark not drawn
+// (ok false). So is a delivery of no event (an object of the initial
+// state).
 func (p Page) DeliveryOrder(pos func(Mark) (float64, bool)) (paired int, early []string) {
 	marks := p.Marks()
 	first := map[string]float64{}

@@ -58,9 +58,9 @@ type Recording struct {
 	History *history.History
 }
 
-// LoadRecordings loads the cassette files and directories paths name and
+// LoadRecordings loads the cassette files and directories paths name. It
 // groups them into recordings (cassette.Group: a file, or the parts a
-// recorder rotated one recording into); the error names the file.
+// recorder rotated one recording into). The error names the file.
 func LoadRecordings(paths []string, opts ...cassette.LoadOption) ([]cassette.Recording, error) {
 	recs, err := cassette.LoadRecordings(paths, opts...)
 	if err != nil {
@@ -82,9 +82,9 @@ func Build(recs []cassette.Recording) ([]Recording, error) {
 	return out, nil
 }
 
-// Load loads the recordings paths hold, in order, failing when
-// there is none or more than an input byte can pick, or one does not load
-// or lacks res.
+// Load loads the recordings paths hold, in order. It fails when there is
+// none, or more than an input byte can pick, or one does not load or lacks
+// res.
 func Load(paths []string, res history.Resource, opts ...cassette.LoadOption) ([]Cassette, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%w: no cassette named", ErrNoCassette)
@@ -103,10 +103,10 @@ func Load(paths []string, res history.Resource, opts ...cassette.LoadOption) ([]
 	return Of(recs, res, true)
 }
 
-// Of returns the campaign cassettes of recs over res: each of
-// them, failing on one that lacks res when all must have it; else those
-// that recorded res, failing when none or more than an input byte can pick
-// did.
+// Of returns the campaign cassettes of recs over res. When all must have
+// res, that is each of them, failing on one that lacks res. Else it is
+// those that recorded res, failing when none did or more than an input
+// byte can pick.
 func Of(recs []Recording, res history.Resource, all bool) ([]Cassette, error) {
 	out := make([]Cassette, 0, len(recs))
 	for _, r := range recs {

@@ -1,6 +1,6 @@
 // Package engine is what lwreplay knows of go test's fuzzing engine: the
-// part it gives a process, its corpus files, and the notes a worker
-// leaves the coordinator.
+// part it gives a process, its corpus files, and the notes a worker leaves
+// the coordinator.
 package engine
 
 import (
@@ -29,9 +29,9 @@ const (
 	// failing one, and drops a failure that does not repeat: nothing is
 	// written there.
 	Worker
-	// Coordinator is the process go test started with -fuzz: once
-	// the engine has minimized a failure and saved its input, the report
-	// is written for that input, once.
+	// Coordinator is the process go test started with -fuzz. Once the engine
+	// has minimized a failure and saved its input, the report is written for
+	// that input, once.
 	Coordinator
 )
 
@@ -118,9 +118,9 @@ func ParseCorpusFile(raw []byte) ([]byte, error) {
 }
 
 // NotesDir is where the workers of go test's engine note their failures
-// for the coordinator: one directory per package directory and fuzz
-// target, under the temporary directory (both run in the package's
-// directory).
+// for the coordinator. It is one directory per package directory and fuzz
+// target, under the temporary directory; both run in the package's
+// directory.
 func NotesDir(fuzzName string) string {
 	wd, _ := os.Getwd()
 	sum := sha256.Sum256([]byte(wd + "\x00" + fuzzName))
@@ -133,16 +133,16 @@ func NoteName(data []byte) string {
 	return hex.EncodeToString(sum[:12]) + ".txt"
 }
 
-// SlowNoteAfter is how long an input may run in a worker before the
-// worker notes it as slow: before go test's engine ends the worker at 10 s
-// of real time (internal/fuzz: "deadlocked!", not printed), so that the
-// coordinator's report says where it was.
+// SlowNoteAfter is how long an input may run in a worker before the worker
+// notes it as slow. The engine of go test ends the worker at 10 s of real time
+// (internal/fuzz: "deadlocked!", not printed). The note comes before that,
+// so that the coordinator's report says where the input was.
 const SlowNoteAfter = 8 * time.Second
 
 // NoteSlowInput notes, should data still be running SlowNoteAfter from
-// now, that it was and what every goroutine was doing then, as the
-// worker's note of its failure (the engine ends the worker soon after,
-// and reports the input as failing). The returned func stops the timer.
+// now, that it was and what every goroutine was doing then. That is the
+// worker's note of its failure: the engine ends the worker soon after, and
+// reports the input as failing. The returned func stops the timer.
 func NoteSlowInput(fuzzName string, data []byte) func() {
 	tm := time.AfterFunc(SlowNoteAfter, func() {
 		buf := make([]byte, 1<<20)
@@ -153,9 +153,9 @@ func NoteSlowInput(fuzzName string, data []byte) func() {
 	return func() { tm.Stop() }
 }
 
-// NoteWorkerFailure writes report as the worker's note of data's failure
-// (best effort: a note that cannot be written leaves the coordinator's
-// own run the only report).
+// NoteWorkerFailure writes report as the worker's note of data's failure.
+// It is best effort: a note that cannot be written leaves the
+// coordinator's own run the only report.
 func NoteWorkerFailure(fuzzName string, data []byte, report string) {
 	dir := NotesDir(fuzzName)
 	if os.MkdirAll(dir, 0o755) != nil {

@@ -1,6 +1,6 @@
-// Package reference makes a campaign's fault-free reference runs: the end
-// state same-outcome judges a run against, with the masks learned from
-// runs that differ by chance.
+// Package reference makes a campaign's fault-free reference runs. They
+// give the end state same-outcome judges a run against, with the masks
+// learned from runs that differ by chance.
 package reference
 
 import (
@@ -22,10 +22,10 @@ import (
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
-// seeds are the harness.Spec.Seed values of an input's two
-// reference runs (same-outcome): fault-free runs that draw other backoffs
-// and timeouts, whose end states differ only in the fields a correct
-// target leaves to chance.
+// seeds are the harness.Spec.Seed values of an input's two reference runs
+// (same-outcome). These fault-free runs draw other backoffs and timeouts.
+// Their end states differ only in the fields a correct target leaves to
+// chance.
 var seeds = [2]uint64{0x5eed0001, 0x5eed0002}
 
 // Runs caches a campaign's reference runs: one oracle.Reference per key
@@ -42,8 +42,8 @@ type Runs struct {
 // New returns an empty cache whose references hold the user's masks too.
 func New(masks ...oracle.Mask) *Runs { return &Runs{user: oracle.MaskSet(masks...)} }
 
-// For returns the reference obs, a run of spec, is judged against by
-// same-outcome (confirmed: see One.Confirm). It is nil when the run is a
+// For returns the reference that same-outcome judges obs, a run of spec,
+// against (confirmed: see One.Confirm). It is nil when the run is a
 // verbatim replay, did not log its writes or spun. It is nil, too, while
 // no run of the campaign has written (a read-only target costs no
 // reference run), or when the first reference run wrote nothing.
@@ -72,8 +72,8 @@ func (rs *Runs) For(t *testing.T, spec harness.Spec, obs *observe.Observation) *
 	return r.Confirm(t, spec, obs)
 }
 
-// key is what the reference runs of an input depend on besides
-// the campaign's target, pace and options: the history replayed, the
+// key is what the reference runs of an input depend on besides the
+// campaign's target, pace and options. That is the history replayed, the
 // client path, the gates and the level.
 type key struct {
 	h         *history.History
@@ -95,10 +95,10 @@ type One struct {
 // confirmRuns is how many more fault-free runs (other seeds) an alarm of
 // same-outcome is confirmed with at most. maxConfirmRuns is how many one
 // key's alarms may make in all. A difference a fault-free run shows too is
-// nondeterminism that two reference runs missed, learned into the key's
-// masks. (Under PaceRecorded, a parent the recording deletes and creates
-// again is one: whether the controller saw it gone is timing.) Once the
-// key has made maxConfirmRuns, its alarms stand.
+// nondeterminism that two reference runs missed. It is learned into the
+// key's masks. Under PaceRecorded, a parent the recording deletes and
+// creates again is one: whether the controller saw it gone is timing.
+// Once the key has made maxConfirmRuns, its alarms stand.
 const (
 	confirmRuns    = 4
 	maxConfirmRuns = 16
@@ -163,12 +163,12 @@ func (r *One) Extra() int {
 	return r.extra
 }
 
-// Of runs spec twice with no fault plan, with seeds, and
-// returns the first run's end state with the masks of both: DefaultMasks
-// and what LearnMasks learns from the two. It returns nil when the first
-// run wrote nothing (a read-only target: the second is not run) or either
-// run was given up (a spin, or a hot loop that ended it early: its end
-// state is no reference). The reference runs are not judged.
+// Of runs spec twice with no fault plan, with seeds. It returns the first
+// run's end state with the masks of both: DefaultMasks and what LearnMasks
+// learns from the two. It returns nil when the first run wrote nothing (a
+// read-only target: the second is not run). It returns nil, too, when
+// either run was given up: a spin, or a hot loop that ended it early. Its
+// end state is then no reference. The reference runs are not judged.
 func Of(t *testing.T, spec harness.Spec) *oracle.Reference {
 	t.Helper()
 	a, b := pair(t, spec, seeds)
@@ -180,8 +180,8 @@ func Of(t *testing.T, spec harness.Spec) *oracle.Reference {
 		Paced: spec.Pace.Mode == replayer.PaceRecorded}
 }
 
-// pair runs spec with no plan under each of seeds; b is nil when
-// a wrote nothing or b was given up, and both are nil when a was.
+// pair runs spec with no plan under each of seeds. b is nil when a wrote
+// nothing or b was given up; both are nil when a was.
 func pair(t *testing.T, spec harness.Spec, seeds [2]uint64) (a, b *observe.Observation) {
 	t.Helper()
 	spec.Plan, spec.RecordTo = faults.Plan{}, ""
@@ -199,9 +199,10 @@ func pair(t *testing.T, spec harness.Spec, seeds [2]uint64) (a, b *observe.Obser
 	return a, b
 }
 
-// givenUp reports whether obs is no run to take an end state from: none,
-// given up spinning, or ended at a broken behaviour bound (a hot loop, a
-// write storm, a conflict loop: the input breaks it with no fault).
+// givenUp reports whether obs is no run to take an end state from. That is
+// none, one given up spinning, or one ended at a broken behaviour bound: a
+// hot loop, a write storm, a conflict loop. The input then breaks the
+// bound with no fault.
 func givenUp(obs *observe.Observation) bool {
 	return obs == nil || obs.Spin != nil || obs.HotLoop != nil || obs.BoundEnd != nil
 }

@@ -68,9 +68,10 @@ func WriteTimeline(w io.Writer, o *observe.Observation, results map[string]error
 	return timeline.Write(w, t, nil)
 }
 
-// detectedAt is when the run saw its first broken invariant's evidence:
-// the request that crossed the hot-loop bound, the target's first panic,
-// or else the end of the run, where the invariants judge what it did.
+// detectedAt is when the run saw its first broken invariant's evidence.
+// That is the request that crossed the hot-loop bound, the target's first
+// panic, or else the end of the run, where the invariants judge what it
+// did.
 func detectedAt(o *observe.Observation, results map[string]error) time.Duration {
 	at := o.EndedAt
 	if b := o.BoundEnd; b != nil && results[b.Invariant] != nil && b.At < at {
@@ -105,7 +106,7 @@ func WriteTimelineFile(dir, name string, o *observe.Observation, results map[str
 // firedAt says, by index in o.Requests, how the plan answered a request:
 // the story's words for the firings at it. A point's Request counts the
 // server's LISTs (every page) or WATCHes from 1, in the order the target
-// sent them; other requests and requests no decision fired at have none.
+// sent them. Other requests, and requests no decision fired at, have none.
 func firedAt(o *observe.Observation) map[int]string {
 	lists, watches := map[int]int{}, map[int]int{} // ordinal → index
 	nl, nw := 0, 0

@@ -6,10 +6,10 @@ import (
 )
 
 // TestStartsPlan holds a fuzzing worker's scenario budget to the input's
-// whole check: a plan starts only while the longest plan check of its key
-// so far would end within Budget of the input's start, so that a
-// loaded machine (a check of seconds) runs fewer plans an input instead of
-// an input past go test's 10 s, which its engine reports as failing.
+// whole check. A plan starts only while the longest plan check of its key
+// so far would end within Budget of the input's start. So a loaded machine
+// (a check of seconds) runs fewer plans an input. It does not run an input
+// past go test's 10 s, which go test's engine reports as failing.
 func TestStartsPlan(t *testing.T) {
 	tests := []struct {
 		name             string

@@ -92,16 +92,15 @@ var Scenarios = []Scenario{
 // numbers its decision points.
 type run struct {
 	watchList bool
-	// beforeWrite[k-1] counts the LISTs (every page one) and watches of
-	// the resource the target had sent before its k-th write of any one
-	// resource (k ≤ MaxWrites): where a fresh instance started
-	// after that write takes up the numbering.
+	// beforeWrite[k-1] counts the LISTs (every page one) and watches of the
+	// resource the target had sent before its k-th write of any one resource
+	// (k ≤ MaxWrites). A fresh instance started after that write takes up the
+	// numbering there.
 	beforeWrite []requestCount
-	// lists[w-1] counts the LISTs of the resource sent before its w-th
-	// watch (w ≤ MaxWatches). A watch the fault-free run did not
-	// reach (it ended once the target was quiet) is one a reflector opens
-	// again when its last one times out, with no LIST between: it counts
-	// the run's LISTs.
+	// lists[w-1] counts the LISTs of the resource sent before its w-th watch
+	// (w ≤ MaxWatches). The fault-free run may not reach a watch: it ended once
+	// the target was quiet. A reflector opens that watch again when its last
+	// one times out, with no LIST between. So it counts the run's LISTs.
 	lists []int
 }
 
@@ -115,12 +114,14 @@ type restart struct {
 	next    requestCount
 }
 
-// restarts are r's restart points: a stop at each watch from the second
-// on, MaxWatches at most (a stop at a watch lets it be answered:
-// the fresh instance's first watch is the next), then a crash after each
-// write. The stops come
-// first: a watch's ordinal among one resource's requests is the same in
-// every run of an input, while where a controller's k-th write falls
+// restarts are r's restart points:
+//   - a stop at each watch from the second on, MaxWatches at most (a stop
+//     at a watch lets it be answered: the fresh instance's first watch is
+//     the next);
+//   - then a crash after each write.
+//
+// The stops come first. A watch's ordinal among one resource's requests is
+// the same in every run of an input. Where a controller's k-th write falls
 // among them depends on the order its goroutines ran in.
 func (r run) restarts() []restart {
 	var out []restart
@@ -234,20 +235,20 @@ func Exact(plan faults.Plan, fired []faults.Firing, resource string) (exact faul
 }
 
 // Budget is how long one input's check in a fuzzing worker may take with
-// its scenario plans. go test's engine ends a worker whose input runs 10 s
-// (internal/fuzz, RunFuzzWorker), and a controller's key has dozens of
+// its scenario plans. The engine of go test ends a worker whose input runs
+// 10 s (internal/fuzz, RunFuzzWorker). A controller's key has dozens of
 // plans. The budget counts from the input's start: its own run and
 // reference runs spend the same 10 s. A plan starts only if the longest
 // plan of its key so far would end within it (StartsPlan). The next input
 // of the key takes up where the last stopped, so the worker runs them all
-// in turn. A failure found so repeats in every plain run of the input (no
-// budget: go test -run, the coordinator's report), which runs the same
-// plans in the same order.
+// in turn. A failure found so repeats in every plain run of the input,
+// which runs the same plans in the same order. A plain run has no budget:
+// go test -run, the coordinator's report.
 const Budget = 5 * time.Second
 
 // StartsPlan says whether a fuzzing worker's input that has run for
 // elapsed (real time) starts another scenario plan. longest is the longest
-// plan check of its key so far: the plan starts only if that long a check
+// plan check of its key so far. The plan starts only if that long a check
 // would end within Budget. On a loaded machine an input then runs fewer
 // plans, and the next inputs of its key take up the rest. It does not run
 // past go test's 10 s, which the engine reports as a failing input.

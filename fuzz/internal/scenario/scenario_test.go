@@ -9,9 +9,9 @@ import (
 )
 
 // TestScenarioPlans holds the scenarios' plans to the fault-free run they
-// are made from: a crash after each write, and a restart at each watch
-// from the second, with the fresh instance's LIST and watch numbered on
-// from the requests before it.
+// are made from. There is a crash after each write, and a restart at each
+// watch from the second. The fresh instance's LIST and watch are numbered
+// on from the requests before it.
 func TestScenarioPlans(t *testing.T) {
 	// the run of a controller of widgets that owns configmaps: a LIST and
 	// a watch of each, then three writes, the third after a relist
@@ -35,9 +35,9 @@ func TestScenarioPlans(t *testing.T) {
 		return out
 	}
 	var wantStale []string
-	// a stop at watch #2 follows LIST #2: the fresh instance's is LIST #3;
-	// watches #3 and #4, past the run's end, are re-watches after a
-	// timeout, with no LIST before them
+	// a stop at watch #2 follows LIST #2: the fresh instance's is LIST #3.
+	// Watches #3 and #4, past the run's end, are re-watches after a timeout,
+	// with no LIST before them.
 	wantStale = append(wantStale, stale("graceful-restart:watch=2", 3, 3)...)
 	wantStale = append(wantStale, stale("graceful-restart:watch=3", 3, 4)...)
 	wantStale = append(wantStale, stale("graceful-restart:watch=4", 3, 5)...)

@@ -16,11 +16,14 @@ import (
 // goroutine left blocked waits in. A finding's Signature names it beside
 // the broken invariants.
 
-// plumbing are the prefixes of the functions a site is never in: the Go
-// runtime and standard library, client-go's REST client, transports,
-// generated clients and informers, and lwreplay's own harness. A request
-// is sent, and a panic raised, through them on behalf of the code that
-// went wrong.
+// plumbing are the prefixes of the functions a site is never in:
+//   - the Go runtime and standard library;
+//   - client-go's REST client, transports, generated clients and
+//     informers;
+//   - lwreplay's own harness.
+//
+// A request is sent, and a panic raised, through them on behalf of the
+// code that went wrong.
 var plumbing = []string{
 	"runtime.", "runtime/debug.", "internal/", "sync.", "context.", "time.", "testing.", "io.", "net/", "crypto/",
 	"golang.org/x/net/",
@@ -42,8 +45,8 @@ var plumbing = []string{
 }
 
 // harness is the prefix of lwreplay's fuzz packages (fuzz, fuzz/harness,
-// fuzz/level, ...): their non-test files are plumbing (client levels,
-// probe, request bound, built-in targets), their test files are targets.
+// fuzz/level, ...). Their non-test files are plumbing: client levels,
+// probe, request bound, built-in targets. Their test files are targets.
 const harness = "github.com/lwreplay/lwreplay/fuzz"
 
 // closureSuffix matches what Go appends to a function's name for its
@@ -79,9 +82,10 @@ func isPlumbing(fn, file string) bool {
 type frame struct{ fn, file string }
 
 // siteOf returns the innermost frame of frames (innermost first) that is
-// not plumbing, as siteName names it; past a panic's frames when the stack
-// was taken while panicking (the frames below runtime.gopanic are the
-// recovering code's, not the site's). "" when every frame is plumbing.
+// not plumbing, as siteName names it. When the stack was taken while
+// panicking, it looks past the panic's frames: the frames below
+// runtime.gopanic are the recovering code's, not the site's. It returns ""
+// when every frame is plumbing.
 func siteOf(frames []frame) string {
 	for i := len(frames) - 1; i >= 0; i-- {
 		if frames[i].fn == "runtime.gopanic" || frames[i].fn == "panic" {
@@ -158,9 +162,9 @@ func stackSite(stack string) string {
 	return siteOf(parseStack(stack))
 }
 
-// stdlib reports whether fn is of a standard library package: one whose
-// import path's first element has no dot ("errors.Is",
-// "encoding/json.Unmarshal"; not "k8s.io/...", nor a program's main).
+// stdlib reports whether fn is of a standard library package. That is one
+// whose import path's first element has no dot: "errors.Is",
+// "encoding/json.Unmarshal", not "k8s.io/...", nor a program's main.
 func stdlib(fn string) bool {
 	first := fn
 	if i := strings.IndexByte(first, '/'); i >= 0 {

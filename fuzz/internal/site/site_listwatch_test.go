@@ -4,8 +4,8 @@ import "testing"
 
 // TestSiteThroughControllerRuntimeListWatch shows a reflector's request
 // sent through controller-runtime's ListWatch closures sited at the
-// reflector, as through client-go's cache.ListWatch: a manager's WatchList
-// restart storm is kubernetes#140890's site.
+// reflector, as through client-go's cache.ListWatch. So a manager's
+// WatchList restart storm is kubernetes#140890's site.
 func TestSiteThroughControllerRuntimeListWatch(t *testing.T) {
 	tests := []struct {
 		name   string
