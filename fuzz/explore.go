@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -114,7 +112,7 @@ func (f *Exploration) WriteSummary(w io.Writer) {
 	defer f.mu.Unlock()
 	t := f.tally
 	fmt.Fprintf(w, "seed %d: %d runs, %d findings (%d failing runs), %s, %d unsettled (end state not judged), %d expected (breaking fault), %d unconfirmed at wire level, %d harness errors\n",
-		f.seed, t.Runs, len(f.findings), t.Failures, knownText(t.Known), t.Unsettled, t.Expected, t.Unconfirmed, t.Harness)
+		f.seed, t.Runs, len(f.findings), t.Failures, explore.KnownText(t.Known), t.Unsettled, t.Expected, t.Unconfirmed, t.Harness)
 	for _, k := range oracle.KnownFindings {
 		if n := t.Known[k.Name]; n > 0 {
 			fmt.Fprintf(w, "known: %s, %d runs: %s (not a failure; --report-known %s reports it)\n", k.Name, n, k.Doc, k.Name)
@@ -330,7 +328,7 @@ func (f *Exploration) progress(elapsed time.Duration) int {
 		rate = float64(t.Runs) / s
 	}
 	fmt.Fprintf(f.out, "fuzz: %s, %d runs (%.0f/s), %d/%d faults exercised, %d findings, %s\n",
-		elapsed.Truncate(time.Second), t.Runs, rate, len(t.Fired), len(faults.Registry), len(f.findings), knownText(t.Known))
+		elapsed.Truncate(time.Second), t.Runs, rate, len(t.Fired), len(faults.Registry), len(f.findings), explore.KnownText(t.Known))
 	return t.Runs
 }
 
@@ -349,22 +347,6 @@ func (f *Exploration) RunsPerResource() string {
 // indent indents every line of s by two spaces.
 func indent(s string) string {
 	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
-}
-
-// knownText says how many known findings the runs matched: "1 known
-// client-go bug (kubernetes#140890, 612 runs)", "no known bug".
-func knownText(known map[string]int) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(known)) {
-		parts = append(parts, fmt.Sprintf("%s, %d runs", k, known[k]))
-	}
-	switch len(parts) {
-	case 0:
-		return "no known bug"
-	case 1:
-		return fmt.Sprintf("1 known bug (%s)", parts[0])
-	}
-	return fmt.Sprintf("%d known bugs (%s)", len(parts), strings.Join(parts, "; "))
 }
 
 // tallyRun is what the tally counts of out.

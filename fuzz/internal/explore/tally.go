@@ -5,6 +5,8 @@ package explore
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -144,4 +146,20 @@ func (t *Tally) Write(w io.Writer) {
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(w, "(cells: runs in which the fault fired and the invariant was judged / runs in which it broke)\n")
+}
+
+// KnownText says how many known findings the runs matched: "1 known
+// client-go bug (kubernetes#140890, 612 runs)", "no known bug".
+func KnownText(known map[string]int) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(known)) {
+		parts = append(parts, fmt.Sprintf("%s, %d runs", k, known[k]))
+	}
+	switch len(parts) {
+	case 0:
+		return "no known bug"
+	case 1:
+		return fmt.Sprintf("1 known bug (%s)", parts[0])
+	}
+	return fmt.Sprintf("%d known bugs (%s)", len(parts), strings.Join(parts, "; "))
 }
