@@ -57,31 +57,24 @@ func activitySummary(o *observe.Observation) string {
 	return out
 }
 
-// requestRows renders the first and last requests of a run, one a
-// line, with how many went between.
-func requestRows(reqs []observe.Request, head, tail int) string {
-	var b strings.Builder
-	for i, r := range reqs {
-		switch {
-		case i < head || i >= len(reqs)-tail:
-			fmt.Fprintf(&b, "  %s\n", r)
-		case i == head:
-			fmt.Fprintf(&b, "  … %d more …\n", len(reqs)-head-tail)
-		}
-	}
-	return b.String()
-}
+// requestRows renders the first head and last tail requests of a run,
+// one a line, with how many went between.
+func requestRows(reqs []observe.Request, head, tail int) string { return rows(reqs, head, tail) }
 
-// writeRows renders the first head and last tail of writes, one a
-// line, with how many went between ("" when there are none).
-func writeRows(writes []history.WriteAnswer, head, tail int) string {
+// writeRows renders the first head and last tail of writes, one a line,
+// with how many went between ("" when there are none).
+func writeRows(writes []history.WriteAnswer, head, tail int) string { return rows(writes, head, tail) }
+
+// rows renders the first head and last tail items, one a line, with how
+// many went between.
+func rows[T fmt.Stringer](items []T, head, tail int) string {
 	var b strings.Builder
-	for i, w := range writes {
+	for i, it := range items {
 		switch {
-		case i < head || i >= len(writes)-tail:
-			fmt.Fprintf(&b, "  %s\n", w)
+		case i < head || i >= len(items)-tail:
+			fmt.Fprintf(&b, "  %s\n", it)
 		case i == head:
-			fmt.Fprintf(&b, "  … %d more …\n", len(writes)-head-tail)
+			fmt.Fprintf(&b, "  … %d more …\n", len(items)-head-tail)
 		}
 	}
 	return b.String()
