@@ -55,6 +55,12 @@ const (
 // eckBeatCRD returns the path of the Beat CRD in the ECK module that
 // examples/eck requires (downloaded through the Go module proxy).
 func eckBeatCRD(ctx context.Context) (string, error) {
+	return eckCRD(ctx, "beat.k8s.elastic.co_beats.yaml")
+}
+
+// eckCRD returns the path of the CRD file in the ECK module that
+// examples/eck requires (config/crds/v1/resources).
+func eckCRD(ctx context.Context, file string) (string, error) {
 	cmd := exec.CommandContext(ctx, goTool(), "mod", "download", "-json", eckModule+"@"+eckVersion)
 	cmd.Dir = eckExample
 	out, err := cmd.Output()
@@ -65,7 +71,7 @@ func eckBeatCRD(ctx context.Context) (string, error) {
 	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
 		return "", fmt.Errorf("go mod download %s@%s: no directory in %q (%v)", eckModule, eckVersion, out, err)
 	}
-	return filepath.Join(m.Dir, "config", "crds", "v1", "resources", "beat.k8s.elastic.co_beats.yaml"), nil
+	return filepath.Join(m.Dir, "config", "crds", "v1", "resources", file), nil
 }
 
 // beat returns a Beat of the scenario's namespace, of its type and
@@ -218,8 +224,14 @@ func (a eckActor) mutate(ctx context.Context) error {
 // eckRealStates lists every recorded resource of the cluster, keyed by
 // resource name.
 func eckRealStates(ctx context.Context, dyn dynamic.Interface) (map[string]map[string]map[string]any, error) {
+	return eckRealStatesOf(ctx, dyn, eckResources)
+}
+
+// eckRealStatesOf lists each of resources in the cluster, keyed by
+// resource name.
+func eckRealStatesOf(ctx context.Context, dyn dynamic.Interface, resources []history.Resource) (map[string]map[string]map[string]any, error) {
 	out := map[string]map[string]map[string]any{}
-	for _, r := range eckResources {
+	for _, r := range resources {
 		_, st, err := realState(ctx, dyn, schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource}, "")
 		if err != nil {
 			return nil, err
@@ -233,11 +245,16 @@ func eckRealStates(ctx context.Context, dyn dynamic.Interface) (map[string]map[s
 // of every recorded resource that ends at want's keys and
 // resourceVersions. With nil want, started logs are enough.
 func eckCaughtUp(path string, want map[string]map[string]map[string]any) (bool, string) {
+	return eckCaughtUpOf(eckResources, path, want)
+}
+
+// eckCaughtUpOf is eckCaughtUp for the logs of resources.
+func eckCaughtUpOf(resources []history.Resource, path string, want map[string]map[string]map[string]any) (bool, string) {
 	_, h, err := loadHistory(path)
 	if err != nil {
 		return false, err.Error()
 	}
-	for _, r := range eckResources {
+	for _, r := range resources {
 		l, ok := h.Log(r)
 		if !ok {
 			return false, "no log for " + r.String() + " yet"
