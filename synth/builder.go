@@ -78,6 +78,10 @@ func NewBuilder() *Builder {
 	return &Builder{rv: 1000, step: time.Second, now: trafficStart}
 }
 
+// Wait lets d pass before the next change: under replayer.PaceRecorded
+// a controller then has d, in virtual time, to act on the one before.
+func (b *Builder) Wait(d time.Duration) { b.now = b.now.Add(d) }
+
 // Err returns the first error met (an object of an unknown type, say).
 func (b *Builder) Err() error { return b.err }
 
