@@ -1,6 +1,8 @@
 package actors_test
 
 import (
+	"fmt"
+	"maps"
 	"path/filepath"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/lwreplay/lwreplay/actors"
@@ -26,28 +29,48 @@ const userStep = 30 * time.Second
 // defaulted, as kube-apiserver stores them, userStep apart.
 type user struct {
 	b   *synth.Builder
+	ns  *corev1.Namespace
 	uid int
 }
 
 // newUser starts a history holding namespace ns, cluster state before
 // the user acts.
 func newUser() *user {
-	u := &user{b: synth.NewBuilder()}
-	u.b.Add(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	u := &user{b: synth.NewBuilder(), ns: &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}}
+	u.b.Add(u.ns)
 	u.b.Snapshot()
 	return u
 }
 
-// create records obj's creation (generation 1), after a wait.
+// create records obj's creation (generation 1), after a wait. A Job gets
+// its selector as kube-apiserver's Job strategy gives it (PrepareForCreate).
 func (u *user) create(obj runtime.Object) {
+	u.uid++
+	uid := types.UID(fmt.Sprintf("00000000-0000-4000-8000-%012d", u.uid))
+	if j, ok := obj.(*batchv1.Job); ok {
+		generateJobSelector(j, uid)
+	}
 	actors.Defaults().Default(obj)
 	m := obj.(metav1.Object)
 	m.SetGeneration(1)
-	m.SetUID("")
+	m.SetUID(uid)
 	m.SetResourceVersion("")
 	m.SetCreationTimestamp(metav1.Time{})
 	u.b.Wait(userStep)
 	u.b.Add(obj)
+}
+
+// generateJobSelector gives j the selector and template labels
+// kube-apiserver's Job strategy gives a Job created without manualSelector
+// (pkg/registry/batch/job generateSelector).
+func generateJobSelector(j *batchv1.Job, uid types.UID) {
+	labels := map[string]string{batchv1.ControllerUidLabel: string(uid), batchv1.JobNameLabel: j.Name,
+		"controller-uid": string(uid), "job-name": j.Name}
+	if j.Spec.Template.Labels == nil {
+		j.Spec.Template.Labels = map[string]string{}
+	}
+	maps.Copy(j.Spec.Template.Labels, labels)
+	j.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{batchv1.ControllerUidLabel: string(uid)}}
 }
 
 // change records a change of obj's spec (a new generation), after a wait.
@@ -70,6 +93,12 @@ func (u *user) remove(obj runtime.Object) {
 func (u *user) save(t testing.TB, dir, name string) string {
 	t.Helper()
 	u.b.Wait(userStep)
+	// Every resource's log ends here: the replayer lists a resource whose
+	// events are all served at its last RV, the history's, whenever that
+	// comes (see docs/controllers.md, "Stubbed"). So the namespace changes
+	// last, and its log is paced to the end.
+	u.ns.Annotations = map[string]string{"user": "done"}
+	u.b.Update(u.ns)
 	c, err := u.b.Cassette(synth.CassetteOptions{})
 	if err != nil {
 		t.Fatalf("history %s: got error %v, want none", name, err)
@@ -123,15 +152,21 @@ func kcmHistory(t testing.TB, dir, target string) string {
 		}, func(s *appsv1.StatefulSet, n int32) { s.Spec.Replicas = &n },
 			func(s *appsv1.StatefulSet) { bumpTemplate(&s.Spec.Template) })
 	case "replicaset", "endpointslice":
+		var svc *corev1.Service
 		if target == "endpointslice" {
-			u.create(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}, Spec: corev1.ServiceSpec{
-				Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}})
+			svc = &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}, Spec: corev1.ServiceSpec{
+				Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}
+			u.create(svc)
 		}
 		lifecycle(u, func() *appsv1.ReplicaSet {
 			return &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
 				Spec: appsv1.ReplicaSetSpec{Selector: selector("web"), Template: podTemplate("web")}}
 		}, func(s *appsv1.ReplicaSet, n int32) { s.Spec.Replicas = &n },
 			func(s *appsv1.ReplicaSet) { bumpTemplate(&s.Spec.Template) })
+		if svc != nil { // the Service's log spans the history: the run lasts as long
+			svc.Annotations = map[string]string{"owner": "web"}
+			u.change(svc)
+		}
 	case "deployment":
 		lifecycle(u, func() *appsv1.Deployment {
 			return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},

@@ -276,7 +276,7 @@ func (b *Builder) Cassette(o CassetteOptions) (*cassette.File, error) {
 		if err := addListPages(addTo(f), res, path, listRV, len(items), next, o.PageSize, start); err != nil {
 			return nil, err
 		}
-		f.Add(watchInteraction(res, path, listRV, r.changes, o.BookmarkEvery, b.rv, start))
+		f.Add(watchInteraction(res, path, listRV, r.changes, o.BookmarkEvery, b.rv, start, b.now))
 	}
 	return f, nil
 }
