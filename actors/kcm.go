@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 	"k8s.io/kubernetes/cmd/kube-controller-manager/app"
 	"k8s.io/kubernetes/cmd/kube-controller-manager/names"
 
@@ -140,42 +141,48 @@ func KubeControllerManager(controllerNames ...string) (actor.Actor, error) {
 }
 
 // run runs the controllers enabled (names of Controllers) in one
-// kube-controller-manager on env until ctx ends. It does as
-// kube-controller-manager's Run does without leader election. It builds
-// the ControllerContext, and each controller with its descriptor's
-// BuildController. It starts the informer factories, closes
-// InformersStarted, and runs every controller. It returns once every
-// controller, the RESTMapper's reset loop and the informers have
-// returned. It builds in a fixed order (kube-controller-manager ranges
-// over a map) and starts every controller at once (the default
-// ControllerStartInterval is 0: RunControllers' jittered sleep is none).
+// kube-controller-manager on env until ctx ends (runKCM, no hooks).
 func run(ctx context.Context, env actor.Env, enabled []string) error {
+	return runKCM(ctx, env.Config, enabled, kcmHooks{})
+}
+
+// kcmHooks are what a run of a kube-controller-manager does beyond
+// kube-controller-manager's own Run: a target's.
+type kcmHooks struct {
+	// gates are kube-controller-manager feature gates set while its
+	// controllers are built (nil: the process's). The controllers read
+	// them at construction only.
+	gates map[string]bool
+	// built, when set, is called once every controller is built, before
+	// the informers start: a target wires its probe there.
+	built func(k *kcm) error
+}
+
+// runKCM runs the controllers enabled in one kube-controller-manager on
+// cfg until ctx ends. It does as kube-controller-manager's Run does
+// without leader election. It builds the ControllerContext, and each
+// controller with its descriptor's BuildController (under hooks.gates).
+// It starts the informer factories, closes InformersStarted, and runs
+// every controller. It returns once every controller, the RESTMapper's
+// reset loop and the informers have returned. It builds in a fixed order
+// (kube-controller-manager ranges over a map) and starts every
+// controller at once (the default ControllerStartInterval is 0:
+// RunControllers' jittered sleep is none).
+func runKCM(ctx context.Context, cfg *rest.Config, enabled []string, hooks kcmHooks) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	k, err := newKCM(ctx, env.Config, enabled)
+	k, err := newKCM(ctx, cfg, enabled)
 	if err != nil {
 		return err
 	}
-	descriptors := app.NewControllerDescriptors()
-	var built []app.Controller
-	var errs []error
-	for _, name := range enabled {
-		d, ok := descriptors[name]
-		if !ok {
-			errs = append(errs, fmt.Errorf("%w %q: kube-controller-manager %s has no such controller", ErrUnknownController, name, KubernetesVersion()))
-			continue
-		}
-		c, err := d.BuildController(ctx, k.cc)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("building %s: %w", name, err))
-			continue
-		}
-		if c != nil { // nil: disabled by a feature gate
-			built = append(built, c)
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	built, err := buildControllers(ctx, k, enabled, hooks.gates)
+	if err != nil {
 		return err
+	}
+	if hooks.built != nil {
+		if err := hooks.built(k); err != nil {
+			return err
+		}
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { k.resetRESTMapper(ctx) })
@@ -188,4 +195,31 @@ func run(ctx context.Context, env actor.Env, enabled []string) error {
 	wg.Wait()
 	k.shutdown()
 	return nil
+}
+
+// buildControllers builds the controllers enabled on k's
+// ControllerContext, with gates set while they are built (withGates).
+func buildControllers(ctx context.Context, k *kcm, enabled []string, gates map[string]bool) ([]app.Controller, error) {
+	var built []app.Controller
+	err := withGates(gates, func() error {
+		descriptors := app.NewControllerDescriptors()
+		var errs []error
+		for _, name := range enabled {
+			d, ok := descriptors[name]
+			if !ok {
+				errs = append(errs, fmt.Errorf("%w %q: kube-controller-manager %s has no such controller", ErrUnknownController, name, KubernetesVersion()))
+				continue
+			}
+			c, err := d.BuildController(ctx, k.cc)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("building %s: %w", name, err))
+				continue
+			}
+			if c != nil { // nil: disabled by a feature gate
+				built = append(built, c)
+			}
+		}
+		return errors.Join(errs...)
+	})
+	return built, err
 }

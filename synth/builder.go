@@ -78,6 +78,10 @@ func NewBuilder() *Builder {
 	return &Builder{rv: 1000, step: time.Second, now: trafficStart}
 }
 
+// Wait lets d pass before the next change: under replayer.PaceRecorded
+// a controller then has d, in virtual time, to act on the one before.
+func (b *Builder) Wait(d time.Duration) { b.now = b.now.Add(d) }
+
 // Err returns the first error met (an object of an unknown type, say).
 func (b *Builder) Err() error { return b.err }
 
@@ -272,7 +276,7 @@ func (b *Builder) Cassette(o CassetteOptions) (*cassette.File, error) {
 		if err := addListPages(addTo(f), res, path, listRV, len(items), next, o.PageSize, start); err != nil {
 			return nil, err
 		}
-		f.Add(watchInteraction(res, path, listRV, r.changes, o.BookmarkEvery, b.rv, start))
+		f.Add(watchInteraction(res, path, listRV, r.changes, o.BookmarkEvery, b.rv, start, b.now))
 	}
 	return f, nil
 }

@@ -1,7 +1,9 @@
 package synth_test
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -52,4 +54,31 @@ func TestBuilder_ResourceFirstSeenAfterSnapshot(t *testing.T) {
 			t.Errorf("got no %s log, want one", tt.kind)
 		})
 	}
+}
+
+// TestBuilder_LastBookmarkAtHistoryEnd: a resource whose changes end
+// early still carries the history's last RV in its last BOOKMARK. That
+// bookmark comes when the history ends, not at its own last change.
+// Otherwise a paced replay takes every later change of the other
+// resources to have happened at once.
+func TestBuilder_LastBookmarkAtHistoryEnd(t *testing.T) {
+	b := synth.NewBuilder()
+	b.Add(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns"}})
+	b.Snapshot()
+	b.Wait(time.Minute)
+	b.Add(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}})
+	f, err := b.Cassette(synth.CassetteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range f.Interactions {
+		if !strings.Contains(i.URL, "watch=true") || !strings.Contains(i.URL, "namespaces") {
+			continue
+		}
+		if n := len(i.FrameOffsets); n == 0 || i.FrameOffsets[n-1] < time.Minute {
+			t.Errorf("last bookmark - namespaces, no change after the list - at the history's end - pass: got offsets %v, want the last ≥ 1m", i.FrameOffsets)
+		}
+		return
+	}
+	t.Errorf("got no namespaces watch in %d interactions, want one", len(f.Interactions))
 }

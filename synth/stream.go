@@ -152,7 +152,7 @@ func (b *Builder) writeSpilled(w *cassette.Writer, o CassetteOptions) error {
 		if err := addListPages(w.Add, res, path, listRV, rs.listItems, next, o.PageSize, trafficStart); err != nil {
 			return fmt.Errorf("synth: %s: %w", r.kind, err)
 		}
-		rs.stream.end(b.rv)
+		rs.stream.end(b.rv, b.now)
 		if rs.stream.err == nil {
 			rs.stream.err = rs.buf.Flush()
 		}

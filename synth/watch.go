@@ -59,9 +59,17 @@ func (s *watchStream) add(c change) {
 	}
 }
 
-// end writes the last BOOKMARK, at lastRV.
-func (s *watchStream) end(lastRV int64) {
-	s.emit(history.Bookmark, bookmarkObject(s.res, strconv.FormatInt(lastRV, 10), false), s.last)
+// end writes the last BOOKMARK, at lastRV, when the history ends (at, or
+// the last change when later). A bookmark at lastRV says every change up
+// to it happened: one placed at this resource's last change would, under
+// a paced replay, claim the other resources' later changes had happened
+// then.
+func (s *watchStream) end(lastRV int64, at time.Time) {
+	if at.Before(s.last) {
+		at = s.last
+	}
+	s.emit(history.Bookmark, bookmarkObject(s.res, strconv.FormatInt(lastRV, 10), false), at)
+	s.last = at
 }
 
 // interaction returns the watch's interaction, without its body.
@@ -75,13 +83,13 @@ func (s *watchStream) interaction(path, fromRV string) cassette.Interaction {
 
 // watchInteraction renders changes as one watch from fromRV, its body in
 // memory.
-func watchInteraction(res history.Resource, path, fromRV string, changes []change, every int, lastRV int64, start time.Time) cassette.Interaction {
+func watchInteraction(res history.Resource, path, fromRV string, changes []change, every int, lastRV int64, start, end time.Time) cassette.Interaction {
 	var body bytes.Buffer
 	s := newWatchStream(res, every, start, &body)
 	for _, c := range changes {
 		s.add(c)
 	}
-	s.end(lastRV)
+	s.end(lastRV, end)
 	i := s.interaction(path, fromRV)
 	i.Body = body.Bytes()
 	return i

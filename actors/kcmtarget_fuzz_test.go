@@ -1,0 +1,89 @@
+package actors_test
+
+import (
+	"testing"
+
+	"github.com/lwreplay/lwreplay/actors"
+	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/replayer"
+)
+
+// kcmOptions are the options of a kube-controller-manager target's
+// campaign: target name's controller on the synthetic user history of
+// its kind (history names it), paced as recorded, with its actors beside
+// it and its client-go gates fixed.
+func kcmOptions(f testing.TB, name, history string) fuzz.Options {
+	f.Helper()
+	ct, err := actors.Target(name)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return fuzz.Options{
+		Cassettes: []string{kcmHistory(f, f.TempDir(), history)},
+		Target:    ct.Target,
+		Resource:  ct.Resource,
+		Actors:    ct.Actors,
+		Gates:     ct.Gates,
+		Pace:      replayer.Pace{Mode: replayer.PaceRecorded},
+		Masks:     []fuzz.Mask{generatedSlices},
+	}
+}
+
+// generatedSlices masks EndpointSlices as a whole in same-outcome, as
+// examples/kvstore does. They are generateName'd, matched by order, and
+// hold pod UIDs and IPs the replay gives per create, in the order the
+// goroutines reach it: a fault-free run and its reference differ. The
+// endpointslice target's other invariants still judge its writes.
+var generatedSlices = fuzz.Mask{Resource: "endpointslices.discovery.k8s.io",
+	Why: "generateName'd slices holding pod UIDs and IPs given per create: their match differs between fault-free runs"}
+
+// FuzzKCMStatefulSet fuzzes kube-controller-manager's StatefulSet
+// controller (KEP-5647's gate at its default, on) on a user's
+// StatefulSet: created, scaled up, its template changed, scaled down,
+// deleted and recreated.
+func FuzzKCMStatefulSet(f *testing.F) {
+	fuzz.Run(f, kcmOptions(f, "statefulset", "statefulset"))
+}
+
+// FuzzKCMStatefulSetStaleOff is FuzzKCMStatefulSet with the controller
+// built with StaleControllerConsistencyStatefulSet off.
+func FuzzKCMStatefulSetStaleOff(f *testing.F) {
+	fuzz.Run(f, kcmOptions(f, "statefulset-stale-consistency-off", "statefulset"))
+}
+
+// FuzzKCMReplicaSet fuzzes the ReplicaSet controller on a user's
+// ReplicaSet's lifecycle.
+func FuzzKCMReplicaSet(f *testing.F) {
+	fuzz.Run(f, kcmOptions(f, "replicaset", "replicaset"))
+}
+
+// FuzzKCMReplicaSetStaleOff is FuzzKCMReplicaSet with the controller
+// built with StaleControllerConsistencyReplicaSet off.
+func FuzzKCMReplicaSetStaleOff(f *testing.F) {
+	fuzz.Run(f, kcmOptions(f, "replicaset-stale-consistency-off", "replicaset"))
+}
+
+// FuzzKCMDeployment fuzzes the Deployment controller (the ReplicaSet
+// controller an actor beside it) on a user's Deployment's lifecycle.
+func FuzzKCMDeployment(f *testing.F) {
+	fuzz.Run(f, kcmOptions(f, "deployment", "deployment"))
+}
+
+// FuzzKCMJob fuzzes the Job controller on a user's Job: created,
+// its parallelism raised, its deadline set, parallelism lowered, deleted
+// and recreated.
+func FuzzKCMJob(f *testing.F) {
+	fuzz.Run(f, kcmOptions(f, "job", "job"))
+}
+
+// FuzzKCMDaemonSet fuzzes the DaemonSet controller on a user's
+// DaemonSet, its template changed thrice, deleted and recreated.
+func FuzzKCMDaemonSet(f *testing.F) {
+	fuzz.Run(f, kcmOptions(f, "daemonset", "daemonset"))
+}
+
+// FuzzKCMEndpointSlice fuzzes the EndpointSlice controller on a Service
+// whose ReplicaSet's pods come and go.
+func FuzzKCMEndpointSlice(f *testing.F) {
+	fuzz.Run(f, kcmOptions(f, "endpointslice", "endpointslice"))
+}
