@@ -17,10 +17,15 @@ import (
 // after it starts, as an operator's main exits when its manager's caches
 // did not sync in time.
 func exitingTarget(container bool, err error) Target {
+	return exitingTimes(container, err, 1)
+}
+
+// exitingTimes is exitingTarget whose first n instances exit.
+func exitingTimes(container bool, err error, n int32) Target {
 	var runs atomic.Int32
-	return Target{Name: "exits-once", Doc: "an annotating target whose first Run returns an error after 5 s", Container: container,
+	return Target{Name: "exits", Doc: "an annotating target whose first Runs return an error after 5 s", Container: container,
 		Run: func(ctx context.Context, env *Env) error {
-			if runs.Add(1) == 1 {
+			if runs.Add(1) <= n {
 				select {
 				case <-time.After(5 * time.Second):
 					return err
@@ -34,7 +39,8 @@ func exitingTarget(container bool, err error) Target {
 
 // TestContainerExit runs a target whose first Run returns an error. As a
 // Pod's container (Target.Container), it is restarted after the kubelet's
-// first backoff (10 s) and every invariant holds. Without the flag, or
+// first backoff (10 s) and every invariant holds. One that exits every
+// time is restarted after 10, 20, 40 s, until the run ends. Without the flag, or
 // with a setup error (ErrTarget), its run ends with it, as before.
 func TestContainerExit(t *testing.T) {
 	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
@@ -42,10 +48,15 @@ func TestContainerExit(t *testing.T) {
 	tests := []struct {
 		name       string
 		target     Target
-		wantExits  []time.Duration // when it exited; restarted 10 s later
+		wantExits  []time.Duration // when it exited
+		wantAfter  []time.Duration // when it restarted (-1: the run ended first)
 		wantBroken []string        // invariants that fire
 	}{
-		{name: "restart - target exits with error - pass", target: exitingTarget(true, exit), wantExits: []time.Duration{5 * time.Second}},
+		{name: "restart - target exits with error - pass", target: exitingTarget(true, exit),
+			wantExits: []time.Duration{5 * time.Second}, wantAfter: []time.Duration{15 * time.Second}},
+		{name: "restart - target exits every time - backoff 10, 20, 40 s, then the run ends, converged - fail", target: exitingTimes(true, exit, 100),
+			wantExits: []time.Duration{5 * time.Second, 20 * time.Second, 45 * time.Second, 90 * time.Second},
+			wantAfter: []time.Duration{15 * time.Second, 40 * time.Second, 85 * time.Second, -1}, wantBroken: []string{"converged"}},
 		{name: "restart - target exits with error, without the flag - not restarted, clean-stop and converged - fail",
 			target: exitingTarget(false, exit), wantBroken: []string{"clean-stop", "converged"}},
 		{name: "restart - target fails its setup (ErrTarget) - not restarted, clean-stop and converged - fail",
@@ -61,11 +72,11 @@ func TestContainerExit(t *testing.T) {
 				t.Fatalf("exits: got %v, want at %v", obs.Exits, tc.wantExits)
 			}
 			for i, e := range obs.Exits {
-				if e.At != tc.wantExits[i] || e.RestartedAt != e.At+10*time.Second || e.Err != exit.Error() {
-					t.Errorf("exit %d: got %+v, want at %v, restarted 10 s later, error %q", i, e, tc.wantExits[i], exit)
+				if e.At != tc.wantExits[i] || e.RestartedAt != tc.wantAfter[i] || e.Err != exit.Error() {
+					t.Errorf("exit %d: got %+v, want at %v, restarted at %v, error %q", i, e, tc.wantExits[i], tc.wantAfter[i], exit)
 				}
 			}
-			if len(obs.Exits) > 0 && obs.SyncedAt < obs.Exits[0].RestartedAt {
+			if len(tc.wantBroken) == 0 && obs.SyncedAt < obs.Exits[0].RestartedAt {
 				t.Errorf("synced at: got %v, want at or after the restart at %v", obs.SyncedAt, obs.Exits[0].RestartedAt)
 			}
 			results := oracle.Judge(obs)
@@ -73,6 +84,9 @@ func TestContainerExit(t *testing.T) {
 				if results[name] == nil {
 					t.Errorf("%s: got it to hold, want it to fire", name)
 				}
+			}
+			if err := results["clean-stop"]; len(obs.Exits) > 0 && err != nil {
+				t.Errorf("clean-stop: got %v, want it to hold (an exit is no target error)", err)
 			}
 			if len(tc.wantBroken) > 0 {
 				return

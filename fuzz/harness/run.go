@@ -350,7 +350,10 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 				obs.FirstPanicAt = in.panicAt
 			}
 		}
-		if in.err != nil && !errors.Is(in.err, context.Canceled) {
+		if at, ok := in.exited(); ok && s.Target.Container && at < stoppedAt {
+			// it exited, and the run ended within the kubelet's backoff
+			obs.Exits = append(obs.Exits, observe.Exit{At: at, RestartedAt: -1, Err: in.err.Error()})
+		} else if in.err != nil && !errors.Is(in.err, context.Canceled) {
 			obs.Errors = append(obs.Errors, fmt.Sprintf("Run returned: %v", in.err))
 		}
 	case <-time.After(observe.StopGrace):

@@ -203,7 +203,8 @@ const GateAtomicFIFO = "AtomicFIFO"
 type Exit struct {
 	// At is when its Run returned, in virtual time.
 	At time.Duration
-	// RestartedAt is when a fresh instance started.
+	// RestartedAt is when a fresh instance started; -1 if the run ended
+	// within the kubelet's backoff.
 	RestartedAt time.Duration
 	// Err is the error its Run returned.
 	Err string

@@ -172,6 +172,10 @@ func WriteFile(dir, name string, data []byte) error {
 func exitsText(exits []observe.Exit) string {
 	parts := make([]string, 0, len(exits))
 	for _, e := range exits {
+		if e.RestartedAt < 0 {
+			parts = append(parts, fmt.Sprintf("at %v, the run ended before its restart", e.At.Round(time.Millisecond)))
+			continue
+		}
 		parts = append(parts, fmt.Sprintf("at %v, restarted at %v", e.At.Round(time.Millisecond), e.RestartedAt.Round(time.Millisecond)))
 	}
 	return fmt.Sprintf("exits: %d (Run returned an error; the kubelet restarted it, cold): %s; the first: %s", len(exits), strings.Join(parts, "; "), exits[0].Err)
