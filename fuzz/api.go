@@ -89,6 +89,10 @@ type Target = harness.Target
 // Env is what a target gets to run against one replay (harness.Env).
 type Env = harness.Env
 
+// ErrTarget is what a target's error wraps when it could not be set up
+// (harness.ErrTarget). A Container target's such error is no exit.
+var ErrTarget = harness.ErrTarget
+
 // Probe collects a target's notifications, store and HasSynced
 // (harness.Probe).
 type Probe = harness.Probe

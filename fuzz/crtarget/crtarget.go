@@ -134,7 +134,9 @@ func ControllerOptions() controller.Options {
 // setup add the controllers under test to it, and runs it until the run
 // stops it. Its client path is the run's. The manager's reflectors follow
 // client-go's WatchListClient gate, which the run sets
-// (fuzz.Target.WatchListGate).
+// (fuzz.Target.WatchListGate). It is a Pod's container
+// (fuzz.Target.Container): an error from the manager's Start is an exit
+// the run restarts it after, as the kubelet would.
 func Target(name, doc string, setup func(manager.Manager) error) fuzz.Target {
 	return TargetWithOptions(name, doc, manager.Options{}, setup)
 }
@@ -146,16 +148,28 @@ func Target(name, doc string, setup func(manager.Manager) error) fuzz.Target {
 // manager from a copy of opts. What opts points to (the scheme) is shared
 // by every run and must not change once the campaign starts.
 func TargetWithOptions(name, doc string, opts manager.Options, setup func(manager.Manager) error) fuzz.Target {
-	return fuzz.Target{Name: name, Doc: doc, WatchListGate: true, Run: func(ctx context.Context, env *fuzz.Env) error {
+	return fuzz.Target{Name: name, Doc: doc, WatchListGate: true, Container: true, Run: func(ctx context.Context, env *fuzz.Env) error {
 		mgr, err := NewManager(env, opts)
 		if err != nil {
-			return err
+			return setupError(err)
 		}
 		if err := setup(mgr); err != nil {
-			return err
+			return setupError(err)
 		}
+		// An operator's main exits when Start returns an error, such as
+		// a cache that did not sync within CacheSyncTimeout. The kubelet
+		// restarts its container (Container).
 		return mgr.Start(ctx)
 	}}
+}
+
+// setupError is err wrapping fuzz.ErrTarget: a manager that could not be
+// built is the test's failure, not an exit the kubelet would restart.
+func setupError(err error) error {
+	if errors.Is(err, fuzz.ErrTarget) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", fuzz.ErrTarget, err)
 }
 
 // wire registers the probe with mgr's informer of env.Resource: the typed

@@ -29,6 +29,11 @@ import (
 // (NotStopped), it is cut off as a crashed one is. Then a fresh instance
 // starts.
 //
+// A target that runs as a Pod's container (Target.Container) may exit:
+// its Run returns an error while the run goes on. The kubelet restarts it
+// after its backoff (containerBackoff), so the run starts a fresh instance
+// then, cut off as a crashed one is.
+//
 // The invariants judge the last instance's deliveries, store and sync.
 // The panics and errors every instance recorded before it ended count too.
 
@@ -49,6 +54,7 @@ type instance struct {
 	panic     any
 	panicAt   time.Duration
 	panicSite string
+	endedAt   time.Duration // when its Run returned
 
 	mu        sync.Mutex
 	stoppedAt time.Duration // when a fault stopped it; -1 unless one did
@@ -62,7 +68,8 @@ type instance struct {
 // startInstance starts a fresh instance of s.Target on transport, running
 // until ctx (the run's) is done. It is made cur's instance before it sends
 // a request, and its deliveries are timed from start.
-func startInstance(ctx context.Context, s Spec, transport http.RoundTripper, start time.Time, cache *level.Cache, cur *atomic.Pointer[instance]) {
+// A Container target's instance calls ended once its Run has returned.
+func startInstance(ctx context.Context, s Spec, transport http.RoundTripper, start time.Time, cache *level.Cache, cur *atomic.Pointer[instance], ended func()) {
 	probe := NewProbe(start)
 	if cache != nil && s.Level == level.Typed {
 		probe.known = cache.Known
@@ -83,6 +90,9 @@ func startInstance(ctx context.Context, s Spec, transport http.RoundTripper, sta
 	// fault at its first request stops or crashes cur's instance
 	cur.Store(in)
 	go func() {
+		if target.Container {
+			defer ended()
+		}
 		defer close(in.done)
 		defer func() {
 			if in.panic = recover(); in.panic != nil {
@@ -90,6 +100,7 @@ func startInstance(ctx context.Context, s Spec, transport http.RoundTripper, sta
 			}
 		}()
 		in.err = target.Run(ctx, in.env)
+		in.endedAt = time.Since(start)
 	}()
 }
 
@@ -145,6 +156,21 @@ func (in *instance) crashed() (time.Duration, bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return in.crashedAt, in.crashedAt >= 0 && in.stoppedAt < 0
+}
+
+// exited returns when the instance's Run returned an error, and whether
+// it did while the instance ran on: no fault stopped or crashed it, and it
+// did not panic. A Container target's such instance has exited. An error
+// wrapping ErrTarget (it could not be set up) is no exit.
+func (in *instance) exited() (time.Duration, bool) {
+	select {
+	case <-in.done:
+	default:
+		return 0, false
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.endedAt, in.err != nil && !errors.Is(in.err, ErrTarget) && in.panic == nil && in.stoppedAt < 0 && in.crashedAt < 0
 }
 
 // failures adds to obs what a crashed instance recorded before it crashed:

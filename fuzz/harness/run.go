@@ -174,7 +174,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	acts := startActors(ctx, s, srv, start, wake, obs) // nil: no actors
-	startInstance(ctx, s, transport, start, s.Cache, &cur)
+	startInstance(ctx, s, transport, start, s.Cache, &cur, wake)
 	var crashedOnes []*instance
 
 	// The truth can change during the run (a recreate fault adds events
@@ -209,6 +209,27 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 		lookedAt = now
 		w.look(now)
 		if in := cur.Load(); in != nil {
+			if at, ok := in.exited(); ok && s.Target.Container {
+				// A container that exited is restarted by the kubelet after
+				// its backoff, cold, as after a crash.
+				if restartAt := at + containerBackoff(len(obs.Exits)); now < restartAt {
+					if now >= end() {
+						break
+					}
+					select {
+					case <-time.After(min(restartAt, end()) - now):
+					case <-ended:
+					}
+					continue
+				}
+				in.crash(now)
+				crashedOnes = append(crashedOnes, in)
+				obs.Exits = append(obs.Exits, observe.Exit{At: at, RestartedAt: now, Err: in.err.Error()})
+				srv.ForgetListings()
+				startInstance(ctx, s, transport, start, s.Cache, &cur, wake)
+				obs.SyncedAt, snaps, delivered, step = -1, nil, 0, tick
+				continue
+			}
 			if at, ok := in.crashed(); ok {
 				// A fresh instance starts, cold; the crashed one's
 				// requests fail from now on, and it is stopped with
@@ -216,7 +237,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 				crashedOnes = append(crashedOnes, in)
 				obs.Crashes = append(obs.Crashes, at)
 				srv.ForgetListings()
-				startInstance(ctx, s, transport, start, s.Cache, &cur)
+				startInstance(ctx, s, transport, start, s.Cache, &cur, wake)
 				obs.SyncedAt, snaps, delivered, step = -1, nil, 0, tick
 				continue
 			}
@@ -241,7 +262,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 				obs.Restarts = append(obs.Restarts, at)
 				srv.ForgetListings()
 				w.stopping.Store(false)
-				startInstance(ctx, s, transport, start, s.Cache, &cur)
+				startInstance(ctx, s, transport, start, s.Cache, &cur, wake)
 				obs.SyncedAt, snaps, delivered, step = -1, nil, 0, tick
 				continue
 			}
@@ -329,7 +350,10 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 				obs.FirstPanicAt = in.panicAt
 			}
 		}
-		if in.err != nil && !errors.Is(in.err, context.Canceled) {
+		if at, ok := in.exited(); ok && s.Target.Container && at < stoppedAt {
+			// it exited, and the run ended within the kubelet's backoff
+			obs.Exits = append(obs.Exits, observe.Exit{At: at, RestartedAt: -1, Err: in.err.Error()})
+		} else if in.err != nil && !errors.Is(in.err, context.Canceled) {
 			obs.Errors = append(obs.Errors, fmt.Sprintf("Run returned: %v", in.err))
 		}
 	case <-time.After(observe.StopGrace):

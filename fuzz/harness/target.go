@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Target is client-go code a run drives against a replay.
@@ -40,6 +41,30 @@ type Target struct {
 	// a field differs. Every other field is compared as for any target.
 	// Nil: stored objects are compared whole.
 	StoreOmits []string
+	// Container says the target runs as a Pod's container, as an operator
+	// does in a Deployment's pod. Its Run returning an error while the run
+	// goes on is the process exiting. The kubelet then restarts it, cold,
+	// after a backoff: 10 s, doubling at each exit, at most 5 minutes
+	// (CrashLoopBackOff; k8s.io/kubernetes pkg/kubelet/kubelet.go,
+	// backOffPeriod and MaxContainerBackOff). The run does the same
+	// (Observation.Exits). Without it, such a Run's error is the run's end
+	// for the target, judged as it is.
+	Container bool
+}
+
+// containerBackoff is how long the kubelet waits to restart a container
+// that exited n times before: 10 s, doubling, at most 5 minutes. It does
+// not model the kubelet forgetting the backoff after a container ran 10
+// minutes (a run's restarts come within its watchdog).
+func containerBackoff(n int) time.Duration {
+	d := 10 * time.Second
+	for range n {
+		d *= 2
+		if d >= 5*time.Minute {
+			return 5 * time.Minute
+		}
+	}
+	return d
 }
 
 // ErrTarget is returned when a target cannot be set up.

@@ -169,6 +169,11 @@ type Observation struct {
 	// virtual time. Its context was cancelled. Once its Run had returned, a
 	// fresh instance started, cold (as after a crash).
 	Restarts []time.Duration
+	// Exits are when the target, a Pod's container (Target.Container),
+	// exited: its Run returned an error while the run went on. After the
+	// kubelet's backoff a fresh instance started, cold (as after a crash).
+	// An exit's error is not one of Errors.
+	Exits []Exit
 	// NotStopped says the target's Run had not returned a minute (virtual)
 	// after its context was cancelled.
 	NotStopped bool
@@ -193,3 +198,14 @@ type Observation struct {
 // (features.AtomicFIFO from v0.36 on). Observation.Gates says under this
 // name whether the run had it. consistent-view is judged only with it on.
 const GateAtomicFIFO = "AtomicFIFO"
+
+// Exit is one exit of a container target (Observation.Exits).
+type Exit struct {
+	// At is when its Run returned, in virtual time.
+	At time.Duration
+	// RestartedAt is when a fresh instance started; -1 if the run ended
+	// within the kubelet's backoff.
+	RestartedAt time.Duration
+	// Err is the error its Run returned.
+	Err string
+}

@@ -126,12 +126,15 @@ func checkProgress(o *observe.Observation) error {
 	if !ok || !open {
 		return nil
 	}
-	// SyncedAt is the last instance's. A fresh instance, after a crash or
-	// a restart, has the bound from its start. A persistent
+	// SyncedAt is the last instance's. A fresh instance, after a crash, a
+	// restart or an exit, has the bound from its start. A persistent
 	// crash-after-write makes one at any later write, such as an Event's
 	// series update minutes on.
 	for _, at := range append(append([]time.Duration(nil), o.Crashes...), o.Restarts...) {
 		first = max(first, at)
+	}
+	for _, e := range o.Exits { // a container the kubelet restarted
+		first = max(first, e.RestartedAt)
 	}
 	if o.SyncedAt >= 0 && o.SyncedAt <= first+progressBound {
 		return nil

@@ -109,6 +109,9 @@ func Text(f Facts) string {
 		e := out.Observation.BoundEnd
 		fmt.Fprintf(&b, "ended: at its first broken behaviour bound, %s, crossed at %v of virtual time (the run looked no further)\n", e.Invariant, e.At)
 	}
+	if out.Observation != nil && len(out.Observation.Exits) > 0 {
+		fmt.Fprintf(&b, "%s\n", exitsText(out.Observation.Exits))
+	}
 	fmt.Fprintf(&b, "%s\n", activitySummary(out.Observation))
 	if out.Input == nil {
 		b.WriteString("input: none (the plan has no byte form; Campaign.CheckPlan runs it, plan.yaml holds it)")
@@ -160,4 +163,20 @@ func WriteFile(dir, name string, data []byte) error {
 		return fmt.Errorf("%w: %v", ErrReport, err)
 	}
 	return nil
+}
+
+// exitsText says when a container target exited and was restarted, and
+// why the first time:
+//
+//	exits: 2 (Run returned an error; the kubelet restarted it, cold): at 2m0s, restarted at 2m10s; at 4m12s, restarted at 4m32s; the first: timed out
+func exitsText(exits []observe.Exit) string {
+	parts := make([]string, 0, len(exits))
+	for _, e := range exits {
+		if e.RestartedAt < 0 {
+			parts = append(parts, fmt.Sprintf("at %v, the run ended before its restart", e.At.Round(time.Millisecond)))
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("at %v, restarted at %v", e.At.Round(time.Millisecond), e.RestartedAt.Round(time.Millisecond)))
+	}
+	return fmt.Sprintf("exits: %d (Run returned an error; the kubelet restarted it, cold): %s; the first: %s", len(exits), strings.Join(parts, "; "), exits[0].Err)
 }
