@@ -115,69 +115,78 @@ func uptimeConfig(schedule string) string {
 	return "heartbeat.monitors:\n- type: http\n  id: web\n  urls: [\"http://web.e2e-eck.svc:8080\"]\n  schedule: '" + schedule + "'\noutput.console:\n  pretty: true\n"
 }
 
-// eckActor is the scenario's user. They create, change and delete
-// Beats, and the Secret of one's config. Each change is a second apart,
-// so that each comes at a time of its own in the recording.
-type eckActor struct {
-	cs    kubernetes.Interface
-	dyn   dynamic.Interface
-	pause time.Duration
+// crUser is a user of one custom resource and of the Secret holding a
+// config file. Each change is a second apart, so that each comes at a
+// time of its own in the recording.
+type crUser struct {
+	cs     kubernetes.Interface
+	dyn    dynamic.Interface
+	pause  time.Duration
+	gvr    schema.GroupVersionResource
+	ns     string
+	secret string                    // the config Secret's name
+	key    string                    // its config file's key
+	config func(value string) string // the config file, with one value changed
 }
 
-func (a eckActor) create(ctx context.Context, b *unstructured.Unstructured) error {
-	if _, err := a.dyn.Resource(beatGVR).Namespace(eckNS).Create(ctx, b, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("create beat %s: %w", b.GetName(), err)
+func (a crUser) create(ctx context.Context, u *unstructured.Unstructured) error {
+	if _, err := a.dyn.Resource(a.gvr).Namespace(a.ns).Create(ctx, u, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create %s %s: %w", a.gvr.Resource, u.GetName(), err)
 	}
 	time.Sleep(a.pause)
 	return nil
 }
 
-func (a eckActor) update(ctx context.Context, name string, change func(*unstructured.Unstructured) error) error {
-	bs := a.dyn.Resource(beatGVR).Namespace(eckNS)
-	b, err := bs.Get(ctx, name, metav1.GetOptions{})
+func (a crUser) update(ctx context.Context, name string, change func(*unstructured.Unstructured) error) error {
+	rs := a.dyn.Resource(a.gvr).Namespace(a.ns)
+	u, err := rs.Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return fmt.Errorf("get beat %s: %w", name, err)
+		return fmt.Errorf("get %s %s: %w", a.gvr.Resource, name, err)
 	}
-	if err := change(b); err != nil {
-		return fmt.Errorf("change beat %s: %w", name, err)
+	if err := change(u); err != nil {
+		return fmt.Errorf("change %s %s: %w", a.gvr.Resource, name, err)
 	}
-	if _, err := bs.Update(ctx, b, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("update beat %s: %w", name, err)
-	}
-	time.Sleep(a.pause)
-	return nil
-}
-
-func (a eckActor) delete(ctx context.Context, name string) error {
-	if err := a.dyn.Resource(beatGVR).Namespace(eckNS).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
-		return fmt.Errorf("delete beat %s: %w", name, err)
+	if _, err := rs.Update(ctx, u, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("update %s %s: %w", a.gvr.Resource, name, err)
 	}
 	time.Sleep(a.pause)
 	return nil
 }
 
-// putSecret creates the config Secret, or updates its heartbeat.yml.
-func (a eckActor) putSecret(ctx context.Context, schedule string) error {
-	ss := a.cs.CoreV1().Secrets(eckNS)
-	s, err := ss.Get(ctx, eckConfigSecret, metav1.GetOptions{})
+func (a crUser) delete(ctx context.Context, name string) error {
+	if err := a.dyn.Resource(a.gvr).Namespace(a.ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		return fmt.Errorf("delete %s %s: %w", a.gvr.Resource, name, err)
+	}
+	time.Sleep(a.pause)
+	return nil
+}
+
+// putSecret creates the config Secret, or updates its config file.
+func (a crUser) putSecret(ctx context.Context, value string) error {
+	ss := a.cs.CoreV1().Secrets(a.ns)
+	s, err := ss.Get(ctx, a.secret, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		s = &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: eckNS, Name: eckConfigSecret}}
-		s.StringData = map[string]string{"beat.yml": uptimeConfig(schedule)}
+		s = &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: a.ns, Name: a.secret}}
+		s.StringData = map[string]string{a.key: a.config(value)}
 		if _, err := ss.Create(ctx, s, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create secret %s: %w", eckConfigSecret, err)
+			return fmt.Errorf("create secret %s: %w", a.secret, err)
 		}
 	case err != nil:
-		return fmt.Errorf("get secret %s: %w", eckConfigSecret, err)
+		return fmt.Errorf("get secret %s: %w", a.secret, err)
 	default:
-		s.Data = map[string][]byte{"beat.yml": []byte(uptimeConfig(schedule))}
+		s.Data = map[string][]byte{a.key: []byte(a.config(value))}
 		if _, err := ss.Update(ctx, s, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("update secret %s: %w", eckConfigSecret, err)
+			return fmt.Errorf("update secret %s: %w", a.secret, err)
 		}
 	}
 	time.Sleep(a.pause)
 	return nil
 }
+
+// eckActor is the Beat scenario's user: they create, change and delete
+// Beats, and the Secret of one's config.
+type eckActor struct{ crUser }
 
 // setField returns a change that sets the Beat's field at path to v.
 func setField(v any, path ...string) func(*unstructured.Unstructured) error {

@@ -2,15 +2,10 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -75,7 +70,7 @@ func TestRecordECKAgent(t *testing.T) {
 	if err := ensureNamespaces(ctx, cs, agentNS); err != nil {
 		t.Fatal(err)
 	}
-	actor := agentActor{cs: cs, dyn: dyn, pause: actorPause}
+	actor := agentActor{crUser{cs: cs, dyn: dyn, pause: actorPause, gvr: agentGVR, ns: agentNS, secret: agentConfigSecret, key: "agent.yml", config: collectorConfig}}
 	if err := actor.create(ctx, agent("node", "8.17.0", 0, agentConfig("10s"), "")); err != nil {
 		t.Fatal(err)
 	}
@@ -170,68 +165,9 @@ func collectorConfig(period string) string {
 	return "outputs:\n  default:\n    type: logstash\n    hosts: [\"logstash.e2e-eck-agent.svc:5044\"]\ninputs:\n- id: web\n  type: http/metrics\n  use_output: default\n  streams:\n  - metricsets: [json]\n    hosts: [\"http://web.e2e-eck-agent.svc:8080\"]\n    period: " + period + "\n"
 }
 
-// agentActor is the Agent scenario's user. Each change is a second
-// apart, so that each comes at a time of its own in the recording.
-type agentActor struct {
-	cs    kubernetes.Interface
-	dyn   dynamic.Interface
-	pause time.Duration
-}
-
-func (a agentActor) create(ctx context.Context, u *unstructured.Unstructured) error {
-	if _, err := a.dyn.Resource(agentGVR).Namespace(agentNS).Create(ctx, u, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("create agent %s: %w", u.GetName(), err)
-	}
-	time.Sleep(a.pause)
-	return nil
-}
-
-func (a agentActor) update(ctx context.Context, name string, change func(*unstructured.Unstructured) error) error {
-	as := a.dyn.Resource(agentGVR).Namespace(agentNS)
-	u, err := as.Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("get agent %s: %w", name, err)
-	}
-	if err := change(u); err != nil {
-		return fmt.Errorf("change agent %s: %w", name, err)
-	}
-	if _, err := as.Update(ctx, u, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("update agent %s: %w", name, err)
-	}
-	time.Sleep(a.pause)
-	return nil
-}
-
-func (a agentActor) delete(ctx context.Context, name string) error {
-	if err := a.dyn.Resource(agentGVR).Namespace(agentNS).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
-		return fmt.Errorf("delete agent %s: %w", name, err)
-	}
-	time.Sleep(a.pause)
-	return nil
-}
-
-// putSecret creates the config Secret, or updates its agent.yml.
-func (a agentActor) putSecret(ctx context.Context, period string) error {
-	ss := a.cs.CoreV1().Secrets(agentNS)
-	s, err := ss.Get(ctx, agentConfigSecret, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		s = &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: agentNS, Name: agentConfigSecret}}
-		s.StringData = map[string]string{"agent.yml": collectorConfig(period)}
-		if _, err := ss.Create(ctx, s, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create secret %s: %w", agentConfigSecret, err)
-		}
-	case err != nil:
-		return fmt.Errorf("get secret %s: %w", agentConfigSecret, err)
-	default:
-		s.Data = map[string][]byte{"agent.yml": []byte(collectorConfig(period))}
-		if _, err := ss.Update(ctx, s, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("update secret %s: %w", agentConfigSecret, err)
-		}
-	}
-	time.Sleep(a.pause)
-	return nil
-}
+// agentActor is the Agent scenario's user: they create, change and
+// delete Agents, and the Secret of the collector's config.
+type agentActor struct{ crUser }
 
 // mutate is the recorded scenario. A collector Agent is created from a
 // config Secret, run as a Deployment. The node Agent is upgraded (8.17.0

@@ -49,7 +49,7 @@ func TestRecordECK(t *testing.T) {
 	if err := ensureNamespaces(ctx, cs, eckNS); err != nil {
 		t.Fatal(err)
 	}
-	actor := eckActor{cs: cs, dyn: dyn, pause: actorPause}
+	actor := eckActor{crUser{cs: cs, dyn: dyn, pause: actorPause, gvr: beatGVR, ns: eckNS, secret: eckConfigSecret, key: "beat.yml", config: uptimeConfig}}
 	if err := actor.prepopulate(ctx); err != nil {
 		t.Fatal(err)
 	}
