@@ -102,17 +102,7 @@ func TestRecordECKAgent(t *testing.T) {
 			t.Fatalf("%s: load %s: got error %v, want none", r.name, r.out, err)
 		}
 		t.Run("record eck agent - "+r.name+" - history ends at the real final state, the node agent recreated - pass", func(t *testing.T) {
-			for _, res := range eckAgentResources {
-				l, ok := h.Log(res)
-				if !ok {
-					t.Fatalf("%s: got no log, want one", res)
-				}
-				got, err := historyState(l)
-				if err != nil {
-					t.Fatal(err)
-				}
-				compareStates(t, res.Resource+" history final state", got, want[res.Resource])
-			}
+			checkFinalStates(t, h, eckAgentResources, want)
 			l, _ := h.Log(eckAgentResources[0])
 			if err := checkRecreatedKey(l, agentNS+"/node"); err != nil {
 				t.Error(err)

@@ -78,17 +78,7 @@ func TestRecordECK(t *testing.T) {
 			t.Fatalf("%s: load %s: got error %v, want none", r.name, r.out, err)
 		}
 		t.Run("record eck - "+r.name+" - history ends at the real final state, the metrics beat recreated - pass", func(t *testing.T) {
-			for _, res := range eckResources {
-				l, ok := h.Log(res)
-				if !ok {
-					t.Fatalf("%s: got no log, want one", res)
-				}
-				got, err := historyState(l)
-				if err != nil {
-					t.Fatal(err)
-				}
-				compareStates(t, res.Resource+" history final state", got, want[res.Resource])
-			}
+			checkFinalStates(t, h, eckResources, want)
 			l, _ := h.Log(eckResources[0])
 			if err := checkRecreatedKey(l, eckNS+"/metrics"); err != nil {
 				t.Error(err)

@@ -65,17 +65,7 @@ func TestRecordKVStore(t *testing.T) {
 			t.Fatalf("%s: load %s: got error %v, want none", r.name, r.out, err)
 		}
 		t.Run("record kvstore - "+r.name+" - history ends at the real final state, the kvstore scaled down - pass", func(t *testing.T) {
-			for _, res := range kvStoreResources {
-				l, ok := h.Log(res)
-				if !ok {
-					t.Fatalf("%s: got no log, want one", res)
-				}
-				got, err := historyState(l)
-				if err != nil {
-					t.Fatal(err)
-				}
-				compareStates(t, res.Resource+" history final state", got, want[res.Resource])
-			}
+			checkFinalStates(t, h, kvStoreResources, want)
 			l, _ := h.Log(kvStoreResources[0])
 			if err := checkScaledDown(l); err != nil {
 				t.Error(err)

@@ -115,6 +115,23 @@ func replayInformer(t *testing.T, h *history.History, l *history.Log, watchList 
 	return res
 }
 
+// checkFinalStates compares each resource's history's final state in h
+// with want, the real cluster's, by resource name.
+func checkFinalStates(t *testing.T, h *history.History, resources []history.Resource, want map[string]map[string]map[string]any) {
+	t.Helper()
+	for _, res := range resources {
+		l, ok := h.Log(res)
+		if !ok {
+			t.Fatalf("%s: got no log, want one", res)
+		}
+		got, err := historyState(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareStates(t, res.Resource+" history final state", got, want[res.Resource])
+	}
+}
+
 // compareStates fails t when got and want differ in keys, resourceVersions
 // or any byte of any object's content.
 func compareStates(t *testing.T, what string, got, want map[string]map[string]any) {
