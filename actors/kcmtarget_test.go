@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,6 +74,9 @@ func TestKCMSeedsConverge(t *testing.T) {
 		{"endpointslice", "endpointslice", sliceRes, servicesRes, -1},
 	}
 	for _, tc := range tests {
+		if !slices.Contains(actors.Targets(), tc.target) {
+			continue // a gate-off twin, on a kubernetes without the gate
+		}
 		o := kcmOptions(t, tc.target, tc.history)
 		c, err := fuzz.NewCampaign(o)
 		if err != nil {

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/kubernetes/cmd/kube-controller-manager/names"
 
 	"github.com/lwreplay/lwreplay/actor"
@@ -96,8 +98,14 @@ var targets = func() []targetSpec {
 			beside: []string{names.ReplicaSetController}, nodes: pods},
 	}
 	var out []targetSpec
+	known := utilfeature.DefaultMutableFeatureGate.GetAll()
 	for _, t := range base {
 		t.doc = fmt.Sprintf("%s (k8s.io/kubernetes %s)", t.doc, KubernetesVersion())
+		for g := range t.gates {
+			if _, ok := known[featuregate.Feature(g)]; !ok {
+				t.gates = nil // a kubernetes before the gate: its controller as that version has it, no twin
+			}
+		}
 		out = append(out, t)
 		for g := range t.gates {
 			off := t
@@ -151,9 +159,18 @@ func Target(name string) (ControllerTarget, error) {
 			StoreOmits: []string{"metadata.managedFields"}, Run: targetRun(s)},
 		Resource: s.resource,
 		Actors:   acts,
-		Gates:    harness.Gates{harness.GateAtomicFIFO: true},
+		Gates:    gatesFor(s),
 		KCMGates: s.gates,
 	}, nil
+}
+
+// gatesFor is the client-go gates a run of s fixes: AtomicFIFO on when
+// s's controller is built with a KEP-5647 gate, which needs it.
+func gatesFor(s targetSpec) harness.Gates {
+	if len(s.gates) == 0 {
+		return nil
+	}
+	return harness.Gates{harness.GateAtomicFIFO: true}
 }
 
 // targetRun runs s's controller alone in a kube-controller-manager on
