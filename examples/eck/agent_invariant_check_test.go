@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/lwreplay/lwreplay/faults"
-	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -17,17 +15,7 @@ import (
 // fires once the collector Agent's Deployment is deleted after the run,
 // or scaled away from its spec's replicas.
 func TestAgentVehicleMatchesSpec(t *testing.T) {
-	o := agentOptions(agentTarget(t))
-	o.Scenarios = false
-	c, err := fuzz.NewCampaign(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := c.CheckPlan(t, 0, false, faults.Plan{})
-	if out.Failed() {
-		t.Fatalf("fault-free run: got a report, want none:\n%s", out.Report)
-	}
-	obs := out.Observation
+	obs := faultFreeRun(t, agentOptions(agentTarget(t)))
 	deps, ok := obs.Served.Log(deployments)
 	if !ok || len(deps.StateAt(deps.End())) != 1 {
 		t.Fatalf("served deployments: got %v, want the collector's one", ok)

@@ -16,17 +16,7 @@ import (
 // a Beat's workload is deleted after the run: a Deployment the uptime Beat
 // asks for, gone.
 func TestVehicleMatchesSpec(t *testing.T) {
-	o := options(target(t))
-	o.Scenarios = false
-	c, err := fuzz.NewCampaign(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := c.CheckPlan(t, 0, false, faults.Plan{})
-	if out.Failed() {
-		t.Fatalf("fault-free run: got a report, want none:\n%s", out.Report)
-	}
-	obs := out.Observation
+	obs := faultFreeRun(t, options(target(t)))
 	deps, ok := obs.Served.Log(deployments)
 	if !ok || len(deps.StateAt(deps.End())) == 0 {
 		t.Fatalf("served deployments: got none, want the operator's")
@@ -73,4 +63,21 @@ func TestVehicleMatchesSpec(t *testing.T) {
 			}
 		})
 	}
+}
+
+// faultFreeRun runs o's first cassette once, on the LIST path, with no
+// fault and no scenario, and returns what the run saw. It fails t when
+// the run is reported.
+func faultFreeRun(t *testing.T, o fuzz.Options) *fuzz.Observation {
+	t.Helper()
+	o.Scenarios = false
+	c, err := fuzz.NewCampaign(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := c.CheckPlan(t, 0, false, faults.Plan{})
+	if out.Failed() {
+		t.Fatalf("fault-free run: got a report, want none:\n%s", out.Report)
+	}
+	return out.Observation
 }
