@@ -140,16 +140,13 @@ func decodeBody(req Request) (decoded, error) {
 	return decoded{obj: obj, warnings: warnings}, nil
 }
 
-// decodeTyped is req's body, a built-in kind's JSON or YAML object,
-// decoded strictly into its Go type, defaulted, and held unstructured.
-// strictErr is the decode's strict error (unknown or duplicate fields), or
-// nil. It is not ok for a body the general way must answer.
+// decodeTyped is req's body, a built-in kind's JSON, YAML or protobuf
+// object, decoded into its Go type (JSON and YAML strictly), defaulted,
+// and held unstructured. strictErr is the decode's strict error (unknown
+// or duplicate fields), or nil. It is not ok for a body the general way
+// must answer.
 func decodeTyped(req Request) (obj *unstructured.Unstructured, strictErr error, ok bool) {
-	body, ok := typedBody(req)
-	if !ok {
-		return nil, nil, false
-	}
-	if b := bytes.TrimLeft(body, " \t\r\n"); len(b) == 0 || b[0] != '{' {
+	if !req.Kind.Builtin {
 		return nil, nil, false
 	}
 	k := gvk(req.Kind)
@@ -157,15 +154,13 @@ func decodeTyped(req Request) (obj *unstructured.Unstructured, strictErr error, 
 	if err != nil {
 		return nil, nil, false
 	}
-	out, _, err := strictJSON.Decode(body, &k, into)
-	if (err != nil && !runtime.IsStrictDecodingError(err)) || out != into {
-		return nil, nil, false // out is another kind's object
-	}
-	// the decode leaves the body's kind and apiVersion in the object
-	if sent := into.GetObjectKind().GroupVersionKind(); sent != k && !sent.Empty() {
+	if media, _, err := mime.ParseMediaType(req.ContentType); err == nil && media == mediaProtobuf {
+		if !decodeProtobuf(req.Body, k, into) {
+			return nil, nil, false
+		}
+	} else if strictErr, ok = decodeStrict(req, k, into); !ok {
 		return nil, nil, false
 	}
-	strictErr = err
 	if req.Kind.Defaulter != nil {
 		req.Kind.Defaulter.Default(into)
 	}
@@ -173,4 +168,38 @@ func decodeTyped(req Request) (obj *unstructured.Unstructured, strictErr error, 
 		return nil, nil, false
 	}
 	return obj, strictErr, true
+}
+
+// decodeStrict decodes req's body, a JSON or YAML object of kind k, into
+// into, strictly. It is not ok for another body or one that does not
+// decode (strict errors aside): another kind's, or a syntax or type error.
+func decodeStrict(req Request, k schema.GroupVersionKind, into runtime.Object) (strictErr error, ok bool) {
+	body, ok := typedBody(req)
+	if !ok {
+		return nil, false
+	}
+	if b := bytes.TrimLeft(body, " \t\r\n"); len(b) == 0 || b[0] != '{' {
+		return nil, false
+	}
+	out, _, err := strictJSON.Decode(body, &k, into)
+	if (err != nil && !runtime.IsStrictDecodingError(err)) || out != into {
+		return nil, false // out is another kind's object
+	}
+	// the decode leaves the body's kind and apiVersion in the object
+	if sent := into.GetObjectKind().GroupVersionKind(); sent != k && !sent.Empty() {
+		return nil, false
+	}
+	return err, true
+}
+
+// decodeProtobuf decodes body, a protobuf object of kind k (as
+// controller-runtime's client sends a built-in's), into into. It is not
+// ok for a body that does not decode into k's Go type.
+func decodeProtobuf(body []byte, k schema.GroupVersionKind, into runtime.Object) bool {
+	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), mediaProtobuf)
+	if !ok {
+		return false
+	}
+	out, _, err := info.Serializer.Decode(body, &k, into)
+	return err == nil && out == into
 }

@@ -1,11 +1,16 @@
 package writes
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // TestDecodeBodyTyped holds decodeBody's one typed decode equal to the
@@ -22,6 +27,10 @@ func TestDecodeBodyTyped(t *testing.T) {
 		body       string
 		wantTyped  bool
 	}{
+		{"body - protobuf configmap (controller-runtime's client) - typed - pass", configmaps, runtime.ContentTypeProtobuf, "",
+			string(protobufBody(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}, Data: map[string]string{"k": "v"}})), true},
+		{"body - protobuf deployment to configmaps - the general way - pass", configmaps, runtime.ContentTypeProtobuf, "",
+			string(protobufOf(t, &appsv1.Deployment{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}, ObjectMeta: metav1.ObjectMeta{Name: "a"}})), false},
 		{"body - JSON configmap - typed - pass", configmaps, "application/json", "",
 			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","labels":{"x":"1"}},"data":{"k":"v"}}`, true},
 		{"body - no kind and apiVersion - typed - pass", configmaps, "application/json", "",
@@ -84,4 +93,18 @@ func TestDecodeBodyTyped(t *testing.T) {
 			}
 		})
 	}
+}
+
+// protobufOf is obj's protobuf encoding (obj names its kind).
+func protobufOf(t *testing.T, obj runtime.Object) []byte {
+	t.Helper()
+	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), runtime.ContentTypeProtobuf)
+	if !ok {
+		t.Fatal("no protobuf serializer")
+	}
+	var buf bytes.Buffer
+	if err := info.Serializer.Encode(obj, &buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
