@@ -15,8 +15,8 @@ import (
 // name that its controller leaves without pods (docs/bugs-found.md,
 // "a DaemonSet made again under its name can be left without pods"). The
 // plan makes it again while the controller is away from its watch. The
-// race is in the controller's goroutines, which no seed fixes: 3 of 34
-// runs of the gate-off twin met it, none of 6 with the gate on. So it
+// race is in the controller's goroutines, which no seed fixes: 6 of 58
+// runs of the gate-off twin met it, none of 30 with the gate on. So it
 // runs only with LWREPLAY_RERUNS=N (N runs, 40 or more advised), and
 // passes when one of them ends without pods.
 func TestKCMDaemonSetMadeAgain(t *testing.T) {
