@@ -38,8 +38,7 @@ var masks = []fuzz.Mask{
 
 // options are the Elasticsearch fuzz options: the cassettes on both
 // client paths, served at their recorded pace among the cluster's actors,
-// with Sieve's scenarios from every fault-free seed and the user's
-// invariant beside the built-in ones.
+// with the user's invariant beside the built-in ones.
 func options(t testing.TB, seen func(*fakeES)) fuzz.Options {
 	return fuzz.Options{
 		Cassettes: cassettes,
@@ -54,8 +53,13 @@ func options(t testing.TB, seen func(*fakeES)) fuzz.Options {
 		// reconciles wait on it (:153). A sync.RWMutex is no durable
 		// block in a synctest bubble: with latency the clock cannot move
 		// the holder's requests on, and the run spins (no-spin).
-		Latency:   -1,
-		Scenarios: true,
+		Latency: -1,
+		// Sieve's stale-state scenario serves every resource's N-th LIST
+		// stale (list=N): the StatefulSet too, whose update then
+		// conflicts. #5274's plan, the Elasticsearch alone stale, is
+		// TestStaleRestart's. The scenarios' 50-odd plans run minutes of
+		// virtual time each: the seeds run without them.
+		Scenarios: false,
 		Known:     crtarget.KnownFindings(),
 		Masks:     masks,
 		Extra:     []fuzz.Invariant{noScaleBelowCount},
@@ -64,8 +68,7 @@ func options(t testing.TB, seen func(*fakeES)) fuzz.Options {
 
 // FuzzElasticsearch fuzzes ECK's Elasticsearch controller on Sieve's
 // workload of elastic/cloud-on-k8s#5274. go test runs its seeds: every
-// cassette and client path, no fault, and the scenarios made from each
-// fault-free run.
+// cassette and client path, no fault.
 func FuzzElasticsearch(f *testing.F) {
 	fuzz.Run(f, options(f, nil))
 }

@@ -27,21 +27,6 @@ func TestNoScaleBelowCount(t *testing.T) {
 		t.Fatalf("fake elasticsearch requests: got none, want the operator's")
 	}
 	t.Logf("fake elasticsearch: %d requests, first %q", len(fakes[0].Requests()), fakes[0].Requests()[0])
-	for _, l := range obs.Served.Logs {
-		var keys []string
-		for _, o := range l.StateAt(l.End()) {
-			keys = append(keys, o.Key())
-		}
-		t.Logf("served %s: %d events, end state %v", l.Resource, len(l.Events), keys)
-	}
-	t.Logf("fake requests: %v", fakes[len(fakes)-1].Requests())
-	for _, r := range []history.Resource{elasticsearches, statefulSets, pods} {
-		l, _ := obs.Served.Log(r)
-		for _, e := range l.Events {
-			actor, _ := e.ByActor()
-			t.Logf("trace %s %s %s at %v rv %s by target %v actor %q replicas %d marked %v", r.Resource, e.Type, e.Object.Key(), e.At, e.RV(), e.ByTarget(), actor, replicas(e.Object), marked(e.Object))
-		}
-	}
 	next := nextRV(obs.Served)
 	sset := lastObject(t, obs.Served, statefulSets, "e2e-eck-es/es-es-default")
 	if got := replicas(sset); got != 2 {
