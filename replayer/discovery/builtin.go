@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -28,6 +29,12 @@ import (
 // subresource kinds such as Scale, Binding or Eviction, and the *Review
 // kinds have none. CustomResourceDefinitions are added: kube-apiserver
 // serves them and client-go's scheme lacks them.
+//
+// The scheme is a fresh one that client-go's AddToScheme fills, not
+// client-go's scheme.Scheme: an operator's main registers its own kinds
+// into that one (ECK's controllerscheme.SetupScheme does). Its kinds are
+// no built-in ones, and a guessed plural ("elasticsearchs") would shadow
+// the recorded discovery's ("elasticsearches").
 
 // clusterScoped are the built-in kinds kube-apiserver 1.37 serves
 // cluster-scoped (client-go's scheme does not say; its discovery does).
@@ -48,34 +55,45 @@ var gaVersion = regexp.MustCompile(`^v[0-9]+$`)
 
 // builtin is the built-in resources, derived once: the core group first,
 // then the groups by name, each group version's resources by name.
-var builtin = sync.OnceValue(func() []history.Resource {
+var builtin = sync.OnceValue(deriveBuiltin)
+
+// builtinScheme is client-go's built-in kinds alone (see above).
+var builtinScheme = sync.OnceValue(func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	_ = scheme.AddToScheme(s) // client-go's own groups always register
+	return s
+})
+
+// deriveBuiltin derives the built-in resources from builtinScheme.
+func deriveBuiltin() []history.Resource {
+	s := builtinScheme()
 	out := []history.Resource{{
 		Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions",
 		Kind: "CustomResourceDefinition", Namespaced: false,
 	}}
 	seen := map[string]bool{}
-	for _, gv := range scheme.Scheme.PreferredVersionAllGroups() {
+	for _, gv := range s.PreferredVersionAllGroups() {
 		if seen[gv.Group] {
 			continue
 		}
 		seen[gv.Group] = true
-		v, ok := preferredGA(gv.Group)
+		v, ok := preferredGA(s, gv.Group)
 		if !ok {
 			continue
 		}
-		out = append(out, resourcesOfVersion(schema.GroupVersion{Group: gv.Group, Version: v})...)
+		out = append(out, resourcesOfVersion(s, schema.GroupVersion{Group: gv.Group, Version: v})...)
 	}
 	slices.SortFunc(out, func(a, b history.Resource) int {
 		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Resource, b.Resource))
 	})
 	return out
-})
+}
 
-// preferredGA returns the newest generally available version client-go's
-// scheme has of group: the one kube-apiserver 1.37 prefers.
-func preferredGA(group string) (string, bool) {
+// preferredGA returns the newest generally available version the scheme
+// s has of group: the one kube-apiserver 1.37 prefers.
+func preferredGA(s *runtime.Scheme, group string) (string, bool) {
 	best := ""
-	for _, gv := range scheme.Scheme.PrioritizedVersionsForGroup(group) {
+	for _, gv := range s.PrioritizedVersionsForGroup(group) {
 		if gaVersion.MatchString(gv.Version) && (best == "" || version.CompareKubeAwareVersionStrings(gv.Version, best) > 0) {
 			best = gv.Version
 		}
@@ -83,20 +101,20 @@ func preferredGA(group string) (string, bool) {
 	return best, best != ""
 }
 
-// resourcesOfVersion returns the resources of gv in client-go's scheme:
-// its versioned kinds with a <Kind>List.
-func resourcesOfVersion(gv schema.GroupVersion) []history.Resource {
-	kinds := scheme.Scheme.KnownTypes(gv)
+// resourcesOfVersion returns the resources of gv in the scheme s: its
+// versioned kinds with a <Kind>List.
+func resourcesOfVersion(s *runtime.Scheme, gv schema.GroupVersion) []history.Resource {
+	kinds := s.KnownTypes(gv)
 	var out []history.Resource
 	for kind := range kinds {
 		if _, ok := kinds[kind+"List"]; !ok {
 			continue
 		}
-		obj, err := scheme.Scheme.New(gv.WithKind(kind))
+		obj, err := s.New(gv.WithKind(kind))
 		if err != nil {
 			continue
 		}
-		if unversioned, _ := scheme.Scheme.IsUnversioned(obj); unversioned { // APIGroup, registered in core v1
+		if unversioned, _ := s.IsUnversioned(obj); unversioned { // APIGroup, registered in core v1
 			continue
 		}
 		plural, _ := meta.UnsafeGuessKindToResource(gv.WithKind(kind))
