@@ -22,6 +22,7 @@ modules=(
   "examples/reconciler  10m root"
   "examples/widgets     10m root"
   "examples/eck         10m own"
+  "examples/eck/es      10m own"
   "examples/trustmanager 10m own"
   "actors               20m own"
   "examples/kvstore     10m own"
