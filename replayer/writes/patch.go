@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -327,7 +328,8 @@ func toUnstructured(k Kind, typed runtime.Object) (*unstructured.Unstructured, e
 // throughType is obj of a built-in kind decoded into its Go type and
 // back, as kube-apiserver holds and encodes it. Unknown fields are
 // dropped; the type's empty structs and null timestamps are present. It is
-// defaulted when the kind has a Defaulter (the decoder's defaulting).
+// defaulted when the kind has a Defaulter (the decoder's defaulting). A
+// Service without one gets its object-local defaults (defaultService).
 func throughType(k Kind, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	into, err := scheme.Scheme.New(gvk(k))
 	if err != nil {
@@ -338,6 +340,8 @@ func throughType(k Kind, obj *unstructured.Unstructured) (*unstructured.Unstruct
 	}
 	if k.Defaulter != nil {
 		k.Defaulter.Default(into)
+	} else if svc, ok := into.(*corev1.Service); ok && isServices(k) {
+		defaultService(svc) // the Service defaults a controller reads back (servicedefaults.go)
 	}
 	return toUnstructured(k, into)
 }
