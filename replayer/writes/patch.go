@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -338,11 +337,7 @@ func throughType(k Kind, obj *unstructured.Unstructured) (*unstructured.Unstruct
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, into); err != nil {
 		return nil, err
 	}
-	if k.Defaulter != nil {
-		k.Defaulter.Default(into)
-	} else if svc, ok := into.(*corev1.Service); ok && isServices(k) {
-		defaultService(svc) // the Service defaults a controller reads back (servicedefaults.go)
-	}
+	defaultTyped(k, into)
 	return toUnstructured(k, into)
 }
 

@@ -2,6 +2,7 @@ package writes
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -15,6 +16,19 @@ import (
 // each port's protocol and targetPort, internalTrafficPolicy. It leaves the
 // rest to the real funcs: externalTrafficPolicy (service.ExternallyAccessible),
 // a load balancer's node ports and IP mode, and every allocation.
+
+// defaultTyped defaults into, a decoded object of the built-in kind k, as
+// kube-apiserver's decoder does: with k's Defaulter, else a Service with
+// its object-local defaults (defaultService).
+func defaultTyped(k Kind, into runtime.Object) {
+	if k.Defaulter != nil {
+		k.Defaulter.Default(into)
+		return
+	}
+	if svc, ok := into.(*corev1.Service); ok && isServices(k) {
+		defaultService(svc)
+	}
+}
 
 // isServices says k is the core group's services.
 func isServices(k Kind) bool {
