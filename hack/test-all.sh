@@ -26,6 +26,7 @@ modules=(
   "examples/trustmanager 10m own"
   "actors               20m own"
   "examples/kvstore     10m own"
+  "examples/kuberay     10m own"
 )
 
 vet_only=false

@@ -161,9 +161,7 @@ func decodeTyped(req Request) (obj *unstructured.Unstructured, strictErr error, 
 	} else if strictErr, ok = decodeStrict(req, k, into); !ok {
 		return nil, nil, false
 	}
-	if req.Kind.Defaulter != nil {
-		req.Kind.Defaulter.Default(into)
-	}
+	defaultTyped(req.Kind, into)
 	if obj, err = toUnstructured(req.Kind, into); err != nil {
 		return nil, nil, false
 	}

@@ -327,7 +327,8 @@ func toUnstructured(k Kind, typed runtime.Object) (*unstructured.Unstructured, e
 // throughType is obj of a built-in kind decoded into its Go type and
 // back, as kube-apiserver holds and encodes it. Unknown fields are
 // dropped; the type's empty structs and null timestamps are present. It is
-// defaulted when the kind has a Defaulter (the decoder's defaulting).
+// defaulted when the kind has a Defaulter (the decoder's defaulting). A
+// Service without one gets its object-local defaults (defaultService).
 func throughType(k Kind, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	into, err := scheme.Scheme.New(gvk(k))
 	if err != nil {
@@ -336,9 +337,7 @@ func throughType(k Kind, obj *unstructured.Unstructured) (*unstructured.Unstruct
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, into); err != nil {
 		return nil, err
 	}
-	if k.Defaulter != nil {
-		k.Defaulter.Default(into)
-	}
+	defaultTyped(k, into)
 	return toUnstructured(k, into)
 }
 

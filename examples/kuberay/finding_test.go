@@ -1,0 +1,85 @@
+package kuberay
+
+import (
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz"
+)
+
+// The findings in KubeRay's code that a real cluster can reach (README.md,
+// "Findings"), each a known finding so that a campaign goes on past it.
+var (
+	// staleRestartDuplicateWorker: a restarted operator whose first Pod
+	// LIST comes from a lagging watch cache (resourceVersion "0") misses a
+	// worker Pod. Its scale expectations died with the old process, so it
+	// creates one more, then deletes a worker at random once the missing
+	// one shows up.
+	staleRestartDuplicateWorker = known("kuberay-stale-restart-duplicate-worker",
+		"a restarted RayCluster controller fed a stale Pod LIST creates a duplicate worker Pod, then deletes a worker at random (raycluster_controller.go:753-825)",
+		"same-outcome{pods (ADDED); pods (DELETED)}")
+	// staleRestartDuplicateHead: the same LIST misses the head Pod. The
+	// operator creates a second head, then fails every reconcile on "2
+	// head pods found" (raycluster_controller.go:634-643) before it
+	// reaches the worker groups, for ever.
+	staleRestartDuplicateHead = known("kuberay-stale-restart-duplicate-head",
+		"a restarted RayCluster controller fed a stale Pod LIST creates a second head Pod, then fails every reconcile on it and no longer reconciles workers (raycluster_controller.go:600-643)",
+		`same-outcome{pods (ADDED); pods (DELETED); pods (extra)},raycluster-pods-match-spec{"a raycluster's pods do not match its spec"}`)
+)
+
+// known is the known finding of the signature text sig, named.
+func known(name, doc, sig string) fuzz.Known {
+	k, err := fuzz.KnownSignature(sig)
+	if err != nil {
+		panic(err)
+	}
+	k.Name, k.Doc = name, doc
+	return k
+}
+
+// TestFindings replays each finding's plan (testdata/plans) on the LIST
+// path of the list-pages cassette, where a LIST at resourceVersion "0"
+// may be stale. Each breaks what its known finding says, and no more.
+// Once KubeRay fixes one, its case fails: drop its known finding then.
+func TestFindings(t *testing.T) {
+	tests := []struct {
+		name     string
+		plan     string
+		known    fuzz.Known
+		wantPods bool
+	}{
+		{"kuberay-stale-restart-duplicate-worker - a LIST 1 event stale after a restart - fail", "testdata/plans/stale-restart-duplicate-worker.yaml", staleRestartDuplicateWorker, false},
+		{"kuberay-stale-restart-duplicate-head - a LIST 5 events stale after a restart - fail", "testdata/plans/stale-restart-duplicate-head.yaml", staleRestartDuplicateHead, true},
+	}
+	o := options(target(t))
+	o.Scenarios = false
+	o.Known = nil
+	c, err := fuzz.NewCampaign(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := os.ReadFile(tc.plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, err := faults.ParsePlan(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := c.CheckPlan(t, 0, false, plan)
+			if !out.Failed() {
+				t.Fatalf("got no report, want %s", tc.known.Name)
+			}
+			if got := errors.Is(out.Results[podsMatchSpec.Name], ErrPods); got != tc.wantPods {
+				t.Errorf("%s: got %v, want broken %v", podsMatchSpec.Name, out.Results[podsMatchSpec.Name], tc.wantPods)
+			}
+			if !tc.known.Matches(out.Signature()) {
+				t.Errorf("signature: got %s, want one %s matches", out.Signature(), tc.known.Name)
+			}
+		})
+	}
+}
