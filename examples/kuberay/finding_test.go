@@ -5,8 +5,13 @@ import (
 	"os"
 	"testing"
 
+	ray "github.com/ray-project/kuberay/ray-operator/controllers/ray"
+	ctrl "sigs.k8s.io/controller-runtime"
+
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
 // The findings in KubeRay's code that a real cluster can reach (README.md,
@@ -71,6 +76,7 @@ func TestFindings(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := c.CheckPlan(t, 0, false, plan)
+			recordFinding(t, tc.known.Name, out.Failed() && tc.known.Matches(out.Signature()))
 			if !out.Failed() {
 				t.Fatalf("got no report, want %s", tc.known.Name)
 			}
@@ -82,4 +88,18 @@ func TestFindings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// recordFinding records whether finding reproduced, for
+// hack/operator-findings.sh's findings × versions table (testutil.FindingsEnv).
+func recordFinding(t *testing.T, finding string, reproduced bool) {
+	t.Helper()
+	n := 0
+	if reproduced {
+		n = 1
+	}
+	testutil.RecordFinding(t, testutil.Finding{Finding: "KubeRay: " + finding, ClientGo: harness.ClientGoVersion(),
+		Versions: "kuberay " + harness.ModuleVersion("github.com/ray-project/kuberay/ray-operator", ray.NewReconciler) +
+			", controller-runtime " + harness.ModuleVersion("sigs.k8s.io/controller-runtime", ctrl.NewManager),
+		Reproduced: n, Runs: 1})
 }
