@@ -2,11 +2,14 @@ package actors_test
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/lwreplay/lwreplay/actors"
 	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
@@ -23,14 +26,20 @@ func kcmOptions(f testing.TB, name, history string) fuzz.Options {
 	if err != nil {
 		f.Fatal(err)
 	}
+	// The client-go gates an input could turn off are fixed as
+	// kube-controller-manager ships them. An input that chose others would
+	// make its own fault-free reference runs, within the 10 s of real time
+	// go test's engine gives it: on 2 loaded cores, more than that.
+	gates := fuzz.Gates{harness.GateInOrderInformersBatchProcess: true}
+	maps.Copy(gates, ct.Gates)
 	return fuzz.Options{
 		Cassettes: []string{kcmHistory(f, f.TempDir(), history)},
 		Target:    ct.Target,
 		Resource:  ct.Resource,
 		Actors:    ct.Actors,
-		Gates:     ct.Gates,
+		Gates:     gates,
 		Pace:      replayer.Pace{Mode: replayer.PaceRecorded},
-		Masks:     []fuzz.Mask{generatedSlices, daemonPodNodes},
+		Masks:     slices.Concat([]fuzz.Mask{generatedSlices, daemonPodNodes}, scheduledNodes, jobUIDLabels),
 	}
 }
 
@@ -42,6 +51,36 @@ func kcmOptions(f testing.TB, name, history string) fuzz.Options {
 // may pin "agent-#1" to different nodes.
 var daemonPodNodes = fuzz.Mask{Resource: "pods", Path: "spec.affinity",
 	Why: "a DaemonSet's generateName'd pods are made per node in a lister's map order: their match to nodes differs between fault-free runs"}
+
+// scheduledNodes mask the node a pod is bound to. The scheduler stand-in
+// binds a pod to the fitting node with the fewest pods it knows of
+// (actors/scheduler.go, pick). Which pods it knows then is timing a legal
+// fault moves: when the controller made them. The controllers under test
+// never choose a pod's node.
+var scheduledNodes = []fuzz.Mask{
+	{Resource: "pods", Path: "spec.nodeName", Why: scheduledWhy},
+	{Resource: "pods", Path: "status.hostIP", Why: scheduledWhy},
+	{Resource: "pods", Path: "status.hostIPs", Why: scheduledWhy},
+}
+
+// scheduledWhy is the scheduledNodes masks' why.
+const scheduledWhy = "the scheduler stand-in binds a pod to the node with the fewest pods it knows of: which it knows is timing a fault moves, not the controller's choice"
+
+// jobUIDLabels mask the labels kube-apiserver's Job strategy generates
+// from a Job's UID (pkg/registry/batch/job/strategy.go, generateSelector),
+// in its selector and template and so on its pods. A Job a fault
+// (recreate) makes again under its name has a new, random UID: so are
+// they (as metadata.uid, masked by default).
+var jobUIDLabels = []fuzz.Mask{
+	{Resource: "jobs.batch", Path: `spec.selector.matchLabels["batch.kubernetes.io/controller-uid"]`, Why: jobUIDWhy},
+	{Resource: "jobs.batch", Path: `spec.template.metadata.labels["batch.kubernetes.io/controller-uid"]`, Why: jobUIDWhy},
+	{Resource: "jobs.batch", Path: "spec.template.metadata.labels.controller-uid", Why: jobUIDWhy},
+	{Resource: "pods", Path: `metadata.labels["batch.kubernetes.io/controller-uid"]`, Why: jobUIDWhy},
+	{Resource: "pods", Path: "metadata.labels.controller-uid", Why: jobUIDWhy},
+}
+
+// jobUIDWhy is the jobUIDLabels masks' why.
+const jobUIDWhy = "a Job's generated selector and its pods' labels hold its UID, random for a Job made again (see metadata.uid)"
 
 // generatedSlices masks EndpointSlices as a whole in same-outcome, as
 // examples/kvstore does. They are generateName'd, matched by order, and

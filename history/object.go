@@ -233,3 +233,110 @@ func withMetadata(o *Object, field, value string) (*Object, error) {
 	}
 	return &c, nil
 }
+
+// ObjectOf returns the Object of obj, an object held as decoded JSON (as
+// unstructured.Unstructured holds it), with its kind and apiVersion. It
+// equals ParseObject of obj's json.Marshal encoding, with no decode: a
+// write's stored object becomes a history Object at the cost of one
+// encode. Raw is encoding/json's encoding of obj without kind and
+// apiVersion (map keys sorted).
+func ObjectOf(obj map[string]any) (o *Object, kind, apiVersion string, err error) {
+	if obj == nil {
+		return nil, "", "", errors.New("object: null")
+	}
+	var m objectMeta
+	rest := make(map[string]any, len(obj))
+	for k, v := range obj {
+		switch k {
+		case "kind":
+			if m.Kind, err = stringField(k, v); err != nil {
+				return nil, "", "", err
+			}
+		case "apiVersion":
+			if m.APIVersion, err = stringField(k, v); err != nil {
+				return nil, "", "", err
+			}
+		default:
+			rest[k] = v
+		}
+	}
+	if err := metaOf(&m, obj["metadata"]); err != nil {
+		return nil, "", "", err
+	}
+	if m.Metadata.Name == "" {
+		return nil, "", "", errors.New("object has no metadata.name")
+	}
+	raw, err := json.Marshal(rest)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("object: %v", err)
+	}
+	o = &Object{
+		Namespace:       m.Metadata.Namespace,
+		Name:            m.Metadata.Name,
+		UID:             m.Metadata.UID,
+		ResourceVersion: m.Metadata.ResourceVersion,
+		Labels:          m.Metadata.Labels,
+		Annotations:     m.Metadata.Annotations,
+		Raw:             raw,
+	}
+	o.key = o.Key()
+	return o, m.Kind, m.APIVersion, nil
+}
+
+// metaOf fills m.Metadata from v, an object's metadata held as decoded
+// JSON. A field of the wrong type is an error, as ParseObject's decode
+// makes it.
+func metaOf(m *objectMeta, v any) error {
+	if v == nil {
+		return nil
+	}
+	md, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("object: metadata is %T, want an object", v)
+	}
+	var err error
+	for name, dst := range map[string]*string{
+		"name": &m.Metadata.Name, "namespace": &m.Metadata.Namespace,
+		"uid": &m.Metadata.UID, "resourceVersion": &m.Metadata.ResourceVersion,
+	} {
+		if *dst, err = stringField("metadata."+name, md[name]); err != nil {
+			return err
+		}
+	}
+	if m.Metadata.Labels, err = stringMap("metadata.labels", md["labels"]); err != nil {
+		return err
+	}
+	m.Metadata.Annotations, err = stringMap("metadata.annotations", md["annotations"])
+	return err
+}
+
+// stringField is v, the value of field, as a string ("" for null).
+func stringField(field string, v any) (string, error) {
+	switch s := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return s, nil
+	}
+	return "", fmt.Errorf("object: %s is %T, want a string", field, v)
+}
+
+// stringMap is v, the value of field, as a map of strings (nil for null).
+func stringMap(field string, v any) (map[string]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("object: %s is %T, want an object", field, v)
+	}
+	out := make(map[string]string, len(m))
+	for k, e := range m {
+		s, ok := e.(string)
+		if !ok {
+			return nil, fmt.Errorf("object: %s[%q] is %T, want a string", field, k, e)
+		}
+		out[k] = s
+	}
+	return out, nil
+}

@@ -136,7 +136,7 @@ func recreate(truth *history.History, res history.Resource, rv string, k int) re
 	if err != nil {
 		return fail(err)
 	}
-	born, err := history.WithUID(obj, uid)
+	born, err := withUIDOf(res, obj, uid, true)
 	if err == nil {
 		born, err = history.WithResourceVersion(born, rv2)
 	}
@@ -155,7 +155,7 @@ func recreate(truth *history.History, res history.Resource, rv string, k int) re
 	same := true // events of the recreated object
 	for _, e := range l.Events[p:] {
 		if same && e.Object.Key() == obj.Key() {
-			if e.Object, err = history.WithUID(e.Object, uid); err != nil {
+			if e.Object, err = withUIDOf(res, e.Object, uid, false); err != nil {
 				return fail(err)
 			}
 			same = e.Type != history.Deleted
@@ -173,7 +173,8 @@ func recreate(truth *history.History, res history.Resource, rv string, k int) re
 // recreate makes the served history delete the k-th object of the state
 // of res at rv (modulo their number, in key order). It creates it again
 // under its name with a new UID, just after rv and before the next event.
-// The object's later events carry the new UID. A numeric history makes
+// The object's later events carry the new UID (a Job's generated
+// selector and template labels too: withUIDOf). A numeric history makes
 // room by moving every RV after rv up by 2. An opaque one gets new RVs
 // placed in its order. The head moves so that a relist sees the result.
 // The compaction points a fault moved move with the RVs. It returns the

@@ -125,11 +125,7 @@ func after(l *history.Log, rv uint64) int {
 // eventOf is the log event of typ of obj, a stored object, by the writer
 // from names (targetFrom, gcFrom).
 func eventOf(typ writes.Event, obj *unstructured.Unstructured, at time.Duration, from string) (history.Event, error) {
-	raw, err := json.Marshal(obj.Object)
-	if err != nil {
-		return history.Event{}, err
-	}
-	o, _, _, err := history.ParseObject(raw)
+	o, _, _, err := history.ObjectOf(obj.Object)
 	if err != nil {
 		return history.Event{}, err
 	}

@@ -1,7 +1,8 @@
-// Command findingstable renders the findings × versions table of the
-// README from the JSON lines the findings' regression tests write
-// (internal/testutil.RecordFinding; hack/findings.sh runs them once per
-// client-go version).
+// Command findingstable renders a findings × versions table from the JSON
+// lines the findings' regression tests write (internal/testutil.RecordFinding).
+// hack/findings.sh runs them once per client-go version;
+// hack/operator-findings.sh runs the operators' once per operator and
+// controller-runtime version, whose column is the case's Versions.
 //
 //	go run ./hack/findingstable FILE.jsonl > table.md
 package main
@@ -54,10 +55,14 @@ func render(path string, w io.Writer) error {
 			rows = append(rows, r)
 			cells[r] = map[string]string{}
 		}
-		if !slices.Contains(versions, fd.ClientGo) {
-			versions = append(versions, fd.ClientGo)
+		column := fd.ClientGo
+		if fd.Versions != "" {
+			column = fd.Versions
 		}
-		cells[r][fd.ClientGo] = cell(fd)
+		if !slices.Contains(versions, column) {
+			versions = append(versions, column)
+		}
+		cells[r][column] = cell(fd)
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)

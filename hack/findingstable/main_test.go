@@ -34,6 +34,23 @@ func TestRender(t *testing.T) {
 	if got := out.String(); got != want {
 		t.Errorf("render - three findings on two versions - pass: got\n%s\nwant\n%s", got, want)
 	}
+	ops := `{"finding":"op: dup","client_go":"v0.35.10","versions":"op v1, controller-runtime v0.23.3","gates":"","reproduced":1,"runs":1}
+{"finding":"op: dup","client_go":"v0.37.2","versions":"op v1, controller-runtime v0.25.2","gates":"","reproduced":0,"runs":1}
+`
+	if err := os.WriteFile(path, []byte(ops), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := render(path, &out); err != nil {
+		t.Fatalf("render: got error %v, want none", err)
+	}
+	wantOps := `| finding | gates | op v1, controller-runtime v0.23.3 | op v1, controller-runtime v0.25.2 |
+|---|---|---|---|
+| op: dup |  | yes | no |
+`
+	if got := out.String(); got != wantOps {
+		t.Errorf("render - an operator's finding on its versions - pass: got\n%s\nwant\n%s", got, wantOps)
+	}
 	if err := os.WriteFile(path, []byte("{not json\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

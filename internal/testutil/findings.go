@@ -20,6 +20,11 @@ type Finding struct {
 	Finding string `json:"finding"`
 	// ClientGo is the client-go version the test ran with.
 	ClientGo string `json:"client_go"`
+	// Versions, when set, names the versions the case ran with that its
+	// table's column is: an operator's finding runs across the operator's
+	// and controller-runtime's versions ("kuberay v1.5.0,
+	// controller-runtime v0.25.2"), not client-go's alone.
+	Versions string `json:"versions,omitempty"`
 	// Gates are the gates that select the case, as the run had them:
 	// "WatchListClient=on AtomicFIFO=off".
 	Gates string `json:"gates"`

@@ -127,23 +127,47 @@ func managerOrUserAgent(manager, userAgent string) string {
 
 // stampTimes sets to now the time of each managedFields entry of obj that
 // the field manager stamped with the wall clock. Those are the entries old
-// did not have, or whose time differs from old's.
+// did not have, or whose time differs from old's. It works on the entries
+// as obj holds them: no entry is converted to its Go type and back.
 func stampTimes(old, obj *unstructured.Unstructured, now time.Time) {
-	before := map[string]*metav1.Time{}
-	for _, e := range old.GetManagedFields() {
-		before[entryKey(e)] = e.Time
+	entries := entryMaps(obj)
+	if len(entries) == 0 {
+		return
 	}
-	entries := obj.GetManagedFields()
-	t := metav1.NewTime(now.UTC().Truncate(time.Second))
-	for i, e := range entries {
-		if was, ok := before[entryKey(e)]; ok && was.Equal(e.Time) {
+	before := map[string]any{}
+	for _, e := range entryMaps(old) {
+		before[entryMapKey(e)] = e["time"]
+	}
+	t, err := metav1.NewTime(now.UTC().Truncate(time.Second)).MarshalQueryParameter()
+	if err != nil {
+		return // a time always formats
+	}
+	for _, e := range entries {
+		if was, ok := before[entryMapKey(e)]; ok && was == e["time"] {
 			continue
 		}
-		entries[i].Time = &t
+		e["time"] = t
 	}
-	if len(entries) > 0 {
-		obj.SetManagedFields(entries)
+}
+
+// entryMaps are obj's managedFields entries as obj holds them (maps),
+// skipping any that is not an object.
+func entryMaps(obj *unstructured.Unstructured) []map[string]any {
+	list, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "metadata", "managedFields")
+	items, _ := list.([]any)
+	out := make([]map[string]any, 0, len(items))
+	for _, it := range items {
+		if m, ok := it.(map[string]any); ok {
+			out = append(out, m)
+		}
 	}
+	return out
+}
+
+// entryMapKey is entryKey of e, an entry held as a map.
+func entryMapKey(e map[string]any) string {
+	str := func(k string) string { s, _ := e[k].(string); return s }
+	return strings.Join([]string{str("manager"), str("operation"), str("apiVersion"), str("subresource")}, "\x00")
 }
 
 // entryKey names a managedFields entry as the library keys them.

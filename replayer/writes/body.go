@@ -1,6 +1,7 @@
 package writes
 
 import (
+	"bytes"
 	"fmt"
 	"mime"
 	"net/http"
@@ -101,4 +102,104 @@ func unsupported(accepted []string) error {
 	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType,
 		Reason:  metav1.StatusReasonUnsupportedMediaType,
 		Message: "the body of the request was in an unknown format - accepted media types include: " + strings.Join(accepted, ", ")}}
+}
+
+// decoded is a create or update body as the handler holds it.
+type decoded struct {
+	obj *unstructured.Unstructured
+	// typed says obj went through its Go type already (decoded into it
+	// and defaulted, as throughType does): tracked need not again.
+	typed bool
+	// warnings are fieldValidation's warnings (checkFields).
+	warnings []string
+}
+
+// decodeBody decodes req's body and judges its fieldValidation, as
+// decodeObject and then checkFields do. A built-in kind's JSON or YAML
+// object is decoded once, strictly, into its Go type, as kube-apiserver's
+// handler does: no unstructured decode, no conversion into the Go type.
+// Any body that decode does not take as it is (a syntax or type error, a
+// kind or apiVersion other than the URL's) goes the general way, so its
+// answer does not change.
+func decodeBody(req Request) (decoded, error) {
+	if obj, strictErr, ok := decodeTyped(req); ok {
+		warnings, err := judgeFields(req, strictErr)
+		if err != nil {
+			return decoded{}, err
+		}
+		return decoded{obj: obj, typed: true, warnings: warnings}, nil
+	}
+	obj, err := decodeObject(req.Kind, req.ContentType, req.Body)
+	if err != nil {
+		return decoded{}, err
+	}
+	warnings, err := checkFields(req)
+	if err != nil {
+		return decoded{}, err
+	}
+	return decoded{obj: obj, warnings: warnings}, nil
+}
+
+// decodeTyped is req's body, a built-in kind's JSON, YAML or protobuf
+// object, decoded into its Go type (JSON and YAML strictly), defaulted,
+// and held unstructured. strictErr is the decode's strict error (unknown
+// or duplicate fields), or nil. It is not ok for a body the general way
+// must answer.
+func decodeTyped(req Request) (obj *unstructured.Unstructured, strictErr error, ok bool) {
+	if !req.Kind.Builtin {
+		return nil, nil, false
+	}
+	k := gvk(req.Kind)
+	into, err := scheme.Scheme.New(k)
+	if err != nil {
+		return nil, nil, false
+	}
+	if media, _, err := mime.ParseMediaType(req.ContentType); err == nil && media == mediaProtobuf {
+		if !decodeProtobuf(req.Body, k, into) {
+			return nil, nil, false
+		}
+	} else if strictErr, ok = decodeStrict(req, k, into); !ok {
+		return nil, nil, false
+	}
+	if req.Kind.Defaulter != nil {
+		req.Kind.Defaulter.Default(into)
+	}
+	if obj, err = toUnstructured(req.Kind, into); err != nil {
+		return nil, nil, false
+	}
+	return obj, strictErr, true
+}
+
+// decodeStrict decodes req's body, a JSON or YAML object of kind k, into
+// into, strictly. It is not ok for another body or one that does not
+// decode (strict errors aside): another kind's, or a syntax or type error.
+func decodeStrict(req Request, k schema.GroupVersionKind, into runtime.Object) (strictErr error, ok bool) {
+	body, ok := typedBody(req)
+	if !ok {
+		return nil, false
+	}
+	if b := bytes.TrimLeft(body, " \t\r\n"); len(b) == 0 || b[0] != '{' {
+		return nil, false
+	}
+	out, _, err := strictJSON.Decode(body, &k, into)
+	if (err != nil && !runtime.IsStrictDecodingError(err)) || out != into {
+		return nil, false // out is another kind's object
+	}
+	// the decode leaves the body's kind and apiVersion in the object
+	if sent := into.GetObjectKind().GroupVersionKind(); sent != k && !sent.Empty() {
+		return nil, false
+	}
+	return err, true
+}
+
+// decodeProtobuf decodes body, a protobuf object of kind k (as
+// controller-runtime's client sends a built-in's), into into. It is not
+// ok for a body that does not decode into k's Go type.
+func decodeProtobuf(body []byte, k schema.GroupVersionKind, into runtime.Object) bool {
+	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), mediaProtobuf)
+	if !ok {
+		return false
+	}
+	out, _, err := info.Serializer.Decode(body, &k, into)
+	return err == nil && out == into
 }

@@ -22,14 +22,11 @@ func create(st State, env Env, req Request) (Result, error) {
 	if req.Subresource != "" {
 		return Result{}, noCreate(req)
 	}
-	obj, err := decodeObject(req.Kind, req.ContentType, req.Body)
+	body, err := decodeBody(req)
 	if err != nil {
 		return Result{}, err
 	}
-	warnings, err := checkFields(req)
-	if err != nil {
-		return Result{}, err
-	}
+	obj, warnings := body.obj, body.warnings
 	name := obj.GetName() // admission.extractResourceName: before the name is generated
 	if name == "" {
 		name = obj.GetGenerateName()
@@ -39,7 +36,7 @@ func create(st State, env Env, req Request) (Result, error) {
 	}
 	// the handler records the create in managedFields against an empty
 	// object of the kind (handlers/create.go)
-	if obj, err = tracked(req, env, nil, obj); err != nil {
+	if obj, err = tracked(req, env, nil, obj, body.typed); err != nil {
 		return Result{}, err
 	}
 	res, err := createObject(st, env, req, obj)
@@ -49,10 +46,11 @@ func create(st State, env Env, req Request) (Result, error) {
 
 // tracked is obj, a non-apply write's new object of req.Kind, as the
 // handlers hold it before storage. A built-in one goes through its Go
-// type (throughType). The write is recorded in managedFields as an Update
-// by its field manager (trackUpdate) against old (nil: an empty object).
-func tracked(req Request, env Env, old, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	if req.Kind.Builtin {
+// type (throughType), unless typed says it went already. The write is
+// recorded in managedFields as an Update by its field manager
+// (trackUpdate) against old (nil: an empty object).
+func tracked(req Request, env Env, old, obj *unstructured.Unstructured, typed bool) (*unstructured.Unstructured, error) {
+	if req.Kind.Builtin && !typed {
 		typed, err := throughType(req.Kind, obj)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())

@@ -31,21 +31,12 @@ var strictJSON = serializerjson.NewSerializerWithOptions(serializerjson.DefaultM
 // A custom resource's unknown fields (pruned against its CRD's schema) are
 // not checked. Nor are protobuf bodies, which carry no unknown field.
 func checkFields(req Request) ([]string, error) {
-	if !req.Kind.Builtin || req.FieldValidation == metav1.FieldValidationIgnore {
+	if req.FieldValidation == metav1.FieldValidationIgnore {
 		return nil, nil
 	}
-	media, _, err := mime.ParseMediaType(req.ContentType)
-	if req.ContentType == "" {
-		media, err = mediaJSON, nil
-	}
-	if err != nil || (media != mediaJSON && media != mediaYAML) {
+	body, ok := typedBody(req)
+	if !ok {
 		return nil, nil
-	}
-	body := req.Body
-	if media == mediaYAML {
-		if body, err = yaml.ToJSON(body); err != nil {
-			return nil, nil // decodeObject answered it
-		}
 	}
 	k := gvk(req.Kind)
 	into, err := scheme.Scheme.New(k)
@@ -53,11 +44,41 @@ func checkFields(req Request) ([]string, error) {
 		return nil, nil
 	}
 	_, _, err = strictJSON.Decode(body, &k, into)
+	return judgeFields(req, err)
+}
+
+// typedBody is req's body as JSON when it is a built-in kind's JSON or
+// YAML (the bodies fieldValidation judges). It is not ok for others.
+func typedBody(req Request) ([]byte, bool) {
+	if !req.Kind.Builtin {
+		return nil, false
+	}
+	media, _, err := mime.ParseMediaType(req.ContentType)
+	if req.ContentType == "" {
+		media, err = mediaJSON, nil
+	}
+	if err != nil || (media != mediaJSON && media != mediaYAML) {
+		return nil, false
+	}
+	body := req.Body
+	if media == mediaYAML {
+		if body, err = yaml.ToJSON(body); err != nil {
+			return nil, false // decodeObject answers it
+		}
+	}
+	return body, true
+}
+
+// judgeFields judges err, the strict decode's error of req's body, by
+// req's fieldValidation: Strict answers 400, Warn (or none) returns a
+// warning for each unknown or duplicate field, Ignore nothing.
+func judgeFields(req Request, err error) ([]string, error) {
 	strict, ok := runtime.AsStrictDecodingError(err)
-	if !ok {
+	if !ok || req.FieldValidation == metav1.FieldValidationIgnore {
 		return nil, nil
 	}
 	if req.FieldValidation == metav1.FieldValidationStrict {
+		k := gvk(req.Kind)
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", k.Kind, k.Version, k.Kind, err))
 	}
 	var out []string

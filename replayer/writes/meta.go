@@ -296,10 +296,31 @@ func validateUpdate(k Kind, old, obj *unstructured.Unstructured) error {
 // (which the versioner clears before etcd3's GuaranteedUpdate compares
 // the bytes: storage/etcd3/store.go:562).
 func sameStored(a, b *unstructured.Unstructured) bool {
-	a, b = a.DeepCopy(), b.DeepCopy()
-	a.SetResourceVersion("")
-	b.SetResourceVersion("")
-	return equality.Semantic.DeepEqual(a.Object, b.Object)
+	return equality.Semantic.DeepEqual(withoutRV(a.Object), withoutRV(b.Object))
+}
+
+// withoutRV is obj without metadata.resourceVersion: a copy of its top
+// level and its metadata, its other values shared.
+func withoutRV(obj map[string]any) map[string]any {
+	md, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		return obj
+	}
+	if _, has := md["resourceVersion"]; !has {
+		return obj
+	}
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	m := make(map[string]any, len(md))
+	for k, v := range md {
+		if k != "resourceVersion" {
+			m[k] = v
+		}
+	}
+	out["metadata"] = m
+	return out
 }
 
 // stamped is obj stored at rv (a copy).

@@ -49,14 +49,11 @@ func update(st State, env Env, req Request) (Result, error) {
 		// there, modelled alike.
 		return Result{}, apierrors.NewNotFound(groupResource(req.Kind), req.Name)
 	}
-	obj, err := decodeObject(req.Kind, req.ContentType, req.Body)
+	body, err := decodeBody(req)
 	if err != nil {
 		return Result{}, err
 	}
-	warnings, err := checkFields(req)
-	if err != nil {
-		return Result{}, err
-	}
+	obj, warnings := body.obj, body.warnings
 	warned := func(res Result, err error) (Result, error) {
 		res.Warnings = warnings
 		return res, err
@@ -66,7 +63,7 @@ func update(st State, env Env, req Request) (Result, error) {
 	}
 	old, ok := st.Get(Key(expectedNamespace(req.Kind, req.Namespace), req.Name))
 	if ok {
-		if obj, err = tracked(req, env, old, obj); err != nil {
+		if obj, err = tracked(req, env, old, obj, body.typed); err != nil {
 			return Result{}, err
 		}
 		return warned(store(st, env, req, old, obj))
@@ -79,7 +76,7 @@ func update(st State, env Env, req Request) (Result, error) {
 	if err := uidPrecondition(req, obj, &unstructured.Unstructured{}); err != nil {
 		return Result{}, err
 	}
-	if obj, err = tracked(req, env, nil, obj); err != nil {
+	if obj, err = tracked(req, env, nil, obj, body.typed); err != nil {
 		return Result{}, err
 	}
 	obj = deepCopy(obj)
