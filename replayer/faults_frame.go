@@ -120,7 +120,10 @@ func delayFrame(c *pointCtx, d faults.Decision) (func() error, bool) {
 	return func() error {
 		ms := d.Param("ms")
 		c.s.fx.fire(c.pt, d.Fault, fmt.Sprintf("%d ms before %s", ms, c.frameRV()))
-		if !c.ws.pause(time.Duration(ms) * time.Millisecond) {
+		release := c.s.fx.hold()
+		held := c.ws.pause(time.Duration(ms) * time.Millisecond)
+		release()
+		if !held {
 			return errStreamEnd
 		}
 		return c.ws.write(c.frame)

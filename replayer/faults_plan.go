@@ -47,9 +47,12 @@ type faultRun struct {
 	plan  faults.Plan
 	start time.Time // the server's start: a firing's At is since it
 
-	mu    sync.Mutex                       // guards per and fired
+	mu    sync.Mutex                       // guards per, fired and holding
 	per   map[history.Resource]*pointCount // by Resource.ID
 	fired []faults.Firing
+	// holding is how many frames a delay holds back now: the plan still
+	// acts while one pauses a stream, whatever points it has passed
+	holding int
 }
 
 // pointCount is one resource's decision points reached so far.
@@ -115,9 +118,11 @@ func (x *faultRun) startPlan(s *Server) {
 // without a plan.
 func (s *Server) Fired() []faults.Firing { return s.fx.firings() }
 
-// Spent reports whether the server's plan can no longer fire: every
+// Spent reports whether the server's plan can no longer act: every
 // decision's point has been passed, on every resource reached (see
-// faults.Plan.Spent). True without a plan.
+// faults.Plan.Spent), and no delay it fired still holds a frame back. A
+// run that ended while one did would judge a state the target was not yet
+// sent. True without a plan.
 func (s *Server) Spent() bool { return s.fx.spent() }
 
 // FiredCount returns how many times the server's plan fired so far.
@@ -150,7 +155,20 @@ func (x *faultRun) spent() bool {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.plan.Spent(x.passed())
+	return x.holding == 0 && x.plan.Spent(x.passed())
+}
+
+// hold notes a frame held back by a delay until the returned func is
+// called.
+func (x *faultRun) hold() (release func()) {
+	x.mu.Lock()
+	x.holding++
+	x.mu.Unlock()
+	return func() {
+		x.mu.Lock()
+		x.holding--
+		x.mu.Unlock()
+	}
 }
 
 // firedCount returns how many times the plan fired (0 for a nil run).

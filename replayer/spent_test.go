@@ -53,3 +53,38 @@ func TestSpentWithWriteOnlyResource(t *testing.T) {
 		})
 	}
 }
+
+// TestSpentWhileDelayHolds checks that a plan is not spent while a delay
+// it fired holds a frame back, whatever points it has passed. A run that
+// ended then would judge a state its target was not yet sent: another
+// resource's events, paused on their stream (examples/trustmanager's
+// too-large-rv:at=1 delay:ms=10000,at=2 ended with the namespaces' events
+// unsent, and same-outcome found the targets they make missing).
+func TestSpentWhileDelayHolds(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name           string
+		held, released int
+		want           bool
+	}{
+		{name: "spent - no frame held - pass", want: true},
+		{name: "spent - a delay holds a frame back - fail", held: 1, want: false},
+		{name: "spent - one of two held frames sent - fail", held: 2, released: 1, want: false},
+		{name: "spent - every held frame sent - pass", held: 2, released: 2, want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := newFaultRun(faults.Plan{}, time.Now())
+			var release []func()
+			for range tt.held {
+				release = append(release, x.hold())
+			}
+			for _, r := range release[:tt.released] {
+				r()
+			}
+			if got := x.spent(); got != tt.want {
+				t.Errorf("spent: got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

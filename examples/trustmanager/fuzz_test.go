@@ -30,7 +30,7 @@ func options(t testing.TB) fuzz.Options {
 		Target:    target,
 		Pace:      replayer.Pace{Mode: replayer.PaceRecorded},
 		Scenarios: true,
-		Known:     crtarget.KnownFindings(), // kubernetes#113254 among them
+		Known:     KnownFindings(), // kubernetes#113254 and trust-manager's own
 		Extra:     append([]fuzz.Invariant{targetsHoldBundle}, crtarget.Invariants()...),
 	}
 }

@@ -24,7 +24,7 @@ var ConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "
 // fires late. It is longer than client-go's longest watch timeout (10 min)
 // and a relist's backoff. A run ends sooner once all of these hold:
 //   - the replay is exhausted;
-//   - the plan can fire no more;
+//   - the plan can act no more (no delay holds a frame back);
 //   - the target has synced and its store holds the truth's final state;
 //   - it has sent no request for a second (quietEnd), and its actors wrote
 //     nothing for actorQuietEnd.

@@ -19,7 +19,7 @@ import (
 // plumbing are the prefixes of the functions a site is never in:
 //   - the Go runtime and standard library;
 //   - client-go's REST client, transports, generated clients and
-//     informers;
+//     informers, and controller-runtime's client;
 //   - lwreplay's own harness.
 //
 // A request is sent, and a panic raised, through them on behalf of the
@@ -40,6 +40,10 @@ var plumbing = []string{
 	// through cache.ListWatch
 	"sigs.k8s.io/controller-runtime/pkg/cache/internal.(*Informers).makeListWatcher.func",
 	"sigs.k8s.io/controller-runtime/pkg/cache/internal.(*Informers).addInformerToMap.func",
+	// controller-runtime's client is to a reconciler what client-go's
+	// generated clients are: a write is sent through it on behalf of the
+	// reconciler that decided it
+	"sigs.k8s.io/controller-runtime/pkg/client.",
 	"github.com/lwreplay/lwreplay/replayer.", "github.com/lwreplay/lwreplay/replayer/", "github.com/lwreplay/lwreplay/recorder.",
 	"github.com/lwreplay/lwreplay/internal/", "github.com/lwreplay/lwreplay/history.", "github.com/lwreplay/lwreplay/faults.",
 }

@@ -1,0 +1,84 @@
+package trustmanager
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/replayer"
+)
+
+// recreatePlanFile is the plan that makes trust-manager recreate a
+// deselected target in a loop.
+const recreatePlanFile = "testdata/plans/deselected-target-loop.yaml"
+
+// slowUser is the recorded pace, 4 times slower: the user's changes come
+// 4 times further apart than recorded (the recording's span is 10.6 s).
+var slowUser = replayer.Pace{Mode: replayer.PaceRecorded, Factor: 0.25}
+
+// TestDeselectedTargetRecreated runs the recorded user, 4 times slower,
+// on every cassette and client path, with no fault and under the plan of
+// testdata/plans/deselected-target-loop.yaml. The user unlabels team-a,
+// which the team Bundle then no longer selects. Under the plan every watch
+// frame comes 1 ms after its write's answer, so trust-manager's cleanup
+// finds the target it has just deleted in its cache, creates it again
+// and deletes it: more than 30 writes of team-a/team-trust within 10 s
+// break no-write-storm, at CleanupTarget's writes. The run is
+// CleanupRecreates, known. With no fault, no-write-storm holds.
+func TestDeselectedTargetRecreated(t *testing.T) {
+	data, err := os.ReadFile(recreatePlanFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loop, err := faults.ParsePlan(data)
+	if err != nil {
+		t.Fatalf("%s: %v", recreatePlanFile, err)
+	}
+	tests := []struct {
+		name     string
+		plan     faults.Plan
+		wantLoop bool
+	}{
+		{name: "trust-manager - namespace deselected, no fault - target deleted, no write storm - pass"},
+		{name: "trust-manager - namespace deselected, watch 1 ms behind the writes - target recreated and deleted in a loop - fail", plan: loop, wantLoop: true},
+	}
+	o := options(t)
+	o.Scenarios, o.Pace = false, slowUser
+	c, err := fuzz.NewCampaign(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for i := range c.Cassettes() {
+				for _, watchList := range []bool{true, false} {
+					where := fmt.Sprintf("cassette %d, watchList %v", i, watchList)
+					out := c.CheckPlan(t, i, watchList, tc.plan)
+					if tc.wantLoop && len(out.Observation.Fired) == 0 {
+						t.Fatalf("%s: got no fault fired, want the delays", where)
+					}
+					storm := out.Results["no-write-storm"]
+					if got := errors.Is(storm, oracle.ErrWriteStorm); got != tc.wantLoop {
+						t.Errorf("%s: no-write-storm: got %v, want a storm %v", where, storm, tc.wantLoop)
+					}
+					if tc.wantLoop && !strings.Contains(fmt.Sprint(storm), "team-a/team-trust") {
+						t.Errorf("%s: no-write-storm: got %v, want team-a/team-trust's writes", where, storm)
+					}
+					// A run that also leaves kubernetes#113254's goroutine
+					// is known as both ("… + …").
+					if got := strings.Contains(out.Known, CleanupRecreates); got != tc.wantLoop {
+						t.Errorf("%s: got known finding %q (signature %s), want %s %v", where, out.Known, out.Signature(), CleanupRecreates, tc.wantLoop)
+					}
+					if out.Failed() {
+						t.Errorf("%s: got failed, want a pass:\n%s", where, out.Report)
+					}
+				}
+			}
+		})
+	}
+}
