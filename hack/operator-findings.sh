@@ -11,8 +11,10 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 # module directory | test regexp | operator module | its releases | controller-runtime releases
+# (an example is written against its operator release's API: KubeRay
+# v1.4.0's NewReconciler takes other arguments)
 entries=(
-  "examples/kuberay|^TestFindings\$|github.com/ray-project/kuberay/ray-operator|v1.4.0 v1.5.0|v0.23.3 v0.24.1 v0.25.2"
+  "examples/kuberay|^TestFindings\$|github.com/ray-project/kuberay/ray-operator|v1.5.0|v0.23.3 v0.24.1 v0.25.2"
   "examples/trustmanager|^TestDeselectedTargetRecreated\$|github.com/cert-manager/trust-manager|v0.25.0|v0.25.2"
 )
 

@@ -7,9 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cert-manager/trust-manager/pkg/bundle"
+	ctrl "sigs.k8s.io/controller-runtime"
+
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
@@ -63,6 +68,10 @@ func TestDeselectedTargetRecreated(t *testing.T) {
 						t.Fatalf("%s: got no fault fired, want the delays", where)
 					}
 					storm := out.Results["no-write-storm"]
+					if tc.wantLoop {
+						recordFinding(t, "trust-manager: cleanup recreates a deselected target ("+where+")",
+							errors.Is(storm, oracle.ErrWriteStorm) && strings.Contains(out.Known, CleanupRecreates))
+					}
 					if got := errors.Is(storm, oracle.ErrWriteStorm); got != tc.wantLoop {
 						t.Errorf("%s: no-write-storm: got %v, want a storm %v", where, storm, tc.wantLoop)
 					}
@@ -81,4 +90,18 @@ func TestDeselectedTargetRecreated(t *testing.T) {
 			}
 		})
 	}
+}
+
+// recordFinding records whether finding reproduced, for
+// hack/operator-findings.sh's findings × versions table (testutil.FindingsEnv).
+func recordFinding(t *testing.T, finding string, reproduced bool) {
+	t.Helper()
+	n := 0
+	if reproduced {
+		n = 1
+	}
+	testutil.RecordFinding(t, testutil.Finding{Finding: finding, ClientGo: harness.ClientGoVersion(),
+		Versions: "trust-manager " + harness.ModuleVersion("github.com/cert-manager/trust-manager", bundle.SetupWithManager) +
+			", controller-runtime " + harness.ModuleVersion("sigs.k8s.io/controller-runtime", ctrl.NewManager),
+		Reproduced: n, Runs: 1})
 }
