@@ -15,9 +15,10 @@ import (
 // TestWriteBeforeLateBookmark writes under the recorded pace while another
 // resource's log has no event, only a BOOKMARK recorded later than a
 // delete. The bookmark is not due yet, so it must not place the write
-// after that delete. (A cass-operator recording's pods log did: the
-// operator's first update of its datacenter was answered 404, the delete
-// 15 s ahead already in its view.)
+// after that delete, nor be the RV a LIST of the quiet log answers. (A
+// cass-operator recording's pods log did both: the operator's first
+// update of its datacenter was answered 404, the delete 15 s ahead
+// already in its view.)
 func TestWriteBeforeLateBookmark(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -47,8 +48,12 @@ func TestWriteBeforeLateBookmark(t *testing.T) {
 				cs := writeClient(t, s, false)
 				ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 				defer cancel()
-				if _, err := cs.CoreV1().Secrets("ns").List(ctx, metav1.ListOptions{}); err != nil {
+				secrets, err := cs.CoreV1().Secrets("ns").List(ctx, metav1.ListOptions{})
+				if err != nil {
 					t.Fatalf("List secrets: got error %v, want none", err)
+				}
+				if want := h.Logs[0].StartRV; secrets.ResourceVersion != want {
+					t.Errorf("List secrets at the start: got rv %s, want %s (the later bookmark is not due)", secrets.ResourceVersion, want)
 				}
 				time.Sleep(tc.after)
 				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a", Annotations: map[string]string{"mine": "x"}}}

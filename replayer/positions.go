@@ -116,8 +116,9 @@ func (st *store) happenedNewest(h *history.History) uint64 {
 	return out
 }
 
-// happenedRV is the resourceVersion l has reached at pos, its available
-// position. Log.RVAt(pos) is raised by every bookmark and list
+// happenedRV is the resourceVersion of l at pos as the replay serves it
+// now: a LIST's, a watch's start and bookmarks, and what a write comes
+// after. Log.RVAt(pos) is raised by every bookmark and list
 // resourceVersion recorded at that state, however late. A log whose last
 // event is early (or that has none) would then say, from the start of a
 // paced replay, the RV of a bookmark recorded minutes later, past other
