@@ -41,9 +41,12 @@ import (
 // the served history (Server.recorded). So a later write rebases it again
 // from what was recorded, not from what it was served as.
 
-// recordedChange is an event's change as recorded: the object before it
-// (nil for a create) and after.
+// recordedChange is an event's change as recorded: its type, the object
+// before it (nil for a create) and after. The type is kept because a
+// rebased event may be served as another: a recorded delete of an object
+// with the target's finalizers is served as a MODIFIED that marks it.
 type recordedChange struct {
+	typ           history.EventType
 	before, after *history.Object
 }
 
@@ -69,7 +72,7 @@ func (a *otherActors) of(res history.Resource, e history.Event) recordedChange {
 	if c, ok := a.recorded[res.ID()][e.RV()]; ok {
 		return c
 	}
-	return recordedChange{before: e.Prev, after: e.Object}
+	return recordedChange{typ: e.Type, before: e.Prev, after: e.Object}
 }
 
 // moved is a copy of a with its RVs moved as moveRV moves the served ones.
@@ -214,14 +217,18 @@ func withoutOwnRebased(h *history.History, a *otherActors, start time.Time, fact
 // start plus e's offset at the pace's factor.
 func rebaseEvent(start time.Time, factor float64, k writes.Kind, e history.Event, rec recordedChange, now *unstructured.Unstructured) (history.Event, *unstructured.Unstructured, bool, error) {
 	res := k.Resource
+	typ := e.Type // as recorded: a delete served as a MODIFIED (it marked the object) is still a delete
+	if rec.typ != "" {
+		typ = rec.typ
+	}
 	switch {
-	case now == nil && e.Type == history.Added:
+	case now == nil && typ == history.Added:
 		after, err := decoded(res, e.Object)
 		return e, after, true, err
-	case now == nil, e.Type == history.Added:
+	case now == nil, typ == history.Added:
 		return e, now, false, nil // 404 for the writer, or its create refused
 	}
-	if e.Type == history.Deleted {
+	if typ == history.Deleted {
 		gone := now.DeepCopy()
 		gone.SetResourceVersion(e.RV())
 		if len(now.GetFinalizers()) == 0 {
@@ -250,12 +257,12 @@ func rebaseEvent(start time.Time, factor float64, k writes.Kind, e history.Event
 		return e, now, false, err
 	}
 	after.SetResourceVersion(e.RV()) // served higher than recorded when writes came before it
-	out, typ, err := writes.Rebase(k, before, after, now)
-	if err != nil || typ == writes.None {
+	out, wtyp, err := writes.Rebase(k, before, after, now)
+	if err != nil || wtyp == writes.None {
 		return e, now, false, err
 	}
-	ev, err := eventOf(typ, out, e.At, e.From.File)
-	if typ == writes.Deleted {
+	ev, err := eventOf(wtyp, out, e.At, e.From.File)
+	if wtyp == writes.Deleted {
 		return withFrom(ev, e), nil, true, err
 	}
 	return withFrom(ev, e), out, true, err

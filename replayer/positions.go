@@ -109,9 +109,40 @@ func (st *store) newestPosition(l *history.Log) int {
 func (st *store) happenedNewest(h *history.History) uint64 {
 	var out uint64
 	for _, l := range h.Logs {
-		if v, err := strconv.ParseUint(l.RVAt(st.available(l)), 10, 64); err == nil {
+		if v, err := strconv.ParseUint(st.happenedRV(l, st.available(l)), 10, 64); err == nil {
 			out = max(out, v)
 		}
+	}
+	return out
+}
+
+// happenedRV is the resourceVersion of l at pos as the replay serves it
+// now: a LIST's, a watch's start and bookmarks, and what a write comes
+// after. Log.RVAt(pos) is raised by every bookmark and list
+// resourceVersion recorded at that state, however late. A log whose last
+// event is early (or that has none) would then say, from the start of a
+// paced replay, the RV of a bookmark recorded minutes later, past other
+// logs' changes still to come. So under a pace only the marks whose
+// recorded offset the paced clock has reached count (those of unknown
+// time count as reached).
+func (st *store) happenedRV(l *history.Log, pos int) string {
+	rv := l.RVAt(pos)
+	if st.pace.Mode == PaceMax {
+		return rv
+	}
+	out := l.StartRV
+	if pos > 0 && pos <= len(l.Events) {
+		out = l.Events[pos-1].RV()
+	}
+	if out == rv {
+		return rv
+	}
+	o, now := l.Order(), st.pacedNow()
+	for _, m := range l.Marks {
+		if m.At > now || !o.Less(out, m.RV) || o.Less(rv, m.RV) {
+			continue
+		}
+		out = m.RV
 	}
 	return out
 }

@@ -91,13 +91,13 @@ func (st *store) pickSnapshot(ctx context.Context, l *history.Log, m readMode, r
 			if n := st.newestPosition(l); n > pos {
 				snap.pos = n
 			}
-			if at := l.RVAt(snap.pos); !l.Order().Less(at, rv) {
+			if at := st.happenedRV(l, snap.pos); !l.Order().Less(at, rv) {
 				snap.rv = at
 			}
 		}
 	}
 	if snap.rv == "" {
-		snap.rv = l.RVAt(snap.pos)
+		snap.rv = st.happenedRV(l, snap.pos)
 	}
 	st.advance(l, snap.pos)
 	return snap, nil

@@ -232,7 +232,7 @@ func (st *store) exhausted() bool {
 func (st *store) newestRVs() map[history.Resource]string {
 	out := map[history.Resource]string{}
 	for _, l := range st.history().Logs {
-		out[l.Resource.ID()] = l.RVAt(st.newestPosition(l))
+		out[l.Resource.ID()] = st.happenedRV(l, st.newestPosition(l))
 	}
 	return out
 }

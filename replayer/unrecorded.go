@@ -73,7 +73,7 @@ func (e *engine) emptyLogStart(h *history.History) string {
 	if o := h.Order(); o != nil && !o.Numeric() {
 		newest := ""
 		for _, l := range h.Logs {
-			rv := l.RVAt(e.store.available(l))
+			rv := e.store.happenedRV(l, e.store.available(l))
 			if newest == "" || o.Less(newest, rv) {
 				newest = rv
 			}

@@ -74,7 +74,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.Re
 	if rv == "" || rv == "0" {
 		// sendInitialEvents=false: from now, with no initial state
 		ws.pos = s.store.newestPosition(l)
-		ws.fromRV = l.RVAt(ws.pos)
+		ws.fromRV = s.store.happenedRV(l, ws.pos)
 		ws.fw.begin()
 		ws.run()
 		return
@@ -320,7 +320,7 @@ func (ws *watchStream) emitObject(typ history.EventType, o *history.Object, rv s
 // state the pace has reached if that is older. It does not when that
 // would carry a resourceVersion older than the watch started from.
 func (ws *watchStream) bookmark() error {
-	rv := ws.l.RVAt(min(ws.pos, ws.s.store.available(ws.l)))
+	rv := ws.s.store.happenedRV(ws.l, min(ws.pos, ws.s.store.available(ws.l)))
 	if ws.fromRV != "" && ws.l.Order().Less(rv, ws.fromRV) {
 		return nil
 	}

@@ -92,7 +92,7 @@ func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *h
 	if ws.initialEvents(collection(l.StateAt(pos), q.Namespace)) != nil {
 		return
 	}
-	ws.pos, ws.fromRV = pos, l.RVAt(pos)
+	ws.pos, ws.fromRV = pos, s.store.happenedRV(l, pos)
 	s.store.advance(l, pos)
 	if endBookmark {
 		end := outFrame{typ: history.Bookmark, obj: bookmarkObject(l.Resource, ws.fromRV, true), rv: ws.fromRV, initialEnd: true}
