@@ -2,10 +2,7 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -61,17 +58,7 @@ func eckBeatCRD(ctx context.Context) (string, error) {
 // eckCRD returns the path of the CRD file in the ECK module that
 // examples/eck requires (config/crds/v1/resources).
 func eckCRD(ctx context.Context, file string) (string, error) {
-	cmd := exec.CommandContext(ctx, goTool(), "mod", "download", "-json", eckModule+"@"+eckVersion)
-	cmd.Dir = eckExample
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("go mod download %s@%s: %w", eckModule, eckVersion, err)
-	}
-	var m struct{ Dir string }
-	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
-		return "", fmt.Errorf("go mod download %s@%s: no directory in %q (%v)", eckModule, eckVersion, out, err)
-	}
-	return filepath.Join(m.Dir, "config", "crds", "v1", "resources", file), nil
+	return moduleFile(ctx, eckExample, eckModule, eckVersion, "config/crds/v1/resources/"+file)
 }
 
 // beat returns a Beat of the scenario's namespace, of its type and

@@ -3,16 +3,12 @@ package e2e
 import (
 	"context"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/lwreplay/lwreplay/history"
-	"github.com/lwreplay/lwreplay/internal/cluster"
 )
 
 // The Agent custom resource of ECK, and the scenario TestRecordECKAgent
@@ -50,52 +46,15 @@ const (
 // runs. Under -update the recordings become examples/eck's agents-*
 // cassettes.
 func TestRecordECKAgent(t *testing.T) {
-	c := cluster.StartT(t)
-	ctx := t.Context()
-	cs, err := kubernetes.NewForConfig(c.RestConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	dyn, err := dynamic.NewForConfig(c.RestConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	crd, err := eckCRD(ctx, "agent.k8s.elastic.co_agents.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := applyCRD(ctx, dyn, crd, agentGVR); err != nil {
-		t.Fatal(err)
-	}
-	if err := ensureNamespaces(ctx, cs, agentNS); err != nil {
-		t.Fatal(err)
-	}
-	actor := agentActor{crUser{cs: cs, dyn: dyn, pause: actorPause, gvr: agentGVR, ns: agentNS, secret: agentConfigSecret, key: "agent.yml", config: collectorConfig}}
+	crd := func(ctx context.Context) (string, error) { return eckCRD(ctx, "agent.k8s.elastic.co_agents.yaml") }
+	oc := startOperatorCluster(t, agentNS, operatorCRD{crd, agentGVR})
+	c, ctx := oc.c, t.Context()
+	actor := agentActor{crUser{cs: oc.cs, dyn: oc.dyn, pause: actorPause, gvr: agentGVR, ns: agentNS, secret: agentConfigSecret, key: "agent.yml", config: collectorConfig}}
 	if err := actor.create(ctx, agent("node", "8.17.0", 0, agentConfig("10s"), "")); err != nil {
 		t.Fatal(err)
 	}
-	kubeconfig := kubeconfigFor(t, c)
 	outDir := t.TempDir()
-	var names []string
-	for _, r := range eckAgentResources {
-		n := r.Resource
-		if r.Group != "" {
-			n += "." + r.Group
-		}
-		names = append(names, n)
-	}
-	caughtUp := func(want map[string]map[string]map[string]any) func(string) (bool, string) {
-		return func(path string) (bool, string) { return eckCaughtUpOf(eckAgentResources, path, want) }
-	}
-	recs := recordBothPaths(t, kubeconfig, outDir, "agents", strings.Join(names, ","), caughtUp(nil))
-	if err := actor.mutate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	want, err := eckRealStatesOf(ctx, dyn, eckAgentResources)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stopCaughtUp(t, recs, caughtUp(want))
+	recs, want := oc.recordWhile(t, outDir, "agents", eckAgentResources, actor.mutate)
 	for _, r := range recs {
 		files, h, err := loadHistory(r.out)
 		if err != nil {

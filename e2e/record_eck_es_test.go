@@ -10,11 +10,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/lwreplay/lwreplay/history"
-	"github.com/lwreplay/lwreplay/internal/cluster"
 )
 
 // The Elasticsearch custom resource of ECK, and the scenario
@@ -64,64 +61,25 @@ const (
 // are the fuzzed target and its actors. Under -update the recordings
 // become examples/eck/es's cassettes.
 func TestRecordECKElasticsearch(t *testing.T) {
-	c := cluster.StartT(t)
-	ctx := t.Context()
-	cs, err := kubernetes.NewForConfig(c.RestConfig())
-	if err != nil {
-		t.Fatal(err)
+	esCRD := func(ctx context.Context) (string, error) {
+		return eckCRD(ctx, "elasticsearch.k8s.elastic.co_elasticsearches.yaml")
 	}
-	dyn, err := dynamic.NewForConfig(c.RestConfig())
-	if err != nil {
-		t.Fatal(err)
+	autoscalerCRD := func(ctx context.Context) (string, error) {
+		return eckCRD(ctx, "autoscaling.k8s.elastic.co_elasticsearchautoscalers.yaml")
 	}
-	crd, err := eckCRD(ctx, "elasticsearch.k8s.elastic.co_elasticsearches.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := applyCRD(ctx, dyn, crd, esGVR); err != nil {
-		t.Fatal(err)
-	}
-	autoscalerCRD, err := eckCRD(ctx, "autoscaling.k8s.elastic.co_elasticsearchautoscalers.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := applyCRD(ctx, dyn, autoscalerCRD, esAutoscalerGVR); err != nil {
-		t.Fatal(err)
-	}
-	if err := ensureNamespaces(ctx, cs, esNS); err != nil {
-		t.Fatal(err)
-	}
-	user := crUser{cs: cs, dyn: dyn, pause: esPause, gvr: esGVR, ns: esNS}
-	kubeconfig := kubeconfigFor(t, c)
+	oc := startOperatorCluster(t, esNS, operatorCRD{esCRD, esGVR}, operatorCRD{autoscalerCRD, esAutoscalerGVR})
+	c, ctx := oc.c, t.Context()
+	user := crUser{cs: oc.cs, dyn: oc.dyn, pause: esPause, gvr: esGVR, ns: esNS}
 	outDir := t.TempDir()
-	var names []string
-	for _, r := range eckESResources {
-		n := r.Resource
-		if r.Group != "" {
-			n += "." + r.Group
-		}
-		names = append(names, n)
-	}
-	caughtUp := func(want map[string]map[string]map[string]any) func(string) (bool, string) {
-		return func(path string) (bool, string) { return eckCaughtUpOf(eckESResources, path, want) }
-	}
 	// The Elasticsearch exists before the recording starts, as the Beat
 	// and Agent scenarios' first objects do. The pause lets the apiserver
 	// settle the large CRD first: a replay answers a LIST of a resource
 	// recorded empty at the history's resourceVersion, which does not
 	// move with writes to resources it did not record.
-	if err := (crUser{cs: cs, dyn: dyn, pause: 10 * time.Second, gvr: esGVR, ns: esNS}).create(ctx, elasticsearch(2)); err != nil {
+	if err := (crUser{cs: oc.cs, dyn: oc.dyn, pause: 10 * time.Second, gvr: esGVR, ns: esNS}).create(ctx, elasticsearch(2)); err != nil {
 		t.Fatal(err)
 	}
-	recs := recordBothPaths(t, kubeconfig, outDir, "elasticsearch", strings.Join(names, ","), caughtUp(nil))
-	if err := esScenario(ctx, user); err != nil {
-		t.Fatal(err)
-	}
-	want, err := eckRealStatesOf(ctx, dyn, eckESResources)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stopCaughtUp(t, recs, caughtUp(want))
+	recs, want := oc.recordWhile(t, outDir, "elasticsearch", eckESResources, func(ctx context.Context) error { return esScenario(ctx, user) })
 	esFixtures := eckExample + "/es/testdata"
 	for _, r := range recs {
 		files, h, err := loadHistory(r.out)

@@ -2,20 +2,14 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/lwreplay/lwreplay/history"
-	"github.com/lwreplay/lwreplay/internal/cluster"
 )
 
 // The RayCluster custom resource of KubeRay, and the scenario
@@ -58,53 +52,16 @@ const (
 // fuzzed target's. Under -update the recordings become
 // examples/kuberay's cassettes.
 func TestRecordKubeRay(t *testing.T) {
-	c := cluster.StartT(t)
-	ctx := t.Context()
-	cs, err := kubernetes.NewForConfig(c.RestConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	dyn, err := dynamic.NewForConfig(c.RestConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	crd, err := kuberayCRD(ctx, "ray.io_rayclusters.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := applyCRD(ctx, dyn, crd, rayClusterGVR); err != nil {
-		t.Fatal(err)
-	}
-	if err := ensureNamespaces(ctx, cs, kuberayNS); err != nil {
-		t.Fatal(err)
-	}
-	user := kuberayActor{crUser{cs: cs, dyn: dyn, pause: actorPause, gvr: rayClusterGVR, ns: kuberayNS}}
+	crd := func(ctx context.Context) (string, error) { return kuberayCRD(ctx, "ray.io_rayclusters.yaml") }
+	oc := startOperatorCluster(t, kuberayNS, operatorCRD{crd, rayClusterGVR})
+	c, ctx := oc.c, t.Context()
+	user := kuberayActor{crUser{cs: oc.cs, dyn: oc.dyn, pause: actorPause, gvr: rayClusterGVR, ns: kuberayNS}}
 	// What exists before the recording: a small cluster, one worker.
 	if err := user.create(ctx, rayCluster("static", 1, "1")); err != nil {
 		t.Fatal(err)
 	}
-	kubeconfig := kubeconfigFor(t, c)
 	outDir := t.TempDir()
-	var names []string
-	for _, r := range kuberayResources {
-		n := r.Resource
-		if r.Group != "" {
-			n += "." + r.Group
-		}
-		names = append(names, n)
-	}
-	caughtUp := func(want map[string]map[string]map[string]any) func(string) (bool, string) {
-		return func(path string) (bool, string) { return eckCaughtUpOf(kuberayResources, path, want) }
-	}
-	recs := recordBothPaths(t, kubeconfig, outDir, "rayclusters", strings.Join(names, ","), caughtUp(nil))
-	if err := user.mutate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	want, err := eckRealStatesOf(ctx, dyn, kuberayResources)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stopCaughtUp(t, recs, caughtUp(want))
+	recs, want := oc.recordWhile(t, outDir, "rayclusters", kuberayResources, user.mutate)
 	for _, r := range recs {
 		files, h, err := loadHistory(r.out)
 		if err != nil {
@@ -127,17 +84,7 @@ func TestRecordKubeRay(t *testing.T) {
 // examples/kuberay requires (config/crd/bases), downloaded through the Go
 // module proxy.
 func kuberayCRD(ctx context.Context, file string) (string, error) {
-	cmd := exec.CommandContext(ctx, goTool(), "mod", "download", "-json", kuberayModule+"@"+kuberayVersion)
-	cmd.Dir = kuberayExample
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("go mod download %s@%s: %w", kuberayModule, kuberayVersion, err)
-	}
-	var m struct{ Dir string }
-	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
-		return "", fmt.Errorf("go mod download %s@%s: no directory in %q (%v)", kuberayModule, kuberayVersion, out, err)
-	}
-	return filepath.Join(m.Dir, "config", "crd", "bases", file), nil
+	return moduleFile(ctx, kuberayExample, kuberayModule, kuberayVersion, "config/crd/bases/"+file)
 }
 
 // rayContainer is a Ray container of the scenario's image.
