@@ -98,8 +98,8 @@ func recordFinding(t *testing.T, finding string, reproduced bool) {
 	if reproduced {
 		n = 1
 	}
-	testutil.RecordFinding(t, testutil.Finding{Finding: "KubeRay: " + finding, ClientGo: harness.ClientGoVersion(),
-		Versions: "kuberay " + harness.ModuleVersion("github.com/ray-project/kuberay/ray-operator", ray.NewReconciler) +
-			", controller-runtime " + harness.ModuleVersion("sigs.k8s.io/controller-runtime", ctrl.NewManager),
+	op := harness.ModuleVersion("github.com/ray-project/kuberay/ray-operator", ray.NewReconciler)
+	testutil.RecordFinding(t, testutil.Finding{Finding: "KubeRay " + op + ": " + finding, ClientGo: harness.ClientGoVersion(),
+		Versions: "controller-runtime " + harness.ModuleVersion("sigs.k8s.io/controller-runtime", ctrl.NewManager),
 		Reproduced: n, Runs: 1})
 }
