@@ -100,6 +100,6 @@ func recordFinding(t *testing.T, finding string, reproduced bool) {
 	}
 	op := harness.ModuleVersion("github.com/ray-project/kuberay/ray-operator", ray.NewReconciler)
 	testutil.RecordFinding(t, testutil.Finding{Finding: "KubeRay " + op + ": " + finding, ClientGo: harness.ClientGoVersion(),
-		Versions: "controller-runtime " + harness.ModuleVersion("sigs.k8s.io/controller-runtime", ctrl.NewManager),
+		Versions:   "controller-runtime " + harness.ModuleVersion("sigs.k8s.io/controller-runtime", ctrl.NewManager),
 		Reproduced: n, Runs: 1})
 }
