@@ -63,7 +63,8 @@ func TestDecodeBodyTyped(t *testing.T) {
 			t.Parallel()
 			req := Request{Kind: tc.kind, ContentType: tc.media, FieldValidation: tc.validation, Body: []byte(tc.body)}
 			got, gotErr := decodeBody(req)
-			if _, _, typed := decodeTyped(req); typed != tc.wantTyped {
+			_, _, typed := decodeTyped(req)
+			if typed != tc.wantTyped {
 				t.Errorf("typed way: got %v, want %v", typed, tc.wantTyped)
 			}
 			// the general way
@@ -72,7 +73,7 @@ func TestDecodeBodyTyped(t *testing.T) {
 			if wantErr == nil {
 				warnings, wantErr = checkFields(req)
 			}
-			if wantErr == nil && req.Kind.Builtin && got.typed { // else tracked converts it, later
+			if wantErr == nil && req.Kind.Builtin && typed { // else tracked converts it, later
 				if obj, wantErr = throughType(req.Kind, obj); wantErr != nil {
 					wantErr = apierrors.NewBadRequest(wantErr.Error())
 				}
@@ -83,10 +84,8 @@ func TestDecodeBodyTyped(t *testing.T) {
 				}
 				return
 			}
-			if got.typed {
-				if !reflect.DeepEqual(got.obj.Object, obj.Object) {
-					t.Errorf("object: got %v, want %v", got.obj.Object, obj.Object)
-				}
+			if !reflect.DeepEqual(got.obj.Object, obj.Object) {
+				t.Errorf("object: got %v, want %v", got.obj.Object, obj.Object)
 			}
 			if !reflect.DeepEqual(got.warnings, warnings) {
 				t.Errorf("warnings: got %q, want %q", got.warnings, warnings)

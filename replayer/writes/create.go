@@ -36,7 +36,7 @@ func create(st State, env Env, req Request) (Result, error) {
 	}
 	// the handler records the create in managedFields against an empty
 	// object of the kind (handlers/create.go)
-	if obj, err = tracked(req, env, nil, obj, body.typed); err != nil {
+	if obj, err = tracked(req, env, nil, obj); err != nil {
 		return Result{}, err
 	}
 	res, err := createObject(st, env, req, obj)
@@ -46,11 +46,10 @@ func create(st State, env Env, req Request) (Result, error) {
 
 // tracked is obj, a non-apply write's new object of req.Kind, as the
 // handlers hold it before storage. A built-in one goes through its Go
-// type (throughType), unless typed says it went already. The write is
-// recorded in managedFields as an Update by its field manager
-// (trackUpdate) against old (nil: an empty object).
-func tracked(req Request, env Env, old, obj *unstructured.Unstructured, typed bool) (*unstructured.Unstructured, error) {
-	if req.Kind.Builtin && !typed {
+// type (throughType). The write is recorded in managedFields as an Update
+// by its field manager (trackUpdate) against old (nil: an empty object).
+func tracked(req Request, env Env, old, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if req.Kind.Builtin {
 		typed, err := throughType(req.Kind, obj)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())

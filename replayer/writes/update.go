@@ -63,7 +63,7 @@ func update(st State, env Env, req Request) (Result, error) {
 	}
 	old, ok := st.Get(Key(expectedNamespace(req.Kind, req.Namespace), req.Name))
 	if ok {
-		if obj, err = tracked(req, env, old, obj, body.typed); err != nil {
+		if obj, err = tracked(req, env, old, obj); err != nil {
 			return Result{}, err
 		}
 		return warned(store(st, env, req, old, obj))
@@ -76,7 +76,7 @@ func update(st State, env Env, req Request) (Result, error) {
 	if err := uidPrecondition(req, obj, &unstructured.Unstructured{}); err != nil {
 		return Result{}, err
 	}
-	if obj, err = tracked(req, env, nil, obj, body.typed); err != nil {
+	if obj, err = tracked(req, env, nil, obj); err != nil {
 		return Result{}, err
 	}
 	obj = deepCopy(obj)
