@@ -39,7 +39,7 @@ func kcmOptions(f testing.TB, name, history string) fuzz.Options {
 		Actors:    ct.Actors,
 		Gates:     gates,
 		Pace:      replayer.Pace{Mode: replayer.PaceRecorded},
-		Masks:     slices.Concat([]fuzz.Mask{generatedSlices, daemonPodNodes}, scheduledNodes, jobUIDLabels),
+		Masks:     slices.Concat([]fuzz.Mask{generatedSlices, daemonPodNodes}, scheduledNodes, jobUIDLabels, podIPs),
 	}
 }
 
@@ -65,6 +65,17 @@ var scheduledNodes = []fuzz.Mask{
 
 // scheduledWhy is the scheduledNodes masks' why.
 const scheduledWhy = "the scheduler stand-in binds a pod to the node with the fewest pods it knows of: which it knows is timing a fault moves, not the controller's choice"
+
+// podIPs mask a pod's IP. The kubelet stand-in derives it from the pod's
+// name (actors/kubelet.go, podIP), and a controller's pods are
+// generateName'd: random names, matched between runs by order.
+var podIPs = []fuzz.Mask{
+	{Resource: "pods", Path: "status.podIP", Why: podIPWhy},
+	{Resource: "pods", Path: "status.podIPs", Why: podIPWhy},
+}
+
+// podIPWhy is the podIPs masks' why.
+const podIPWhy = "the kubelet stand-in derives a pod's IP from its name, random for a generateName'd pod (see metadata.name)"
 
 // jobUIDLabels mask the labels kube-apiserver's Job strategy generates
 // from a Job's UID (pkg/registry/batch/job/strategy.go, generateSelector),
