@@ -233,6 +233,11 @@ type Outcome struct {
 	// Those runs judged nothing, as the check's own run does when Known is
 	// set.
 	KnownScenarios []string
+	// OutOfTime says a run of the check (its own, a wire-level one, a
+	// reference or scenario run) was cut short at a fuzzing worker's input
+	// budget (engine.InputBudget). Nothing was judged: the input is left
+	// for a run without a deadline, go test -run.
+	OutOfTime bool
 }
 
 // Failed reports whether the outcome is a bug to report: an invariant
@@ -254,6 +259,9 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 	t.Helper()
 	begun := time.Now()
 	in := decodeInput(data, len(c.cassettes), c.opts)
+	if engine.Current() == engine.Worker {
+		in.deadline = begun.Add(engine.InputBudget)
+	}
 	fc := c.cassettes[in.cassette]
 	if fc.Reproducer != nil {
 		in.plan, in.watchList = faults.Plan{}, fc.WatchList
@@ -263,7 +271,7 @@ func (c *Campaign) Check(t *testing.T, data []byte) *Outcome {
 	if c.opts.Scenarios && fc.Reproducer == nil && len(in.plan.Decisions) == 0 && !out.Failed() {
 		// a known finding of the input's own run judges nothing of the
 		// target's other bugs: its scenarios run all the same
-		return c.checkScenarios(t, out, begun)
+		return c.checkScenarios(t, out, begun, in.deadline)
 	}
 	return out
 }
@@ -283,7 +291,7 @@ func (c *Campaign) checkDecoded(t *testing.T, in input, scenario string) *Outcom
 		spec.Level = Wire
 		out.Level = Wire
 		c.runOnce(t, spec, out)
-		if out.Report == "" {
+		if out.Report == "" && !out.OutOfTime {
 			out.Unconfirmed = typed
 		}
 	}
@@ -303,7 +311,7 @@ func (c *Campaign) spec(in input) harness.Spec {
 	if engine.Current() == engine.Worker {
 		spin = workerSpinBound
 	}
-	return harness.Spec{SpinBound: spin, History: fc.History, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList, Gates: in.gates,
+	return harness.Spec{SpinBound: spin, Deadline: in.deadline, History: fc.History, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList, Gates: in.gates,
 		Level: c.opts.Level, LiveBound: c.opts.LiveBound, MaxBurst: c.opts.MaxBurst, MaxRate: c.opts.MaxRate, Reproducer: fc.Reproducer, Cache: fc.Cache, Pace: c.opts.Pace,
 		Latency: c.opts.Latency, Actors: c.opts.Actors, FaultsOnActors: c.opts.FaultsOnActors}
 }

@@ -232,6 +232,10 @@ func runGoTest(f *testing.F, o Options) {
 			t.Logf("scenario %s (judged nothing: not a failure)", k)
 		}
 		switch {
+		case out.OutOfTime:
+			dir := undecidedDir(t, f.Name())
+			err := engine.SaveInput(dir, data)
+			t.Skipf("the input ran out of a worker's time (%v of real time; a loaded machine) and was judged nothing; kept for go test -run in %s (%v)", engine.InputBudget, dir, err)
 		case out.Unconfirmed != "":
 			t.Logf("a typed-level violation the wire level did not repeat (not a failure):\n%s", out.Unconfirmed)
 		case out.Report == "":
@@ -252,6 +256,12 @@ func runGoTest(f *testing.F, o Options) {
 	})
 	if mode == engine.Coordinator && f.Failed() {
 		c.reportSaved(f, start)
+	}
+	if mode == engine.Coordinator {
+		dir := undecidedDir(f, f.Name())
+		if n := engine.CountSince(dir, start); n > 0 {
+			f.Logf("lwreplay: %d inputs ran out of a worker's time (%v of real time each) and were judged nothing; they are kept in %s: copy them into testdata/fuzz/%s and go test -run=%s judges them", n, engine.InputBudget, dir, f.Name(), f.Name())
+		}
 	}
 }
 

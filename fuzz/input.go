@@ -3,6 +3,7 @@ package fuzz
 import (
 	"maps"
 	"math/rand/v2"
+	"time"
 
 	clientfeatures "k8s.io/client-go/features"
 
@@ -145,6 +146,9 @@ type input struct {
 	// plan is the fault plan, filtered to legal faults unless breaking
 	// ones are allowed.
 	plan faults.Plan
+	// deadline is the real time its runs must end by (zero: none): a
+	// fuzzing worker's input budget. It is not part of the input's bytes.
+	deadline time.Time
 }
 
 // decodeInput reads a fuzz input over n cassettes, as o has the campaign

@@ -119,11 +119,12 @@ const sameOutcome = "same-outcome"
 
 // reference returns the reference that same-outcome judges obs, a run of
 // spec, against. It is nil when the campaign does not judge same-outcome
-// (see reference.Runs.For for the other cases).
-func (j *judge) reference(t *testing.T, spec harness.Spec, obs *observe.Observation) *oracle.Reference {
+// (see reference.Runs.For for the other cases). ok is false when a
+// reference run was cut short at spec.Deadline.
+func (j *judge) reference(t *testing.T, spec harness.Spec, obs *observe.Observation) (ref *oracle.Reference, ok bool) {
 	t.Helper()
 	if !slices.Contains(j.builtinNames(), sameOutcome) {
-		return nil
+		return nil, true
 	}
 	return j.refs.For(t, spec, obs)
 }

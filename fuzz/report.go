@@ -201,7 +201,25 @@ func artifactName(target string, out *Outcome) string {
 // The name is the target's and the input's, so the same failure goes to
 // the same place. The path is absolute, for the test's log.
 func artifactDir(t testing.TB, target string, out *Outcome) string {
-	name := artifactName(target, out)
+	return filepath.Join(artifactsRoot(t), artifactName(target, out))
+}
+
+// undecidedDir is where a fuzzing worker keeps the inputs of fuzz target
+// fuzzName it ran out of time for, as go test corpus files, under the
+// artifacts root (see artifactDir).
+func undecidedDir(t testing.TB, fuzzName string) string {
+	return filepath.Join(artifactsRoot(t), UndecidedDir, fuzzName)
+}
+
+// UndecidedDir is the directory, under the artifacts root, of the inputs
+// a fuzzing worker ran out of time for (engine.InputBudget), one directory
+// per fuzz target. Each is a go test corpus file: copied into the
+// package's testdata/fuzz/<FuzzName>, go test -run judges it, with no
+// deadline.
+const UndecidedDir = "undecided"
+
+// artifactsRoot is the absolute directory artifactDir places reports in.
+func artifactsRoot(t testing.TB) string {
 	root := os.Getenv(ArtifactsEnv)
 	switch {
 	case root != "":
@@ -213,7 +231,7 @@ func artifactDir(t testing.TB, target string, out *Outcome) string {
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs
 	}
-	return filepath.Join(root, name)
+	return root
 }
 
 // goTestArtifacts reports whether go test was given -artifacts.

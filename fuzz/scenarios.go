@@ -60,7 +60,7 @@ type scenarioResult struct {
 // again for the key. In a fuzzing worker it starts plans while startsPlan
 // allows, begun the input's start, then returns out. Elsewhere it runs
 // them all.
-func (c *Campaign) checkScenarios(t *testing.T, out *Outcome, begun time.Time) *Outcome {
+func (c *Campaign) checkScenarios(t *testing.T, out *Outcome, begun, deadline time.Time) *Outcome {
 	t.Helper()
 	key := scenarioKey{cassette: out.CassetteIndex, watchList: out.WatchList, gates: out.Gates.String()}
 	c.scenarios.mu.Lock()
@@ -88,10 +88,14 @@ func (c *Campaign) checkScenarios(t *testing.T, out *Outcome, begun time.Time) *
 		}
 		p := res.plans[res.next]
 		started := time.Now()
-		o := c.checkPlanAs(t, out, p.Plan, p.Scenario)
+		o := c.checkPlanAs(t, out, p.Plan, p.Scenario, deadline)
 		res.longest = max(res.longest, time.Since(started))
+		if o.OutOfTime {
+			t.Logf("scenario %s plan %s ran out of the input's time: the next input of its key takes it up", p.Scenario, planText(p.Plan))
+			return out
+		}
 		if o.Failed() {
-			res.out = c.exact(t, out, o)
+			res.out = c.exact(t, out, o, deadline)
 			res.out.KnownScenarios = slices.Clone(out.KnownScenarios)
 			return res.out
 		}
@@ -103,25 +107,26 @@ func (c *Campaign) checkScenarios(t *testing.T, out *Outcome, begun time.Time) *
 }
 
 // checkPlanAs runs plan, scenario's, on the cassette, client path and
-// gates of out.
-func (c *Campaign) checkPlanAs(t *testing.T, out *Outcome, plan faults.Plan, name string) *Outcome {
+// gates of out, its runs ending by deadline (zero: none).
+func (c *Campaign) checkPlanAs(t *testing.T, out *Outcome, plan faults.Plan, name string, deadline time.Time) *Outcome {
 	t.Helper()
 	in := decodeInput(out.Input, len(c.cassettes), c.opts)
 	in.plan = plan.Only(faults.Legal)
+	in.deadline = deadline
 	return c.checkDecoded(t, in, name)
 }
 
 // exact returns o, a scenario's failure, with its plan placed at the
 // points of the run resource where its decisions fired (scenario.Exact).
 // It does so when that plan has a byte form and fails too; else it
-// returns o itself.
-func (c *Campaign) exact(t *testing.T, base, o *Outcome) *Outcome {
+// returns o itself, as it does when that plan's check runs out of time.
+func (c *Campaign) exact(t *testing.T, base, o *Outcome, deadline time.Time) *Outcome {
 	t.Helper()
 	plan, ok := scenario.Exact(o.Plan, o.Observation.Fired, c.res.Name())
 	if !ok {
 		return o
 	}
-	if e := c.checkPlanAs(t, base, plan, o.Scenario); e.Failed() {
+	if e := c.checkPlanAs(t, base, plan, o.Scenario, deadline); e.Failed() {
 		return e
 	}
 	return o

@@ -20,12 +20,21 @@ import (
 //     (package oracle).
 //  5. verdict: the signature of what broke, a known finding or a
 //     breaking fault's doing, and the report (package report).
+//
+// A run or reference run cut short at spec.Deadline leaves out OutOfTime,
+// judged nothing.
 func (c *Campaign) runOnce(t *testing.T, spec harness.Spec, out *Outcome) {
 	t.Helper()
 	obs := harness.Observe(t, spec) // 2
 	var ref *oracle.Reference
+	ok := true
 	if obs != nil {
-		ref = c.judge.reference(t, spec, obs) // 3
+		ref, ok = c.judge.reference(t, spec, obs) // 3
+	}
+	if obs != nil && (obs.OutOfTime || !ok) {
+		*out = Outcome{Input: out.Input, Cassette: out.Cassette, CassetteIndex: out.CassetteIndex, WatchList: out.WatchList, Gates: out.Gates,
+			Plan: out.Plan, Level: out.Level, Scenario: out.Scenario, Observation: obs, OutOfTime: true}
+		return
 	}
 	c.judge.verdict(out, obs, ref) // 4, 5
 }

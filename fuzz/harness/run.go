@@ -91,7 +91,11 @@ func Observe(t *testing.T, s Spec) *observe.Observation {
 	if bound <= 0 {
 		bound = DefaultSpinBound
 	}
-	if spin := w.watch(finished, bound); spin != nil {
+	spin, late := w.watch(finished, bound, s.Deadline)
+	switch {
+	case late:
+		return lateObservation(s, w)
+	case spin != nil:
 		return spinObservation(s, spin, w)
 	}
 	if panicked != nil {
@@ -208,6 +212,10 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 		now := time.Since(start)
 		lookedAt = now
 		w.look(now)
+		if w.late.Load() {
+			obs.OutOfTime = true
+			break // past the run's real-time deadline: it is judged nothing
+		}
 		if in := cur.Load(); in != nil {
 			if at, ok := in.exited(); ok && s.Target.Container {
 				// A container that exited is restarted by the kubelet after

@@ -56,6 +56,11 @@ type Spec struct {
 	// DefaultSpinBound. Once the target is stopped the bound is at most
 	// StopSpinBound.
 	SpinBound time.Duration
+	// Deadline, when set, is the real time the run must end by: a fuzzing
+	// worker's input budget. Past it the run ends at its next look, or is
+	// left running DeadlineGrace later when no look comes. Either way its
+	// observation is OutOfTime and judges nothing. Zero means none.
+	Deadline time.Time
 	// Pace is the pace the replay serves the history at; zero means
 	// replayer.PaceMax (every recorded event has happened when the target
 	// starts). Under replayer.PaceRecorded the recorded changes come at

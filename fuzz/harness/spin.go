@@ -34,6 +34,12 @@ const DefaultSpinBound = 60 * time.Second
 // loop), and each costs a fuzzer this much.
 const StopSpinBound = 2 * time.Second
 
+// DeadlineGrace is how long past its Spec.Deadline a run that has not
+// looked since is waited for. Then Observe returns without it, its
+// goroutines left running, as a spin's are. Ending at a look takes
+// milliseconds (see StopSpinBound).
+const DeadlineGrace = time.Second
+
 // spinWatch is what a run's bubble tells the goroutine outside it that
 // watches for a spin:
 //   - a count of its looks, and the virtual time of the last;
@@ -45,6 +51,7 @@ type spinWatch struct {
 	lookedAt atomic.Int64 // virtual time of the last look, ns
 	stopping atomic.Bool
 	working  atomic.Bool  // the harness's own work after the run: held to the run's bound
+	late     atomic.Bool  // the run's deadline has passed: it ends at its next look
 	bubble   atomic.Value // string
 	fired    atomic.Value // func() []faults.Firing: the replay's, once it exists
 
@@ -93,8 +100,14 @@ func (w *spinWatch) look(at time.Duration) {
 
 // watch waits, in real time, until finished closes (nil) or the run goes
 // bound without a look (see DefaultSpinBound): then it returns the spin.
-func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration) *observe.Spin {
-	tick := time.NewTicker(max(min(bound/20, 250*time.Millisecond), time.Millisecond))
+// Once deadline (when set) has passed, it marks the run late. When the run
+// has not finished DeadlineGrace after that, watch returns late true.
+func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration, deadline time.Time) (spin *observe.Spin, late bool) {
+	period := max(min(bound/20, 250*time.Millisecond), time.Millisecond)
+	if !deadline.IsZero() {
+		period = min(period, 50*time.Millisecond)
+	}
+	tick := time.NewTicker(period)
 	defer tick.Stop()
 	last := w.looks.Load()
 	sinceWall, sinceCPU := w.now()
@@ -102,8 +115,15 @@ func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration) *observ
 	for {
 		select {
 		case <-finished:
-			return nil
+			return nil, false
 		case <-tick.C:
+		}
+		if !deadline.IsZero() {
+			if now := time.Now(); now.After(deadline.Add(DeadlineGrace)) {
+				return nil, true
+			} else if now.After(deadline) {
+				w.late.Store(true)
+			}
 		}
 		wall, cpu := w.now()
 		if n := w.looks.Load(); n != last {
@@ -123,7 +143,7 @@ func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration) *observ
 			id, _ := w.bubble.Load().(string)
 			waits := lockWaitsIn(id)
 			if waits != "" && waits == stuck {
-				return &observe.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: waits, Locked: true}
+				return &observe.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: waits, Locked: true}, false
 			}
 			stuck = waits
 		}
@@ -133,7 +153,7 @@ func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration) *observ
 		}
 		if passed(limit, d, used) {
 			id, _ := w.bubble.Load().(string)
-			return &observe.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: runningIn(id)}
+			return &observe.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: runningIn(id)}, false
 		}
 	}
 }
@@ -183,6 +203,17 @@ func pastLock(frames string) string {
 		lines = lines[2:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// lateObservation is what a run left at its deadline observed: that it
+// ran out of time, and the faults that had fired. It is judged nothing.
+func lateObservation(s Spec, w *spinWatch) *observe.Observation {
+	obs := &observe.Observation{Resource: s.Resource, Gates: effectiveGates(s.Gates, s.WatchList), SyncedAt: -1, LastFaultAt: -1,
+		ConvergedAt: -1, FirstPanicAt: -1, LiveBound: s.LiveBound, EndedAt: time.Duration(w.lookedAt.Load()), Unsettled: true, OutOfTime: true}
+	if fired, ok := w.fired.Load().(func() []faults.Firing); ok {
+		obs.Fired = fired()
+	}
+	return obs
 }
 
 // spinObservation is what a run given up spinning observed: its spin and

@@ -64,7 +64,7 @@ func TestSpinWatchClock(t *testing.T) {
 			w.working.Store(tc.working)
 			finished := make(chan struct{})
 			got := make(chan bool, 1)
-			go func() { got <- w.watch(finished, bound) != nil }()
+			go func() { spin, _ := w.watch(finished, bound, time.Time{}); got <- spin != nil }()
 			for clock.readCount() < 1 { // the watch has read its start
 				time.Sleep(time.Millisecond)
 			}

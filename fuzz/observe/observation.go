@@ -132,6 +132,11 @@ type Observation struct {
 	// blocked (virtual time stood still without requests). The rest of the
 	// observation is then empty, and no-spin alone judges it.
 	Spin *Spin
+	// OutOfTime says the run was cut short at its real-time deadline
+	// (harness.Spec.Deadline): a fuzzing worker's input ran out of time,
+	// as it does on a loaded machine. Nothing in it is judged; the input
+	// is left for a run without a deadline.
+	OutOfTime bool
 	// Unsettled says the run ended less than LiveBound after its last fault
 	// fired. That happens to a fault that fired after the watchdog plus the
 	// live bound, as a plan that keeps firing does. The run's hard end is the

@@ -137,7 +137,16 @@ func NoteName(data []byte) string {
 // notes it as slow. The engine of go test ends the worker at 10 s of real time
 // (internal/fuzz: "deadlocked!", not printed). The note comes before that,
 // so that the coordinator's report says where the input was.
-const SlowNoteAfter = 8 * time.Second
+const SlowNoteAfter = 9 * time.Second
+
+// InputBudget is how long, in real time, one input's check may take in a
+// worker: the input's runs, its reference, confirmation and scenario runs.
+// Past it the run in hand is cut short (harness.Spec.Deadline), and the
+// input is judged nothing: go test's engine would end the worker at 10 s
+// and report the input as failing, ending the campaign. A cut run ends at
+// its next look, within milliseconds, or is left running a second later
+// (harness.DeadlineGrace). So the input returns before SlowNoteAfter.
+const InputBudget = 7 * time.Second
 
 // NoteSlowInput notes, should data still be running SlowNoteAfter from
 // now, that it was and what every goroutine was doing then. That is the
@@ -162,4 +171,30 @@ func NoteWorkerFailure(fuzzName string, data []byte, report string) {
 		return
 	}
 	_ = os.WriteFile(filepath.Join(dir, NoteName(data)), []byte(report), 0o644)
+}
+
+// SaveInput writes data into dir as a go test corpus file named by its
+// digest (NoteName's, without .txt).
+func SaveInput(dir string, data []byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(data)
+	return os.WriteFile(filepath.Join(dir, hex.EncodeToString(sum[:12])), CorpusFile(data), 0o644)
+}
+
+// CountSince counts the files in dir written at or after since (0 when dir
+// cannot be read).
+func CountSince(dir string, since time.Time) int {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && !e.IsDir() && !info.ModTime().Before(since) {
+			n++
+		}
+	}
+	return n
 }

@@ -44,19 +44,21 @@ func New(masks ...oracle.Mask) *Runs { return &Runs{user: oracle.MaskSet(masks..
 
 // For returns the reference that same-outcome judges obs, a run of spec,
 // against (confirmed: see One.Confirm). It is nil when the run is a
-// verbatim replay, did not log its writes or spun. It is nil, too, while
-// no run of the campaign has written (a read-only target costs no
-// reference run), or when the first reference run wrote nothing.
-func (rs *Runs) For(t *testing.T, spec harness.Spec, obs *observe.Observation) *oracle.Reference {
+// verbatim replay, did not log its writes, spun or ran out of time. It is
+// nil, too, while no run of the campaign has written (a read-only target
+// costs no reference run), or when the first reference run wrote nothing.
+// ok is false when a reference or confirmation run was cut short at
+// spec.Deadline: obs is then not to be judged.
+func (rs *Runs) For(t *testing.T, spec harness.Spec, obs *observe.Observation) (ref *oracle.Reference, ok bool) {
 	t.Helper()
-	if spec.Reproducer != nil || !obs.WritesLogged || obs.Spin != nil {
-		return nil
+	if spec.Reproducer != nil || !obs.WritesLogged || obs.Spin != nil || obs.OutOfTime {
+		return nil, true
 	}
 	if len(obs.Writes) > 0 {
 		rs.wrote.Store(true)
 	}
 	if !rs.wrote.Load() {
-		return nil
+		return nil, true
 	}
 	k := key{h: spec.History, watchList: spec.WatchList, gates: gatesKey(spec.Gates), level: spec.Level}
 	rs.mu.Lock()
@@ -85,11 +87,12 @@ type key struct {
 // One is one key's reference, computed once and widened by the
 // confirmation runs of an alarm (Confirm). The zero value is ready.
 type One struct {
-	once  sync.Once
-	user  oracle.Masks      // Options.Masks, merged into ref once it is made
-	mu    sync.Mutex        // guards ref and extra; held while a confirmation runs
-	ref   *oracle.Reference // replaced, never changed, when widened
-	extra int               // confirmation runs made
+	user  oracle.Masks           // Options.Masks, merged into ref once it is made
+	mu    sync.Mutex             // guards the fields below; held while a run of them runs
+	made  bool                   // the reference runs are done: ref is final (nil: none)
+	runs  []*observe.Observation // the reference runs done so far, while !made
+	ref   *oracle.Reference      // replaced, never changed, when widened
+	extra int                    // confirmation runs made
 }
 
 // confirmRuns is how many more fault-free runs (other seeds) an alarm of
@@ -105,39 +108,68 @@ const (
 )
 
 // Get returns the reference, running the reference runs of spec on the
-// first call.
-func (r *One) Get(t *testing.T, spec harness.Spec) *oracle.Reference {
+// first call. A run cut short at spec.Deadline (observe.Observation's
+// OutOfTime) is not kept: Get returns ok false, and a later call runs it
+// again. The runs done are kept, so a loaded fuzzing worker makes the
+// reference over several inputs.
+func (r *One) Get(t *testing.T, spec harness.Spec) (ref *oracle.Reference, ok bool) {
 	t.Helper()
-	r.once.Do(func() {
-		if r.ref = Of(t, spec); r.ref != nil {
-			r.ref.Masks = r.ref.Masks.Merge(r.user)
-		}
-	})
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.ref
+	return r.get(t, spec)
+}
+
+// get is Get with r.mu held.
+func (r *One) get(t *testing.T, spec harness.Spec) (*oracle.Reference, bool) {
+	t.Helper()
+	if r.made {
+		return r.ref, true
+	}
+	spec.Plan, spec.RecordTo = faults.Plan{}, ""
+	for len(r.runs) < len(seeds) {
+		spec.Seed = seeds[len(r.runs)]
+		obs := harness.Observe(t, spec)
+		if obs.OutOfTime {
+			return nil, false
+		}
+		r.runs = append(r.runs, obs)
+		if givenUp(obs) || len(obs.Writes) == 0 {
+			break // no reference: a given-up run, or a read-only target (the second run is not made)
+		}
+	}
+	r.made = true
+	r.ref = referenceOf(r.runs, spec.Pace)
+	if r.ref != nil {
+		r.ref.Masks = r.ref.Masks.Merge(r.user)
+	}
+	r.runs = nil
+	return r.ref, true
 }
 
 // Confirm returns the reference obs, a run of spec, is to be judged
 // against. When obs's end state differs from the reference's, up to
 // confirmRuns more fault-free runs of spec with other seeds widen the
 // masks (LearnMasks). They stop once obs's difference is masked or they
-// are spent. The widened reference serves the key's later runs too.
-func (r *One) Confirm(t *testing.T, spec harness.Spec, obs *observe.Observation) *oracle.Reference {
+// are spent. The widened reference serves the key's later runs too. ok is
+// false when a run was cut short at spec.Deadline: obs is then not to be
+// judged against what Confirm returns.
+func (r *One) Confirm(t *testing.T, spec harness.Spec, obs *observe.Observation) (ref *oracle.Reference, ok bool) {
 	t.Helper()
-	ref := r.Get(t, spec)
-	if ref == nil || !differs(obs, ref) {
-		return ref
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	ref = r.ref // another alarm's confirmation may have widened it
+	ref, ok = r.get(t, spec)
+	if !ok || ref == nil || !differs(obs, ref) {
+		return ref, ok
+	}
 	got := oracle.FinalStateOf(obs.Served)
 	spec.Plan, spec.RecordTo = faults.Plan{}, ""
 	for i := 0; i < confirmRuns && r.extra < maxConfirmRuns && oracle.DiffFinalState(ref.FinalState, got, ref.Masks) != nil; i++ {
-		r.extra++
-		spec.Seed = seeds[1] + uint64(r.extra)
+		spec.Seed = seeds[1] + uint64(r.extra+1)
 		e := harness.Observe(t, spec)
+		if e.OutOfTime {
+			return ref, false
+		}
+		r.extra++
 		if givenUp(e) {
 			continue
 		}
@@ -146,7 +178,7 @@ func (r *One) Confirm(t *testing.T, spec harness.Spec, obs *observe.Observation)
 		ref = &widened
 		r.ref = ref
 	}
-	return ref
+	return ref, true
 }
 
 // differs reports whether same-outcome fires on obs against ref.
@@ -167,44 +199,34 @@ func (r *One) Extra() int {
 // run's end state with the masks of both: DefaultMasks and what LearnMasks
 // learns from the two. It returns nil when the first run wrote nothing (a
 // read-only target: the second is not run). It returns nil, too, when
-// either run was given up: a spin, or a hot loop that ended it early. Its
-// end state is then no reference. The reference runs are not judged.
+// either run was given up or cut short: a spin, a hot loop that ended it
+// early, its deadline. Its end state is then no reference. The reference
+// runs are not judged.
 func Of(t *testing.T, spec harness.Spec) *oracle.Reference {
 	t.Helper()
-	a, b := pair(t, spec, seeds)
-	if a == nil || b == nil {
-		return nil
-	}
-	oa, ob := oracle.FinalStateOf(a.Served), oracle.FinalStateOf(b.Served)
-	return &oracle.Reference{FinalState: oa, Masks: oracle.DefaultMaskSet().Merge(oracle.LearnMasks(oa, ob)), Writes: len(a.Writes),
-		Paced: spec.Pace.Mode == replayer.PaceRecorded}
+	var r One
+	ref, _ := r.get(t, spec)
+	return ref
 }
 
-// pair runs spec with no plan under each of seeds. b is nil when a wrote
-// nothing or b was given up; both are nil when a was.
-func pair(t *testing.T, spec harness.Spec, seeds [2]uint64) (a, b *observe.Observation) {
-	t.Helper()
-	spec.Plan, spec.RecordTo = faults.Plan{}, ""
-	spec.Seed = seeds[0]
-	if a = harness.Observe(t, spec); givenUp(a) {
-		return nil, nil
+// referenceOf is the reference runs make under pace: nil unless there are
+// two, neither given up.
+func referenceOf(runs []*observe.Observation, pace replayer.Pace) *oracle.Reference {
+	if len(runs) != len(seeds) || givenUp(runs[0]) || givenUp(runs[1]) {
+		return nil
 	}
-	if len(a.Writes) == 0 {
-		return a, nil
-	}
-	spec.Seed = seeds[1]
-	if b = harness.Observe(t, spec); givenUp(b) {
-		b = nil
-	}
-	return a, b
+	a, b := runs[0], runs[1]
+	oa, ob := oracle.FinalStateOf(a.Served), oracle.FinalStateOf(b.Served)
+	return &oracle.Reference{FinalState: oa, Masks: oracle.DefaultMaskSet().Merge(oracle.LearnMasks(oa, ob)), Writes: len(a.Writes),
+		Paced: pace.Mode == replayer.PaceRecorded}
 }
 
 // givenUp reports whether obs is no run to take an end state from. That is
-// none, one given up spinning, or one ended at a broken behaviour bound: a
-// hot loop, a write storm, a conflict loop. The input then breaks the
-// bound with no fault.
+// none, one given up spinning or at its deadline, or one ended at a broken
+// behaviour bound: a hot loop, a write storm, a conflict loop. The input
+// then breaks the bound with no fault.
 func givenUp(obs *observe.Observation) bool {
-	return obs == nil || obs.Spin != nil || obs.HotLoop != nil || obs.BoundEnd != nil
+	return obs == nil || obs.Spin != nil || obs.OutOfTime || obs.HotLoop != nil || obs.BoundEnd != nil
 }
 
 // gatesKey renders g sorted, as a map key.
