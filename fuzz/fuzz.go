@@ -237,7 +237,7 @@ func runGoTest(f *testing.F, o Options) {
 			err := engine.SaveInput(dir, data)
 			t.Skipf("the input ran out of a worker's time (%v of real time; a loaded machine) and was judged nothing; kept for go test -run in %s (%v)", engine.InputBudget, dir, err)
 		case out.Unconfirmed != "":
-			t.Logf("a typed-level violation the wire level did not repeat (not a failure):\n%s", out.Unconfirmed)
+			t.Logf("a violation its confirming run did not repeat (not a failure):\n%s", out.Unconfirmed)
 		case out.Report == "":
 		case out.Known != "":
 			t.Logf("known finding %s (judged nothing: not a failure):\n%s", out.Known, out.Report)

@@ -81,6 +81,22 @@ func (j *judge) report(out *Outcome) string {
 		FaultsOnActors: j.opts.FaultsOnActors, Scenario: out.Scenario, Seed: out.Seed, Input: in})
 }
 
+// endStateOnly reports whether every invariant out broke judges the end
+// state only (oracle.EndState): a longer run may change the verdict.
+func (j *judge) endStateOnly(out *Outcome) bool {
+	broke := false
+	for name, err := range out.Results {
+		if err == nil {
+			continue
+		}
+		broke = true
+		if inv, ok := j.invariant(name); !ok || inv.Scope != oracle.EndState {
+			return false
+		}
+	}
+	return broke
+}
+
 // invariant returns the built-in or user invariant called name.
 func (j *judge) invariant(name string) (oracle.Invariant, bool) {
 	if inv, ok := oracle.LookupInvariant(name); ok {

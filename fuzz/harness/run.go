@@ -302,7 +302,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 		}
 		caughtUp := obs.SyncedAt >= 0 && len(snaps) > 0 && maps.Equal(snaps[len(snaps)-1].rvs, finalState()) && srv.ExhaustedOf(res) && srv.Spent() && probe.isSettled()
 		quietAt := acts.quietAt(bound.lastAt() + quietEnd)
-		if caughtUp && now >= quietAt {
+		if caughtUp && now >= quietAt && !s.FullRun {
 			obs.EndedEarly = true
 			break
 		}
@@ -315,7 +315,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 		// Caught up, it looks next when it has been quiet long enough (a
 		// request meanwhile is a change the next look sees).
 		switch {
-		case caughtUp:
+		case caughtUp && now < quietAt:
 			step = quietAt - now
 		case changed:
 			step = tick

@@ -56,6 +56,12 @@ type Spec struct {
 	// DefaultSpinBound. Once the target is stopped the bound is at most
 	// StopSpinBound.
 	SpinBound time.Duration
+	// FullRun, when set, runs to the watchdog: the run does not end early
+	// once the target has caught up and gone quiet. A controller may still
+	// have a requeue due (KubeRay's RayCluster controller requeues every 5
+	// minutes), which no request announces. A campaign reruns so an early
+	// run whose end state broke an invariant (see fuzz.Outcome.Unconfirmed).
+	FullRun bool
 	// Deadline, when set, is the real time the run must end by: a fuzzing
 	// worker's input budget. Past it the run ends at its next look, or is
 	// left running DeadlineGrace later when no look comes. Either way its
