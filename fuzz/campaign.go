@@ -300,11 +300,17 @@ func (c *Campaign) checkDecoded(t *testing.T, in input, scenario string) *Outcom
 	if out.Failed() && out.Observation != nil && out.Observation.EndedEarly && c.judge.endStateOnly(out) {
 		// The run ended early, caught up and quiet. A requeue may still have
 		// been due: the end state is judged on the run to its watchdog.
-		early := out.Report
+		// A failure it repeats is reported from the early run: the same
+		// input, a shorter reproducer.
+		early := *out
 		spec.FullRun = true
 		c.runOnce(t, spec, out)
-		if out.Report == "" && !out.OutOfTime {
-			out.Unconfirmed = early + "\n(held once the run went on to its watchdog: the run had ended early, before a requeue of the target's was due)"
+		switch {
+		case out.OutOfTime:
+		case out.Report == "":
+			out.Unconfirmed = early.Report + "\n(held once the run went on to its watchdog: the run had ended early, before a requeue of the target's was due)"
+		default:
+			*out = early
 		}
 	}
 	return out
