@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
@@ -23,15 +22,8 @@ func TestKCMMasksLeaveBugsSeen(t *testing.T) {
 		t.Skip("-short: runs kube-controller-manager's controllers")
 	}
 	o := kcmOptions(t, "replicaset", "replicaset")
-	c, err := fuzz.NewCampaign(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := c.CheckPlan(t, 0, false, faults.Plan{})
-	if out.Failed() {
-		t.Fatalf("fault-free run: got a report, want none:\n%s", out.Report)
-	}
-	ref := oracle.FinalStateOf(out.Observation.Served)
+	obs := fuzz.FaultFreeRun(t, o)
+	ref := oracle.FinalStateOf(obs.Served)
 	pods := ref.Resources[podsRes.Name()]
 	if pods == nil || len(pods.Objects) == 0 {
 		t.Fatalf("fault-free run: got no pods at its end, want the ReplicaSet's")
@@ -66,7 +58,7 @@ func TestKCMMasksLeaveBugsSeen(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := oracle.FinalStateOf(out.Observation.Served)
+			got := oracle.FinalStateOf(obs.Served)
 			objects := got.Resources[podsRes.Name()].Objects
 			var pod map[string]any
 			if err := json.Unmarshal(objects[key], &pod); err != nil {

@@ -19,6 +19,25 @@ func (c *Campaign) CheckPlan(t *testing.T, i int, watchList bool, plan faults.Pl
 	return c.CheckSeed(t, i, watchList, plan, 0)
 }
 
+// FaultFreeRun runs o's target once on o's first cassette, on the LIST
+// path, with no fault and no scenario, and returns what the run saw. It
+// fails t when the run is reported. A user invariant's own test judges
+// such a run, and copies of its served history broken on purpose (see
+// NewInvariant).
+func FaultFreeRun(t *testing.T, o Options) *Observation {
+	t.Helper()
+	o.Plans, o.Scenarios = nil, false
+	c, err := NewCampaign(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := c.CheckPlan(t, 0, false, faults.Plan{})
+	if out.Failed() {
+		t.Fatalf("fault-free run: got a report, want none:\n%s", out.Report)
+	}
+	return out.Observation
+}
+
 // CheckSeed is CheckPlan with seed mixed into what seeds the run's
 // randomness (harness.Spec.Seed; 0, a fuzz input's run, is CheckPlan).
 // Runs of one plan with other seeds draw other backoffs and timeouts, as

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -15,7 +16,7 @@ import (
 // fires once the collector Agent's Deployment is deleted after the run,
 // or scaled away from its spec's replicas.
 func TestAgentVehicleMatchesSpec(t *testing.T) {
-	obs := faultFreeRun(t, agentOptions(agentTarget(t)))
+	obs := fuzz.FaultFreeRun(t, agentOptions(agentTarget(t)))
 	deps, ok := obs.Served.Log(deployments)
 	if !ok || len(deps.StateAt(deps.End())) != 1 {
 		t.Fatalf("served deployments: got %v, want the collector's one", ok)

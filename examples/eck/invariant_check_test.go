@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
@@ -16,7 +15,7 @@ import (
 // a Beat's workload is deleted after the run: a Deployment the uptime Beat
 // asks for, gone.
 func TestVehicleMatchesSpec(t *testing.T) {
-	obs := faultFreeRun(t, options(target(t)))
+	obs := fuzz.FaultFreeRun(t, options(target(t)))
 	deps, ok := obs.Served.Log(deployments)
 	if !ok || len(deps.StateAt(deps.End())) == 0 {
 		t.Fatalf("served deployments: got none, want the operator's")
@@ -63,21 +62,4 @@ func TestVehicleMatchesSpec(t *testing.T) {
 			}
 		})
 	}
-}
-
-// faultFreeRun runs o's first cassette once, on the LIST path, with no
-// fault and no scenario, and returns what the run saw. It fails t when
-// the run is reported.
-func faultFreeRun(t *testing.T, o fuzz.Options) *fuzz.Observation {
-	t.Helper()
-	o.Scenarios = false
-	c, err := fuzz.NewCampaign(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := c.CheckPlan(t, 0, false, faults.Plan{})
-	if out.Failed() {
-		t.Fatalf("fault-free run: got a report, want none:\n%s", out.Report)
-	}
-	return out.Observation
 }

@@ -8,7 +8,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
@@ -20,7 +19,7 @@ import (
 // run, or a second head Pod added. raycluster-status-reports-pods fires
 // once a status reports other desired replicas, or another head Pod.
 func TestInvariants(t *testing.T) {
-	obs := faultFreeRun(t, options(target(t)))
+	obs := fuzz.FaultFreeRun(t, options(target(t)))
 	pl, ok := obs.Served.Log(pods)
 	if !ok {
 		t.Fatalf("served pods: got none, want the operator's")
@@ -135,21 +134,4 @@ func changed(t *testing.T, o *history.Object, rv string, v any, path ...string) 
 		t.Fatal(err)
 	}
 	return withRV(t, out, rv)
-}
-
-// faultFreeRun runs o's first cassette once, on the LIST path, with no
-// fault and no scenario, and returns what the run saw. It fails t when
-// the run is reported.
-func faultFreeRun(t *testing.T, o fuzz.Options) *fuzz.Observation {
-	t.Helper()
-	o.Scenarios = false
-	c, err := fuzz.NewCampaign(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := c.CheckPlan(t, 0, false, faults.Plan{})
-	if out.Failed() {
-		t.Fatalf("fault-free run: got a report, want none:\n%s", out.Report)
-	}
-	return out.Observation
 }

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
@@ -19,17 +18,7 @@ import (
 // actor, before or after the pod is gone. The invariant must break only
 // when the operator deleted it under the pod.
 func TestPVCOutlivesPod(t *testing.T) {
-	o := options(t, target(t, "kvstore"))
-	o.Scenarios = false
-	c, err := fuzz.NewCampaign(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := c.CheckPlan(t, 0, false, faults.Plan{})
-	if out.Failed() {
-		t.Fatalf("fault-free run: got a report, want none:\n%s", out.Report)
-	}
-	obs := out.Observation
+	obs := fuzz.FaultFreeRun(t, options(t, target(t, "kvstore")))
 	next := newestRV(t, obs.Served)
 	rv := func() string { next++; return strconv.FormatUint(next, 10) }
 	const ns, claim = "e2e-kvstore", "data-demo-2"

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
@@ -18,17 +17,7 @@ import (
 // holds when another actor did: a recreate fault, a user (a real cluster
 // lets them).
 func TestConfigMapOutlivesWidget(t *testing.T) {
-	o := options(target(t, "widgets"))
-	o.Plans, o.Scenarios = nil, false
-	c, err := fuzz.NewCampaign(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := c.CheckPlan(t, 0, false, faults.Plan{})
-	if out.Failed() {
-		t.Fatalf("fault-free run: got a report, want none:\n%s", out.Report)
-	}
-	obs := out.Observation
+	obs := fuzz.FaultFreeRun(t, options(target(t, "widgets")))
 	cms, ok := obs.Served.Log(configMaps)
 	if !ok || len(cms.StateAt(cms.End())) == 0 {
 		t.Fatalf("served configmaps: got none, want the reconciler's")

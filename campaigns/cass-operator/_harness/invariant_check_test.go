@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
@@ -16,7 +15,7 @@ import (
 // claims while that datacenter is being deleted. It fires once a claim of
 // the recreated, live datacenter is deleted by the target after the run.
 func TestLiveClaimsKept(t *testing.T) {
-	obs := faultFreeRun(t, options(target(t)))
+	obs := fuzz.FaultFreeRun(t, options(target(t)))
 	pl, ok := obs.Served.Log(pvcs)
 	if !ok {
 		t.Fatal("served claims: got none, want the user's")
@@ -85,21 +84,4 @@ func targetLocation(t *testing.T, l *history.Log) history.Location {
 	}
 	t.Fatal("no event of the target's in the log")
 	return history.Location{}
-}
-
-// faultFreeRun runs o's first cassette once, on the LIST path, with no
-// fault and no scenario, and returns what the run saw. It fails t when
-// the run is reported.
-func faultFreeRun(t *testing.T, o fuzz.Options) *fuzz.Observation {
-	t.Helper()
-	o.Scenarios = false
-	c, err := fuzz.NewCampaign(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := c.CheckPlan(t, 0, false, faults.Plan{})
-	if out.Failed() {
-		t.Fatalf("fault-free run: got a report, want none:\n%s", out.Report)
-	}
-	return out.Observation
 }

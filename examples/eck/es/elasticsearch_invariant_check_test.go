@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
@@ -22,7 +21,7 @@ func TestNoScaleBelowCount(t *testing.T) {
 		t.Skip("a fault-free run of the Elasticsearch controller among actors takes seconds")
 	}
 	var fakes []*fakeES
-	obs := faultFreeRun(t, options(t, func(f *fakeES) { fakes = append(fakes, f) }))
+	obs := fuzz.FaultFreeRun(t, options(t, func(f *fakeES) { fakes = append(fakes, f) }))
 	if len(fakes) == 0 || len(fakes[0].Requests()) == 0 {
 		t.Fatalf("fake elasticsearch requests: got none, want the operator's")
 	}
@@ -69,23 +68,6 @@ func TestNoScaleBelowCount(t *testing.T) {
 			}
 		})
 	}
-}
-
-// faultFreeRun runs o's first cassette once, on the LIST path, with no
-// fault and no scenario, and returns what the run saw. It fails t when
-// the run is reported.
-func faultFreeRun(t *testing.T, o fuzz.Options) *fuzz.Observation {
-	t.Helper()
-	o.Scenarios = false
-	c, err := fuzz.NewCampaign(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := c.CheckPlan(t, 0, false, faults.Plan{})
-	if out.Failed() {
-		t.Fatalf("fault-free run: got a report, want none:\n%s", out.Report)
-	}
-	return out.Observation
 }
 
 // nextRV is a resourceVersion past every one h served.
