@@ -249,6 +249,17 @@ func (p Plan) Has(name string) bool {
 	return false
 }
 
+// Without returns the decisions of every fault but name, in order.
+func (p Plan) Without(name string) Plan {
+	var q Plan
+	for _, d := range p.Decisions {
+		if d.Fault != name {
+			q.Decisions = append(q.Decisions, d)
+		}
+	}
+	return q
+}
+
 // Only returns the decisions whose fault is registered with class c, in
 // order.
 func (p Plan) Only(c Class) Plan {

@@ -11,8 +11,8 @@ import (
 // input. It is for plans fuzz bytes cannot say, such as a decision a
 // where-parameter places. "crash-after-write:write=2" crashes the target
 // right after its second write, wherever that falls among the decision
-// points. Breaking faults are dropped unless Options.AllowBreaking, as
-// from an input. The outcome's Input is the plan's input when it has a
+// points. Breaking faults are dropped unless Options.AllowBreaking, and
+// opaque-rv beside actors, as from an input (see hostable). The outcome's Input is the plan's input when it has a
 // byte form, else nil. Fail reports it as it reports any outcome.
 func (c *Campaign) CheckPlan(t *testing.T, i int, watchList bool, plan faults.Plan) *Outcome {
 	t.Helper()
@@ -53,10 +53,7 @@ func (c *Campaign) CheckSeed(t *testing.T, i int, watchList bool, plan faults.Pl
 		path = watchListBit
 	}
 	in := decodeInput([]byte{byte(i % len(c.cassettes)), path}, len(c.cassettes), c.opts)
-	in.plan = plan
-	if !c.opts.AllowBreaking {
-		in.plan = plan.Only(faults.Legal)
-	}
+	in.plan = hostable(plan, c.opts)
 	fc := c.cassettes[in.cassette]
 	spec := c.spec(in)
 	spec.Seed = seed

@@ -173,11 +173,23 @@ func decodeInput(data []byte, n int, o Options) input {
 		}
 		in.gates[g] = false
 	}
-	in.plan = faults.Decode(raw.Plan)
-	if !o.AllowBreaking {
-		in.plan = in.plan.Only(faults.Legal)
-	}
+	in.plan = hostable(faults.Decode(raw.Plan), o)
 	return in
+}
+
+// hostable is p as a campaign of o runs it: its legal decisions unless
+// breaking ones are allowed, and none of opaque-rv beside actors. The
+// replay takes no write under opaque-rv (its write engine numbers
+// resourceVersions), and the cluster's controllers write: a real cluster
+// whose resourceVersions are opaque still takes their writes.
+func hostable(p faults.Plan, o Options) faults.Plan {
+	if !o.AllowBreaking {
+		p = p.Only(faults.Legal)
+	}
+	if len(o.Actors) > 0 {
+		p = p.Without(faults.OpaqueRV)
+	}
+	return p
 }
 
 // MaxRandomPlanBytes is the most plan bytes RandomInput gives an input.

@@ -8,9 +8,11 @@ import (
 
 	clientfeatures "k8s.io/client-go/features"
 
+	"github.com/lwreplay/lwreplay/actor"
 	"github.com/lwreplay/lwreplay/faults"
 	"github.com/lwreplay/lwreplay/fuzz/internal/serving"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
 // faultBytes returns two fault bytes (data[2:] form) decoding to
@@ -198,6 +200,32 @@ func TestInputLayout(t *testing.T) {
 			}
 			if b := got.Bytes(); string(b) != string(want) {
 				t.Errorf("Bytes: got %q, want %q", b, want)
+			}
+		})
+	}
+}
+
+// TestHostable checks the plan a campaign runs: opaque-rv is dropped beside
+// actors (the replay takes no write under it, and actors write), and kept
+// without them.
+func TestHostable(t *testing.T) {
+	labeller, _ := testutil.LabellingActor("labeller", nil)
+	plan, err := faults.ParseText("opaque-rv close-watch:after=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		o    Options
+		want string
+	}{
+		{name: "hostable - opaque-rv, no actor - kept - pass", want: "opaque-rv close-watch:after=2"},
+		{name: "hostable - opaque-rv beside an actor - dropped - pass", o: Options{Actors: []actor.Actor{labeller}}, want: "close-watch:after=2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := hostable(plan, tc.o).String(); got != tc.want {
+				t.Errorf("plan: got %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -111,7 +111,7 @@ func (c *Campaign) checkScenarios(t *testing.T, out *Outcome, begun, deadline ti
 func (c *Campaign) checkPlanAs(t *testing.T, out *Outcome, plan faults.Plan, name string, deadline time.Time) *Outcome {
 	t.Helper()
 	in := decodeInput(out.Input, len(c.cassettes), c.opts)
-	in.plan = plan.Only(faults.Legal)
+	in.plan = hostable(plan.Only(faults.Legal), c.opts)
 	in.deadline = deadline
 	return c.checkDecoded(t, in, name)
 }
