@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/history"
 )
 
 // CheckPlan runs the target once on the campaign's cassette i (modulo
@@ -36,6 +37,21 @@ func FaultFreeRun(t *testing.T, o Options) *Observation {
 		t.Fatalf("fault-free run: got a report, want none:\n%s", out.Report)
 	}
 	return out.Observation
+}
+
+// Appended returns a copy of obs whose served history has evs appended to
+// res's log: a run's history broken on purpose, for a user invariant's own
+// test to judge (see FaultFreeRun). It fails t when they cannot be
+// appended.
+func Appended(t *testing.T, obs *Observation, res history.Resource, evs ...history.Event) *Observation {
+	t.Helper()
+	served, err := history.AppendEvents(obs.Served, res, evs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	judged := *obs
+	judged.Served = served
+	return &judged
 }
 
 // CheckSeed is CheckPlan with seed mixed into what seeds the run's

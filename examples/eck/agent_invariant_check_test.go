@@ -45,15 +45,11 @@ func TestAgentVehicleMatchesSpec(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			judged := *obs
+			judged := obs
 			if tc.ev != nil {
-				served, err := history.AppendEvents(obs.Served, deployments, *tc.ev)
-				if err != nil {
-					t.Fatal(err)
-				}
-				judged.Served = served
+				judged = fuzz.Appended(t, obs, deployments, *tc.ev)
 			}
-			err, why := oracle.JudgeOne(agentVehicleMatchesSpec, &judged)
+			err, why := oracle.JudgeOne(agentVehicleMatchesSpec, judged)
 			if why != "" {
 				t.Fatalf("got not judged: %s, want a verdict", why)
 			}

@@ -37,27 +37,16 @@ func TestPVCOutlivesPod(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := object(t, fmt.Sprintf(`{"metadata":{"namespace":%q,"name":"demo-2","uid":"pod-uid","resourceVersion":%q},"spec":{"volumes":[{"name":"data","persistentVolumeClaim":{"claimName":%q}}]}}`, ns, rv(), tc.podOf))
-			served, err := history.AppendEvents(obs.Served, pods, history.Event{Type: history.Added, Object: pod, From: history.Location{Event: -1}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			judged := fuzz.Appended(t, obs, pods, history.Event{Type: history.Added, Object: pod, From: history.Location{Event: -1}})
 			pvc := object(t, fmt.Sprintf(`{"metadata":{"namespace":%q,"name":%q,"uid":"pvc-uid","resourceVersion":%q}}`, ns, claim, rv()))
-			if served, err = history.AppendEvents(served, pvcs, history.Event{Type: history.Added, Object: pvc, From: history.Location{Event: -1}}); err != nil {
-				t.Fatal(err)
-			}
+			judged = fuzz.Appended(t, judged, pvcs, history.Event{Type: history.Added, Object: pvc, From: history.Location{Event: -1}})
 			if tc.podGone {
 				gone := withRV(t, pod, rv())
-				if served, err = history.AppendEvents(served, pods, history.Event{Type: history.Deleted, Object: gone, From: history.Location{Event: -1}}); err != nil {
-					t.Fatal(err)
-				}
+				judged = fuzz.Appended(t, judged, pods, history.Event{Type: history.Deleted, Object: gone, From: history.Location{Event: -1}})
 			}
 			del := withRV(t, pvc, rv())
-			if served, err = history.AppendEvents(served, pvcs, history.Event{Type: history.Deleted, Object: del, From: history.Location{File: tc.from, Event: -1}}); err != nil {
-				t.Fatal(err)
-			}
-			judged := *obs
-			judged.Served = served
-			err, why := oracle.JudgeOne(pvcOutlivesPod, &judged)
+			judged = fuzz.Appended(t, judged, pvcs, history.Event{Type: history.Deleted, Object: del, From: history.Location{File: tc.from, Event: -1}})
+			err, why := oracle.JudgeOne(pvcOutlivesPod, judged)
 			if why != "" {
 				t.Fatalf("got not judged: %s, want a verdict", why)
 			}

@@ -45,13 +45,8 @@ func TestConfigMapOutlivesWidget(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			served, err := history.AppendEvents(obs.Served, configMaps, history.Event{Type: history.Deleted, Object: gone, From: history.Location{File: tc.from, Event: -1}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			judged := *obs
-			judged.Served = served
-			err, why := oracle.JudgeOne(configMapOutlivesWidget, &judged)
+			judged := fuzz.Appended(t, obs, configMaps, history.Event{Type: history.Deleted, Object: gone, From: history.Location{File: tc.from, Event: -1}})
+			err, why := oracle.JudgeOne(configMapOutlivesWidget, judged)
 			if why != "" {
 				t.Fatalf("got not judged: %s, want a verdict", why)
 			}

@@ -56,15 +56,11 @@ func TestLiveClaimsKept(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			judged := *obs
+			judged := obs
 			if tc.ev != nil {
-				served, err := history.AppendEvents(obs.Served, pvcs, *tc.ev)
-				if err != nil {
-					t.Fatal(err)
-				}
-				judged.Served = served
+				judged = fuzz.Appended(t, obs, pvcs, *tc.ev)
 			}
-			err, why := oracle.JudgeOne(liveClaimsKept, &judged)
+			err, why := oracle.JudgeOne(liveClaimsKept, judged)
 			if why != "" {
 				t.Fatalf("got not judged: %s, want a verdict", why)
 			}

@@ -51,15 +51,11 @@ func TestNoScaleBelowCount(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			judged := *obs
+			judged := obs
 			if tc.ev != nil {
-				served, err := history.AppendEvents(obs.Served, tc.res, *tc.ev)
-				if err != nil {
-					t.Fatal(err)
-				}
-				judged.Served = served
+				judged = fuzz.Appended(t, obs, tc.res, *tc.ev)
 			}
-			err, why := oracle.JudgeOne(noScaleBelowCount, &judged)
+			err, why := oracle.JudgeOne(noScaleBelowCount, judged)
 			if why != "" {
 				t.Fatalf("got not judged: %s, want a verdict", why)
 			}
