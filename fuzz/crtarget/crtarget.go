@@ -36,10 +36,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -148,7 +150,7 @@ func Target(name, doc string, setup func(manager.Manager) error) fuzz.Target {
 // manager from a copy of opts. What opts points to (the scheme) is shared
 // by every run and must not change once the campaign starts.
 func TargetWithOptions(name, doc string, opts manager.Options, setup func(manager.Manager) error) fuzz.Target {
-	return fuzz.Target{Name: name, Doc: doc, WatchListGate: true, Container: true, Run: func(ctx context.Context, env *fuzz.Env) error {
+	return fuzz.Target{Name: name, Doc: doc, WatchListGate: true, Container: true, RetryBound: RetryBound, Run: func(ctx context.Context, env *fuzz.Env) error {
 		mgr, err := NewManager(env, opts)
 		if err != nil {
 			return setupError(err)
@@ -161,6 +163,24 @@ func TargetWithOptions(name, doc string, opts manager.Options, setup func(manage
 		// restarts its container (Container).
 		return mgr.Start(ctx)
 	}}
+}
+
+// RetryBound is the longest a controller holds back the retry of a key
+// whose reconcile failed, plus a second: the most client-go's
+// DefaultTypedControllerRateLimiter waits (1000 s), which controller-runtime
+// gives a controller whose options set no RateLimiter. A run of a Target
+// goes on past its watchdog until that has passed since the manager's last
+// write (fuzz.Target.RetryBound).
+var RetryBound = maxDelay(workqueue.DefaultTypedControllerRateLimiter[string]()) + time.Second
+
+// maxDelay is the longest rl holds an item back: its delay after many
+// failures of one item.
+func maxDelay(rl workqueue.TypedRateLimiter[string]) time.Duration {
+	var d time.Duration
+	for range 64 {
+		d = max(d, rl.When("item"))
+	}
+	return d
 }
 
 // setupError is err wrapping fuzz.ErrTarget: a manager that could not be

@@ -92,9 +92,10 @@ type requestBound struct {
 
 	mu        sync.Mutex
 	log       []observe.Request
-	gcAt      []int  // gcAt[i]: collected() when log[i] was sent
-	minute    int    // index of the first request of log within sustainedWindow of the last
-	trip      string // the stack of the goroutine that crossed the request bound
+	gcAt      []int         // gcAt[i]: collected() when log[i] was sent
+	minute    int           // index of the first request of log within sustainedWindow of the last
+	lastWrite time.Duration // when the target sent its last write; -1: none yet
+	trip      string        // the stack of the goroutine that crossed the request bound
 	trippedAt time.Duration
 	tripWhy   string
 	tripBound string // the invariant whose bound was crossed first; "" while none was
@@ -115,7 +116,7 @@ func newRequestBound(next http.RoundTripper, burst, rate int, start time.Time, s
 		rate = defaultRate
 	}
 	return &requestBound{next: next, burst: burst, sustained: rate * int(sustainedWindow/time.Second), start: start, stop: stop,
-		log: make([]observe.Request, 0, 64)}
+		log: make([]observe.Request, 0, 64), lastWrite: -1}
 }
 
 // requestOf describes req.
@@ -154,6 +155,9 @@ func (b *requestBound) RoundTrip(req *http.Request) (*http.Response, error) {
 		r := requestOf(req, now)
 		r.Stack = site.Callers()
 		b.log = append(b.log, r)
+		if isWrite(req) {
+			b.lastWrite = now
+		}
 		if b.collected != nil {
 			b.gcAt = append(b.gcAt, b.collected())
 		}
@@ -183,7 +187,7 @@ func (b *requestBound) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err == nil && resp != nil {
 			b.log[idx].Code = resp.StatusCode
 		}
-		if req.Method != "" && req.Method != http.MethodGet && req.Method != http.MethodHead {
+		if isWrite(req) {
 			b.feedWrites() // a write answered: the write bounds count it at once
 		}
 		b.mu.Unlock()
@@ -250,6 +254,19 @@ func (b *requestBound) lastAt() time.Duration {
 		return 0
 	}
 	return b.log[len(b.log)-1].At
+}
+
+// lastWriteAt returns when (virtual time since the start) the target sent
+// its last write; -1 before any.
+func (b *requestBound) lastWriteAt() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.lastWrite
+}
+
+// isWrite reports whether req is a write: a method other than GET and HEAD.
+func isWrite(req *http.Request) bool {
+	return req.Method != "" && req.Method != http.MethodGet && req.Method != http.MethodHead
 }
 
 // tripped reports whether a behaviour bound was crossed: a request past

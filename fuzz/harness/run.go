@@ -32,7 +32,10 @@ var ConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "
 // A run goes on past the watchdog until the live bound has passed since the
 // last fault fired. But it never goes past the watchdog plus twice the live
 // bound. So a fault that fires by the watchdog plus the bound is always
-// judged (see Observation.Unsettled).
+// judged (see Observation.Unsettled). A target with a Target.RetryBound
+// goes on, too, until that bound has passed since its last write, at most
+// the bound past the watchdog: a retry it holds back is made before its
+// end state is judged.
 const DefaultWatchdog = 15 * time.Minute
 
 // quietEnd is how long, in virtual time, a target must have sent no
@@ -201,10 +204,16 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 	// end is when the run stops looking: the watchdog, or the live bound
 	// after the last fault fired, within the watchdog plus twice the bound.
 	end := func() time.Duration {
-		if obs.LastFaultAt < 0 {
-			return dog
+		e := dog
+		if obs.LastFaultAt >= 0 {
+			e = min(max(dog, obs.LastFaultAt+obs.LiveBound), dog+2*obs.LiveBound)
 		}
-		return min(max(dog, obs.LastFaultAt+obs.LiveBound), dog+2*obs.LiveBound)
+		if r := s.Target.RetryBound; r > 0 {
+			if w := bound.lastWriteAt(); w >= 0 {
+				e = max(e, min(w+r, dog+r))
+			}
+		}
+		return e
 	}
 	var lookedAt time.Duration
 	for {

@@ -50,6 +50,14 @@ type Target struct {
 	// (Observation.Exits). Without it, such a Run's error is the run's end
 	// for the target, judged as it is.
 	Container bool
+	// RetryBound is the longest the target holds back a retry of work that
+	// failed. controller-runtime's default rate limiter backs a failing key
+	// off to 1000 s, past the 15-minute watchdog. A run that reaches its
+	// watchdog goes on until RetryBound has passed since the target's last
+	// write, at most RetryBound past the watchdog. So the end state is judged
+	// after the retry, not during its backoff. Zero: the run ends at its
+	// watchdog.
+	RetryBound time.Duration
 }
 
 // containerBackoff is how long the kubelet waits to restart a container

@@ -102,7 +102,7 @@ var Invariants = []Invariant{
 			`least one full LIST of the authoritative state"; delta_fifo.go and the_real_fifo.go, HasSynced: true once ` +
 			`"the first batch of items inserted by Replace() has been popped"`},
 	{Name: "live", Scope: EndState, Check: checkLive,
-		Doc: "the store converges, within the live bound (Options.LiveBound, 10 minutes) of virtual time after the last fault fired",
+		Doc: "the store converges, within the live bound (Options.LiveBound, 10 minutes) of virtual time after the last fault fired or the target's own last write changed the resource",
 		Guarantee: `shared_informer.go, SharedInformer doc: the cache "is eventually consistent with the authoritative ` +
 			`state ... unless prevented by persistent communication problems"; a legal fault is not a persistent problem`},
 	{Name: "same-outcome", Scope: EndState, Check: withoutReference, against: checkSameOutcome,

@@ -184,6 +184,22 @@ func TestInvariants(t *testing.T) {
 				o.LastFaultAt, o.ConvergedAt, o.LiveBound = time.Hour, time.Hour+2*time.Minute, time.Minute
 			},
 			wantText: "want at most 1m0s"},
+		{name: "live - the target's own write changed the resource 16 minutes after the last fault, converged a second on - pass", invariant: "live",
+			mutate: func(o *observe.Observation) {
+				o.Requests = append(o.Requests, observe.Request{At: 21 * time.Minute, Verb: "PUT", Resource: o.Resource.Name(), Code: 200})
+				o.LastFaultAt, o.ConvergedAt = 5*time.Minute, 21*time.Minute+time.Second
+			}},
+		{name: "live - the target's late write refused (409), converged 16 minutes after the last fault - fail", invariant: "live", want: oracle.ErrNotLive,
+			mutate: func(o *observe.Observation) {
+				o.Requests = append(o.Requests, observe.Request{At: 21 * time.Minute, Verb: "PUT", Resource: o.Resource.Name(), Code: 409})
+				o.LastFaultAt, o.ConvergedAt = 5*time.Minute, 21*time.Minute+time.Second
+			},
+			wantText: "after the last fault or own change at 5m0s"},
+		{name: "live - the target's late write of another resource, converged 16 minutes after the last fault - fail", invariant: "live", want: oracle.ErrNotLive,
+			mutate: func(o *observe.Observation) {
+				o.Requests = append(o.Requests, observe.Request{At: 21 * time.Minute, Verb: "POST", Resource: "pods", Code: 201})
+				o.LastFaultAt, o.ConvergedAt = 5*time.Minute, 21*time.Minute+time.Second
+			}},
 		{name: "live - a bound of one hour, converged after twenty minutes - pass", invariant: "live",
 			mutate: func(o *observe.Observation) {
 				o.LastFaultAt, o.ConvergedAt, o.LiveBound = time.Hour, time.Hour+20*time.Minute, time.Hour

@@ -1,0 +1,96 @@
+package harness
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/lwreplay/lwreplay/fuzz/oracle"
+	"github.com/lwreplay/lwreplay/internal/testutil"
+)
+
+// retryingTarget creates the configmap default/made once its informer has
+// synced, then updates it wait later: a retry held back by a backoff, as
+// controller-runtime's rate limiter holds a failing key (up to 1000 s).
+func retryingTarget(wait, bound time.Duration) Target {
+	return Target{Name: "retrying", Doc: "an informer that writes, then writes again after a backoff", RetryBound: bound,
+		Run: func(ctx context.Context, env *Env) error {
+			cs, err := env.Clientset()
+			if err != nil {
+				return err
+			}
+			factory := informers.NewSharedInformerFactory(cs, 0)
+			inf := factory.Core().V1().ConfigMaps().Informer()
+			if _, err := env.Probe.AddEventHandler(inf, nil); err != nil {
+				return err
+			}
+			factory.Start(ctx.Done())
+			defer factory.Shutdown()
+			if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+				return nil
+			}
+			cms := cs.CoreV1().ConfigMaps("default")
+			made, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "made"}, Data: map[string]string{"k": "1"}}, metav1.CreateOptions{})
+			if err != nil {
+				return err
+			}
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(wait):
+			}
+			made.Data["k"] = "2"
+			if _, err := cms.Update(ctx, made, metav1.UpdateOptions{}); err != nil {
+				return err
+			}
+			<-ctx.Done()
+			return nil
+		}}
+}
+
+// TestRetryBound runs a target that writes again after a backoff past the
+// watchdog (2 minutes here). Its Target.RetryBound keeps the run going
+// until that bound has passed since its last write, at most the bound past
+// the watchdog. The end state is judged after the retry: converged and
+// live hold on the update's state.
+func TestRetryBound(t *testing.T) {
+	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
+	tests := []struct {
+		name        string
+		wait, bound time.Duration
+		wantWrites  int
+		wantEnd     time.Duration // the run looks last at or after it, before it plus a minute
+	}{
+		{name: "retry bound - none, a retry 3 min on - the run ends at its watchdog without it - pass", wait: 3 * time.Minute, wantWrites: 1, wantEnd: 2 * time.Minute},
+		{name: "retry bound - 4 min, a retry 3 min on - made, judged after it - pass", wait: 3 * time.Minute, bound: 4 * time.Minute, wantWrites: 2, wantEnd: 6 * time.Minute},
+		{name: "retry bound - 4 min, a retry 5 min on - past the bound since the last write, not waited for - pass", wait: 5 * time.Minute, bound: 4 * time.Minute, wantWrites: 1, wantEnd: 4 * time.Minute},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			obs := Observe(t, Spec{History: h, Target: retryingTarget(tc.wait, tc.bound), Watchdog: 2 * time.Minute, FullRun: true})
+			if obs == nil {
+				t.Fatal("observation: got nil, want one")
+			}
+			if len(obs.Errors) > 0 {
+				t.Fatalf("target errors: got %q, want none", obs.Errors)
+			}
+			if len(obs.Writes) != tc.wantWrites {
+				t.Fatalf("writes: got %d (%v), want %d", len(obs.Writes), obs.Writes, tc.wantWrites)
+			}
+			last := obs.Requests[len(obs.Requests)-1].At
+			if looked := obs.EndedAt; looked < tc.wantEnd || last > tc.wantEnd+time.Minute {
+				t.Errorf("end: got the run ended at %v (last request at %v), want it looked last at %v", looked, last, tc.wantEnd)
+			}
+			for name, err := range oracle.Judge(obs, "converged", "live") {
+				if err != nil {
+					t.Errorf("%s: got %v, want held", name, err)
+				}
+			}
+		})
+	}
+}
