@@ -34,9 +34,25 @@ var ConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "
 // bound. So a fault that fires by the watchdog plus the bound is always
 // judged (see Observation.Unsettled). A target with a Target.RetryBound
 // goes on, too, until that bound has passed since its last write, at most
-// the bound past the watchdog: a retry it holds back is made before its
-// end state is judged.
+// the bound past that end: a retry it holds back is made before its end
+// state is judged.
 const DefaultWatchdog = 15 * time.Minute
+
+// runEnd is when a run stops looking (see DefaultWatchdog): the watchdog
+// dog, or the live bound after the last fault (lastFault; -1: none), at
+// most twice the bound past dog; then, for a target with a retry bound,
+// until that bound has passed since its last write (lastWrite; -1: none),
+// at most the bound past that end.
+func runEnd(dog, lastFault, live, lastWrite, retry time.Duration) time.Duration {
+	e := dog
+	if lastFault >= 0 {
+		e = min(max(dog, lastFault+live), dog+2*live)
+	}
+	if retry > 0 && lastWrite >= 0 {
+		e = max(e, min(lastWrite+retry, e+retry))
+	}
+	return e
+}
 
 // quietEnd is how long, in virtual time, a target must have sent no
 // request before its run may end early. A controller that writes starts
@@ -204,16 +220,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 	// end is when the run stops looking: the watchdog, or the live bound
 	// after the last fault fired, within the watchdog plus twice the bound.
 	end := func() time.Duration {
-		e := dog
-		if obs.LastFaultAt >= 0 {
-			e = min(max(dog, obs.LastFaultAt+obs.LiveBound), dog+2*obs.LiveBound)
-		}
-		if r := s.Target.RetryBound; r > 0 {
-			if w := bound.lastWriteAt(); w >= 0 {
-				e = max(e, min(w+r, dog+r))
-			}
-		}
-		return e
+		return runEnd(dog, obs.LastFaultAt, obs.LiveBound, bound.lastWriteAt(), s.Target.RetryBound)
 	}
 	var lookedAt time.Duration
 	for {

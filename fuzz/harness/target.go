@@ -53,10 +53,10 @@ type Target struct {
 	// RetryBound is the longest the target holds back a retry of work that
 	// failed. controller-runtime's default rate limiter backs a failing key
 	// off to 1000 s, past the 15-minute watchdog. A run that reaches its
-	// watchdog goes on until RetryBound has passed since the target's last
-	// write, at most RetryBound past the watchdog. So the end state is judged
-	// after the retry, not during its backoff. Zero: the run ends at its
-	// watchdog.
+	// watchdog (or the live bound after its last fault) goes on until
+	// RetryBound has passed since the target's last write, at most
+	// RetryBound past that end. So the end state is judged after the retry,
+	// not during its backoff. Zero: the run ends there.
 	RetryBound time.Duration
 }
 
