@@ -96,7 +96,7 @@ func NewManager(env *fuzz.Env, opts manager.Options) (manager.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	mgr := &runManager{Manager: inner, controllers: starts}
+	mgr := &runManager{Manager: inner, controllers: starts, rec: rec}
 	if err := mgr.Add(stopWatch{rec: rec}); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrWire, err)
 	}

@@ -30,14 +30,21 @@ import (
 type runManager struct {
 	manager.Manager
 	controllers *controllerStarts
+	rec         *Reconciles
 }
 
 // Add adds r to the manager, noting it if it is a controller. A controller
 // is a runnable whose GetLogger logs through the manager's reconcileSink
-// with a "controller" name (the builder's and controller.New's loggers).
+// with a "controller" name (the builder's and controller.New's loggers),
+// or one whose own LogConstructor adoptLogs made tell it too.
 func (m *runManager) Add(r manager.Runnable) error {
+	name, adopted := adoptLogs(r, m.rec, m.controllers)
 	if err := m.Manager.Add(r); err != nil {
 		return err
+	}
+	if adopted {
+		m.controllers.added(name)
+		return nil
 	}
 	if c, ok := r.(interface{ GetLogger() logr.Logger }); ok {
 		if s, ok := c.GetLogger().GetSink().(*reconcileSink); ok {

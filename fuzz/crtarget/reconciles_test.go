@@ -9,9 +9,12 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -58,6 +61,12 @@ func TestLastReconcileSucceeded(t *testing.T) {
 			target: crtarget.Target("annotator-checked", "the annotator", build(func(c client.Client) reconcile.Reconciler { return &annotator{c: c} }))},
 		{name: "not-found-returner", situation: "NotFound of a deleted configmap returned", want: "fail", planted: true,
 			target: crtarget.Target("not-found-returner", "the annotator returning NotFound", build(func(c client.Client) reconcile.Reconciler { return &notFoundReturner{annotator{c: c}} }))},
+		{name: "not-found-returner, own logger", situation: "NotFound returned, logged through its LogConstructor to log.Log (as KubeRay's)", want: "fail", planted: true,
+			target: crtarget.Target("not-found-returner-own-logger", "the annotator returning NotFound, logging on its own", func(mgr manager.Manager) error {
+				return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).
+					WithOptions(controller.Options{LogConstructor: func(*reconcile.Request) logr.Logger { return ctrllog.Log.WithName("own") }}).
+					Complete(&notFoundReturner{annotator{c: mgr.GetClient()}})
+			})},
 	} {
 		c, err := fuzz.NewCampaign(fuzz.Options{Cassettes: fuzz.Glob(shipped), Target: tc.target, Extra: crtarget.Invariants(), Known: crtarget.KnownFindings(),
 			Pace: replayer.Pace{Mode: replayer.PaceRecorded}})
