@@ -90,13 +90,13 @@ func NewManager(env *fuzz.Env, opts manager.Options) (manager.Manager, error) {
 	opts.Cache = ownCacheOptions(opts.Cache)
 	rec, starts := newReconciles(env.Probe.Elapsed), newControllerStarts()
 	opts.Logger = reconcileLogger(opts.Logger, rec, starts)
-	set := &informerSet{}
-	opts.NewCache = set.newCacheFunc(opts.NewCache)
+	set, stop := &informerSet{}, &stopSignal{}
+	opts.NewCache = releasing(set.newCacheFunc(opts.NewCache), stop, env.GivenUp())
 	inner, err := manager.New(env.Config, opts)
 	if err != nil {
 		return nil, err
 	}
-	mgr := &runManager{Manager: inner, controllers: starts, rec: rec}
+	mgr := &runManager{Manager: inner, controllers: starts, rec: rec, stop: stop}
 	if err := mgr.Add(stopWatch{rec: rec}); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrWire, err)
 	}

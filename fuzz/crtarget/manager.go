@@ -1,6 +1,7 @@
 package crtarget
 
 import (
+	"context"
 	"sync"
 
 	"github.com/go-logr/logr"
@@ -31,6 +32,13 @@ type runManager struct {
 	manager.Manager
 	controllers *controllerStarts
 	rec         *Reconciles
+	stop        *stopSignal // its cache's (releasingCache)
+}
+
+// Start runs the manager until ctx is done, noting ctx for its cache.
+func (m *runManager) Start(ctx context.Context) error {
+	m.stop.set(ctx)
+	return m.Manager.Start(ctx)
 }
 
 // Add adds r to the manager, noting it if it is a controller. A controller

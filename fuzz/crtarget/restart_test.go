@@ -2,6 +2,7 @@ package crtarget_test
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +26,7 @@ import (
 // of a clock the loop stops. In real time, that burns a core until the
 // caches sync, for ever if they never do. The no-spin invariant reports it at
 // runnableGroup.Start, after the fault stopped it, and the run is given
-// up, not hung.
+// up, not hung. Given up, it ends the loop: no goroutine of it is left busy.
 func TestManagerGracefulRestart(t *testing.T) {
 	files, err := cassette.LoadAll("../../cassettes/real-configmaps-pods-list-pages.yaml")
 	if err != nil {
@@ -97,6 +98,31 @@ func TestManagerGracefulRestart(t *testing.T) {
 			if matched != "controller-runtime#3440" {
 				t.Errorf("known finding: got %q for %v, want controller-runtime#3440", matched, sig)
 			}
+			// given up, the run told the cache (Env.GivenUp): its wait ended, so
+			// did the busy loop, and the run
+			if n := goroutinesAt("runnableGroup).Start.func1"); n > 0 {
+				t.Errorf("after the run: got %d goroutines busy in runnableGroup.Start, want none (the run gives up and ends the loop)", n)
+			}
 		})
 	}
+}
+
+// goroutinesAt counts the process's goroutines with frame in their stack.
+func goroutinesAt(frame string) int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	count := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, frame) {
+			count++
+		}
+	}
+	return count
 }

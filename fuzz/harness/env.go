@@ -27,7 +27,20 @@ type Env struct {
 	// Level is the run's level; ListerWatcher and Clientset honour it.
 	Level level.Level
 
-	cache *level.Cache // the typed level's decoded answers
+	cache   *level.Cache    // the typed level's decoded answers
+	givenUp <-chan struct{} // closed once the run gives the target up
+}
+
+// GivenUp returns a channel closed once the run has given its target up: a
+// goroutine of the target's ran on past the spin bound while virtual time
+// stood still. The run then ends. A wait of the target's that only the
+// clock could end may end on it, and so let the spin end (crtarget's cache
+// does: controller-runtime's busy loop when stopped while its caches
+// sync). The channel was made outside the run's bubble: a goroutine that
+// waits on it keeps the bubble from idling. So wait on it only once a spin
+// has stopped the clock anyway. nil (never closed) outside a run.
+func (e *Env) GivenUp() <-chan struct{} {
+	return e.givenUp
 }
 
 // ListerWatcher returns a ListerWatcher of Resource in all namespaces whose

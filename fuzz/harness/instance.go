@@ -69,7 +69,7 @@ type instance struct {
 // until ctx (the run's) is done. It is made cur's instance before it sends
 // a request, and its deliveries are timed from start.
 // A Container target's instance calls ended once its Run has returned.
-func startInstance(ctx context.Context, s Spec, transport http.RoundTripper, start time.Time, cache *level.Cache, cur *atomic.Pointer[instance], ended func()) {
+func startInstance(ctx context.Context, s Spec, transport http.RoundTripper, start time.Time, cache *level.Cache, cur *atomic.Pointer[instance], ended func(), givenUp <-chan struct{}) {
 	probe := NewProbe(start)
 	if cache != nil && s.Level == level.Typed {
 		probe.known = cache.Known
@@ -84,6 +84,7 @@ func startInstance(ctx context.Context, s Spec, transport http.RoundTripper, sta
 		WatchList: s.WatchList,
 		Level:     s.Level,
 		cache:     cache,
+		givenUp:   givenUp,
 	}
 	target := s.Target
 	// the run's current instance before its target sends a request: a

@@ -83,7 +83,7 @@ func Observe(t *testing.T, s Spec) *observe.Observation {
 	}
 	var obs *observe.Observation
 	var panicked any
-	w := &spinWatch{}
+	w := &spinWatch{release: make(chan struct{})}
 	finished := make(chan struct{})
 	// The bubble runs on a goroutine of its own. So a run whose goroutines
 	// never block (its clock stands still: a spin) can be given up after
@@ -115,7 +115,22 @@ func Observe(t *testing.T, s Spec) *observe.Observation {
 	case late:
 		return lateObservation(s, w)
 	case spin != nil:
-		return spinObservation(s, spin, w)
+		obs := spinObservation(s, spin, w)
+		// Told it was given up, a spin a target's wait kept going may end, and
+		// the run with it (ReleaseWait): then none of its goroutines outlives
+		// Observe. Else they are left running.
+		w.giveUp()
+		wait := ReleaseWait
+		if !s.Deadline.IsZero() {
+			wait = min(wait, time.Until(s.Deadline.Add(DeadlineGrace)))
+		}
+		if wait > 0 {
+			select {
+			case <-finished:
+			case <-time.After(wait):
+			}
+		}
+		return obs
 	}
 	if panicked != nil {
 		panic(panicked)
@@ -197,7 +212,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	acts := startActors(ctx, s, srv, start, wake, obs) // nil: no actors
-	startInstance(ctx, s, transport, start, s.Cache, &cur, wake)
+	startInstance(ctx, s, transport, start, s.Cache, &cur, wake, w.release)
 	var crashedOnes []*instance
 
 	// The truth can change during the run (a recreate fault adds events
@@ -232,6 +247,9 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 			obs.OutOfTime = true
 			break // past the run's real-time deadline: it is judged nothing
 		}
+		if w.givenUp() {
+			break // given up on a spin that has ended since: the run ends
+		}
 		if in := cur.Load(); in != nil {
 			if at, ok := in.exited(); ok && s.Target.Container {
 				// A container that exited is restarted by the kubelet after
@@ -250,7 +268,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 				crashedOnes = append(crashedOnes, in)
 				obs.Exits = append(obs.Exits, observe.Exit{At: at, RestartedAt: now, Err: in.err.Error()})
 				srv.ForgetListings()
-				startInstance(ctx, s, transport, start, s.Cache, &cur, wake)
+				startInstance(ctx, s, transport, start, s.Cache, &cur, wake, w.release)
 				obs.SyncedAt, snaps, delivered, step = -1, nil, 0, tick
 				continue
 			}
@@ -261,7 +279,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 				crashedOnes = append(crashedOnes, in)
 				obs.Crashes = append(obs.Crashes, at)
 				srv.ForgetListings()
-				startInstance(ctx, s, transport, start, s.Cache, &cur, wake)
+				startInstance(ctx, s, transport, start, s.Cache, &cur, wake, w.release)
 				obs.SyncedAt, snaps, delivered, step = -1, nil, 0, tick
 				continue
 			}
@@ -286,7 +304,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 				obs.Restarts = append(obs.Restarts, at)
 				srv.ForgetListings()
 				w.stopping.Store(false)
-				startInstance(ctx, s, transport, start, s.Cache, &cur, wake)
+				startInstance(ctx, s, transport, start, s.Cache, &cur, wake, w.release)
 				obs.SyncedAt, snaps, delivered, step = -1, nil, 0, tick
 				continue
 			}

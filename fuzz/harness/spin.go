@@ -3,6 +3,7 @@ package harness
 import (
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -57,7 +58,37 @@ type spinWatch struct {
 
 	// clock, when set, replaces realClock (tests).
 	clock func() (wall, cpu time.Duration)
+
+	// release is made outside the bubble and closed once the run gives its
+	// target up (giveUp; Env.GivenUp). nil: never.
+	release     chan struct{}
+	releaseOnce sync.Once
 }
+
+// giveUp closes w.release: the run's goroutines learn it was given up.
+func (w *spinWatch) giveUp() {
+	w.releaseOnce.Do(func() {
+		if w.release != nil {
+			close(w.release)
+		}
+	})
+}
+
+// givenUp reports whether the run was given up.
+func (w *spinWatch) givenUp() bool {
+	select {
+	case <-w.release:
+		return true
+	default:
+		return false
+	}
+}
+
+// ReleaseWait is how long, in real time, a run given up on a spin waits
+// for its goroutines to end once told (Env.GivenUp). A target whose wait
+// ends on it (crtarget's cache) lets controller-runtime's busy loop end,
+// and the run with it. Any other spin is left running, as before.
+const ReleaseWait = time.Second
 
 // realClock returns the wall time (monotonic, from an arbitrary start) and
 // the CPU time the process has used. cpu is -1 where the platform does not
