@@ -155,7 +155,7 @@ func Target(name string) (ControllerTarget, error) {
 		acts[i].Defaults = Defaults()
 	}
 	return ControllerTarget{
-		Target: harness.Target{Name: "kcm-" + s.name, Doc: s.doc, WatchListGate: true,
+		Target: harness.Target{Name: "kcm-" + s.name, Doc: s.doc, WatchListGate: true, RetryBound: harness.ControllerRetryBound,
 			StoreOmits: []string{"metadata.managedFields"}, Run: targetRun(s)},
 		Resource: s.resource,
 		Actors:   acts,

@@ -36,12 +36,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -49,6 +47,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/lwreplay/lwreplay/fuzz"
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 )
 
 // ErrWire says a manager's cache could not be wired into a run's probe.
@@ -165,23 +164,12 @@ func TargetWithOptions(name, doc string, opts manager.Options, setup func(manage
 	}}
 }
 
-// RetryBound is the longest a controller holds back the retry of a key
-// whose reconcile failed, plus a second: the most client-go's
-// DefaultTypedControllerRateLimiter waits (1000 s), which controller-runtime
-// gives a controller whose options set no RateLimiter. A run of a Target
-// goes on past its watchdog until that has passed since the manager's last
-// write (fuzz.Target.RetryBound).
-var RetryBound = maxDelay(workqueue.DefaultTypedControllerRateLimiter[string]()) + time.Second
-
-// maxDelay is the longest rl holds an item back: its delay after many
-// failures of one item.
-func maxDelay(rl workqueue.TypedRateLimiter[string]) time.Duration {
-	var d time.Duration
-	for range 64 {
-		d = max(d, rl.When("item"))
-	}
-	return d
-}
+// RetryBound is a Target's retry bound (fuzz.Target.RetryBound):
+// controller-runtime gives a controller whose options set no RateLimiter
+// client-go's default, which backs a failing key off to 1000 s
+// (harness.ControllerRetryBound). A run of a Target goes on past its end
+// until that has passed since the manager's last write.
+var RetryBound = harness.ControllerRetryBound
 
 // setupError is err wrapping fuzz.ErrTarget: a manager that could not be
 // built is the test's failure, not an exit the kubelet would restart.

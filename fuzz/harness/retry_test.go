@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
 
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/internal/testutil"
@@ -118,5 +119,29 @@ func TestRunEnd(t *testing.T) {
 				t.Errorf("end: got %v, want %v", got, tc.wantEnd)
 			}
 		})
+	}
+}
+
+// TestMaxDelay checks the retry bound a controller's run waits past its
+// end: the most a controller's default rate limiter holds a failing key
+// back, and a second.
+func TestMaxDelay(t *testing.T) {
+	tests := []struct {
+		name string
+		rl   workqueue.TypedRateLimiter[string]
+		want time.Duration
+	}{
+		{"max delay - client-go's default controller rate limiter - 1000 s - pass", workqueue.DefaultTypedControllerRateLimiter[string](), 1000 * time.Second},
+		{"max delay - exponential from 5 ms to 1 minute - 1 minute - pass", workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, time.Minute), time.Minute},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := maxDelay(tc.rl); got != tc.want {
+				t.Errorf("max delay: got %v, want %v", got, tc.want)
+			}
+		})
+	}
+	if got, want := ControllerRetryBound, 1000*time.Second+time.Second; got != want {
+		t.Errorf("ControllerRetryBound: got %v, want %v", got, want)
 	}
 }

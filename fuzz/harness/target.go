@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"k8s.io/client-go/util/workqueue"
 )
 
 // Target is client-go code a run drives against a replay.
@@ -58,6 +60,24 @@ type Target struct {
 	// RetryBound past that end. So the end state is judged after the retry,
 	// not during its backoff. Zero: the run ends there.
 	RetryBound time.Duration
+}
+
+// ControllerRetryBound is the longest a controller built on client-go's
+// workqueue holds back the retry of a key whose work failed, and a second:
+// the most DefaultTypedControllerRateLimiter waits (1000 s).
+// controller-runtime gives that limiter to a controller whose options set
+// no RateLimiter; kube-controller-manager's controllers build their queues
+// on it. It is a Target.RetryBound for such targets.
+var ControllerRetryBound = maxDelay(workqueue.DefaultTypedControllerRateLimiter[string]()) + time.Second
+
+// maxDelay is the longest rl holds an item back: its delay after many
+// failures of one item.
+func maxDelay(rl workqueue.TypedRateLimiter[string]) time.Duration {
+	var d time.Duration
+	for range 64 {
+		d = max(d, rl.When("item"))
+	}
+	return d
 }
 
 // containerBackoff is how long the kubelet waits to restart a container
