@@ -72,8 +72,10 @@ const targetFrom = history.TargetWrite
 // (what has not happened yet), which is then served that many RVs higher.
 // The target's writes (targetFrom) are logged. An actor's
 // (history.ActorWrite) and the garbage collector's (gcFrom) are not. Its
-// events come From that writer.
-func (e *engine) writeAs(req writes.Request, from string) (res writes.Result, err error) {
+// events come From that writer. body is the answer's JSON when the answer
+// is the stored object (writes.Result.AnswerIsStored): its event's
+// encoding. Else it is nil.
+func (e *engine) writeAs(req writes.Request, from string) (res writes.Result, body []byte, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var seen writeState // the state the write saw
@@ -83,7 +85,7 @@ func (e *engine) writeAs(req writes.Request, from string) (res writes.Result, er
 	truth := e.store.history()
 	i := truth.LogIndex(req.Kind.Resource)
 	if i < 0 {
-		return writes.Result{}, apierrors.NewNotFound(schema.GroupResource{Group: req.Kind.Resource.Group, Resource: req.Kind.Resource.Resource}, req.Name)
+		return writes.Result{}, nil, apierrors.NewNotFound(schema.GroupResource{Group: req.Kind.Resource.Group, Resource: req.Kind.Resource.Resource}, req.Name)
 	}
 	l := truth.Logs[i]
 	base := e.store.happenedNewest(truth)
@@ -110,18 +112,23 @@ func (e *engine) writeAs(req writes.Request, from string) (res writes.Result, er
 	seen = writeStateOf(l, p)
 	res, err = writes.Do(seen, env, req)
 	if err != nil || res.Event == writes.None {
-		return res, err
+		return res, nil, err
 	}
 	at := e.store.pacedNow() // on the recorded offsets' axis, where the pace serves it at once
 	ev, err := eventOf(res.Event, res.Stored, at, from)
 	if err != nil {
-		return writes.Result{}, apierrors.NewInternalError(err)
+		return writes.Result{}, nil, apierrors.NewInternalError(err)
+	}
+	if res.AnswerIsStored {
+		// the answer is the stored object: its event's encoding, as a watch
+		// sends it, with its kind
+		body = ev.Object.AppendWithKind(make([]byte, 0, len(ev.Object.Raw)+64), res.Stored.GetKind(), res.Stored.GetAPIVersion())
 	}
 	var placed []history.Event
 	for _, c := range res.Before { // a pod's graceful delete with no grace left marks it first
 		bev, err := eventOf(c.Event, c.Stored, at, from)
 		if err != nil {
-			return writes.Result{}, apierrors.NewInternalError(err)
+			return writes.Result{}, nil, apierrors.NewInternalError(err)
 		}
 		placed = append(placed, bev)
 	}
@@ -129,7 +136,7 @@ func (e *engine) writeAs(req writes.Request, from string) (res writes.Result, er
 	for _, c := range res.More { // a delete of a collection stores several
 		mev, err := eventOf(c.Event, c.Stored, at, from)
 		if err != nil {
-			return writes.Result{}, apierrors.NewInternalError(err)
+			return writes.Result{}, nil, apierrors.NewInternalError(err)
 		}
 		placed = append(placed, mev)
 	}
@@ -137,7 +144,7 @@ func (e *engine) writeAs(req writes.Request, from string) (res writes.Result, er
 		// the apiextensions controller's answer to a new or changed CRD
 		cev, err := eventOf(writes.Modified, acc, at, from)
 		if err != nil {
-			return writes.Result{}, apierrors.NewInternalError(err)
+			return writes.Result{}, nil, apierrors.NewInternalError(err)
 		}
 		placed = append(placed, cev)
 	}
@@ -160,15 +167,15 @@ func (e *engine) writeAs(req writes.Request, from string) (res writes.Result, er
 		// the write at the end of its log (p == l.End()): O(log n)
 		if actors.holds() { // held recorded changes are served after the write's RVs
 			if actors, err = actors.moved(moveUp); err != nil {
-				return writes.Result{}, apierrors.NewInternalError(err)
+				return writes.Result{}, nil, apierrors.NewInternalError(err)
 			}
 		}
 		h, err = history.AppendEvents(truth, l.Resource, placed...)
 	} else if h, actors, err = e.placeBefore(truth, actors, req.Kind, i, p, base, next, placed, moveUp); err != nil {
-		return writes.Result{}, err
+		return writes.Result{}, nil, err
 	}
 	if err != nil {
-		return writes.Result{}, apierrors.NewInternalError(err)
+		return writes.Result{}, nil, apierrors.NewInternalError(err)
 	}
 	e.made = n + 1
 	for _, ev := range placed {
@@ -188,7 +195,7 @@ func (e *engine) writeAs(req writes.Request, from string) (res writes.Result, er
 		return pos
 	}, moveUp, d)
 	e.store.advance(h.Logs[i], p+len(placed)) // a read after the write sees it
-	return res, nil
+	return res, body, nil
 }
 
 // placeBefore places a write's events before recorded events still to

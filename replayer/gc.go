@@ -131,7 +131,7 @@ func (e *engine) collectGarbage() {
 		}
 		for _, req := range reqs {
 			// a dependent gone or changed since is the collector's 404 or 409: it looks again
-			if res, err := e.writeAs(req, gcFrom); err == nil && res.Event == writes.Deleted {
+			if res, _, err := e.writeAs(req, gcFrom); err == nil && res.Event == writes.Deleted {
 				e.gc.deleted()
 			}
 		}

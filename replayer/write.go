@@ -83,7 +83,7 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request) {
 		writeStatusErr(w, err)
 		return
 	}
-	res, err := s.eng.writeAs(req, writerOf(r))
+	res, body, err := s.eng.writeAs(req, writerOf(r))
 	if s.opts.faultsAt(r) {
 		s.writePoint(l, writeKey(req, res, err), byActor(r))
 	}
@@ -92,10 +92,11 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request) {
 		writeStatusErr(w, err)
 		return
 	}
-	body, err := json.Marshal(res.Answer.Object)
-	if err != nil {
-		status.Write(w, internalError(err))
-		return
+	if body == nil { // not the stored object: a dry run's, a refusal's, a Status
+		if body, err = json.Marshal(res.Answer.Object); err != nil {
+			status.Write(w, internalError(err))
+			return
+		}
 	}
 	for _, text := range res.Warnings { // kube-apiserver's warning headers: code 299, agent "-"
 		if h, err := utilnet.NewWarningHeader(299, "-", text); err == nil {

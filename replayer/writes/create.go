@@ -174,7 +174,7 @@ func insert(st State, env Env, req Request, obj *unstructured.Unstructured, igno
 		return Result{Code: http.StatusCreated, Event: None, Answer: obj}, nil
 	}
 	stored := stamped(obj, env.NextRV())
-	return Result{Code: http.StatusCreated, Event: Added, Stored: stored, Answer: stored.DeepCopy()}, nil
+	return Result{Code: http.StatusCreated, Event: Added, Stored: stored, Answer: stored, AnswerIsStored: true}, nil
 }
 
 // alreadyExists is the registry's answer to a create of obj where

@@ -132,7 +132,10 @@ func wantMeta(t *testing.T, res Result, code int, ev Event, name, rv, uid string
 	if ev == None && res.Stored != nil {
 		t.Errorf("got stored %v, want nil", res.Stored)
 	}
-	if ev != None && ev != Deleted && res.Stored == a {
-		t.Errorf("got the answer aliasing the stored object, want a copy")
+	if res.AnswerIsStored != (res.Stored == a) {
+		t.Errorf("got the answer the stored object %v and AnswerIsStored %v, want them to agree", res.Stored == a, res.AnswerIsStored)
+	}
+	if (ev == Added || ev == Modified) && !res.AnswerIsStored && a.GetKind() != "Status" {
+		t.Errorf("got a %s answered with a copy of the stored object, want the stored object itself (AnswerIsStored)", ev)
 	}
 }

@@ -80,7 +80,7 @@ func del(st State, env Env, req Request) (Result, error) {
 		return Result{Code: code, Event: None, Answer: obj}, nil
 	}
 	stored := stamped(obj, env.NextRV())
-	return Result{Code: code, Event: Modified, Stored: stored, Answer: stored.DeepCopy()}, nil
+	return Result{Code: code, Event: Modified, Stored: stored, Answer: stored, AnswerIsStored: true}, nil
 }
 
 // deleteCode is the code of the answer to a delete that did not remove
@@ -108,7 +108,7 @@ func delGraceful(env Env, req Request, opts metav1.DeleteOptions, old, obj *unst
 			return Result{Code: deleteCode(opts), Event: None, Answer: obj}, nil
 		}
 		stored := stamped(obj, env.NextRV())
-		return Result{Code: deleteCode(opts), Event: Modified, Stored: stored, Answer: stored.DeepCopy()}, nil
+		return Result{Code: deleteCode(opts), Event: Modified, Stored: stored, Answer: stored, AnswerIsStored: true}, nil
 	}
 	if dryRun {
 		return Result{Code: http.StatusOK, Event: None, Answer: obj}, nil

@@ -100,7 +100,7 @@ func delNamespace(env Env, req Request, opts metav1.DeleteOptions, old *unstruct
 			return Result{Code: deleteCode(opts), Event: None, Answer: obj}, true, nil
 		}
 		stored := stamped(obj, env.NextRV())
-		return Result{Code: deleteCode(opts), Event: Modified, Stored: stored, Answer: stored.DeepCopy()}, true, nil
+		return Result{Code: deleteCode(opts), Event: Modified, Stored: stored, Answer: stored, AnswerIsStored: true}, true, nil
 	}
 	if len(specFinalizers(old)) > 0 {
 		// "prior to final deletion, we must ensure that finalizers is

@@ -178,6 +178,11 @@ type Result struct {
 	// Answer is the body of the answer: the object as a real apiserver
 	// returns it (for a dry run: as it would have stored it).
 	Answer *unstructured.Unstructured
+	// AnswerIsStored says Answer is Stored itself, as kube-apiserver answers
+	// a create, an update, a patch, or a delete that only marks the object.
+	// The replay may then answer with the stored object's encoding. Neither
+	// may be changed.
+	AnswerIsStored bool
 	// Warnings are the warnings the answer carries (a Warning header
 	// each): fieldValidation Warn's unknown and duplicate fields.
 	Warnings []string

@@ -200,6 +200,7 @@ func scale(st State, env Env, req Request) (Result, error) {
 	if res.Answer, err = ScaleOf(req.Kind, res.Answer); err != nil {
 		return Result{}, err
 	}
+	res.AnswerIsStored = false // the answer is the object's Scale
 	return res, nil
 }
 

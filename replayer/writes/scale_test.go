@@ -183,6 +183,9 @@ func TestScale(t *testing.T) {
 			if got := scaleSummary(res.Answer); !slices.Equal(got, s.answer) {
 				t.Errorf("answer: got %v, want %v", got, s.answer)
 			}
+			if res.AnswerIsStored {
+				t.Errorf("AnswerIsStored: got true, want false (the answer is the Scale, not the stored %s)", res.Stored.GetKind())
+			}
 			if s.event == None {
 				return
 			}

@@ -166,7 +166,7 @@ func store(st State, env Env, req Request, old, obj *unstructured.Unstructured) 
 		return Result{Code: http.StatusOK, Event: None, Answer: obj}, nil
 	}
 	stored := stamped(obj, env.NextRV())
-	return Result{Code: http.StatusOK, Event: Modified, Stored: stored, Answer: stored.DeepCopy()}, nil
+	return Result{Code: http.StatusOK, Event: Modified, Stored: stored, Answer: stored, AnswerIsStored: true}, nil
 }
 
 // prepareForUpdate is rest.BeforeUpdate with the strategy's
