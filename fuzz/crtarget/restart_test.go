@@ -2,7 +2,6 @@ package crtarget_test
 
 import (
 	"errors"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/stacks"
 )
 
 // TestManagerGracefulRestart stops the annotator manager as a SIGTERM does
@@ -100,29 +100,9 @@ func TestManagerGracefulRestart(t *testing.T) {
 			}
 			// given up, the run told the cache (Env.GivenUp): its wait ended, so
 			// did the busy loop, and the run
-			if n := goroutinesAt("runnableGroup).Start.func1"); n > 0 {
+			if n := stacks.Count("runnableGroup).Start.func1"); n > 0 {
 				t.Errorf("after the run: got %d goroutines busy in runnableGroup.Start, want none (the run gives up and ends the loop)", n)
 			}
 		})
 	}
-}
-
-// goroutinesAt counts the process's goroutines with frame in their stack.
-func goroutinesAt(frame string) int {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	count := 0
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, frame) {
-			count++
-		}
-	}
-	return count
 }

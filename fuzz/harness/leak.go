@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"runtime"
 	"strings"
+
+	"github.com/lwreplay/lwreplay/internal/stacks"
 )
 
 // A run's goroutines live in its synctest bubble. The target may leave
@@ -57,19 +59,10 @@ func bubbleStacks(id string) []string {
 	if id == "" {
 		return nil
 	}
-	buf := make([]byte, 1<<20)
-	for {
-		m := runtime.Stack(buf, true)
-		if m < len(buf) {
-			buf = buf[:m]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
 	mark := "synctest bubble " + id + "]"
 	mark2 := "synctest bubble " + id + ","
 	var out []string
-	for _, g := range strings.Split(string(buf), "\n\n") {
+	for _, g := range stacks.All() {
 		header, _, _ := strings.Cut(g, "\n")
 		if strings.Contains(header, mark) || strings.Contains(header, mark2) {
 			out = append(out, g)

@@ -7,8 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
@@ -21,20 +19,11 @@ import (
 func retryingTarget(wait, bound time.Duration) Target {
 	return Target{Name: "retrying", Doc: "an informer that writes, then writes again after a backoff", RetryBound: bound,
 		Run: func(ctx context.Context, env *Env) error {
-			cs, err := env.Clientset()
-			if err != nil {
+			cs, inf, stop, err := syncedConfigMaps(ctx, env)
+			if err != nil || inf == nil {
 				return err
 			}
-			factory := informers.NewSharedInformerFactory(cs, 0)
-			inf := factory.Core().V1().ConfigMaps().Informer()
-			if _, err := env.Probe.AddEventHandler(inf, nil); err != nil {
-				return err
-			}
-			factory.Start(ctx.Done())
-			defer factory.Shutdown()
-			if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
-				return nil
-			}
+			defer stop()
 			cms := cs.CoreV1().ConfigMaps("default")
 			made, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "made"}, Data: map[string]string{"k": "1"}}, metav1.CreateOptions{})
 			if err != nil {

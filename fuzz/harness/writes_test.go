@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
@@ -31,20 +32,11 @@ var secrets = history.Resource{Version: "v1", Resource: "secrets", Kind: "Secret
 // at the sync, blind to its own writes.
 func writingTarget(frozen bool) Target {
 	return Target{Name: "writing", Doc: "an informer that writes after its sync", Run: func(ctx context.Context, env *Env) error {
-		cs, err := env.Clientset()
-		if err != nil {
+		cs, inf, stop, err := syncedConfigMaps(ctx, env)
+		if err != nil || inf == nil {
 			return err
 		}
-		factory := informers.NewSharedInformerFactory(cs, 0)
-		inf := factory.Core().V1().ConfigMaps().Informer()
-		if _, err := env.Probe.AddEventHandler(inf, nil); err != nil {
-			return err
-		}
-		factory.Start(ctx.Done())
-		defer factory.Shutdown()
-		if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
-			return nil
-		}
+		defer stop()
 		if frozen {
 			at := inf.GetStore().List()
 			env.Probe.SetStore(func() []any { return at })
@@ -65,6 +57,26 @@ func writingTarget(frozen bool) Target {
 		<-ctx.Done()
 		return nil
 	}}
+}
+
+// syncedConfigMaps starts an informer of configmaps on env's clientset,
+// registered with env's probe, and waits for its sync. The informer is nil
+// when ctx ended first. stop shuts it down.
+func syncedConfigMaps(ctx context.Context, env *Env) (cs kubernetes.Interface, inf cache.SharedIndexInformer, stop func(), err error) {
+	if cs, err = env.Clientset(); err != nil {
+		return nil, nil, nil, err
+	}
+	factory := informers.NewSharedInformerFactory(cs, 0)
+	inf = factory.Core().V1().ConfigMaps().Informer()
+	if _, err := env.Probe.AddEventHandler(inf, nil); err != nil {
+		return nil, nil, nil, err
+	}
+	factory.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		factory.Shutdown()
+		return nil, nil, nil, nil
+	}
+	return cs, inf, factory.Shutdown, nil
 }
 
 // TestObserveWrites runs a writing target. It checks that:
