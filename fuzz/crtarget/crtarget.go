@@ -104,6 +104,7 @@ func NewManager(env *fuzz.Env, opts manager.Options) (manager.Manager, error) {
 	}
 	env.Probe.Expose(rec)
 	env.Probe.SetSettled(rec.settled)
+	env.Probe.SetRetryDue(rec.retryDue)
 	return mgr, nil
 }
 
@@ -167,8 +168,9 @@ func TargetWithOptions(name, doc string, opts manager.Options, setup func(manage
 // RetryBound is a Target's retry bound (fuzz.Target.RetryBound):
 // controller-runtime gives a controller whose options set no RateLimiter
 // client-go's default, which backs a failing key off to 1000 s
-// (harness.ControllerRetryBound). A run of a Target goes on past its end
-// until that has passed since the manager's last write.
+// (harness.ControllerRetryBound). A run of a Target that reaches its end
+// with a failed key's retry due goes on until just past it, at most that
+// long more (Reconciles' retry due, through Probe.SetRetryDue).
 var RetryBound = harness.ControllerRetryBound
 
 // setupError is err wrapping fuzz.ErrTarget: a manager that could not be

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -40,7 +41,8 @@ type Reconciles struct {
 type outcomes struct {
 	changes  []change
 	failures int
-	inRow    int // failures since its last success
+	inRow    int           // failures since its last success
+	lastAt   time.Duration // when its last reconcile ended
 }
 
 // settleAfter is how many failed reconciles of a key in a row end its
@@ -95,6 +97,7 @@ func (r *Reconciles) record(controller, key string, err error) {
 		o = &outcomes{}
 		r.keys[k] = o
 	}
+	o.lastAt = at
 	if failed {
 		o.failures++
 		o.inRow++
@@ -140,6 +143,39 @@ func (r *Reconciles) settled() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.unsettled == 0
+}
+
+// retryDue returns when the next retry of a key whose last reconcile
+// failed is due, the latest of them (virtual time since the run started);
+// false when none is pending. controller-runtime requeues a failed key
+// through its rate limiter, client-go's default unless the controller's
+// options name another: 5 ms doubled at each failure in a row, at most
+// 1000 s (retryDelay).
+func (r *Reconciles) retryDue() (time.Duration, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stoppedAt >= 0 {
+		return 0, false
+	}
+	var due time.Duration
+	pending := false
+	for _, o := range r.keys {
+		if o.inRow > 0 {
+			due, pending = max(due, o.lastAt+retryDelay(o.inRow)), true
+		}
+	}
+	return due, pending
+}
+
+// retryDelay is how long client-go's default controller rate limiter holds
+// a key back after its n-th failure in a row.
+func retryDelay(n int) time.Duration {
+	rl := workqueue.DefaultTypedControllerRateLimiter[string]()
+	var d time.Duration
+	for range min(n, 64) {
+		d = rl.When("key")
+	}
+	return d
 }
 
 // Failing returns the keys whose last reconcile before the manager was

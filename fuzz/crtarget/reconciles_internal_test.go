@@ -76,3 +76,56 @@ func TestReconcilesFailing(t *testing.T) {
 		})
 	}
 }
+
+// TestReconcilesRetryDue checks when a Reconciles says the next retry of a
+// failed key is due: after its last failure, the rate limiter's delay for
+// that many failures in a row (5 ms doubled each, at most 1000 s).
+func TestReconcilesRetryDue(t *testing.T) {
+	boom := errors.New("boom")
+	const s = time.Second
+	for _, tc := range []struct {
+		name        string
+		ends        []time.Duration // a failure of key a at each, then a success at ok
+		ok          time.Duration   // 0: none
+		other       time.Duration   // a failure of key b then (0: none)
+		wantDue     time.Duration
+		wantPending bool
+	}{
+		{name: "retry due - none failed - none pending - pass"},
+		{name: "retry due - one failure at 10 s - 5 ms on - pass", ends: []time.Duration{10 * s}, wantDue: 10*s + 5*time.Millisecond, wantPending: true},
+		{name: "retry due - three in a row, the last at 12 s - 20 ms on - pass", ends: []time.Duration{10 * s, 11 * s, 12 * s}, wantDue: 12*s + 20*time.Millisecond, wantPending: true},
+		{name: "retry due - failed, then succeeded - none pending - pass", ends: []time.Duration{10 * s, 11 * s}, ok: 12 * s},
+		{name: "retry due - 30 in a row - at most 1000 s on - pass", ends: seconds(30), wantDue: 30*s + 1000*s, wantPending: true},
+		{name: "retry due - two keys - the later retry - pass", ends: []time.Duration{10 * s}, other: 20 * s, wantDue: 20*s + 5*time.Millisecond, wantPending: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var now time.Duration
+			r := newReconciles(func() time.Duration { return now })
+			for _, at := range tc.ends {
+				now = at
+				r.record("c", "a", boom)
+			}
+			if tc.ok > 0 {
+				now = tc.ok
+				r.record("c", "a", nil)
+			}
+			if tc.other > 0 {
+				now = tc.other
+				r.record("c", "b", boom)
+			}
+			due, pending := r.retryDue()
+			if due != tc.wantDue || pending != tc.wantPending {
+				t.Errorf("retry due: got %v (pending %v), want %v (pending %v)", due, pending, tc.wantDue, tc.wantPending)
+			}
+		})
+	}
+}
+
+// seconds returns 1 s, 2 s, ... n s.
+func seconds(n int) []time.Duration {
+	out := make([]time.Duration, n)
+	for i := range out {
+		out[i] = time.Duration(i+1) * time.Second
+	}
+	return out
+}

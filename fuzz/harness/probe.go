@@ -24,6 +24,7 @@ type Probe struct {
 	deliveries []observe.Delivery
 	synced     func() bool
 	settled    func() bool
+	retryDue   func() (time.Duration, bool)
 	store      func() []any
 	panics     []string
 	panicSites []string
@@ -134,6 +135,32 @@ func (r *Probe) SetSettled(fn func() bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.settled = fn
+}
+
+// SetRetryDue registers a func that says when the target's next retry of
+// work that failed is due, in virtual time since the run started (false:
+// none is pending). A run of a target with a Target.RetryBound that
+// reaches its end while one is due goes on until just past it (at most the
+// bound past the end). Without one, the run goes on until the bound has
+// passed since the target's last write.
+func (r *Probe) SetRetryDue(fn func() (time.Duration, bool)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.retryDue = fn
+}
+
+// nextRetry calls the registered retryDue func: when the target's next
+// retry is due and whether one is pending; known is false when none is
+// registered.
+func (r *Probe) nextRetry() (due time.Duration, pending, known bool) {
+	r.mu.Lock()
+	fn := r.retryDue
+	r.mu.Unlock()
+	if fn == nil {
+		return 0, false, false
+	}
+	due, pending = fn()
+	return due, pending, true
 }
 
 // isSettled calls the registered settled func (true when none is).

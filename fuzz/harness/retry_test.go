@@ -86,25 +86,25 @@ func TestRetryBound(t *testing.T) {
 }
 
 // TestRunEnd checks when a run stops looking, from its watchdog, last fault
-// and live bound, and a target's last write and retry bound.
+// and live bound, and when a target with a retry bound may retry.
 func TestRunEnd(t *testing.T) {
 	const m = time.Minute
 	tests := []struct {
-		name                                 string
-		lastFault, lastWrite, retry, wantEnd time.Duration
+		name                               string
+		lastFault, retryAt, retry, wantEnd time.Duration
 	}{
-		{"run end - no fault, no retry bound - the watchdog - pass", -1, 3 * m, 0, 15 * m},
+		{"run end - no fault, no retry bound - the watchdog - pass", -1, 20 * m, 0, 15 * m},
 		{"run end - a fault at 10 min - the live bound after it - pass", 10 * m, -1, 0, 20 * m},
 		{"run end - a fault at 30 min - at most twice the live bound past the watchdog - pass", 30 * m, -1, 0, 35 * m},
-		{"run end - a retry bound, last write at 5 min - the bound after it - pass", -1, 5 * m, 17 * m, 22 * m},
-		{"run end - a retry bound, last write long ago - the watchdog - pass", -1, 1 * m, 10 * m, 15 * m},
-		{"run end - a retry bound, writes to the end - at most the bound past the watchdog - pass", -1, 15 * m, 17 * m, 32 * m},
-		{"run end - a fault at 15 min, last write at 15 min - the bound after the write, past the watchdog plus the bound - pass", 15 * m, 15 * m, 17 * m, 32 * m},
-		{"run end - a fault at 15 min, writes at 25 min - at most the bound past the live bound's end - pass", 15 * m, 25 * m, 17 * m, 42 * m},
+		{"run end - a retry due at 22 min - then - pass", -1, 22 * m, 17 * m, 22 * m},
+		{"run end - a retry due before the watchdog - the watchdog - pass", -1, 11 * m, 17 * m, 15 * m},
+		{"run end - a retry due at 40 min - at most the bound past the watchdog - pass", -1, 40 * m, 17 * m, 32 * m},
+		{"run end - a fault at 15 min, a retry due at 32 min - then, past the watchdog plus the bound - pass", 15 * m, 32 * m, 17 * m, 32 * m},
+		{"run end - a fault at 15 min, a retry due at 50 min - at most the bound past the live bound's end - pass", 15 * m, 50 * m, 17 * m, 42 * m},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := runEnd(15*m, tc.lastFault, 10*m, tc.lastWrite, tc.retry); got != tc.wantEnd {
+			if got := runEnd(15*m, tc.lastFault, 10*m, tc.retryAt, tc.retry); got != tc.wantEnd {
 				t.Errorf("end: got %v, want %v", got, tc.wantEnd)
 			}
 		})

@@ -33,26 +33,30 @@ var ConfigMaps = history.Resource{Version: "v1", Resource: "configmaps", Kind: "
 // last fault fired. But it never goes past the watchdog plus twice the live
 // bound. So a fault that fires by the watchdog plus the bound is always
 // judged (see Observation.Unsettled). A target with a Target.RetryBound
-// goes on, too, until that bound has passed since its last write, at most
-// the bound past that end: a retry it holds back is made before its end
-// state is judged.
+// goes on, too, at most the bound past that end: until just past the retry
+// it says is due, or the bound past its last write. A retry it holds back
+// is made before its end state is judged.
 const DefaultWatchdog = 15 * time.Minute
 
 // runEnd is when a run stops looking (see DefaultWatchdog): the watchdog
 // dog, or the live bound after the last fault (lastFault; -1: none), at
-// most twice the bound past dog; then, for a target with a retry bound,
-// until that bound has passed since its last write (lastWrite; -1: none),
+// most twice the bound past dog; then, for a target with a retry bound
+// (retry), until retryAt, when it may retry work that failed (-1: none),
 // at most the bound past that end.
-func runEnd(dog, lastFault, live, lastWrite, retry time.Duration) time.Duration {
+func runEnd(dog, lastFault, live, retryAt, retry time.Duration) time.Duration {
 	e := dog
 	if lastFault >= 0 {
 		e = min(max(dog, lastFault+live), dog+2*live)
 	}
-	if retry > 0 && lastWrite >= 0 {
-		e = max(e, min(lastWrite+retry, e+retry))
+	if retry > 0 && retryAt >= 0 {
+		e = max(e, min(retryAt, e+retry))
 	}
 	return e
 }
+
+// retrySlack is how long past a target's due retry its run goes on: the
+// retry's own writes and what they set off come within it.
+const retrySlack = 10 * time.Second
 
 // quietEnd is how long, in virtual time, a target must have sent no
 // request before its run may end early. A controller that writes starts
@@ -235,7 +239,17 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 	// end is when the run stops looking: the watchdog, or the live bound
 	// after the last fault fired, within the watchdog plus twice the bound.
 	end := func() time.Duration {
-		return runEnd(dog, obs.LastFaultAt, obs.LiveBound, bound.lastWriteAt(), s.Target.RetryBound)
+		retryAt := time.Duration(-1) // when the target may retry work that failed
+		if s.Target.RetryBound > 0 {
+			if due, pending, known := cur.Load().probe.nextRetry(); !known {
+				if w := bound.lastWriteAt(); w >= 0 {
+					retryAt = w + s.Target.RetryBound
+				}
+			} else if pending {
+				retryAt = due + retrySlack
+			}
+		}
+		return runEnd(dog, obs.LastFaultAt, obs.LiveBound, retryAt, s.Target.RetryBound)
 	}
 	var lookedAt time.Duration
 	for {

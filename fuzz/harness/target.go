@@ -55,10 +55,12 @@ type Target struct {
 	// RetryBound is the longest the target holds back a retry of work that
 	// failed. controller-runtime's default rate limiter backs a failing key
 	// off to 1000 s, past the 15-minute watchdog. A run that reaches its
-	// watchdog (or the live bound after its last fault) goes on until
-	// RetryBound has passed since the target's last write, at most
-	// RetryBound past that end. So the end state is judged after the retry,
-	// not during its backoff. Zero: the run ends there.
+	// watchdog (or the live bound after its last fault) goes on, at most
+	// RetryBound past that end: until just past the retry the target says is
+	// due (Probe.SetRetryDue; crtarget's, from its failed reconciles), or,
+	// without one, until RetryBound has passed since its last write. So the
+	// end state is judged after the retry, not during its backoff. Zero: the
+	// run ends there.
 	RetryBound time.Duration
 }
 
