@@ -57,8 +57,10 @@ type WriteAnswer struct {
 	// Unserved says that no answer before the write had shown the target
 	// the object at RVBefore. No LIST, GET or watch event the replay
 	// served reached that version; a fault kept the target's reads
-	// behind. Nor had an answer to one of its own writes stored it. A
-	// conflict with a version the target could not have read is no stale
+	// behind. Nor had an answer to one of its own writes stored it. Only
+	// answers since its current instance started count: a restarted
+	// process knows nothing an earlier one was shown. A conflict with a
+	// version the target could not have read is no stale
 	// resourceVersion it kept sending (no-conflict-loop).
 	Unserved bool
 }

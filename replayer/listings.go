@@ -20,8 +20,14 @@ func (s *Server) FirstListing(res history.Resource) (rv string, ok bool) {
 
 // ForgetListings forgets the listings served so far: FirstListing then
 // returns the first complete listing served after it — what a client that
-// starts afresh (a crashed target's new instance) syncs to.
-func (s *Server) ForgetListings() { s.store.forgetListings() }
+// starts afresh (a crashed target's new instance) syncs to. It forgets
+// too what answers had shown the target: a refused write counts as one no
+// read could have spared (history.WriteAnswer.Unserved) unless the new
+// instance was shown the version it met.
+func (s *Server) ForgetListings() {
+	s.store.forgetListings()
+	s.eng.log.newInstance()
+}
 
 // answerList answers a LIST with page p of l's state at rv (as a Table
 // when the request asked for one). It notes a last page of the target's

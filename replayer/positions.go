@@ -79,6 +79,18 @@ func (st *store) advance(l *history.Log, pos int) {
 	if pos > st.heads[id] {
 		st.heads[id] = pos
 	}
+	if pos > st.shown[id] {
+		st.shown[id] = pos
+	}
+}
+
+// shownHead returns the newest position an answer reached in l's resource
+// since the listings were last forgotten (Server.ForgetListings: the
+// target's instance started afresh).
+func (st *store) shownHead(l *history.Log) int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.shown[l.Resource.ID()]
 }
 
 // moveOn advances the head to the newest state the pace allows. A 410

@@ -35,6 +35,10 @@ type store struct {
 	compaction string
 	// heads holds, per resource, the newest position any answer reached.
 	heads map[history.Resource]int
+	// shown holds, per resource, the newest position an answer reached
+	// since the listings were last forgotten: what the target's current
+	// instance may have read (a fresh one has read nothing).
+	shown map[history.Resource]int
 	// reached holds, per resource, the number of events before the first
 	// whose recorded offset the paced clock has not reached (see
 	// available).
@@ -56,7 +60,7 @@ type store struct {
 func newStore(h *history.History, start time.Time, pace Pace, compaction string) *store {
 	return &store{
 		start: start, pace: pace, h: h, compaction: compaction,
-		heads: map[history.Resource]int{}, reached: map[history.Resource]int{},
+		heads: map[history.Resource]int{}, shown: map[history.Resource]int{}, reached: map[history.Resource]int{},
 		floors: map[history.Resource]string{}, listings: map[history.Resource]string{},
 		changed: make(chan struct{}),
 	}
@@ -129,6 +133,9 @@ func (st *store) replaceLocked(next *history.History, shift func(history.Resourc
 		for id, p := range st.heads {
 			st.heads[id] = max(p, shift(id, p))
 		}
+		for id, p := range st.shown {
+			st.shown[id] = max(p, shift(id, p))
+		}
 		for id, p := range st.reached {
 			st.reached[id] = max(p, shift(id, p))
 		}
@@ -155,7 +162,7 @@ func (st *store) recreated(next *history.History, res history.Resource, p int, m
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	id := res.ID()
-	for _, k := range []map[history.Resource]int{st.heads, st.reached} {
+	for _, k := range []map[history.Resource]int{st.heads, st.shown, st.reached} {
 		if n, ok := k[id]; ok && n > p {
 			k[id] = n + 2
 		}
@@ -193,11 +200,13 @@ func (st *store) firstListing(res history.Resource) (rv string, ok bool) {
 	return rv, ok
 }
 
-// forgetListings forgets the listings served so far.
+// forgetListings forgets the listings served so far, and what answers
+// have shown (shownHead).
 func (st *store) forgetListings() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	clear(st.listings)
+	clear(st.shown)
 }
 
 // listed notes that a complete listing of res at rv was served. The

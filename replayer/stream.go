@@ -3,12 +3,12 @@ package replayer
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/lwreplay/lwreplay/internal/builtin"
 	"net/http"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/replayer/internal/status"
@@ -148,7 +148,7 @@ func bookmarkObject(res history.Resource, rv string, initialEnd bool) []byte {
 	if initialEnd {
 		ann = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
 	}
-	if obj, err := scheme.Scheme.New(gvk); err == nil {
+	if obj, err := builtin.Scheme.New(gvk); err == nil {
 		if m, ok := obj.(metav1.Object); ok {
 			obj.GetObjectKind().SetGroupVersionKind(gvk)
 			m.SetResourceVersion(rv)

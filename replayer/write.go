@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lwreplay/lwreplay/internal/builtin"
 	"io"
 	"net/http"
 	"reflect"
@@ -18,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
-	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/replayer/internal/status"
@@ -193,7 +193,7 @@ func newestRV(h *history.History) uint64 {
 // field. Every custom resource has one, as discovery tells.
 func kindOf(res history.Resource) writes.Kind {
 	k := writes.Kind{Resource: res, Status: true}
-	obj, err := scheme.Scheme.New(schema.GroupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind})
+	obj, err := builtin.Scheme.New(schema.GroupVersionKind{Group: res.Group, Version: res.Version, Kind: res.Kind})
 	if err != nil {
 		return k
 	}

@@ -26,8 +26,17 @@ import (
 
 // writeLog holds a server's Writes, in the order they were answered.
 type writeLog struct {
-	mu       sync.Mutex // guards answered
+	mu       sync.Mutex // guards answered and since
 	answered []history.WriteAnswer
+	since    int // answered[since:] answer the target's current instance (newInstance)
+}
+
+// newInstance notes that the target's instance starts afresh: writes
+// answered before it showed it nothing (storedSince).
+func (l *writeLog) newInstance() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.since = len(l.answered)
 }
 
 // add appends w.
@@ -55,11 +64,12 @@ func (l *writeLog) from(i int) []history.WriteAnswer {
 	return append([]history.WriteAnswer(nil), l.answered[max(i, 0):]...)
 }
 
-// stored reports whether a write of the log stored rv of key in res.
-func (l *writeLog) stored(res history.Resource, key, rv string) bool {
+// storedSince reports whether a write answered since the target's
+// instance started stored rv of key in res.
+func (l *writeLog) storedSince(res history.Resource, key, rv string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for _, w := range l.answered {
+	for _, w := range l.answered[l.since:] {
 		if w.Key == key && w.Resource.ID() == res.ID() && w.Stored() && w.RVAfter == rv {
 			return true
 		}
@@ -95,14 +105,16 @@ func (e *engine) logWrite(req writes.Request, st writeState, res writes.Result, 
 	e.log.add(w)
 }
 
-// servedVersion reports whether an answer had shown the target the object
-// of key at rv, of l (the served log the write saw). Either a read's
-// state (the head) was at or after rv, or an earlier write stored it.
+// servedVersion reports whether an answer had shown the target's current
+// instance the object of key at rv, of l (the served log the write saw).
+// Either a read's state since it started (shownHead) was at or after rv,
+// or a write it sent stored it. What an earlier instance was shown, a
+// fresh one does not know.
 func (e *engine) servedVersion(l *history.Log, key, rv string) bool {
-	if p, err := l.Position(rv); err == nil && p <= e.store.head(l) {
+	if p, err := l.Position(rv); err == nil && p <= e.store.shownHead(l) {
 		return true
 	}
-	return e.log.stored(l.Resource, key, rv)
+	return e.log.storedSince(l.Resource, key, rv)
 }
 
 // refuse records the refusal st of r, answered before a write was tried,

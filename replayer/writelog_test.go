@@ -182,7 +182,8 @@ func TestWriteLogRefusals(t *testing.T) {
 // conflict with a version of the object that no answer had shown the
 // client. (The replay's reads are still at the initial state, which a/one
 // left at 1009.) It is unserved. Once a read has reached that state, the
-// same conflict is not.
+// same conflict is not. After a restart (ForgetListings) it is again,
+// until the new instance reads that state.
 func TestWriteLogUnserved(t *testing.T) {
 	s := New(listHistory(t))
 	cs := writeClient(t, s, false)
@@ -191,14 +192,20 @@ func TestWriteLogUnserved(t *testing.T) {
 	cms := cs.CoreV1().ConfigMaps("a")
 	stale := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "one", ResourceVersion: "1001"}, Data: map[string]string{"k": "w"}}
 	steps := []struct {
-		name string
-		read bool // a LIST at the newest rv before the update
-		want bool
+		name    string
+		restart bool // the target's instance starts afresh (ForgetListings) before the update
+		read    bool // a LIST at the newest rv before the update
+		want    bool
 	}{
 		{name: "write log unserved - conflict with a version no read reached - unserved - pass", want: true},
 		{name: "write log unserved - conflict after a LIST reached it - served - pass", read: true, want: false},
+		{name: "write log unserved - conflict after a restart, the LIST an earlier instance's - unserved - pass", restart: true, want: true},
+		{name: "write log unserved - conflict after the new instance's LIST - served - pass", read: true, want: false},
 	}
 	for i, st := range steps {
+		if st.restart {
+			s.ForgetListings()
+		}
 		if st.read {
 			if _, err := cms.List(ctx, metav1.ListOptions{ResourceVersion: "1012", ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}); err != nil {
 				t.Fatalf("%s: List: got error %v, want none", st.name, err)

@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"cmp"
+	builtinkinds "github.com/lwreplay/lwreplay/internal/builtin"
 	"regexp"
 	"slices"
 	"sync"
@@ -10,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
-	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -30,11 +30,11 @@ import (
 // kinds have none. CustomResourceDefinitions are added: kube-apiserver
 // serves them and client-go's scheme lacks them.
 //
-// The scheme is a fresh one that client-go's AddToScheme fills, not
-// client-go's scheme.Scheme: an operator's main registers its own kinds
-// into that one (ECK's controllerscheme.SetupScheme does). Its kinds are
-// no built-in ones, and a guessed plural ("elasticsearchs") would shadow
-// the recorded discovery's ("elasticsearches").
+// The scheme is internal/builtin's, not client-go's scheme.Scheme: an
+// operator's main registers its own kinds into that one (ECK's
+// controllerscheme.SetupScheme does). Its kinds are no built-in ones, and
+// a guessed plural ("elasticsearchs") would shadow the recorded
+// discovery's ("elasticsearches").
 
 // clusterScoped are the built-in kinds kube-apiserver 1.37 serves
 // cluster-scoped (client-go's scheme does not say; its discovery does).
@@ -57,16 +57,9 @@ var gaVersion = regexp.MustCompile(`^v[0-9]+$`)
 // then the groups by name, each group version's resources by name.
 var builtin = sync.OnceValue(deriveBuiltin)
 
-// builtinScheme is client-go's built-in kinds alone (see above).
-var builtinScheme = sync.OnceValue(func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	_ = scheme.AddToScheme(s) // client-go's own groups always register
-	return s
-})
-
-// deriveBuiltin derives the built-in resources from builtinScheme.
+// deriveBuiltin derives the built-in resources from internal/builtin's scheme.
 func deriveBuiltin() []history.Resource {
-	s := builtinScheme()
+	s := builtinkinds.Scheme
 	out := []history.Resource{{
 		Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions",
 		Kind: "CustomResourceDefinition", Namespaced: false,

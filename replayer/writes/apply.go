@@ -3,6 +3,7 @@ package writes
 import (
 	"bytes"
 	"fmt"
+	"github.com/lwreplay/lwreplay/internal/builtin"
 	"strings"
 	"sync"
 	"time"
@@ -19,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/applyconfigurations"
-	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
@@ -200,7 +200,7 @@ var fieldManagers sync.Map
 // builtinTypes is the type converter of client-go's scheme (its OpenAPI
 // models), made once: parsing them is slow.
 var builtinTypes = sync.OnceValue(func() managedfields.TypeConverter {
-	return applyconfigurations.NewTypeConverter(scheme.Scheme)
+	return applyconfigurations.NewTypeConverter(builtin.Scheme)
 })
 
 // fieldManagerFor is the field manager of k's main resource or of its

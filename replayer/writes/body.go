@@ -3,6 +3,7 @@ package writes
 import (
 	"bytes"
 	"fmt"
+	"github.com/lwreplay/lwreplay/internal/builtin"
 	"mime"
 	"net/http"
 	"strings"
@@ -14,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // Media types of request bodies.
@@ -62,7 +62,7 @@ func decodeObject(k Kind, contentType string, body []byte) (*unstructured.Unstru
 		if !k.Builtin {
 			return nil, unsupported(bodyTypes(k))
 		}
-		info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), mediaProtobuf)
+		info, ok := runtime.SerializerInfoForMediaType(builtin.Codecs.SupportedMediaTypes(), mediaProtobuf)
 		if !ok {
 			return nil, unsupported(bodyTypes(k))
 		}
@@ -151,7 +151,7 @@ func decodeTyped(req Request) (obj *unstructured.Unstructured, strictErr error, 
 		return nil, nil, false
 	}
 	k := gvk(req.Kind)
-	into, err := scheme.Scheme.New(k)
+	into, err := builtin.Scheme.New(k)
 	if err != nil {
 		return nil, nil, false
 	}
@@ -195,7 +195,7 @@ func decodeStrict(req Request, k schema.GroupVersionKind, into runtime.Object) (
 // controller-runtime's client sends a built-in's), into into. It is not
 // ok for a body that does not decode into k's Go type.
 func decodeProtobuf(body []byte, k schema.GroupVersionKind, into runtime.Object) bool {
-	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), mediaProtobuf)
+	info, ok := runtime.SerializerInfoForMediaType(builtin.Codecs.SupportedMediaTypes(), mediaProtobuf)
 	if !ok {
 		return false
 	}

@@ -3,6 +3,7 @@ package writes
 import (
 	"errors"
 	"fmt"
+	"github.com/lwreplay/lwreplay/internal/builtin"
 	"net/http"
 	"net/url"
 
@@ -16,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // Lister is a State that lists its objects, as a DeleteCollection needs:
@@ -96,7 +96,7 @@ func noRoute(code int) error {
 // when namespaced. selectableFields are not modelled.
 func convertFieldLabel(k Kind, label, value string) (string, string, error) {
 	if k.Builtin {
-		return scheme.Scheme.ConvertFieldLabel(gvk(k), label, value)
+		return builtin.Scheme.ConvertFieldLabel(gvk(k), label, value)
 	}
 	if label == "metadata.name" || (k.Resource.Namespaced && label == "metadata.namespace") {
 		return label, value, nil

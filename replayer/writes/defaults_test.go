@@ -28,7 +28,7 @@ var phaseDefaulter = defaulterFunc(func(o runtime.Object) {
 // as stored (the storage codec's decode), after the strategy reset its
 // status. It checks create and update. A kind with none leaves it as is.
 func TestStoredDefaults(t *testing.T) {
-	claims := builtin("", "persistentvolumeclaims", "PersistentVolumeClaim")
+	claims := builtinKind("", "persistentvolumeclaims", "PersistentVolumeClaim")
 	defaulted := claims
 	defaulted.Defaulter = phaseDefaulter
 	old := stored(t, claims, "5", "uid-old", `{"metadata":{"name":"c","namespace":"ns"},"spec":{"volumeName":"v"}}`)

@@ -2,6 +2,7 @@ package writes
 
 import (
 	"fmt"
+	"github.com/lwreplay/lwreplay/internal/builtin"
 	"mime"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -11,13 +12,12 @@ import (
 	serializerjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // strictJSON decodes as kube-apiserver's handlers do when fieldValidation
 // is Strict or Warn: unknown and duplicate fields are a strict decoding
 // error that lists each.
-var strictJSON = serializerjson.NewSerializerWithOptions(serializerjson.DefaultMetaFactory, scheme.Scheme, scheme.Scheme,
+var strictJSON = serializerjson.NewSerializerWithOptions(serializerjson.DefaultMetaFactory, builtin.Scheme, builtin.Scheme,
 	serializerjson.SerializerOptions{Strict: true})
 
 // checkFields applies req's fieldValidation to a create or update body of
@@ -39,7 +39,7 @@ func checkFields(req Request) ([]string, error) {
 		return nil, nil
 	}
 	k := gvk(req.Kind)
-	into, err := scheme.Scheme.New(k)
+	into, err := builtin.Scheme.New(k)
 	if err != nil {
 		return nil, nil
 	}

@@ -3,6 +3,7 @@ package writes
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/lwreplay/lwreplay/internal/builtin"
 	"net/http"
 	"slices"
 	"strings"
@@ -20,7 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // maxJSONPatchOperations is the most operations kube-apiserver takes in
@@ -242,11 +242,11 @@ func decodePatched(k Kind, js []byte) (*unstructured.Unstructured, error, error)
 		}
 		return obj, nil, nil
 	}
-	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
+	info, ok := runtime.SerializerInfoForMediaType(builtin.Codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
 	if !ok {
 		return nil, nil, fmt.Errorf("no serializer defined for %v", runtime.ContentTypeJSON)
 	}
-	into, err := scheme.Scheme.New(gvk(k))
+	into, err := builtin.Scheme.New(gvk(k))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -270,7 +270,7 @@ func decodePatched(k Kind, js []byte) (*unstructured.Unstructured, error, error)
 // and applyPatchToObject. It decodes the result into the Go type.
 func strategicPatched(k Kind, old *unstructured.Unstructured, body []byte) (*unstructured.Unstructured, patchStrict, error) {
 	var strict patchStrict
-	ref, err := scheme.Scheme.New(gvk(k))
+	ref, err := builtin.Scheme.New(gvk(k))
 	if err != nil {
 		return nil, strict, apierrors.NewInternalError(err)
 	}
@@ -282,7 +282,7 @@ func strategicPatched(k Kind, old *unstructured.Unstructured, body []byte) (*uns
 	if err != nil {
 		return nil, strict, strategicMergePatchError(err)
 	}
-	into, err := scheme.Scheme.New(gvk(k))
+	into, err := builtin.Scheme.New(gvk(k))
 	if err != nil {
 		return nil, strict, apierrors.NewInternalError(err)
 	}
@@ -330,7 +330,7 @@ func toUnstructured(k Kind, typed runtime.Object) (*unstructured.Unstructured, e
 // defaulted when the kind has a Defaulter (the decoder's defaulting). A
 // Service without one gets its object-local defaults (defaultService).
 func throughType(k Kind, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	into, err := scheme.Scheme.New(gvk(k))
+	into, err := builtin.Scheme.New(gvk(k))
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 // a status in the body is dropped. With a Defaulter, the body is
 // defaulted first.
 func TestPodCreateStatus(t *testing.T) {
-	pods := builtin("", "pods", "Pod")
+	pods := builtinKind("", "pods", "Pod")
 	defaulted := pods
 	defaulted.Defaulter = defaulterFunc(func(o runtime.Object) {
 		u, _ := runtime.DefaultUnstructuredConverter.ToUnstructured(o)

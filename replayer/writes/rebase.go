@@ -3,6 +3,7 @@ package writes
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/lwreplay/lwreplay/internal/builtin"
 	"sort"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -10,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
-	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // Rebase returns what another writer's recorded change of an object makes
@@ -57,7 +57,7 @@ func Rebase(k Kind, before, after, cur *unstructured.Unstructured) (*unstructure
 		return nil, None, err
 	}
 	var merged []byte
-	if ref, err := scheme.Scheme.New(gvk(k)); k.Builtin && err == nil {
+	if ref, err := builtin.Scheme.New(gvk(k)); k.Builtin && err == nil {
 		p, err := strategicpatch.CreateTwoWayMergePatch(fromJS, toJS, ref)
 		if err != nil {
 			return nil, None, fmt.Errorf("the recorded change as a strategic merge patch: %w", err)

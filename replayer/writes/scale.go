@@ -2,6 +2,7 @@ package writes
 
 import (
 	"fmt"
+	"github.com/lwreplay/lwreplay/internal/builtin"
 	"net/http"
 	"sync"
 	"time"
@@ -22,7 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/lwreplay/lwreplay/history"
@@ -81,7 +81,7 @@ func ScaleOf(k Kind, obj *unstructured.Unstructured) (*unstructured.Unstructured
 	if !HasScale(k) {
 		return nil, noRoute(http.StatusNotFound)
 	}
-	typed, err := scheme.Scheme.New(gvk(k))
+	typed, err := builtin.Scheme.New(gvk(k))
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}

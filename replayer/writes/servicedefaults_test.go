@@ -13,7 +13,7 @@ import (
 // internalTrafficPolicy Cluster. Set fields are kept. With a Defaulter,
 // only the Defaulter defaults.
 func TestServiceDefaults(t *testing.T) {
-	services := builtin("", "services", "Service")
+	services := builtinKind("", "services", "Service")
 	own := services
 	own.Defaulter = defaulterFunc(func(runtime.Object) {})
 	tests := []struct {

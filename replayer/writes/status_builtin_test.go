@@ -10,8 +10,8 @@ import (
 	"github.com/lwreplay/lwreplay/history"
 )
 
-// builtin is a built-in kind with a status subresource.
-func builtin(group, resource, kind string) Kind {
+// builtinKind is a built-in kind with a status subresource.
+func builtinKind(group, resource, kind string) Kind {
 	return Kind{Resource: history.Resource{Group: group, Version: "v1", Resource: resource, Kind: kind, Namespaced: true}, Builtin: true, Status: true}
 }
 
@@ -37,12 +37,12 @@ func TestBuiltinStatus(t *testing.T) {
 		a, b             any    // its values before and after
 		gen, wantSpecGen int64  // the stored generation, and after a spec change
 	}{
-		{builtin("", "pods", "Pod"), "schedulerName", "message", "a", "b", 1, 2},
-		{builtin("apps", "statefulsets", "StatefulSet"), "serviceName", "currentRevision", "a", "b", 1, 2},
-		{builtin("apps", "deployments", "Deployment"), "minReadySeconds", "collisionCount", int64(1), int64(2), 1, 2},
-		{builtin("apps", "replicasets", "ReplicaSet"), "minReadySeconds", "fullyLabeledReplicas", int64(1), int64(2), 1, 2},
-		{builtin("batch", "jobs", "Job"), "parallelism", "active", int64(1), int64(2), 1, 2},
-		{builtin("", "persistentvolumeclaims", "PersistentVolumeClaim"), "volumeName", "phase", "a", "b", 0, 0},
+		{builtinKind("", "pods", "Pod"), "schedulerName", "message", "a", "b", 1, 2},
+		{builtinKind("apps", "statefulsets", "StatefulSet"), "serviceName", "currentRevision", "a", "b", 1, 2},
+		{builtinKind("apps", "deployments", "Deployment"), "minReadySeconds", "collisionCount", int64(1), int64(2), 1, 2},
+		{builtinKind("apps", "replicasets", "ReplicaSet"), "minReadySeconds", "fullyLabeledReplicas", int64(1), int64(2), 1, 2},
+		{builtinKind("batch", "jobs", "Job"), "parallelism", "active", int64(1), int64(2), 1, 2},
+		{builtinKind("", "persistentvolumeclaims", "PersistentVolumeClaim"), "volumeName", "phase", "a", "b", 0, 0},
 	}
 	for _, k := range kinds {
 		object := func(spec, status any, gen int64) *unstructured.Unstructured {
@@ -116,11 +116,11 @@ func TestBuiltinStatusMetadata(t *testing.T) {
 		wantOwner string
 		check     func(t *testing.T, out *unstructured.Unstructured)
 	}{
-		{name: "status metadata - deployment - labels kept - pass", kind: builtin("apps", "deployments", "Deployment"),
+		{name: "status metadata - deployment - labels kept - pass", kind: builtinKind("apps", "deployments", "Deployment"),
 			oldStatus: `{"replicas":1}`, newStatus: `{"replicas":2}`, wantLabel: "old", wantOwner: "other"},
-		{name: "status metadata - statefulset - labels the request's - pass", kind: builtin("apps", "statefulsets", "StatefulSet"),
+		{name: "status metadata - statefulset - labels the request's - pass", kind: builtinKind("apps", "statefulsets", "StatefulSet"),
 			oldStatus: `{"replicas":1}`, newStatus: `{"replicas":2}`, wantLabel: "new", wantOwner: "other"},
-		{name: "status metadata - pod - ownerReferences, qosClass and observedGenerations kept - pass", kind: builtin("", "pods", "Pod"),
+		{name: "status metadata - pod - ownerReferences, qosClass and observedGenerations kept - pass", kind: builtinKind("", "pods", "Pod"),
 			oldStatus: `{"qosClass":"BestEffort","observedGeneration":3,"conditions":[{"type":"Ready","status":"False","observedGeneration":3}]}`,
 			newStatus: `{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}`, wantLabel: "new", wantOwner: "rs",
 			check: func(t *testing.T, out *unstructured.Unstructured) {
