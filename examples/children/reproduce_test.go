@@ -93,7 +93,8 @@ type check struct {
 // TestStaleRetryReproduces saves the planted controller's failure and replays its reproducer. The
 // reproducer holds the controller's writes (protobuf request bodies and their answers) and their
 // echoes. A verbatim replay answers the same writes in order: the create, the update and the stale
-// loop's 409s. Its echoes are held back until it writes. The same invariants break. (The
+// loop's 409s. Its echoes are held back until it writes. The same invariants break, and maybe
+// more: the failing run ended at its broken bound, and its end state was not judged. (The
 // controller's informer hands it the parents in an order that changes from run to run. So a create
 // of another parent's child may be refused with a 400 first. The recording, its one worker stuck,
 // never made it.) The controller's informer hands it the parents in an order that changes from run
@@ -171,7 +172,7 @@ func TestStaleRetryReproduces(t *testing.T) {
 		t.Logf("reproducer, input %q: broke %v; writes answered %v (recorded %v); refused: %d creates, %d updates", seed, broken(got), answered, codes, len(creates), len(updates))
 		checks = append(checks,
 			check{name: fmt.Sprintf("reproducer - replayed verbatim, input %q - the same invariants broken, no plan - pass", seed),
-				ok: slices.Equal(broken(got), want) && len(got.Plan.Decisions) == 0, got: broken(got), want: strings.Join(want, " ")},
+				ok: containsAll(broken(got), want) && len(got.Plan.Decisions) == 0, got: broken(got), want: strings.Join(want, " ") + " (at least)"},
 			check{name: fmt.Sprintf("reproducer - replayed verbatim, input %q - the create, the update and the stale loop answered as recorded - pass", seed),
 				ok:  answered["POST 201"] == codes["POST 201"] && answered["PUT 200"] == codes["PUT 200"] && answered["PUT 409"] == codes["PUT 409"] && len(updates) == 0,
 				got: fmt.Sprintf("answered %v, %d updates refused", answered, len(updates)), want: fmt.Sprintf("the recorded create and update, each of the %d recorded 409s, no update refused", codes["PUT 409"])})
@@ -183,4 +184,14 @@ func TestStaleRetryReproduces(t *testing.T) {
 			}
 		})
 	}
+}
+
+// containsAll reports whether got holds every name of want.
+func containsAll(got, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			return false
+		}
+	}
+	return true
 }

@@ -173,6 +173,11 @@ func TestInvariants(t *testing.T) {
 			mutate: func(o *observe.Observation) { o.ConvergedAt, o.Unsettled = -1, true }},
 		{name: "converged - store differs, run unsettled - not judged, pass", invariant: "converged", notJudged: true,
 			mutate: func(o *observe.Observation) { delete(o.Store, "ns/a"); o.Unsettled = true }},
+		{name: "converged - store differs, run cut at a broken behaviour bound - not judged, pass", invariant: "converged", notJudged: true,
+			mutate: func(o *observe.Observation) {
+				delete(o.Store, "ns/a")
+				o.BoundEnd = &observe.BoundEnd{Invariant: "no-write-storm", At: time.Minute}
+			}},
 		{name: "no-lost-delete - delete not yet delivered, run unsettled - not judged, pass", invariant: "no-lost-delete", notJudged: true,
 			mutate: func(o *observe.Observation) { o.Deliveries = o.Deliveries[:len(o.Deliveries)-2]; o.Unsettled = true }},
 		{name: "live - converged too long after the last fault - fail", invariant: "live", want: oracle.ErrNotLive,

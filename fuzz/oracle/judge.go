@@ -93,7 +93,8 @@ func JudgeOne(inv Invariant, o *observe.Observation) (err error, why string) {
 
 // JudgeOneAgainst judges inv on o against ref by the one rule for every
 // invariant, built-in or the user's. A run given up spinning is judged by
-// no-spin alone. An EndState invariant is not judged on an unsettled run.
+// no-spin alone. An EndState invariant is not judged on an unsettled run,
+// nor on one that ended at a broken behaviour bound.
 // A check that returns ErrNotJudged was not judged. A panic of the check
 // is its failure. why says why it was not judged ("" when it was).
 func JudgeOneAgainst(inv Invariant, o *observe.Observation, ref *Reference) (err error, why string) {
@@ -105,6 +106,9 @@ func JudgeOneAgainst(inv Invariant, o *observe.Observation, ref *Reference) (err
 	}
 	if inv.Scope == EndState && o.Unsettled {
 		return nil, unsettledWhy(o)
+	}
+	if inv.Scope == EndState && o.BoundEnd != nil {
+		return nil, boundEndWhy(o)
 	}
 	if _, builtin := LookupInvariant(inv.Name); !builtin && inv.Scope == EndState && refusedWrites(o.Writes) {
 		// a user's end state of a writing target is its writes' doing,
@@ -133,6 +137,13 @@ func checkOne(inv Invariant, o *observe.Observation, ref *Reference) (err error)
 }
 
 // unsettledWhy says why an unsettled run's end state is not judged.
+// boundEndWhy says why a run that ended at a broken behaviour bound is
+// not judged by its end state: it was cut there.
+func boundEndWhy(o *observe.Observation) string {
+	return fmt.Sprintf("the run ended at its first broken behaviour bound, %s, at %v: it looked no further, so where the target would have got is unknown",
+		o.BoundEnd.Invariant, o.BoundEnd.At)
+}
+
 func unsettledWhy(o *observe.Observation) string {
 	return fmt.Sprintf("unsettled run: its last fault fired at %v and it ended at %v, within the live bound (%v) of it, "+
 		"so whether the target would have converged is unknown", o.LastFaultAt, o.EndedAt, o.LiveBound)
