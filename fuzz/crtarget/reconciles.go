@@ -168,15 +168,23 @@ func (r *Reconciles) retryDue() (time.Duration, bool) {
 }
 
 // retryDelay is how long client-go's default controller rate limiter holds
-// a key back after its n-th failure in a row.
+// a key back after its n-th failure in a row (n ≥ 1).
 func retryDelay(n int) time.Duration {
-	rl := workqueue.DefaultTypedControllerRateLimiter[string]()
-	var d time.Duration
-	for range min(n, 64) {
-		d = rl.When("key")
-	}
-	return d
+	d := retryDelays()
+	return d[min(n, len(d))-1]
 }
+
+// retryDelays are the default controller rate limiter's delays after a
+// key's 1st to 64th failure in a row, asked of it once: a run reads them at
+// every look.
+var retryDelays = sync.OnceValue(func() []time.Duration {
+	rl := workqueue.DefaultTypedControllerRateLimiter[string]()
+	out := make([]time.Duration, 64)
+	for i := range out {
+		out[i] = rl.When("key")
+	}
+	return out
+})
 
 // Failing returns the keys whose last reconcile before the manager was
 // told to stop failed, by controller and key. Reconciles that ended at
