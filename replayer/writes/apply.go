@@ -83,13 +83,14 @@ func applied(k Kind, live *unstructured.Unstructured, req Request, now time.Time
 // manager is the fieldManager parameter or else managerOrUserAgent's
 // default; a changed entry's time is now. As in kube-apiserver, when the
 // library cannot track the fields, obj's managedFields are removed and the
-// write goes on. Only a kind that has no field manager is an error.
+// write goes on. Only a kind that has no field manager is an error. obj
+// is the caller's, changed in place (the field manager takes its
+// managedFields out); old is not changed.
 func trackUpdate(k Kind, subresource string, old, obj *unstructured.Unstructured, manager string, now time.Time) (*unstructured.Unstructured, error) {
 	fm, err := fieldManagerFor(k, subresource)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	obj = obj.DeepCopy()
 	out, err := fm.Update(old.DeepCopy(), obj, manager)
 	if err != nil {
 		obj.SetManagedFields(nil)

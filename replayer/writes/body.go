@@ -109,6 +109,9 @@ type decoded struct {
 	obj *unstructured.Unstructured
 	// warnings are fieldValidation's warnings (checkFields).
 	warnings []string
+	// typed says obj came out of its Go type already (decodeTyped): it
+	// needs no second trip through it (throughType).
+	typed bool
 }
 
 // decodeBody decodes req's body and judges its fieldValidation, as
@@ -124,11 +127,7 @@ func decodeBody(req Request) (decoded, error) {
 		if err != nil {
 			return decoded{}, err
 		}
-		// tracked converts it into its Go type again, as on the general
-		// way. Skipping that changed what ECK's Beat and Agent controllers
-		// saw (their seeds' stale-state scenarios broke), for a reason not
-		// found yet: the objects compare equal.
-		return decoded{obj: obj, warnings: warnings}, nil
+		return decoded{obj: obj, warnings: warnings, typed: true}, nil
 	}
 	obj, err := decodeObject(req.Kind, req.ContentType, req.Body)
 	if err != nil {

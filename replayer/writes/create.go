@@ -36,7 +36,7 @@ func create(st State, env Env, req Request) (Result, error) {
 	}
 	// the handler records the create in managedFields against an empty
 	// object of the kind (handlers/create.go)
-	if obj, err = tracked(req, env, nil, obj); err != nil {
+	if obj, err = tracked(req, env, nil, obj, body.typed); err != nil {
 		return Result{}, err
 	}
 	res, err := createObject(st, env, req, obj)
@@ -46,10 +46,12 @@ func create(st State, env Env, req Request) (Result, error) {
 
 // tracked is obj, a non-apply write's new object of req.Kind, as the
 // handlers hold it before storage. A built-in one goes through its Go
-// type (throughType). The write is recorded in managedFields as an Update
-// by its field manager (trackUpdate) against old (nil: an empty object).
-func tracked(req Request, env Env, old, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	if req.Kind.Builtin {
+// type (throughType) unless typed says it came out of it. The write is
+// recorded in managedFields as an Update by its field manager
+// (trackUpdate) against old (nil: an empty object). obj is the caller's,
+// changed in place.
+func tracked(req Request, env Env, old, obj *unstructured.Unstructured, typed bool) (*unstructured.Unstructured, error) {
+	if req.Kind.Builtin && !typed {
 		typed, err := throughType(req.Kind, obj)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())
@@ -85,9 +87,9 @@ func noCreate(req Request) error {
 //   - etcd3 refuses a set resourceVersion before it looks for the key.
 //
 // The managedFields stay as the body sent them (the field manager is
-// server-side apply's).
+// server-side apply's). obj is the caller's own copy: it is changed and
+// stored as it is.
 func createObject(st State, env Env, req Request, obj *unstructured.Unstructured) (Result, error) {
-	obj = deepCopy(obj)
 	wipeSystemFields(obj)
 	if err := ensureNamespace(req.Kind, req.Namespace, obj); err != nil {
 		return Result{}, err
@@ -173,8 +175,8 @@ func insert(st State, env Env, req Request, obj *unstructured.Unstructured, igno
 	if req.DryRun {
 		return Result{Code: http.StatusCreated, Event: None, Answer: obj}, nil
 	}
-	stored := stamped(obj, env.NextRV())
-	return Result{Code: http.StatusCreated, Event: Added, Stored: stored, Answer: stored, AnswerIsStored: true}, nil
+	obj.SetResourceVersion(env.NextRV())
+	return Result{Code: http.StatusCreated, Event: Added, Stored: obj, Answer: obj, AnswerIsStored: true}, nil
 }
 
 // alreadyExists is the registry's answer to a create of obj where

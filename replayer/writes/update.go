@@ -63,7 +63,7 @@ func update(st State, env Env, req Request) (Result, error) {
 	}
 	old, ok := st.Get(Key(expectedNamespace(req.Kind, req.Namespace), req.Name))
 	if ok {
-		if obj, err = tracked(req, env, old, obj); err != nil {
+		if obj, err = tracked(req, env, old, obj, body.typed); err != nil {
 			return Result{}, err
 		}
 		return warned(store(st, env, req, old, obj))
@@ -76,10 +76,9 @@ func update(st State, env Env, req Request) (Result, error) {
 	if err := uidPrecondition(req, obj, &unstructured.Unstructured{}); err != nil {
 		return Result{}, err
 	}
-	if obj, err = tracked(req, env, nil, obj); err != nil {
+	if obj, err = tracked(req, env, nil, obj, body.typed); err != nil {
 		return Result{}, err
 	}
-	obj = deepCopy(obj)
 	wipeSystemFields(obj)
 	if err := ensureNamespace(req.Kind, req.Namespace, obj); err != nil {
 		return Result{}, err
@@ -123,7 +122,8 @@ func rvPrecondition(req Request, obj, old *unstructured.Unstructured) error {
 }
 
 // store stores obj as the new version of old (the stored object) with
-// the update rules, and answers as a PUT does. A patch computes obj and
+// the update rules, and answers as a PUT does. obj is the caller's own
+// copy: it is changed and stored as it is. A patch computes obj and
 // calls it. The update rules are:
 //   - the resourceVersion precondition;
 //   - uid and creationTimestamp kept;
@@ -137,7 +137,6 @@ func rvPrecondition(req Request, obj, old *unstructured.Unstructured) error {
 // storage/etcd3/store.go:562.) A dry run answers the object it would
 // store, at old's resourceVersion (DryRunnableStorage.GuaranteedUpdate).
 func store(st State, env Env, req Request, old, obj *unstructured.Unstructured) (Result, error) {
-	obj = deepCopy(obj)
 	if err := uidPrecondition(req, obj, old); err != nil {
 		return Result{}, err
 	}
@@ -165,8 +164,8 @@ func store(st State, env Env, req Request, old, obj *unstructured.Unstructured) 
 	if req.DryRun {
 		return Result{Code: http.StatusOK, Event: None, Answer: obj}, nil
 	}
-	stored := stamped(obj, env.NextRV())
-	return Result{Code: http.StatusOK, Event: Modified, Stored: stored, Answer: stored, AnswerIsStored: true}, nil
+	obj.SetResourceVersion(env.NextRV())
+	return Result{Code: http.StatusOK, Event: Modified, Stored: obj, Answer: obj, AnswerIsStored: true}, nil
 }
 
 // prepareForUpdate is rest.BeforeUpdate with the strategy's
