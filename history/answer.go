@@ -57,11 +57,14 @@ type WriteAnswer struct {
 	// Unserved says that no answer before the write had shown the target
 	// the object at RVBefore. No LIST, GET or watch event the replay
 	// served reached that version; a fault kept the target's reads
-	// behind. Nor had an answer to one of its own writes stored it. Only
-	// answers since its current instance started count: a restarted
+	// behind. Nor had an answer to one of its own writes stored it; that
+	// counts only for a target that watches no object of the resource (one
+	// that does acts on its cache, which holds what its watch delivered).
+	// Only answers since its current instance started count: a restarted
 	// process knows nothing an earlier one was shown. A conflict with a
 	// version the target could not have read is no stale
-	// resourceVersion it kept sending (no-conflict-loop).
+	// resourceVersion it kept sending (no-conflict-loop), nor a create of
+	// what its cache could not hold yet (no-create-loop).
 	Unserved bool
 }
 

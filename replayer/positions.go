@@ -71,8 +71,20 @@ func (st *store) head(l *history.Log) int {
 	return st.heads[l.Resource.ID()]
 }
 
-// advance records that an answer reached pos of l.
+// advance records that an answer reached pos of l: a read after it
+// sees the state there.
 func (st *store) advance(l *history.Log, pos int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	id := l.Resource.ID()
+	if pos > st.heads[id] {
+		st.heads[id] = pos
+	}
+}
+
+// show records that a read's answer (a LIST, GET, or a watch's frame)
+// showed the target l's state at pos, and advances to it.
+func (st *store) show(l *history.Log, pos int) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	id := l.Resource.ID()
@@ -84,13 +96,22 @@ func (st *store) advance(l *history.Log, pos int) {
 	}
 }
 
-// shownHead returns the newest position an answer reached in l's resource
-// since the listings were last forgotten (Server.ForgetListings: the
-// target's instance started afresh).
-func (st *store) shownHead(l *history.Log) int {
+// watching records that the target opened a watch of l's resource.
+func (st *store) watching(l *history.Log) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.shown[l.Resource.ID()]
+	st.watched[l.Resource.ID()] = true
+}
+
+// shownHead returns the newest position a read's answer showed in l's
+// resource since the listings were last forgotten
+// (Server.ForgetListings: the target's instance started afresh), and
+// whether the target opened a watch of it since.
+func (st *store) shownHead(l *history.Log) (pos int, watched bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	id := l.Resource.ID()
+	return st.shown[id], st.watched[id]
 }
 
 // moveOn advances the head to the newest state the pace allows. A 410

@@ -99,7 +99,7 @@ func (st *store) pickSnapshot(ctx context.Context, l *history.Log, m readMode, r
 	if snap.rv == "" {
 		snap.rv = st.happenedRV(l, snap.pos)
 	}
-	st.advance(l, snap.pos)
+	st.show(l, snap.pos)
 	return snap, nil
 }
 

@@ -35,10 +35,13 @@ type store struct {
 	compaction string
 	// heads holds, per resource, the newest position any answer reached.
 	heads map[history.Resource]int
-	// shown holds, per resource, the newest position an answer reached
-	// since the listings were last forgotten: what the target's current
-	// instance may have read (a fresh one has read nothing).
+	// shown holds, per resource, the newest position a read's answer
+	// reached since the listings were last forgotten: what the target's
+	// current instance may have read (a fresh one has read nothing).
 	shown map[history.Resource]int
+	// watched holds the resources the target's current instance opened a
+	// watch of, since the listings were last forgotten.
+	watched map[history.Resource]bool
 	// reached holds, per resource, the number of events before the first
 	// whose recorded offset the paced clock has not reached (see
 	// available).
@@ -60,7 +63,7 @@ type store struct {
 func newStore(h *history.History, start time.Time, pace Pace, compaction string) *store {
 	return &store{
 		start: start, pace: pace, h: h, compaction: compaction,
-		heads: map[history.Resource]int{}, shown: map[history.Resource]int{}, reached: map[history.Resource]int{},
+		heads: map[history.Resource]int{}, shown: map[history.Resource]int{}, watched: map[history.Resource]bool{}, reached: map[history.Resource]int{},
 		floors: map[history.Resource]string{}, listings: map[history.Resource]string{},
 		changed: make(chan struct{}),
 	}
@@ -207,6 +210,7 @@ func (st *store) forgetListings() {
 	defer st.mu.Unlock()
 	clear(st.listings)
 	clear(st.shown)
+	clear(st.watched)
 }
 
 // listed notes that a complete listing of res at rv was served. The

@@ -151,6 +151,7 @@ func (s *Server) newWatchStream(w http.ResponseWriter, r *http.Request, l *histo
 		bookmarks: q.AllowWatchBookmarks, gone: s.restart.goneC(),
 	}
 	ws.peek = ws.peekLive
+	s.store.watching(l)
 	if d := s.opts.watchTimeoutOf(q); d > 0 {
 		ws.deadline = time.Now().Add(d)
 		ws.timer = time.NewTimer(d)
@@ -297,7 +298,7 @@ func (ws *watchStream) send() error {
 		return err
 	}
 	ws.pos++
-	ws.s.store.advance(ws.l, ws.pos)
+	ws.s.store.show(ws.l, ws.pos)
 	if e.Type == history.Deleted {
 		ws.s.eng.collectGarbage() // the deletion has happened: its dependents go
 	}

@@ -93,7 +93,7 @@ func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *h
 		return
 	}
 	ws.pos, ws.fromRV = pos, s.store.happenedRV(l, pos)
-	s.store.advance(l, pos)
+	s.store.show(l, pos)
 	if endBookmark {
 		end := outFrame{typ: history.Bookmark, obj: bookmarkObject(l.Resource, ws.fromRV, true), rv: ws.fromRV, initialEnd: true}
 		if ws.emit(end, nil) != nil {

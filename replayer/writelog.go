@@ -108,13 +108,17 @@ func (e *engine) logWrite(req writes.Request, st writeState, res writes.Result, 
 // servedVersion reports whether an answer had shown the target's current
 // instance the object of key at rv, of l (the served log the write saw).
 // Either a read's state since it started (shownHead) was at or after rv,
-// or a write it sent stored it. What an earlier instance was shown, a
-// fresh one does not know.
+// or a write it sent stored it. A write's answer counts only for a target
+// that has not watched l's resource: one that has acts on its cache,
+// which holds what the watch delivered. While a fault holds the watch
+// back, the cache does not hold what the target wrote. What an earlier
+// instance was shown, a fresh one does not know.
 func (e *engine) servedVersion(l *history.Log, key, rv string) bool {
-	if p, err := l.Position(rv); err == nil && p <= e.store.shownHead(l) {
+	head, watched := e.store.shownHead(l)
+	if p, err := l.Position(rv); err == nil && p <= head {
 		return true
 	}
-	return e.log.storedSince(l.Resource, key, rv)
+	return !watched && e.log.storedSince(l.Resource, key, rv)
 }
 
 // refuse records the refusal st of r, answered before a write was tried,

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/lwreplay/lwreplay/history"
@@ -222,5 +223,72 @@ func TestWriteLogUnserved(t *testing.T) {
 		if w.Code != 409 || w.RVBefore != "1009" || w.Unserved != st.want {
 			t.Errorf("%s: got code %d, rv before %s, unserved %v; want 409, 1009, %v", st.name, w.Code, w.RVBefore, w.Unserved, st.want)
 		}
+	}
+}
+
+// TestWriteLogUnservedWatched checks what shows a target the object its
+// create meets again (history.WriteAnswer.Unserved). A target that never
+// watched configmaps knows it from its first create's answer. One that
+// watches them acts on its cache: a watch a fault holds back has not
+// shown it, a watch that delivered it has.
+func TestWriteLogUnservedWatched(t *testing.T) {
+	tests := []struct {
+		name    string
+		plan    string // "" for none
+		watch   bool   // a watch from rv 1012 opened before the creates
+		deliver bool   // wait for the watch to deliver the first create
+		want    bool
+	}{
+		{name: "write log unserved - created again, no watch: its own answer showed it - served - pass", want: false},
+		{name: "write log unserved - created again, its watch held back by a delay - unserved - pass",
+			plan: "delay:ms=3600000,from=0", watch: true, want: true},
+		{name: "write log unserved - created again, its watch delivered the create - served - pass",
+			watch: true, deliver: true, want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var opts []Option
+			if tc.plan != "" {
+				opts = append(opts, WithPlan(mustPlan(t, tc.plan)))
+			}
+			s := New(listHistory(t), opts...)
+			cms := writeClient(t, s, false).CoreV1().ConfigMaps("a")
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			if _, err := cms.List(ctx, metav1.ListOptions{}); err != nil {
+				t.Fatalf("List: got error %v, want none", err)
+			}
+			var events <-chan watch.Event
+			if tc.watch {
+				w, err := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: "1012"})
+				if err != nil {
+					t.Fatalf("Watch: got error %v, want none", err)
+				}
+				defer w.Stop()
+				events = w.ResultChan()
+			}
+			made := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "made"}}
+			if _, err := cms.Create(ctx, made, metav1.CreateOptions{}); err != nil {
+				t.Fatalf("first create: got error %v, want none", err)
+			}
+			if tc.deliver {
+				select {
+				case ev := <-events:
+					if ev.Type != watch.Added {
+						t.Fatalf("watch: got %s, want ADDED of the create", ev.Type)
+					}
+				case <-ctx.Done():
+					t.Fatal("watch: got no event, want ADDED of the create")
+				}
+			}
+			if _, err := cms.Create(ctx, made, metav1.CreateOptions{}); err == nil {
+				t.Fatal("second create: got it stored, want 409 AlreadyExists")
+			}
+			log := s.Writes()
+			w := log[len(log)-1]
+			if w.Reason != string(metav1.StatusReasonAlreadyExists) || w.RVBefore != "1013" || w.Unserved != tc.want {
+				t.Errorf("got reason %s, rv before %s, unserved %v; want AlreadyExists, 1013, %v", w.Reason, w.RVBefore, w.Unserved, tc.want)
+			}
+		})
 	}
 }

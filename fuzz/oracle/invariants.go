@@ -147,7 +147,7 @@ var Invariants = []Invariant{
 			`"you need to refetch it on every try, since if you got a conflict on the last update attempt then you need to get ` +
 			`the current version before making your own changes."`},
 	{Name: "no-create-loop", Scope: Along, Check: checkNoCreateLoop,
-		Doc: "at most 20 creates of one object in a row are answered 409 AlreadyExists while the stored object stays the same, at a version an answer had shown the target (its own create's answer included): a client that looks the object up finds it and does not create it again, and controller-runtime's backoff (5 ms doubling) tries a failing key at most 19 times in a 35-minute run, so more is a client whose lookups miss what it made (another namespace or scope, a cache that does not hold it)",
+		Doc: "at most 20 creates of one object in a row are answered 409 AlreadyExists while the stored object stays the same, at a version an answer had shown the target (its watch's events, or, for a client that watches none, its own create's answer: a cache a fault holds back does not hold it yet): a client that looks the object up finds it and does not create it again, and controller-runtime's backoff (5 ms doubling) tries a failing key at most 19 times in a 35-minute run, so more is a client whose lookups miss what it made (another namespace or scope, a cache that does not hold it)",
 		Guarantee: `k8s.io/apimachinery pkg/api/errors/errors.go: "NewAlreadyExists returns an error indicating the item requested ` +
 			`exists by that identifier."; controller-runtime v0.23.3 pkg/controller/controllerutil/controllerutil.go, CreateOrUpdate: ` +
 			`"CreateOrUpdate attempts to fetch the given object from the Kubernetes cluster. If the object didn't exist, MutateFn will ` +
