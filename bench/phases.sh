@@ -7,6 +7,8 @@
 #   bench/phases.sh                      # BenchmarkRun/^informer$/typed/ (both client paths)
 #   PHASES_BENCH='BenchmarkRun/^reflector-realfifo$/typed/watchlist$' bench/phases.sh
 #   PHASES_MAIN=1 PHASES_DURATION=20s bench/phases.sh   # lwreplay fuzz on the shipped cassette, --watchlist off, --seed 7
+#   PHASES_DIR=fuzz/crtarget PHASES_BENCH=BenchmarkManagerRun/list bench/phases.sh           # a controller run
+#   PHASES_DIR=examples/reconciler PHASES_BENCH=BenchmarkReconcilerRun/list bench/phases.sh
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -23,7 +25,7 @@ if [[ -n ${PHASES_MAIN:-} ]]; then
     --duration "${PHASES_DURATION:-20s}" --artifacts "$artifacts" | grep '^seed' | tee "$prof.txt" >&2
   runs=$(sed -n 's/^seed [0-9]*: \([0-9]*\) runs.*/\1/p' "$prof.txt")
 else
-  go test -c -o "$bin" ./fuzz/
+  (cd "${PHASES_DIR:-fuzz}" && go test -c -o "$OLDPWD/$bin" .)
   "$bin" -test.run '^$' -test.bench "${PHASES_BENCH:-BenchmarkRun/^informer\$/typed/}" -test.benchtime "${PHASES_BENCHTIME:-1500x}" \
     -test.cpuprofile "$prof" | grep '^Benchmark' | tee "$prof.txt" >&2
   runs=$(awk '{ n += $2 } END { print n }' "$prof.txt") # b.N of each benchmark, summed (its last round)
@@ -35,7 +37,7 @@ phases=(
   "oracle: judging the run|fuzz/oracle\.|fuzz\.\(\*Campaign\)\.(Check|check|judge|results)"
   "replay setup: server, plan|replayer\.New\$|harness\.newReplay"
   "replayer: serving requests|replayer\.\(\*Server\)\.ServeHTTP|replayer/internal/inproc"
-  "target: client-go code, its decoding|k8s\.io/client-go|fuzz/targets|fuzz/level"
+  "target: client-go, controller-runtime, the controller|k8s\.io/client-go|sigs\.k8s\.io/controller-runtime|fuzz/targets|fuzz/level|fuzz/crtarget|examples/"
   "harness: inputs, plans, run control|lwreplay/fuzz|lwreplay/faults"
   "garbage collector (background)|runtime\.gcBgMarkWorker|runtime\.bgsweep|runtime\.bgscavenge"
 )

@@ -73,25 +73,21 @@ func (st *store) head(l *history.Log) int {
 
 // advance records that an answer reached pos of l: a read after it
 // sees the state there.
-func (st *store) advance(l *history.Log, pos int) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	id := l.Resource.ID()
-	if pos > st.heads[id] {
-		st.heads[id] = pos
-	}
-}
+func (st *store) advance(l *history.Log, pos int) { st.reach(l, pos, false) }
 
 // show records that a read's answer (a LIST, GET, or a watch's frame)
 // showed the target l's state at pos, and advances to it.
-func (st *store) show(l *history.Log, pos int) {
+func (st *store) show(l *history.Log, pos int) { st.reach(l, pos, true) }
+
+// reach is advance, and show when shown.
+func (st *store) reach(l *history.Log, pos int, shown bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	id := l.Resource.ID()
 	if pos > st.heads[id] {
 		st.heads[id] = pos
 	}
-	if pos > st.shown[id] {
+	if shown && pos > st.shown[id] {
 		st.shown[id] = pos
 	}
 }
