@@ -91,7 +91,9 @@ func trackUpdate(k Kind, subresource string, old, obj *unstructured.Unstructured
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	out, err := fm.Update(old.DeepCopy(), obj, manager)
+	// The field manager does not change the live object (the Manager
+	// contract, managedfields/internal/manager.go): old is passed as is.
+	out, err := fm.Update(old, obj, manager)
 	if err != nil {
 		obj.SetManagedFields(nil)
 		return obj, nil
