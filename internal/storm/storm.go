@@ -31,14 +31,15 @@ const (
 )
 
 // Counter counts one resource's requests since it last made progress and
-// says when they storm. It holds the last limit+1 of them in a ring. A
-// storm is when the oldest of them was sent less than a window before the
-// newest. So each request costs O(1). It is not safe for concurrent use.
+// says when they storm. It holds the last limit+1 of them in a ring, which
+// grows as requests come (most counters count a few). A storm is when the
+// oldest of them was sent less than a window before the newest. So each
+// request costs O(1). It is not safe for concurrent use.
 type Counter[T any] struct {
 	window time.Duration
 	limit  int
-	ring   []entry[T]
-	n, at  int // entries held; where the next one goes
+	ring   []entry[T] // up to limit+1 entries; at most at past its end
+	n, at  int        // entries held; where the next one goes
 }
 
 type entry[T any] struct {
@@ -55,7 +56,7 @@ func NewCounter[T any](window time.Duration, limit int) *Counter[T] {
 	if limit <= 0 {
 		limit = Limit
 	}
-	return &Counter[T]{window: window, limit: limit, ring: make([]entry[T], limit+1)}
+	return &Counter[T]{window: window, limit: limit}
 }
 
 // Window returns the counter's window.
@@ -71,18 +72,26 @@ func (c *Counter[T]) Reset() { c.n, c.at = 0, 0 }
 // requests counted since the last Reset storm: more than the limit of them
 // within the window.
 func (c *Counter[T]) Add(at time.Time, v T) bool {
-	c.ring[c.at] = entry[T]{at: at, v: v}
-	c.at = (c.at + 1) % len(c.ring)
-	c.n = min(c.n+1, len(c.ring))
-	return c.n == len(c.ring) && at.Sub(c.ring[c.at].at) < c.window // the slot written next holds the oldest once full
+	size := c.size()
+	if c.at == len(c.ring) { // not full yet: the ring grows
+		c.ring = append(c.ring, entry[T]{at: at, v: v})
+	} else {
+		c.ring[c.at] = entry[T]{at: at, v: v}
+	}
+	c.at = (c.at + 1) % size
+	c.n = min(c.n+1, size)
+	return c.n == size && at.Sub(c.ring[c.at].at) < c.window // the slot written next holds the oldest once full
 }
+
+// size is the number of requests the ring holds once full.
+func (c *Counter[T]) size() int { return c.limit + 1 }
 
 // Oldest returns when the oldest request held was sent (zero when none is).
 func (c *Counter[T]) Oldest() time.Time {
 	if c.n == 0 {
 		return time.Time{}
 	}
-	return c.ring[(c.at-c.n+len(c.ring))%len(c.ring)].at
+	return c.ring[(c.at-c.n+c.size())%c.size()].at
 }
 
 // Held returns the requests held, oldest first: once Add reports a storm,
@@ -90,7 +99,7 @@ func (c *Counter[T]) Oldest() time.Time {
 func (c *Counter[T]) Held() []T {
 	out := make([]T, 0, c.n)
 	for k := c.n; k > 0; k-- {
-		out = append(out, c.ring[(c.at-k+len(c.ring))%len(c.ring)].v)
+		out = append(out, c.ring[(c.at-k+c.size())%c.size()].v)
 	}
 	return out
 }
