@@ -147,8 +147,9 @@ type Options struct {
 	// A masked difference hides no other: a bug that also differs elsewhere
 	// still fires.
 	Masks []Mask
-	// ReportKnown names shipped known findings to report as failures
-	// again ("kubernetes#140890").
+	// ReportKnown names known findings to report as failures again: shipped
+	// ones ("kubernetes#140890") or ones of Known. Under go test,
+	// ReportKnownEnv adds to it.
 	ReportKnown []string
 	// Level is the level exploration runs at; zero means Typed, whose
 	// violations are confirmed at the wire level before they are
@@ -215,7 +216,7 @@ func Run(f F, o Options) {
 // runGoTest is Run under go test.
 func runGoTest(f *testing.F, o Options) {
 	f.Helper()
-	c, err := NewCampaign(o)
+	c, err := NewCampaign(reportKnownFromEnv(o))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -3,7 +3,9 @@ package fuzz
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 
 	"github.com/lwreplay/lwreplay/fuzz/harness"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
@@ -19,13 +21,14 @@ func (o *Outcome) Signature() oracle.Signature {
 var ErrKnown = errors.New("known finding")
 
 // knownOf returns the known findings o holds a campaign to. Those are the
-// shipped ones of the client-go in use but those o.ReportKnown turns back
-// on, then o.Known.
+// shipped ones of the client-go in use, then o.Known, but those
+// o.ReportKnown turns back on.
 func knownOf(o Options) ([]oracle.Known, error) {
 	var out []oracle.Known
 	for _, name := range o.ReportKnown {
-		if !slices.ContainsFunc(oracle.KnownFindings, func(k oracle.Known) bool { return k.Name == name }) {
-			return nil, fmt.Errorf("%w: ReportKnown: %q is no shipped known finding", ErrKnown, name)
+		named := func(k oracle.Known) bool { return k.Name == name }
+		if !slices.ContainsFunc(oracle.KnownFindings, named) && !slices.ContainsFunc(o.Known, named) {
+			return nil, fmt.Errorf("%w: ReportKnown: %q is neither a shipped known finding nor one of Known", ErrKnown, name)
 		}
 	}
 	v := harness.ClientGoVersion()
@@ -43,7 +46,26 @@ func knownOf(o Options) ([]oracle.Known, error) {
 				return nil, fmt.Errorf("%w: Known %q: details of %q, which is not among its invariants", ErrKnown, k.Name, name)
 			}
 		}
-		out = append(out, k)
+		if !slices.Contains(o.ReportKnown, k.Name) {
+			out = append(out, k)
+		}
 	}
 	return out, nil
+}
+
+// ReportKnownEnv names the environment variable that adds names to
+// Options.ReportKnown under go test (comma-separated): a campaign that
+// reports a known finding again, e.g. to time how long the search takes to
+// find it, or for a fresh reproducer.
+const ReportKnownEnv = "LWREPLAY_REPORT_KNOWN"
+
+// reportKnownFromEnv is o with the names ReportKnownEnv holds added to
+// its ReportKnown.
+func reportKnownFromEnv(o Options) Options {
+	for name := range strings.SplitSeq(os.Getenv(ReportKnownEnv), ",") {
+		if name = strings.TrimSpace(name); name != "" && !slices.Contains(o.ReportKnown, name) {
+			o.ReportKnown = append(slices.Clip(o.ReportKnown), name)
+		}
+	}
+	return o
 }

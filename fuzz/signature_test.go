@@ -13,6 +13,16 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 )
 
+// TestReportKnownEnv checks that LWREPLAY_REPORT_KNOWN adds its names to
+// ReportKnown, once each, beside those the options hold.
+func TestReportKnownEnv(t *testing.T) {
+	t.Setenv(ReportKnownEnv, " mine, kubernetes#140890,,mine")
+	got := reportKnownFromEnv(Options{ReportKnown: []string{"kubernetes#140890"}}).ReportKnown
+	if want := []string{"kubernetes#140890", "mine"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("report known from env - two names, one held already - pass: got %v, want %v", got, want)
+	}
+}
+
 func TestKnownOptions(t *testing.T) {
 	tests := []struct {
 		name string
@@ -24,6 +34,8 @@ func TestKnownOptions(t *testing.T) {
 		{name: "known options - a shipped one reported - none - pass", opts: Options{ReportKnown: []string{"kubernetes#140890"}}},
 		{name: "known options - a user's - shipped and the user's - pass",
 			opts: Options{Known: []oracle.Known{{Name: "mine", Invariants: []string{"converged"}}}}, want: []string{"kubernetes#140890", "mine"}},
+		{name: "known options - a user's reported - the shipped ones - pass",
+			opts: Options{Known: []oracle.Known{{Name: "mine", Invariants: []string{"converged"}}}, ReportKnown: []string{"mine"}}, want: []string{"kubernetes#140890"}},
 		{name: "known options - reporting an unknown name - fail", opts: Options{ReportKnown: []string{"nope"}}, err: ErrKnown},
 		{name: "known options - a user's without invariants - fail", opts: Options{Known: []oracle.Known{{Name: "mine"}}}, err: ErrKnown},
 		{name: "known options - a user's with details of another invariant - fail",
