@@ -174,7 +174,8 @@ func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration, deadlin
 			id, _ := w.bubble.Load().(string)
 			waits := lockWaitsIn(id)
 			if waits != "" && waits == stuck {
-				return &observe.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: waits, Locked: true}, false
+				return &observe.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: waits, Locked: true,
+					OnTime: timeWaitIn(bubbleStacks(id))}, false
 			}
 			stuck = waits
 		}
@@ -224,6 +225,29 @@ func lockWaitsIn(id string) string {
 	}
 	sort.Strings(waits)
 	return strings.Join(waits, "\n\n")
+}
+
+// timeWaitIn reports whether one of stacks (a bubble's goroutines) waits
+// on virtual time: asleep, or a request waiting out its latency in the
+// in-process transport before the replay answers it.
+func timeWaitIn(stacks []string) bool {
+	for _, g := range stacks {
+		header, rest, _ := strings.Cut(g, "\n")
+		if strings.Contains(header, "[sleep") || strings.HasPrefix(pastRuntime(rest), "github.com/lwreplay/lwreplay/replayer/internal/inproc.(*Transport).RoundTrip(") {
+			return true
+		}
+	}
+	return false
+}
+
+// pastRuntime returns frames (a goroutine's stack without its header)
+// from the first frame outside the runtime on.
+func pastRuntime(frames string) string {
+	lines := strings.Split(frames, "\n")
+	for len(lines) >= 2 && (strings.HasPrefix(lines[0], "runtime.") || strings.HasPrefix(lines[0], "internal/")) {
+		lines = lines[2:]
+	}
+	return strings.Join(lines, "\n")
 }
 
 // pastLock returns frames (a goroutine's stack without its header) from

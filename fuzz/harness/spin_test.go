@@ -74,6 +74,59 @@ func TestObserveLocked(t *testing.T) {
 	}
 }
 
+// lockedOnTimeTarget is a target that, once its context is cancelled,
+// holds a sync.Mutex across a sleep while another goroutine waits for it.
+// In real time the sleep ends and the lock is let go; in a synctest bubble
+// the lock wait keeps the clock still, and the sleep never ends.
+func lockedOnTimeTarget() Target {
+	return Target{Name: "locked-on-time", Doc: "a target that sleeps holding a mutex another waits on", Run: func(ctx context.Context, env *Env) error {
+		<-ctx.Done()
+		var mu sync.Mutex
+		held, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			mu.Lock()
+			close(held)
+			time.Sleep(time.Second)
+			mu.Unlock()
+		}()
+		<-held
+		mu.Lock()
+		mu.Unlock()
+		<-done
+		return nil
+	}}
+}
+
+// TestObserveLockedOnTime checks a run whose lock wait stalls virtual time
+// while the lock's holder sleeps: given up as a stall on time, not judged
+// a deadlock (no-spin holds), where a holder waiting on a channel only the
+// test closes is one.
+func TestObserveLockedOnTime(t *testing.T) {
+	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
+	release := make(chan struct{})
+	defer close(release)
+	tests := []struct {
+		name   string
+		target Target
+		onTime bool
+	}{
+		{name: "lock wait - the holder sleeps - a stall on time, no-spin holds - pass", target: lockedOnTimeTarget(), onTime: true},
+		{name: "lock wait - the holder waits on a channel - a deadlock, no-spin breaks - fail", target: lockedTarget(release), onTime: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			obs := Observe(t, Spec{History: h, Target: tc.target, SpinBound: time.Minute, Watchdog: time.Minute})
+			if obs.Spin == nil || !obs.Spin.Locked || obs.Spin.OnTime != tc.onTime {
+				t.Fatalf("spin: got %+v, want the run given up locked, on time %v", obs.Spin, tc.onTime)
+			}
+			if err := oracle.Judge(obs)["no-spin"]; (err == nil) != tc.onTime {
+				t.Errorf("no-spin: got %v, want an error exactly when it is a deadlock", err)
+			}
+		})
+	}
+}
+
 // TestObserveSpin checks a run whose target never blocks is given up after
 // the spin bound, instead of hanging. It is reported by no-spin alone,
 // with the spinning goroutine's stack.

@@ -25,4 +25,11 @@ type Spin struct {
 	// synctest bubble from ever being idle: a deadlock, its clock stopped as a
 	// spin stops it.
 	Locked bool
+	// OnTime says that, Locked, a goroutine of the run waited on virtual
+	// time too: a request's latency in the replay, or a sleep. The lock's
+	// holder may be that one. In real time it goes on and lets go of the
+	// lock; in a synctest bubble the lock wait keeps the clock still, so
+	// it never does. That is no deadlock of the target's, and the run is
+	// judged nothing.
+	OnTime bool
 }

@@ -19,8 +19,8 @@ func checkNoSpin(o *observe.Observation) error {
 	if o == nil {
 		return fmt.Errorf("%w: %w: nil observation", ErrSpin, ErrNoObservation)
 	}
-	if o.Spin == nil {
-		return nil
+	if o.Spin == nil || (o.Spin.Locked && o.Spin.OnTime) {
+		return nil // no spin, or no deadlock of the target's (spinWhy)
 	}
 	when := "while it ran"
 	if o.Spin.Stopping {
@@ -38,5 +38,9 @@ func checkNoSpin(o *observe.Observation) error {
 
 // spinWhy says why a run given up spinning is judged by no-spin alone.
 func spinWhy(o *observe.Observation) string {
+	if o.Spin.Locked && o.Spin.OnTime {
+		return fmt.Sprintf("the run stalled at %v of virtual time and was given up: a goroutine waited on a lock while another "+
+			"waited on virtual time (its holder, in real time, goes on), and a lock wait keeps a synctest bubble's clock still", o.Spin.At)
+	}
 	return fmt.Sprintf("the run spun at %v of virtual time and was given up: what it observed stayed with its goroutines (no-spin judges it)", o.Spin.At)
 }
