@@ -25,9 +25,11 @@ if [[ -n ${PHASES_MAIN:-} ]]; then
     --duration "${PHASES_DURATION:-20s}" --artifacts "$artifacts" | grep '^seed' | tee "$prof.txt" >&2
   runs=$(sed -n 's/^seed [0-9]*: \([0-9]*\) runs.*/\1/p' "$prof.txt")
 else
-  (cd "${PHASES_DIR:-fuzz}" && go test -c -o "$OLDPWD/$bin" .)
-  "$bin" -test.run '^$' -test.bench "${PHASES_BENCH:-BenchmarkRun/^informer\$/typed/}" -test.benchtime "${PHASES_BENCHTIME:-1500x}" \
-    -test.cpuprofile "$prof" | grep '^Benchmark' | tee "$prof.txt" >&2
+  root=$PWD
+  # built and run in the package's directory, as go test runs it
+  (cd "${PHASES_DIR:-fuzz}" && go test -c -o "$root/$bin" . &&
+    "$root/$bin" -test.run '^$' -test.bench "${PHASES_BENCH:-BenchmarkRun/^informer\$/typed/}" -test.benchtime "${PHASES_BENCHTIME:-1500x}" \
+      -test.cpuprofile "$root/$prof") | grep '^Benchmark' | tee "$prof.txt" >&2
   runs=$(awk '{ n += $2 } END { print n }' "$prof.txt") # b.N of each benchmark, summed (its last round)
 fi
 

@@ -30,13 +30,16 @@ type engine struct {
 
 	// mu makes the changes of the served history one at a time: each
 	// holds it from reading the history to storing the next. It guards
-	// made and actors.
+	// made, actors and collectedAt.
 	mu sync.Mutex
 	// made counts the UIDs and generated names the stored writes drew.
 	made int
 	// actors holds what the replay keeps of the recorded changes it
 	// serves as other writers' writes (actors.go).
 	actors *otherActors
+	// collectedAt is where the garbage collector last found nothing to
+	// collect (gc.go): nothing has happened since that could give it any.
+	collectedAt gcPoint
 
 	gc  collector // the objects the target's writes own (gc.go; its own lock)
 	log writeLog  // the write requests answered (writelog.go; its own lock)

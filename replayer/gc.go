@@ -2,6 +2,7 @@ package replayer
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"sync"
 
@@ -57,9 +58,24 @@ const gcUserAgent = "kube-controller-manager/v1.37.2 (linux/amd64) kubernetes/ga
 // ownerReferences, by resource and key: the only ones the replay
 // collects.
 type collector struct {
-	mu        sync.Mutex // guards owned and collected
+	mu        sync.Mutex // guards owned, changes and collected
 	owned     map[history.Resource]map[string]bool
-	collected int // the objects deleted (Server.Collected)
+	changes   uint64 // how many times owned changed
+	collected int    // the objects deleted (Server.Collected)
+}
+
+// gcPoint is a point of what has happened, as the garbage collector sees
+// it: the served history, the positions the pace has reached in its logs,
+// and the collector's changes of what it watches.
+type gcPoint struct {
+	h       *history.History
+	avail   []int
+	changes uint64
+}
+
+// same reports whether p and q are one point.
+func (p gcPoint) same(q gcPoint) bool {
+	return p.h == q.h && p.changes == q.changes && slices.Equal(p.avail, q.avail)
 }
 
 // count returns how many objects the collector deleted.
@@ -90,15 +106,21 @@ func (c *collector) note(res history.Resource, key string, ev writes.Event, raw 
 		if c.owned[res] == nil {
 			c.owned[res] = map[string]bool{}
 		}
-		c.owned[res][key] = true
+		if !c.owned[res][key] {
+			c.owned[res][key] = true
+			c.changes++
+		}
 		return
 	}
-	delete(c.owned[res], key)
+	if c.owned[res][key] {
+		delete(c.owned[res], key)
+		c.changes++
+	}
 }
 
 // watched returns the watched keys of every resource, sorted (nil when
-// there are none).
-func (c *collector) watched() map[history.Resource][]string {
+// there are none), and how many times they changed so far.
+func (c *collector) watched() (map[history.Resource][]string, uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out map[history.Resource][]string
@@ -113,7 +135,7 @@ func (c *collector) watched() map[history.Resource][]string {
 	for _, keys := range out {
 		sort.Strings(keys)
 	}
-	return out
+	return out, c.changes
 }
 
 // collectGarbage deletes, as the cluster's garbage collector does, every
@@ -145,13 +167,20 @@ const maxCollectRounds = 8
 // garbage returns the deletes of the watched objects whose every owner is
 // gone from what has happened, in resource and key order.
 func (e *engine) garbage() []writes.Request {
-	watched := e.gc.watched()
+	watched, changes := e.gc.watched()
 	if len(watched) == 0 {
 		return nil
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	truth := e.store.history()
+	at := gcPoint{h: truth, avail: make([]int, len(truth.Logs)), changes: changes}
+	for i, l := range truth.Logs {
+		at.avail[i] = e.store.available(l)
+	}
+	if at.same(e.collectedAt) {
+		return nil // nothing has happened since it last found nothing
+	}
 	// The watched objects of the state that name owners, and those
 	// owners' UIDs: only theirs are looked up in what has happened.
 	type candidate struct {
@@ -160,10 +189,9 @@ func (e *engine) garbage() []writes.Request {
 	}
 	var cands []candidate
 	owners := map[string]bool{}
-	avail := make([]int, len(truth.Logs))
+	avail := at.avail
 	states := make([][]*history.Object, len(truth.Logs))
 	for i, l := range truth.Logs {
-		avail[i] = e.store.available(l)
 		states[i] = l.StateAt(avail[i])
 		keys := watched[l.Resource]
 		if len(keys) == 0 {
@@ -185,6 +213,7 @@ func (e *engine) garbage() []writes.Request {
 		}
 	}
 	if len(cands) == 0 {
+		e.collectedAt = at
 		return nil
 	}
 	seen, live := map[string]bool{}, map[string]bool{}
@@ -217,6 +246,9 @@ func (e *engine) garbage() []writes.Request {
 		k.Graceful = e.opts.graceful && writes.GracefulKind(k) // a pod's delete is graceful, as any client's
 		out = append(out, writes.Request{Verb: writes.Delete, Kind: k, Namespace: o.Namespace, Name: o.Name,
 			UserAgent: gcUserAgent, Delete: metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &bg}})
+	}
+	if len(out) == 0 {
+		e.collectedAt = at
 	}
 	return out
 }
