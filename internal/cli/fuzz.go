@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -32,7 +31,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) (rerr
 	latency := fs.Duration("latency", replayer.DefaultLatency, "virtual time each of the target's requests takes to reach the replay, as a real apiserver's answer takes milliseconds (0: none); reports record it")
 	paceFlag := fs.String("pace", "max", "how fast each run replays the recorded changes, in virtual time: max (all have happened when the target starts), recorded (at their recorded offsets: a controller's writes interleave with them), or a factor such as 10x")
 	breaking := fs.Bool("breaking", false, "keep breaking faults (violations after one fired are expected, not failures)")
-	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at a time")
+	parallel := fs.Int("parallel", fuzz.DefaultParallel(), "runs at a time (four a core: a run's goroutines hand off to each other and leave a core idle)")
 	known := fs.StringArray("known", nil, "a signature of a finding known already, as a report's signature line gives it (repeatable): runs with it are counted, not failed; what differed, in braces, marks that finding alone (same-outcome{configmaps data.x}), a bare invariant every finding of it")
 	reportKnown := fs.StringSlice("report-known", nil, "shipped known findings to report as failures again: "+knownNames())
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the campaign to this file (go tool pprof reads it)")
