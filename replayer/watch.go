@@ -134,6 +134,12 @@ type watchStream struct {
 	fromRV     string // no bookmark carries an older resourceVersion
 	availCache int    // events before it are known to be available
 
+	// unapplied says the client asked for initial events and has not had
+	// their end bookmark: it holds what the stream sends apart until then
+	// (client-go's WatchList, in a temporary store), so the stream shows
+	// it nothing (store.show).
+	unapplied bool
+
 	wf *watchFaults // what the fault plan does to it; nil without a plan
 	// peek is ws.peekLive, made once rather than once an event
 	peek peekFunc
@@ -148,7 +154,7 @@ func (s *Server) newWatchStream(w http.ResponseWriter, r *http.Request, l *histo
 	ws := &watchStream{
 		s: s, l: l, f: f, fw: fw, ctx: r.Context(),
 		kind: l.Resource.Kind, gv: l.Resource.GroupVersion(),
-		bookmarks: q.AllowWatchBookmarks, gone: s.restart.goneC(),
+		bookmarks: q.AllowWatchBookmarks, gone: s.restart.goneC(), unapplied: q.SendInitialEvents != nil && *q.SendInitialEvents,
 	}
 	ws.peek = ws.peekLive
 	s.store.watching(l)
@@ -298,7 +304,11 @@ func (ws *watchStream) send() error {
 		return err
 	}
 	ws.pos++
-	ws.s.store.show(ws.l, ws.pos)
+	if ws.unapplied {
+		ws.s.store.advance(ws.l, ws.pos)
+	} else {
+		ws.s.store.show(ws.l, ws.pos)
+	}
 	if e.Type == history.Deleted {
 		ws.s.eng.collectGarbage() // the deletion has happened: its dependents go
 	}

@@ -93,12 +93,14 @@ func (s *Server) serveInitialEvents(w http.ResponseWriter, r *http.Request, l *h
 		return
 	}
 	ws.pos, ws.fromRV = pos, s.store.happenedRV(l, pos)
-	s.store.show(l, pos)
+	s.store.advance(l, pos)
 	if endBookmark {
 		end := outFrame{typ: history.Bookmark, obj: bookmarkObject(l.Resource, ws.fromRV, true), rv: ws.fromRV, initialEnd: true}
 		if ws.emit(end, nil) != nil {
 			return
 		}
+		ws.unapplied = false // the client applies what it held
+		s.store.show(l, pos)
 	}
 	ws.run()
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/lwreplay/lwreplay/history"
 )
@@ -234,16 +235,19 @@ func TestWriteLogUnserved(t *testing.T) {
 func TestWriteLogUnservedWatched(t *testing.T) {
 	tests := []struct {
 		name    string
-		plan    string // "" for none
-		watch   bool   // a watch from rv 1012 opened before the creates
-		deliver bool   // wait for the watch to deliver the first create
-		want    bool
+		plan      string // "" for none
+		watch     bool   // a watch from rv 1012 opened before the creates
+		watchList bool   // that watch asks for initial events (a WatchList)
+		deliver   bool   // wait for the watch to deliver the first create
+		want      bool
 	}{
 		{name: "write log unserved - created again, no watch: its own answer showed it - served - pass", want: false},
 		{name: "write log unserved - created again, its watch held back by a delay - unserved - pass",
 			plan: "delay:ms=3600000,from=0", watch: true, want: true},
 		{name: "write log unserved - created again, its watch delivered the create - served - pass",
 			watch: true, deliver: true, want: false},
+		{name: "write log unserved - created again, a WatchList served as a plain watch delivered it - unserved - pass",
+			plan: "initial-events-ignored:from=0", watch: true, watchList: true, deliver: true, want: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -260,7 +264,14 @@ func TestWriteLogUnservedWatched(t *testing.T) {
 			}
 			var events <-chan watch.Event
 			if tc.watch {
-				w, err := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: "1012"})
+				opts := metav1.ListOptions{ResourceVersion: "1012"}
+				if tc.watchList {
+					// client-go's WatchList holds what comes before the
+					// initial-events-end bookmark, which never comes here
+					opts.SendInitialEvents, opts.AllowWatchBookmarks = ptr.To(true), true
+					opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
+				}
+				w, err := cms.Watch(ctx, opts)
 				if err != nil {
 					t.Fatalf("Watch: got error %v, want none", err)
 				}
