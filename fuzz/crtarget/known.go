@@ -34,7 +34,16 @@ var knownFindings = []struct {
 		Site:       "k8s.io/apimachinery/pkg/watch.(*filteredWatch).loop",
 		Invariants: []string{"clean-stop"}},
 		minors: []string{"v0.23", "v0.24", "v0.25"}}, // cache/internal/informers.go: `return watch.Filter(` in v0.23.3, v0.24.1, v0.25.0 and v0.25.2; watch/filter.go: a bare `fw.result <- filtered`
+	{known: fuzz.Known{Name: WatchListStop,
+		Doc:        "client-go's Reflector.watchList waits out its backoff after a retriable error (429, connection refused) without selecting on the stop, up to 60 s: a manager stopped meanwhile fails its 30 s grace period (found by lwreplay; not filed yet, docs/bugs-found.md)",
+		Site:       "k8s.io/client-go/tools/cache.(*Reflector).watchList.func1",
+		Invariants: []string{"clean-stop"}},
+		minors: []string{"v0.23", "v0.24", "v0.25"}}, // client-go v0.35.10 reflector.go:725, v0.36.2 and v0.37.2 :817: a bare receive on the delay, in the closure isErrorRetriableWithSideEffectsFn
 }
+
+// WatchListStop names the known finding of client-go's WatchList backoff,
+// which a stopped reflector waits out (docs/bugs-found.md).
+const WatchListStop = "client-go: a stopped Reflector waits out its WatchList backoff"
 
 func init() {
 	// controller-runtime#3538 seen from the other goroutines. The blocked send

@@ -2,10 +2,14 @@ package crtarget
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/lwreplay/lwreplay/fuzz/harness"
 )
 
 // A controller makes the informers of its For, Owns and Watches kinds when
@@ -35,10 +39,37 @@ type runManager struct {
 	stop        *stopSignal // its cache's (releasingCache)
 }
 
-// Start runs the manager until ctx is done, noting ctx for its cache.
+// Start runs the manager until ctx is done, noting ctx for its cache. A
+// stop its runnables outlast (controller-runtime's grace period) is
+// returned with the site of the reflector still running, if one is
+// (stillInReflector).
 func (m *runManager) Start(ctx context.Context) error {
 	m.stop.set(ctx)
-	return m.Manager.Start(ctx)
+	err := m.Manager.Start(ctx)
+	if err != nil && strings.Contains(err.Error(), "to end within grace period") {
+		if site := stillInReflector(harness.RunStacks()); site != "" {
+			return &harness.SiteError{Err: fmt.Errorf("%w (still running: %s)", err, site), Site: site}
+		}
+	}
+	return err
+}
+
+// reflectorFrame starts the frames of client-go's Reflector methods.
+const reflectorFrame = "k8s.io/client-go/tools/cache.(*Reflector)."
+
+// stillInReflector returns the innermost Reflector method (its full
+// name) that one of stacks (a run's goroutines) is in, "" when none is:
+// a reflector that did not stop when its informer was told to.
+func stillInReflector(stacks []string) string {
+	for _, g := range stacks {
+		for line := range strings.Lines(g) {
+			if fn, ok := strings.CutPrefix(line, reflectorFrame); ok {
+				name, _, _ := strings.Cut(fn, "(")
+				return reflectorFrame + name
+			}
+		}
+	}
+	return ""
 }
 
 // Add adds r to the manager, noting it if it is a controller. A controller

@@ -202,6 +202,9 @@ func (in *instance) failures(obs *observe.Observation) {
 	obs.Errors = append(obs.Errors, in.errs...)
 	if ended && in.stoppedAt >= 0 && in.err != nil && !errors.Is(in.err, context.Canceled) {
 		obs.Errors = append(obs.Errors, fmt.Sprintf("Run returned: %v", in.err))
+		if site := errorSite(in.err); site != "" {
+			obs.ErrorSites = append(obs.ErrorSites, site)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"errors"
 	"runtime"
 	"strings"
 
@@ -41,6 +42,35 @@ func bubbleID() string {
 	}
 	return string(id[:end])
 }
+
+// SiteError is an error a target's Run returns with its site: the
+// function it is about (as a signature names sites: the function's full
+// name), such as where a goroutine that kept the target from stopping
+// waits. clean-stop names the site in the run's signature.
+type SiteError struct {
+	Err  error
+	Site string
+}
+
+// Error returns e.Err's text.
+func (e *SiteError) Error() string { return e.Err.Error() }
+
+// Unwrap returns e.Err.
+func (e *SiteError) Unwrap() error { return e.Err }
+
+// errorSite returns the site err carries (a SiteError's), "" when none.
+func errorSite(err error) string {
+	var se *SiteError
+	if errors.As(err, &se) {
+		return se.Site
+	}
+	return ""
+}
+
+// RunStacks returns the stacks of the goroutines of the calling
+// goroutine's run (its synctest bubble), each with its header; none
+// outside a run.
+func RunStacks() []string { return bubbleStacks(bubbleID()) }
 
 // leftIn counts the goroutines of bubble id that are still alive and
 // returns the stack of the first, for the report.

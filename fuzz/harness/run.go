@@ -358,6 +358,9 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 			obs.Exits = append(obs.Exits, observe.Exit{At: at, RestartedAt: -1, Err: in.err.Error()})
 		} else if in.err != nil && !errors.Is(in.err, context.Canceled) {
 			obs.Errors = append(obs.Errors, fmt.Sprintf("Run returned: %v", in.err))
+			if site := errorSite(in.err); site != "" {
+				obs.ErrorSites = append(obs.ErrorSites, site)
+			}
 		}
 	case <-time.After(observe.StopGrace):
 		obs.NotStopped = true

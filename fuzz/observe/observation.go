@@ -197,6 +197,10 @@ type Observation struct {
 	LeftGoroutines int
 	// LeftStack is the stack of the first of them.
 	LeftStack string
+	// ErrorSites are the sites the errors Run returned name (a
+	// harness.SiteError's): the code an error is about, such as a goroutine
+	// that kept the target from stopping.
+	ErrorSites []string
 }
 
 // GateAtomicFIFO is the name of client-go's AtomicFIFO feature gate

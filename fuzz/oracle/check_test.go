@@ -148,3 +148,29 @@ func referenceOf(o *observe.Observation) *oracle.Reference {
 	r, _ := ref.(*oracle.Reference)
 	return r
 }
+
+// TestCleanStopErrorSite checks that a target error carrying a site
+// (harness.SiteError, observed as ErrorSites) gives clean-stop's
+// signature that site, and that a bare error gives none.
+func TestCleanStopErrorSite(t *testing.T) {
+	const site = "k8s.io/client-go/tools/cache.(*Reflector).watchList.func1"
+	tests := []struct {
+		name  string
+		sites []string
+		want  string
+	}{
+		{name: "clean-stop site - an error with a site - the site - fail", sites: []string{site}, want: site},
+		{name: "clean-stop site - a bare error - no site - fail", want: ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := goodObservation(t)
+			o.Errors = []string{"Run returned: failed waiting for all runnables to end within grace period of 30s"}
+			o.ErrorSites = tc.sites
+			got := oracle.SignatureOf(oracle.Judge(o, "clean-stop"))
+			if len(got.Invariants) != 1 || got.Site != tc.want {
+				t.Errorf("signature: got %v at %q, want clean-stop at %q", got.Invariants, got.Site, tc.want)
+			}
+		})
+	}
+}
