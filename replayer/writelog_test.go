@@ -234,7 +234,7 @@ func TestWriteLogUnserved(t *testing.T) {
 // shown it, a watch that delivered it has.
 func TestWriteLogUnservedWatched(t *testing.T) {
 	tests := []struct {
-		name    string
+		name      string
 		plan      string // "" for none
 		watch     bool   // a watch from rv 1012 opened before the creates
 		watchList bool   // that watch asks for initial events (a WatchList)
