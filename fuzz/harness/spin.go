@@ -233,21 +233,11 @@ func lockWaitsIn(id string) string {
 func timeWaitIn(stacks []string) bool {
 	for _, g := range stacks {
 		header, rest, _ := strings.Cut(g, "\n")
-		if strings.Contains(header, "[sleep") || strings.HasPrefix(pastRuntime(rest), "github.com/lwreplay/lwreplay/replayer/internal/inproc.(*Transport).RoundTrip(") {
+		if strings.Contains(header, "[sleep") || strings.HasPrefix(pastLock(rest), "github.com/lwreplay/lwreplay/replayer/internal/inproc.(*Transport).RoundTrip(") {
 			return true
 		}
 	}
 	return false
-}
-
-// pastRuntime returns frames (a goroutine's stack without its header)
-// from the first frame outside the runtime on.
-func pastRuntime(frames string) string {
-	lines := strings.Split(frames, "\n")
-	for len(lines) >= 2 && (strings.HasPrefix(lines[0], "runtime.") || strings.HasPrefix(lines[0], "internal/")) {
-		lines = lines[2:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // pastLock returns frames (a goroutine's stack without its header) from
