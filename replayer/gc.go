@@ -118,9 +118,16 @@ func (c *collector) note(res history.Resource, key string, ev writes.Event, raw 
 	}
 }
 
+// changesSoFar returns how many times the watched keys changed so far.
+func (c *collector) changesSoFar() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.changes
+}
+
 // watched returns the watched keys of every resource, sorted (nil when
-// there are none), and how many times they changed so far.
-func (c *collector) watched() (map[history.Resource][]string, uint64) {
+// there are none).
+func (c *collector) watched() map[history.Resource][]string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out map[history.Resource][]string
@@ -135,7 +142,7 @@ func (c *collector) watched() (map[history.Resource][]string, uint64) {
 	for _, keys := range out {
 		sort.Strings(keys)
 	}
-	return out, c.changes
+	return out
 }
 
 // collectGarbage deletes, as the cluster's garbage collector does, every
@@ -167,10 +174,7 @@ const maxCollectRounds = 8
 // garbage returns the deletes of the watched objects whose every owner is
 // gone from what has happened, in resource and key order.
 func (e *engine) garbage() []writes.Request {
-	watched, changes := e.gc.watched()
-	if len(watched) == 0 {
-		return nil
-	}
+	changes := e.gc.changesSoFar() // read first: a change after it makes the next look scan again
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	truth := e.store.history()
@@ -180,6 +184,11 @@ func (e *engine) garbage() []writes.Request {
 	}
 	if at.same(e.collectedAt) {
 		return nil // nothing has happened since it last found nothing
+	}
+	watched := e.gc.watched()
+	if len(watched) == 0 {
+		e.collectedAt = at
+		return nil
 	}
 	// The watched objects of the state that name owners, and those
 	// owners' UIDs: only theirs are looked up in what has happened.
