@@ -3,7 +3,6 @@ package replayer
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/lwreplay/lwreplay/internal/builtin"
 	"net/http"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/builtin"
 	"github.com/lwreplay/lwreplay/replayer/internal/status"
 )
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/lwreplay/lwreplay/internal/builtin"
 	"io"
 	"net/http"
 	"reflect"
@@ -21,6 +20,7 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/builtin"
 	"github.com/lwreplay/lwreplay/replayer/internal/status"
 	"github.com/lwreplay/lwreplay/replayer/writes"
 )

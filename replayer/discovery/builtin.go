@@ -2,7 +2,6 @@ package discovery
 
 import (
 	"cmp"
-	builtinkinds "github.com/lwreplay/lwreplay/internal/builtin"
 	"regexp"
 	"slices"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/lwreplay/lwreplay/history"
+	builtinkinds "github.com/lwreplay/lwreplay/internal/builtin"
 )
 
 // A replay that takes writes serves the built-in resources its history

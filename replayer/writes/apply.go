@@ -3,7 +3,6 @@ package writes
 import (
 	"bytes"
 	"fmt"
-	"github.com/lwreplay/lwreplay/internal/builtin"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/applyconfigurations"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/lwreplay/lwreplay/internal/builtin"
 )
 
 // applied is live with req's server-side apply merged by req.FieldManager.

@@ -3,7 +3,6 @@ package writes
 import (
 	"bytes"
 	"fmt"
-	"github.com/lwreplay/lwreplay/internal/builtin"
 	"mime"
 	"net/http"
 	"strings"
@@ -15,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/lwreplay/lwreplay/internal/builtin"
 )
 
 // Media types of request bodies.

@@ -3,7 +3,6 @@ package writes
 import (
 	"errors"
 	"fmt"
-	"github.com/lwreplay/lwreplay/internal/builtin"
 	"net/http"
 	"net/url"
 
@@ -17,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/lwreplay/lwreplay/internal/builtin"
 )
 
 // Lister is a State that lists its objects, as a DeleteCollection needs:

@@ -2,7 +2,6 @@ package writes
 
 import (
 	"fmt"
-	"github.com/lwreplay/lwreplay/internal/builtin"
 	"mime"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,6 +11,8 @@ import (
 	serializerjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/lwreplay/lwreplay/internal/builtin"
 )
 
 // strictJSON decodes as kube-apiserver's handlers do when fieldValidation

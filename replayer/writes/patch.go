@@ -3,7 +3,6 @@ package writes
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/lwreplay/lwreplay/internal/builtin"
 	"net/http"
 	"slices"
 	"strings"
@@ -21,6 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/lwreplay/lwreplay/internal/builtin"
 )
 
 // maxJSONPatchOperations is the most operations kube-apiserver takes in

@@ -3,7 +3,6 @@ package writes
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/lwreplay/lwreplay/internal/builtin"
 	"sort"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -11,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+
+	"github.com/lwreplay/lwreplay/internal/builtin"
 )
 
 // Rebase returns what another writer's recorded change of an object makes

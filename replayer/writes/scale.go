@@ -2,7 +2,6 @@ package writes
 
 import (
 	"fmt"
-	"github.com/lwreplay/lwreplay/internal/builtin"
 	"net/http"
 	"sync"
 	"time"
@@ -26,6 +25,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/builtin"
 )
 
 // The scale subresource, as k8s.io/kubernetes v1.37 serves it
