@@ -201,10 +201,7 @@ func (in *instance) failures(obs *observe.Observation) {
 	obs.PanicSites = append(obs.PanicSites, in.sites...)
 	obs.Errors = append(obs.Errors, in.errs...)
 	if ended && in.stoppedAt >= 0 && in.err != nil && !errors.Is(in.err, context.Canceled) {
-		obs.Errors = append(obs.Errors, fmt.Sprintf("Run returned: %v", in.err))
-		if site := errorSite(in.err); site != "" {
-			obs.ErrorSites = append(obs.ErrorSites, site)
-		}
+		noteRunError(obs, in.err)
 	}
 }
 

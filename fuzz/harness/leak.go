@@ -3,9 +3,11 @@ package harness
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 	"github.com/lwreplay/lwreplay/internal/stacks"
 )
 
@@ -58,13 +60,14 @@ func (e *SiteError) Error() string { return e.Err.Error() }
 // Unwrap returns e.Err.
 func (e *SiteError) Unwrap() error { return e.Err }
 
-// errorSite returns the site err carries (a SiteError's), "" when none.
-func errorSite(err error) string {
+// noteRunError adds err, an error the target's Run returned, to obs's
+// errors, and the site it carries (a SiteError's) to obs.ErrorSites.
+func noteRunError(obs *observe.Observation, err error) {
+	obs.Errors = append(obs.Errors, fmt.Sprintf("Run returned: %v", err))
 	var se *SiteError
-	if errors.As(err, &se) {
-		return se.Site
+	if errors.As(err, &se) && se.Site != "" {
+		obs.ErrorSites = append(obs.ErrorSites, se.Site)
 	}
-	return ""
 }
 
 // RunStacks returns the stacks of the goroutines of the calling

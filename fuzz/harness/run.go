@@ -357,10 +357,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 			// it exited, and the run ended within the kubelet's backoff
 			obs.Exits = append(obs.Exits, observe.Exit{At: at, RestartedAt: -1, Err: in.err.Error()})
 		} else if in.err != nil && !errors.Is(in.err, context.Canceled) {
-			obs.Errors = append(obs.Errors, fmt.Sprintf("Run returned: %v", in.err))
-			if site := errorSite(in.err); site != "" {
-				obs.ErrorSites = append(obs.ErrorSites, site)
-			}
+			noteRunError(obs, in.err)
 		}
 	case <-time.After(observe.StopGrace):
 		obs.NotStopped = true

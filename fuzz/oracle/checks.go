@@ -115,7 +115,7 @@ func checkCleanStop(o *observe.Observation) error {
 		site = o.PanicSites[0]
 	case o.LeftGoroutines != 0:
 		site = stackSite(o.LeftStack)
-	case len(o.Errors) > 0 && len(o.ErrorSites) > 0:
+	case len(o.ErrorSites) > 0:
 		site = o.ErrorSites[0]
 	}
 	return withSite(errors.Join(errs...), site)

@@ -136,7 +136,6 @@ func checkOne(inv Invariant, o *observe.Observation, ref *Reference) (err error)
 	return inv.Check(o)
 }
 
-// unsettledWhy says why an unsettled run's end state is not judged.
 // boundEndWhy says why a run that ended at a broken behaviour bound is
 // not judged by its end state: it was cut there.
 func boundEndWhy(o *observe.Observation) string {
@@ -144,6 +143,7 @@ func boundEndWhy(o *observe.Observation) string {
 		o.BoundEnd.Invariant, o.BoundEnd.At)
 }
 
+// unsettledWhy says why an unsettled run's end state is not judged.
 func unsettledWhy(o *observe.Observation) string {
 	return fmt.Sprintf("unsettled run: its last fault fired at %v and it ended at %v, within the live bound (%v) of it, "+
 		"so whether the target would have converged is unknown", o.LastFaultAt, o.EndedAt, o.LiveBound)
