@@ -32,6 +32,7 @@ type Campaign struct {
 	plans     [][]byte     // saved plans, encoded as input bytes 2 on
 	judge     judge        // the invariants, reference runs and known findings
 	scenarios scenarioRuns // the results of Options.Scenarios, per key
+	spins     []string     // the sites of known busy loops (harness.Spec.KnownSpins)
 }
 
 // NewCampaign loads and builds every cassette o.Cassettes names and
@@ -73,6 +74,7 @@ func NewCampaign(o Options) (*Campaign, error) {
 	if c.judge.known, err = knownOf(o); err != nil {
 		return nil, err
 	}
+	c.spins = knownSpins(c.judge.known)
 	if o.Recordings != nil {
 		c.cassettes, err = cassettes.Of(o.Recordings.recs, c.res, false)
 	} else {
@@ -331,7 +333,7 @@ func (c *Campaign) spec(in input) harness.Spec {
 	}
 	return harness.Spec{SpinBound: spin, Deadline: in.deadline, History: fc.History, Resource: c.res, Plan: in.plan, Target: c.target, WatchList: in.watchList, Gates: in.gates,
 		Level: c.opts.Level, LiveBound: c.opts.LiveBound, MaxBurst: c.opts.MaxBurst, MaxRate: c.opts.MaxRate, Reproducer: fc.Reproducer, Cache: fc.Cache, Pace: c.opts.Pace,
-		Latency: c.opts.Latency, Actors: c.opts.Actors, FaultsOnActors: c.opts.FaultsOnActors}
+		Latency: c.opts.Latency, Actors: c.opts.Actors, FaultsOnActors: c.opts.FaultsOnActors, KnownSpins: c.spins}
 }
 
 // Fail minimizes and saves out (see Save) and fails t with the report.

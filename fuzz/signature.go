@@ -53,6 +53,20 @@ func knownOf(o Options) ([]oracle.Known, error) {
 	return out, nil
 }
 
+// knownSpins returns the sites of the known findings that are busy loops
+// (no-spin at a site): a run given up at one is judged the same sooner.
+// A known finding to be reported is not among known, so its runs keep
+// the whole spin bound.
+func knownSpins(known []oracle.Known) []string {
+	var out []string
+	for _, k := range known {
+		if k.Site != "" && slices.Contains(k.Invariants, "no-spin") && !slices.Contains(out, k.Site) {
+			out = append(out, k.Site)
+		}
+	}
+	return out
+}
+
 // ReportKnownEnv names the environment variable that adds names to
 // Options.ReportKnown under go test (comma-separated): a campaign that
 // reports a known finding again, e.g. to time how long the search takes to

@@ -58,6 +58,35 @@ func TestKnownOptions(t *testing.T) {
 	}
 }
 
+// TestKnownSpins checks which known findings' sites a campaign's runs are
+// given up at sooner (harness.Spec.KnownSpins): busy loops, no-spin at a
+// site, each once; not a known finding the user asked to have reported.
+func TestKnownSpins(t *testing.T) {
+	loop := oracle.Known{Name: "loop", Site: "example.com/op.(*Group).Start", Invariants: []string{"no-spin"}}
+	tests := []struct {
+		name string
+		opts Options
+		want []string
+	}{
+		{name: "known spins - none of no-spin - none - pass", opts: Options{Known: []oracle.Known{{Name: "stop", Site: "example.com/op.stop", Invariants: []string{"clean-stop"}}}}},
+		{name: "known spins - a busy loop, twice, and one of no site - its site once - pass",
+			opts: Options{Known: []oracle.Known{loop, {Name: "again", Site: loop.Site, Invariants: []string{"no-spin", "clean-stop"}}, {Name: "nowhere", Invariants: []string{"no-spin"}}}},
+			want: []string{loop.Site}},
+		{name: "known spins - a busy loop reported - none - pass", opts: Options{Known: []oracle.Known{loop}, ReportKnown: []string{"loop"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			known, err := knownOf(tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := knownSpins(known); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("knownSpins: got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
 // panicsInAdd is a handler whose add writes to a nil map.
 type panicsInAdd struct{ m map[string]int }
 

@@ -27,6 +27,10 @@ import (
 // caches sync, for ever if they never do. The no-spin invariant reports it at
 // runnableGroup.Start, after the fault stopped it, and the run is given
 // up, not hung. Given up, it ends the loop: no goroutine of it is left busy.
+//
+// With the loop among Spec.KnownSpins, as a campaign sets it from the known
+// findings, the run is given up there as soon as it is seen in it
+// (harness.KnownSpinAfter), with the same verdict.
 func TestManagerGracefulRestart(t *testing.T) {
 	files, err := cassette.LoadAll("../../cassettes/real-configmaps-pods-list-pages.yaml")
 	if err != nil {
@@ -41,6 +45,7 @@ func TestManagerGracefulRestart(t *testing.T) {
 		plan      string
 		watchList bool
 		wantSpin  bool
+		known     bool // Spec.KnownSpins holds controller-runtime#3440's loop, as a campaign's does
 	}{
 		// the cache cannot sync before the stop. Either the stop comes at the
 		// LIST retried after a 503: the cache's first poll for a sync is past,
@@ -50,6 +55,10 @@ func TestManagerGracefulRestart(t *testing.T) {
 			plan: "http-error:code=503,list=1 graceful-restart:list=2", wantSpin: true},
 		{name: "manager graceful restart - at its WatchList, while syncing - spins in runnableGroup.Start - fail",
 			plan: "graceful-restart:watch=1 delay:ms=1000,watch=1,frame=1", watchList: true, wantSpin: true},
+		{name: "manager graceful restart - at its second LIST, while syncing, the loop known - given up at the known busy loop - fail",
+			plan: "http-error:code=503,list=1 graceful-restart:list=2", wantSpin: true, known: true},
+		{name: "manager graceful restart - at its WatchList, while syncing, the loop known - given up at the known busy loop - fail",
+			plan: "graceful-restart:watch=1 delay:ms=1000,watch=1,frame=1", watchList: true, wantSpin: true, known: true},
 		{name: "manager graceful restart - at its second watch, synced - restarted, converges - pass", plan: "graceful-restart:watch=2"},
 		{name: "manager graceful restart - at its second watch, synced, WatchList - restarted, converges - pass", plan: "graceful-restart:watch=2", watchList: true},
 	}
@@ -59,7 +68,11 @@ func TestManagerGracefulRestart(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			obs := harness.Observe(t, harness.Spec{History: h, Plan: plan, Target: annotatorTarget, WatchList: tc.watchList, SpinBound: 3 * time.Second})
+			var spins []string
+			if tc.known {
+				spins = []string{startLoop}
+			}
+			obs := harness.Observe(t, harness.Spec{History: h, Plan: plan, Target: annotatorTarget, WatchList: tc.watchList, SpinBound: 3 * time.Second, KnownSpins: spins})
 			results, _ := oracle.JudgeNames(obs, nil)
 			sig := oracle.SignatureOf(results)
 			if !tc.wantSpin {
@@ -89,6 +102,9 @@ func TestManagerGracefulRestart(t *testing.T) {
 			if !stopped {
 				t.Errorf("fired: got %v, want graceful-restart (the report's story)", obs.Fired)
 			}
+			if want := spins; obs.Spin.Known != strings.Join(want, "") {
+				t.Errorf("spin: got it given up at known loop %q, want %q (Spec.KnownSpins %q)", obs.Spin.Known, strings.Join(want, ""), want)
+			}
 			matched := ""
 			for _, k := range crtarget.KnownFindings() {
 				if k.Matches(sig) {
@@ -106,3 +122,6 @@ func TestManagerGracefulRestart(t *testing.T) {
 		})
 	}
 }
+
+// startLoop is controller-runtime#3440's site: runnableGroup.Start's busy loop.
+const startLoop = "sigs.k8s.io/controller-runtime/pkg/manager.(*runnableGroup).Start"

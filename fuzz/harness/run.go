@@ -34,7 +34,7 @@ func Observe(t *testing.T, s Spec) *observe.Observation {
 	}
 	var obs *observe.Observation
 	var panicked any
-	w := &spinWatch{release: make(chan struct{})}
+	w := &spinWatch{release: make(chan struct{}), known: s.KnownSpins}
 	finished := make(chan struct{})
 	// The bubble runs on a goroutine of its own. So a run whose goroutines
 	// never block (its clock stands still: a spin) can be given up after

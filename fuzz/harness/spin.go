@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
+	"github.com/lwreplay/lwreplay/fuzz/internal/site"
 	"github.com/lwreplay/lwreplay/fuzz/observe"
 )
 
@@ -56,8 +58,13 @@ type spinWatch struct {
 	bubble   atomic.Value // string
 	fired    atomic.Value // func() []faults.Firing: the replay's, once it exists
 
+	// known are the sites of known busy loops at stop (Spec.KnownSpins).
+	known []string
+
 	// clock, when set, replaces realClock (tests).
 	clock func() (wall, cpu time.Duration)
+	// running, when set, replaces runningIn on the run's bubble (tests).
+	running func() string
 
 	// release is made outside the bubble and closed once the run gives its
 	// target up (giveUp; Env.GivenUp). nil: never.
@@ -83,6 +90,17 @@ func (w *spinWatch) givenUp() bool {
 		return false
 	}
 }
+
+// KnownSpinAfter is how long a stopped run goes without a look, in wall
+// and CPU time, before the watcher asks whether it runs at a known busy
+// loop (Spec.KnownSpins). Seen there at two ticks, the run is given up:
+// a stopped target that looks at all does so in milliseconds (see
+// StopSpinBound), and one running at such a loop stays in it until its
+// caches sync, which a stopped manager's never do.
+const KnownSpinAfter = 100 * time.Millisecond
+
+// knownSpinTick is the watcher's tick when a run has known busy loops.
+const knownSpinTick = 25 * time.Millisecond
 
 // ReleaseWait is how long, in real time, a run given up on a spin waits
 // for its goroutines to end once told (Env.GivenUp). A target whose wait
@@ -135,14 +153,15 @@ func (w *spinWatch) look(at time.Duration) {
 // has not finished DeadlineGrace after that, watch returns late true.
 func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration, deadline time.Time) (spin *observe.Spin, late bool) {
 	period := max(min(bound/20, 250*time.Millisecond), time.Millisecond)
-	if !deadline.IsZero() {
-		period = min(period, 50*time.Millisecond)
+	if !deadline.IsZero() || len(w.known) > 0 {
+		period = min(period, knownSpinTick)
 	}
 	tick := time.NewTicker(period)
 	defer tick.Stop()
 	last := w.looks.Load()
 	sinceWall, sinceCPU := w.now()
-	stuck := "" // the lock waits seen at the last tick, when nothing ran
+	stuck := ""   // the lock waits seen at the last tick, when nothing ran
+	knownAt := "" // the known busy loop run at the last tick
 	for {
 		select {
 		case <-finished:
@@ -158,7 +177,7 @@ func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration, deadlin
 		}
 		wall, cpu := w.now()
 		if n := w.looks.Load(); n != last {
-			last, sinceWall, sinceCPU, stuck = n, wall, cpu, ""
+			last, sinceWall, sinceCPU, stuck, knownAt = n, wall, cpu, "", ""
 			continue
 		}
 		d, used := wall-sinceWall, cpu-sinceCPU
@@ -179,15 +198,35 @@ func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration, deadlin
 			}
 			stuck = waits
 		}
+		if w.stopping.Load() && !working && len(w.known) > 0 && passed(KnownSpinAfter, d, used) {
+			stack := w.runningStacks()
+			at := site.OfStack(stack)
+			if at != "" && at == knownAt {
+				return &observe.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: true, After: d, Stack: stack, Known: at}, false
+			}
+			knownAt = ""
+			if slices.Contains(w.known, at) {
+				knownAt = at
+			}
+		}
 		limit := bound
 		if w.stopping.Load() && !working {
 			limit = min(bound, StopSpinBound)
 		}
 		if passed(limit, d, used) {
-			id, _ := w.bubble.Load().(string)
-			return &observe.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: runningIn(id)}, false
+			return &observe.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: w.runningStacks()}, false
 		}
 	}
+}
+
+// runningStacks returns the stacks of the run's goroutines that are
+// running or runnable (see runningIn).
+func (w *spinWatch) runningStacks() string {
+	if w.running != nil {
+		return w.running()
+	}
+	id, _ := w.bubble.Load().(string)
+	return runningIn(id)
 }
 
 // runningIn returns the stacks of the goroutines of bubble id that are

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lwreplay/lwreplay/fuzz/observe"
 )
 
 // fakeClock is a spinWatch clock the test sets, counting its reads.
@@ -77,6 +79,75 @@ func TestSpinWatchClock(t *testing.T) {
 			}
 			if spun := <-got; spun != tc.spin {
 				t.Errorf("got spin %v, want %v", spun, tc.spin)
+			}
+		})
+	}
+}
+
+// spinLoopStack is a goroutine running controller-runtime#3440's busy loop,
+// as runtime.Stack renders it.
+const spinLoopStack = `goroutine 7 [running, synctest bubble 1]:
+sigs.k8s.io/controller-runtime/pkg/manager.(*runnableGroup).Start.func1()
+	/mod/sigs.k8s.io/controller-runtime@v0.23.3/pkg/manager/runnable_group.go:192 +0x1c5
+sync.(*Once).doSlow(0xc000214010, 0xc000561e38)
+	/go/src/sync/once.go:78 +0xac
+sigs.k8s.io/controller-runtime/pkg/manager.(*runnableGroup).Start(0xc000214000, {0x2a8d4e8, 0xc0004a4050})
+	/mod/sigs.k8s.io/controller-runtime@v0.23.3/pkg/manager/runnable_group.go:169 +0x77`
+
+// TestSpinWatchKnown checks when a stopped run at a known busy loop
+// (Spec.KnownSpins) is given up: KnownSpinAfter past its last look, in
+// wall and CPU time, seen running there at two ticks. Anywhere else, or
+// before the target is stopped, the spin bounds hold as before. The
+// clock and the running stacks are the test's.
+func TestSpinWatchKnown(t *testing.T) {
+	const loop = "sigs.k8s.io/controller-runtime/pkg/manager.(*runnableGroup).Start"
+	const elsewhere = `goroutine 9 [running, synctest bubble 1]:
+example.com/op.(*Reconciler).Reconcile(0xc000214000)
+	/src/op/reconcile.go:40 +0x1c5`
+	tests := []struct {
+		name      string
+		known     []string
+		stopping  bool
+		running   string
+		wall, cpu time.Duration
+		spin      bool
+	}{
+		{name: "known spin - stopped, at a known busy loop, past KnownSpinAfter - given up - fail", known: []string{loop}, stopping: true, running: spinLoopStack, wall: KnownSpinAfter, cpu: KnownSpinAfter, spin: true},
+		{name: "known spin - stopped, at a known busy loop, before KnownSpinAfter - no spin - pass", known: []string{loop}, stopping: true, running: spinLoopStack, wall: KnownSpinAfter / 2, cpu: KnownSpinAfter / 2},
+		{name: "known spin - stopped, at a known busy loop, CPU time not past (a loaded machine) - no spin - pass", known: []string{loop}, stopping: true, running: spinLoopStack, wall: time.Minute, cpu: KnownSpinAfter / 2},
+		{name: "known spin - stopped, running elsewhere - no spin before StopSpinBound - pass", known: []string{loop}, stopping: true, running: elsewhere, wall: KnownSpinAfter, cpu: KnownSpinAfter},
+		{name: "known spin - not stopped, at a known busy loop - no spin - pass", known: []string{loop}, running: spinLoopStack, wall: KnownSpinAfter, cpu: KnownSpinAfter},
+		{name: "known spin - stopped, at the loop, no known busy loops - no spin before StopSpinBound - pass", stopping: true, running: spinLoopStack, wall: KnownSpinAfter, cpu: KnownSpinAfter},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := &fakeClock{}
+			w := &spinWatch{clock: clock.read, known: tc.known, running: func() string { return tc.running }}
+			w.stopping.Store(tc.stopping)
+			finished := make(chan struct{})
+			got := make(chan *observe.Spin, 1)
+			go func() { spin, _ := w.watch(finished, time.Minute, time.Time{}); got <- spin }()
+			for clock.readCount() < 1 { // the watch has read its start
+				time.Sleep(time.Millisecond)
+			}
+			clock.set(tc.wall, tc.cpu)
+			if !tc.spin {
+				for n := clock.readCount(); clock.readCount() < n+5; { // five ticks see the clock set
+					time.Sleep(time.Millisecond)
+				}
+				close(finished)
+			}
+			var spin *observe.Spin
+			select {
+			case spin = <-got:
+			case <-time.After(30 * time.Second): // a guard: the watch ticks every 25 ms
+				t.Fatalf("got no spin in 30 s of ticks, want a spin %v", tc.spin)
+			}
+			if (spin != nil) != tc.spin {
+				t.Fatalf("got spin %+v, want a spin %v", spin, tc.spin)
+			}
+			if spin != nil && (!spin.Stopping || spin.Stack != tc.running || spin.Known != loop) {
+				t.Errorf("got spin stopping %v at known loop %q with stack %q, want stopping at %q with the loop's stack", spin.Stopping, spin.Known, spin.Stack, loop)
 			}
 		})
 	}

@@ -31,6 +31,11 @@ func checkNoSpin(o *observe.Observation) error {
 			"(a deadlock: a lock wait keeps virtual time still); it stood still for %v of real time, and the run was given up; "+
 			"the goroutines waiting:\n%s", ErrSpin, when, o.Spin.At, o.Spin.After.Round(100*time.Millisecond), o.Spin.Stack), stackSite(o.Spin.Stack))
 	}
+	if o.Spin.Known != "" {
+		return withSite(fmt.Errorf("%w: a goroutine of the target kept running without blocking %s, at %v of virtual time, "+
+			"in the known busy loop at %s: virtual time stood still for %v of real time, and the run was given up then; "+
+			"the goroutines running:\n%s", ErrSpin, when, o.Spin.At, o.Spin.Known, o.Spin.After.Round(10*time.Millisecond), o.Spin.Stack), stackSite(o.Spin.Stack))
+	}
 	return withSite(fmt.Errorf("%w: a goroutine of the target kept running without blocking %s, at %v of virtual time: "+
 		"virtual time stood still for %v of real time, and the run was given up; the goroutines running:\n%s",
 		ErrSpin, when, o.Spin.At, o.Spin.After.Round(time.Second), o.Spin.Stack), stackSite(o.Spin.Stack))
