@@ -54,7 +54,8 @@ func knownOf(o Options) ([]oracle.Known, error) {
 }
 
 // knownSpins returns the sites of the known findings that are busy loops
-// (no-spin at a site): a run given up at one is judged the same sooner.
+// or deadlocks (no-spin at a site): a run given up at one is judged the
+// same, sooner.
 // A known finding to be reported is not among known, so its runs keep
 // the whole spin bound.
 func knownSpins(known []oracle.Known) []string {

@@ -76,10 +76,7 @@ func Observe(t *testing.T, s Spec) *observe.Observation {
 			wait = min(wait, time.Until(s.Deadline.Add(DeadlineGrace)))
 		}
 		if wait > 0 {
-			select {
-			case <-finished:
-			case <-time.After(wait):
-			}
+			w.released(finished, spin, wait)
 		}
 		return obs
 	}

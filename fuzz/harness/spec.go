@@ -56,11 +56,12 @@ type Spec struct {
 	// DefaultSpinBound. Once the target is stopped the bound is at most
 	// StopSpinBound.
 	SpinBound time.Duration
-	// KnownSpins are the sites of known busy loops at stop (fuzz.Known
-	// entries of no-spin, such as controller-runtime#3440's). A stopped run
-	// running at one of them at two ticks of the watcher, KnownSpinAfter
-	// past its last look, is given up then, not at StopSpinBound. Its
-	// verdict is the same known finding, sooner.
+	// KnownSpins are the sites of known busy loops and deadlocks at stop
+	// (fuzz.Known entries of no-spin: controller-runtime#3440's loop,
+	// #3538's lock waits). A stopped run in one of them at two ticks of
+	// the watcher, KnownSpinAfter past its last look, is given up then,
+	// not at StopSpinBound or a second of lock waits. Its verdict is the
+	// same known finding, sooner.
 	KnownSpins []string
 	// FullRun, when set, runs to the watchdog: the run does not end early
 	// once the target has caught up and gone quiet. A controller may still

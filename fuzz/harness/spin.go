@@ -91,12 +91,13 @@ func (w *spinWatch) givenUp() bool {
 	}
 }
 
-// KnownSpinAfter is how long a stopped run goes without a look, in wall
-// and CPU time, before the watcher asks whether it runs at a known busy
-// loop (Spec.KnownSpins). Seen there at two ticks, the run is given up:
-// a stopped target that looks at all does so in milliseconds (see
-// StopSpinBound), and one running at such a loop stays in it until its
-// caches sync, which a stopped manager's never do.
+// KnownSpinAfter is how long a stopped run goes without a look before
+// the watcher asks whether it is in a known busy loop (in wall and CPU
+// time) or deadlock (in wall time) of Spec.KnownSpins. Seen there at two
+// ticks, the run is given up: a stopped target that looks at all does so
+// in milliseconds (see StopSpinBound). One running at such a loop stays
+// in it until its caches sync, which a stopped manager's never do; a
+// deadlock never moves.
 const KnownSpinAfter = 100 * time.Millisecond
 
 // knownSpinTick is the watcher's tick when a run has known busy loops.
@@ -107,6 +108,33 @@ const knownSpinTick = 25 * time.Millisecond
 // ends on it (crtarget's cache) lets controller-runtime's busy loop end,
 // and the run with it. Any other spin is left running, as before.
 const ReleaseWait = time.Second
+
+// released waits, once the run is given up, for its goroutines to end
+// (finished), for wait at most. A deadlock that giving up did not break
+// is not waited out: the same lock waits with nothing running,
+// KnownSpinAfter later, can never move.
+func (w *spinWatch) released(finished <-chan struct{}, spin *observe.Spin, wait time.Duration) {
+	end := time.NewTimer(wait)
+	defer end.Stop()
+	tick := time.NewTicker(knownSpinTick)
+	defer tick.Stop()
+	start := time.Now()
+	for {
+		select {
+		case <-finished:
+			return
+		case <-end.C:
+			return
+		case <-tick.C:
+		}
+		if spin.Locked && time.Since(start) >= KnownSpinAfter {
+			id, _ := w.bubble.Load().(string)
+			if lockWaitsIn(id) == spin.Stack {
+				return
+			}
+		}
+	}
+}
 
 // realClock returns the wall time (monotonic, from an arbitrary start) and
 // the CPU time the process has used. cpu is -1 where the platform does not
@@ -188,13 +216,20 @@ func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration, deadlin
 		// A bubble whose goroutines all wait, some on a lock, is never idle: a
 		// sync.Mutex wait is not one synctest sees through. So its clock stands
 		// still with nothing running. Looked at twice a tick apart, the same waits
-		// are a deadlock, not slowness.
-		if !working && d >= min(bound, lockWaitAfter) {
+		// are a deadlock, not slowness. At a known deadlock of a stopped run
+		// (Spec.KnownSpins) they are looked at from KnownSpinAfter on.
+		lockLook := d >= min(bound, lockWaitAfter)
+		if !working && (lockLook || w.stopping.Load() && len(w.known) > 0 && d >= KnownSpinAfter) {
 			id, _ := w.bubble.Load().(string)
 			waits := lockWaitsIn(id)
-			if waits != "" && waits == stuck {
-				return &observe.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: waits, Locked: true,
-					OnTime: timeWaitIn(bubbleStacks(id))}, false
+			at := site.OfStack(waits)
+			if waits != "" && waits == stuck && (lockLook || slices.Contains(w.known, at)) {
+				spin := &observe.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: waits, Locked: true,
+					OnTime: timeWaitIn(bubbleStacks(id))}
+				if !lockLook {
+					spin.Known = at
+				}
+				return spin, false
 			}
 			stuck = waits
 		}

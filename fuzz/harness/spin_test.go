@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lwreplay/lwreplay/fuzz/internal/site"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/internal/testutil"
 )
@@ -53,24 +54,43 @@ func lockedTarget(release chan struct{}) Target {
 // waits with nothing running. That is before the spin bound: a minute,
 // far above the second or two a loaded machine takes to look twice. The
 // run is reported by no-spin with the waiting goroutine's stack.
+//
+// Given the deadlock's site among Spec.KnownSpins, a second run is given up
+// at it, KnownSpinAfter past its last look, and says so (Spin.Known).
 func TestObserveLocked(t *testing.T) {
 	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
-	release := make(chan struct{})
-	defer close(release)
 	const bound = time.Minute
-	obs := Observe(t, Spec{History: h, Target: lockedTarget(release), SpinBound: bound, Watchdog: time.Minute})
-	if obs.Spin == nil || !obs.Spin.Locked {
-		t.Fatalf("spin: got %+v, want the run given up locked", obs.Spin)
-	}
-	if obs.Spin.After >= bound {
-		t.Errorf("given up after: got %v, want less than the spin bound %v (the lock waits are seen, not timed out)", obs.Spin.After, bound)
-	}
-	if !strings.Contains(obs.Spin.Stack, "lockedTarget") || !strings.Contains(obs.Spin.Stack, "sync.Mutex.Lock") {
-		t.Errorf("stacks: got %q, want the locked target's wait on sync.Mutex.Lock", obs.Spin.Stack)
-	}
-	err := oracle.Judge(obs)["no-spin"]
-	if !errors.Is(err, oracle.ErrSpin) || !strings.Contains(err.Error(), "waited on a lock") {
-		t.Errorf("no-spin: got %v, want %v saying the goroutines waited on a lock", err, oracle.ErrSpin)
+	var known string // the first run's deadlock site, known to the second
+	for _, name := range []string{
+		"locked - a target deadlocked at stop - given up on its lock waits - fail",
+		"locked - a target deadlocked at stop, a known deadlock - given up at it - fail",
+	} {
+		t.Run(name, func(t *testing.T) {
+			release := make(chan struct{})
+			defer close(release)
+			var spins []string
+			if known != "" {
+				spins = []string{known}
+			}
+			obs := Observe(t, Spec{History: h, Target: lockedTarget(release), SpinBound: bound, Watchdog: time.Minute, KnownSpins: spins})
+			if obs.Spin == nil || !obs.Spin.Locked {
+				t.Fatalf("spin: got %+v, want the run given up locked", obs.Spin)
+			}
+			if obs.Spin.After >= bound {
+				t.Errorf("given up after: got %v, want less than the spin bound %v (the lock waits are seen, not timed out)", obs.Spin.After, bound)
+			}
+			if obs.Spin.Known != known {
+				t.Errorf("known: got %q, want %q", obs.Spin.Known, known)
+			}
+			if !strings.Contains(obs.Spin.Stack, "lockedTarget") || !strings.Contains(obs.Spin.Stack, "sync.Mutex.Lock") {
+				t.Errorf("stacks: got %q, want the locked target's wait on sync.Mutex.Lock", obs.Spin.Stack)
+			}
+			err := oracle.Judge(obs)["no-spin"]
+			if !errors.Is(err, oracle.ErrSpin) || !strings.Contains(err.Error(), "waited on a lock") {
+				t.Errorf("no-spin: got %v, want %v saying the goroutines waited on a lock", err, oracle.ErrSpin)
+			}
+			known = site.OfStack(obs.Spin.Stack)
+		})
 	}
 }
 

@@ -152,3 +152,40 @@ example.com/op.(*Reconciler).Reconcile(0xc000214000)
 		})
 	}
 }
+
+// TestReleased checks how long a run given up waits for its goroutines to
+// end: a deadlock that stays as it was is not waited out; another spin is
+// waited for until its run finishes. (The test's watch has no bubble: its
+// lock waits read as none, the same as the spin's.)
+func TestReleased(t *testing.T) {
+	tests := []struct {
+		name   string
+		spin   observe.Spin
+		finish bool // the run finishes after the give-up
+	}{
+		{name: "released - a deadlock that stays as it was - not waited out - pass", spin: observe.Spin{Locked: true}},
+		{name: "released - a busy loop - waited for until its run finishes - pass", spin: observe.Spin{Stack: "goroutine 1 [running]:"}, finish: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &spinWatch{}
+			finished := make(chan struct{})
+			done := make(chan struct{})
+			go func() { w.released(finished, &tc.spin, time.Hour); close(done) }()
+			if tc.finish {
+				time.Sleep(3 * KnownSpinAfter) // past the deadlock's look: a busy loop is still waited for
+				select {
+				case <-done:
+					t.Fatalf("got the wait ended before the run finished, want it waited for")
+				default:
+				}
+				close(finished)
+			}
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second): // a guard: the wait looks every 25 ms
+				t.Fatalf("got the wait still on after 30 s, want it ended")
+			}
+		})
+	}
+}

@@ -32,8 +32,8 @@ type Spin struct {
 	// it never does. That is no deadlock of the target's, and the run is
 	// judged nothing.
 	OnTime bool
-	// Known, when set, is the site of a known busy loop (harness
-	// Spec.KnownSpins) the stopped run was seen running at twice. It was
+	// Known, when set, is the site of a known busy loop or deadlock
+	// (harness Spec.KnownSpins) the stopped run was seen in twice. It was
 	// given up then, sooner than the spin bound: the verdict is the same.
 	Known string
 }
