@@ -34,6 +34,34 @@ func (c *fakeClock) readCount() int {
 	return c.reads
 }
 
+// watchTicks runs w's watch with the run's bound, sets clock to wall and
+// cpu once the watch has read its start, and returns the spin it gives.
+// When no spin is wanted, the run finishes after five ticks saw the clock
+// set. A watch that gives nothing in 30 s fails the test.
+func watchTicks(t *testing.T, w *spinWatch, clock *fakeClock, bound, wall, cpu time.Duration, wantSpin bool) *observe.Spin {
+	t.Helper()
+	finished := make(chan struct{})
+	got := make(chan *observe.Spin, 1)
+	go func() { spin, _ := w.watch(finished, bound, time.Time{}); got <- spin }()
+	for clock.readCount() < 1 { // the watch has read its start
+		time.Sleep(time.Millisecond)
+	}
+	clock.set(wall, cpu)
+	if !wantSpin {
+		for n := clock.readCount(); clock.readCount() < n+5; { // five ticks see the clock set
+			time.Sleep(time.Millisecond)
+		}
+		close(finished)
+	}
+	select {
+	case spin := <-got:
+		return spin
+	case <-time.After(30 * time.Second): // a guard: the watch ticks every 250 ms at most
+		t.Fatalf("got nothing from the watch in 30 s, want a spin %v", wantSpin)
+		return nil
+	}
+}
+
 // TestSpinWatchClock checks what passes a spin bound: wall time and the
 // process's CPU time since the last look. A machine other processes load
 // starves the process of CPU: no spin. It checks too that the harness's
@@ -64,20 +92,7 @@ func TestSpinWatchClock(t *testing.T) {
 			w := &spinWatch{clock: clock.read}
 			w.stopping.Store(tc.stopping)
 			w.working.Store(tc.working)
-			finished := make(chan struct{})
-			got := make(chan bool, 1)
-			go func() { spin, _ := w.watch(finished, bound, time.Time{}); got <- spin != nil }()
-			for clock.readCount() < 1 { // the watch has read its start
-				time.Sleep(time.Millisecond)
-			}
-			clock.set(tc.wall, tc.cpu)
-			if !tc.spin {
-				for n := clock.readCount(); clock.readCount() < n+5; { // five ticks see the clock set
-					time.Sleep(time.Millisecond)
-				}
-				close(finished)
-			}
-			if spun := <-got; spun != tc.spin {
+			if spun := watchTicks(t, w, clock, bound, tc.wall, tc.cpu, tc.spin) != nil; spun != tc.spin {
 				t.Errorf("got spin %v, want %v", spun, tc.spin)
 			}
 		})
@@ -124,25 +139,7 @@ example.com/op.(*Reconciler).Reconcile(0xc000214000)
 			clock := &fakeClock{}
 			w := &spinWatch{clock: clock.read, known: tc.known, running: func() string { return tc.running }}
 			w.stopping.Store(tc.stopping)
-			finished := make(chan struct{})
-			got := make(chan *observe.Spin, 1)
-			go func() { spin, _ := w.watch(finished, time.Minute, time.Time{}); got <- spin }()
-			for clock.readCount() < 1 { // the watch has read its start
-				time.Sleep(time.Millisecond)
-			}
-			clock.set(tc.wall, tc.cpu)
-			if !tc.spin {
-				for n := clock.readCount(); clock.readCount() < n+5; { // five ticks see the clock set
-					time.Sleep(time.Millisecond)
-				}
-				close(finished)
-			}
-			var spin *observe.Spin
-			select {
-			case spin = <-got:
-			case <-time.After(30 * time.Second): // a guard: the watch ticks every 25 ms
-				t.Fatalf("got no spin in 30 s of ticks, want a spin %v", tc.spin)
-			}
+			spin := watchTicks(t, w, clock, time.Minute, tc.wall, tc.cpu, tc.spin)
 			if (spin != nil) != tc.spin {
 				t.Fatalf("got spin %+v, want a spin %v", spin, tc.spin)
 			}
