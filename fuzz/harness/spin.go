@@ -243,6 +243,8 @@ func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration, deadlin
 			if slices.Contains(w.known, at) {
 				knownAt = at
 			}
+		} else {
+			knownAt = "" // the loop must be seen at two ticks in a row
 		}
 		limit := bound
 		if w.stopping.Load() && !working {
