@@ -2,8 +2,8 @@ package replayer
 
 import (
 	"bytes"
+	"maps"
 	"slices"
-	"sort"
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -58,10 +58,14 @@ const gcUserAgent = "kube-controller-manager/v1.37.2 (linux/amd64) kubernetes/ga
 // ownerReferences, by resource and key: the only ones the replay
 // collects.
 type collector struct {
-	mu        sync.Mutex // guards owned, changes and collected
+	mu        sync.Mutex // guards every field
 	owned     map[history.Resource]map[string]bool
 	changes   uint64 // how many times owned changed
 	collected int    // the objects deleted (Server.Collected)
+	// snapshot is a copy of owned as it was at snapshotAt changes, which
+	// watched hands out: it is never changed once made.
+	snapshot   map[history.Resource]map[string]bool
+	snapshotAt uint64
 }
 
 // gcPoint is a point of what has happened, as the garbage collector sees
@@ -125,23 +129,26 @@ func (c *collector) changesSoFar() uint64 {
 	return c.changes
 }
 
-// watched returns the watched keys of every resource, sorted (nil when
-// there are none).
-func (c *collector) watched() map[history.Resource][]string {
+// watched returns the watched keys of every resource (nil when there
+// are none). The maps are a snapshot, shared until the keys next change:
+// the caller must not change them.
+func (c *collector) watched() map[history.Resource]map[string]bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out map[history.Resource][]string
+	if c.snapshotAt == c.changes && (c.snapshot != nil || c.changes == 0) {
+		return c.snapshot
+	}
+	var out map[history.Resource]map[string]bool
 	for res, keys := range c.owned {
-		for k := range keys {
-			if out == nil {
-				out = map[history.Resource][]string{}
-			}
-			out[res] = append(out[res], k)
+		if len(keys) == 0 {
+			continue
 		}
+		if out == nil {
+			out = map[history.Resource]map[string]bool{}
+		}
+		out[res] = maps.Clone(keys)
 	}
-	for _, keys := range out {
-		sort.Strings(keys)
-	}
+	c.snapshot, c.snapshotAt = out, c.changes
 	return out
 }
 
@@ -193,8 +200,9 @@ func (e *engine) garbage() []writes.Request {
 	// The watched objects of the state that name owners, and those
 	// owners' UIDs: only theirs are looked up in what has happened.
 	type candidate struct {
-		log int
-		obj *history.Object
+		log    int
+		obj    *history.Object
+		owners []string
 	}
 	var cands []candidate
 	owners := map[string]bool{}
@@ -202,30 +210,42 @@ func (e *engine) garbage() []writes.Request {
 	states := make([][]*history.Object, len(truth.Logs))
 	for i, l := range truth.Logs {
 		states[i] = l.StateAt(avail[i])
-		keys := watched[l.Resource]
-		if len(keys) == 0 {
+		want := watched[l.Resource]
+		if len(want) == 0 {
 			continue
-		}
-		want := make(map[string]bool, len(keys))
-		for _, k := range keys {
-			want[k] = true
 		}
 		for _, o := range states[i] {
 			// one being deleted is left to its final deletion
 			// (garbagecollector.go attemptToDeleteItem: isBeingDeleted)
-			if want[o.Key()] && len(o.Owners()) > 0 && !bytes.Contains(o.Raw, []byte(`"deletionTimestamp"`)) {
-				cands = append(cands, candidate{log: i, obj: o})
-				for _, uid := range o.Owners() {
+			if !want[o.Key()] {
+				continue
+			}
+			if own := o.Owners(); len(own) > 0 && !bytes.Contains(o.Raw, []byte(`"deletionTimestamp"`)) {
+				cands = append(cands, candidate{log: i, obj: o, owners: own})
+				for _, uid := range own {
 					owners[uid] = true
 				}
 			}
 		}
 	}
+	// An owner the state holds is alive: a candidate with one is kept
+	// without looking through what has happened.
+	live := map[string]bool{}
+	for i := range truth.Logs {
+		for _, o := range states[i] {
+			if owners[o.UID] {
+				live[o.UID] = true
+			}
+		}
+	}
+	cands = slices.DeleteFunc(cands, func(c candidate) bool {
+		return slices.ContainsFunc(c.owners, func(uid string) bool { return live[uid] })
+	})
 	if len(cands) == 0 {
 		e.collectedAt = at
 		return nil
 	}
-	seen, live := map[string]bool{}, map[string]bool{}
+	seen := map[string]bool{}
 	for i, l := range truth.Logs {
 		for _, o := range l.Initial {
 			if owners[o.UID] {
@@ -237,16 +257,11 @@ func (e *engine) garbage() []writes.Request {
 				seen[e.Object.UID] = true
 			}
 		}
-		for _, o := range states[i] {
-			if owners[o.UID] {
-				live[o.UID] = true
-			}
-		}
 	}
 	var out []writes.Request
 	for _, c := range cands {
 		o := c.obj
-		if !ownersGone(o, seen, live) {
+		if !ownersGone(c.owners, seen, live) {
 			continue
 		}
 		uid := types.UID(o.UID)
@@ -262,10 +277,10 @@ func (e *engine) garbage() []writes.Request {
 	return out
 }
 
-// ownersGone reports whether object o names owners and every one of
-// them is gone: its UID was held (seen) and is no longer (live).
-func ownersGone(o *history.Object, seen, live map[string]bool) bool {
-	owners := o.Owners()
+// ownersGone reports whether owners (an object's owner UIDs) is not
+// empty and every one of them is gone: its UID was held (seen) and is no
+// longer (live).
+func ownersGone(owners []string, seen, live map[string]bool) bool {
 	for _, uid := range owners {
 		if !seen[uid] || live[uid] {
 			return false
