@@ -8,12 +8,12 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"math/big"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -48,20 +48,25 @@ const (
 )
 
 // bundleCRDPath returns the path of trust-manager's Bundle CRD in the
-// module cache: the module examples/trustmanager requires (go list -m).
+// module cache: the module examples/trustmanager requires, downloaded
+// first when the cache lacks it (go mod download -json). On a fresh
+// machine the root module's tests run before that example's fetch it.
 func bundleCRDPath(ctx context.Context) (string, error) {
-	cmd := exec.CommandContext(ctx, goTool(), "list", "-m", "-f", "{{.Dir}}", trustModule)
+	cmd := exec.CommandContext(ctx, goTool(), "mod", "download", "-json", trustModule)
 	cmd.Dir = trustExample
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go list -m %s in %s: %w: %s", trustModule, trustExample, err, stderr.String())
+		return "", fmt.Errorf("go mod download %s in %s: %w: %s%s", trustModule, trustExample, err, stderr.String(), out.String())
 	}
-	dir := strings.TrimSpace(out.String())
-	if dir == "" {
-		return "", fmt.Errorf("go list -m %s: no directory (module not downloaded?)", trustModule)
+	var mod struct{ Dir, Error string }
+	if err := json.Unmarshal(out.Bytes(), &mod); err != nil {
+		return "", fmt.Errorf("go mod download -json %s: %w", trustModule, err)
 	}
-	return filepath.Join(dir, "deploy", "crds", "trust.cert-manager.io_bundles.yaml"), nil
+	if mod.Dir == "" {
+		return "", fmt.Errorf("go mod download %s: no directory: %s", trustModule, mod.Error)
+	}
+	return filepath.Join(mod.Dir, "deploy", "crds", "trust.cert-manager.io_bundles.yaml"), nil
 }
 
 // caPEM returns a fresh self-signed CA certificate named cn, PEM-encoded,
