@@ -181,7 +181,10 @@ func (w *spinWatch) look(at time.Duration) {
 // has not finished DeadlineGrace after that, watch returns late true.
 func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration, deadline time.Time) (spin *observe.Spin, late bool) {
 	period := max(min(bound/20, 250*time.Millisecond), time.Millisecond)
-	if !deadline.IsZero() || len(w.known) > 0 {
+	if !deadline.IsZero() {
+		period = min(period, 50*time.Millisecond)
+	}
+	if len(w.known) > 0 {
 		period = min(period, knownSpinTick)
 	}
 	tick := time.NewTicker(period)
