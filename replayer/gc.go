@@ -135,7 +135,7 @@ func (c *collector) changesSoFar() uint64 {
 func (c *collector) watched() map[history.Resource]map[string]bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.snapshotAt == c.changes && (c.snapshot != nil || c.changes == 0) {
+	if c.snapshotAt == c.changes { // none is made before the first change: none is watched
 		return c.snapshot
 	}
 	var out map[history.Resource]map[string]bool
@@ -215,11 +215,11 @@ func (e *engine) garbage() []writes.Request {
 			continue
 		}
 		for _, o := range states[i] {
-			// one being deleted is left to its final deletion
-			// (garbagecollector.go attemptToDeleteItem: isBeingDeleted)
 			if !want[o.Key()] {
 				continue
 			}
+			// one being deleted is left to its final deletion
+			// (garbagecollector.go attemptToDeleteItem: isBeingDeleted)
 			if own := o.Owners(); len(own) > 0 && !bytes.Contains(o.Raw, []byte(`"deletionTimestamp"`)) {
 				cands = append(cands, candidate{log: i, obj: o, owners: own})
 				for _, uid := range own {

@@ -222,7 +222,8 @@ func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration, deadlin
 		// are a deadlock, not slowness. At a known deadlock of a stopped run
 		// (Spec.KnownSpins) they are looked at from KnownSpinAfter on.
 		lockLook := d >= min(bound, lockWaitAfter)
-		if !working && (lockLook || w.stopping.Load() && len(w.known) > 0 && d >= KnownSpinAfter) {
+		knownStop := w.stopping.Load() && !working && len(w.known) > 0 // a stopped run with known loops
+		if !working && (lockLook || knownStop && d >= KnownSpinAfter) {
 			id, _ := w.bubble.Load().(string)
 			waits := lockWaitsIn(id)
 			at := site.OfStack(waits)
@@ -236,7 +237,7 @@ func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration, deadlin
 			}
 			stuck = waits
 		}
-		if w.stopping.Load() && !working && len(w.known) > 0 && passed(KnownSpinAfter, d, used) {
+		if knownStop && passed(KnownSpinAfter, d, used) {
 			stack := w.runningStacks()
 			at := site.OfStack(stack)
 			if at != "" && at == knownAt {
