@@ -21,10 +21,20 @@ func tickingTarget() Target {
 	}}
 }
 
+// idleTarget is a target that waits for its context: a run of it lasts to
+// the watchdog, at almost no cost in real time.
+func idleTarget() Target {
+	return Target{Name: "idle", Doc: "a target that waits for its end", Run: func(ctx context.Context, env *Env) error {
+		<-ctx.Done()
+		return nil
+	}}
+}
+
 // TestObserveDeadline checks a run past its Spec.Deadline (a fuzzing
 // worker's input budget): it is cut short, OutOfTime, and not taken for a
 // spin. One that looks ends at its next look; one that never looks is
-// left DeadlineGrace later. A run without a deadline is not cut.
+// left DeadlineGrace later. One begun past its deadline is cut at its first
+// look, however soon it would end. A run without a deadline is not cut.
 func TestObserveDeadline(t *testing.T) {
 	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
 	var release atomic.Bool
@@ -38,6 +48,7 @@ func TestObserveDeadline(t *testing.T) {
 	}{
 		{name: "Observe - deadline passed, target busy in virtual time - cut at a look - pass", target: tickingTarget(), deadline: time.Now(), watchdog: DefaultWatchdog, want: true},
 		{name: "Observe - deadline passed, target spins - left after the grace, not a spin - pass", target: spinningTarget(true, &release), deadline: time.Now(), watchdog: DefaultWatchdog, want: true},
+		{name: "Observe - deadline passed before the run, target idle - cut at its first look - pass", target: idleTarget(), deadline: time.Now(), watchdog: DefaultWatchdog, want: true},
 		{name: "Observe - no deadline, target busy - runs to its end - pass", target: tickingTarget(), watchdog: 10 * time.Second, want: false},
 	}
 	for _, tc := range tests {

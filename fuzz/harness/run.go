@@ -35,6 +35,9 @@ func Observe(t *testing.T, s Spec) *observe.Observation {
 	var obs *observe.Observation
 	var panicked any
 	w := &spinWatch{release: make(chan struct{}), known: s.KnownSpins}
+	if !s.Deadline.IsZero() && time.Now().After(s.Deadline) {
+		w.late.Store(true) // begun past its deadline: cut at its first look, not at the watcher's first tick
+	}
 	finished := make(chan struct{})
 	// The bubble runs on a goroutine of its own. So a run whose goroutines
 	// never block (its clock stands still: a spin) can be given up after
