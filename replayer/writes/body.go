@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/yaml"
+	kjson "sigs.k8s.io/json"
 
 	"github.com/lwreplay/lwreplay/internal/builtin"
 )
@@ -159,7 +160,7 @@ func decodeTyped(req Request) (obj *unstructured.Unstructured, strictErr error, 
 		if !decodeProtobuf(req.Body, k, into) {
 			return nil, nil, false
 		}
-	} else if strictErr, ok = decodeStrict(req, k, into); !ok {
+	} else if into, strictErr, ok = decodeStrict(req, k, into); !ok {
 		return nil, nil, false
 	}
 	defaultTyped(req.Kind, into)
@@ -170,25 +171,43 @@ func decodeTyped(req Request) (obj *unstructured.Unstructured, strictErr error, 
 }
 
 // decodeStrict decodes req's body, a JSON or YAML object of kind k, into
-// into, strictly. It is not ok for another body or one that does not
-// decode (strict errors aside): another kind's, or a syntax or type error.
-func decodeStrict(req Request, k schema.GroupVersionKind, into runtime.Object) (strictErr error, ok bool) {
+// into (a new object of k's Go type), strictly, as strictJSON does, and
+// returns it. It is not ok for another body or one that does not decode
+// (strict errors aside): another kind's, or a syntax or type error.
+//
+// The serializer first finds the body's kind and apiVersion with a
+// case-insensitive decode (SimpleMetaFactory.Interpret), then decodes the
+// body strictly. A body without unknown or duplicate fields has no other
+// key than the type's fields, cased as they are: the strict decode alone
+// finds the same kind and apiVersion. So only a body with strict errors
+// is given to the serializer, into a new object.
+func decodeStrict(req Request, k schema.GroupVersionKind, into runtime.Object) (out runtime.Object, strictErr error, ok bool) {
 	body, ok := typedBody(req)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	if b := bytes.TrimLeft(body, " \t\r\n"); len(b) == 0 || b[0] != '{' {
-		return nil, false
+		return nil, nil, false
 	}
-	out, _, err := strictJSON.Decode(body, &k, into)
-	if (err != nil && !runtime.IsStrictDecodingError(err)) || out != into {
-		return nil, false // out is another kind's object
+	strictErrs, err := kjson.UnmarshalStrict(body, into)
+	if err != nil {
+		return nil, nil, false // the serializer's unmarshal fails alike
+	}
+	if len(strictErrs) > 0 {
+		if into, err = builtin.Scheme.New(k); err != nil {
+			return nil, nil, false
+		}
+		out, _, err := strictJSON.Decode(body, &k, into)
+		if (err != nil && !runtime.IsStrictDecodingError(err)) || out != into {
+			return nil, nil, false // out is another kind's object
+		}
+		strictErr = err
 	}
 	// the decode leaves the body's kind and apiVersion in the object
 	if sent := into.GetObjectKind().GroupVersionKind(); sent != k && !sent.Empty() {
-		return nil, false
+		return nil, nil, false
 	}
-	return err, true
+	return into, strictErr, true
 }
 
 // decodeProtobuf decodes body, a protobuf object of kind k (as
