@@ -148,12 +148,12 @@ func requestOf(req *http.Request, at time.Duration) observe.Request {
 // the run ends.
 func (b *requestBound) RoundTrip(req *http.Request) (*http.Response, error) {
 	now := time.Since(b.start)
+	r := requestOf(req, now)
+	r.Stack = site.Callers() // the stack walk outside the lock
 	b.mu.Lock()
 	over := b.tripBound != ""
 	idx := len(b.log)
 	if !over {
-		r := requestOf(req, now)
-		r.Stack = site.Callers()
 		b.log = append(b.log, r)
 		if isWrite(req) {
 			b.lastWrite = now
