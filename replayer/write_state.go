@@ -53,6 +53,20 @@ func (st writeState) Get(key string) (*unstructured.Unstructured, bool) {
 	return u, true
 }
 
+// Raw returns the JSON of the object stored under key, which Get decodes
+// (without its kind and apiVersion, the log's).
+func (st writeState) Raw(key string) ([]byte, bool) {
+	o, ok := st.l.ObjectAt(key, st.p)
+	if !ok {
+		return nil, false
+	}
+	return o.Raw, true
+}
+
+// writeState is a writes.RawState: a write reuses the field manager's
+// answer to a request it has seen on the same stored object.
+var _ writes.RawState = writeState{}
+
 // writeState is a writes.Lister: a delete of a collection lists it.
 var _ writes.Lister = writeState{}
 

@@ -86,23 +86,31 @@ func applied(k Kind, live *unstructured.Unstructured, req Request, now time.Time
 // library cannot track the fields, obj's managedFields are removed and the
 // write goes on. Only a kind that has no field manager is an error. obj
 // is the caller's, changed in place (the field manager takes its
-// managedFields out); old is not changed.
-func trackUpdate(k Kind, subresource string, old, obj *unstructured.Unstructured, manager string, now time.Time) (*unstructured.Unstructured, error) {
+// managedFields out); old is not changed. With mk, the answer held for it
+// is reused, or the field manager's is held (trackMemo).
+func trackUpdate(k Kind, subresource string, old, obj *unstructured.Unstructured, manager string, now time.Time, mk *trackKey) (*unstructured.Unstructured, error) {
+	if mk != nil {
+		if u, ok := tracks.get(mk); ok {
+			stampTimes(old, u, now)
+			return u, nil
+		}
+	}
 	fm, err := fieldManagerFor(k, subresource)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
 	// The field manager does not change the live object (the Manager
 	// contract, managedfields/internal/manager.go): old is passed as is.
-	out, err := fm.Update(old, obj, manager)
-	if err != nil {
-		obj.SetManagedFields(nil)
-		return obj, nil
+	var u *unstructured.Unstructured
+	if out, err := fm.Update(old, obj, manager); err == nil {
+		u, _ = out.(*unstructured.Unstructured)
 	}
-	u, ok := out.(*unstructured.Unstructured)
-	if !ok {
+	if u == nil {
 		obj.SetManagedFields(nil)
-		return obj, nil
+		u = obj
+	}
+	if mk != nil {
+		tracks.put(mk, u)
 	}
 	stampTimes(old, u, now)
 	return u, nil

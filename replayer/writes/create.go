@@ -36,7 +36,7 @@ func create(st State, env Env, req Request) (Result, error) {
 	}
 	// the handler records the create in managedFields against an empty
 	// object of the kind (handlers/create.go)
-	if obj, err = tracked(req, env, nil, obj, body.typed); err != nil {
+	if obj, err = tracked(req, env, nil, obj, body.typed, trackKeyOf(st, req, "")); err != nil {
 		return Result{}, err
 	}
 	res, err := createObject(st, env, req, obj)
@@ -48,9 +48,9 @@ func create(st State, env Env, req Request) (Result, error) {
 // handlers hold it before storage. A built-in one goes through its Go
 // type (throughType) unless typed says it came out of it. The write is
 // recorded in managedFields as an Update by its field manager
-// (trackUpdate) against old (nil: an empty object). obj is the caller's,
-// changed in place.
-func tracked(req Request, env Env, old, obj *unstructured.Unstructured, typed bool) (*unstructured.Unstructured, error) {
+// (trackUpdate) against old (nil: an empty object), with mk. obj is the
+// caller's, changed in place.
+func tracked(req Request, env Env, old, obj *unstructured.Unstructured, typed bool, mk *trackKey) (*unstructured.Unstructured, error) {
 	if req.Kind.Builtin && !typed {
 		typed, err := throughType(req.Kind, obj)
 		if err != nil {
@@ -62,7 +62,7 @@ func tracked(req Request, env Env, old, obj *unstructured.Unstructured, typed bo
 		old = &unstructured.Unstructured{}
 		old.SetGroupVersionKind(gvk(req.Kind))
 	}
-	return trackUpdate(req.Kind, req.Subresource, old, obj, managerOrUserAgent(req.FieldManager, req.UserAgent), env.Now)
+	return trackUpdate(req.Kind, req.Subresource, old, obj, managerOrUserAgent(req.FieldManager, req.UserAgent), env.Now, mk)
 }
 
 // noCreate is the answer to a POST to a subresource. The status

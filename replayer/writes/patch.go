@@ -64,7 +64,7 @@ func patch(st State, env Env, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	obj, err = trackUpdate(req.Kind, req.Subresource, old, obj, managerOrUserAgent(req.FieldManager, req.UserAgent), env.Now)
+	obj, err = trackUpdate(req.Kind, req.Subresource, old, obj, managerOrUserAgent(req.FieldManager, req.UserAgent), env.Now, trackKeyOf(st, req, Key(req.Namespace, req.Name)))
 	if err != nil {
 		return Result{}, err
 	}

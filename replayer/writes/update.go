@@ -61,9 +61,10 @@ func update(st State, env Env, req Request) (Result, error) {
 	if err := checkName(req, obj); err != nil {
 		return Result{}, err
 	}
-	old, ok := st.Get(Key(expectedNamespace(req.Kind, req.Namespace), req.Name))
+	key := Key(expectedNamespace(req.Kind, req.Namespace), req.Name)
+	old, ok := st.Get(key)
 	if ok {
-		if obj, err = tracked(req, env, old, obj, body.typed); err != nil {
+		if obj, err = tracked(req, env, old, obj, body.typed, trackKeyOf(st, req, key)); err != nil {
 			return Result{}, err
 		}
 		return warned(store(st, env, req, old, obj))
@@ -76,7 +77,7 @@ func update(st State, env Env, req Request) (Result, error) {
 	if err := uidPrecondition(req, obj, &unstructured.Unstructured{}); err != nil {
 		return Result{}, err
 	}
-	if obj, err = tracked(req, env, nil, obj, body.typed); err != nil {
+	if obj, err = tracked(req, env, nil, obj, body.typed, trackKeyOf(st, req, "")); err != nil {
 		return Result{}, err
 	}
 	wipeSystemFields(obj)
