@@ -88,6 +88,9 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request) {
 		s.writePoint(l, writeKey(req, res, err), byActor(r))
 	}
 	s.eng.collectGarbage() // a delete of an owner, or a dependent of one gone
+	if errors.Is(err, writes.ErrAborted) {
+		panic(http.ErrAbortHandler) // as kube-apiserver's handler: the stream is reset
+	}
 	if err != nil {
 		writeStatusErr(w, err)
 		return

@@ -10,6 +10,10 @@ var (
 	uidPattern     = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	numberPattern  = regexp.MustCompile(`\b[0-9]+\b`)
 	genNamePattern = regexp.MustCompile(`\bgen-[a-z0-9]{5}\b`)
+	// abortedPattern matches what a client says of a response the server
+	// aborted: HTTP/2 resets the stream (a real kube-apiserver's), HTTP/1
+	// closes the connection (the replay's test server).
+	abortedPattern = regexp.MustCompile(`: (stream error: stream ID [0-9]+; INTERNAL_ERROR; received from peer|EOF|unexpected EOF|read: connection reset by peer)$`)
 	// timePattern matches RFC 3339 times, as in a deletionTimestamp.
 	timePattern = regexp.MustCompile(`\b[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})`)
 )
@@ -49,6 +53,10 @@ func (n *normalizer) text(s string) string {
 	})
 }
 
+// abortedMessage stands for any message abortedPattern matches: where
+// the client was, and which transport, differ.
+const abortedMessage = "no answer: the server aborted the response"
+
 // sequence normalizes a sequence's transcript in place.
 func (n *normalizer) sequence(st *SequenceTranscript) {
 	for i := range st.Steps {
@@ -62,6 +70,9 @@ func (n *normalizer) sequence(st *SequenceTranscript) {
 
 // outcome normalizes an outcome in place.
 func (n *normalizer) outcome(o *Outcome) {
+	if o.Code == -1 && abortedPattern.MatchString(o.Message) {
+		o.Message = abortedMessage
+	}
 	o.Message = n.text(o.Message)
 	for i, c := range o.Causes {
 		o.Causes[i] = n.text(c)

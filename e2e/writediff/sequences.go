@@ -103,6 +103,7 @@ func Sequences() []Sequence {
 			patch("merge patch changing nothing", Dynamic, merge, "a", `{"data":{"k":"v1"}}`),
 			patch("merge patch missing", Dynamic, merge, "missing", `{"data":{"k":"v1"}}`),
 			patch("json patch malformed", Dynamic, jsonPatch, "a", `{"op":"add"}`),
+			patch("json patch replacing the root with no value", Dynamic, jsonPatch, "a", `[{"op":"replace","path":""}]`),
 		}},
 		{Name: "patch-deployment", Watch: "deployments", Steps: []Step{
 			on(cm("create protobuf", Typed, Create, "web", deployWeb), "deployments", "spec.template.spec.containers"),

@@ -35,6 +35,31 @@ func TestNormalizerText(t *testing.T) {
 	}
 }
 
+// TestNormalizerAborted checks that a response the server aborted reads
+// alike over HTTP/2 and HTTP/1, and that no answered error does.
+func TestNormalizerAborted(t *testing.T) {
+	n := newNormalizer("wd-patch-0a1b2c")
+	tests := []struct {
+		name string
+		in   Outcome
+		want string
+	}{
+		{"aborted - HTTP/2 stream reset - pass", Outcome{Code: -1, Message: `Patch "https://127.0.0.1:40311/api/v1/namespaces/wd-patch-0a1b2c/configmaps/a": stream error: stream ID 241; INTERNAL_ERROR; received from peer`}, abortedMessage},
+		{"aborted - HTTP/1 connection closed - pass", Outcome{Code: -1, Message: `Patch "http://127.0.0.1:35011/api/v1/namespaces/wd-patch-0a1b2c/configmaps/a": EOF`}, abortedMessage},
+		{"aborted - an answered Status - fail, kept", Outcome{Code: 422, Message: `the server rejected our request: EOF`}, `the server rejected our request: EOF`},
+		{"aborted - another transport error - fail, kept", Outcome{Code: -1, Message: `Patch "http://h/a": dial tcp: connection refused`}, `Patch "http://h/a": dial tcp: connection refused`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := tt.in
+			n.outcome(&o)
+			if o.Message != tt.want {
+				t.Errorf("got %q, want %q", o.Message, tt.want)
+			}
+		})
+	}
+}
+
 // object is a configmap with the given metadata.
 func object(uid, rv, created string, data map[string]any) *unstructured.Unstructured {
 	md := map[string]any{"name": "a", "uid": uid, "resourceVersion": rv}

@@ -86,15 +86,9 @@ func applied(k Kind, live *unstructured.Unstructured, req Request, now time.Time
 // library cannot track the fields, obj's managedFields are removed and the
 // write goes on. Only a kind that has no field manager is an error. obj
 // is the caller's, changed in place (the field manager takes its
-// managedFields out); old is not changed. With mk, the answer held for it
-// is reused, or the field manager's is held (trackMemo).
-func trackUpdate(k Kind, subresource string, old, obj *unstructured.Unstructured, manager string, now time.Time, mk *trackKey) (*unstructured.Unstructured, error) {
-	if mk != nil {
-		if u, ok := tracks.get(mk); ok {
-			stampTimes(old, u, now)
-			return u, nil
-		}
-	}
+// managedFields out); old is not changed. With mk, the answer and the
+// write's warnings are held for reuse (trackMemo).
+func trackUpdate(k Kind, subresource string, old, obj *unstructured.Unstructured, manager string, now time.Time, mk *trackKey, warnings []string) (*unstructured.Unstructured, error) {
 	fm, err := fieldManagerFor(k, subresource)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
@@ -102,6 +96,7 @@ func trackUpdate(k Kind, subresource string, old, obj *unstructured.Unstructured
 	// The field manager does not change the live object (the Manager
 	// contract, managedfields/internal/manager.go): old is passed as is.
 	var u *unstructured.Unstructured
+	from := time.Now()
 	if out, err := fm.Update(old, obj, manager); err == nil {
 		u, _ = out.(*unstructured.Unstructured)
 	}
@@ -109,8 +104,8 @@ func trackUpdate(k Kind, subresource string, old, obj *unstructured.Unstructured
 		obj.SetManagedFields(nil)
 		u = obj
 	}
-	if mk != nil {
-		tracks.put(mk, u)
+	if mk != nil && reusable(old, u, from, time.Now()) {
+		tracks.put(mk, u, warnings)
 	}
 	stampTimes(old, u, now)
 	return u, nil

@@ -195,7 +195,7 @@ func TestTrackUpdate(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := trackUpdate(configmaps, c.subresource, old, c.obj, c.manager, now, nil)
+			got, err := trackUpdate(configmaps, c.subresource, old, c.obj, c.manager, now, nil, nil)
 			if err != nil {
 				t.Fatalf("got error %v, want none", err)
 			}

@@ -22,11 +22,16 @@ func create(st State, env Env, req Request) (Result, error) {
 	if req.Subresource != "" {
 		return Result{}, noCreate(req)
 	}
-	body, err := decodeBody(req)
-	if err != nil {
-		return Result{}, err
+	mk := trackKeyOf(st, req, "")
+	obj, warnings, reused := tracks.reuse(mk, nil, env.Now)
+	var typed bool
+	if !reused {
+		body, err := decodeBody(req)
+		if err != nil {
+			return Result{}, err
+		}
+		obj, warnings, typed = body.obj, body.warnings, body.typed
 	}
-	obj, warnings := body.obj, body.warnings
 	name := obj.GetName() // admission.extractResourceName: before the name is generated
 	if name == "" {
 		name = obj.GetGenerateName()
@@ -34,10 +39,13 @@ func create(st State, env Env, req Request) (Result, error) {
 	if err := admitNamespace(env, req, name); err != nil {
 		return Result{}, err
 	}
-	// the handler records the create in managedFields against an empty
-	// object of the kind (handlers/create.go)
-	if obj, err = tracked(req, env, nil, obj, body.typed, trackKeyOf(st, req, "")); err != nil {
-		return Result{}, err
+	if !reused {
+		// the handler records the create in managedFields against an empty
+		// object of the kind (handlers/create.go)
+		var err error
+		if obj, err = tracked(req, env, nil, obj, typed, mk, warnings); err != nil {
+			return Result{}, err
+		}
 	}
 	res, err := createObject(st, env, req, obj)
 	res.Warnings = warnings
@@ -48,9 +56,9 @@ func create(st State, env Env, req Request) (Result, error) {
 // handlers hold it before storage. A built-in one goes through its Go
 // type (throughType) unless typed says it came out of it. The write is
 // recorded in managedFields as an Update by its field manager
-// (trackUpdate) against old (nil: an empty object), with mk. obj is the
-// caller's, changed in place.
-func tracked(req Request, env Env, old, obj *unstructured.Unstructured, typed bool, mk *trackKey) (*unstructured.Unstructured, error) {
+// (trackUpdate) against old (nil: an empty object), held under mk with
+// the write's warnings. obj is the caller's, changed in place.
+func tracked(req Request, env Env, old, obj *unstructured.Unstructured, typed bool, mk *trackKey, warnings []string) (*unstructured.Unstructured, error) {
 	if req.Kind.Builtin && !typed {
 		typed, err := throughType(req.Kind, obj)
 		if err != nil {
@@ -62,7 +70,7 @@ func tracked(req Request, env Env, old, obj *unstructured.Unstructured, typed bo
 		old = &unstructured.Unstructured{}
 		old.SetGroupVersionKind(gvk(req.Kind))
 	}
-	return trackUpdate(req.Kind, req.Subresource, old, obj, managerOrUserAgent(req.FieldManager, req.UserAgent), env.Now, mk)
+	return trackUpdate(req.Kind, req.Subresource, old, obj, managerOrUserAgent(req.FieldManager, req.UserAgent), env.Now, mk, warnings)
 }
 
 // noCreate is the answer to a POST to a subresource. The status

@@ -3,6 +3,7 @@ package writes
 import (
 	"reflect"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -61,30 +62,57 @@ func trackKeyOf(st State, req Request, key string) *trackKey {
 // process.
 var tracks = &trackMemo{maxBytes: 8 << 20}
 
-// trackMemo holds trackUpdate's objects, before their times are stamped,
-// by trackKey, up to maxBytes of keys' bodies and stored objects; then it
-// starts afresh. It hands out copies.
+// trackMemo holds, by trackKey, the objects a non-apply write handed
+// storage (trackUpdate's, before their times are stamped) and the
+// warnings the write had, up to maxBytes of keys' bodies and stored
+// objects; then it starts afresh. It hands out copies.
 type trackMemo struct {
 	mu       sync.Mutex
-	m        map[trackKey]*unstructured.Unstructured
+	m        map[trackKey]heldTrack
 	size     int
 	maxBytes int
 }
 
-// get returns a copy of the object held under k.
-func (c *trackMemo) get(k *trackKey) (*unstructured.Unstructured, bool) {
-	c.mu.Lock()
-	u, ok := c.m[*k]
-	c.mu.Unlock()
-	if !ok {
-		return nil, false
-	}
-	return u.DeepCopy(), true
+// heldTrack is one write's object and warnings.
+type heldTrack struct {
+	obj      *unstructured.Unstructured
+	warnings []string
 }
 
-// put holds a copy of u under k.
-func (c *trackMemo) put(k *trackKey, u *unstructured.Unstructured) {
-	n := len(k.body) + len(k.old)
+// reuse returns a copy of the object held for mk, its managedFields
+// entries the field manager changed stamped now against old (nil: an
+// empty object), and the warnings its write had. A write that reuses it
+// skips the body's decode or the patch, and the field manager: the same
+// request on the same stored object passed the same checks.
+func (c *trackMemo) reuse(mk *trackKey, old *unstructured.Unstructured, now time.Time) (*unstructured.Unstructured, []string, bool) {
+	if mk == nil {
+		return nil, nil, false
+	}
+	c.mu.Lock()
+	h, ok := c.m[*mk]
+	c.mu.Unlock()
+	if !ok {
+		return nil, nil, false
+	}
+	if old == nil {
+		old = &unstructured.Unstructured{}
+	}
+	u := h.obj.DeepCopy()
+	stampTimes(old, u, now)
+	return u, h.warnings, true
+}
+
+// held reports whether an answer is held for mk.
+func (c *trackMemo) held(mk *trackKey) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.m[*mk]
+	return ok
+}
+
+// put holds a copy of u and warnings under mk.
+func (c *trackMemo) put(mk *trackKey, u *unstructured.Unstructured, warnings []string) {
+	n := len(mk.body) + len(mk.old)
 	if n > c.maxBytes {
 		return
 	}
@@ -92,10 +120,34 @@ func (c *trackMemo) put(k *trackKey, u *unstructured.Unstructured) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || c.size+n > c.maxBytes {
-		c.m, c.size = map[trackKey]*unstructured.Unstructured{}, 0
+		c.m, c.size = map[trackKey]heldTrack{}, 0
 	}
-	if _, ok := c.m[*k]; !ok {
-		c.m[*k] = u
+	if _, ok := c.m[*mk]; !ok {
+		c.m[*mk] = heldTrack{obj: u, warnings: warnings}
 		c.size += n
 	}
+}
+
+// reusable reports whether u, the field manager's answer against old made
+// between from and to (its clock), can be reused at another time. An entry
+// whose time is old's is one the field manager kept, unless that time is
+// the second it answered in: then it may have stamped it afresh, and
+// stampTimes could not tell a later reuse to stamp it again.
+func reusable(old, u *unstructured.Unstructured, from, to time.Time) bool {
+	before := map[string]any{}
+	for _, e := range entryMaps(old) {
+		before[entryMapKey(e)] = e["time"]
+	}
+	for _, e := range entryMaps(u) {
+		was, ok := before[entryMapKey(e)]
+		if !ok || was != e["time"] {
+			continue
+		}
+		s, _ := was.(string)
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil || !t.Before(from.Truncate(time.Second)) && !t.After(to) {
+			return false
+		}
+	}
+	return true
 }

@@ -2,10 +2,13 @@ package writes
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -39,8 +42,9 @@ func TestTrackMemo(t *testing.T) {
 		}
 	}
 	cases := []struct {
-		name string
-		req  Request
+		name  string
+		req   Request
+		warns bool // the write has a warning
 	}{
 		{name: "track memo - configmap update by another manager - pass", req: Request{Verb: Update, Kind: configmaps, Namespace: "memo", Name: "c", FieldManager: "memo-test",
 			Body: []byte(`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c","labels":{"l":"2"}},"data":{"k":"w"}}`), ContentType: "application/json"}},
@@ -54,6 +58,12 @@ func TestTrackMemo(t *testing.T) {
 			Body: []byte(`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"new"},"data":{"k":"v"}}`), ContentType: "application/json"}},
 		{name: "track memo - deployment status update - pass", req: Request{Verb: Update, Kind: deployments, Namespace: "memo", Name: "d", Subresource: "status",
 			Body: []byte(`{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"d","resourceVersion":"6"},"status":{"replicas":2}}`), ContentType: "application/json"}},
+		{name: "track memo - configmap update with an unknown field - pass, its warning kept", req: Request{Verb: Update, Kind: configmaps, Namespace: "memo", Name: "c",
+			FieldValidation: "Warn", Body: []byte(`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c"},"data":{"k":"x"},"extra":1}`), ContentType: "application/json"}, warns: true},
+		{name: "track memo - configmap strategic merge patch - pass", req: Request{Verb: Patch, Kind: configmaps, Namespace: "memo", Name: "c",
+			PatchType: types.StrategicMergePatchType, Body: []byte(`{"data":{"s":"1"}}`)}},
+		{name: "track memo - lease created by a PUT - pass", req: Request{Verb: Update, Kind: leases, Namespace: "memo", Name: "l",
+			Body: []byte(`{"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"name":"l"},"spec":{"holderIdentity":"a"}}`), ContentType: "application/json"}},
 		{name: "track memo - widget update - pass", req: Request{Verb: Update, Kind: widgets, Namespace: "memo", Name: "w",
 			Body: []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","resourceVersion":"7"},"spec":{"x":2}}`), ContentType: "application/json"}},
 	}
@@ -70,13 +80,13 @@ func TestTrackMemo(t *testing.T) {
 			if mk == nil {
 				t.Fatal("trackKeyOf: got nil, want a key on a RawState")
 			}
-			if _, held := tracks.get(mk); held {
+			if tracks.held(mk) {
 				t.Fatal("before the first write: got an answer held, want none")
 			}
 			if _, err := Do(st, testEnv(), c.req); err != nil {
 				t.Fatalf("first write: got error %v, want none", err)
 			}
-			if _, held := tracks.get(mk); !held {
+			if !tracks.held(mk) {
 				t.Fatal("after the first write: got no answer held, want one")
 			}
 			reused, err := Do(rawMapState{newState()}, atLater(), c.req)
@@ -89,6 +99,12 @@ func TestTrackMemo(t *testing.T) {
 			}
 			if reused.Code != fresh.Code || reused.Event != fresh.Event || !equality.Semantic.DeepEqual(answerOf(reused), answerOf(fresh)) {
 				t.Errorf("reused: got %d %s %v, want as without Raw: %d %s %v", reused.Code, reused.Event, answerOf(reused), fresh.Code, fresh.Event, answerOf(fresh))
+			}
+			if (len(fresh.Warnings) > 0) != c.warns {
+				t.Errorf("warnings without Raw: got %q, want some: %v", fresh.Warnings, c.warns)
+			}
+			if !slices.Equal(reused.Warnings, fresh.Warnings) {
+				t.Errorf("warnings: got %q, want as without Raw: %q", reused.Warnings, fresh.Warnings)
 			}
 		})
 	}
@@ -131,3 +147,35 @@ type funcDefaulter func(runtime.Object)
 
 // Default calls f.
 func (f funcDefaulter) Default(o runtime.Object) { f(o) }
+
+// TestReusable checks when the field manager's answer may be reused at
+// another time: not when an entry it kept bears the second it answered
+// in, for it may have stamped it afresh.
+func TestReusable(t *testing.T) {
+	t.Parallel()
+	entry := func(manager, at string) string {
+		return `{"manager":"` + manager + `","operation":"Update","apiVersion":"v1","time":"` + at + `","fieldsType":"FieldsV1","fieldsV1":{"f:data":{}}}`
+	}
+	objWith := func(entries ...string) *unstructured.Unstructured {
+		return obj(t, configmaps, `{"metadata":{"name":"c","managedFields":[`+strings.Join(entries, ",")+`]}}`)
+	}
+	from := time.Date(2026, 1, 2, 3, 4, 5, 500, time.UTC)
+	to := from.Add(time.Millisecond)
+	tests := []struct {
+		name     string
+		old, out *unstructured.Unstructured
+		want     bool
+	}{
+		{"reusable - an entry stamped afresh - pass", objWith(entry("a", "2026-01-02T03:00:00Z")), objWith(entry("a", "2026-01-02T03:04:05Z")), true},
+		{"reusable - an entry kept from an earlier second - pass", objWith(entry("a", "2026-01-02T03:00:00Z")), objWith(entry("a", "2026-01-02T03:00:00Z"), entry("b", "2026-01-02T03:04:05Z")), true},
+		{"reusable - an entry kept at the second of the answer - fail", objWith(entry("a", "2026-01-02T03:04:05Z")), objWith(entry("a", "2026-01-02T03:04:05Z")), false},
+		{"reusable - no managedFields - pass", objWith(), objWith(), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := reusable(tc.old, tc.out, from, to); got != tc.want {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

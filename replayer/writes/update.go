@@ -49,42 +49,56 @@ func update(st State, env Env, req Request) (Result, error) {
 		// there, modelled alike.
 		return Result{}, apierrors.NewNotFound(groupResource(req.Kind), req.Name)
 	}
-	body, err := decodeBody(req)
-	if err != nil {
-		return Result{}, err
-	}
-	obj, warnings := body.obj, body.warnings
+	key := Key(expectedNamespace(req.Kind, req.Namespace), req.Name)
+	old, ok := st.Get(key)
+	mk := trackKeyOf(st, req, key)
+	obj, warnings, reused := tracks.reuse(mk, old, env.Now)
 	warned := func(res Result, err error) (Result, error) {
 		res.Warnings = warnings
 		return res, err
 	}
-	if err := checkName(req, obj); err != nil {
-		return Result{}, err
-	}
-	key := Key(expectedNamespace(req.Kind, req.Namespace), req.Name)
-	old, ok := st.Get(key)
-	if ok {
-		if obj, err = tracked(req, env, old, obj, body.typed, trackKeyOf(st, req, key)); err != nil {
+	if !reused {
+		var err error
+		if obj, warnings, err = updated(env, req, old, mk); err != nil {
 			return Result{}, err
 		}
+	}
+	if ok {
 		return warned(store(st, env, req, old, obj))
-	}
-	if !req.Kind.Builtin || !createOnUpdate[groupResource(req.Kind)] || req.Subresource != "" {
-		return Result{}, apierrors.NewNotFound(groupResource(req.Kind), req.Name)
-	}
-	// The UID precondition is checked against the empty object
-	// GuaranteedUpdate starts from (store.go:698-700).
-	if err := uidPrecondition(req, obj, &unstructured.Unstructured{}); err != nil {
-		return Result{}, err
-	}
-	if obj, err = tracked(req, env, nil, obj, body.typed, trackKeyOf(st, req, "")); err != nil {
-		return Result{}, err
 	}
 	wipeSystemFields(obj)
 	if err := ensureNamespace(req.Kind, req.Namespace, obj); err != nil {
 		return Result{}, err
 	}
 	return warned(insert(st, env, req, obj, true))
+}
+
+// updated is the object a PUT of req hands storage: its body decoded,
+// checked and tracked against old (nil: none, a create on update, which
+// only some kinds allow), with the body's warnings. It is held under mk.
+func updated(env Env, req Request, old *unstructured.Unstructured, mk *trackKey) (*unstructured.Unstructured, []string, error) {
+	body, err := decodeBody(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	obj := body.obj
+	if err := checkName(req, obj); err != nil {
+		return nil, nil, err
+	}
+	if old == nil {
+		if !req.Kind.Builtin || !createOnUpdate[groupResource(req.Kind)] || req.Subresource != "" {
+			return nil, nil, apierrors.NewNotFound(groupResource(req.Kind), req.Name)
+		}
+		// The UID precondition is checked against the empty object
+		// GuaranteedUpdate starts from (store.go:698-700).
+		if err := uidPrecondition(req, obj, &unstructured.Unstructured{}); err != nil {
+			return nil, nil, err
+		}
+	}
+	if obj, err = tracked(req, env, old, obj, body.typed, mk, body.warnings); err != nil {
+		return nil, nil, err
+	}
+	return obj, body.warnings, nil
 }
 
 // uidPrecondition is the storage precondition a PUT carries when its body
