@@ -114,10 +114,24 @@ func namespaceSubresource(r Resource, rest []string) bool {
 	return r.Group == "" && len(rest) == 3 && (rest[2] == "status" || rest[2] == "finalize")
 }
 
+// splitPath appends the "/"-separated segments of p to segs, as
+// strings.Split does.
+func splitPath(p string, segs []string) []string {
+	for {
+		seg, rest, found := strings.Cut(p, "/")
+		segs = append(segs, seg)
+		if !found {
+			return segs
+		}
+		p = rest
+	}
+}
+
 // ParseRequestInfo parses a resource request path and query. ok is false for
 // paths that address no resource (discovery, /version, /healthz, ...).
 func ParseRequestInfo(u *url.URL) (q RequestInfo, ok bool, err error) {
-	segs := strings.Split(strings.Trim(u.Path, "/"), "/")
+	var buf [8]string // a resource path's segments, on the stack
+	segs := splitPath(strings.Trim(u.Path, "/"), buf[:0])
 	var rest []string
 	switch {
 	case len(segs) >= 3 && segs[0] == "api":
@@ -146,6 +160,9 @@ func ParseRequestInfo(u *url.URL) (q RequestInfo, ok bool, err error) {
 	}
 	if len(rest) >= 3 {
 		q.Subresource = strings.Join(rest[2:], "/")
+	}
+	if u.RawQuery == "" {
+		return q, true, nil
 	}
 	v := u.Query()
 	if w := v.Get("watch"); w != "" {

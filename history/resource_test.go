@@ -19,6 +19,8 @@ func TestParseRequestNamespaceSubresource(t *testing.T) {
 		{"parse - namespaced collection - pass", "/api/v1/namespaces/ns/pods", "pods", "ns", "", ""},
 		{"parse - namespaced status - pass", "/api/v1/namespaces/ns/pods/p/status", "pods", "ns", "p", "status"},
 		{"parse - group collection named finalize - pass", "/apis/example.com/v1/namespaces/ns/finalize", "finalize", "ns", "", ""},
+		{"parse - a path of more than 8 segments - pass", "/apis/example.com/v1/namespaces/ns/widgets/w/a/b/c/d", "widgets", "ns", "w", "a/b/c/d"},
+		{"parse - slashes around and doubled - pass", "//api/v1/namespaces/ns/pods//", "pods", "ns", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
