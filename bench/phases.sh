@@ -9,6 +9,7 @@
 #   PHASES_MAIN=1 PHASES_DURATION=20s bench/phases.sh   # lwreplay fuzz on the shipped cassette, --watchlist off, --seed 7
 #   PHASES_DIR=fuzz/crtarget PHASES_BENCH=BenchmarkManagerRun/list bench/phases.sh           # a controller run
 #   PHASES_DIR=examples/reconciler PHASES_BENCH=BenchmarkReconcilerRun/list bench/phases.sh
+#   PHASES_DIR=examples/eck PHASES_RUN='^FuzzBeats$' PHASES_COUNT=3 bench/phases.sh   # a fuzz test's seeds, 3 times
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -27,10 +28,17 @@ if [[ -n ${PHASES_MAIN:-} ]]; then
 else
   root=$PWD
   # built and run in the package's directory, as go test runs it
-  (cd "${PHASES_DIR:-fuzz}" && go test -c -o "$root/$bin" . &&
-    "$root/$bin" -test.run '^$' -test.bench "${PHASES_BENCH:-BenchmarkRun/^informer\$/typed/}" -test.benchtime "${PHASES_BENCHTIME:-1500x}" \
-      -test.cpuprofile "$root/$prof") | grep '^Benchmark' | tee "$prof.txt" >&2
-  runs=$(awk '{ n += $2 } END { print n }' "$prof.txt") # b.N of each benchmark, summed (its last round)
+  if [[ -n ${PHASES_RUN:-} ]]; then
+    # a test's runs (a fuzz test's seeds): their count is not known
+    (cd "${PHASES_DIR:-fuzz}" && go test -c -o "$root/$bin" . &&
+      "$root/$bin" -test.run "$PHASES_RUN" -test.count "${PHASES_COUNT:-1}" -test.cpuprofile "$root/$prof") | tail -1 | tee "$prof.txt" >&2
+    runs=""
+  else
+    (cd "${PHASES_DIR:-fuzz}" && go test -c -o "$root/$bin" . &&
+      "$root/$bin" -test.run '^$' -test.bench "${PHASES_BENCH:-BenchmarkRun/^informer\$/typed/}" -test.benchtime "${PHASES_BENCHTIME:-1500x}" \
+        -test.cpuprofile "$root/$prof") | grep '^Benchmark' | tee "$prof.txt" >&2
+    runs=$(awk '{ n += $2 } END { print n }' "$prof.txt") # b.N of each benchmark, summed (its last round)
+  fi
 fi
 
 # phase name and the functions that put a sample in it, first match wins
@@ -64,5 +72,7 @@ done
 rest=$(calc "$tot - $sum")
 printf '| scheduler, runtime, the rest | %.2f | %.1f%% |\n' "$rest" "$(calc "100 * $rest / $tot")"
 printf '| **total** | %.2f | 100%% |\n' "$tot"
-printf '\n%s runs, %.3f ms of CPU per run\n' "$runs" "$(calc "1000 * $tot / $runs")"
+if [[ -n $runs ]]; then
+  printf '\n%s runs, %.3f ms of CPU per run\n' "$runs" "$(calc "1000 * $tot / $runs")"
+fi
 echo "profile: $prof (binary $bin)" >&2
