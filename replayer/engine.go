@@ -113,7 +113,11 @@ func (e *engine) writeAs(req writes.Request, from string) (res writes.Result, bo
 	}
 	env.Namespace = namespaceLookup(truth, base)
 	seen = writeStateOf(l, p)
-	res, err = writes.Do(seen, env, req)
+	var st writes.State = seen
+	if e.opts.writeReuse {
+		st = rawWriteState{seen}
+	}
+	res, err = writes.Do(st, env, req)
 	if err != nil || res.Event == writes.None {
 		return res, nil, err
 	}

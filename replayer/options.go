@@ -103,6 +103,7 @@ type options struct {
 	noGC           bool                    // the replay's garbage-collector model is off (see WithoutGC)
 	graceful       bool                    // a pod's DELETE is graceful (see WithGracefulDeletion)
 	defaulter      runtime.ObjectDefaulter // kube-apiserver's defaulting of built-in kinds (see WithDefaulter)
+	writeReuse     bool                    // writes reuse the field manager's answers (see WithWriteReuse)
 }
 
 func defaults() options {
@@ -115,6 +116,14 @@ func defaults() options {
 		latency:          DefaultLatency,
 	}
 }
+
+// WithWriteReuse makes a non-apply write reuse the field manager's answer
+// to the same request on the same stored object, held from an earlier
+// write in the process (writes.RawState): a fuzzing campaign makes the
+// same writes run after run. Answers are those of a write without it; a
+// write that repeats none pays a copy of its object to hold. Off by
+// default.
+func WithWriteReuse() Option { return func(o *options) { o.writeReuse = true } }
 
 // DefaultLatency is the virtual latency of every request made through
 // Transport unless WithLatency says otherwise: 1 ms, as a real

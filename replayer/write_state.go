@@ -53,9 +53,14 @@ func (st writeState) Get(key string) (*unstructured.Unstructured, bool) {
 	return u, true
 }
 
+// rawWriteState is a writeState that is a writes.RawState: a write reuses
+// the field manager's answer to a request it has seen on the same stored
+// object (WithWriteReuse).
+type rawWriteState struct{ writeState }
+
 // Raw returns the JSON of the object stored under key, which Get decodes
 // (without its kind and apiVersion, the log's).
-func (st writeState) Raw(key string) ([]byte, bool) {
+func (st rawWriteState) Raw(key string) ([]byte, bool) {
 	o, ok := st.l.ObjectAt(key, st.p)
 	if !ok {
 		return nil, false
@@ -63,9 +68,7 @@ func (st writeState) Raw(key string) ([]byte, bool) {
 	return o.Raw, true
 }
 
-// writeState is a writes.RawState: a write reuses the field manager's
-// answer to a request it has seen on the same stored object.
-var _ writes.RawState = writeState{}
+var _ writes.RawState = rawWriteState{}
 
 // writeState is a writes.Lister: a delete of a collection lists it.
 var _ writes.Lister = writeState{}

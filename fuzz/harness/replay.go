@@ -77,7 +77,7 @@ func newReplay(s Spec, crash, stop func(), served func(replayer.Served)) (replay
 		}
 		opts := []replayer.Option{replayer.WithPlan(s.Plan), replayer.WithMaxWatchTimeout(serving.WatchCap), replayer.WithPace(s.Pace),
 			replayer.WithHooks(replayer.Hooks{TargetCrash: crash, TargetStop: stop, RunResource: &s.Resource, OnServed: served}),
-			replayer.WithLatency(latency), replayer.WithFaultsOnActors(s.FaultsOnActors)}
+			replayer.WithLatency(latency), replayer.WithFaultsOnActors(s.FaultsOnActors), replayer.WithWriteReuse()}
 		return modelReplay{replayer.New(h, append(opts, replayer.ForActors(s.Actors)...)...)}, nil
 	}
 	v, err := verbatim.New(s.Reproducer...)
