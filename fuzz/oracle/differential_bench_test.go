@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/lwreplay/lwreplay/history"
-	"github.com/lwreplay/lwreplay/synth"
+	"github.com/lwreplay/lwreplay/internal/testutil"
 )
 
 // BenchmarkDiffFinalState is the cost of same-outcome's comparison of a
@@ -15,15 +14,7 @@ import (
 // and creationTimestamp differ, the rest equal). That is no difference
 // once masked: the common case, judged at the end of every run.
 func BenchmarkDiffFinalState(b *testing.B) {
-	f, err := synth.Generate(synth.GenerateOptions{Objects: 30, Seed: 1, Kinds: []string{"configmaps", "pods"}, PageSize: 500})
-	if err != nil {
-		b.Fatalf("Generate: got error %v, want none", err)
-	}
-	f.Path = "bench.yaml"
-	h, err := history.Build(f)
-	if err != nil {
-		b.Fatalf("Build: got error %v, want none", err)
-	}
+	h := testutil.SynthHistory(b, 30, 0)
 	ref, got := FinalState{Resources: map[string]*ResourceFinalState{}}, FinalState{Resources: map[string]*ResourceFinalState{}}
 	for _, l := range h.Logs {
 		r, g := &ResourceFinalState{Objects: map[string][]byte{}}, &ResourceFinalState{Objects: map[string][]byte{}}
