@@ -2,6 +2,7 @@ package writes
 
 import (
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -52,8 +53,10 @@ func trackKeyOf(st State, req Request, key string) *trackKey {
 		defaulter: req.Kind.Defaulter, verb: req.Verb, namespace: req.Namespace, name: req.Name, subresource: req.Subresource,
 		contentType: req.ContentType, fieldManager: req.FieldManager, validation: req.FieldValidation, userAgent: req.UserAgent,
 		patchType: req.PatchType, dryRun: req.DryRun, force: req.Force, body: string(req.Body)}
-	if raw, found := rs.Raw(key); key != "" && found {
-		k.hasOld, k.old = true, string(raw)
+	if key != "" {
+		if raw, found := rs.Raw(key); found {
+			k.hasOld, k.old = true, string(raw)
+		}
 	}
 	return k
 }
@@ -123,7 +126,7 @@ func (c *trackMemo) put(mk *trackKey, u *unstructured.Unstructured, warnings []s
 		c.m, c.size = map[trackKey]heldTrack{}, 0
 	}
 	if _, ok := c.m[*mk]; !ok {
-		c.m[*mk] = heldTrack{obj: u, warnings: warnings}
+		c.m[*mk] = heldTrack{obj: u, warnings: slices.Clone(warnings)}
 		c.size += n
 	}
 }
