@@ -23,7 +23,7 @@ func create(st State, env Env, req Request) (Result, error) {
 		return Result{}, noCreate(req)
 	}
 	mk := trackKeyOf(st, req, "")
-	obj, warnings, reused := tracks.reuse(mk, nil, env.Now)
+	obj, warnings, checked, reused := tracks.reuse(mk, nil, env.Now)
 	var typed bool
 	if !reused {
 		body, err := decodeBody(req)
@@ -47,7 +47,9 @@ func create(st State, env Env, req Request) (Result, error) {
 			return Result{}, err
 		}
 	}
+	req.checked = checked && obj.GetName() != "" // a generated name is checked each time
 	res, err := createObject(st, env, req, obj)
+	tracks.stored(mk, err)
 	res.Warnings = warnings
 	return res, err
 }
@@ -165,8 +167,10 @@ func insert(st State, env Env, req Request, obj *unstructured.Unstructured, igno
 	} else {
 		obj.SetGeneration(0)
 	}
-	if err := validateCreate(req.Kind, obj); err != nil {
-		return Result{}, err
+	if !req.checked {
+		if err := validateCreate(req.Kind, obj); err != nil {
+			return Result{}, err
+		}
 	}
 	if ignoreRV {
 		obj.SetResourceVersion("")

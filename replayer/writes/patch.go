@@ -62,7 +62,7 @@ func patch(st State, env Env, req Request) (Result, error) {
 		return store(st, env, req, old, obj)
 	}
 	mk := trackKeyOf(st, req, Key(req.Namespace, req.Name))
-	obj, warnings, reused := tracks.reuse(mk, old, env.Now)
+	obj, warnings, checked, reused := tracks.reuse(mk, old, env.Now)
 	if !reused {
 		var err error
 		if obj, warnings, err = patched(req.Kind, old, req); err != nil {
@@ -72,7 +72,9 @@ func patch(st State, env Env, req Request) (Result, error) {
 			return Result{}, err
 		}
 	}
+	req.checked = checked
 	res, err := store(st, env, req, old, obj)
+	tracks.stored(mk, err)
 	res.Warnings = warnings
 	return res, err
 }

@@ -118,6 +118,10 @@ type Request struct {
 	// List are the list options of a DeleteCollection: its label and
 	// field selectors (field labels checked for the kind) and limit.
 	List metainternalversion.ListOptions
+
+	// checked says an identical earlier write (trackMemo) stored the same
+	// object: its metadata passed validation, and need not be checked again.
+	checked bool
 }
 
 // State is what a write sees of the objects of its resource now. Objects

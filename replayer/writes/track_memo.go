@@ -76,33 +76,50 @@ type trackMemo struct {
 	maxBytes int
 }
 
-// heldTrack is one write's object and warnings.
+// heldTrack is one write's object and warnings. checked says the
+// object passed validation when the write stored it.
 type heldTrack struct {
 	obj      *unstructured.Unstructured
 	warnings []string
+	checked  bool
 }
 
 // reuse returns a copy of the object held for mk, its managedFields
 // entries the field manager changed stamped now against old (nil: an
-// empty object), and the warnings its write had. A write that reuses it
+// empty object), the warnings its write had, and whether that write
+// stored it (checked: validation passed). A write that reuses it
 // skips the body's decode or the patch, and the field manager: the same
 // request on the same stored object passed the same checks.
-func (c *trackMemo) reuse(mk *trackKey, old *unstructured.Unstructured, now time.Time) (*unstructured.Unstructured, []string, bool) {
+func (c *trackMemo) reuse(mk *trackKey, old *unstructured.Unstructured, now time.Time) (u *unstructured.Unstructured, warnings []string, checked, ok bool) {
 	if mk == nil {
-		return nil, nil, false
+		return nil, nil, false, false
 	}
 	c.mu.Lock()
 	h, ok := c.m[*mk]
 	c.mu.Unlock()
 	if !ok {
-		return nil, nil, false
+		return nil, nil, false, false
 	}
 	if old == nil {
 		old = &unstructured.Unstructured{}
 	}
-	u := h.obj.DeepCopy()
+	u = h.obj.DeepCopy()
 	stampTimes(old, u, now)
-	return u, h.warnings, true
+	return u, h.warnings, h.checked, true
+}
+
+// stored notes that the write held under mk stored its object: its
+// metadata passed validation (err nil). A reuse need not check it again.
+func (c *trackMemo) stored(mk *trackKey, err error) {
+	if mk == nil || err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if h, ok := c.m[*mk]; ok && !h.checked {
+		h.checked = true
+		c.m[*mk] = h
+	}
 }
 
 // held reports whether an answer is held for mk.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -107,6 +108,24 @@ func TestTrackMemo(t *testing.T) {
 				t.Errorf("warnings: got %q, want as without Raw: %q", reused.Warnings, fresh.Warnings)
 			}
 		})
+	}
+}
+
+// TestTrackMemoInvalid checks that a held write whose object failed
+// validation fails it again when reused: only a write that stored its
+// object marks it checked.
+func TestTrackMemoInvalid(t *testing.T) {
+	st := rawMapState{mapState{"memo/v": stored(t, configmaps, "5", "uid-v", `{"metadata":{"name":"v","namespace":"memo"},"data":{"k":"v"}}`)}}
+	req := Request{Verb: Update, Kind: configmaps, Namespace: "memo", Name: "v", FieldManager: "memo-invalid",
+		Body: []byte(`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"v","labels":{"bad key!":"x"}},"data":{"k":"w"}}`), ContentType: "application/json"}
+	for round := range 2 {
+		_, err := Do(st, testEnv(), req)
+		if !apierrors.IsInvalid(err) {
+			t.Fatalf("round %d: got %v, want 422 Invalid (the label key)", round, err)
+		}
+		if mk := trackKeyOf(st, req, "memo/v"); round == 0 && !tracks.held(mk) {
+			t.Fatal("after the first write: got no answer held, want one (held before storage checks it)")
+		}
 	}
 }
 

@@ -52,8 +52,10 @@ func update(st State, env Env, req Request) (Result, error) {
 	key := Key(expectedNamespace(req.Kind, req.Namespace), req.Name)
 	old, ok := st.Get(key)
 	mk := trackKeyOf(st, req, key)
-	obj, warnings, reused := tracks.reuse(mk, old, env.Now)
+	obj, warnings, checked, reused := tracks.reuse(mk, old, env.Now)
+	req.checked = checked
 	warned := func(res Result, err error) (Result, error) {
+		tracks.stored(mk, err)
 		res.Warnings = warnings
 		return res, err
 	}
@@ -162,8 +164,10 @@ func store(st State, env Env, req Request, old, obj *unstructured.Unstructured) 
 		return Result{}, err
 	}
 	obj = prepareForUpdate(req, old, obj)
-	if err := validateUpdate(req.Kind, old, obj); err != nil {
-		return Result{}, err
+	if !req.checked {
+		if err := validateUpdate(req.Kind, old, obj); err != nil {
+			return Result{}, err
+		}
 	}
 	obj, err := storedDefaults(req.Kind, obj)
 	if err != nil {
