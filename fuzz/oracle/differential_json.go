@@ -47,15 +47,16 @@ func (c *jsonMemo) decode(b []byte) (any, error) {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return nil, err
 	}
+	if len(b) > c.maxBytes {
+		return v, nil // too big to hold: what is held stays
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || c.size+len(b) > c.maxBytes {
 		c.m, c.size = map[string]any{}, 0
 	}
-	if len(b) <= c.maxBytes {
-		c.m[string(b)] = v
-		c.size += len(b)
-	}
+	c.m[string(b)] = v
+	c.size += len(b)
 	return v, nil
 }
 

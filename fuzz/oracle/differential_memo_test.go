@@ -77,6 +77,17 @@ func TestJSONMemo(t *testing.T) {
 			t.Errorf("held: got %d documents of %d bytes, want the last alone (7 bytes)", len(c.m), c.size)
 		}
 	})
+	t.Run("jsonMemo - a document over maxBytes - decoded, not held, the others kept - pass", func(t *testing.T) {
+		c := &jsonMemo{maxBytes: 10}
+		for _, doc := range []string{`{"a":1}`, `{"big":"0123456789"}`} {
+			if _, err := c.decode([]byte(doc)); err != nil {
+				t.Fatalf("decode %s: got error %v, want none", doc, err)
+			}
+		}
+		if _, ok := c.m[`{"a":1}`]; !ok || len(c.m) != 1 {
+			t.Errorf("held: got %d documents, want the small one alone", len(c.m))
+		}
+	})
 	t.Run("jsonMemo - JSON that does not decode - error, not kept - fail", func(t *testing.T) {
 		c := &jsonMemo{maxBytes: 1 << 10}
 		if _, err := c.decode([]byte(`{"a":`)); err == nil {

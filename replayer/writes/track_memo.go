@@ -122,14 +122,6 @@ func (c *trackMemo) stored(mk *trackKey, err error) {
 	}
 }
 
-// held reports whether an answer is held for mk.
-func (c *trackMemo) held(mk *trackKey) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, ok := c.m[*mk]
-	return ok
-}
-
 // put holds a copy of u and warnings under mk.
 func (c *trackMemo) put(mk *trackKey, u *unstructured.Unstructured, warnings []string) {
 	n := len(mk.body) + len(mk.old)

@@ -129,6 +129,14 @@ func TestTrackMemoInvalid(t *testing.T) {
 	}
 }
 
+// held reports whether an answer is held for mk.
+func (c *trackMemo) held(mk *trackKey) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.m[*mk]
+	return ok
+}
+
 // answerOf is res's answer's content (nil for none).
 func answerOf(res Result) map[string]any {
 	if res.Answer == nil {
