@@ -45,6 +45,7 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/internal/engine"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
+	"github.com/lwreplay/lwreplay/internal/gctune"
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
@@ -224,6 +225,9 @@ func runGoTest(f *testing.F, o Options) {
 		f.Add(seed)
 	}
 	mode, start := engine.Current(), time.Now()
+	if mode == engine.Worker {
+		gctune.Campaign() // a worker's runs allocate much and keep little, as a campaign's
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if mode == engine.Worker {
 			defer engine.NoteSlowInput(f.Name(), data)()

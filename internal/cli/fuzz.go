@@ -15,6 +15,7 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/fuzz/targets"
+	"github.com/lwreplay/lwreplay/internal/gctune"
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
@@ -110,7 +111,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) (rerr
 	if err != nil {
 		return err
 	}
-	tuneGC()
+	gctune.Campaign()
 	selected, err := selectResources(built.Resources(), paths, *resourceNames)
 	if err != nil {
 		return err

@@ -1,4 +1,6 @@
-package cli
+// Package gctune sets Go's garbage collector for a fuzz campaign, in
+// lwreplay fuzz and in go test -fuzz's workers alike.
+package gctune
 
 import (
 	"os"
@@ -17,16 +19,18 @@ const (
 	smallLiveHeap = 256 << 20
 )
 
-// tuneGC sets the collector for a fuzz campaign once the recordings are
-// loaded, unless GOGC says how.
-func tuneGC() {
+// Campaign sets the collector for a fuzz campaign once its recordings are
+// loaded, unless GOGC says how. It reports whether it set it.
+func Campaign() bool {
 	if os.Getenv("GOGC") != "" {
-		return
+		return false
 	}
 	runtime.GC()
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
 	if s[0].Value.Kind() == metrics.KindUint64 && s[0].Value.Uint64() <= smallLiveHeap {
 		debug.SetGCPercent(fuzzGCPercent)
+		return true
 	}
+	return false
 }
