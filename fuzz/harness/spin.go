@@ -97,11 +97,12 @@ func (w *spinWatch) givenUp() bool {
 // ticks, the run is given up: a stopped target that looks at all does so
 // in milliseconds (see StopSpinBound). One running at such a loop stays
 // in it until its caches sync, which a stopped manager's never do; a
-// deadlock never moves.
-const KnownSpinAfter = 100 * time.Millisecond
+// deadlock never moves. So the look comes early: each such loop of a
+// fuzzed input burns a core until it is given up.
+const KnownSpinAfter = 20 * time.Millisecond
 
 // knownSpinTick is the watcher's tick when a run has known busy loops.
-const knownSpinTick = 25 * time.Millisecond
+const knownSpinTick = 10 * time.Millisecond
 
 // ReleaseWait is how long, in real time, a run given up on a spin waits
 // for its goroutines to end once told (Env.GivenUp). A target whose wait
