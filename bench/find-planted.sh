@@ -11,8 +11,12 @@
 # empty cache directory, and the wall time to its exit is the time to find
 # (the baseline over the seed corpus included).
 #
+# With COVER set, the binaries are built under lwcover (cmd/lwcover):
+# COVER=module keeps the coverage counters to each example's own module.
+#
 #   bench/find-planted.sh [RUNS] [FUZZTIME]   # defaults: 3 runs, 60s each
 #   ONLY=FuzzReconcilerMemo SEEDS=none bench/find-planted.sh   # one fuzz test, one seed set
+#   COVER=module bench/find-planted.sh
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -22,13 +26,19 @@ fuzztime=${2:-60s}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$root"/examples/reconciler/testdata/fuzz/FuzzReconcilerPlanted "$root"/examples/reconciler/testdata/fuzz/FuzzReconcilerMemo "$root"/examples/widgets/testdata/fuzz/FuzzWidgetsStale' EXIT
 
+build=(-fuzz=.)
+if [[ -n "${COVER:-}" ]]; then
+  go build -o "$tmp/lwcover" ./cmd/lwcover
+  build+=(-toolexec "$tmp/lwcover --cover $COVER")
+fi
+
 # example directory, then its planted fuzz tests
 targets=("examples/reconciler FuzzReconcilerPlanted FuzzReconcilerMemo" "examples/widgets FuzzWidgetsStale")
 for seeds in ${SEEDS:-plans none}; do
   for t in "${targets[@]}"; do
     read -r dir fuzzes <<<"$t"
     bin="$tmp/$(basename "$dir").test"
-    [ -x "$bin" ] || (cd "$dir" && go test -c -fuzz=. -o "$bin" .)
+    [ -x "$bin" ] || (cd "$dir" && go test -c "${build[@]}" -o "$bin" .)
     for fz in $fuzzes; do
       if [ -n "${ONLY:-}" ] && [ "$fz" != "$ONLY" ]; then continue; fi
       for i in $(seq "$runs"); do

@@ -10,7 +10,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-# the collector as lwreplay fuzz sets it on a small history (cmd/lwreplay/gc.go)
+# the collector as lwreplay fuzz sets it on a small history (internal/tune)
 export GOGC=${GOGC:-400}
 mkdir -p bench/out
 out="bench/out/fuzz-$(date +%Y%m%d-%H%M%S).txt"

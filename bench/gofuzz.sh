@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Runs one fuzz test under go test's fuzzing engine for a while and prints
 # how many executions it made. The test binary is built as go test -fuzz
-# builds it (-d=libfuzzer on every package but cmd/go's skipInstrumentation
-# list) and kept, so a profiler can read its workers' symbols: with PERF=1,
-# perf records the workers from 40 s on for 60 s into bench/out/.
+# builds it (go test -c -fuzz) and kept, so a profiler can read its
+# workers' symbols: with PERF=1, perf records the workers from 40 s on for
+# 60 s into bench/out/. With COVER set, it is built under lwcover
+# (cmd/lwcover): COVER=module keeps the coverage counters to the package's
+# own module, as lwcover does by default; any other value is lwcover's
+# --cover.
 #
 #   bench/gofuzz.sh examples/reconciler FuzzReconciler 120s 10x   # 120 s with go test's baseline
+#   COVER=module bench/gofuzz.sh examples/reconciler FuzzReconciler 120s 10x
 set -euo pipefail
 
 dir=${1:?package directory}
@@ -18,11 +22,11 @@ stamp=$(date +%Y%m%d-%H%M%S)
 bin="$root/bench/out/$name-$stamp.test"
 log="$root/bench/out/$name-$stamp.log"
 
-# cmd/go's skipInstrumentation (cmd/go/internal/test/test.go)
-flags=(-gcflags=all=-d=libfuzzer)
-for p in context internal/fuzz internal/godebug internal/runtime/maps internal/sync reflect runtime sync sync/atomic syscall testing time; do
-  flags+=("-gcflags=$p=")
-done
+flags=(-fuzz=.)
+if [[ -n "${COVER:-}" ]]; then
+  (cd "$root" && go build -o "$root/bench/out/lwcover" ./cmd/lwcover)
+  flags+=(-toolexec "$root/bench/out/lwcover --cover $COVER")
+fi
 
 cd "$root/$dir"
 go test -c -o "$bin" "${flags[@]}" .

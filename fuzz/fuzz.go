@@ -45,7 +45,7 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/internal/engine"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/history"
-	"github.com/lwreplay/lwreplay/internal/gctune"
+	"github.com/lwreplay/lwreplay/internal/tune"
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
@@ -226,7 +226,8 @@ func runGoTest(f *testing.F, o Options) {
 	}
 	mode, start := engine.Current(), time.Now()
 	if mode == engine.Worker {
-		gctune.Campaign() // a worker's runs allocate much and keep little, as a campaign's
+		tune.GC()     // a worker's runs allocate much and keep little, as a campaign's
+		tune.Worker() // the workers are go test's parallelism
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if mode == engine.Worker {

@@ -115,7 +115,7 @@ func TestDocsCommandChecks(t *testing.T) {
 var (
 	goTestBool  = []string{"short", "v", "json", "race", "cover", "benchmem", "failfast", "artifacts", "x", "n"}
 	goTestValue = []string{"run", "skip", "fuzz", "bench", "benchtime", "fuzztime", "fuzzminimizetime", "count", "timeout",
-		"p", "parallel", "cpu", "tags", "cpuprofile", "memprofile", "o", "list", "coverprofile", "outputdir", "exec"}
+		"p", "parallel", "cpu", "tags", "cpuprofile", "memprofile", "o", "list", "coverprofile", "outputdir", "exec", "toolexec"}
 )
 
 // checkGoTest checks a go test command; it returns the packages named.

@@ -15,7 +15,7 @@ import (
 	"github.com/lwreplay/lwreplay/fuzz/level"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/fuzz/targets"
-	"github.com/lwreplay/lwreplay/internal/gctune"
+	"github.com/lwreplay/lwreplay/internal/tune"
 	"github.com/lwreplay/lwreplay/replayer"
 )
 
@@ -111,7 +111,7 @@ func runFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) (rerr
 	if err != nil {
 		return err
 	}
-	gctune.Campaign()
+	tune.GC()
 	selected, err := selectResources(built.Resources(), paths, *resourceNames)
 	if err != nil {
 		return err

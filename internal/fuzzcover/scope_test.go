@@ -74,7 +74,7 @@ func TestScopeID(t *testing.T) {
 	module, _ := ParseScope("module")
 	all, _ := ParseScope("all")
 	for _, tc := range []struct {
-		name       string
+		name string
 		a, b string
 		same bool
 	}{

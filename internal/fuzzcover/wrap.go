@@ -41,7 +41,7 @@ func (t Tool) isVersion() bool {
 
 // Package reads what the compiler's arguments say of the package built:
 // its import path (from $TOOLEXEC_IMPORTPATH, else -p) and the directory
-// of its first Go file.
+// of its first Go file (an absolute path, as the go command gives them).
 func (t Tool) Package() Package {
 	var p Package
 	if f := strings.Fields(t.ImportPath); len(f) > 0 {
@@ -51,7 +51,7 @@ func (t Tool) Package() Package {
 		switch {
 		case a == "-p" && i+1 < len(t.Args) && p.ImportPath == "":
 			p.ImportPath = t.Args[i+1]
-		case !strings.HasPrefix(a, "-") && strings.HasSuffix(a, ".go") && p.Dir == "":
+		case filepath.IsAbs(a) && strings.HasSuffix(a, ".go") && p.Dir == "": // the go command names each file by its absolute path
 			p.Dir = filepath.Dir(a)
 		}
 	}

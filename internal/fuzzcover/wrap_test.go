@@ -66,6 +66,8 @@ func TestToolPackage(t *testing.T) {
 			Tool{Path: "compile", Args: args, ImportPath: "example.com/op [example.com/op.test]"}, Package{"example.com/op", "/src/op"}},
 		{"tool package - no TOOLEXEC_IMPORTPATH, -p read - pass",
 			Tool{Path: "compile", Args: args}, Package{"example.com/op", "/src/op"}},
+		{"tool package - an import path ending in .go - pass",
+			Tool{Path: "compile", Args: []string{"-p", "example.com/x.go", "-o", "/tmp/b1/_pkg_.a", "/src/x/a.go"}}, Package{"example.com/x.go", "/src/x"}},
 		{"tool package - no Go file - pass",
 			Tool{Path: "compile", Args: []string{"-p", "example.com/op"}}, Package{"example.com/op", ""}},
 	} {

@@ -1,6 +1,4 @@
-// Package gctune sets Go's garbage collector for a fuzz campaign, in
-// lwreplay fuzz and in go test -fuzz's workers alike.
-package gctune
+package tune
 
 import (
 	"os"
@@ -19,9 +17,9 @@ const (
 	smallLiveHeap = 256 << 20
 )
 
-// Campaign sets the collector for a fuzz campaign once its recordings are
+// GC sets the collector for a fuzz campaign once its recordings are
 // loaded, unless GOGC says how. It reports whether it set it.
-func Campaign() bool {
+func GC() bool {
 	if os.Getenv("GOGC") != "" {
 		return false
 	}
