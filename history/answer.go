@@ -58,8 +58,9 @@ type WriteAnswer struct {
 	// the object at RVBefore. No LIST, GET or watch event the replay
 	// served reached that version; a fault kept the target's reads
 	// behind. Nor had an answer to one of its own writes stored it; that
-	// counts only for a target that watches no object of the resource (one
-	// that does acts on its cache, which holds what its watch delivered).
+	// counts only for a target that asked for no watch of the resource (one
+	// that did acts on its cache, which holds what its watch delivered,
+	// even when a fault refused every watch it asked for).
 	// Only answers since its current instance started count: a restarted
 	// process knows nothing an earlier one was shown. A conflict with a
 	// version the target could not have read is no stale

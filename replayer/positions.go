@@ -92,7 +92,8 @@ func (st *store) reach(l *history.Log, pos int, shown bool) {
 	}
 }
 
-// watching records that the target opened a watch of l's resource.
+// watching records that the target asked for a watch of l's resource,
+// whether or not a fault let it open.
 func (st *store) watching(l *history.Log) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -102,7 +103,7 @@ func (st *store) watching(l *history.Log) {
 // shownHead returns the newest position a read's answer showed in l's
 // resource since the listings were last forgotten
 // (Server.ForgetListings: the target's instance started afresh), and
-// whether the target opened a watch of it since.
+// whether the target asked for a watch of it since.
 func (st *store) shownHead(l *history.Log) (pos int, watched bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()

@@ -48,6 +48,9 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.Re
 		return
 	}
 	initial := opts.SendInitialEvents != nil && *opts.SendInitialEvents
+	// the target asked for a watch: it acts on a cache, even when a fault
+	// refuses every watch it asks for (history.WriteAnswer.Unserved)
+	s.store.watching(l)
 	wf, answered := s.watchPoint(w, r, q, l, initial)
 	if answered {
 		return
@@ -157,7 +160,6 @@ func (s *Server) newWatchStream(w http.ResponseWriter, r *http.Request, l *histo
 		bookmarks: q.AllowWatchBookmarks, gone: s.restart.goneC(), unapplied: q.SendInitialEvents != nil && *q.SendInitialEvents,
 	}
 	ws.peek = ws.peekLive
-	s.store.watching(l)
 	if d := s.opts.watchTimeoutOf(q); d > 0 {
 		ws.deadline = time.Now().Add(d)
 		ws.timer = time.NewTimer(d)

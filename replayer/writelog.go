@@ -109,8 +109,9 @@ func (e *engine) logWrite(req writes.Request, st writeState, res writes.Result, 
 // instance the object of key at rv, of l (the served log the write saw).
 // Either a read's state since it started (shownHead) was at or after rv,
 // or a write it sent stored it. A write's answer counts only for a target
-// that has not watched l's resource: one that has acts on its cache,
-// which holds what the watch delivered. While a fault holds the watch
+// that has not asked for a watch of l's resource: one that has acts on
+// its cache, which holds what a watch delivered, even when a fault
+// refused every watch it asked for. While a fault holds the watch
 // back, the cache does not hold what the target wrote. What an earlier
 // instance was shown, a fresh one does not know.
 func (e *engine) servedVersion(l *history.Log, key, rv string) bool {

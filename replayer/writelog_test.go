@@ -231,7 +231,9 @@ func TestWriteLogUnserved(t *testing.T) {
 // create meets again (history.WriteAnswer.Unserved). A target that never
 // watched configmaps knows it from its first create's answer. One that
 // watches them acts on its cache: a watch a fault holds back has not
-// shown it, a watch that delivered it has.
+// shown it, a watch that delivered it has. A target whose every watch a
+// fault refuses still acts on its cache: asking for a watch makes it one
+// that watches.
 func TestWriteLogUnservedWatched(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -239,6 +241,7 @@ func TestWriteLogUnservedWatched(t *testing.T) {
 		watch     bool   // a watch from rv 1012 opened before the creates
 		watchList bool   // that watch asks for initial events (a WatchList)
 		deliver   bool   // wait for the watch to deliver the first create
+		refused   bool   // the watch's request is answered an HTTP error
 		want      bool
 	}{
 		{name: "write log unserved - created again, no watch: its own answer showed it - served - pass", want: false},
@@ -246,6 +249,10 @@ func TestWriteLogUnservedWatched(t *testing.T) {
 			plan: "delay:ms=3600000,from=0", watch: true, want: true},
 		{name: "write log unserved - created again, its watch delivered the create - served - pass",
 			watch: true, deliver: true, want: false},
+		{name: "write log unserved - created again, its watch refused 429 at open - unserved - pass",
+			plan: "http-error:code=429,watch=1", watch: true, refused: true, want: true},
+		{name: "write log unserved - created again, its watch expired at open - unserved - pass",
+			plan: "expire-watch:after=0,watch=1", watch: true, want: true},
 		{name: "write log unserved - created again, a WatchList served as a plain watch delivered it - unserved - pass",
 			plan: "initial-events-ignored:from=0", watch: true, watchList: true, deliver: true, want: true},
 	}
@@ -272,11 +279,15 @@ func TestWriteLogUnservedWatched(t *testing.T) {
 					opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
 				}
 				w, err := cms.Watch(ctx, opts)
-				if err != nil {
+				switch {
+				case tc.refused && err == nil:
+					t.Fatal("Watch: got it opened, want an HTTP error")
+				case !tc.refused && err != nil:
 					t.Fatalf("Watch: got error %v, want none", err)
+				case err == nil:
+					defer w.Stop()
+					events = w.ResultChan()
 				}
-				defer w.Stop()
-				events = w.ResultChan()
 			}
 			made := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "made"}}
 			if _, err := cms.Create(ctx, made, metav1.CreateOptions{}); err != nil {
