@@ -1,9 +1,8 @@
-// Command lwcover is a go -toolexec wrapper that keeps go test -fuzz's
-// coverage counters to the packages a fuzzer learns from: by default those
-// of the module go test runs in. go test -fuzz otherwise counts coverage
-// in every package, the Kubernetes client's JSON decoding and lwreplay's
-// replay included, which slows each run and makes the goroutines'
-// interleaving pass for new coverage.
+// Command lwcover is a go -toolexec wrapper. It keeps go test -fuzz's
+// coverage counters to the packages a fuzzer learns from: by default,
+// those of the module go test runs in. Without it, every package counts
+// coverage, the Kubernetes client's JSON decoding and lwreplay's replay
+// included, and each run pays for them.
 //
 //	go install github.com/lwreplay/lwreplay/cmd/lwcover
 //	go test -fuzz FuzzMyController -toolexec lwcover

@@ -1,9 +1,10 @@
 // Package fuzzcover is the go command's -toolexec wrapper behind
-// cmd/lwcover. go test -fuzz compiles every package of the test binary
-// with coverage counters (-d=libfuzzer), the Kubernetes client's JSON
-// decoding and lwreplay's replay included, and no flag leaves one out.
-// fuzzcover takes the counters out of the packages its Scope leaves out:
-// by default, every package outside the module go test runs in.
+// cmd/lwcover. Under -fuzz, the go command compiles every package of a
+// test binary with coverage counters (-d=libfuzzer). The Kubernetes
+// client's JSON decoding and lwreplay's replay are among them, and no
+// flag leaves one out. fuzzcover takes the counters out of the packages
+// its Scope leaves out: by default, every package outside the module go
+// test runs in.
 package fuzzcover
 
 import (
@@ -107,9 +108,9 @@ func within(dir, root string) bool {
 }
 
 // ID is a short hash of the scope and the module directory it is read
-// against. lwcover adds it to the compiler's version line, from which the
-// go command makes the compiler's part of every build cache key: a package
-// built under one scope is never taken from the cache for another.
+// against. lwcover adds it to the compiler's version line. The go command
+// makes the compiler's part of every build cache key from that line. So a
+// package built under one scope is never taken from the cache for another.
 func (s Scope) ID(moduleDir string) string {
 	h := sha256.Sum256([]byte(s.spec + "\x00" + moduleDir))
 	return hex.EncodeToString(h[:6])

@@ -94,8 +94,8 @@ func VersionLine(line, id string) string {
 	return line + " lwcover=" + id + "\n"
 }
 
-// Env is what a wrapper run reads of its process: the working directory
-// and the module directory found from it.
+// Env is what a wrapper run reads of its process: the main module's
+// directory, found from the working directory (FindModuleDir).
 type Env struct {
 	// ModuleDir is the main module's directory: the nearest directory at
 	// or above the working directory holding a go.mod; "" when none does.
