@@ -2,6 +2,7 @@ package fuzzcover
 
 import (
 	"debug/elf"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,11 +26,7 @@ func TestBuildScope(t *testing.T) {
 		t.Skip("builds test binaries")
 	}
 	dir := t.TempDir()
-	lwcover := filepath.Join(dir, "lwcover")
-	build := exec.Command("go", "build", "-o", lwcover, "../../cmd/lwcover")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building lwcover: %v\n%s", err, out)
-	}
+	lwcover := buildLwcover(t, dir)
 	for _, m := range []string{"app", "lib"} {
 		if err := os.CopyFS(filepath.Join(dir, m), os.DirFS(filepath.Join("testdata", m))); err != nil {
 			t.Fatal(err)
@@ -97,6 +94,57 @@ func TestBuildScope(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if !tc.ok {
 				t.Errorf("got module %d, dependency %d, go test alone %d counters; want %s", module, lib, plain, tc.says)
+			}
+		})
+	}
+}
+
+// buildLwcover builds cmd/lwcover into dir and returns its path.
+func buildLwcover(t *testing.T, dir string) string {
+	t.Helper()
+	lwcover := filepath.Join(dir, "lwcover")
+	build := exec.Command("go", "build", "-o", lwcover, "../../cmd/lwcover")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building lwcover: %v\n%s", err, out)
+	}
+	return lwcover
+}
+
+// TestLwcoverUsage runs lwcover as the go command would not: with a bad
+// scope, or with no tool. Each is a usage error (exit 2) naming what is
+// wrong; a tool's own exit status comes back as it was.
+func TestLwcoverUsage(t *testing.T) {
+	if testing.Short() || runtime.GOOS == "windows" {
+		t.Skip("builds lwcover, and runs true and false as its tools")
+	}
+	lwcover := buildLwcover(t, t.TempDir())
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		says string // in its standard error
+	}{
+		{"lwcover - a relative pattern - fail", []string{"--cover", "./...", "true"}, 2, `--cover: scope: item 1 "./..."`},
+		{"lwcover - an empty scope - fail", []string{"--cover=", "true"}, 2, "--cover: scope: empty"},
+		{"lwcover - no tool - fail", nil, 2, "no tool to run"},
+		{"lwcover - a tool that fails - its status - fail", []string{"false"}, 1, ""},
+		{"lwcover - a tool that succeeds - pass", []string{"true"}, 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(lwcover, tc.args...)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			code := 0
+			var exit *exec.ExitError
+			switch {
+			case errors.As(err, &exit):
+				code = exit.ExitCode()
+			case err != nil:
+				t.Fatal(err)
+			}
+			if code != tc.code || !strings.Contains(stderr.String(), tc.says) {
+				t.Errorf("got exit %d, stderr %q; want exit %d, stderr saying %q", code, stderr.String(), tc.code, tc.says)
 			}
 		})
 	}
