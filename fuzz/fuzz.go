@@ -226,8 +226,7 @@ func runGoTest(f *testing.F, o Options) {
 	}
 	mode, start := engine.Current(), time.Now()
 	if mode == engine.Worker {
-		tune.GC()     // a worker's runs allocate much and keep little, as a campaign's
-		tune.Worker() // the workers are go test's parallelism
+		tune.GC() // a worker's runs allocate much and keep little, as a campaign's
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if mode == engine.Worker {

@@ -1,3 +1,5 @@
+// Package tune sets the Go runtime's collector for fuzzing, in lwreplay
+// fuzz and in go test -fuzz's workers alike.
 package tune
 
 import (

@@ -1,34 +1,9 @@
 package tune
 
 import (
-	"runtime"
 	"runtime/debug"
 	"testing"
 )
-
-func TestWorker(t *testing.T) {
-	before := runtime.GOMAXPROCS(0)
-	defer runtime.GOMAXPROCS(before)
-	for _, tc := range []struct {
-		name, env string
-		set       bool
-		want      int
-	}{
-		{"worker - GOMAXPROCS unset - one processor - pass", "", true, 1},
-		{"worker - GOMAXPROCS set - left as it is - pass", "3", false, 3},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv("GOMAXPROCS", tc.env)
-			runtime.GOMAXPROCS(3)
-			if got := Worker(); got != tc.set {
-				t.Errorf("got Worker() %v, want %v", got, tc.set)
-			}
-			if got := runtime.GOMAXPROCS(0); got != tc.want {
-				t.Errorf("got GOMAXPROCS %d, want %d", got, tc.want)
-			}
-		})
-	}
-}
 
 func TestGC(t *testing.T) {
 	before := debug.SetGCPercent(100)
