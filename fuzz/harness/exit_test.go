@@ -37,19 +37,45 @@ func exitingTimes(container bool, err error, n int32) Target {
 		}}
 }
 
+// failsSetupOnRestart is exitingTarget whose second instance fails its
+// setup with setup: the apiserver refused the connections of its
+// discovery.
+func failsSetupOnRestart(exit, setup error) Target {
+	var runs atomic.Int32
+	return Target{Name: "exits-then-fails-setup", Doc: "an annotating target whose first Run exits after 5 s and whose second fails its setup", Container: true,
+		Run: func(ctx context.Context, env *Env) error {
+			switch runs.Add(1) {
+			case 1:
+				select {
+				case <-time.After(5 * time.Second):
+					return exit
+				case <-ctx.Done():
+					return nil
+				}
+			case 2:
+				return setup
+			}
+			return annotatingTarget().Run(ctx, env)
+		}}
+}
+
 // TestContainerExit runs a target whose first Run returns an error. As a
 // Pod's container (Target.Container), it is restarted after the kubelet's
 // first backoff (10 s) and every invariant holds. One that exits every
 // time is restarted after 10, 20, 40 s, until the run ends. Without the flag, or
-// with a setup error (ErrTarget), its run ends with it, as before.
+// with a setup error (ErrTarget) of its first instance, its run ends with it,
+// as before. A restarted instance's setup error is an exit: an operator's main
+// whose discovery met a refused connection exits, and the kubelet restarts it.
 func TestContainerExit(t *testing.T) {
 	h := testutil.MustHistory(t, testutil.Shipped("synthetic-configmaps-pods.yaml"))
 	exit := errors.New("failed to wait for caches to sync: timed out")
+	refused := fmt.Errorf("%w: failed to get server groups: connect: connection refused", ErrTarget)
 	tests := []struct {
 		name       string
 		target     Target
 		wantExits  []time.Duration // when it exited
 		wantAfter  []time.Duration // when it restarted (-1: the run ended first)
+		wantErrs   []error         // each exit's error; nil: exit for every one
 		wantBroken []string        // invariants that fire
 	}{
 		{name: "restart - target exits with error - pass", target: exitingTarget(true, exit),
@@ -61,6 +87,9 @@ func TestContainerExit(t *testing.T) {
 			target: exitingTarget(false, exit), wantBroken: []string{"clean-stop", "converged"}},
 		{name: "restart - target fails its setup (ErrTarget) - not restarted, clean-stop and converged - fail",
 			target: exitingTarget(true, fmt.Errorf("%w: no scheme", ErrTarget)), wantBroken: []string{"clean-stop", "converged"}},
+		{name: "restart - its restarted instance fails its setup - restarted again after 20 s - pass", target: failsSetupOnRestart(exit, refused),
+			wantExits: []time.Duration{5 * time.Second, 15 * time.Second}, wantAfter: []time.Duration{15 * time.Second, 35 * time.Second},
+			wantErrs: []error{exit, refused}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,8 +101,12 @@ func TestContainerExit(t *testing.T) {
 				t.Fatalf("exits: got %v, want at %v", obs.Exits, tc.wantExits)
 			}
 			for i, e := range obs.Exits {
-				if e.At != tc.wantExits[i] || e.RestartedAt != tc.wantAfter[i] || e.Err != exit.Error() {
-					t.Errorf("exit %d: got %+v, want at %v, restarted at %v, error %q", i, e, tc.wantExits[i], tc.wantAfter[i], exit)
+				want := exit
+				if tc.wantErrs != nil {
+					want = tc.wantErrs[i]
+				}
+				if e.At != tc.wantExits[i] || e.RestartedAt != tc.wantAfter[i] || e.Err != want.Error() {
+					t.Errorf("exit %d: got %+v, want at %v, restarted at %v, error %q", i, e, tc.wantExits[i], tc.wantAfter[i], want)
 				}
 			}
 			if len(tc.wantBroken) == 0 && obs.SyncedAt < obs.Exits[0].RestartedAt {

@@ -48,6 +48,9 @@ type instance struct {
 	gate   *crashGate
 	done   chan struct{} // closed when its Run has returned
 	cancel context.CancelFunc
+	// restarted says it is not the run's first instance: it started after
+	// one exited, crashed or was stopped
+	restarted bool
 
 	// how its Run ended (read once done is closed)
 	err       error
@@ -75,7 +78,7 @@ func startInstance(ctx context.Context, s Spec, transport http.RoundTripper, sta
 		probe.known = cache.Known
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	in := &instance{probe: probe, done: make(chan struct{}), cancel: cancel, stoppedAt: -1, crashedAt: -1}
+	in := &instance{probe: probe, done: make(chan struct{}), cancel: cancel, stoppedAt: -1, crashedAt: -1, restarted: cur.Load() != nil}
 	in.gate = &crashGate{next: transport, open: map[*gatedBody]bool{}}
 	in.env = &Env{
 		Config:    &rest.Config{Host: level.ReplayHost, Transport: in.gate},
@@ -162,7 +165,11 @@ func (in *instance) crashed() (time.Duration, bool) {
 // exited returns when the instance's Run returned an error, and whether
 // it did while the instance ran on: no fault stopped or crashed it, and it
 // did not panic. A Container target's such instance has exited. An error
-// wrapping ErrTarget (it could not be set up) is no exit.
+// wrapping ErrTarget (it could not be set up) is no exit for the run's
+// first instance: the test's setup is broken. It is one for a restarted
+// instance, whose setup met the cluster as the faults left it (an
+// apiserver refusing connections to its discovery): an operator's main
+// exits then, and the kubelet restarts it.
 func (in *instance) exited() (time.Duration, bool) {
 	select {
 	case <-in.done:
@@ -171,7 +178,7 @@ func (in *instance) exited() (time.Duration, bool) {
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	return in.endedAt, in.err != nil && !errors.Is(in.err, ErrTarget) && in.panic == nil && in.stoppedAt < 0 && in.crashedAt < 0
+	return in.endedAt, in.err != nil && (in.restarted || !errors.Is(in.err, ErrTarget)) && in.panic == nil && in.stoppedAt < 0 && in.crashedAt < 0
 }
 
 // failures adds to obs what a crashed instance recorded before it crashed:
