@@ -48,7 +48,7 @@ func (c *Campaign) reportSaved(f *testing.F, since time.Time) {
 	case hostErr != nil:
 		f.Logf("lwreplay: %s: the run for the report failed: %v", path, hostErr)
 	case !out.Failed():
-		dir, err := c.saveNoted(f, data, out, runs)
+		dir, err := c.saveNoted(f, data, out, runs, since)
 		if err != nil {
 			f.Logf("lwreplay: %s: held on %d runs for the report, and its worker's failure could not be written: %v", path, runs, err)
 			return
@@ -64,15 +64,32 @@ func (c *Campaign) reportSaved(f *testing.F, since time.Time) {
 	}
 }
 
+// workerEnd is what a worker that noted nothing printed as it ended:
+// its crash output (engine.KeepCrashOutput), or that there is none.
+func workerEnd(fuzzName string, since time.Time) string {
+	crashes, err := engine.Crashes(fuzzName, since)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("(the worker noted nothing, and its crash output could not be read: %v)", err)
+	case len(crashes) == 0:
+		return "(the worker noted nothing and printed no crash)"
+	}
+	var b strings.Builder
+	for _, c := range crashes {
+		fmt.Fprintf(&b, "the worker noted nothing; it printed as it ended (%s):\n%s\n", filepath.Base(c.Path), c.Text)
+	}
+	return b.String()
+}
+
 // saveNoted writes the report of an input that failed in a worker but
 // held on the coordinator's runs. The report holds the worker's noted
 // failure, the input and its plan, and what the runs for the report came
 // to. A run that is not a function of its input is a defect of lwreplay's,
 // and the report says so.
-func (c *Campaign) saveNoted(f *testing.F, data []byte, held *Outcome, runs int) (string, error) {
+func (c *Campaign) saveNoted(f *testing.F, data []byte, held *Outcome, runs int, since time.Time) (string, error) {
 	note, err := os.ReadFile(filepath.Join(engine.NotesDir(f.Name()), engine.NoteName(data)))
 	if err != nil {
-		note = []byte("(the worker's note of its failure is missing)")
+		note = []byte(workerEnd(f.Name(), since))
 	}
 	dir := artifactDir(f, c.target.Name, held)
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -227,6 +227,7 @@ func runGoTest(f *testing.F, o Options) {
 	mode, start := engine.Current(), time.Now()
 	if mode == engine.Worker {
 		tune.GC() // a worker's runs allocate much and keep little, as a campaign's
+		engine.KeepCrashOutput(f.Name())
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if mode == engine.Worker {
@@ -263,6 +264,7 @@ func runGoTest(f *testing.F, o Options) {
 		c.reportSaved(f, start)
 	}
 	if mode == engine.Coordinator {
+		engine.RemoveEmptyCrashes(f.Name())
 		dir := undecidedDir(f, f.Name())
 		if n := engine.CountSince(dir, start); n > 0 {
 			f.Logf("lwreplay: %d inputs ran out of a worker's time (%v of real time each) and were judged nothing; they are kept in %s: copy them into testdata/fuzz/%s and go test -run=%s judges them", n, engine.InputBudget, dir, f.Name(), f.Name())
