@@ -165,13 +165,13 @@ func (rs *actorRuns) stop() {
 // observe.StopGrace after stoppedAt (virtual time since the start). It
 // records in obs how each ended: every failure, and a Run that did not
 // return. A failure fails t: the run's setup broke, not the target.
-func (rs *actorRuns) wait(t *testing.T, obs *observe.Observation, stoppedAt time.Duration) {
+func (rs *actorRuns) wait(t *testing.T, w *spinWatch, obs *observe.Observation, stoppedAt time.Duration) {
 	if rs == nil {
 		return
 	}
 	defer func() {
 		if len(obs.ActorErrors) > 0 {
-			t.Errorf("actors: got %s, want each to run until the run's end (the run's setup failed, not the target)", strings.Join(obs.ActorErrors, "; "))
+			w.errorf(t, "actors: got %s, want each to run until the run's end (the run's setup failed, not the target)", strings.Join(obs.ActorErrors, "; "))
 		}
 	}()
 	for _, r := range rs.runs {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime/debug"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -56,6 +57,11 @@ func Observe(t *testing.T, s Spec) *observe.Observation {
 			}
 		}()
 		synctest.Test(t, func(t *testing.T) {
+			defer func() {
+				if p := recover(); p != nil { // a test that completed meanwhile must not hear of it
+					w.fail(func() { t.Errorf("harness: got panic %v, want none\n%s", p, debug.Stack()) })
+				}
+			}()
 			w.bubble.Store(bubbleID())
 			obs = runInBubble(t, s, w)
 		})
@@ -67,6 +73,7 @@ func Observe(t *testing.T, s Spec) *observe.Observation {
 	spin, late := w.watch(finished, bound, s.Deadline)
 	switch {
 	case late:
+		w.abandon()
 		return lateObservation(s, w)
 	case spin != nil:
 		obs := spinObservation(s, spin, w)
@@ -81,6 +88,7 @@ func Observe(t *testing.T, s Spec) *observe.Observation {
 		if wait > 0 {
 			w.released(finished, spin, wait)
 		}
+		w.abandon()
 		return obs
 	}
 	if panicked != nil {
@@ -101,7 +109,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 	t.Helper()
 	defer w.work(false) // after every other deferred call: the reproducer is written
 	if err := CheckGates(s.Gates); err != nil {
-		t.Errorf("gates: got error %v, want none", err)
+		w.errorf(t, "gates: got error %v, want none", err)
 		return nil
 	}
 	var cur atomic.Pointer[instance] // the target's live instance
@@ -125,7 +133,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 	served := &servingLog{start: &start}
 	srv, err := newReplay(s, crash, stop, served.note)
 	if err != nil {
-		t.Errorf("replay: got error %v, want none", err)
+		w.errorf(t, "replay: got error %v, want none", err)
 		return nil
 	}
 	w.fired.Store(srv.Fired)
@@ -133,12 +141,12 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 	if s.RecordTo != "" {
 		traffic, err := recorder.New(s.RecordTo, recorder.WithFlushInterval(time.Hour), recorder.WithBeforeSave(cassette.MarkVerbatim))
 		if err != nil {
-			t.Errorf("record %s: got error %v, want none", s.RecordTo, err)
+			w.errorf(t, "record %s: got error %v, want none", s.RecordTo, err)
 			return nil
 		}
 		defer func() {
 			if err := traffic.Close(); err != nil {
-				t.Errorf("record %s: close: got error %v, want none", s.RecordTo, err)
+				w.errorf(t, "record %s: close: got error %v, want none", s.RecordTo, err)
 			}
 		}()
 		transport = traffic.Wrap(transport)
@@ -362,7 +370,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 	case <-time.After(observe.StopGrace):
 		obs.NotStopped = true
 	}
-	acts.wait(t, obs, stoppedAt)
+	acts.wait(t, w, obs, stoppedAt)
 	// Virtual time has moved past the grace. What follows is the harness's own
 	// work (judging, writing a reproducer), held to the run's spin bound, not
 	// the stop bound (w.work(false) is deferred).
@@ -393,7 +401,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 	obs.Served = srv.Truth()
 	truth, ok := obs.Served.Log(res)
 	if !ok {
-		t.Errorf("truth: got no log of %s, want one", res.Resource)
+		w.errorf(t, "truth: got no log of %s, want one", res.Resource)
 		return obs
 	}
 	obs.TruthLog = truth

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/lwreplay/lwreplay/faults"
@@ -70,6 +71,36 @@ type spinWatch struct {
 	// target up (giveUp; Env.GivenUp). nil: never.
 	release     chan struct{}
 	releaseOnce sync.Once
+
+	// mu guards abandoned: Observe has returned without the run. The
+	// run's test may have completed since, and a failure of a completed
+	// test panics the process (testing's "Fail in goroutine after … has
+	// completed"): so an abandoned run fails nothing.
+	mu        sync.Mutex
+	abandoned bool
+}
+
+// abandon marks the run as one Observe returned without. A failure of the
+// run's in progress ends first.
+func (w *spinWatch) abandon() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.abandoned = true
+}
+
+// fail runs fail (which fails t) unless the run was abandoned.
+func (w *spinWatch) fail(fail func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.abandoned {
+		fail()
+	}
+}
+
+// errorf is t.Errorf, unless the run was abandoned.
+func (w *spinWatch) errorf(t *testing.T, format string, args ...any) {
+	t.Helper()
+	w.fail(func() { t.Errorf(format, args...) })
 }
 
 // giveUp closes w.release: the run's goroutines learn it was given up.
