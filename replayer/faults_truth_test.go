@@ -34,6 +34,8 @@ func TestFaultTruth(t *testing.T) {
 			want: []string{"ns1/a@r000006 " + a, "ns1/b@r000005 " + b}},
 		{name: "truth - recreate of ns1/a - new UID, later RVs moved up - pass", plan: "recreate:object=0", before: []string{fWatch},
 			want: []string{"ns1/a@1009 " + newUID(a, "1005"), "ns1/b@1008 " + b}},
+		{name: "truth - recreate after a LIST served the head - after it, no served RV renamed - pass", plan: "recreate:object=0", before: []string{fListAll, fWatch},
+			want: []string{"ns1/a@1011 " + newUID(a, "1011"), "ns1/b@1006 " + b}},
 		{name: "truth - recreate under opaque-rv - new RVs in order - pass", plan: "opaque-rv recreate:object=0",
 			before: []string{"/api/v1/configmaps?watch=true&resourceVersion=r000002&timeoutSeconds=5"},
 			want:   []string{"ns1/a@r000006 " + newUID(a, "r000002.2"), "ns1/b@r000005 " + b}},

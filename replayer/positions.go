@@ -71,6 +71,32 @@ func (st *store) head(l *history.Log) int {
 	return st.heads[l.Resource.ID()]
 }
 
+// servedRV returns the newest resourceVersion an answer reached in any
+// log of h, when h's resourceVersions are numbers ("" otherwise, or when
+// none was reached). An apiserver never renames what it served.
+func (st *store) servedRV(h *history.History) string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var newest uint64
+	found := false
+	for _, l := range h.Logs {
+		p, ok := st.heads[l.Resource.ID()]
+		if !ok {
+			continue
+		}
+		if !l.Order().Numeric() {
+			return ""
+		}
+		if n, err := strconv.ParseUint(l.RVAt(p), 10, 64); err == nil && (!found || n > newest) {
+			newest, found = n, true
+		}
+	}
+	if !found {
+		return ""
+	}
+	return strconv.FormatUint(newest, 10)
+}
+
 // advance records that an answer reached pos of l: a read after it
 // sees the state there.
 func (st *store) advance(l *history.Log, pos int) { st.reach(l, pos, false) }

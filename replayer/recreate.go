@@ -1,6 +1,7 @@
 package replayer
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -99,6 +100,9 @@ func recreate(truth *history.History, res history.Resource, rv string, k int) re
 		return fail(fmt.Errorf("%w: no log of %s", errNoRecreate, res))
 	}
 	p, err := l.Position(rv)
+	if errors.Is(err, history.ErrTooLarge) && l.Order().Numeric() {
+		p, err = l.End(), nil // served past res's last event (afterServed): the recreation comes last
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -170,9 +174,26 @@ func recreate(truth *history.History, res history.Resource, rv string, k int) re
 	return recreation{next: next, p: p, moveUp: moveUp, rv2: rv2, detail: detail}
 }
 
+// afterServed returns where in res's log a recreation asked for at rv
+// goes: at rv, or at served (the newest resourceVersion any answer
+// reached, "" for none) when that is newer. A recreation at rv moves the
+// resourceVersions after it up; one an answer reached would then name
+// another object than the one the target holds, as no apiserver's ever
+// does. (A target that had written at rv 82 then sent 82 in every update,
+// and each was answered 409 Conflict.)
+func afterServed(truth *history.History, res history.Resource, rv, served string) string {
+	l, ok := truth.Log(res)
+	if !ok || served == "" || !l.Order().Numeric() || !l.Order().Less(rv, served) {
+		return rv
+	}
+	return served
+}
+
 // recreate makes the served history delete the k-th object of the state
 // of res at rv (modulo their number, in key order). It creates it again
 // under its name with a new UID, just after rv and before the next event.
+// rv is the watch's, or the newest resourceVersion served when that is
+// newer (afterServed).
 // The object's later events carry the new UID (a Job's generated
 // selector and template labels too: withUIDOf). A numeric history makes
 // room by moving every RV after rv up by 2. An opaque one gets new RVs
@@ -183,6 +204,7 @@ func (e *engine) recreate(res history.Resource, rv string, k int) (newRV, detail
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	truth := e.store.history()
+	rv = afterServed(truth, res, rv, e.store.servedRV(truth))
 	r := recreateMemo.Get(truth, recreationsOf).get(truth, res, rv, k)
 	if r.err != nil {
 		return "", "", r.err
