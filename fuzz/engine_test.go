@@ -51,6 +51,31 @@ func FuzzPlanted(f *testing.F) {
 	Run(f, Options{Cassettes: []string{path}, Target: watchErrorsTarget, Invariants: []string{"clean-stop"}, WatchList: new(true)})
 }
 
+// runFuzzEngine builds this package's test binary and runs go test's
+// fuzzing engine on fuzz test name for at most 120 s, in a temporary
+// directory that is also its TMPDIR, with args added. The fuzz test reads
+// the path of the shipped cassette from env. It returns the directory,
+// where the reports go, and go test's output and error.
+func runFuzzEngine(t *testing.T, name, env, cassette string, args ...string) (tmp, artifacts string, out []byte, err error) {
+	t.Helper()
+	tmp = t.TempDir()
+	bin := filepath.Join(tmp, "fuzz.test")
+	if out, err := exec.Command("go", "test", "-c", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go test -c: got error %v, want none:\n%s", err, out)
+	}
+	path, err := filepath.Abs(filepath.Join("..", "cassettes", cassette))
+	if err != nil {
+		t.Fatal(err)
+	}
+	artifacts = filepath.Join(tmp, "artifacts")
+	cmd := exec.Command(bin, append([]string{"-test.run=^$", "-test.fuzz=^" + name + "$", "-test.fuzztime=120s",
+		"-test.fuzzcachedir=" + filepath.Join(tmp, "cache")}, args...)...)
+	cmd.Dir = tmp
+	cmd.Env = append(os.Environ(), env+"="+path, ArtifactsEnv+"="+artifacts, "TMPDIR="+tmp)
+	out, err = cmd.CombinedOutput()
+	return tmp, artifacts, out, err
+}
+
 // TestOneReportPerFind runs go test -fuzz on FuzzPlanted, whose every
 // watch error is a failure. The engine finds one at once, re-runs and
 // minimizes it (many failing executions), and saves one input. Exactly one
@@ -59,21 +84,7 @@ func TestOneReportPerFind(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds this package's test binary and fuzzes with it")
 	}
-	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "fuzz.test")
-	if out, err := exec.Command("go", "test", "-c", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go test -c: got error %v, want none:\n%s", err, out)
-	}
-	cassette, err := filepath.Abs("../cassettes/real-configmaps-pods-watchlist.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	artifacts := filepath.Join(tmp, "artifacts")
-	cmd := exec.Command(bin, "-test.run=^$", "-test.fuzz=^FuzzPlanted$", "-test.fuzztime=120s",
-		"-test.fuzzminimizetime=100x", "-test.parallel=2", "-test.fuzzcachedir="+filepath.Join(tmp, "cache"))
-	cmd.Dir = tmp
-	cmd.Env = append(os.Environ(), plantedEnv+"="+cassette, ArtifactsEnv+"="+artifacts)
-	out, err := cmd.CombinedOutput()
+	tmp, artifacts, out, err := runFuzzEngine(t, "FuzzPlanted", plantedEnv, "real-configmaps-pods-watchlist.yaml", "-test.fuzzminimizetime=100x", "-test.parallel=2")
 	if err == nil {
 		t.Fatalf("go test -fuzz: got success, want the planted failure:\n%s", out)
 	}

@@ -3,7 +3,6 @@ package fuzz
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -47,21 +46,7 @@ func TestWorkerCrashReported(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds this package's test binary and fuzzes with it")
 	}
-	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "fuzz.test")
-	if out, err := exec.Command("go", "test", "-c", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go test -c: got error %v, want none:\n%s", err, out)
-	}
-	cassette, err := filepath.Abs("../cassettes/synthetic-configmaps-pods.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	artifacts := filepath.Join(tmp, "artifacts")
-	cmd := exec.Command(bin, "-test.run=^$", "-test.fuzz=^FuzzWorkerCrash$", "-test.fuzztime=120s",
-		"-test.parallel=1", "-test.fuzzcachedir="+filepath.Join(tmp, "cache"))
-	cmd.Dir = tmp
-	cmd.Env = append(os.Environ(), crashEnv+"="+cassette, ArtifactsEnv+"="+artifacts, "TMPDIR="+tmp)
-	out, err := cmd.CombinedOutput()
+	tmp, artifacts, out, err := runFuzzEngine(t, "FuzzWorkerCrash", crashEnv, "synthetic-configmaps-pods.yaml", "-test.parallel=1")
 	if err == nil || !strings.Contains(string(out), "hung or terminated unexpectedly") {
 		t.Fatalf("go test -fuzz: got %v, want the worker's crash:\n%s", err, out)
 	}

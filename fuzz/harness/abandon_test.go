@@ -62,7 +62,7 @@ type abandonKind int
 
 const (
 	spinLate    abandonKind = iota // past its deadline
-	spinGivenUp                 // given up spinning
+	spinGivenUp                    // given up spinning
 )
 
 // String names k for abandonEnv.
