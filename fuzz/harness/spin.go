@@ -339,14 +339,31 @@ func lockWaitsIn(id string) string {
 	return strings.Join(waits, "\n\n")
 }
 
+// timerWaits are the functions that wait on a timer of their own in a
+// select: a goroutine blocked there, its first frame past the runtime's,
+// waits on virtual time.
+var timerWaits = []string{
+	// a request waiting out its latency in the in-process transport
+	// before the replay answers it
+	"github.com/lwreplay/lwreplay/replayer/internal/inproc.(*Transport).RoundTrip(",
+	// client-go's client-side throttle (rest.Config's QPS and Burst:
+	// flowcontrol's token bucket)
+	"golang.org/x/time/rate.(*Limiter).wait(",
+}
+
 // timeWaitIn reports whether one of stacks (a bubble's goroutines) waits
-// on virtual time: asleep, or a request waiting out its latency in the
-// in-process transport before the replay answers it.
+// on virtual time: asleep, or in one of timerWaits.
 func timeWaitIn(stacks []string) bool {
 	for _, g := range stacks {
 		header, rest, _ := strings.Cut(g, "\n")
-		if strings.Contains(header, "[sleep") || strings.HasPrefix(pastLock(rest), "github.com/lwreplay/lwreplay/replayer/internal/inproc.(*Transport).RoundTrip(") {
+		if strings.Contains(header, "[sleep") {
 			return true
+		}
+		at := pastLock(rest)
+		for _, w := range timerWaits {
+			if strings.HasPrefix(at, w) {
+				return true
+			}
 		}
 	}
 	return false

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/util/flowcontrol"
+
 	"github.com/lwreplay/lwreplay/fuzz/internal/site"
 	"github.com/lwreplay/lwreplay/fuzz/oracle"
 	"github.com/lwreplay/lwreplay/internal/testutil"
@@ -118,6 +120,32 @@ func lockedOnTimeTarget() Target {
 	}}
 }
 
+// lockedOnThrottleTarget is lockedOnTimeTarget with the holder waiting in
+// client-go's client-side throttle instead of a sleep, as client-go's
+// event broadcaster does when it writes an event series holding its lock.
+func lockedOnThrottleTarget() Target {
+	return Target{Name: "locked-on-throttle", Doc: "a target that waits on a rate limiter holding a mutex another waits on", Run: func(ctx context.Context, env *Env) error {
+		<-ctx.Done()
+		var mu sync.Mutex
+		throttle := flowcontrol.NewTokenBucketRateLimiter(0.1, 1) // a token every 10 s
+		held, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			mu.Lock()
+			close(held)
+			for range 2 {
+				_ = throttle.Wait(context.Background())
+			}
+			mu.Unlock()
+		}()
+		<-held
+		mu.Lock()
+		mu.Unlock()
+		<-done
+		return nil
+	}}
+}
+
 // TestObserveLockedOnTime checks a run whose lock wait stalls virtual time
 // while the lock's holder sleeps: given up as a stall on time, not judged
 // a deadlock (no-spin holds), where a holder waiting on a channel only the
@@ -132,6 +160,7 @@ func TestObserveLockedOnTime(t *testing.T) {
 		onTime bool
 	}{
 		{name: "lock wait - the holder sleeps - a stall on time, no-spin holds - pass", target: lockedOnTimeTarget(), onTime: true},
+		{name: "lock wait - the holder waits on client-go's throttle - a stall on time, no-spin holds - pass", target: lockedOnThrottleTarget(), onTime: true},
 		{name: "lock wait - the holder waits on a channel - a deadlock, no-spin breaks - fail", target: lockedTarget(release), onTime: false},
 	}
 	for _, tc := range tests {

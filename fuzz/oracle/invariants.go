@@ -164,7 +164,7 @@ var Invariants = []Invariant{
 			`reduction when API server is not healthy. With these parameters, backoff will stop at [30,60) sec interval ` +
 			`which is 0.22 QPS."`},
 	{Name: "no-spin", Scope: Along, Check: checkNoSpin,
-		Doc: "no goroutine of the run keeps running without blocking (and without requests) while virtual time stands still: a run whose clock stands still for Spec.SpinBound of real time (60 s; 2 s once the target is stopped; 0.1 s once stopped in a known finding's busy loop or deadlock, Spec.KnownSpins), while the process used as much CPU time, is given up, and judged by this invariant alone (goroutines waiting on a lock while another waits on virtual time, a request's latency or a sleep, are a stall of synctest's, whose clock a lock wait keeps still: judged nothing)",
+		Doc: "no goroutine of the run keeps running without blocking (and without requests) while virtual time stands still: a run whose clock stands still for Spec.SpinBound of real time (60 s; 2 s once the target is stopped; 20 ms once stopped in a known finding's busy loop or deadlock, Spec.KnownSpins), while the process used as much CPU time, is given up, and judged by this invariant alone (goroutines waiting on a lock while another waits on virtual time, a request's latency, client-go's client-side throttle or a sleep, are a stall of synctest's, whose clock a lock wait keeps still: judged nothing)",
 		Guarantee: `shared_informer.go, SharedInformer.Run: "starts and runs the shared informer, returning after it stops"; ` +
 			`controller-runtime manager.go, Manager.Start: "Start starts all registered Controllers and blocks until the context is cancelled"`},
 	{Name: "clean-stop", Scope: Along, Check: checkCleanStop,
