@@ -34,5 +34,5 @@ func FuzzRayClusters(f *testing.F) {
 // KubeRay's own findings (finding_test.go), so that a campaign goes on
 // past them.
 func knownFindings() []fuzz.Known {
-	return append(crtarget.KnownFindings(), staleRestartDuplicateWorker, staleRestartDuplicateHead)
+	return append(crtarget.KnownFindings(), staleRestartDuplicateWorker, staleRestartDuplicateHead, heldWatchDuplicateHead)
 }
