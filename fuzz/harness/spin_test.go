@@ -96,12 +96,12 @@ func TestObserveLocked(t *testing.T) {
 	}
 }
 
-// lockedOnTimeTarget is a target that, once its context is cancelled,
-// holds a sync.Mutex across a sleep while another goroutine waits for it.
-// In real time the sleep ends and the lock is let go; in a synctest bubble
-// the lock wait keeps the clock still, and the sleep never ends.
-func lockedOnTimeTarget() Target {
-	return Target{Name: "locked-on-time", Doc: "a target that sleeps holding a mutex another waits on", Run: func(ctx context.Context, env *Env) error {
+// lockedAcross is a target that, once its context is cancelled, holds a
+// sync.Mutex across wait while another goroutine waits for it. In real
+// time a wait on time ends and the lock is let go; in a synctest bubble the
+// lock wait keeps the clock still, and it never ends.
+func lockedAcross(name, doc string, wait func()) Target {
+	return Target{Name: name, Doc: doc, Run: func(ctx context.Context, env *Env) error {
 		<-ctx.Done()
 		var mu sync.Mutex
 		held, done := make(chan struct{}), make(chan struct{})
@@ -109,7 +109,7 @@ func lockedOnTimeTarget() Target {
 			defer close(done)
 			mu.Lock()
 			close(held)
-			time.Sleep(time.Second)
+			wait()
 			mu.Unlock()
 		}()
 		<-held
@@ -120,30 +120,21 @@ func lockedOnTimeTarget() Target {
 	}}
 }
 
-// lockedOnThrottleTarget is lockedOnTimeTarget with the holder waiting in
-// client-go's client-side throttle instead of a sleep, as client-go's
-// event broadcaster does when it writes an event series holding its lock.
+// lockedOnTimeTarget holds the lock across a sleep.
+func lockedOnTimeTarget() Target {
+	return lockedAcross("locked-on-time", "a target that sleeps holding a mutex another waits on", func() { time.Sleep(time.Second) })
+}
+
+// lockedOnThrottleTarget holds the lock across a wait in client-go's
+// client-side throttle, as client-go's event broadcaster does when it
+// writes an event series holding its lock.
 func lockedOnThrottleTarget() Target {
-	return Target{Name: "locked-on-throttle", Doc: "a target that waits on a rate limiter holding a mutex another waits on", Run: func(ctx context.Context, env *Env) error {
-		<-ctx.Done()
-		var mu sync.Mutex
-		throttle := flowcontrol.NewTokenBucketRateLimiter(0.1, 1) // a token every 10 s
-		held, done := make(chan struct{}), make(chan struct{})
-		go func() {
-			defer close(done)
-			mu.Lock()
-			close(held)
-			for range 2 {
-				_ = throttle.Wait(context.Background())
-			}
-			mu.Unlock()
-		}()
-		<-held
-		mu.Lock()
-		mu.Unlock()
-		<-done
-		return nil
-	}}
+	throttle := flowcontrol.NewTokenBucketRateLimiter(0.1, 1) // a token every 10 s
+	return lockedAcross("locked-on-throttle", "a target that waits on a rate limiter holding a mutex another waits on", func() {
+		for range 2 {
+			_ = throttle.Wait(context.Background())
+		}
+	})
 }
 
 // TestObserveLockedOnTime checks a run whose lock wait stalls virtual time
