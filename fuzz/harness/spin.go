@@ -64,8 +64,11 @@ type spinWatch struct {
 
 	// clock, when set, replaces realClock (tests).
 	clock func() (wall, cpu time.Duration)
-	// running, when set, replaces runningIn on the run's bubble (tests).
+	// running, when set, replaces the running stacks of the run's bubble
+	// (tests).
 	running func() string
+	// reader reads the run's goroutines, paced by their cost.
+	reader stackReader
 
 	// release is made outside the bubble and closed once the run gives its
 	// target up (giveUp; Env.GivenUp). nil: never.
@@ -159,9 +162,9 @@ func (w *spinWatch) released(finished <-chan struct{}, spin *observe.Spin, wait 
 			return
 		case <-tick.C:
 		}
-		if spin.Locked && time.Since(start) >= KnownSpinAfter {
+		if spin.Locked && time.Since(start) >= KnownSpinAfter && w.reader.due(time.Now()) {
 			id, _ := w.bubble.Load().(string)
-			if lockWaitsIn(id) == spin.Stack {
+			if lockWaitsOf(w.reader.stacks(id)) == spin.Stack {
 				return
 			}
 		}
@@ -255,58 +258,60 @@ func (w *spinWatch) watch(finished <-chan struct{}, bound time.Duration, deadlin
 		// (Spec.KnownSpins) they are looked at from KnownSpinAfter on.
 		lockLook := d >= min(bound, lockWaitAfter)
 		knownStop := w.stopping.Load() && !working && len(w.known) > 0 // a stopped run with known loops
-		if !working && (lockLook || knownStop && d >= KnownSpinAfter) {
-			id, _ := w.bubble.Load().(string)
-			waits := lockWaitsIn(id)
-			at := site.OfStack(waits)
-			if waits != "" && waits == stuck && (lockLook || slices.Contains(w.known, at)) {
-				spin := &observe.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: waits, Locked: true,
-					OnTime: timeWaitIn(bubbleStacks(id))}
-				if !lockLook {
-					spin.Known = at
-				}
-				return spin, false
-			}
-			stuck = waits
+		waitLook := !working && (lockLook || knownStop && d >= KnownSpinAfter)
+		loopLook := knownStop && passed(KnownSpinAfter, d, used)
+		if !loopLook {
+			knownAt = "" // the loop must be seen at two looks in a row
 		}
-		if knownStop && passed(KnownSpinAfter, d, used) {
-			stack := w.runningStacks()
-			at := site.OfStack(stack)
-			if at != "" && at == knownAt {
-				return &observe.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: true, After: d, Stack: stack, Known: at}, false
+		// One read of the run's goroutines serves both looks; reads are
+		// paced by their cost (stackReader), a look without one waits.
+		if (waitLook || loopLook) && w.reader.due(time.Now()) {
+			id, _ := w.bubble.Load().(string)
+			gs := w.reader.stacks(id)
+			if waitLook {
+				waits := lockWaitsOf(gs)
+				at := site.OfStack(waits)
+				if waits != "" && waits == stuck && (lockLook || slices.Contains(w.known, at)) {
+					spin := &observe.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: waits, Locked: true,
+						OnTime: timeWaitIn(gs)}
+					if !lockLook {
+						spin.Known = at
+					}
+					return spin, false
+				}
+				stuck = waits
 			}
-			knownAt = ""
-			if slices.Contains(w.known, at) {
-				knownAt = at
+			if loopLook {
+				stack := w.runningOf(gs)
+				at := site.OfStack(stack)
+				if at != "" && at == knownAt {
+					return &observe.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: true, After: d, Stack: stack, Known: at}, false
+				}
+				knownAt = ""
+				if slices.Contains(w.known, at) {
+					knownAt = at
+				}
 			}
-		} else {
-			knownAt = "" // the loop must be seen at two ticks in a row
 		}
 		limit := bound
 		if w.stopping.Load() && !working {
 			limit = min(bound, StopSpinBound)
 		}
 		if passed(limit, d, used) {
-			return &observe.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: w.runningStacks()}, false
+			id, _ := w.bubble.Load().(string)
+			return &observe.Spin{At: time.Duration(w.lookedAt.Load()), Stopping: w.stopping.Load(), After: d, Stack: w.runningOf(w.reader.stacks(id))}, false
 		}
 	}
 }
 
-// runningStacks returns the stacks of the run's goroutines that are
-// running or runnable (see runningIn).
-func (w *spinWatch) runningStacks() string {
+// runningOf returns the stacks of gs (the run's goroutines) that are
+// running or runnable (not blocked), each trimmed; w.running's when set.
+func (w *spinWatch) runningOf(gs []string) string {
 	if w.running != nil {
 		return w.running()
 	}
-	id, _ := w.bubble.Load().(string)
-	return runningIn(id)
-}
-
-// runningIn returns the stacks of the goroutines of bubble id that are
-// running or runnable (not blocked), each trimmed.
-func runningIn(id string) string {
 	var out []string
-	for _, g := range bubbleStacks(id) {
+	for _, g := range gs {
 		header, _, _ := strings.Cut(g, "\n")
 		if strings.Contains(header, "[running") || strings.Contains(header, "[runnable") {
 			out = append(out, trimStack(g))
@@ -319,13 +324,13 @@ func runningIn(id string) string {
 // looks for goroutines waiting on a lock with nothing running.
 const lockWaitAfter = time.Second
 
-// lockWaitsIn returns the stacks of the goroutines of bubble id waiting on
-// a sync.Mutex or sync.RWMutex, when none runs and some wait; "" otherwise.
+// lockWaitsOf returns the stacks of gs (a run's goroutines) waiting on a
+// sync.Mutex or sync.RWMutex, when none runs and some wait; "" otherwise.
 // The stacks are sorted and trimmed: goroutine headers lose their numbers
 // and wait times, so that two looks compare.
-func lockWaitsIn(id string) string {
+func lockWaitsOf(gs []string) string {
 	var waits []string
-	for _, g := range bubbleStacks(id) {
+	for _, g := range gs {
 		header, rest, _ := strings.Cut(g, "\n")
 		switch {
 		case strings.Contains(header, "[running") || strings.Contains(header, "[runnable"):
