@@ -83,8 +83,8 @@ type spinWatch struct {
 	abandoned bool
 }
 
-// abandon marks the run as one Observe returned without. A failure of the
-// run's in progress ends first.
+// abandon marks the run as one Observe returned without. A failure the
+// run has begun ends first, while its test still runs.
 func (w *spinWatch) abandon() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
