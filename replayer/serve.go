@@ -9,6 +9,8 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
@@ -111,7 +113,8 @@ func WriteKubeconfig(path, serverURL string) error { return writeKubeconfig(path
 const placeholderToken = "lwreplay-asks-for-no-credentials"
 
 // writeKubeconfig writes a kubeconfig for serverURL, trusting caPEM when
-// not nil.
+// not nil. It appears whole: written beside path, then renamed, so a
+// client waiting for the file never reads half of it.
 func writeKubeconfig(path, serverURL string, caPEM []byte) error {
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["lwreplay"] = &clientcmdapi.Cluster{Server: serverURL, CertificateAuthorityData: caPEM}
@@ -121,8 +124,27 @@ func writeKubeconfig(path, serverURL string, caPEM []byte) error {
 	}
 	cfg.Contexts["lwreplay"] = &clientcmdapi.Context{Cluster: "lwreplay", AuthInfo: "lwreplay", Namespace: "default"}
 	cfg.CurrentContext = "lwreplay"
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+	b, err := clientcmd.Write(*cfg)
+	if err != nil {
 		return fmt.Errorf("write kubeconfig %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write kubeconfig %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write kubeconfig %s: %w", path, err)
+	}
+	_, werr := tmp.Write(b)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write kubeconfig %s: %w", path, werr)
 	}
 	return nil
 }
