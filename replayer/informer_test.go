@@ -57,7 +57,7 @@ func (l *requestLog) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	if frames := l.cut(n, q); frames > 0 {
-		resp.Body = testutil.CutBody(resp.Body, frames)
+		resp.Body = testutil.CutBody(resp, frames)
 	}
 	return resp, err
 }

@@ -68,7 +68,7 @@ func (l *requestLog) RoundTrip(req *http.Request) (*http.Response, error) {
 	l.mu.Unlock()
 	resp, err := l.rt.RoundTrip(req)
 	if err == nil && watch && lines > 0 {
-		resp.Body = testutil.CutBody(resp.Body, lines)
+		resp.Body = testutil.CutBody(resp, lines)
 	}
 	return resp, err
 }

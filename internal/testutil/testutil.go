@@ -9,10 +9,13 @@
 package testutil
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"sort"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -70,16 +73,22 @@ func ObjectsState(objs []any) []string {
 	return out
 }
 
-// CutBody returns rc ending after lines lines (watch frames) have been
-// read, as if the connection had dropped there; closing it closes rc.
-func CutBody(rc io.ReadCloser, lines int) io.ReadCloser {
-	return &cutBody{rc: rc, left: lines}
+// CutBody returns resp's body ending after frames watch frames have been
+// read, as if the connection had dropped there; closing it closes the
+// body. A frame is a line of a JSON watch, or a length-prefixed frame of
+// a protobuf one (Content-Type application/vnd.kubernetes.protobuf).
+func CutBody(resp *http.Response, frames int) io.ReadCloser {
+	return &cutBody{rc: resp.Body, left: frames,
+		protobuf: strings.HasPrefix(resp.Header.Get("Content-Type"), "application/vnd.kubernetes.protobuf")}
 }
 
-// cutBody ends a body after a number of lines.
+// cutBody ends a body after a number of frames.
 type cutBody struct {
-	rc   io.ReadCloser
-	left int
+	rc       io.ReadCloser
+	left     int
+	protobuf bool
+	head     []byte // a protobuf frame's length, as read so far
+	need     int    // bytes of the current protobuf frame still to come
 }
 
 func (c *cutBody) Read(p []byte) (int, error) {
@@ -87,15 +96,39 @@ func (c *cutBody) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n, err := c.rc.Read(p)
-	for i := 0; i < n; i++ {
-		if p[i] == '\n' {
-			c.left--
-			if c.left == 0 {
-				return i + 1, nil
+	for i := 0; i < n; {
+		if !c.protobuf {
+			i++
+			if p[i-1] == '\n' && c.ended() {
+				return i, nil
 			}
+			continue
+		}
+		if c.need == 0 && len(c.head) < 4 {
+			c.head = append(c.head, p[i])
+			i++
+			if len(c.head) == 4 {
+				c.need = int(binary.BigEndian.Uint32(c.head))
+				if c.need == 0 && c.ended() {
+					return i, nil
+				}
+			}
+			continue
+		}
+		take := min(c.need, n-i)
+		i, c.need = i+take, c.need-take
+		if c.need == 0 && c.ended() {
+			return i, nil
 		}
 	}
 	return n, err
+}
+
+// ended counts a frame read whole; it reports whether it was the last.
+func (c *cutBody) ended() bool {
+	c.head = c.head[:0]
+	c.left--
+	return c.left == 0
 }
 
 func (c *cutBody) Close() error { return c.rc.Close() }

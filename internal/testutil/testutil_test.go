@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net/http"
 	"reflect"
 	"testing"
 
@@ -85,12 +86,17 @@ func TestCutBody(t *testing.T) {
 	tests := []struct {
 		name  string
 		body  string
+		proto bool // the body is a protobuf watch's
 		lines int
 		want  string
 	}{
 		{name: "cut body - two of three lines - pass", body: "a\nbb\nccc\n", lines: 2, want: "a\nbb\n"},
 		{name: "cut body - more lines than the body - pass", body: "a\nb\n", lines: 5, want: "a\nb\n"},
 		{name: "cut body - no line - pass", body: "a\n", lines: 0, want: ""},
+		{name: "cut body - two of three protobuf frames, newlines inside - pass", proto: true,
+			body: "\x00\x00\x00\x02\n\n\x00\x00\x00\x00\x00\x00\x00\x01z", lines: 2, want: "\x00\x00\x00\x02\n\n\x00\x00\x00\x00"},
+		{name: "cut body - a protobuf frame longer than a read - pass", proto: true,
+			body: "\x00\x00\x00\x05abcde\x00\x00\x00\x01z", lines: 1, want: "\x00\x00\x00\x05abcde"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,7 +107,11 @@ func TestCutBody(t *testing.T) {
 				func(s string) io.Reader { return bytes.NewBufferString(s) },
 			} {
 				rc := &closeCounter{Reader: reader(tt.body)}
-				body := CutBody(rc, tt.lines)
+				resp := &http.Response{Header: http.Header{}, Body: rc}
+				if tt.proto {
+					resp.Header.Set("Content-Type", "application/vnd.kubernetes.protobuf;stream=watch")
+				}
+				body := CutBody(resp, tt.lines)
 				got, err := io.ReadAll(body)
 				if err != nil || string(got) != tt.want {
 					t.Errorf("read: got %q, %v, want %q, no error", got, err, tt.want)
