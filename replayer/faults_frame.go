@@ -85,11 +85,16 @@ func dropped(c *pointCtx, d faults.Decision) func() error {
 	}
 }
 
-// garbleFrame sends invalid JSON in place of the frame (garble-frame).
+// garbleFrame sends an undecodable frame (invalid JSON, or a protobuf
+// frame of a wire type protobuf lacks) in place of the frame (garble-frame).
 func garbleFrame(c *pointCtx, d faults.Decision) (func() error, bool) {
 	return func() error {
 		c.s.fx.fire(c.pt, d.Fault, c.frameRV())
-		if err := c.ws.fw.raw([]byte(garbledFrame)); err != nil {
+		garbled := []byte(garbledFrame)
+		if c.ws.fw.pb != nil {
+			garbled = garbledProtobufFrame
+		}
+		if err := c.ws.fw.raw(garbled); err != nil {
 			return err
 		}
 		// The frame itself follows, so that the client's decoder meets the
@@ -319,7 +324,10 @@ func (fw *frameWriter) cut(f outFrame) {
 	if fw.err != nil {
 		return
 	}
-	fw.encode(f.typ, f.obj)
+	if err := fw.encode(f.typ, f.obj); err != nil {
+		fw.err = err
+		return
+	}
 	half := append([]byte(nil), fw.buf.Bytes()[:fw.buf.Len()/2]...)
 	if fw.raw(half) != nil {
 		return

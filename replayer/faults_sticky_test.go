@@ -124,7 +124,7 @@ func TestFaultStickyExpiry(t *testing.T) {
 		{name: "recreate - a LIST at rv 0 shows the result - pass", plan: "recreate:object=0,watch=1", before: []string{fWatch},
 			target: fList0, want: []string{"LIST rv 1005: ns1/a@1005 ns1/b@1002 ns2/c@1003"}, fired: recreatedA},
 	}
-	for _, tc := range tests {
+	for _, tc := range append(tests, protobufCases(tests)...) {
 		t.Run(tc.name, func(t *testing.T) { runFaultCase(t, tc) })
 	}
 }
@@ -145,7 +145,7 @@ func TestFaultStickyOnlyExpiry(t *testing.T) {
 			before: []string{fWatch}, target: fWatch, want: with(watchFrames, "EOF"),
 			fired: []string{"watch #1 http-error: 503"}},
 	}
-	for _, tc := range tests {
+	for _, tc := range append(tests, protobufCases(tests)...) {
 		t.Run(tc.name, func(t *testing.T) { runFaultCase(t, tc) })
 	}
 }

@@ -57,6 +57,9 @@ type faultCase struct {
 	golden string   // optional: the last answer on the wire
 	fired  []string // "point fault: detail"
 	timed  bool     // the transcript shows when each frame came
+	// accept is the requests' Accept ("": none, JSON). A protobuf case
+	// (protobufCases) wants the JSON case's answers, decoded.
+	accept string
 }
 
 // answerText is an answer read through the in-process transport.
@@ -65,15 +68,28 @@ type answerText struct {
 	body []byte
 	err  error
 	at   []time.Duration // when each line ended
+	// protobuf says body was answered in protobuf and is shown decoded,
+	// as JSON (asJSON).
+	protobuf bool
 }
 
 // fetch requests target through rt and reads the answer to its end.
 func fetch(t *testing.T, rt http.RoundTripper, target string) answerText {
 	t.Helper()
+	return fetchAccept(t, rt, target, "")
+}
+
+// fetchAccept is fetch with an Accept header (none when ""). A protobuf
+// answer is shown decoded, as JSON (asJSON).
+func fetchAccept(t *testing.T, rt http.RoundTripper, target, accept string) answerText {
+	t.Helper()
 	start := time.Now()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, testHost+target, nil)
 	if err != nil {
 		t.Fatalf("request %s: %v", target, err)
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
 	}
 	resp, err := rt.RoundTrip(req)
 	if err != nil {
@@ -92,7 +108,7 @@ func fetch(t *testing.T, rt http.RoundTripper, target string) answerText {
 			if err != io.EOF {
 				a.err = err
 			}
-			return a
+			return asJSON(t, a)
 		}
 	}
 }
@@ -187,16 +203,23 @@ func runFaultCase(t *testing.T, tc faultCase) {
 		var last answerText
 		for _, target := range append(append([]string(nil), tc.before...), tc.target) {
 			target = strings.ReplaceAll(target, "{continue}", cont)
-			last = fetch(t, srv.Transport(), target)
+			last = fetchAccept(t, srv.Transport(), target, tc.accept)
 			var list answer
 			if json.Unmarshal(last.body, &list) == nil {
 				cont = list.Metadata.Continue
 			}
 		}
-		if got := transcript(last, tc.timed); !equalStrings(got, tc.want) {
+		if tc.accept != "" {
+			if !last.protobuf && last.resp.StatusCode == http.StatusOK {
+				t.Errorf("answer: got %s, want protobuf", last.resp.Header.Get("Content-Type"))
+			}
+			if got, want := undetailed(transcript(last, false)), undetailed(tc.want); !equalStrings(got, want) {
+				t.Errorf("answer in protobuf:\ngot  %q\nwant %q", got, want)
+			}
+		} else if got := transcript(last, tc.timed); !equalStrings(got, tc.want) {
 			t.Errorf("answer:\ngot  %q\nwant %q", got, tc.want)
 		}
-		if tc.golden != "" {
+		if tc.golden != "" && tc.accept == "" {
 			checkGolden(t, tc.golden, wireResponse(tc.target, last.resp, last.body))
 		}
 		if got := firedStrings(srv.Fired()); !equalStrings(got, tc.fired) {
@@ -383,7 +406,7 @@ func TestFaultWire(t *testing.T) {
 			fired: []string{"watch #1 frame 2 drop-event: rv 1005"}},
 	}
 	covered := map[string]bool{}
-	for _, tc := range tests {
+	for _, tc := range append(tests, protobufCases(tests)...) {
 		covered[strings.SplitN(tc.name, " - ", 2)[0]] = true
 		t.Run(tc.name, func(t *testing.T) { runFaultCase(t, tc) })
 	}

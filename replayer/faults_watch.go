@@ -103,7 +103,7 @@ func closeWatch(c *pointCtx, d faults.Decision) (func() error, bool) {
 			return nil
 		}
 		c.s.fx.fire(c.pt, d.Fault, "before any event, "+c.watchFrom())
-		newFrameWriter(c.w).begin()
+		watchWriter(c.w, c.r, c.l.Resource).begin()
 		return errAnswered
 	}, true
 }
@@ -145,7 +145,7 @@ func expireWatch(c *pointCtx, d faults.Decision) (func() error, bool) {
 		}
 		c.s.store.moveOn(c.l)
 		c.s.fx.fire(c.pt, d.Fault, "at open, "+c.watchFrom()+compactedTo(c.s.store.compactThrough(c.l.Resource, c.q.ResourceVersion)))
-		answerError(c.w, expired(watchExpiredMessage))
+		answerError(watchWriter(c.w, c.r, c.l.Resource), expired(watchExpiredMessage))
 		return errAnswered
 	}, true
 }
@@ -205,7 +205,7 @@ func refuseWatchList(c *pointCtx, d faults.Decision) (func() error, bool) {
 	}
 	return func() error {
 		c.s.fx.fire(c.pt, d.Fault, "ERROR 500")
-		answerError(c.w, watchListUnsupported())
+		answerError(watchWriter(c.w, c.r, c.l.Resource), watchListUnsupported())
 		return errAnswered
 	}, true
 }
@@ -229,14 +229,13 @@ func recreateObject(c *pointCtx, d faults.Decision) (func() error, bool) {
 			detail += compactedTo(c.s.store.raiseFloor(l, newRV))
 		}
 		c.s.fx.fire(c.pt, d.Fault, detail)
-		answerError(c.w, tooOldWatch(c.q.ResourceVersion, newRV))
+		answerError(watchWriter(c.w, c.r, c.l.Resource), tooOldWatch(c.q.ResourceVersion, newRV))
 		return errAnswered
 	}, true
 }
 
 // answerError answers a watch with HTTP 200 and one ERROR event.
-func answerError(w http.ResponseWriter, st metav1.Status) {
-	fw := newFrameWriter(w)
+func answerError(fw *frameWriter, st metav1.Status) {
 	fw.begin()
 	fw.errorFrame(st)
 }

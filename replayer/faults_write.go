@@ -57,7 +57,7 @@ func stopTarget(c *pointCtx, d faults.Decision) (func() error, bool) {
 		c.s.opts.hooks.TargetStop()
 		if c.pt.Kind == faults.WatchPoint {
 			c.s.fx.fire(c.pt, d.Fault, "the target's context cancelled, its watch ended empty")
-			newFrameWriter(c.w).begin()
+			watchWriter(c.w, c.r, c.l.Resource).begin()
 			return errAnswered
 		}
 		c.s.fx.fire(c.pt, d.Fault, "the target's context cancelled")

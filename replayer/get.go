@@ -26,7 +26,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.Requ
 		status.Write(w, status.NotFound())
 		return
 	}
-	if !isJSONAccept(r) {
+	if !isJSONAccept(r) && !prefersProtobuf(r, gvkOf(l.Resource)) {
 		status.Write(w, notAcceptable())
 		return
 	}
@@ -65,7 +65,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.Requ
 				return
 			}
 		}
-		writeJSONAnswer(w, r, "application/json", body)
+		writeObject(w, r, gvkOf(l.Resource), http.StatusOK, body)
 		return
 	}
 	gr := schema.GroupResource{Group: l.Resource.Group, Resource: l.Resource.Resource}

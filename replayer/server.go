@@ -141,8 +141,9 @@ func joinSelectors(a, b string) string {
 	return a + "," + b
 }
 
-// isJSONAccept reports whether the client accepts JSON (the only encoding
-// the replayer speaks).
+// isJSONAccept reports whether the client accepts JSON (the replayer's
+// encoding of every kind; built-in kinds also have protobuf,
+// prefersProtobuf).
 func isJSONAccept(r *http.Request) bool {
 	a := r.Header.Get("Accept")
 	return a == "" || strings.Contains(a, "json") || strings.Contains(a, "*/*")

@@ -32,6 +32,9 @@ type frameWriter struct {
 	// meta renders each event's object as a PartialObjectMetadata; nil
 	// when the watch asked for none.
 	meta *metaView
+	// pb is the kind of the watch's objects when it is answered in
+	// protobuf (watchWriter); nil for JSON.
+	pb *schema.GroupVersionKind
 }
 
 func newFrameWriter(w http.ResponseWriter) *frameWriter {
@@ -39,10 +42,28 @@ func newFrameWriter(w http.ResponseWriter) *frameWriter {
 	return &frameWriter{w: w, f: f}
 }
 
-// begin sends the header of a watch answer: 200, JSON, chunked.
+// watchWriter returns the frame writer of a watch on res, in the encoding
+// r's Accept negotiates: protobuf for a built-in kind whose client prefers
+// it (prefersProtobuf), JSON otherwise, Table and metadata views included.
+func watchWriter(w http.ResponseWriter, r *http.Request, res history.Resource) *frameWriter {
+	fw := newFrameWriter(w)
+	fw.table = tableOf(r)
+	fw.meta = metadataOf(r)
+	if gvk := gvkOf(res); fw.table == nil && fw.meta == nil && prefersProtobuf(r, gvk) {
+		fw.pb = &gvk
+	}
+	return fw
+}
+
+// begin sends the header of a watch answer: 200, JSON or protobuf's
+// watch stream, chunked.
 func (fw *frameWriter) begin() {
 	h := fw.w.Header()
-	h.Set("Content-Type", "application/json")
+	if fw.pb != nil {
+		h.Set("Content-Type", mediaProtobuf+";stream=watch")
+	} else {
+		h.Set("Content-Type", "application/json")
+	}
 	h.Set("Cache-Control", "no-cache, private")
 	h.Set("Transfer-Encoding", "chunked")
 	fw.w.WriteHeader(http.StatusOK)
@@ -62,7 +83,10 @@ func (fw *frameWriter) frame(typ history.EventType, obj []byte) error {
 	if fw.err != nil {
 		return fw.err
 	}
-	fw.encode(typ, obj)
+	if err := fw.encode(typ, obj); err != nil {
+		fw.err = err
+		return err
+	}
 	return fw.write()
 }
 
@@ -94,7 +118,7 @@ func (fw *frameWriter) holding(on bool) {
 // apiVersion, as frame(typ, o.WithKind(kind, apiVersion)) does, but
 // rendering the object straight into the frame.
 func (fw *frameWriter) objectFrame(typ history.EventType, o *history.Object, kind, apiVersion string) error {
-	if fw.table != nil || fw.meta != nil || bytes.IndexByte(o.Raw, '\n') >= 0 {
+	if fw.table != nil || fw.meta != nil || fw.pb != nil || bytes.IndexByte(o.Raw, '\n') >= 0 {
 		return fw.frame(typ, o.WithKind(kind, apiVersion))
 	}
 	if fw.err != nil {
@@ -107,8 +131,12 @@ func (fw *frameWriter) objectFrame(typ history.EventType, o *history.Object, kin
 	return fw.write()
 }
 
-// encode renders one event frame into fw.buf.
-func (fw *frameWriter) encode(typ history.EventType, obj []byte) {
+// encode renders one event frame into fw.buf. Only a protobuf frame can
+// fail (an object that does not decode as its kind).
+func (fw *frameWriter) encode(typ history.EventType, obj []byte) error {
+	if fw.pb != nil {
+		return fw.encodeProtobuf(typ, obj)
+	}
 	if fw.table != nil {
 		obj = fw.table.Event(typ, obj)
 	}
@@ -128,6 +156,7 @@ func (fw *frameWriter) encode(typ history.EventType, obj []byte) {
 		fw.buf.Write(obj)
 	}
 	fw.buf.WriteString("}\n")
+	return nil
 }
 
 // errorFrame writes an ERROR event carrying st.

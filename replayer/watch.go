@@ -33,7 +33,7 @@ const preTimeoutBookmark = 2 * time.Second
 // stream stays silent until its timeout; no bookmark carries an RV older
 // than R. An R the history cannot place is a 400.
 func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.RequestInfo, l *history.Log) {
-	if !isJSONAccept(r) {
+	if !isJSONAccept(r) && !prefersProtobuf(r, gvkOf(l.Resource)) {
 		status.Write(w, notAcceptable())
 		return
 	}
@@ -151,11 +151,8 @@ type watchStream struct {
 // newWatchStream starts a watch's clock: its timeout runs from here, as
 // kube-apiserver's runs from the start of the request.
 func (s *Server) newWatchStream(w http.ResponseWriter, r *http.Request, l *history.Log, f filter, q history.RequestInfo) *watchStream {
-	fw := newFrameWriter(w)
-	fw.table = tableOf(r)
-	fw.meta = metadataOf(r)
 	ws := &watchStream{
-		s: s, l: l, f: f, fw: fw, ctx: r.Context(),
+		s: s, l: l, f: f, fw: watchWriter(w, r, l.Resource), ctx: r.Context(),
 		kind: l.Resource.Kind, gv: l.Resource.GroupVersion(),
 		bookmarks: q.AllowWatchBookmarks, gone: s.restart.goneC(), unapplied: q.SendInitialEvents != nil && *q.SendInitialEvents,
 	}

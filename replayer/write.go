@@ -106,7 +106,11 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request) {
 			w.Header().Add("Warning", h)
 		}
 	}
-	writeJSONCode(w, r, res.Code, "application/json", body)
+	gvk := gvkOf(l.Resource)
+	if res.Answer != nil {
+		gvk = res.Answer.GroupVersionKind() // a Status, or a subresource's kind
+	}
+	writeObject(w, r, gvk, res.Code, body)
 }
 
 // writable returns why l takes no writes now ("" when it does).

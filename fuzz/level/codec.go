@@ -11,14 +11,15 @@ import (
 
 // The typed level's clientset decodes as client-go's generated clientset
 // does, with the codecs rest.CodecFactoryForGeneratedClient gives, without
-// conversion. But its JSON serializer keeps every decode in the cassette's
-// memo, by the Go type decoded into and the bytes decoded. Each of these is
+// conversion. But its JSON and protobuf serializers keep every decode in
+// the cassette's memo, by the Go type decoded into and the bytes decoded. Each of these is
 // decoded once per cassette:
 //   - a LIST body (into a fresh list);
 //   - a watch frame's envelope (into a fresh metav1.WatchEvent);
 //   - an event's object (into nothing: its kind says its type).
 //
-// A watch stream is framed by lines (see memoFramer). Every caller gets its
+// A JSON watch stream is framed by lines (see memoFramer); a protobuf one's
+// length-prefixed frames cost no scan. Every caller gets its
 // own deep copy. A decode with defaults (client-go's reading of an error
 // body as a Status) or into an object that is not fresh is not kept.
 
@@ -29,27 +30,30 @@ type memoSerializer struct {
 	infos []runtime.SerializerInfo
 }
 
-// newMemoSerializer returns a negotiated serializer keeping its JSON
-// decodes in d.
+// newMemoSerializer returns a negotiated serializer keeping its JSON and
+// protobuf decodes in d. (The generated clients ask built-in kinds in
+// protobuf; the replay answers them so, as kube-apiserver does.)
 func newMemoSerializer(d *Cache) memoSerializer {
 	ns := rest.CodecFactoryForGeneratedClient(scheme.Scheme, scheme.Codecs).WithoutConversion()
 	infos := append([]runtime.SerializerInfo(nil), ns.SupportedMediaTypes()...)
 	for i, info := range infos {
-		if info.MediaType != runtime.ContentTypeJSON {
+		if info.MediaType != runtime.ContentTypeJSON && info.MediaType != runtime.ContentTypeProtobuf {
 			continue
 		}
 		infos[i].Serializer = memoCodec{Serializer: info.Serializer, cache: d}
 		if info.StreamSerializer != nil {
 			stream := *info.StreamSerializer
 			stream.Serializer = memoCodec{Serializer: stream.Serializer, cache: d}
-			stream.Framer = memoFramer{Framer: stream.Framer, cache: d}
+			if info.MediaType == runtime.ContentTypeJSON {
+				stream.Framer = memoFramer{Framer: stream.Framer, cache: d}
+			}
 			infos[i].StreamSerializer = &stream
 		}
 	}
 	return memoSerializer{NegotiatedSerializer: ns, infos: infos}
 }
 
-// SupportedMediaTypes returns client-go's, the JSON one memoizing.
+// SupportedMediaTypes returns client-go's, JSON and protobuf memoizing.
 func (s memoSerializer) SupportedMediaTypes() []runtime.SerializerInfo { return s.infos }
 
 // memoCodec is a serializer whose decodes are kept in a memo.
