@@ -239,4 +239,3 @@ func TestPrefersProtobuf(t *testing.T) {
 		})
 	}
 }
-
