@@ -56,26 +56,45 @@ func prefersProtobuf(r *http.Request, gvk schema.GroupVersionKind) bool {
 	return builtin.Scheme.Recognizes(gvk)
 }
 
-// pbCache holds the protobuf form of JSON objects by their bytes: runs of
-// a campaign answer the same objects again and again. It is emptied when
-// it would hold more than pbCacheMax bytes.
-var pbCache struct {
+// pbMemo holds the protobuf form of JSON objects by their bytes: runs of a
+// campaign answer the same objects again and again. It is emptied when it
+// would hold more than pbMemoMax bytes. Its values are shared and never
+// changed.
+type pbMemo struct {
 	mu    sync.RWMutex
 	m     map[string][]byte
 	bytes int
 }
 
-const pbCacheMax = 64 << 20
+// pbMemoMax bounds what the process's memo holds, keys and values.
+const pbMemoMax = 64 << 20
+
+// protobufOf is the process's memo of toProtobuf.
+var protobufOf pbMemo
+
+func (c *pbMemo) get(obj []byte) ([]byte, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	pb, ok := c.m[string(obj)]
+	return pb, ok
+}
+
+func (c *pbMemo) put(obj, pb []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || c.bytes+len(obj)+len(pb) > pbMemoMax {
+		c.m, c.bytes = map[string][]byte{}, 0
+	}
+	c.m[string(obj)] = pb
+	c.bytes += len(obj) + len(pb)
+}
 
 // toProtobuf returns obj, the JSON of a gvk object (kind and apiVersion
 // included), in protobuf as kube-apiserver encodes it: decoded into its Go
 // type as kube-apiserver's JSON decoder does (fields the type does not
 // know are dropped), then encoded. It fails when obj does not decode.
 func toProtobuf(obj []byte, gvk schema.GroupVersionKind) ([]byte, error) {
-	pbCache.mu.RLock()
-	pb, ok := pbCache.m[string(obj)]
-	pbCache.mu.RUnlock()
-	if ok {
+	if pb, ok := protobufOf.get(obj); ok {
 		return pb, nil
 	}
 	into, err := builtin.Scheme.New(gvk)
@@ -83,22 +102,15 @@ func toProtobuf(obj []byte, gvk schema.GroupVersionKind) ([]byte, error) {
 		return nil, err
 	}
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(obj, into); err != nil {
-		return nil, fmt.Errorf("decoding %s as %s: %w", obj, gvk.Kind, err)
+		return nil, fmt.Errorf("decoding a %s: %w", gvk.Kind, err)
 	}
 	into.GetObjectKind().SetGroupVersionKind(gvk)
 	var buf bytes.Buffer
 	if err := pbSerializer.Encode(into, &buf); err != nil {
 		return nil, err
 	}
-	pb = buf.Bytes()
-	pbCache.mu.Lock()
-	defer pbCache.mu.Unlock()
-	if pbCache.m == nil || pbCache.bytes+len(obj)+len(pb) > pbCacheMax {
-		pbCache.m, pbCache.bytes = map[string][]byte{}, 0
-	}
-	pbCache.m[string(obj)] = pb
-	pbCache.bytes += len(obj) + len(pb)
-	return pb, nil
+	protobufOf.put(obj, buf.Bytes())
+	return buf.Bytes(), nil
 }
 
 // writeObject answers r with obj, the JSON of a gvk object, and code: in
