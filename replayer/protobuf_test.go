@@ -7,15 +7,18 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "sigs.k8s.io/json"
 
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/builtin"
+	"github.com/lwreplay/lwreplay/synth"
 )
 
 // acceptProtobuf is the Accept of client-go's typed clients for built-in
@@ -236,6 +239,58 @@ func TestPrefersProtobuf(t *testing.T) {
 			if got := prefersProtobuf(r, gvk); got != tc.want {
 				t.Errorf("Accept %q, %s: got %v, want %v", tc.accept, gvk.Kind, got, tc.want)
 			}
+		})
+	}
+}
+
+// TestProtobufUndecodable serves a configmap whose JSON its Go type cannot
+// hold ("data" a number). Its GET is answered in JSON, which the client
+// accepts through its second clause. A watch in protobuf ends before its
+// frame, as kube-apiserver's watch server ends at an encoding error.
+func TestProtobufUndecodable(t *testing.T) {
+	t.Parallel()
+	b := synth.NewBuilder()
+	good := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "good"}}
+	bad := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"namespace": "a", "name": "bad"}, "data": int64(5)}}
+	b.Add(good) // 1001
+	b.Add(bad)  // 1002
+	b.Snapshot()
+	good.Data = map[string]string{"k": "v"}
+	b.Update(good) // 1003
+	bad.SetLabels(map[string]string{"k": "v"})
+	b.Update(bad) // 1004
+	h, err := b.History()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, target string
+		want         []string // the transcript, as asJSON shows it
+		protobuf     bool
+	}{
+		{name: "undecodable - its GET - JSON - pass", target: "/api/v1/namespaces/a/configmaps/bad"},
+		{name: "undecodable - a watch - ends before its frame - pass", target: "/api/v1/configmaps?watch=true&resourceVersion=1002&timeoutSeconds=5",
+			want: []string{"MODIFIED a/good@1003", "EOF"}, protobuf: true},
+		{name: "undecodable - a LIST - JSON - pass", target: "/api/v1/configmaps"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := New(h, WithLatency(0))
+				a := fetchAccept(t, s.Transport(), tc.target, acceptProtobuf)
+				if a.resp.StatusCode != http.StatusOK {
+					t.Fatalf("code: got %d, want 200: %s", a.resp.StatusCode, a.body)
+				}
+				if a.protobuf != tc.protobuf {
+					t.Errorf("protobuf: got %v (%s), want %v", a.protobuf, a.resp.Header.Get("Content-Type"), tc.protobuf)
+				}
+				if tc.want != nil {
+					if got := transcript(a, false); !equalStrings(got, tc.want) {
+						t.Errorf("answer:\ngot  %q\nwant %q", got, tc.want)
+					}
+				}
+			})
 		})
 	}
 }
