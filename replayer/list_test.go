@@ -347,7 +347,7 @@ func TestListSelectors(t *testing.T) {
 		{name: "list field selector - namespace with limit - pass", target: "/api/v1/configmaps?fieldSelector=metadata.namespace%3Db&limit=1", code: 200, keys: []string{"b/one"}, more: true, remaining: -1},
 		{name: "list field selector - unsupported field - fail", target: "/api/v1/configmaps?fieldSelector=spec.foo%3Dbar", code: 400, remaining: -1},
 		{name: "list accept - Table at a lower quality than JSON - pass", target: "/api/v1/configmaps", accept: "application/json;as=Table;v=v1;g=meta.k8s.io;q=0.5,application/json", code: 200, keys: initialKeys, remaining: -1},
-		{name: "list accept - protobuf only - fail", target: "/api/v1/configmaps", accept: "application/vnd.kubernetes.protobuf", code: 406, remaining: -1},
+		{name: "list accept - CBOR only (off by default in kube-apiserver 1.37) - fail", target: "/api/v1/configmaps", accept: "application/cbor", code: 406, remaining: -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -114,7 +114,8 @@ func TestProtobufAnswers(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, target string
-		protobuf     bool // the answer is protobuf
+		accept       string // "": acceptProtobuf
+		protobuf     bool   // the answer is protobuf
 	}{
 		{name: "protobuf - a configmap's GET - pass", target: "/api/v1/namespaces/a/configmaps/one", protobuf: true},
 		{name: "protobuf - a deployment's GET - pass", target: "/apis/apps/v1/namespaces/a/deployments/web", protobuf: true},
@@ -123,14 +124,16 @@ func TestProtobufAnswers(t *testing.T) {
 		{name: "protobuf - a LIST page, remainingItemCount and continue - pass", target: "/api/v1/configmaps?limit=2", protobuf: true},
 		{name: "protobuf - an empty LIST - pass", target: "/api/v1/namespaces/zz/configmaps", protobuf: true},
 		{name: "protobuf - a GET of nothing, a Status in JSON - pass", target: "/api/v1/namespaces/a/configmaps/nope"},
-		{name: "protobuf - a Table is JSON - pass", target: "/api/v1/configmaps"},
+		{name: "protobuf - a Table is JSON - pass", target: "/api/v1/configmaps", accept: "application/json;as=Table;v=v1;g=meta.k8s.io, application/json"},
+		{name: "protobuf - a LIST asking for protobuf alone - pass", target: "/api/v1/configmaps", accept: mediaProtobuf, protobuf: true},
+		{name: "protobuf - a GET asking for protobuf alone - pass", target: "/api/v1/namespaces/a/configmaps/one", accept: mediaProtobuf, protobuf: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newTestServer(t)
-			accept := acceptProtobuf
-			if strings.Contains(tc.name, "Table") {
-				accept = "application/json;as=Table;v=v1;g=meta.k8s.io, application/json"
+			accept := tc.accept
+			if accept == "" {
+				accept = acceptProtobuf
 			}
 			pbRec, jsonRec := get(s, tc.target, accept), get(s, tc.target, "application/json")
 			if got := strings.HasPrefix(pbRec.Header().Get("Content-Type"), mediaProtobuf); got != tc.protobuf {
@@ -139,7 +142,7 @@ func TestProtobufAnswers(t *testing.T) {
 			if pbRec.Code != jsonRec.Code {
 				t.Fatalf("code: got %d in protobuf, want %d as in JSON", pbRec.Code, jsonRec.Code)
 			}
-			if !tc.protobuf || strings.Contains(tc.name, "Table") {
+			if !tc.protobuf {
 				return
 			}
 			codec := builtin.Codecs.UniversalDeserializer()

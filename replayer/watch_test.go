@@ -214,7 +214,7 @@ func TestWatchEvents(t *testing.T) {
 		{name: "watch from an unknown RV - 400 - fail", target: all + "&resourceVersion=abc", wantCode: 400},
 		{name: "watch with a bad label selector - 400 - fail", target: all + "&resourceVersion=1003&labelSelector=%3D%3D", wantCode: 400},
 		{name: "watch with resourceVersionMatch and no sendInitialEvents - 422 - fail", target: all + "&resourceVersion=1003&resourceVersionMatch=NotOlderThan", wantCode: 422},
-		{name: "watch asking for protobuf only - 406 - fail", target: all + "&resourceVersion=1003", accept: "application/vnd.kubernetes.protobuf", wantCode: 406},
+		{name: "watch asking for CBOR only - 406 - fail", target: all + "&resourceVersion=1003", accept: "application/cbor", wantCode: 406},
 		{name: "watchlist from RV \"\" - state at the head - pass", target: wl, wantCode: 200,
 			want: append(append(append([]string{}, initial...), "BOOKMARK@1003 end"), events...)},
 		{name: "watchlist from a middle RV - state there - pass", target: wl + "&resourceVersion=1006", wantCode: 200,
