@@ -43,6 +43,12 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.Requ
 		return
 	}
 	if o := findObject(l.StateAt(snap.pos), q.Namespace, q.Name); o != nil {
+		if !scale && prefersProtobuf(r, gvkOf(l.Resource)) {
+			if opb := objectProtobuf(o, l.Resource); opb.err == nil {
+				writeProtobuf(w, http.StatusOK, opb.pb)
+				return
+			}
+		}
 		body := o.WithKind(l.Resource.Kind, l.Resource.GroupVersion())
 		if scale {
 			serveScale(w, r, l, body)

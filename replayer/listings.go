@@ -52,10 +52,7 @@ func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l *history.L
 		}
 		writeJSONAnswer(w, r, "application/json", body)
 	} else if pb, ok := protobufList(r, l.Resource, rv, p); ok {
-		w.Header().Set("Content-Type", mediaProtobuf)
-		w.Header().Set("Cache-Control", "no-cache, private")
-		w.WriteHeader(http.StatusOK)
-		w.Write(pb)
+		writeProtobuf(w, http.StatusOK, pb)
 	} else {
 		writeJSONAnswer(w, r, "application/json", listBody(l.Resource, rv, p))
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/lwreplay/lwreplay/history"
 	"github.com/lwreplay/lwreplay/internal/builtin"
+	"github.com/lwreplay/lwreplay/internal/weakcache"
 )
 
 // mediaProtobuf is kube-apiserver's protobuf media type.
@@ -113,6 +114,30 @@ func toProtobuf(obj []byte, gvk schema.GroupVersionKind) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// objectPB is an object's protobuf, or why it has none.
+type objectPB struct {
+	pb, raw []byte // raw: the object's own bytes inside pb (unknownRaw)
+	err     error
+}
+
+// objectPBs keeps each history object's protobuf while the object lives:
+// runs of a campaign share the recorded objects, so each is encoded once,
+// and a run's frames find it without rendering its JSON.
+var objectPBs weakcache.Cache[history.Object, objectPB]
+
+// objectProtobuf returns o, an object of res, in protobuf (toProtobuf of
+// its JSON with kind and apiVersion).
+func objectProtobuf(o *history.Object, res history.Resource) objectPB {
+	return objectPBs.Get(o, func(o *history.Object) objectPB {
+		pb, err := toProtobuf(o.WithKind(res.Kind, res.GroupVersion()), gvkOf(res))
+		if err != nil {
+			return objectPB{err: err}
+		}
+		raw, err := unknownRaw(pb)
+		return objectPB{pb: pb, raw: raw, err: err}
+	})
+}
+
 // writeObject answers r with obj, the JSON of a gvk object, and code: in
 // protobuf when r prefers it (prefersProtobuf), in JSON otherwise. An
 // object that does not decode as its kind is answered in JSON, which the
@@ -120,14 +145,19 @@ func toProtobuf(obj []byte, gvk schema.GroupVersionKind) ([]byte, error) {
 func writeObject(w http.ResponseWriter, r *http.Request, gvk schema.GroupVersionKind, code int, obj []byte) {
 	if prefersProtobuf(r, gvk) {
 		if pb, err := toProtobuf(obj, gvk); err == nil {
-			w.Header().Set("Content-Type", mediaProtobuf)
-			w.Header().Set("Cache-Control", "no-cache, private")
-			w.WriteHeader(code)
-			w.Write(pb)
+			writeProtobuf(w, code, pb)
 			return
 		}
 	}
 	writeJSONCode(w, r, code, "application/json", obj)
+}
+
+// writeProtobuf writes pb, a protobuf answer, with code.
+func writeProtobuf(w http.ResponseWriter, code int, pb []byte) {
+	w.Header().Set("Content-Type", mediaProtobuf)
+	w.Header().Set("Cache-Control", "no-cache, private")
+	w.WriteHeader(code)
+	w.Write(pb)
 }
 
 // encodeProtobuf renders one event frame into fw.buf as kube-apiserver's
@@ -144,13 +174,19 @@ func (fw *frameWriter) encodeProtobuf(typ history.EventType, obj []byte) error {
 	if err != nil {
 		return fmt.Errorf("%w: encoding a %s event: %w", errStreamEnd, typ, err)
 	}
+	return fw.eventProtobuf(typ, pb)
+}
+
+// eventProtobuf renders the frame of an event of typ whose object's
+// protobuf is pb into fw.buf.
+func (fw *frameWriter) eventProtobuf(typ history.EventType, pb []byte) error {
 	ev := metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Raw: pb}}
 	n := ev.Size()
 	fw.buf.Reset()
 	fw.buf.Grow(4 + n)
 	b := fw.buf.AvailableBuffer()[:4+n]
 	binary.BigEndian.PutUint32(b, uint32(n))
-	if _, err := ev.MarshalToSizedBuffer(b[4:]); err != nil {
+	if _, err := ev.MarshalToSizedBuffer(b[4:]); err != nil { // a sized buffer always takes it
 		return fmt.Errorf("%w: encoding a %s event: %w", errStreamEnd, typ, err)
 	}
 	fw.buf.Write(b)
@@ -180,16 +216,12 @@ func listProtobuf(res history.Resource, rv string, p page) ([]byte, error) {
 	inner := protowire.AppendTag(nil, 1, protowire.BytesType)
 	inner = protowire.AppendBytes(inner, mb)
 	for _, o := range p.items {
-		pb, err := toProtobuf(o.WithKind(gvk.Kind, res.GroupVersion()), gvk)
-		if err != nil {
-			return nil, err
-		}
-		raw, err := unknownRaw(pb)
-		if err != nil {
-			return nil, err
+		opb := objectProtobuf(o, res)
+		if opb.err != nil {
+			return nil, opb.err
 		}
 		inner = protowire.AppendTag(inner, 2, protowire.BytesType)
-		inner = protowire.AppendBytes(inner, raw)
+		inner = protowire.AppendBytes(inner, opb.raw)
 	}
 	unk := &runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: res.GroupVersion(), Kind: gvk.Kind + "List"}, Raw: inner}
 	var buf bytes.Buffer
@@ -240,4 +272,24 @@ func protobufList(r *http.Request, res history.Resource, rv string, p page) (pb 
 	}
 	pb, err := listProtobuf(res, rv, p)
 	return pb, err == nil
+}
+
+// objectFrameProtobuf writes one protobuf event whose object is o, of
+// kind, from o's kept protobuf (objectProtobuf).
+func (fw *frameWriter) objectFrameProtobuf(typ history.EventType, o *history.Object, kind string) error {
+	if fw.err != nil {
+		return fw.err
+	}
+	opb := objectProtobuf(o, history.Resource{Group: fw.pb.Group, Version: fw.pb.Version, Kind: kind})
+	err := opb.err
+	if err == nil {
+		err = fw.eventProtobuf(typ, opb.pb)
+	} else {
+		err = fmt.Errorf("%w: encoding a %s event: %w", errStreamEnd, typ, err)
+	}
+	if err != nil {
+		fw.err = err
+		return err
+	}
+	return fw.write()
 }

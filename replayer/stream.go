@@ -118,7 +118,10 @@ func (fw *frameWriter) holding(on bool) {
 // apiVersion, as frame(typ, o.WithKind(kind, apiVersion)) does, but
 // rendering the object straight into the frame.
 func (fw *frameWriter) objectFrame(typ history.EventType, o *history.Object, kind, apiVersion string) error {
-	if fw.table != nil || fw.meta != nil || fw.pb != nil || bytes.IndexByte(o.Raw, '\n') >= 0 {
+	if fw.pb != nil {
+		return fw.objectFrameProtobuf(typ, o, kind)
+	}
+	if fw.table != nil || fw.meta != nil || bytes.IndexByte(o.Raw, '\n') >= 0 {
 		return fw.frame(typ, o.WithKind(kind, apiVersion))
 	}
 	if fw.err != nil {
