@@ -91,9 +91,9 @@ func (c *pbMemo) put(obj, pb []byte) {
 }
 
 // toProtobuf returns obj, the JSON of a gvk object (kind and apiVersion
-// included), in protobuf as kube-apiserver encodes it: decoded into its Go
-// type as kube-apiserver's JSON decoder does (fields the type does not
-// know are dropped), then encoded. It fails when obj does not decode.
+// included), in protobuf as kube-apiserver encodes it. obj is decoded into
+// its Go type as kube-apiserver's JSON decoder does: fields the type does
+// not know are dropped. It fails when obj does not decode.
 func toProtobuf(obj []byte, gvk schema.GroupVersionKind) ([]byte, error) {
 	if pb, ok := protobufOf.get(obj); ok {
 		return pb, nil
