@@ -119,6 +119,19 @@ func newRequestBound(next http.RoundTripper, burst, rate int, start time.Time, s
 		log: make([]observe.Request, 0, 64), lastWrite: -1}
 }
 
+// freshInstance starts the sustained window afresh as a fresh instance of
+// the target starts (after a crash, an exit or a stop). A rate is a
+// process's own: its predecessors' requests are not its loop, as a real
+// apiserver's clients are counted per process. Each instance lists,
+// watches and reconciles once as it starts, so a fault that crashes the
+// target at every write would otherwise cross the rate with no loop in
+// any instance. The burst bound still spans instances.
+func (b *requestBound) freshInstance() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.minute = max(b.minute, len(b.log))
+}
+
 // requestOf describes req.
 func requestOf(req *http.Request, at time.Duration) observe.Request {
 	verb := "GET"

@@ -92,3 +92,46 @@ func TestRequestBoundAnswering(t *testing.T) {
 		})
 	}
 }
+
+// TestRequestBoundFreshInstance sends 15 requests a second for a minute,
+// from one instance of the target or from a fresh one every second. A
+// process's rate is its own: only the one instance crosses the sustained
+// bound. A burst crosses it across instances all the same.
+func TestRequestBoundFreshInstance(t *testing.T) {
+	tests := []struct {
+		name       string
+		every      time.Duration // between requests
+		n          int           // requests sent
+		freshEvery int           // a fresh instance every so many requests (0: none)
+		wantTrip   bool
+	}{
+		{name: "fresh instance - 15 a second for a minute, one instance - fail", every: time.Second / 15, n: 1000, wantTrip: true},
+		{name: "fresh instance - 15 a second for a minute, a fresh instance every second - pass", every: time.Second / 15, n: 1000, freshEvery: 15},
+		{name: "fresh instance - a burst across fresh instances - fail", every: time.Millisecond, n: 300, freshEvery: 15, wantTrip: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				stop := make(chan struct{})
+				b := newRequestBound(okTransport{}, 0, 0, time.Now(), stop)
+				for i := range tc.n {
+					if b.tripped() {
+						break
+					}
+					if tc.freshEvery > 0 && i > 0 && i%tc.freshEvery == 0 {
+						b.freshInstance()
+					}
+					req, _ := http.NewRequest(http.MethodGet, "http://replay/api/v1/namespaces/ns/configmaps/a", nil)
+					go func() { _, _ = b.RoundTrip(req) }()
+					time.Sleep(tc.every)
+				}
+				close(stop)
+				synctest.Wait()
+				if got := b.tripped(); got != tc.wantTrip {
+					_, hot, _ := b.report()
+					t.Errorf("tripped: got %v (%+v), want %v", got, hot, tc.wantTrip)
+				}
+			})
+		})
+	}
+}

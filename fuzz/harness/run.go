@@ -237,6 +237,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 				crashedOnes = append(crashedOnes, in)
 				obs.Exits = append(obs.Exits, observe.Exit{At: at, RestartedAt: now, Err: in.err.Error()})
 				srv.ForgetListings()
+				bound.freshInstance()
 				startInstance(ctx, s, transport, start, s.Cache, &cur, wake, w.release)
 				obs.SyncedAt, snaps, delivered, step = -1, nil, 0, tick
 				continue
@@ -248,6 +249,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 				crashedOnes = append(crashedOnes, in)
 				obs.Crashes = append(obs.Crashes, at)
 				srv.ForgetListings()
+				bound.freshInstance()
 				startInstance(ctx, s, transport, start, s.Cache, &cur, wake, w.release)
 				obs.SyncedAt, snaps, delivered, step = -1, nil, 0, tick
 				continue
@@ -273,6 +275,7 @@ func runInBubble(t *testing.T, s Spec, w *spinWatch) *observe.Observation {
 				obs.Restarts = append(obs.Restarts, at)
 				srv.ForgetListings()
 				w.stopping.Store(false)
+				bound.freshInstance()
 				startInstance(ctx, s, transport, start, s.Cache, &cur, wake, w.release)
 				obs.SyncedAt, snaps, delivered, step = -1, nil, 0, tick
 				continue
