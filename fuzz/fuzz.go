@@ -227,6 +227,7 @@ func runGoTest(f *testing.F, o Options) {
 	mode, start := engine.Current(), time.Now()
 	if mode == engine.Worker {
 		tune.GC() // a worker's runs allocate much and keep little, as a campaign's
+		tune.WorkerProcs()
 		engine.KeepCrashOutput(f.Name())
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

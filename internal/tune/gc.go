@@ -1,5 +1,5 @@
-// Package tune sets the Go runtime's collector for fuzzing, in lwreplay
-// fuzz and in go test -fuzz's workers alike.
+// Package tune sets the Go runtime for fuzzing: the collector, in lwreplay
+// fuzz and in go test -fuzz's workers alike, and a worker's processors.
 package tune
 
 import (
