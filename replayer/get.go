@@ -26,7 +26,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.Requ
 		status.Write(w, status.NotFound())
 		return
 	}
-	if !isJSONAccept(r) && !prefersProtobuf(r, gvkOf(l.Resource)) {
+	if !acceptable(r, l.Resource) {
 		status.Write(w, notAcceptable())
 		return
 	}
@@ -71,7 +71,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, q history.Requ
 				return
 			}
 		}
-		writeObject(w, r, gvkOf(l.Resource), http.StatusOK, body)
+		writeJSONAnswer(w, r, "application/json", body) // a protobuf answer went above
 		return
 	}
 	gr := schema.GroupResource{Group: l.Resource.Group, Resource: l.Resource.Resource}

@@ -35,7 +35,7 @@ const (
 // at the snapshot the request's resourceVersion, resourceVersionMatch or
 // continue token picks.
 func (s *Server) serveList(w http.ResponseWriter, r *http.Request, q history.RequestInfo, l *history.Log) {
-	if !isJSONAccept(r) && !prefersProtobuf(r, gvkOf(l.Resource)) {
+	if !acceptable(r, l.Resource) {
 		status.Write(w, notAcceptable())
 		return
 	}

@@ -98,7 +98,7 @@ func metadataAccept(accept string) (mv *metaView, unacceptable bool) {
 			return &metaView{kind: as, apiVersion: metav1.GroupName + "/" + v}, false
 		}
 	}
-	return nil, sawJSON // a header with no JSON clause is serve*'s 406 (isJSONAccept)
+	return nil, sawJSON // a header with no JSON clause is serve*'s 406 (acceptable)
 }
 
 // metadataFor returns the metadata-only answer r asks for, or nil when it

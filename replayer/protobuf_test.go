@@ -13,7 +13,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	kjson "sigs.k8s.io/json"
 
 	"github.com/lwreplay/lwreplay/history"
@@ -214,10 +214,8 @@ func TestProtobufList(t *testing.T) {
 // picks protobuf for a built-in kind.
 func TestPrefersProtobuf(t *testing.T) {
 	t.Parallel()
-	cm := runtime.Object(&corev1.ConfigMap{}).GetObjectKind().GroupVersionKind()
-	cm.Version, cm.Kind = "v1", "ConfigMap"
-	widget := cm
-	widget.Group, widget.Kind = "example.com", "Widget"
+	cm := schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+	widget := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
 	tests := []struct {
 		name, accept string
 		kind         bool // a built-in kind (else a custom one)

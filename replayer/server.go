@@ -141,9 +141,15 @@ func joinSelectors(a, b string) string {
 	return a + "," + b
 }
 
-// isJSONAccept reports whether the client accepts JSON (the replayer's
-// encoding of every kind; built-in kinds also have protobuf,
-// prefersProtobuf).
+// acceptable reports whether the replayer can answer r about res in an
+// encoding r accepts: JSON, or protobuf for a built-in kind
+// (prefersProtobuf).
+func acceptable(r *http.Request, res history.Resource) bool {
+	return isJSONAccept(r) || prefersProtobuf(r, gvkOf(res))
+}
+
+// isJSONAccept reports whether the client accepts JSON, the replayer's
+// encoding of every kind.
 func isJSONAccept(r *http.Request) bool {
 	a := r.Header.Get("Accept")
 	return a == "" || strings.Contains(a, "json") || strings.Contains(a, "*/*")

@@ -33,7 +33,7 @@ const preTimeoutBookmark = 2 * time.Second
 // stream stays silent until its timeout; no bookmark carries an RV older
 // than R. An R the history cannot place is a 400.
 func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, q history.RequestInfo, l *history.Log) {
-	if !isJSONAccept(r) && !prefersProtobuf(r, gvkOf(l.Resource)) {
+	if !acceptable(r, l.Resource) {
 		status.Write(w, notAcceptable())
 		return
 	}

@@ -12,16 +12,16 @@ import (
 // The typed level's clientset decodes as client-go's generated clientset
 // does, with the codecs rest.CodecFactoryForGeneratedClient gives, without
 // conversion. But its JSON and protobuf serializers keep every decode in
-// the cassette's memo, by the Go type decoded into and the bytes decoded. Each of these is
-// decoded once per cassette:
+// the cassette's memo, by the Go type decoded into and the bytes decoded.
+// Each of these is decoded once per cassette:
 //   - a LIST body (into a fresh list);
 //   - a watch frame's envelope (into a fresh metav1.WatchEvent);
 //   - an event's object (into nothing: its kind says its type).
 //
-// A JSON watch stream is framed by lines (see memoFramer); a protobuf one's
-// length-prefixed frames cost no scan. Every caller gets its
-// own deep copy. A decode with defaults (client-go's reading of an error
-// body as a Status) or into an object that is not fresh is not kept.
+// A JSON watch stream is framed by lines (see memoFramer); a protobuf
+// one's length-prefixed frames cost no scan. Every caller gets its own
+// deep copy. A decode with defaults (client-go's reading of an error body
+// as a Status) or into an object that is not fresh is not kept.
 
 // memoSerializer is client-go's negotiated serializer for generated
 // clients, with memoizing JSON decoders.
